@@ -1,0 +1,51 @@
+# The two commands a newcomer types: `make run` and `make test`.
+SWIFT ?= swift
+DEB_PACKAGES := libssl-dev libnghttp2-dev libevent-dev libsqlite3-dev pkg-config nghttp2-client nghttp2-server curl openssl python3
+PKG_MODULES := openssl libnghttp2 libevent_openssl libevent_pthreads sqlite3
+TOOLS := h2load nghttpd nghttp curl openssl python3
+
+.PHONY: deps build release run test bench chaos sanitize fuzz clean
+
+## deps: install the Debian packages that are missing (apt-get as root, otherwise print the command)
+deps:
+	@missing=""; \
+	for m in $(PKG_MODULES); do pkg-config --exists $$m 2>/dev/null || missing="yes"; done; \
+	for t in $(TOOLS); do command -v $$t >/dev/null 2>&1 || missing="yes"; done; \
+	if [ -n "$$missing" ]; then \
+	  need=""; for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || need="$$need $$p"; done; \
+	  if [ "$$(id -u)" = "0" ]; then \
+	    echo "deps: installing$$need"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$need >/dev/null; \
+	  else \
+	    echo "deps: missing packages; run: sudo apt-get update && sudo apt-get install -y$$need"; exit 1; \
+	  fi; \
+	fi
+
+## build: debug build of everything
+build: deps
+	$(SWIFT) build
+
+## release: optimised build
+release: deps
+	$(SWIFT) build -c release
+
+## run: start push-server on 127.0.0.1:8080 with the embedded mock APNs and ./var for data
+run: deps
+	$(SWIFT) build -c release --product push-server
+	./.build/release/push-server --embedded --data-dir ./var
+
+## test: the whole test suite (unit, integration and interop against nghttpd, h2load and curl)
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --parallel --num-workers 2
+
+## bench: benchmarks side by side with h2load, nghttpd and a peer client; writes bench/results.json
+bench: deps
+	./bench/run.sh
+
+## chaos: long fault-injection run
+chaos: deps
+	./scripts/chaos.sh
+
+clean:
+	rm -rf .build

@@ -1,0 +1,61 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Every Swift target builds in the Swift 6 language mode with complete concurrency checking.
+let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+
+let package = Package(
+    name: "sniffmeet-push",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "APNSCore", targets: ["APNSCore"]),
+        .library(name: "APNS", targets: ["APNS"]),
+        .library(name: "APNSMock", targets: ["APNSMock"]),
+        .executable(name: "push-server", targets: ["push-server"]),
+        .executable(name: "pushctl", targets: ["pushctl"]),
+    ],
+    targets: [
+        // C system libraries: a module map and a shim header each, nothing else.
+        .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2",
+                       providers: [.apt(["libnghttp2-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl",
+                       providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CEvent", pkgConfig: "libevent_openssl",
+                       providers: [.apt(["libevent-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
+                       providers: [.apt(["libsqlite3-dev"])]),
+
+        // Wrappers: the only modules that import C, always with `internal import`.
+        .target(name: "PushTLS", dependencies: ["COpenSSL"], swiftSettings: strict),
+        .target(name: "PushIO", dependencies: ["CEvent", "COpenSSL", "PushTLS"], swiftSettings: strict),
+        .target(name: "PushHTTP2", dependencies: ["CNGHTTP2", "PushIO", "PushTLS"], swiftSettings: strict),
+        .target(name: "PushStore", dependencies: ["CSQLite"], swiftSettings: strict),
+
+        // Domain.
+        .target(name: "APNSCore", swiftSettings: strict),
+        .target(name: "APNS", dependencies: ["APNSCore", "PushHTTP2", "PushIO", "PushTLS"], swiftSettings: strict),
+        .target(name: "APNSMock", dependencies: ["APNSCore", "PushHTTP2", "PushIO", "PushTLS"], swiftSettings: strict),
+        .target(name: "ProfileDrop", dependencies: ["APNSCore", "PushStore"], swiftSettings: strict),
+        .target(name: "PushService",
+                dependencies: ["APNSCore", "APNS", "APNSMock", "PushStore", "ProfileDrop", "PushIO", "PushTLS", "CEvent"],
+                swiftSettings: strict),
+
+        // Executables: wiring only.
+        .executableTarget(name: "push-server", dependencies: ["PushService"], swiftSettings: strict),
+        .executableTarget(name: "pushctl",
+                          dependencies: ["PushService", "APNS", "APNSMock", "APNSCore", "PushTLS"],
+                          swiftSettings: strict),
+
+        // Tests mirror Sources.
+        .testTarget(name: "PushTLSTests", dependencies: ["PushTLS"], swiftSettings: strict),
+        .testTarget(name: "APNSTests", dependencies: ["APNS", "APNSMock", "APNSCore", "PushTLS"], swiftSettings: strict),
+        .testTarget(name: "PushIOTests", dependencies: ["PushIO", "PushTLS"], swiftSettings: strict),
+        .testTarget(name: "PushHTTP2Tests", dependencies: ["PushHTTP2", "PushIO", "PushTLS"], swiftSettings: strict),
+        .executableTarget(name: "pushstore-crash-writer", dependencies: ["PushStore"],
+                          path: "Tests/PushStoreCrashWriter", swiftSettings: strict),
+        .testTarget(name: "PushStoreTests", dependencies: ["PushStore", "pushstore-crash-writer"], swiftSettings: strict),
+        .testTarget(name: "APNSCoreTests", dependencies: ["APNSCore"], swiftSettings: strict),
+        .testTarget(name: "ProfileDropTests", dependencies: ["ProfileDrop", "PushStore", "APNSCore"], swiftSettings: strict),
+        .testTarget(name: "APNSMockTests", dependencies: ["APNSMock", "APNSCore", "PushHTTP2", "PushIO", "PushTLS"], swiftSettings: strict),
+    ]
+)

@@ -1,0 +1,107 @@
+import APNSCore
+import PushHTTP2
+import PushIO
+import PushTLS
+import Synchronization
+
+/// An APNs client over HTTP/2: long-lived connections, Apple's stream limits, GOAWAY handling,
+/// keep-alive, reconnect back-off and backpressure. Safe to share between tasks.
+///
+/// ```swift
+/// let client = try APNSClient(configuration: .init(
+///     credentials: .pkcs12(path: "push.p12", password: password), environment: .production))
+/// let outcome = try await client.send(APNSNotification(
+///     token: try DeviceToken(hex), topic: "com.example.app", payload: .alert("Woof")))
+/// ```
+public final class APNSClient: Sendable {
+    /// The configuration the client was made with.
+    public let configuration: APNSClientConfiguration
+    private let loop: EventLoop
+    private let dispatcher: APNSDispatcher
+    private let permits: SendPermits
+    private let nextID = Atomic<UInt64>(0)
+    private let closed = Atomic<Bool>(false)
+
+    /// Loads the credentials and prepares TLS; connections open on the first send.
+    public init(configuration: APNSClientConfiguration) throws {
+        self.configuration = configuration
+        let identity = try configuration.loadIdentity()
+        var tlsConfiguration = TLSClientConfiguration(identity: identity)
+        if let ca = configuration.trustedCAPEM { tlsConfiguration.trust = .caPEM(ca) }
+        let tls = try TLSContext.client(tlsConfiguration)
+        loop = EventLoop(name: "apns-client")
+        dispatcher = APNSDispatcher(loop: loop, configuration: configuration, tls: tls)
+        permits = SendPermits(configuration.maxPendingRequests)
+    }
+
+    deinit {
+        loop.shutdown()
+    }
+
+    /// Sends one notification. Returns `.accepted` or `.rejected` (a rejection by APNs, or by the same
+    /// rules checked locally, is an outcome); throws ``APNSTransportError`` when no answer came.
+    /// Waits while ``APNSClientConfiguration/maxPendingRequests`` sends are already pending.
+    public func send(_ notification: APNSNotification) async throws -> APNSOutcome {
+        if configuration.validatesLocally, let rejection = notification.validate() {
+            configuration.metrics.record(.rejected(reason: rejection.reason, latency: 0))
+            return .rejected(rejection)
+        }
+        guard !closed.load(ordering: .relaxed) else { throw APNSTransportError(.shutdown, "client is shut down") }
+        guard await permits.acquire() else { throw APNSTransportError(.cancelled, "cancelled while waiting to send") }
+        defer { permits.release() }
+        let request = HTTP2Request(
+            authority: configuration.environment.host, path: notification.path,
+            headers: notification.headerFields(authorization: nil), body: notification.payload)
+        let id = nextID.add(1, ordering: .relaxed).newValue
+        let started = MonotonicTime.now
+        let deadline = started + configuration.requestTimeout
+        let dispatcher = self.dispatcher
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let send = APNSSend(id: id, request: request, started: started, deadline: deadline, continuation: continuation)
+                loop.execute { dispatcher.submit(send) }
+            }
+        } onCancel: {
+            loop.execute { dispatcher.cancel(id: id) }
+        }
+    }
+
+    /// A snapshot of the client's connections and work.
+    public func statistics() async -> APNSClientStatistics {
+        let dispatcher = self.dispatcher
+        let snapshot = try? await loop.submit {
+            APNSClientStatistics(readyConnections: dispatcher.readyConnections, openStreams: dispatcher.openStreams,
+                                 inFlight: dispatcher.liveCount)
+        }
+        return snapshot ?? APNSClientStatistics(readyConnections: 0, openStreams: 0, inFlight: 0)
+    }
+
+    /// Stops taking sends, lets those in flight finish for up to `deadline` seconds, then closes the
+    /// connections with GOAWAY and stops the event loop. Later sends throw `.shutdown`.
+    public func shutdown(deadline: Double = 10) async {
+        guard !closed.exchange(true, ordering: .relaxed) else { return }
+        let dispatcher = self.dispatcher
+        loop.execute { dispatcher.beginShutdown() }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { [loop] in
+                await withCheckedContinuation { continuation in loop.execute { dispatcher.waitForDrain(continuation) } }
+            }
+            group.addTask { try? await Task.sleep(for: .seconds(deadline)) }
+            await group.next()
+            group.cancelAll()
+        }
+        loop.execute { dispatcher.closeConnections(abort: dispatcher.liveCount > 0) }
+        try? await loop.submit {}
+        loop.shutdown()
+    }
+}
+
+/// What an ``APNSClient`` is doing right now.
+public struct APNSClientStatistics: Sendable, Equatable {
+    /// Connections ready to send.
+    public let readyConnections: Int
+    /// Streams open across connections.
+    public let openStreams: Int
+    /// Sends waiting or in flight.
+    public let inFlight: Int
+}

@@ -1,0 +1,63 @@
+import APNSCore
+import PushTLS
+
+/// Everything an ``APNSClient`` needs: credentials, where APNs is, and how to behave under load.
+public struct APNSClientConfiguration: Sendable {
+    /// How the client proves who it is.
+    public enum Credentials: Sendable {
+        /// A `.p12` file (modern or legacy encryption) and its password.
+        case pkcs12(path: String, password: String)
+        /// A PEM certificate and a PEM private key.
+        case pem(certificatePath: String, keyPath: String)
+        /// An identity already loaded.
+        case identity(TLSIdentity)
+    }
+
+    /// The client certificate.
+    public var credentials: Credentials
+    /// Production, development, or a custom host (the mock server).
+    public var environment: APNSEnvironment
+    /// How many HTTP/2 connections to keep; sends are spread across them.
+    public var connections: Int = 1
+    /// A CA (PEM) to trust instead of the system store, for `.custom` environments.
+    public var trustedCAPEM: String?
+    /// The most sends waiting or in flight at once; further `send` calls wait (backpressure).
+    public var maxPendingRequests: Int = 10_000
+    /// Seconds a send may take from the call to the answer before it ends with a timeout.
+    public var requestTimeout: Double = 30
+    /// Seconds allowed to open a connection (TCP, TLS, first SETTINGS).
+    public var connectTimeout: Double = 10
+    /// Send a keep-alive PING after this many idle seconds.
+    public var pingInterval: Double? = 60
+    /// Close a connection after this many seconds without any send (Apple prefers long-lived ones).
+    public var idleTimeout: Double? = 3600
+    /// Our own ceiling on concurrent streams per connection (the server's limit applies too).
+    public var maxConcurrentStreams: Int = 1000
+    /// First reconnect delay after a failed connection, in seconds; doubles up to ``maxReconnectDelay``.
+    public var initialReconnectDelay: Double = 1
+    /// Largest reconnect delay, in seconds.
+    public var maxReconnectDelay: Double = 60
+    /// How often a notification that was never processed (GOAWAY, refused stream) is resent.
+    public var maxResends: Int = 5
+    /// Check notifications locally before sending (Apple's rules for size, priority, collapse id...).
+    public var validatesLocally: Bool = true
+    /// Receives counters and timings; the default does nothing.
+    public var metrics: any APNSClientMetrics = NoAPNSClientMetrics()
+
+    /// A configuration with the given credentials and environment and default behaviour.
+    public init(credentials: Credentials, environment: APNSEnvironment, connections: Int = 1, trustedCAPEM: String? = nil) {
+        self.credentials = credentials
+        self.environment = environment
+        self.connections = connections
+        self.trustedCAPEM = trustedCAPEM
+    }
+
+    /// Loads the identity the credentials name.
+    func loadIdentity() throws -> TLSIdentity {
+        switch credentials {
+        case .pkcs12(let path, let password): try TLSIdentity(p12Path: path, password: password)
+        case .pem(let certificatePath, let keyPath): try TLSIdentity(certificatePEMPath: certificatePath, keyPEMPath: keyPath)
+        case .identity(let identity): identity
+        }
+    }
+}

@@ -1,0 +1,294 @@
+import APNSCore
+import Foundation
+import PushHTTP2
+import PushIO
+import PushTLS
+
+/// Routes sends onto connections, resends what APNs never processed, enforces timeouts and reconnect
+/// back-off. Confined to the client's loop thread: `@unchecked Sendable` only so loop jobs can carry it.
+final class APNSDispatcher: @unchecked Sendable {
+    let loop: EventLoop
+    let configuration: APNSClientConfiguration
+    let tls: TLSContext
+    private var slots: [APNSConnectionSlot]
+    private var waiting = SendQueue()
+    private var live: [UInt64: APNSSend] = [:]
+    private var deadlines: [(deadline: Double, id: UInt64)] = []
+    private var deadlineHead = 0
+    private var sweepTimer: LoopTimer?
+    private(set) var shuttingDown = false
+    private var drained: [CheckedContinuation<Void, Never>] = []
+
+    init(loop: EventLoop, configuration: APNSClientConfiguration, tls: TLSContext) {
+        self.loop = loop
+        self.configuration = configuration
+        self.tls = tls
+        slots = (0..<max(1, configuration.connections)).map { APNSConnectionSlot(index: $0) }
+    }
+
+    /// Sends in progress.
+    var liveCount: Int { live.count }
+    /// Connections ready to send.
+    var readyConnections: Int { slots.filter { $0.connection?.state == .ready }.count }
+    /// Streams open across connections.
+    var openStreams: Int { slots.reduce(0) { $0 + ($1.connection?.openStreamCount ?? 0) } }
+
+    func submit(_ send: APNSSend) {
+        if shuttingDown {
+            send.continuation?.resume(throwing: APNSTransportError(.shutdown, "client is shutting down"))
+            return
+        }
+        live[send.id] = send
+        deadlines.append((send.deadline, send.id))
+        startSweeping()
+        route(send)
+    }
+
+    /// Drops a send that has not been written yet (task cancellation); one on the wire is left to finish.
+    func cancel(id: UInt64) {
+        guard let send = live[id] else { return }
+        if let connection = send.connection {
+            connection.cancel(send.handle)
+        } else if waiting.remove(id: id) {
+            finish(send, .failure(APNSTransportError(.cancelled, "cancelled before it was sent")))
+        }
+    }
+
+    private func route(_ send: APNSSend) {
+        send.connection = nil
+        openIdleSlots()
+        let candidates = slots.compactMap { slot -> (APNSConnectionSlot, HTTP2ClientConnection)? in
+            slot.usableConnection.map { (slot, $0) }
+        }
+        let ready = candidates.filter { $0.1.state == .ready }
+        guard let (_, connection) = (ready.isEmpty ? candidates : ready).min(by: { $0.0.load < $1.0.load }) else {
+            waiting.append(send)
+            scheduleReconnects()
+            return
+        }
+        send.connection = connection
+        send.handle = connection.send(send.request) { [unowned self] result in self.complete(send, result) }
+    }
+
+    private func openIdleSlots() {
+        let now = MonotonicTime.now
+        for slot in slots where slot.connection == nil && now >= slot.notBefore {
+            var settings = HTTP2ClientConnection.Configuration(
+                host: configuration.environment.host, port: configuration.environment.port, tls: tls)
+            settings.maxConcurrentStreams = configuration.maxConcurrentStreams
+            settings.connectTimeout = configuration.connectTimeout
+            settings.pingInterval = configuration.pingInterval
+            settings.idleTimeout = configuration.idleTimeout
+            let connection = HTTP2ClientConnection(loop: loop, configuration: settings)
+            let observer = SlotObserver(dispatcher: self, slot: slot)
+            connection.delegate = observer
+            slot.observers[ObjectIdentifier(connection)] = observer
+            slot.connection = connection
+            slot.readySince = nil
+            connection.connect()
+        }
+    }
+
+    private func scheduleReconnects() {
+        let now = MonotonicTime.now
+        guard let soonest = slots.filter({ $0.connection == nil }).map(\.notBefore).min(), soonest > now else { return }
+        let slot = slots.first { $0.connection == nil && $0.notBefore == soonest }!
+        if slot.reconnectTimer?.isScheduled == true { return }
+        let timer = slot.reconnectTimer ?? LoopTimer(loop: loop) { [unowned self] in self.drainWaiting() }
+        slot.reconnectTimer = timer
+        timer.schedule(after: soonest - now)
+    }
+
+    func drainWaiting() {
+        guard !shuttingDown else { return }
+        let pending = waiting.takeAll()
+        for (index, send) in pending.enumerated() {
+            route(send)
+            if send.connection == nil {
+                // Still nowhere to go (route queued it again): keep the rest waiting in order.
+                for rest in pending[(index + 1)...] { waiting.append(rest) }
+                return
+            }
+        }
+    }
+
+    private func complete(_ send: APNSSend, _ result: HTTP2Result) {
+        guard live[send.id] != nil else { return }
+        switch result {
+        case .success(let response):
+            let apnsID = response.header("apns-id")
+            if response.status == 200 {
+                finish(send, .success(.accepted(apnsID: apnsID ?? "", uniqueID: response.header("apns-unique-id"))))
+            } else {
+                finish(send, .success(.rejected(APNSRejection.parse(status: response.status, body: response.body, apnsID: apnsID))))
+            }
+        case .failure(.notProcessed(let why)):
+            if send.timedOut {
+                finish(send, .failure(APNSTransportError(.timeout, "not sent within \(configuration.requestTimeout) s")))
+            } else if shuttingDown {
+                finish(send, .failure(APNSTransportError(.shutdown, "client is shutting down")))
+            } else if send.resends < configuration.maxResends {
+                send.resends += 1
+                configuration.metrics.record(.resent)
+                route(send)
+            } else {
+                finish(send, .failure(APNSTransportError(.notSent, why)))
+            }
+        case .failure(.outcomeUnknown(let why)):
+            let kind: APNSTransportError.Kind = send.timedOut ? .timeout : .outcomeUnknown
+            finish(send, .failure(APNSTransportError(kind, why)))
+        case .failure(.cancelled):
+            let kind: APNSTransportError.Kind = send.timedOut ? .timeout : .cancelled
+            finish(send, .failure(APNSTransportError(kind, "not sent")))
+        }
+    }
+
+    private func finish(_ send: APNSSend, _ result: Result<APNSOutcome, APNSTransportError>) {
+        live[send.id] = nil
+        send.connection = nil
+        let latency = MonotonicTime.now - send.started
+        switch result {
+        case .success(.accepted): configuration.metrics.record(.accepted(latency: latency))
+        case .success(.rejected(let rejection)): configuration.metrics.record(.rejected(reason: rejection.reason, latency: latency))
+        case .failure(let error): configuration.metrics.record(.failed(error.kind))
+        }
+        let continuation = send.continuation
+        send.continuation = nil
+        continuation?.resume(with: result.mapError { $0 as Error })
+        if live.isEmpty, !drained.isEmpty {
+            let waiters = drained
+            drained.removeAll()
+            for waiter in waiters { waiter.resume() }
+        }
+    }
+
+    // MARK: timeouts
+
+    private func startSweeping() {
+        guard sweepTimer == nil else { return }
+        let period = max(0.01, min(0.25, configuration.requestTimeout / 4))
+        let timer = LoopTimer(loop: loop, repeating: true) { [unowned self] in self.sweep() }
+        timer.schedule(after: period)
+        sweepTimer = timer
+    }
+
+    private func sweep() {
+        let now = MonotonicTime.now
+        while deadlineHead < deadlines.count, deadlines[deadlineHead].deadline <= now {
+            let id = deadlines[deadlineHead].id
+            deadlineHead += 1
+            guard let send = live[id] else { continue }
+            send.timedOut = true
+            if let connection = send.connection {
+                if !connection.cancel(send.handle) { connection.reset(send.handle) }
+            } else if waiting.remove(id: id) {
+                finish(send, .failure(APNSTransportError(.timeout, "no connection within \(configuration.requestTimeout) s")))
+            }
+        }
+        if deadlineHead > 1024, deadlineHead * 2 > deadlines.count {
+            deadlines.removeFirst(deadlineHead)
+            deadlineHead = 0
+        }
+    }
+
+    // MARK: connection events (from SlotObserver)
+
+    func connectionReady(_ connection: HTTP2ClientConnection, slot: APNSConnectionSlot) {
+        slot.consecutiveFailures = 0
+        slot.readySince = MonotonicTime.now
+        configuration.metrics.record(.connectionOpened)
+        drainWaiting()
+    }
+
+    func connectionGoingAway(_ connection: HTTP2ClientConnection, slot: APNSConnectionSlot) {
+        if slot.connection === connection { slot.retireCurrent() }
+    }
+
+    func connectionClosed(_ connection: HTTP2ClientConnection, slot: APNSConnectionSlot, error: IOError?) {
+        let now = MonotonicTime.now
+        slot.observers[ObjectIdentifier(connection)] = nil
+        slot.retiring[ObjectIdentifier(connection)] = nil
+        if slot.connection === connection {
+            slot.connection = nil
+            // A connection that failed, or lived less than a second, counts against the back-off.
+            if error != nil && (slot.readySince.map { now - $0 < 1 } ?? true) {
+                slot.backOff(now: now, initial: configuration.initialReconnectDelay, maximum: configuration.maxReconnectDelay)
+            }
+        }
+        configuration.metrics.record(.connectionClosed(error: error?.description))
+        if !shuttingDown, !waiting.isEmpty {
+            drainWaiting()
+        }
+    }
+
+    // MARK: shutdown
+
+    /// Stops taking sends and waits (up to `deadline` seconds) for those in flight, then closes connections.
+    func beginShutdown() {
+        shuttingDown = true
+        for send in waiting.takeAll() {
+            finish(send, .failure(APNSTransportError(.shutdown, "client is shutting down")))
+        }
+    }
+
+    func waitForDrain(_ continuation: CheckedContinuation<Void, Never>) {
+        if live.isEmpty { continuation.resume() } else { drained.append(continuation) }
+    }
+
+    func closeConnections(abort: Bool) {
+        sweepTimer?.cancel()
+        for slot in slots {
+            slot.reconnectTimer?.cancel()
+            for connection in [slot.connection].compactMap({ $0 }) + Array(slot.retiring.values) {
+                if abort { connection.abort("client shut down") } else { connection.close() }
+            }
+        }
+    }
+}
+
+/// Forwards one connection's events to the dispatcher with its slot.
+final class SlotObserver: HTTP2ClientConnectionDelegate {
+    unowned let dispatcher: APNSDispatcher
+    unowned let slot: APNSConnectionSlot
+
+    init(dispatcher: APNSDispatcher, slot: APNSConnectionSlot) {
+        self.dispatcher = dispatcher
+        self.slot = slot
+    }
+
+    func connectionDidBecomeReady(_ connection: HTTP2ClientConnection) { dispatcher.connectionReady(connection, slot: slot) }
+    func connection(_ connection: HTTP2ClientConnection, didReceiveGoAway lastStreamID: Int32, errorCode: UInt32, debugData: [UInt8]) {
+        dispatcher.connectionGoingAway(connection, slot: slot)
+    }
+    func connectionHasCapacity(_ connection: HTTP2ClientConnection) {
+        if !dispatcher.shuttingDown { dispatcher.drainWaiting() }
+    }
+    func connection(_ connection: HTTP2ClientConnection, didCloseWith error: IOError?) {
+        dispatcher.connectionClosed(connection, slot: slot, error: error)
+    }
+}
+
+/// Sends waiting for a connection, in arrival order.
+struct SendQueue {
+    private var items: [APNSSend] = []
+    var isEmpty: Bool { items.isEmpty }
+    mutating func append(_ send: APNSSend) { items.append(send) }
+    mutating func takeAll() -> [APNSSend] {
+        defer { items.removeAll() }
+        return items
+    }
+    mutating func remove(id: UInt64) -> Bool {
+        guard let index = items.firstIndex(where: { $0.id == id }) else { return false }
+        items.remove(at: index)
+        return true
+    }
+}
+
+/// Monotonic seconds.
+enum MonotonicTime {
+    static var now: Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    }
+}

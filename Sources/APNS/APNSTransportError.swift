@@ -1,0 +1,34 @@
+/// A send that ended without an answer from APNs. A rejection by APNs is not an error: it is an
+/// ``APNSCore/APNSOutcome``.
+public struct APNSTransportError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What is known about the notification's fate.
+    public enum Kind: String, Sendable {
+        /// APNs never received it: safe to send again.
+        case notSent
+        /// The connection broke while the notification was on the wire: APNs may have delivered it.
+        case outcomeUnknown
+        /// No answer within the request timeout (it may have been sent).
+        case timeout
+        /// The client is shutting down.
+        case shutdown
+        /// The task was cancelled before the notification was written.
+        case cancelled
+    }
+
+    /// The class of failure.
+    public let kind: Kind
+    /// A human line.
+    public let message: String
+
+    /// An error of `kind`.
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    /// True when sending again cannot duplicate the notification.
+    public var isSafeToRetry: Bool { kind == .notSent || kind == .cancelled || kind == .shutdown }
+
+    /// `kind: message`.
+    public var description: String { "\(kind.rawValue): \(message)" }
+}

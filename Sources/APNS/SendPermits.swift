@@ -1,0 +1,62 @@
+import Synchronization
+
+/// A counting semaphore for async callers: `acquire` waits while every permit is taken.
+final class SendPermits: Sendable {
+    private struct State {
+        var available: Int
+        var waiters: [(id: UInt64, continuation: CheckedContinuation<Bool, Never>)] = []
+        var nextID: UInt64 = 0
+    }
+
+    private let state: Mutex<State>
+
+    init(_ count: Int) { state = Mutex(State(available: max(1, count))) }
+
+    /// Takes a permit, waiting for one if needed; false when the task was cancelled while waiting.
+    func acquire() async -> Bool {
+        let immediate = state.withLock { state -> Bool in
+            if state.available > 0 {
+                state.available -= 1
+                return true
+            }
+            return false
+        }
+        if immediate { return true }
+        let id = state.withLock { state -> UInt64 in
+            state.nextID += 1
+            return state.nextID
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let granted = state.withLock { state -> Bool in
+                    if state.available > 0 {
+                        state.available -= 1
+                        return true
+                    }
+                    state.waiters.append((id, continuation))
+                    return false
+                }
+                if granted { continuation.resume(returning: true) }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.waiters.remove(at: index).continuation
+            }
+            waiter?.resume(returning: false)
+        }
+    }
+
+    /// Returns a permit, waking the oldest waiter.
+    func release() {
+        let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+            if !state.waiters.isEmpty { return state.waiters.removeFirst().continuation }
+            state.available += 1
+            return nil
+        }
+        waiter?.resume(returning: true)
+    }
+
+    /// Permits taken right now (pending sends).
+    func inUse(of total: Int) -> Int { state.withLock { total - $0.available } }
+}

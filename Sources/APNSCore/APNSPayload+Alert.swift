@@ -1,0 +1,84 @@
+extension APNSPayload {
+    /// `aps.alert`: either a plain string or a dictionary.
+    public enum Alert: Sendable, Hashable {
+        /// `"alert": "text"`: the body only.
+        case text(String)
+        /// `"alert": { … }`: title, subtitle, body and localization keys.
+        case content(AlertContent)
+    }
+
+    /// The dictionary form of `aps.alert`; `nil` members are omitted.
+    public struct AlertContent: Sendable, Hashable {
+        /// `title`.
+        public var title: String?
+        /// `subtitle`.
+        public var subtitle: String?
+        /// `body`.
+        public var body: String?
+        /// `launch-image`: the launch image file to show when the app opens from this alert.
+        public var launchImage: String?
+        /// `title-loc-key`: a localized-string key for the title.
+        public var titleLocKey: String?
+        /// `title-loc-args`: arguments for `title-loc-key`.
+        public var titleLocArgs: [String]?
+        /// `subtitle-loc-key`: a localized-string key for the subtitle.
+        public var subtitleLocKey: String?
+        /// `subtitle-loc-args`: arguments for `subtitle-loc-key`.
+        public var subtitleLocArgs: [String]?
+        /// `loc-key`: a localized-string key for the body.
+        public var locKey: String?
+        /// `loc-args`: arguments for `loc-key`.
+        public var locArgs: [String]?
+
+        /// Creates alert content; every argument is optional.
+        public init(
+            title: String? = nil,
+            subtitle: String? = nil,
+            body: String? = nil,
+            launchImage: String? = nil,
+            titleLocKey: String? = nil,
+            titleLocArgs: [String]? = nil,
+            subtitleLocKey: String? = nil,
+            subtitleLocArgs: [String]? = nil,
+            locKey: String? = nil,
+            locArgs: [String]? = nil
+        ) {
+            self.title = title
+            self.subtitle = subtitle
+            self.body = body
+            self.launchImage = launchImage
+            self.titleLocKey = titleLocKey
+            self.titleLocArgs = titleLocArgs
+            self.subtitleLocKey = subtitleLocKey
+            self.subtitleLocArgs = subtitleLocArgs
+            self.locKey = locKey
+            self.locArgs = locArgs
+        }
+
+        /// The JSON dictionary, with only the members that are set.
+        public var jsonValue: JSONValue {
+            var members: [String: JSONValue] = [:]
+            members["title"] = title.map(JSONValue.string)
+            members["subtitle"] = subtitle.map(JSONValue.string)
+            members["body"] = body.map(JSONValue.string)
+            members["launch-image"] = launchImage.map(JSONValue.string)
+            members["title-loc-key"] = titleLocKey.map(JSONValue.string)
+            members["title-loc-args"] = titleLocArgs.map { .array($0.map(JSONValue.string)) }
+            members["subtitle-loc-key"] = subtitleLocKey.map(JSONValue.string)
+            members["subtitle-loc-args"] = subtitleLocArgs.map { .array($0.map(JSONValue.string)) }
+            members["loc-key"] = locKey.map(JSONValue.string)
+            members["loc-args"] = locArgs.map { .array($0.map(JSONValue.string)) }
+            return .object(members)
+        }
+    }
+}
+
+extension APNSPayload.Alert {
+    /// The JSON form: a string or a dictionary.
+    public var jsonValue: JSONValue {
+        switch self {
+        case .text(let text): .string(text)
+        case .content(let content): content.jsonValue
+        }
+    }
+}

@@ -1,0 +1,122 @@
+/// The `reason` APNs gives in an error response body; unknown strings survive in `unknown`.
+public enum APNSRejectionReason: Hashable, Sendable, RawRepresentable, CustomStringConvertible {
+    /// 400: the collapse identifier exceeds 64 bytes.
+    case badCollapseId
+    /// 400: the device token is invalid or belongs to the other environment.
+    case badDeviceToken
+    /// 400: `apns-expiration` is bad.
+    case badExpirationDate
+    /// 400: `apns-id` is bad.
+    case badMessageId
+    /// 400: `apns-priority` is bad (or 10 for a background push).
+    case badPriority
+    /// 400: `apns-topic` is invalid.
+    case badTopic
+    /// 400: the device token does not match the topic.
+    case deviceTokenNotForTopic
+    /// 400: a header appears more than once.
+    case duplicateHeaders
+    /// 400: the connection was idle too long.
+    case idleTimeout
+    /// 400: `apns-push-type` is invalid or does not fit the topic.
+    case invalidPushType
+    /// 400: no device token in the path.
+    case missingDeviceToken
+    /// 400: `apns-topic` is required but missing.
+    case missingTopic
+    /// 400: the payload is empty.
+    case payloadEmpty
+    /// 400: pushing to this topic is not allowed.
+    case topicDisallowed
+    /// 403: the client certificate is bad.
+    case badCertificate
+    /// 403: the client certificate is for the other environment.
+    case badCertificateEnvironment
+    /// 403: the provider token is stale; make a new one.
+    case expiredProviderToken
+    /// 403: the action is not allowed.
+    case forbidden
+    /// 403: the provider token is invalid or its signature does not verify.
+    case invalidProviderToken
+    /// 403: neither a certificate nor a provider token was given.
+    case missingProviderToken
+    /// 404: the request path is bad.
+    case badPath
+    /// 405: only POST is supported.
+    case methodNotAllowed
+    /// 410: the device token has expired.
+    case expiredToken
+    /// 410: the device token is no longer active for the topic.
+    case unregistered
+    /// 413: the payload is too large.
+    case payloadTooLarge
+    /// 429: the provider token was updated too often.
+    case tooManyProviderTokenUpdates
+    /// 429: too many requests to the same device token.
+    case tooManyRequests
+    /// 500: an internal server error.
+    case internalServerError
+    /// 503: the service is unavailable.
+    case serviceUnavailable
+    /// 503: the APNs server is shutting down.
+    case shutdown
+    /// A reason this library does not know (or an empty/missing one), kept verbatim.
+    case unknown(String)
+
+    /// Maps a reason string to its case; unknown strings become `.unknown(rawValue)`.
+    public init(rawValue: String) {
+        self = Self.byRawValue[rawValue] ?? .unknown(rawValue)
+    }
+
+    /// The reason string exactly as APNs writes it.
+    public var rawValue: String {
+        switch self {
+        case .badCollapseId: "BadCollapseId"
+        case .badDeviceToken: "BadDeviceToken"
+        case .badExpirationDate: "BadExpirationDate"
+        case .badMessageId: "BadMessageId"
+        case .badPriority: "BadPriority"
+        case .badTopic: "BadTopic"
+        case .deviceTokenNotForTopic: "DeviceTokenNotForTopic"
+        case .duplicateHeaders: "DuplicateHeaders"
+        case .idleTimeout: "IdleTimeout"
+        case .invalidPushType: "InvalidPushType"
+        case .missingDeviceToken: "MissingDeviceToken"
+        case .missingTopic: "MissingTopic"
+        case .payloadEmpty: "PayloadEmpty"
+        case .topicDisallowed: "TopicDisallowed"
+        case .badCertificate: "BadCertificate"
+        case .badCertificateEnvironment: "BadCertificateEnvironment"
+        case .expiredProviderToken: "ExpiredProviderToken"
+        case .forbidden: "Forbidden"
+        case .invalidProviderToken: "InvalidProviderToken"
+        case .missingProviderToken: "MissingProviderToken"
+        case .badPath: "BadPath"
+        case .methodNotAllowed: "MethodNotAllowed"
+        case .expiredToken: "ExpiredToken"
+        case .unregistered: "Unregistered"
+        case .payloadTooLarge: "PayloadTooLarge"
+        case .tooManyProviderTokenUpdates: "TooManyProviderTokenUpdates"
+        case .tooManyRequests: "TooManyRequests"
+        case .internalServerError: "InternalServerError"
+        case .serviceUnavailable: "ServiceUnavailable"
+        case .shutdown: "Shutdown"
+        case .unknown(let text): text
+        }
+    }
+
+    /// The reason string.
+    public var description: String {
+        rawValue
+    }
+
+    /// Equal when the reason strings are equal, so `.unknown("BadTopic") == .badTopic`.
+    public static func == (lhs: APNSRejectionReason, rhs: APNSRejectionReason) -> Bool {
+        lhs.rawValue == rhs.rawValue
+    }
+
+    /// Hashes the reason string.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(rawValue)
+    }
+}

@@ -1,0 +1,148 @@
+import APNSCore
+import Foundation
+import PushHTTP2
+import PushIO
+
+/// Serves one client connection of a mock server: decides, records, answers (maybe late) and applies
+/// the connection knobs. Confined to the server loop's thread: `HTTP2ServerConnection` calls it there
+/// and its timers fire there.
+final class MockAPNSConnectionHandler: HTTP2ServerHandler {
+    private let core: MockAPNSCore
+    private weak var connection: HTTP2ServerConnection?
+    private let loop: EventLoop
+    private let id: Int
+    private var context: MockAPNSConnectionContext?
+    private var requestCount = 0
+    private var streamLimitDropped = false
+    private var ids = MockRandom.systemSeeded()
+    private var delayed: [Int32: LoopTimer] = [:]
+    private var idleTimer: LoopTimer?
+    private let isDevelopment: Bool
+
+    init(core: MockAPNSCore, connection: HTTP2ServerConnection) {
+        self.core = core
+        self.connection = connection
+        loop = connection.loop
+        id = core.recorder.countConnectionOpened()
+        isDevelopment = core.configuration.environment == .development
+        if let idle = core.configuration.idleTimeout {
+            let timer = LoopTimer(loop: loop) { [weak self] in self?.idleTimerFired() }
+            timer.schedule(after: idle)
+            idleTimer = timer
+        }
+    }
+
+    func connection(_ connection: HTTP2ServerConnection, didReceive request: HTTP2ServerRequest) {
+        let configuration = core.configuration
+        requestCount += 1
+        if let limit = configuration.abruptCloseAfterStreams, requestCount > limit {
+            core.recorder.countStream(concurrentStreams: connection.maxObservedOpenStreams)
+            core.recorder.countAbort()
+            connection.abort()
+            return
+        }
+        if let idle = configuration.idleTimeout { idleTimer?.schedule(after: idle) }
+        let given = request.header(APNSHeader.id)
+        let apnsID = given.flatMap { APNSID.isValid($0) ? $0 : nil } ?? APNSID.generate(using: &ids)
+
+        if configuration.acceptAll {
+            core.recorder.countFastAccept(concurrentStreams: connection.maxObservedOpenStreams)
+            answer(streamID: request.streamID, outcome: .accepted(apnsID: apnsID, uniqueID: uniqueID()))
+        } else {
+            core.recorder.countStream(concurrentStreams: connection.maxObservedOpenStreams)
+            decideAndAnswer(request, apnsID: apnsID, on: connection)
+        }
+
+        if let limit = configuration.goAwayAfterStreams, requestCount == limit {
+            sendGoAway(configuration.goAwayReason, lastStreamID: request.streamID)
+        }
+    }
+
+    func connectionDidClose(_ connection: HTTP2ServerConnection) {
+        core.recorder.countConnectionClosed()
+        // Timers may be the ones firing right now: free them on a later loop turn.
+        let timers = Array(delayed.values) + (idleTimer.map { [$0] } ?? [])
+        delayed.removeAll()
+        idleTimer = nil
+        for timer in timers { timer.cancel() }
+        loop.execute { withExtendedLifetime(timers) {} }
+    }
+
+    private func decideAndAnswer(_ request: HTTP2ServerRequest, apnsID: String, on connection: HTTP2ServerConnection) {
+        let context = self.context ?? {
+            let made = MockAPNSConnectionContext(id: id, clientCertificate: connection.tlsInfo?.peerCertificate,
+                                                 environment: core.configuration.environment)
+            self.context = made
+            return made
+        }()
+        let mockRequest = MockAPNSRequest(method: request.method, path: request.path, headers: request.headers,
+                                          payload: request.body, clientCertificateUID: context.clientCertificate?.subjectUID,
+                                          connectionID: id)
+        let (rejection, topic) = core.decide(mockRequest, on: context)
+        let outcome: APNSOutcome = rejection.map {
+            .rejected(APNSRejection($0.reason, timestamp: $0.timestamp, apnsID: apnsID))
+        } ?? .accepted(apnsID: apnsID, uniqueID: uniqueID())
+        core.recorder.record(MockAPNSRecord(
+            token: mockRequest.token?.lowercased() ?? request.path, topic: topic, headers: request.headers,
+            payload: request.body, clientCertificateUID: mockRequest.clientCertificateUID, apnsID: apnsID,
+            outcome: outcome, connectionID: id, time: Date()))
+
+        let delay = core.nextDelay()
+        guard delay > 0 else {
+            answer(streamID: request.streamID, outcome: outcome)
+            return
+        }
+        let streamID = request.streamID
+        let timer = LoopTimer(loop: loop) { [weak self] in
+            guard let self, let fired = self.delayed.removeValue(forKey: streamID) else { return }
+            self.loop.execute { withExtendedLifetime(fired) {} }
+            self.answer(streamID: streamID, outcome: outcome)
+        }
+        timer.schedule(after: delay)
+        delayed[streamID] = timer
+    }
+
+    private func uniqueID() -> String? {
+        isDevelopment ? APNSID.generate(using: &ids) : nil
+    }
+
+    /// Writes the answer; SETTINGS for the stream-limit throttle go out just before it.
+    private func answer(streamID: Int32, outcome: APNSOutcome) {
+        guard let connection, !connection.isClosed else { return }
+        let configuration = core.configuration
+        switch outcome {
+        case .accepted(let apnsID, let uniqueID):
+            if streamLimitDropped {
+                streamLimitDropped = false
+                connection.updateSettings(maxConcurrentStreams: configuration.maxConcurrentStreams)
+            }
+            var headers = [(name: APNSHeader.id, value: apnsID)]
+            if let uniqueID { headers.append((APNSHeader.uniqueID, uniqueID)) }
+            connection.respond(to: streamID, status: 200, headers: headers)
+        case .rejected(let rejection):
+            if configuration.dropStreamLimitAfterRejection, !streamLimitDropped {
+                streamLimitDropped = true
+                connection.updateSettings(maxConcurrentStreams: 1)
+            }
+            connection.respond(to: streamID, status: rejection.status,
+                               headers: [("content-type", "application/json"), (APNSHeader.id, rejection.apnsID ?? "")],
+                               body: rejection.jsonBody())
+        }
+        if let idle = configuration.idleTimeout { idleTimer?.schedule(after: idle) }
+    }
+
+    private func sendGoAway(_ reason: APNSRejectionReason, lastStreamID: Int32?) {
+        guard let connection, !connection.isClosed else { return }
+        core.recorder.countGoAways()
+        connection.goAway(debugData: APNSRejection(reason).jsonBody(), lastStreamID: lastStreamID)
+    }
+
+    private func idleTimerFired() {
+        guard let connection, !connection.isClosed, let idle = core.configuration.idleTimeout else { return }
+        if connection.openStreamCount > 0 || !delayed.isEmpty {
+            idleTimer?.schedule(after: idle)
+            return
+        }
+        sendGoAway(.idleTimeout, lastStreamID: nil)
+    }
+}

@@ -1,0 +1,49 @@
+import APNSCore
+import Foundation
+import Synchronization
+
+/// What every connection of one server shares: configuration, token state, recorder, handler and the
+/// seeded generator. Thread-safe (immutable or `Mutex`).
+final class MockAPNSCore: Sendable {
+    let configuration: MockAPNSServer.Configuration
+    let authenticator: any MockAPNSAuthenticator
+    let registry = MockAPNSTokenRegistry()
+    let recorder = MockAPNSRecorder()
+    let handler: Mutex<MockAPNSHandler?>
+    private let random: Mutex<MockRandom>
+
+    init(configuration: MockAPNSServer.Configuration) {
+        self.configuration = configuration
+        authenticator = configuration.authenticator ?? MockAPNSCertificateAuthenticator()
+        handler = Mutex(configuration.handler)
+        random = Mutex(MockRandom(seed: configuration.randomSeed))
+    }
+
+    /// The answer for one request: the handler, else the rules, token state and faults.
+    func decide(_ request: MockAPNSRequest, on connection: MockAPNSConnectionContext)
+        -> (rejection: (reason: APNSRejectionReason, timestamp: Date?)?, topic: String?) {
+        if let handler = handler.withLock({ $0 }), let decision = handler(request) {
+            switch decision {
+            case .accept: return (nil, request.topic)
+            case .reject(let reason, let timestamp): return ((reason, timestamp), request.topic)
+            }
+        }
+        switch MockAPNSRules.check(request, authenticate: { authenticator.authenticate(request, on: connection) }) {
+        case .rejected(let reason, let topic):
+            return ((reason, nil), topic)
+        case .passed(let passed):
+            if let rejection = registry.rejection(token: passed.token, topic: passed.topic) { return (rejection, passed.topic) }
+            if !configuration.faultRates.isZero,
+               let fault = configuration.faultRates.reason(forRoll: random.withLock { $0.unit() }) {
+                return ((fault, nil), passed.topic)
+            }
+            return (nil, passed.topic)
+        }
+    }
+
+    /// The next answer delay in seconds.
+    func nextDelay() -> Double {
+        if case .none = configuration.latency { return 0 }
+        return random.withLock { configuration.latency.delay(using: &$0) }
+    }
+}

@@ -1,0 +1,160 @@
+import APNSCore
+import Synchronization
+
+/// Records and counters of one server, plus the waiters for them. Thread-safe: one `Mutex`;
+/// continuations are resumed after the lock is released.
+final class MockAPNSRecorder: Sendable {
+    private struct AcceptWaiter {
+        let id: Int
+        let count: Int
+        let continuation: CheckedContinuation<Void, Never>
+    }
+
+    private struct State {
+        var records: [MockAPNSRecord] = []
+        var counters = MockAPNSCounters()
+        var unclaimedRejections: [MockAPNSRecord] = []
+        var rejectionWaiters: [CheckedContinuation<MockAPNSRecord, Never>] = []
+        var acceptWaiters: [AcceptWaiter] = []
+        var cancelledWaiters: Set<Int> = []
+        var nextWaiterID = 0
+
+        mutating func takeSatisfiedAcceptWaiters() -> [CheckedContinuation<Void, Never>] {
+            guard !acceptWaiters.isEmpty else { return [] }
+            let accepted = counters.accepted
+            let ready = acceptWaiters.filter { $0.count <= accepted }
+            guard !ready.isEmpty else { return [] }
+            acceptWaiters.removeAll { $0.count <= accepted }
+            return ready.map(\.continuation)
+        }
+    }
+
+    private let state = Mutex(State())
+
+    /// Stores a decided notification and wakes whoever waits for it.
+    func record(_ record: MockAPNSRecord) {
+        let (accepts, rejectionWaiter) = state.withLock { state -> ([CheckedContinuation<Void, Never>], CheckedContinuation<MockAPNSRecord, Never>?) in
+            state.records.append(record)
+            if let rejection = record.rejection {
+                state.counters.rejected += 1
+                state.counters.rejectedByReason[rejection.reason, default: 0] += 1
+                if state.rejectionWaiters.isEmpty {
+                    state.unclaimedRejections.append(record)
+                    return ([], nil)
+                }
+                return ([], state.rejectionWaiters.removeFirst())
+            }
+            state.counters.accepted += 1
+            return (state.takeSatisfiedAcceptWaiters(), nil)
+        }
+        rejectionWaiter?.resume(returning: record)
+        for waiter in accepts { waiter.resume() }
+    }
+
+    /// Counts one request accepted on the fast path (no record).
+    func countFastAccept(concurrentStreams: Int) {
+        let accepts = state.withLock { state in
+            state.counters.streams += 1
+            state.counters.accepted += 1
+            if concurrentStreams > state.counters.maxObservedConcurrentStreams {
+                state.counters.maxObservedConcurrentStreams = concurrentStreams
+            }
+            return state.takeSatisfiedAcceptWaiters()
+        }
+        for waiter in accepts { waiter.resume() }
+    }
+
+    /// Counts one request received whole.
+    func countStream(concurrentStreams: Int) {
+        state.withLock { state in
+            state.counters.streams += 1
+            if concurrentStreams > state.counters.maxObservedConcurrentStreams {
+                state.counters.maxObservedConcurrentStreams = concurrentStreams
+            }
+        }
+    }
+
+    /// Counts a new connection and returns its id (1, 2, …; ids keep growing across `reset()`).
+    func countConnectionOpened() -> Int {
+        state.withLock { state in
+            state.counters.connections += 1
+            state.counters.openConnections += 1
+            return state.counters.connections
+        }
+    }
+
+    /// Counts a closed connection.
+    func countConnectionClosed() {
+        state.withLock { $0.counters.openConnections = max(0, $0.counters.openConnections - 1) }
+    }
+
+    /// Counts GOAWAY frames sent.
+    func countGoAways(_ count: Int = 1) {
+        state.withLock { $0.counters.goAwaysSent += count }
+    }
+
+    /// Counts a TCP reset.
+    func countAbort() {
+        state.withLock { $0.counters.aborts += 1 }
+    }
+
+    var counters: MockAPNSCounters {
+        state.withLock { $0.counters }
+    }
+
+    var records: [MockAPNSRecord] {
+        state.withLock { $0.records }
+    }
+
+    /// Forgets records, unclaimed rejections and counters (open connections stay counted); waiters keep waiting.
+    func reset() {
+        state.withLock { state in
+            let open = state.counters.openConnections
+            let connections = state.counters.connections
+            state.records.removeAll()
+            state.unclaimedRejections.removeAll()
+            state.counters = MockAPNSCounters()
+            state.counters.openConnections = open
+            state.counters.connections = connections
+        }
+    }
+
+    /// Returns once `accepted >= count`, or when the waiting task is cancelled.
+    func waitForAccepted(count: Int) async {
+        let id = state.withLock { state in
+            state.nextWaiterID += 1
+            return state.nextWaiterID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resumeNow = state.withLock { state -> Bool in
+                    if state.cancelledWaiters.remove(id) != nil || state.counters.accepted >= count { return true }
+                    state.acceptWaiters.append(AcceptWaiter(id: id, count: count, continuation: continuation))
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                if let index = state.acceptWaiters.firstIndex(where: { $0.id == id }) {
+                    return state.acceptWaiters.remove(at: index).continuation
+                }
+                state.cancelledWaiters.insert(id)
+                return nil
+            }
+            waiter?.resume()
+        }
+    }
+
+    /// The oldest rejection not yet returned by an earlier call, waiting for one if there is none.
+    func nextRejection() async -> MockAPNSRecord {
+        await withCheckedContinuation { continuation in
+            let ready = state.withLock { state -> MockAPNSRecord? in
+                if !state.unclaimedRejections.isEmpty { return state.unclaimedRejections.removeFirst() }
+                state.rejectionWaiters.append(continuation)
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+}

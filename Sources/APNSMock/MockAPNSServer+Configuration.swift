@@ -1,0 +1,71 @@
+import APNSCore
+import PushTLS
+
+extension MockAPNSServer {
+    /// Which APNs gateway the mock pretends to be.
+    public enum Environment: Sendable, Hashable {
+        /// The sandbox: `apns-unique-id` on success; certificates need Apple's development marker.
+        case development
+        /// Production: certificates need Apple's production marker.
+        case production
+    }
+
+    /// How a mock server listens and behaves. Defaults follow Apple's servers where Apple has a value.
+    public struct Configuration: Sendable {
+        /// Address to bind.
+        public var host = "127.0.0.1"
+        /// Port to bind; 0 picks a free one (read `MockAPNSServer.port`).
+        public var port = 0
+        /// The server's certificate and key.
+        public var serverIdentity: TLSIdentity
+        /// CA certificates (PEM) client certificates must chain to; clients without one fail the handshake.
+        public var clientCATrustPEM: String
+        /// CA (PEM) that issued `serverIdentity`, published as `credentials.caPEM`; nil publishes the server certificate.
+        public var serverCAPEM: String?
+        /// The gateway to imitate.
+        public var environment: Environment = .development
+        /// SETTINGS_MAX_CONCURRENT_STREAMS announced at first (Apple: 1000).
+        public var maxConcurrentStreams = 1000
+        /// Apple's throttle: after a rejection announce MAX_CONCURRENT_STREAMS = 1 on that connection,
+        /// restore `maxConcurrentStreams` after its next success. Off by default.
+        public var dropStreamLimitAfterRejection = false
+        /// Delay before each answer.
+        public var latency: MockLatency = .none
+        /// Send GOAWAY after this many requests on a connection (those requests are still answered).
+        public var goAwayAfterStreams: Int?
+        /// The reason in that GOAWAY's debug data, `{"reason":"…"}`.
+        public var goAwayReason: APNSRejectionReason = .shutdown
+        /// Reset the TCP connection when request N+1 arrives (the first N are answered).
+        public var abruptCloseAfterStreams: Int?
+        /// Chances of 429/500/503 for otherwise accepted notifications.
+        public var faultRates: MockFaultRates = .none
+        /// Close connections idle this many seconds with GOAWAY `{"reason":"IdleTimeout"}`.
+        public var idleTimeout: Double?
+        /// Benchmark fast path: no handler, rules, latency, faults or records; 200 with `apns-id` at once,
+        /// counters still kept. Connection knobs (GOAWAY/abrupt close/idle) still apply.
+        public var acceptAll = false
+        /// Called first for each request; nil from it (or no handler) lets the default rules decide.
+        public var handler: MockAPNSHandler?
+        /// Who may send what; nil uses `MockAPNSCertificateAuthenticator`.
+        public var authenticator: (any MockAPNSAuthenticator)?
+        /// Seed for jitter and fault rolls: the same seed and request order give the same answers.
+        public var randomSeed: UInt64 = 0x5EED
+
+        /// A configuration with the server's identity and the CA its clients' certificates must chain to.
+        public init(serverIdentity: TLSIdentity, clientCATrustPEM: String) {
+            self.serverIdentity = serverIdentity
+            self.clientCATrustPEM = clientCATrustPEM
+        }
+    }
+
+    /// What clients need to trust the server.
+    public struct Credentials: Sendable, Hashable {
+        /// CA certificate (PEM) to trust.
+        public let caPEM: String
+
+        /// The trust setting for a client's `TLSClientConfiguration`.
+        public var trust: TLSTrust {
+            .caPEM(caPEM)
+        }
+    }
+}

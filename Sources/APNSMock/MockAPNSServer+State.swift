@@ -1,0 +1,77 @@
+import APNSCore
+import Foundation
+
+extension MockAPNSServer {
+    /// Registers `token` for `topic`: from then on other tokens sent to `topic` get 400
+    /// DeviceTokenNotForTopic. A topic with no registered token accepts any well-formed token.
+    /// Clears an earlier unregistered or expired mark of `token`.
+    public func registerToken(_ token: String, topic: String) {
+        core.registry.register(token, topic: topic)
+    }
+
+    /// Registers `token` for `topic`.
+    public func registerToken(_ token: DeviceToken, topic: String) {
+        registerToken(token.hex, topic: topic)
+    }
+
+    /// From now on `token` gets 410 Unregistered with `date` (milliseconds since 1970) as its timestamp.
+    public func unregisterToken(_ token: String, at date: Date) {
+        core.registry.unregister(token, at: date)
+    }
+
+    /// From now on `token` gets 410 Unregistered with `date` as its timestamp.
+    public func unregisterToken(_ token: DeviceToken, at date: Date) {
+        unregisterToken(token.hex, at: date)
+    }
+
+    /// From now on `token` gets 410 ExpiredToken.
+    public func expireToken(_ token: String) {
+        core.registry.expire(token)
+    }
+
+    /// From now on `token` gets 410 ExpiredToken.
+    public func expireToken(_ token: DeviceToken) {
+        expireToken(token.hex)
+    }
+
+    /// Forgets every registered, unregistered and expired token.
+    public func clearTokens() {
+        core.registry.clear()
+    }
+
+    /// Replaces the programmable handler while running (nil: default rules only).
+    public func setHandler(_ handler: MockAPNSHandler?) {
+        core.handler.withLock { $0 = handler }
+    }
+
+    /// Every decided notification since start or `reset()`, in decision order (none in accept-all mode).
+    public func records() -> [MockAPNSRecord] {
+        core.recorder.records
+    }
+
+    /// A snapshot of the counters.
+    public func counters() -> MockAPNSCounters {
+        core.recorder.counters
+    }
+
+    /// The most streams seen open at once on one connection.
+    public var maxObservedConcurrentStreams: Int {
+        core.recorder.counters.maxObservedConcurrentStreams
+    }
+
+    /// Returns once at least `count` notifications were accepted since start or `reset()` (at once if
+    /// they already were), or when the waiting task is cancelled.
+    public func waitForAccepted(count: Int) async {
+        await core.recorder.waitForAccepted(count: count)
+    }
+
+    /// The oldest rejection not returned by an earlier call (since `reset()`), waiting for one if needed.
+    public func nextRejection() async -> MockAPNSRecord {
+        await core.recorder.nextRejection()
+    }
+
+    /// Forgets records, pending rejections and counters (connection totals stay); token state stays.
+    public func reset() {
+        core.recorder.reset()
+    }
+}

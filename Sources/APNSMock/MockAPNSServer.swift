@@ -1,0 +1,87 @@
+import APNSCore
+import Dispatch
+import PushHTTP2
+import PushIO
+import PushTLS
+import Synchronization
+
+/// An in-process APNs server that behaves like Apple's: HTTP/2 over TLS with ALPN h2, client
+/// certificates required, Apple's request rules and reasons (see `MockAPNSRules`), token state,
+/// fault injection and recording. Several can run in one process; each listens once `init` returns.
+public final class MockAPNSServer: Sendable {
+    /// The configuration it was started with.
+    public let configuration: Configuration
+    /// The bound TCP port.
+    public let port: Int
+    /// What clients trust to reach it.
+    public let credentials: Credentials
+    /// The loop serving every connection.
+    public let loop: EventLoop
+    let core: MockAPNSCore
+    private let server: HTTP2Server
+    private let ownsLoop: Bool
+    private let stopped = Mutex(false)
+
+    /// Starts listening on `configuration.host:port`, on `loop` or on a loop of its own.
+    public init(configuration: Configuration, loop: EventLoop? = nil) throws {
+        let tls = try TLSContext.server(TLSServerConfiguration(
+            identity: configuration.serverIdentity,
+            clientCertificates: .require(trust: .caPEM(configuration.clientCATrustPEM))))
+        var settings = HTTP2ServerSettings()
+        settings.maxConcurrentStreams = configuration.maxConcurrentStreams
+        let core = MockAPNSCore(configuration: configuration)
+        let serverLoop = loop ?? EventLoop(name: "mock-apns")
+        do {
+            server = try HTTP2Server(loop: serverLoop, host: configuration.host, port: configuration.port,
+                                     tls: tls, settings: settings) { connection in
+                MockAPNSConnectionHandler(core: core, connection: connection)
+            }
+        } catch {
+            if loop == nil { serverLoop.shutdown() }
+            throw error
+        }
+        self.configuration = configuration
+        self.core = core
+        self.loop = serverLoop
+        ownsLoop = loop == nil
+        port = server.port
+        credentials = Credentials(caPEM: configuration.serverCAPEM ?? configuration.serverIdentity.certificate.pem)
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// Stops listening, sends GOAWAY `{"reason":"Shutdown"}` to every connection, lets the loop run a few
+    /// turns so those frames and the closes reach the kernel, resets connections still waiting for delayed
+    /// answers, and ends its own loop. Idempotent. On the server's own loop thread (a handler dropping
+    /// the last reference) it cannot wait for those turns: connections are then reset at once.
+    public func stop() {
+        let first = stopped.withLock { stopped -> Bool in
+            defer { stopped = true }
+            return !stopped
+        }
+        guard first else { return }
+        let server = self.server
+        let recorder = core.recorder
+        if loop.inEventLoop {
+            recorder.countGoAways(server.openConnections.count)
+            server.stop(graceful: true)
+            server.stop(graceful: false)
+            if ownsLoop { loop.shutdown() }
+            return
+        }
+        let done = DispatchSemaphore(value: 0)
+        let loop = self.loop
+        loop.execute {
+            recorder.countGoAways(server.openConnections.count)
+            server.stop(graceful: true)
+            MockAPNSLoopTurns.after(MockAPNSLoopTurns.flushTurns, on: loop) {
+                server.stop(graceful: false)
+                done.signal()
+            }
+        }
+        done.wait()
+        if ownsLoop { loop.shutdown() }
+    }
+}

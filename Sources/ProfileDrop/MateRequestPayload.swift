@@ -1,0 +1,60 @@
+import APNSCore
+import PushStore
+
+/// The APNs payloads of mate-request pushes.
+///
+/// A request: `{"aps": {"alert": {…}, "category": "MATE_REQUEST", "sound": "default"},
+/// "mate_request": {"id", "drop_id", "from": {"user_id", "card": {name, dog_name, …}}}}`.
+/// An answer: category `MATE_REQUEST_ANSWER` and `"mate_request_answer": {"id", "drop_id", "state",
+/// "from": {"user_id", "card"?}}`.
+public enum MateRequestPayload {
+    /// The `aps.category` of a mate request.
+    public static let requestCategory = "MATE_REQUEST"
+    /// The `aps.category` of an answer.
+    public static let answerCategory = "MATE_REQUEST_ANSWER"
+
+    /// The push telling the recipient someone wants to be walk mates, with the sender's card.
+    public static func request(_ notice: MateRequestNotice) -> APNSPayload {
+        let request = notice.request
+        let card = notice.senderCard
+        return APNSPayload(
+            alert: .content(.init(title: "New mate request",
+                                  body: "\(card.name) and \(card.dogName) want to walk together")),
+            sound: .default, category: requestCategory,
+            custom: ["mate_request": .object([
+                "id": .string(request.id),
+                "drop_id": .string(request.dropID),
+                "from": .object(["user_id": .string(request.senderID), "card": json(card)]),
+            ])])
+    }
+
+    /// The push telling the sender how the recipient answered.
+    public static func answer(_ notice: MateAnswerNotice) -> APNSPayload {
+        let request = notice.request
+        let accepted = request.state == .accepted
+        let who = notice.responderCard.map { "\($0.name) and \($0.dogName)" } ?? "Your match"
+        var from: [String: JSONValue] = ["user_id": .string(request.recipientID)]
+        from["card"] = notice.responderCard.map(json)
+        return APNSPayload(
+            alert: .content(.init(title: accepted ? "Mate request accepted" : "Mate request declined",
+                                  body: accepted ? "\(who) accepted your mate request"
+                                                 : "\(who) declined your mate request")),
+            sound: .default, category: answerCategory,
+            custom: ["mate_request_answer": .object([
+                "id": .string(request.id),
+                "drop_id": .string(request.dropID),
+                "state": .string(request.state.rawValue),
+                "from": .object(from),
+            ])])
+    }
+
+    /// The card as JSON with the store's snake_case keys; absent fields are omitted.
+    public static func json(_ card: ProfileCard) -> JSONValue {
+        var members: [String: JSONValue] = ["name": .string(card.name), "dog_name": .string(card.dogName)]
+        members["breed"] = card.breed.map(JSONValue.string)
+        members["age"] = card.age.map { .int(Int64($0)) }
+        members["bio"] = card.bio.map(JSONValue.string)
+        members["image_url"] = card.imageURL.map(JSONValue.string)
+        return .object(members)
+    }
+}

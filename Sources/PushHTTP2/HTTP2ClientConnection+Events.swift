@@ -1,0 +1,94 @@
+internal import CNGHTTP2
+import PushIO
+
+extension HTTP2ClientConnection: IOStreamDelegate {
+    public func streamDidConnect(_ stream: IOStream) {
+        if configuration.tls != nil, stream.tlsInfo?.alpn != "h2" {
+            fail(IOError(.tls, "server did not agree to HTTP/2 (ALPN: \(stream.tlsInfo?.alpn ?? "none"))"))
+            return
+        }
+        do {
+            let settings: [(id: Int32, value: UInt32)] = [
+                (Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), 0),
+                (Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), 100),
+                (Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), 1 << 20),
+            ]
+            installSession(try HTTP2Session(server: false, settings: settings, delegate: self))
+            flush()
+        } catch {
+            fail(IOError(.broken, "\(error)"))
+        }
+    }
+
+    public func stream(_ stream: IOStream, didRead bytes: UnsafeRawBufferPointer) {
+        noteActivity()
+        do {
+            try currentSession?.receive(bytes)
+        } catch {
+            fail(IOError(.broken, "HTTP/2 protocol error: \(error)"))
+            return
+        }
+        flush()
+    }
+
+    public func streamDidDrain(_ stream: IOStream) {
+        pump()
+    }
+
+    public func stream(_ stream: IOStream, didCloseWith error: IOError) {
+        fail(error)
+    }
+}
+
+extension HTTP2ClientConnection: HTTP2SessionDelegate {
+    func sessionBeganHeaders(streamID: Int32) {}
+
+    func sessionReceivedHeader(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+        guard let pending = openRequest(streamID) else { return }
+        if name.count == 7, name.elementsEqual(":status".utf8) {
+            var status = 0
+            for byte in value where byte >= 48 && byte <= 57 { status = status * 10 + Int(byte - 48) }
+            pending.status = status
+        } else {
+            pending.headers.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+        }
+    }
+
+    func sessionEndedHeaders(streamID: Int32, endStream: Bool) {}
+
+    func sessionReceivedData(streamID: Int32, data: UnsafeRawBufferPointer) {
+        openRequest(streamID)?.body.append(contentsOf: data)
+    }
+
+    func sessionEndedStream(streamID: Int32) {}
+
+    func sessionClosedStream(streamID: Int32, errorCode: UInt32) {
+        guard let pending = takeOpenRequest(streamID) else { return }
+        if errorCode == HTTP2ErrorCode.noError, pending.status > 0 {
+            pending.completion(.success(HTTP2Response(status: pending.status, headers: pending.headers, body: pending.body)))
+        } else if errorCode == HTTP2ErrorCode.refusedStream {
+            pending.completion(.failure(.notProcessed("stream refused by the server")))
+        } else {
+            pending.completion(.failure(.outcomeUnknown("stream reset with HTTP/2 error \(errorCode)")))
+        }
+        afterStreamClosed()
+    }
+
+    func sessionReceivedGoAway(lastStreamID: Int32, errorCode: UInt32, debugData: [UInt8]) {
+        goAwayReceived()
+        delegate?.connection(self, didReceiveGoAway: lastStreamID, errorCode: errorCode, debugData: debugData)
+    }
+
+    func sessionReceivedSettings() {
+        if state == .connecting {
+            markReady()
+        } else {
+            pump()
+            delegate?.connectionHasCapacity(self)
+        }
+    }
+
+    func sessionReceivedPingAck() {
+        clearPingDeadline()
+    }
+}

@@ -1,0 +1,329 @@
+internal import CNGHTTP2
+import PushIO
+import PushTLS
+import Foundation
+
+/// An HTTP/2 client connection on one event loop: TLS + ALPN h2 (or cleartext h2 with prior knowledge),
+/// requests queued while the server's MAX_CONCURRENT_STREAMS is reached, keep-alive PING, GOAWAY handling.
+///
+/// `@unchecked Sendable`: every method must be called on `loop`'s thread.
+public final class HTTP2ClientConnection: @unchecked Sendable {
+    /// Lifecycle.
+    public enum State: Sendable, Equatable {
+        /// Not yet connecting.
+        case idle
+        /// TCP/TLS in progress, or waiting for the server's SETTINGS.
+        case connecting
+        /// Requests flow.
+        case ready
+        /// GOAWAY received or sent: open streams finish, no new ones.
+        case draining
+        /// Finished.
+        case closed
+    }
+
+    /// How to reach the server and how to behave.
+    public struct Configuration: Sendable {
+        /// Host name or IP literal.
+        public var host: String
+        /// TCP port.
+        public var port: Int
+        /// TLS context; nil for cleartext HTTP/2 (prior knowledge).
+        public var tls: TLSContext?
+        /// Name to verify in the server certificate and send as SNI (default `host`).
+        public var serverName: String?
+        /// Our own ceiling on concurrent streams, below the server's.
+        public var maxConcurrentStreams: Int = 1000
+        /// Seconds allowed for TCP + TLS + the first SETTINGS.
+        public var connectTimeout: Double = 10
+        /// Send a PING after this many idle seconds (nil: never).
+        public var pingInterval: Double? = 60
+        /// Close the connection when a PING is not answered within this many seconds.
+        public var pingTimeout: Double = 10
+        /// Close gracefully after this many seconds without streams (nil: never).
+        public var idleTimeout: Double?
+        /// Stop opening streams while more than this many bytes wait to be written.
+        public var outputHighWater: Int = 1 << 20
+
+        /// A configuration for `host:port`.
+        public init(host: String, port: Int, tls: TLSContext?, serverName: String? = nil) {
+            self.host = host
+            self.port = port
+            self.tls = tls
+            self.serverName = serverName
+        }
+    }
+
+    /// The loop this connection lives on.
+    public let loop: EventLoop
+    /// The configuration it was made with.
+    public let configuration: Configuration
+    /// Receives life events.
+    public weak var delegate: HTTP2ClientConnectionDelegate?
+    /// Current lifecycle state.
+    public private(set) var state: State = .idle
+    /// TLS details once connected.
+    public var tlsInfo: TLSSessionInfo? { stream?.tlsInfo }
+
+    private var stream: IOStream?
+    private var session: HTTP2Session?
+    private var queue = Deque<Pending>()
+    private var open: [Int32: Pending] = [:]
+    private var nextHandle: Int64 = 0
+    private var lastActivity = MonotonicClock.now
+    private var connectTimer: LoopTimer?
+    private var keepAliveTimer: LoopTimer?
+    private var pingDeadline: Double?
+    private var closeError: IOError?
+
+    /// A connection that will reach `configuration.host:port` once ``connect()`` is called.
+    public init(loop: EventLoop, configuration: Configuration) {
+        self.loop = loop
+        self.configuration = configuration
+    }
+
+    /// Streams open now.
+    public var openStreamCount: Int { open.count }
+    /// Requests waiting for a free stream.
+    public var queuedCount: Int { queue.count }
+    /// How many streams may be open at once now: the server's limit capped by ours.
+    public var streamLimit: Int {
+        guard let session else { return 0 }
+        return min(session.remoteMaxConcurrentStreams, configuration.maxConcurrentStreams)
+    }
+
+    /// Starts connecting; failures arrive as `didCloseWith`.
+    public func connect() {
+        precondition(loop.inEventLoop)
+        guard state == .idle else { return }
+        state = .connecting
+        let timer = LoopTimer(loop: loop) { [unowned self] in
+            if self.state == .connecting { self.fail(IOError(.timeout, "no HTTP/2 connection within \(self.configuration.connectTimeout) s")) }
+        }
+        timer.schedule(after: configuration.connectTimeout)
+        connectTimer = timer
+        do {
+            stream = try IOStream.connect(on: loop, host: configuration.host, port: configuration.port,
+                                          tls: configuration.tls, serverName: configuration.serverName, delegate: self)
+        } catch let error as IOError {
+            fail(error)
+        } catch {
+            fail(IOError(.tls, "\(error)"))
+        }
+    }
+
+    /// Sends `request` as soon as a stream is free; `completion` runs on the loop thread exactly once.
+    /// Returns a handle for ``cancel(_:)``.
+    @discardableResult
+    public func send(_ request: HTTP2Request, completion: @escaping (HTTP2Result) -> Void) -> Int64 {
+        precondition(loop.inEventLoop)
+        nextHandle += 1
+        let pending = Pending(handle: nextHandle, request: request, completion: completion)
+        switch state {
+        case .draining, .closed:
+            completion(.failure(.notProcessed("connection is \(state)")))
+        case .idle:
+            queue.append(pending)
+            connect()
+        case .connecting, .ready:
+            queue.append(pending)
+            pump()
+        }
+        return pending.handle
+    }
+
+    /// Cancels a request still waiting for a stream (it ends `.cancelled`); one already written is left alone.
+    /// Returns true when it was removed.
+    @discardableResult
+    public func cancel(_ handle: Int64) -> Bool {
+        guard let pending = queue.remove(where: { $0.handle == handle }) else { return false }
+        pending.completion(.failure(.cancelled))
+        return true
+    }
+
+    /// Resets an open stream (CANCEL); its request ends `.outcomeUnknown`.
+    public func reset(_ handle: Int64) {
+        guard let (streamID, _) = open.first(where: { $0.value.handle == handle }) else { return }
+        session?.resetStream(streamID, errorCode: HTTP2ErrorCode.cancel)
+        flush()
+    }
+
+    /// Sends a PING now; the keep-alive timer watches for its answer.
+    public func ping() {
+        guard let session, state == .ready || state == .draining else { return }
+        try? session.submitPing()
+        pingDeadline = MonotonicClock.now + configuration.pingTimeout
+        flush()
+    }
+
+    /// Stops taking requests: queued ones end `.notProcessed`, open ones finish, then GOAWAY and close.
+    public func close() {
+        guard state != .closed else { return }
+        for pending in queue.removeAll() { pending.completion(.failure(.notProcessed("connection closing"))) }
+        if state == .idle || state == .connecting {
+            finish(error: nil)
+            return
+        }
+        state = .draining
+        closeIfDrained()
+    }
+
+    /// Drops the connection now: open requests end `.outcomeUnknown`, queued ones `.notProcessed`.
+    public func abort(_ reason: String = "connection aborted") {
+        fail(IOError(.broken, reason))
+    }
+
+    // MARK: internals
+
+    final class Pending {
+        let handle: Int64
+        let request: HTTP2Request
+        let completion: (HTTP2Result) -> Void
+        var status = 0
+        var headers: [(name: String, value: String)] = []
+        var body: [UInt8] = []
+        init(handle: Int64, request: HTTP2Request, completion: @escaping (HTTP2Result) -> Void) {
+            self.handle = handle
+            self.request = request
+            self.completion = completion
+        }
+    }
+
+    func pump() {
+        guard state == .ready, let session, let stream else { return }
+        let limit = streamLimit
+        var submitted = false
+        while open.count < limit, stream.pendingOutputBytes < configuration.outputHighWater, let pending = queue.popFirst() {
+            do {
+                let streamID = try session.submitRequest(headers: pending.request.headerBlock,
+                                                         body: pending.request.body.isEmpty ? nil : pending.request.body)
+                open[streamID] = pending
+                submitted = true
+            } catch {
+                pending.completion(.failure(.notProcessed("\(error)")))
+            }
+        }
+        if submitted { flush() }
+    }
+
+    func flush() {
+        guard let session, let stream else { return }
+        do {
+            try session.drainOutput { stream.write($0) }
+        } catch {
+            fail(IOError(.broken, "\(error)"))
+        }
+    }
+
+    // Hooks for the event extension (same type, another file).
+    func installSession(_ session: HTTP2Session) { self.session = session }
+    var currentSession: HTTP2Session? { session }
+    func noteActivity() { lastActivity = MonotonicClock.now }
+    func openRequest(_ streamID: Int32) -> Pending? { open[streamID] }
+    func takeOpenRequest(_ streamID: Int32) -> Pending? { open.removeValue(forKey: streamID) }
+    func clearPingDeadline() { pingDeadline = nil }
+    func markReady() { becomeReady() }
+
+    func afterStreamClosed() {
+        if state == .draining {
+            closeIfDrained()
+        } else {
+            pump()
+            delegate?.connectionHasCapacity(self)
+        }
+    }
+
+    func goAwayReceived() {
+        guard state != .closed else { return }
+        state = .draining
+        for pending in queue.removeAll() { pending.completion(.failure(.notProcessed("server sent GOAWAY"))) }
+    }
+
+    private func becomeReady() {
+        guard state == .connecting else { return }
+        state = .ready
+        connectTimer?.cancel()
+        connectTimer = nil
+        startKeepAlive()
+        delegate?.connectionDidBecomeReady(self)
+        pump()
+    }
+
+    private func startKeepAlive() {
+        guard configuration.pingInterval != nil || configuration.idleTimeout != nil else { return }
+        let period = min(configuration.pingInterval ?? .infinity, configuration.idleTimeout ?? .infinity, configuration.pingTimeout)
+        let timer = LoopTimer(loop: loop, repeating: true) { [unowned self] in self.keepAliveTick() }
+        timer.schedule(after: max(period / 2, 0.05))
+        keepAliveTimer = timer
+    }
+
+    private func keepAliveTick() {
+        let now = MonotonicClock.now
+        if let deadline = pingDeadline, now >= deadline {
+            fail(IOError(.timeout, "keep-alive PING not answered within \(configuration.pingTimeout) s"))
+            return
+        }
+        let idle = now - lastActivity
+        if open.isEmpty, queue.isEmpty, let idleTimeout = configuration.idleTimeout, idle >= idleTimeout, state == .ready {
+            close()
+            return
+        }
+        if pingDeadline == nil, let interval = configuration.pingInterval, idle >= interval {
+            ping()
+        }
+    }
+
+    func closeIfDrained() {
+        guard state == .draining, open.isEmpty else { return }
+        if let session {
+            try? session.submitGoAway(errorCode: HTTP2ErrorCode.noError, lastStreamID: 0, debugData: [])
+            flush()
+        }
+        finish(error: nil)
+    }
+
+    func fail(_ error: IOError) {
+        guard state != .closed else { return }
+        closeError = error
+        stream?.abort()
+        finish(error: error)
+    }
+
+    private func finish(error: IOError?) {
+        guard state != .closed else { return }
+        state = .closed
+        connectTimer?.cancel()
+        keepAliveTimer?.cancel()
+        connectTimer = nil
+        keepAliveTimer = nil
+        stream?.close()
+        stream = nil
+        let reason = error?.description ?? "connection closed"
+        let lost = open
+        open.removeAll()
+        for pending in queue.removeAll() { pending.completion(.failure(.notProcessed(reason))) }
+        for (_, pending) in lost.sorted(by: { $0.key < $1.key }) { pending.completion(.failure(.outcomeUnknown(reason))) }
+        // The session may be mid-callback (this can run inside `receive`): free it on a later turn.
+        let retired = RetiredSession(session)
+        session = nil
+        loop.execute { retired.release() }
+        delegate?.connection(self, didCloseWith: error)
+    }
+}
+
+/// Keeps a closed session alive until the loop's next turn. `@unchecked Sendable`: it is created and
+/// released on the same loop thread.
+final class RetiredSession: @unchecked Sendable {
+    private var session: HTTP2Session?
+    init(_ session: HTTP2Session?) { self.session = session }
+    func release() { session = nil }
+}
+
+/// A monotonic clock in seconds, for timeouts.
+enum MonotonicClock {
+    static var now: Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    }
+}

@@ -1,0 +1,78 @@
+/// One HTTP/2 request a client sends.
+public struct HTTP2Request: Sendable {
+    /// `:method`.
+    public var method: String
+    /// `:scheme`.
+    public var scheme: String
+    /// `:authority`.
+    public var authority: String
+    /// `:path`.
+    public var path: String
+    /// Regular header fields (lowercase names), in order.
+    public var headers: [(name: String, value: String)]
+    /// The body; empty for none.
+    public var body: [UInt8]
+
+    /// A request with the given parts.
+    public init(method: String = "POST", scheme: String = "https", authority: String, path: String,
+                headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+        self.method = method
+        self.scheme = scheme
+        self.authority = authority
+        self.path = path
+        self.headers = headers
+        self.body = body
+    }
+
+    var headerBlock: HeaderBlock {
+        var block = HeaderBlock([(":method", method), (":scheme", scheme), (":authority", authority), (":path", path)])
+        for field in headers { block.append(name: field.name, value: field.value) }
+        return block
+    }
+}
+
+/// One HTTP/2 response a client received.
+public struct HTTP2Response: Sendable {
+    /// `:status`.
+    public var status: Int
+    /// Regular header fields as received.
+    public var headers: [(name: String, value: String)]
+    /// The body.
+    public var body: [UInt8]
+
+    /// A response with the given parts.
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// The first value of header `name` (lowercase).
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name == name }?.value
+    }
+}
+
+/// Why a client request ended without a response.
+public enum HTTP2ClientFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The server never processed it (queued locally, above a GOAWAY's last stream id, or REFUSED_STREAM):
+    /// sending it again cannot duplicate it.
+    case notProcessed(String)
+    /// The stream was open when the connection broke or the stream was reset: the server may or may not
+    /// have acted on it.
+    case outcomeUnknown(String)
+    /// The caller cancelled it before it was written.
+    case cancelled
+
+    /// One human line.
+    public var description: String {
+        switch self {
+        case .notProcessed(let why): "not processed: \(why)"
+        case .outcomeUnknown(let why): "outcome unknown: \(why)"
+        case .cancelled: "cancelled"
+        }
+    }
+}
+
+/// What a request ends with.
+public typealias HTTP2Result = Result<HTTP2Response, HTTP2ClientFailure>

@@ -1,0 +1,199 @@
+internal import CNGHTTP2
+import PushIO
+import PushTLS
+
+/// The server side of one HTTP/2 connection: parses requests, hands each to a handler, writes answers.
+///
+/// `@unchecked Sendable`: every method must be called on `loop`'s thread.
+public final class HTTP2ServerConnection: @unchecked Sendable {
+    /// The loop it lives on.
+    public let loop: EventLoop
+    /// Serves the requests; held strongly until the connection closes.
+    public var handler: HTTP2ServerHandler?
+    /// TLS details (ALPN, client certificate) once the handshake finished.
+    public var tlsInfo: TLSSessionInfo? { stream?.tlsInfo }
+    /// Streams open right now.
+    public private(set) var openStreamCount = 0
+    /// The most streams ever open at once on this connection.
+    public private(set) var maxObservedOpenStreams = 0
+    /// Requests received whole.
+    public private(set) var requestCount = 0
+    /// Free for the handler: per-connection state (for example an authenticated team).
+    public var userInfo: [String: String] = [:]
+    /// True once closed.
+    public private(set) var isClosed = false
+
+    private var stream: IOStream?
+    private var session: HTTP2Session?
+    private var incoming: [Int32: HTTP2ServerRequest] = [:]
+    private var goingAway = false
+    private var lingerTimer: LoopTimer?
+    private let settings: [(id: Int32, value: UInt32)]
+    private let onClose: (HTTP2ServerConnection) -> Void
+
+    init(stream: IOStream, settings: HTTP2ServerSettings, onClose: @escaping (HTTP2ServerConnection) -> Void) {
+        self.loop = stream.loop
+        self.stream = stream
+        self.settings = settings.entries
+        self.onClose = onClose
+        stream.delegate = self
+    }
+
+    /// Answers stream `streamID`; ignored when the stream is gone (the client reset it).
+    public func respond(to streamID: Int32, status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+        guard let session, !isClosed else { return }
+        do {
+            try session.submitResponse(streamID: streamID, headers: HeaderBlock(status: status, fields: headers),
+                                       body: body.isEmpty ? nil : body)
+        } catch {
+            return
+        }
+        flush()
+    }
+
+    /// Sends new SETTINGS with this MAX_CONCURRENT_STREAMS.
+    public func updateSettings(maxConcurrentStreams: Int) {
+        guard let session, !isClosed else { return }
+        try? session.submitSettings([(Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), UInt32(maxConcurrentStreams))])
+        flush()
+    }
+
+    /// Sends GOAWAY; streams up to `lastStreamID` (default: every stream received so far) still get their
+    /// answers, then the connection closes.
+    public func goAway(errorCode: UInt32 = HTTP2ErrorCode.noError, debugData: [UInt8] = [], lastStreamID: Int32? = nil) {
+        guard let session, !isClosed, !goingAway else { return }
+        goingAway = true
+        try? session.submitGoAway(errorCode: errorCode, lastStreamID: lastStreamID, debugData: debugData)
+        if let lastStreamID {
+            for id in incoming.keys where id > lastStreamID { incoming[id] = nil }
+        }
+        flush()
+        closeIfDone()
+    }
+
+    /// Drops the TCP connection at once (reset), as a crashing server would.
+    public func abort() {
+        stream?.abort()
+        finish()
+    }
+
+    /// Closes after flushing what is queued.
+    public func close() {
+        stream?.close()
+        finish()
+    }
+
+    func flush() {
+        guard let session, let stream else { return }
+        do {
+            try session.drainOutput { stream.write($0) }
+        } catch {
+            abort()
+        }
+    }
+
+    /// After GOAWAY, once every stream is answered, the connection waits for the client to close it
+    /// (up to `lingerSeconds`) instead of closing first: closing a socket with unread client bytes makes
+    /// the kernel send a reset, which can destroy answers the client has not read yet.
+    private func closeIfDone() {
+        guard goingAway, openStreamCount == 0, lingerTimer == nil, !isClosed else { return }
+        let timer = LoopTimer(loop: loop) { [weak self] in self?.close() }
+        timer.schedule(after: lingerSeconds)
+        lingerTimer = timer
+    }
+
+    /// Seconds to wait for the client to close after a GOAWAY.
+    public var lingerSeconds: Double = 2
+
+    private func finish() {
+        guard !isClosed else { return }
+        isClosed = true
+        lingerTimer?.cancel()
+        lingerTimer = nil
+        stream = nil
+        let retired = RetiredSession(session)
+        session = nil
+        loop.execute { retired.release() }
+        handler?.connectionDidClose(self)
+        handler = nil
+        onClose(self)
+    }
+}
+
+extension HTTP2ServerConnection: IOStreamDelegate {
+    public func streamDidConnect(_ stream: IOStream) {
+        do {
+            session = try HTTP2Session(server: true, settings: settings, delegate: self)
+            flush()
+        } catch {
+            abort()
+        }
+    }
+
+    public func stream(_ stream: IOStream, didRead bytes: UnsafeRawBufferPointer) {
+        guard let session else { return }
+        do {
+            try session.receive(bytes)
+        } catch {
+            try? session.submitGoAway(errorCode: HTTP2ErrorCode.protocolError, lastStreamID: nil, debugData: [])
+            flush()
+            close()
+            return
+        }
+        flush()
+    }
+
+    public func streamDidDrain(_ stream: IOStream) {}
+
+    public func stream(_ stream: IOStream, didCloseWith error: IOError) {
+        self.stream = nil
+        finish()
+    }
+}
+
+extension HTTP2ServerConnection: HTTP2SessionDelegate {
+    func sessionBeganHeaders(streamID: Int32) {
+        incoming[streamID] = HTTP2ServerRequest(streamID: streamID)
+        openStreamCount += 1
+        maxObservedOpenStreams = max(maxObservedOpenStreams, openStreamCount)
+    }
+
+    func sessionReceivedHeader(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+        guard incoming[streamID] != nil else { return }
+        let text = String(decoding: value, as: UTF8.self)
+        if name.first == UInt8(ascii: ":") {
+            switch String(decoding: name, as: UTF8.self) {
+            case ":method": incoming[streamID]!.method = text
+            case ":path": incoming[streamID]!.path = text
+            case ":scheme": incoming[streamID]!.scheme = text
+            case ":authority": incoming[streamID]!.authority = text
+            default: break
+            }
+        } else {
+            incoming[streamID]!.headers.append((String(decoding: name, as: UTF8.self), text))
+        }
+    }
+
+    func sessionEndedHeaders(streamID: Int32, endStream: Bool) {}
+
+    func sessionReceivedData(streamID: Int32, data: UnsafeRawBufferPointer) {
+        guard incoming[streamID] != nil else { return }
+        incoming[streamID]!.body.append(contentsOf: data)
+    }
+
+    func sessionEndedStream(streamID: Int32) {
+        guard let request = incoming.removeValue(forKey: streamID) else { return }
+        requestCount += 1
+        handler?.connection(self, didReceive: request)
+    }
+
+    func sessionClosedStream(streamID: Int32, errorCode: UInt32) {
+        incoming[streamID] = nil
+        openStreamCount = max(0, openStreamCount - 1)
+        closeIfDone()
+    }
+
+    func sessionReceivedGoAway(lastStreamID: Int32, errorCode: UInt32, debugData: [UInt8]) {}
+    func sessionReceivedSettings() {}
+    func sessionReceivedPingAck() {}
+}

@@ -1,0 +1,130 @@
+internal import CEvent
+import Foundation
+import Synchronization
+import PushTLS
+
+/// One thread running a libevent base. Sockets, TLS and HTTP/2 sessions attached to a loop are touched
+/// only from its thread; other threads hand work over with ``execute(_:)``.
+///
+/// `@unchecked Sendable`: the event base is used only on the loop thread, except `event_active` on the
+/// wake-up event, which libevent makes thread-safe once `evthread_use_pthreads` has run.
+public final class EventLoop: @unchecked Sendable {
+    /// A name for logs and the thread.
+    public let name: String
+    let base: OpaquePointer
+    private var wakeEvent: OpaquePointer?
+    private let jobs = Mutex<PendingJobs>(PendingJobs())
+    private let stopped = Mutex<Bool>(false)
+    private let exited = DispatchSemaphore(value: 0)
+    private nonisolated(unsafe) var threadID: pthread_t?
+    private let started = DispatchSemaphore(value: 0)
+    private var dnsBaseHandle: OpaquePointer?
+
+    struct PendingJobs {
+        var queue: [@Sendable () -> Void] = []
+        var wakeRequested = false
+    }
+
+    /// Starts a loop on a new thread; it runs until ``shutdown()``.
+    public init(name: String = "push-io") {
+        LibeventThreading.ensureInitialized()
+        self.name = name
+        guard let base = event_base_new() else { fatalError("event_base_new failed: out of memory") }
+        self.base = base
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        wakeEvent = event_new(base, -1, 0, { _, _, context in
+            Unmanaged<EventLoop>.fromOpaque(context!).takeUnretainedValue().runPendingJobs()
+        }, context)
+        let thread = Thread { [self] in self.run() }
+        thread.name = name
+        thread.stackSize = 4 << 20
+        thread.start()
+        started.wait()
+    }
+
+    deinit {
+        if let wakeEvent { event_free(wakeEvent) }
+        if let dnsBaseHandle { evdns_base_free(dnsBaseHandle, 0) }
+        event_base_free(base)
+    }
+
+    private func run() {
+        threadID = pthread_self()
+        started.signal()
+        event_base_loop(base, EVLOOP_NO_EXIT_ON_EMPTY)
+        runPendingJobs()
+        exited.signal()
+    }
+
+    /// True when called on this loop's thread.
+    public var inEventLoop: Bool {
+        guard let threadID else { return false }
+        return pthread_equal(threadID, pthread_self()) != 0
+    }
+
+    /// Runs `job` on the loop thread soon, in submission order. Safe from any thread.
+    public func execute(_ job: @escaping @Sendable () -> Void) {
+        let needsWake = jobs.withLock { pending -> Bool in
+            pending.queue.append(job)
+            if pending.wakeRequested { return false }
+            pending.wakeRequested = true
+            return true
+        }
+        if needsWake, let wakeEvent { event_active(wakeEvent, 0, 0) }
+    }
+
+    /// Runs `job` right away when already on the loop thread, otherwise hands it over.
+    public func executeOrRun(_ job: @escaping @Sendable () -> Void) {
+        if inEventLoop { job() } else { execute(job) }
+    }
+
+    /// Runs `body` on the loop thread and returns its result to the caller.
+    public func submit<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            execute { continuation.resume(with: Result { try body() }) }
+        }
+    }
+
+    private func runPendingJobs() {
+        let batch = jobs.withLock { pending -> [@Sendable () -> Void] in
+            pending.wakeRequested = false
+            let batch = pending.queue
+            pending.queue.removeAll(keepingCapacity: true)
+            return batch
+        }
+        for job in batch { job() }
+    }
+
+    /// A lazily created asynchronous DNS resolver for this loop (loop thread only).
+    var dnsBase: OpaquePointer? {
+        if dnsBaseHandle == nil { dnsBaseHandle = evdns_base_new(base, Int32(EVDNS_BASE_INITIALIZE_NAMESERVERS)) }
+        return dnsBaseHandle
+    }
+
+    /// Stops the loop after the jobs already queued and waits for its thread to end. Idempotent.
+    public func shutdown() {
+        let first = stopped.withLock { stopped -> Bool in
+            defer { stopped = true }
+            return !stopped
+        }
+        guard first else { return }
+        if inEventLoop {
+            event_base_loopbreak(base)
+            return
+        }
+        execute { [self] in event_base_loopbreak(self.base) }
+        exited.wait()
+    }
+}
+
+/// `evthread_use_pthreads` must run once before any base exists.
+enum LibeventThreading {
+    private static let initialized: Bool = {
+        OpenSSLRuntime.ensureInitialized()
+        evthread_use_pthreads()
+        signal(SIGPIPE, SIG_IGN)
+        return true
+    }()
+
+    static func ensureInitialized() { _ = initialized }
+}

@@ -1,0 +1,117 @@
+import Foundation
+
+/// `OutboxRepository` in memory, with the same rules as the SQLite one (for tests).
+public actor InMemoryOutboxRepository: OutboxRepository {
+    private var rows: [String: OutboxItem] = [:]
+    private var sequence: [String: Int] = [:]
+    private var nextSequence = 0
+    /// The retry schedule used by `complete`.
+    public let retryPolicy: OutboxRetryPolicy
+
+    /// An empty outbox with `retryPolicy`.
+    public init(retryPolicy: OutboxRetryPolicy = .default) {
+        self.retryPolicy = retryPolicy
+    }
+
+    /// See `OutboxRepository.enqueue`.
+    public func enqueue(_ items: [OutboxItem]) throws {
+        var seen = Set<String>(minimumCapacity: items.count)
+        for item in items {
+            try item.validate()
+            guard seen.insert(item.id).inserted, rows[item.id] == nil else { throw PushStoreError.duplicateID(item.id) }
+        }
+        for item in items {
+            var row = item
+            row.state = .queued
+            row.attempts = 0
+            row.lastStatus = nil
+            row.lastReason = nil
+            row.apnsUniqueID = nil
+            row.nextAttemptAt = item.nextAttemptAt.storeNormalized
+            row.createdAt = item.createdAt.storeNormalized
+            row.updatedAt = row.createdAt
+            rows[item.id] = row
+            sequence[item.id] = nextSequence
+            nextSequence += 1
+        }
+    }
+
+    /// See `OutboxRepository.claim`.
+    public func claim(limit: Int, now: Date) -> [OutboxItem] {
+        guard limit > 0 else { return [] }
+        let millis = now.storeMillis
+        let due = rows.values
+            .filter { $0.state == .queued && $0.nextAttemptAt.storeMillis <= millis }
+            .sorted { ($0.nextAttemptAt, sequence[$0.id] ?? 0) < ($1.nextAttemptAt, sequence[$1.id] ?? 0) }
+        var claimed: [OutboxItem] = []
+        for var item in due {
+            if claimed.count == limit { break }
+            item.updatedAt = Date(storeMillis: millis)
+            if item.isExpired(at: now) {
+                item.state = .expired
+                item.lastReason = "Expired"
+            } else {
+                item.state = .inFlight
+                item.attempts += 1
+                claimed.append(item)
+            }
+            rows[item.id] = item
+        }
+        return claimed
+    }
+
+    /// See `OutboxRepository.complete`.
+    @discardableResult
+    public func complete(_ results: [(id: String, result: OutboxResult)], now: Date) -> [String: OutboxState] {
+        let millis = now.storeMillis
+        var states: [String: OutboxState] = [:]
+        for (id, result) in results {
+            guard var item = rows[id], item.state == .inFlight else { continue }
+            let next = OutboxTransition(result, id: id, attempts: item.attempts, policy: retryPolicy, nowMillis: millis)
+            next.apply(to: &item, nowMillis: millis)
+            rows[id] = item
+            states[id] = next.state
+        }
+        return states
+    }
+
+    /// See `OutboxRepository.recoverInFlight`.
+    @discardableResult
+    public func recoverInFlight() -> Int {
+        let ids = rows.values.filter { $0.state == .inFlight }.map(\.id)
+        for id in ids { rows[id]?.state = .queued }
+        return ids.count
+    }
+
+    /// See `OutboxRepository.item(id:)`.
+    public func item(id: String) -> OutboxItem? { rows[id] }
+
+    /// See `OutboxRepository.items(pushID:)`.
+    public func items(pushID: String) -> [OutboxItem] {
+        rows.values.filter { $0.pushID == pushID }.sorted { (sequence[$0.id] ?? 0) < (sequence[$1.id] ?? 0) }
+    }
+
+    /// See `OutboxRepository.counts`.
+    public func counts() -> [OutboxState: Int] {
+        var counts = Dictionary(uniqueKeysWithValues: OutboxState.allCases.map { ($0, 0) })
+        for row in rows.values { counts[row.state, default: 0] += 1 }
+        return counts
+    }
+
+    /// See `OutboxRepository.depth`.
+    public func depth() -> Int {
+        rows.values.filter { $0.state == .queued || $0.state == .inFlight }.count
+    }
+
+    /// See `OutboxRepository.purge(olderThan:)`.
+    @discardableResult
+    public func purge(olderThan date: Date) -> Int {
+        let cutoff = date.storeMillis
+        let ids = rows.values.filter { $0.state.isTerminal && $0.updatedAt.storeMillis < cutoff }.map(\.id)
+        for id in ids {
+            rows[id] = nil
+            sequence[id] = nil
+        }
+        return ids.count
+    }
+}

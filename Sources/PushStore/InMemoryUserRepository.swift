@@ -1,0 +1,22 @@
+import Foundation
+
+/// `UserRepository` in memory, with the same rules as the SQLite one (for tests).
+public actor InMemoryUserRepository: UserRepository {
+    private var users: [String: UserRecord] = [:]
+
+    /// An empty repository.
+    public init() {}
+
+    /// See `UserRepository.put(id:card:now:)`.
+    public func put(id: String, card: ProfileCard, now: Date) throws -> UserRecord {
+        try StoreValidation.userID(id)
+        try card.validate()
+        let now = now.storeNormalized
+        let record = UserRecord(id: id, card: card, createdAt: users[id]?.createdAt ?? now, updatedAt: now)
+        users[id] = record
+        return record
+    }
+
+    /// See `UserRepository.user(id:)`.
+    public func user(id: String) -> UserRecord? { users[id] }
+}

@@ -1,0 +1,47 @@
+import Foundation
+
+/// A throughput probe for `make bench`: enqueue + claim + complete cycles per second on a real store.
+public enum OutboxBenchmark {
+    /// What one run measured.
+    public struct Result: Sendable, CustomStringConvertible {
+        /// Notifications that went through enqueue, claim and complete.
+        public var cycles: Int
+        /// Wall-clock seconds taken.
+        public var seconds: Double
+        /// `cycles / seconds`.
+        public var cyclesPerSecond: Double { seconds > 0 ? Double(cycles) / seconds : 0 }
+        /// One line for the benchmark report.
+        public var description: String {
+            "outbox: \(cycles) enqueue+claim+complete cycles in \(String(format: "%.3f", seconds)) s = "
+                + "\(Int(cyclesPerSecond)) cycles/s"
+        }
+    }
+
+    /// Runs `total` cycles in batches of `batchSize` (one transaction each for enqueue, claim and
+    /// complete) against the database at `path` (a file, to include WAL writes).
+    public static func run(path: String, total: Int = 200_000, batchSize: Int = 1_000) async throws -> Result {
+        let store = try PushStore(path: path)
+        let payload = Array(#"{"aps":{"alert":"Rex wants to meet you","category":"MATE_REQUEST"}}"#.utf8)
+        let token = String(repeating: "ab", count: 32)
+        let now = Date()
+        let clock = ContinuousClock()
+        var done = 0
+        let start = clock.now
+        while done < total {
+            let count = min(batchSize, total - done)
+            let pushID = UUID().uuidString.lowercased()
+            let items = (0..<count).map { _ in
+                OutboxItem(pushID: pushID, token: token, topic: "com.example.sniffmeet", pushType: "alert",
+                           payload: payload, environment: "development", priority: 10, now: now)
+            }
+            try await store.enqueue(items)
+            let claimed = try await store.claim(limit: count, now: now)
+            try await store.complete(claimed.map { ($0.id, .accepted(apnsUniqueID: nil)) }, now: now)
+            done += claimed.count
+            if claimed.isEmpty { break }
+        }
+        let elapsed = clock.now - start
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return Result(cycles: done, seconds: seconds)
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+
+/// One notification to one device token, as kept in the durable outbox.
+public struct OutboxItem: Sendable, Equatable {
+    /// The row id (a lowercase UUID by default).
+    public var id: String
+    /// Groups the rows created by one API call (e.g. one push to 1,000 tokens).
+    public var pushID: String
+    /// The device token (lowercase hex).
+    public var token: String
+    /// The `apns-topic`.
+    public var topic: String
+    /// The `apns-push-type` (e.g. "alert").
+    public var pushType: String
+    /// The `apns-priority` (10, 5, 1), or nil to let APNs choose.
+    public var priority: Int?
+    /// The `apns-expiration` in epoch seconds; 0 means "deliver once or drop"; nil means none.
+    public var expiration: Int?
+    /// The `apns-collapse-id`.
+    public var collapseID: String?
+    /// The `apns-id` to send (APNs generates one when nil).
+    public var apnsID: String?
+    /// The JSON payload bytes.
+    public var payload: [UInt8]
+    /// "production" or "development": which APNs host to use.
+    public var environment: String
+    /// The row's state.
+    public var state: OutboxState
+    /// Send attempts so far (counted when claimed).
+    public var attempts: Int
+    /// When the row may next be claimed.
+    public var nextAttemptAt: Date
+    /// The last HTTP status seen (200 when accepted).
+    public var lastStatus: Int?
+    /// The last APNs reason or transport error.
+    public var lastReason: String?
+    /// The `apns-unique-id` APNs returned (development only).
+    public var apnsUniqueID: String?
+    /// When the row was enqueued.
+    public var createdAt: Date
+    /// When the row last changed.
+    public var updatedAt: Date
+
+    /// A new queued row, due at `now`.
+    public init(id: String = OutboxID.make(), pushID: String, token: String, topic: String,
+                pushType: String, payload: [UInt8], environment: String, priority: Int? = nil,
+                expiration: Int? = nil, collapseID: String? = nil, apnsID: String? = nil, now: Date) {
+        let now = now.storeNormalized
+        self.id = id
+        self.pushID = pushID
+        self.token = token
+        self.topic = topic
+        self.pushType = pushType
+        self.priority = priority
+        self.expiration = expiration
+        self.collapseID = collapseID
+        self.apnsID = apnsID
+        self.payload = payload
+        self.environment = environment
+        self.state = .queued
+        self.attempts = 0
+        self.nextAttemptAt = now
+        self.lastStatus = nil
+        self.lastReason = nil
+        self.apnsUniqueID = nil
+        self.createdAt = now
+        self.updatedAt = now
+    }
+
+    /// Throws `PushStoreError` unless the row can be stored.
+    func validate() throws(PushStoreError) {
+        try StoreValidation.required(id, field: "id", max: 128)
+        try StoreValidation.required(pushID, field: "push_id", max: 128)
+        try StoreValidation.token(token)
+        try StoreValidation.required(topic, field: "topic", max: 255)
+        try StoreValidation.required(pushType, field: "push_type", max: 32)
+        try StoreValidation.environment(environment)
+        try StoreValidation.optional(collapseID, field: "collapse_id", max: 64)
+        try StoreValidation.optional(apnsID, field: "apns_id", max: 64)
+        guard !payload.isEmpty else { throw .invalidField(field: "payload", reason: "must not be empty") }
+    }
+
+    /// Whether the row must end as `expired` instead of being sent at `now`: its expiration passed,
+    /// or it has expiration 0 ("deliver once or drop") and was already tried once.
+    func isExpired(at now: Date) -> Bool {
+        guard let expiration else { return false }
+        if expiration == 0 { return attempts > 0 }
+        // Whole seconds, as in SQL: a row expiring at second E may still go out during second E.
+        return Int64(expiration) < Int64(now.timeIntervalSince1970.rounded(.down))
+    }
+}

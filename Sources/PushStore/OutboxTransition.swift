@@ -1,0 +1,44 @@
+import Foundation
+
+/// What `complete` writes for one in-flight row: shared by both outbox repositories.
+struct OutboxTransition {
+    var state: OutboxState
+    var status: Int?
+    var reason: String?
+    var apnsUniqueID: String?
+    var nextAttemptMillis: Int64?
+
+    /// The transition for `result` of row `id` after `attempts` sends, at `nowMillis`.
+    init(_ result: OutboxResult, id: String, attempts: Int, policy: OutboxRetryPolicy, nowMillis: Int64) {
+        switch result {
+        case .accepted(let uniqueID):
+            self.state = .accepted
+            self.status = 200
+            self.apnsUniqueID = uniqueID
+        case .rejected(let status, let reason):
+            self.state = .rejected
+            self.status = status
+            self.reason = reason
+        case .retry(let status, let reason):
+            self.status = status
+            self.reason = reason
+            if attempts >= policy.maxAttempts {
+                self.state = .failed
+            } else {
+                self.state = .queued
+                let delay = policy.delay(afterAttempt: attempts, id: id)
+                self.nextAttemptMillis = nowMillis + Int64((delay * 1_000).rounded())
+            }
+        }
+    }
+
+    /// Applies the transition to an in-memory copy of the row.
+    func apply(to item: inout OutboxItem, nowMillis: Int64) {
+        item.state = state
+        item.lastStatus = status
+        item.lastReason = reason
+        if let apnsUniqueID { item.apnsUniqueID = apnsUniqueID }
+        if let nextAttemptMillis { item.nextAttemptAt = Date(storeMillis: nextAttemptMillis) }
+        item.updatedAt = Date(storeMillis: nowMillis)
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+
+/// A user's profile card, shown to the peer on a mate request and carried inside the push payload.
+///
+/// Encoded as JSON with snake_case keys (`name`, `dog_name`, `breed`, `age`, `bio`, `image_url`).
+/// The encoded card is capped at `maxEncodedBytes` (2 KB) so it fits with room to spare in a
+/// 4 KB APNs payload next to the `aps` dictionary and the drop id.
+public struct ProfileCard: Codable, Sendable, Equatable {
+    /// The owner's display name (1–50 characters).
+    public var name: String
+    /// The dog's name (1–50 characters).
+    public var dogName: String
+    /// The dog's breed (up to 50 characters).
+    public var breed: String?
+    /// The dog's age in years (0–40).
+    public var age: Int?
+    /// A short bio (up to 300 characters).
+    public var bio: String?
+    /// An http(s) URL of the profile image (up to 512 bytes).
+    public var imageURL: String?
+
+    /// The largest encoded card the store accepts, in bytes.
+    public static let maxEncodedBytes = 2_048
+
+    /// Creates a card; call `validate()` (the store does) before trusting it.
+    public init(name: String, dogName: String, breed: String? = nil, age: Int? = nil,
+                bio: String? = nil, imageURL: String? = nil) {
+        self.name = name
+        self.dogName = dogName
+        self.breed = breed
+        self.age = age
+        self.bio = bio
+        self.imageURL = imageURL
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case name, breed, age, bio
+        case dogName = "dog_name"
+        case imageURL = "image_url"
+    }
+
+    /// Throws `PushStoreError` if a field breaks its limit or the encoded card exceeds `maxEncodedBytes`.
+    public func validate() throws(PushStoreError) {
+        try Self.check(name, "name", required: true, maxCharacters: 50)
+        try Self.check(dogName, "dog_name", required: true, maxCharacters: 50)
+        try Self.check(breed, "breed", required: false, maxCharacters: 50)
+        try Self.check(bio, "bio", required: false, maxCharacters: 300)
+        if let age, !(0...40).contains(age) {
+            throw .invalidField(field: "age", reason: "must be 0-40")
+        }
+        if let imageURL {
+            try StoreValidation.optional(imageURL, field: "image_url", max: 512)
+            guard imageURL.hasPrefix("https://") || imageURL.hasPrefix("http://") else {
+                throw .invalidField(field: "image_url", reason: "must be an http(s) URL")
+            }
+        }
+        let size = encodedJSON().utf8.count
+        guard size <= Self.maxEncodedBytes else { throw .profileTooLarge(bytes: size, limit: Self.maxEncodedBytes) }
+    }
+
+    private static func check(_ value: String?, _ field: String, required: Bool,
+                              maxCharacters: Int) throws(PushStoreError) {
+        guard let value, !value.isEmpty else {
+            if required { throw .invalidField(field: field, reason: "must not be empty") }
+            return
+        }
+        guard value.count <= maxCharacters else {
+            throw .invalidField(field: field, reason: "longer than \(maxCharacters) characters")
+        }
+    }
+
+    /// The card as compact JSON with sorted keys (what the store keeps).
+    public func encodedJSON() -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Encoding plain strings and integers cannot fail.
+        let data = (try? encoder.encode(self)) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Decodes a card from the JSON text the store keeps.
+    public static func decode(json: String) throws -> ProfileCard {
+        try JSONDecoder().decode(ProfileCard.self, from: Data(json.utf8))
+    }
+}

@@ -1,0 +1,53 @@
+/// Input rules both twins enforce before writing anything.
+enum StoreValidation {
+    /// Environments a device or outbox row may name.
+    static let environments: Set<String> = ["production", "development"]
+
+    static func userID(_ id: String) throws(PushStoreError) {
+        let utf8 = id.utf8
+        guard (1...64).contains(utf8.count), utf8.allSatisfy(isUserIDByte) else {
+            throw .invalidUserID(id)
+        }
+    }
+
+    private static func isUserIDByte(_ b: UInt8) -> Bool {
+        switch b {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "-"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// Device tokens: even-length lowercase hex, 64–200 characters (callers normalise case first).
+    static func token(_ token: String) throws(PushStoreError) {
+        let utf8 = token.utf8
+        guard (64...200).contains(utf8.count) else {
+            throw .invalidToken("must be 64-200 hex characters, got \(utf8.count)")
+        }
+        guard utf8.count % 2 == 0 else { throw .invalidToken("must have an even number of hex characters") }
+        guard utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else {
+            throw .invalidToken("must be lowercase hex (0-9, a-f)")
+        }
+    }
+
+    static func environment(_ environment: String) throws(PushStoreError) {
+        guard environments.contains(environment) else {
+            throw .invalidField(field: "environment", reason: "must be production or development, got \"\(environment.prefix(40))\"")
+        }
+    }
+
+    /// A required string field: non-empty, at most `max` UTF-8 bytes.
+    static func required(_ value: String, field: String, max: Int = 255) throws(PushStoreError) {
+        guard !value.isEmpty else { throw .invalidField(field: field, reason: "must not be empty") }
+        try optional(value, field: field, max: max)
+    }
+
+    /// An optional string field: at most `max` UTF-8 bytes.
+    static func optional(_ value: String?, field: String, max: Int) throws(PushStoreError) {
+        if let value, value.utf8.count > max {
+            throw .invalidField(field: field, reason: "longer than \(max) bytes")
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import APNSCore
+import Foundation
+import ProfileDrop
+import PushStore
+
+/// A `MatchService` over the in-memory twins, with users, devices and a manual clock.
+struct DropFixture {
+    let clock = ManualClock()
+    let drops = InMemoryDropRepository()
+    let mateRequests: InMemoryMateRequestRepository
+    let users = InMemoryUserRepository()
+    let devices = InMemoryDeviceRepository()
+    let outbox = InMemoryOutboxRepository()
+    let service: MatchService
+    static let topic = "com.example.sniffmeet"
+
+    init(condition: DropCondition = .default) {
+        mateRequests = InMemoryMateRequestRepository(drops: drops)
+        service = MatchService(drops: drops, mateRequests: mateRequests, users: users,
+                               notifier: OutboxMateRequestNotifier(devices: devices, outbox: outbox),
+                               condition: condition, clock: clock.closure)
+    }
+
+    /// A 64-hex-character token unique to (user, device).
+    static func token(user: Int, device: Int) -> String {
+        let hex = String(user * 16 + device, radix: 16)
+        return String(repeating: "0", count: 64 - hex.count) + hex
+    }
+
+    static func card(_ id: String) -> ProfileCard {
+        ProfileCard(name: "Owner \(id)", dogName: "Dog \(id)", breed: "Jindo", age: 3)
+    }
+
+    /// Stores user "u<n>" with a card and `deviceCount` active devices; returns the id.
+    @discardableResult
+    func addUser(_ number: Int, devices deviceCount: Int = 2) async throws -> String {
+        let id = "u\(number)"
+        _ = try await users.put(id: id, card: Self.card(id), now: clock.now)
+        for device in 0..<deviceCount {
+            _ = try await devices.register(token: Self.token(user: number, device: device), topic: Self.topic,
+                                           userID: id, environment: "development", now: clock.now)
+        }
+        return id
+    }
+
+    /// Every queued outbox row (claims them, so call once, at the end).
+    func queuedPushes() async -> [OutboxItem] {
+        await outbox.claim(limit: 1_000_000, now: clock.now.addingTimeInterval(3_600))
+    }
+
+    /// A close, straight-ahead report.
+    func report(_ user: String, _ peer: String) async throws -> DropReport {
+        try await service.report(userID: user, peerID: peer, distance: 0.1, direction: SIMD3(0, 0, -1))
+    }
+}
+
+extension DropReport {
+    /// The drop of a pending or matched report.
+    var drop: DropRecord? {
+        switch self {
+        case .pending(let drop), .matched(let drop, _): return drop
+        case .busy, .conditionNotMet: return nil
+        }
+    }
+
+    var isMatched: Bool { if case .matched = self { return true } else { return false } }
+    var isPending: Bool { if case .pending = self { return true } else { return false } }
+    var isBusy: Bool { self == .busy }
+}
+
+extension OutboxItem {
+    /// The parsed payload.
+    var json: JSONValue { (try? JSONValue.parse(payload)) ?? .null }
+    /// `aps.category`.
+    var category: String? { json["aps"]?["category"]?.stringValue }
+}

@@ -1,0 +1,22 @@
+import Foundation
+import Synchronization
+
+/// A clock tests move by hand, so expiry is tested without waiting.
+final class ManualClock: Sendable {
+    private let current: Mutex<Date>
+
+    init(_ start: Date = Date(timeIntervalSince1970: 1_700_000_000)) {
+        current = Mutex(start)
+    }
+
+    /// The current time.
+    var now: Date { current.withLock { $0 } }
+
+    /// Moves the clock forward by `seconds`.
+    func advance(_ seconds: TimeInterval) {
+        current.withLock { $0 = $0.addingTimeInterval(seconds) }
+    }
+
+    /// The closure `MatchService` takes.
+    var closure: @Sendable () -> Date { { self.now } }
+}

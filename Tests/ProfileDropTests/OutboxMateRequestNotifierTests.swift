@@ -1,0 +1,68 @@
+import APNSCore
+import Foundation
+import ProfileDrop
+import PushStore
+import Testing
+
+@Suite("OutboxMateRequestNotifier")
+struct OutboxMateRequestNotifierTests {
+    let now = Date(timeIntervalSince1970: 1_700_000_000)
+
+    func notice(_ id: String = "d1.peer") -> MateRequestNotice {
+        MateRequestNotice(request: MateRequestRecord(id: id, dropID: "d1", senderID: "u1", recipientID: "u2",
+                                                     createdAt: now),
+                          senderCard: ProfileCard(name: "Jimin", dogName: "Bori", breed: "Maltese", age: 4,
+                                                  imageURL: "https://example.com/bori.jpg"))
+    }
+
+    @Test("one alert row per active alert-capable device; invalidated and PushKit devices are skipped")
+    func skipsDevices() async throws {
+        let devices = InMemoryDeviceRepository(), outbox = InMemoryOutboxRepository()
+        let live = DropFixture.token(user: 2, device: 0), dead = DropFixture.token(user: 2, device: 1)
+        let voip = DropFixture.token(user: 2, device: 2)
+        _ = try await devices.register(token: live, topic: "app", userID: "u2", environment: "production", now: now)
+        _ = try await devices.register(token: dead, topic: "app", userID: "u2", environment: "production", now: now)
+        _ = try await devices.register(token: voip, topic: "app.voip", userID: "u2", environment: "production", now: now)
+        #expect(await devices.invalidate(token: dead, topic: "app", reason: "Unregistered", at: now.addingTimeInterval(1)))
+
+        let notifier = OutboxMateRequestNotifier(devices: devices, outbox: outbox)
+        try await notifier.notifyMateRequests([notice()], at: now)
+        try await notifier.notifyMateRequests([notice()], at: now)  // idempotent per request id
+        let rows = await outbox.items(pushID: "d1.peer")
+        #expect(rows.map(\.token) == [live])
+        let row = try #require(rows.first)
+        #expect(row.pushType == "alert" && row.priority == 10 && row.collapseID == "d1" && row.topic == "app")
+        #expect(row.environment == "production")
+        let json = try JSONValue.parse(row.payload)
+        #expect(json["aps"]?["category"]?.stringValue == "MATE_REQUEST")
+        #expect(json["aps"]?["alert"]?["body"]?.stringValue == "Jimin and Bori want to walk together")
+        #expect(json["mate_request"] == [
+            "id": "d1.peer", "drop_id": "d1",
+            "from": ["user_id": "u1", "card": ["name": "Jimin", "dog_name": "Bori", "breed": "Maltese", "age": 4,
+                                               "image_url": "https://example.com/bori.jpg"]],
+        ])
+    }
+
+    @Test("with a topic, only devices of that topic are pushed")
+    func topicFilter() async throws {
+        let devices = InMemoryDeviceRepository(), outbox = InMemoryOutboxRepository()
+        _ = try await devices.register(token: DropFixture.token(user: 2, device: 0), topic: "app", userID: "u2",
+                                       environment: "production", now: now)
+        _ = try await devices.register(token: DropFixture.token(user: 2, device: 1), topic: "other", userID: "u2",
+                                       environment: "production", now: now)
+        try await OutboxMateRequestNotifier(devices: devices, outbox: outbox, topic: "app")
+            .notifyMateRequests([notice()], at: now)
+        #expect(await outbox.items(pushID: "d1.peer").map(\.topic) == ["app"])
+    }
+
+    @Test("a payload with the largest card the store accepts fits in 4 KB")
+    func payloadSize() throws {
+        var big = notice()
+        big.senderCard = ProfileCard(name: String(repeating: "가", count: 50), dogName: String(repeating: "나", count: 50),
+                                     breed: String(repeating: "다", count: 50), age: 40,
+                                     bio: String(repeating: "\"", count: 300),
+                                     imageURL: "https://" + String(repeating: "x", count: 500))
+        let size = MateRequestPayload.request(big).byteCount
+        #expect(size <= PushType.alert.maxPayloadBytes)
+    }
+}

@@ -1,0 +1,42 @@
+import PushHTTP2
+
+/// Answers every request with 200, echoing the body and reporting the client certificate's UID.
+/// With `deferred`, answers on the loop's next turn so streams stay open for a while.
+final class EchoHandler: HTTP2ServerHandler {
+    let deferred: Bool
+    init(deferred: Bool = false) { self.deferred = deferred }
+
+    func connection(_ connection: HTTP2ServerConnection, didReceive request: HTTP2ServerRequest) {
+        var headers = [(name: "x-path", value: request.path), (name: "x-method", value: request.method)]
+        if let uid = connection.tlsInfo?.peerCertificate?.subjectUID { headers.append(("x-client-uid", uid)) }
+        let fields = headers
+        let streamID = request.streamID
+        let body = request.body
+        if deferred {
+            connection.loop.execute { [unowned connection] in
+                connection.respond(to: streamID, status: 200, headers: fields, body: body)
+            }
+        } else {
+            connection.respond(to: streamID, status: 200, headers: headers, body: body)
+        }
+    }
+
+    func connectionDidClose(_ connection: HTTP2ServerConnection) {}
+}
+
+/// Records a client connection's life events.
+final class ConnectionEvents: HTTP2ClientConnectionDelegate, @unchecked Sendable {
+    var goAways: [(lastStreamID: Int32, errorCode: UInt32, debugData: [UInt8])] = []
+    var closeErrors: [String] = []
+
+    func connectionDidBecomeReady(_ connection: HTTP2ClientConnection) {}
+    func connection(_ connection: HTTP2ClientConnection, didReceiveGoAway lastStreamID: Int32, errorCode: UInt32, debugData: [UInt8]) {
+        goAways.append((lastStreamID, errorCode, debugData))
+    }
+    func connectionHasCapacity(_ connection: HTTP2ClientConnection) {}
+    func connection(_ connection: HTTP2ClientConnection, didCloseWith error: IOError?) {
+        closeErrors.append(error?.description ?? "orderly")
+    }
+}
+
+import PushIO

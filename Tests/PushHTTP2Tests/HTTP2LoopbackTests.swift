@@ -1,0 +1,129 @@
+import Foundation
+import Testing
+import PushHTTP2
+import PushIO
+import PushTLS
+
+/// Our client against our server, over TLS with ALPN h2.
+@Suite("HTTP/2 client and server over TLS")
+struct HTTP2LoopbackTests {
+    let loop = EventLoop(name: "test-loop")
+
+    func makeServer(requireClientCertificate: Bool = false, deferred: Bool = false,
+                    settings: HTTP2ServerSettings = HTTP2ServerSettings()) throws -> HTTP2Server {
+        let tls = try Credentials.shared.serverContext(requireClientCertificate: requireClientCertificate)
+        return try HTTP2Server(loop: loop, tls: tls, settings: settings) { _ in EchoHandler(deferred: deferred) }
+    }
+
+    func makeClient(port: Int, tls: TLSContext, serverName: String? = nil, delegate: ConnectionEvents? = nil) -> HTTP2ClientConnection {
+        var configuration = HTTP2ClientConnection.Configuration(host: "127.0.0.1", port: port, tls: tls, serverName: serverName)
+        configuration.connectTimeout = 5
+        let connection = HTTP2ClientConnection(loop: loop, configuration: configuration)
+        connection.delegate = delegate
+        return connection
+    }
+
+    func request(_ path: String = "/echo", body: [UInt8] = Array("hello".utf8)) -> HTTP2Request {
+        HTTP2Request(authority: "localhost", path: path, headers: [("content-type", "application/json")], body: body)
+    }
+
+    @Test("mutual TLS: the server sees the client certificate and echoes the body")
+    func mutualTLS() async throws {
+        let server = try makeServer(requireClientCertificate: true)
+        defer { server.stop(graceful: false) }
+        let client = makeClient(port: server.port, tls: try Credentials.shared.clientContext(withIdentity: true))
+        let result = await send(client, request(body: Array("ping".utf8)))
+        let response = try result.get()
+        #expect(response.status == 200)
+        #expect(response.body == Array("ping".utf8))
+        #expect(response.header("x-client-uid") == "com.example.sniffmeet")
+        #expect(response.header("x-path") == "/echo")
+        let alpn = try await onLoop(loop) { client.tlsInfo?.alpn }
+        #expect(alpn == "h2")
+    }
+
+    @Test("a server that requires client certificates refuses a client without one")
+    func refusesClientWithoutCertificate() async throws {
+        let server = try makeServer(requireClientCertificate: true)
+        defer { server.stop(graceful: false) }
+        let client = makeClient(port: server.port, tls: try Credentials.shared.clientContext(withIdentity: false))
+        let result = await send(client, request())
+        guard case .failure = result else {
+            Issue.record("request without a client certificate succeeded")
+            return
+        }
+    }
+
+    @Test("the client refuses a server certificate from an untrusted CA")
+    func refusesUntrustedServer() async throws {
+        let server = try makeServer()
+        defer { server.stop(graceful: false) }
+        let other = try TestCertificateAuthority(commonName: "Somebody Else's CA")
+        let events = ConnectionEvents()
+        let client = makeClient(port: server.port, tls: try Credentials.shared.clientContext(trust: .caPEM(other.certificatePEM)),
+                                delegate: events)
+        let result = await send(client, request())
+        #expect(throws: HTTP2ClientFailure.self) { try result.get() }
+        let errors = try await onLoop(loop) { events.closeErrors }
+        #expect(errors.first?.contains("tls") == true)
+    }
+
+    @Test("the client refuses a certificate issued for another host")
+    func refusesWrongHost() async throws {
+        let server = try makeServer()
+        defer { server.stop(graceful: false) }
+        let events = ConnectionEvents()
+        let client = makeClient(port: server.port, tls: try Credentials.shared.clientContext(), serverName: "api.push.apple.com",
+                                delegate: events)
+        let result = await send(client, request())
+        #expect(throws: HTTP2ClientFailure.self) { try result.get() }
+        let errors = try await onLoop(loop) { events.closeErrors }
+        #expect(errors.first?.contains("tls") == true)
+    }
+
+    @Test("never more streams open than the server allows; every request answered")
+    func honoursMaxConcurrentStreams() async throws {
+        var settings = HTTP2ServerSettings()
+        settings.maxConcurrentStreams = 10
+        let server = try makeServer(deferred: true, settings: settings)
+        defer { server.stop(graceful: false) }
+        let client = makeClient(port: server.port, tls: try Credentials.shared.clientContext())
+        let results = await sendAll(client, (0..<1000).map { request("/n/\($0)") })
+        #expect(results.allSatisfy { (try? $0.get().status) == 200 })
+        let observed = try await onLoop(loop) { server.openConnections.map(\.maxObservedOpenStreams).max() ?? 0 }
+        #expect(observed <= 10)
+        #expect(observed >= 2)
+    }
+
+    @Test("a 256 KB body crosses the 64 KB flow-control window")
+    func flowControl() async throws {
+        let server = try makeServer()
+        defer { server.stop(graceful: false) }
+        let client = makeClient(port: server.port, tls: try Credentials.shared.clientContext())
+        let body = (0..<(256 * 1024)).map { UInt8($0 % 251) }
+        let response = try await send(client, request(body: body)).get()
+        #expect(response.body == body)
+    }
+
+    @Test("GOAWAY reaches the client with its debug data; later requests are not processed")
+    func goAway() async throws {
+        let server = try makeServer()
+        defer { server.stop(graceful: false) }
+        let events = ConnectionEvents()
+        let client = makeClient(port: server.port, tls: try Credentials.shared.clientContext(), delegate: events)
+        _ = try await send(client, request()).get()
+        let debug = Array(#"{"reason":"Shutdown"}"#.utf8)
+        try await onLoop(loop) { for connection in server.openConnections { connection.goAway(debugData: debug) } }
+        // The GOAWAY may still be in flight: a request sent now either fails as not processed or, if it
+        // raced ahead of the GOAWAY, is answered. Either way nothing is lost.
+        let late = await send(client, request())
+        if case .failure(let failure) = late {
+            guard case .notProcessed = failure else {
+                Issue.record("unexpected failure \(failure)")
+                return
+            }
+        }
+        let goAways = try await onLoop(loop) { events.goAways }
+        if let first = goAways.first { #expect(first.debugData == debug) }
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+@testable import PushStore
+
+/// Which twin a shared test runs against.
+enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case sqlite, memory
+    var testDescription: String { rawValue }
+}
+
+/// One set of repositories of one kind; `store` is set for the SQLite kind.
+struct Repositories {
+    var users: any UserRepository
+    var devices: any DeviceRepository
+    var outbox: any OutboxRepository
+    var drops: any DropRepository
+    var mates: any MateRequestRepository
+    var store: PushStore?
+}
+
+extension StoreKind {
+    func make(retryPolicy: OutboxRetryPolicy = .default) throws -> Repositories {
+        switch self {
+        case .sqlite:
+            let store = try PushStore(path: ":memory:", retryPolicy: retryPolicy)
+            return Repositories(users: SQLiteUserRepository(store: store), devices: SQLiteDeviceRepository(store: store),
+                                outbox: SQLiteOutboxRepository(store: store), drops: SQLiteDropRepository(store: store),
+                                mates: SQLiteMateRequestRepository(store: store), store: store)
+        case .memory:
+            let drops = InMemoryDropRepository()
+            return Repositories(users: InMemoryUserRepository(), devices: InMemoryDeviceRepository(),
+                                outbox: InMemoryOutboxRepository(retryPolicy: retryPolicy), drops: drops,
+                                mates: InMemoryMateRequestRepository(drops: drops), store: nil)
+        }
+    }
+}
+
+/// A fixed instant all tests count from.
+let t0 = Date(timeIntervalSince1970: 1_700_000_000)
+
+/// `t0` plus `seconds`.
+func at(_ seconds: Double) -> Date { t0.addingTimeInterval(seconds) }
+
+/// A valid, distinct 64-character lowercase hex token.
+func token(_ n: Int) -> String { String(repeating: "0", count: 48) + String(format: "%016x", n) }
+
+let topic = "com.example.sniffmeet"
+
+func card(_ name: String = "Ana") -> ProfileCard {
+    ProfileCard(name: name, dogName: "Rex", breed: "Beagle", age: 3, bio: "Loves the park",
+                imageURL: "https://example.com/rex.jpg")
+}
+
+func outboxItem(_ id: String, push: String = "push-1", token n: Int = 1, expiration: Int? = nil,
+                now: Date = t0) -> OutboxItem {
+    OutboxItem(id: id, pushID: push, token: token(n), topic: topic, pushType: "alert",
+               payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8), environment: "development",
+               priority: 10, expiration: expiration, collapseID: nil, apnsID: nil, now: now)
+}

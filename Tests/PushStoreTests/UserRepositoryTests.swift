@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+@testable import PushStore
+
+@Suite("UserRepository (both twins)")
+struct UserRepositoryTests {
+    @Test(arguments: StoreKind.allCases)
+    func putThenGetKeepsCreatedAt(kind: StoreKind) async throws {
+        let repos = try kind.make()
+        let first = try await repos.users.put(id: "ana.b-1_x", card: card(), now: at(0))
+        #expect(first.createdAt == t0 && first.updatedAt == t0)
+        let second = try await repos.users.put(id: "ana.b-1_x", card: card("Ana B"), now: at(5))
+        #expect(second.createdAt == t0)
+        #expect(second.updatedAt == at(5))
+        let loaded = try #require(try await repos.users.user(id: "ana.b-1_x"))
+        #expect(loaded == second)
+        #expect(loaded.card.name == "Ana B")
+        #expect(try await repos.users.user(id: "nobody") == nil)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func badUserIDAndOversizedCardWriteNothing(kind: StoreKind) async throws {
+        let repos = try kind.make()
+        for bad in ["", String(repeating: "a", count: 65), "ana b", "ana/1", "é"] {
+            await #expect(throws: PushStoreError.invalidUserID(bad)) {
+                _ = try await repos.users.put(id: bad, card: card(), now: t0)
+            }
+        }
+        var big = card()
+        big.bio = String(repeating: "x", count: 301)
+        await #expect(throws: PushStoreError.invalidField(field: "bio", reason: "longer than 300 characters")) {
+            _ = try await repos.users.put(id: "ana", card: big, now: t0)
+        }
+        #expect(try await repos.users.user(id: "ana") == nil)
+        if let store = repos.store { #expect(try await store.rowCount("users") == 0) }
+    }
+
+    @Test func cardLimitsAndEncodedSize() throws {
+        #expect(throws: Never.self) { try card().validate() }
+        var empty = card()
+        empty.name = ""
+        #expect(throws: PushStoreError.invalidField(field: "name", reason: "must not be empty")) { try empty.validate() }
+        var oldDog = card()
+        oldDog.age = 41
+        #expect(throws: PushStoreError.self) { try oldDog.validate() }
+        var badURL = card()
+        badURL.imageURL = "ftp://x"
+        #expect(throws: PushStoreError.self) { try badURL.validate() }
+        // Within every character limit, yet over the byte limit: a family emoji is one character, 18 bytes.
+        let wide = ProfileCard(name: "Ana", dogName: "Rex", bio: String(repeating: "👨‍👩‍👧", count: 120))
+        #expect {
+            try wide.validate()
+        } throws: { error in
+            guard case PushStoreError.profileTooLarge(let bytes, let limit) = error else { return false }
+            return bytes > limit && limit == ProfileCard.maxEncodedBytes
+        }
+        let json = card().encodedJSON()
+        #expect(json.contains("\"dog_name\":\"Rex\"") && json.contains("\"image_url\":\"https://example.com/rex.jpg\""))
+        #expect(try ProfileCard.decode(json: json) == card())
+    }
+}
