@@ -6,3 +6,19 @@ final class DispatchSemaphoreBox: Sendable {
     func signal() { semaphore.signal() }
     func wait() { semaphore.wait() }
 }
+
+import PushIO
+
+extension EventLoop {
+    /// Runs `work` on the loop thread and blocks the calling thread until it is done (runs it directly
+    /// when already on the loop).
+    func runAndWait(_ work: @escaping @Sendable () -> Void) {
+        if inEventLoop {
+            work()
+            return
+        }
+        let done = DispatchSemaphoreBox()
+        execute { work(); done.signal() }
+        done.wait()
+    }
+}

@@ -55,13 +55,7 @@ public final class HTTP2Server: @unchecked Sendable {
                 try IOListener(loop: loop, host: host, port: port, tls: tls) { [unowned self] stream in self.accept(stream) }
             }
         }
-        if loop.inEventLoop {
-            work()
-        } else {
-            let done = DispatchSemaphoreBox()
-            loop.execute { work(); done.signal() }
-            done.wait()
-        }
+        loop.runAndWait(work)
         listener = try box.result!.get()
         self.port = listener!.port
     }
@@ -90,13 +84,7 @@ public final class HTTP2Server: @unchecked Sendable {
             }
             if !graceful { self.connections.removeAll() }
         }
-        if loop.inEventLoop {
-            work()
-        } else {
-            let done = DispatchSemaphoreBox()
-            loop.execute { work(); done.signal() }
-            done.wait()
-        }
+        loop.runAndWait(work)
     }
 }
 

@@ -85,38 +85,33 @@ final class HTTP2Session {
 
     /// Opens a client stream; returns its id.
     func submitRequest(headers: HeaderBlock, body: [UInt8]?) throws -> Int32 {
-        let streamID: Int32
-        if let body, !body.isEmpty {
-            let outgoing = OutgoingBody(body)
-            var provider = nghttp2_data_provider(
-                source: nghttp2_data_source(ptr: Unmanaged.passUnretained(outgoing).toOpaque()),
-                read_callback: http2ReadBody)
-            streamID = headers.withEntries { nghttp2_submit_request(session, nil, $0, $1, &provider, nil) }
-            if streamID > 0 { bodies[streamID] = outgoing }
-        } else {
-            streamID = headers.withEntries { nghttp2_submit_request(session, nil, $0, $1, nil, nil) }
+        let outgoing = body.flatMap { $0.isEmpty ? nil : OutgoingBody($0) }
+        let streamID = withProvider(outgoing) { provider in
+            headers.withEntries { nghttp2_submit_request(session, nil, $0, $1, provider, nil) }
         }
         if streamID < 0 {
             throw HTTP2Error(function: "nghttp2_submit_request", code: Int(streamID), message: Self.text(Int(streamID)))
         }
+        if let outgoing { bodies[streamID] = outgoing }
         return streamID
     }
 
     /// Answers a server stream.
     func submitResponse(streamID: Int32, headers: HeaderBlock, body: [UInt8]?) throws {
-        let result: Int32
-        if let body, !body.isEmpty {
-            let outgoing = OutgoingBody(body)
-            var provider = nghttp2_data_provider(
-                source: nghttp2_data_source(ptr: Unmanaged.passUnretained(outgoing).toOpaque()),
-                read_callback: http2ReadBody)
-            bodies[streamID] = outgoing
-            result = headers.withEntries { nghttp2_submit_response(session, streamID, $0, $1, &provider) }
-            if result != 0 { bodies[streamID] = nil }
-        } else {
-            result = headers.withEntries { nghttp2_submit_response(session, streamID, $0, $1, nil) }
+        let outgoing = body.flatMap { $0.isEmpty ? nil : OutgoingBody($0) }
+        let result = withProvider(outgoing) { provider in
+            headers.withEntries { nghttp2_submit_response(session, streamID, $0, $1, provider) }
         }
         try checkNGHTTP2(result, "nghttp2_submit_response")
+        if let outgoing { bodies[streamID] = outgoing }
+    }
+
+    /// Calls `body` with a data provider reading `outgoing`, or nil for a message without a body.
+    private func withProvider<R>(_ outgoing: OutgoingBody?, _ body: (UnsafeMutablePointer<nghttp2_data_provider>?) -> R) -> R {
+        guard let outgoing else { return body(nil) }
+        var provider = nghttp2_data_provider(
+            source: nghttp2_data_source(ptr: Unmanaged.passUnretained(outgoing).toOpaque()), read_callback: http2ReadBody)
+        return body(&provider)
     }
 
     /// Resets a stream with `errorCode`.
