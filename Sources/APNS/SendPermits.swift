@@ -1,4 +1,4 @@
-import Synchronization
+import PushIO
 
 /// A counting semaphore for async callers: `acquire` waits while every permit is taken.
 final class SendPermits: Sendable {
@@ -8,9 +8,9 @@ final class SendPermits: Sendable {
         var nextID: UInt64 = 0
     }
 
-    private let state: Mutex<State>
+    private let state: PThreadLock<State>
 
-    init(_ count: Int) { state = Mutex(State(available: max(1, count))) }
+    init(_ count: Int) { state = PThreadLock(State(available: max(1, count))) }
 
     /// Takes a permit, waiting for one if needed; false when the task was cancelled while waiting.
     func acquire() async -> Bool {

@@ -1,6 +1,5 @@
 internal import CEvent
 import Foundation
-import Synchronization
 import PushTLS
 
 /// One thread running a libevent base. Sockets, TLS and HTTP/2 sessions attached to a loop are touched
@@ -13,8 +12,8 @@ public final class EventLoop: @unchecked Sendable {
     public let name: String
     let base: OpaquePointer
     private var wakeEvent: OpaquePointer?
-    private let jobs = Mutex<PendingJobs>(PendingJobs())
-    private let stopped = Mutex<Bool>(false)
+    private let jobs = PThreadLock(PendingJobs())
+    private let stopped = PThreadLock(false)
     private let exited = DispatchSemaphore(value: 0)
     private nonisolated(unsafe) var threadID: pthread_t?
     private let started = DispatchSemaphore(value: 0)
