@@ -56,6 +56,7 @@ let package = Package(
         .testTarget(name: "PushStoreTests", dependencies: ["PushStore", "pushstore-crash-writer"], swiftSettings: strict),
         .testTarget(name: "APNSCoreTests", dependencies: ["APNSCore"], swiftSettings: strict),
         .testTarget(name: "ProfileDropTests", dependencies: ["ProfileDrop", "PushStore", "APNSCore"], swiftSettings: strict),
+        .testTarget(name: "PushServiceTests", dependencies: ["PushService", "APNSMock", "APNS", "APNSCore", "PushStore", "ProfileDrop", "PushTLS"], swiftSettings: strict),
         .testTarget(name: "APNSMockTests", dependencies: ["APNSMock", "APNSCore", "PushHTTP2", "PushIO", "PushTLS"], swiftSettings: strict),
     ]
 )

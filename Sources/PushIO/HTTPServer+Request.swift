@@ -1,0 +1,87 @@
+internal import CEvent
+
+extension HTTPServer {
+    /// Copies method, path, query, headers and body out of an `evhttp_request` (loop thread only).
+    static func makeRequest(_ request: OpaquePointer) -> HTTPServerRequest {
+        var path = "/"
+        var query: [(name: String, value: String)] = []
+        if let uri = evhttp_request_get_evhttp_uri(request) {
+            if let rawPath = evhttp_uri_get_path(uri), rawPath.pointee != 0 { path = String(cString: rawPath) }
+            if let rawQuery = evhttp_uri_get_query(uri) { query = parseQuery(String(cString: rawQuery)) }
+        }
+        var headers: [(name: String, value: String)] = []
+        if let input = evhttp_request_get_input_headers(request) {
+            var entry = input.pointee.tqh_first
+            while let current = entry {
+                if let key = current.pointee.key, let value = current.pointee.value {
+                    headers.append((String(cString: key), String(cString: value)))
+                }
+                entry = current.pointee.next.tqe_next
+            }
+        }
+        var body: [UInt8] = []
+        if let buffer = evhttp_request_get_input_buffer(request) {
+            let length = evbuffer_get_length(buffer)
+            if length > 0 {
+                body = [UInt8](unsafeUninitializedCapacity: length) { raw, count in
+                    count = Int(evbuffer_copyout(buffer, raw.baseAddress, length))
+                    if count < 0 { count = 0 }
+                }
+            }
+        }
+        return HTTPServerRequest(method: methodName(evhttp_request_get_command(request)), path: path,
+                                 query: query, headers: headers, body: body)
+    }
+
+    private static func methodName(_ command: evhttp_cmd_type) -> String {
+        switch command {
+        case EVHTTP_REQ_GET: "GET"
+        case EVHTTP_REQ_POST: "POST"
+        case EVHTTP_REQ_PUT: "PUT"
+        case EVHTTP_REQ_DELETE: "DELETE"
+        case EVHTTP_REQ_HEAD: "HEAD"
+        case EVHTTP_REQ_PATCH: "PATCH"
+        case EVHTTP_REQ_OPTIONS: "OPTIONS"
+        default: "UNKNOWN"
+        }
+    }
+
+    /// Splits `a=1&b=x%20y` into decoded pairs (`+` counts as a space).
+    static func parseQuery(_ text: String) -> [(name: String, value: String)] {
+        text.split(separator: "&", omittingEmptySubsequences: true).map { part in
+            let pieces = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = percentDecode(pieces[0])
+            let value = pieces.count > 1 ? percentDecode(pieces[1]) : ""
+            return (name, value)
+        }
+    }
+
+    /// Decodes `%XX` escapes and `+`; malformed escapes are kept as written.
+    static func percentDecode(_ text: Substring) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        var iterator = Array(text.utf8)[...]
+        while let byte = iterator.popFirst() {
+            if byte == UInt8(ascii: "+") {
+                bytes.append(UInt8(ascii: " "))
+            } else if byte == UInt8(ascii: "%"), iterator.count >= 2,
+                      let high = hexValue(iterator[iterator.startIndex]),
+                      let low = hexValue(iterator[iterator.startIndex + 1]) {
+                bytes.append(high << 4 | low)
+                iterator = iterator.dropFirst(2)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,151 @@
+internal import CEvent
+import Foundation
+
+/// An HTTP/1.1 server on libevent's evhttp, bound to one event loop: keep-alive, a body size limit and
+/// read/write timeouts come from evhttp. Each request goes to `handler` on the loop thread with a
+/// responder that may answer later from any thread.
+///
+/// `@unchecked Sendable`: the evhttp handle is used only on `loop`'s thread; `port` and `host` are
+/// immutable after `init`, and `isClosed` is written and read only on the loop thread.
+public final class HTTPServer: @unchecked Sendable {
+    /// Receives each request on the loop thread; must answer it exactly once through the responder.
+    public typealias Handler = @Sendable (HTTPServerRequest, HTTPResponder) -> Void
+
+    /// The loop the server runs on.
+    public let loop: EventLoop
+    /// The bound address.
+    public let host: String
+    /// The bound port (the chosen one when 0 was asked for).
+    public private(set) var port: Int = 0
+    let handler: Handler
+    private var http: OpaquePointer?
+    private(set) var isClosed = false
+
+    /// Binds `host:port` (0 picks a free port) and starts serving on `loop`.
+    /// Bodies over `maxBodyBytes` get 413; idle connections close after `timeoutSeconds`.
+    public init(loop: EventLoop, host: String = "127.0.0.1", port: Int, maxBodyBytes: Int = 1 << 20,
+                timeoutSeconds: Int = 30, handler: @escaping Handler) throws {
+        self.loop = loop
+        self.host = host
+        self.handler = handler
+        let box = UnsafeSendableBox(self)
+        let bound: Int = try loop.submitSync { try box.value.bind(port: port, maxBodyBytes: maxBodyBytes,
+                                                                  timeoutSeconds: timeoutSeconds) }
+        self.port = bound
+    }
+
+    deinit {
+        if let http { evhttp_free(http) }
+    }
+
+    private func bind(port: Int, maxBodyBytes: Int, timeoutSeconds: Int) throws -> Int {
+        guard let http = evhttp_new(loop.base) else { throw IOError(.bind, "evhttp_new failed") }
+        evhttp_set_max_body_size(http, maxBodyBytes)
+        evhttp_set_timeout(http, Int32(timeoutSeconds))
+        let methods = EVHTTP_REQ_GET.rawValue | EVHTTP_REQ_POST.rawValue | EVHTTP_REQ_PUT.rawValue
+            | EVHTTP_REQ_DELETE.rawValue | EVHTTP_REQ_HEAD.rawValue | EVHTTP_REQ_PATCH.rawValue
+            | EVHTTP_REQ_OPTIONS.rawValue
+        evhttp_set_allowed_methods(http, UInt16(methods))
+        evhttp_set_gencb(http, { request, context in
+            guard let request, let context else { return }
+            Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().dispatch(request)
+        }, Unmanaged.passUnretained(self).toOpaque())
+        guard let socket = evhttp_bind_socket_with_handle(http, host, UInt16(clamping: port)) else {
+            evhttp_free(http)
+            throw IOError(.bind, "cannot listen on \(host):\(port)")
+        }
+        let fd = evhttp_bound_socket_get_fd(socket)
+        // Linux copies TCP_NODELAY from the listening socket to every accepted one.
+        _ = push_set_nodelay(fd)
+        self.http = http
+        return Self.localPort(of: fd)
+    }
+
+    private static func localPort(of fd: Int32) -> Int {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let ok = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard ok == 0 else { return 0 }
+        switch Int32(storage.ss_family) {
+        case AF_INET:
+            return withUnsafePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
+            }
+        case AF_INET6:
+            return withUnsafePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin6_port)) }
+            }
+        default:
+            return 0
+        }
+    }
+
+    private func dispatch(_ request: OpaquePointer) {
+        handler(Self.makeRequest(request), HTTPResponder(request: request, server: self))
+    }
+
+    /// Stops listening and drops every open connection (unanswered requests are not answered).
+    /// Safe from any thread; waits for the loop unless called on it.
+    public func close() {
+        let box = UnsafeSendableBox(self)
+        let work: @Sendable () -> Void = {
+            let server = box.value
+            guard !server.isClosed else { return }
+            server.isClosed = true
+            if let http = server.http { evhttp_free(http) }
+            server.http = nil
+        }
+        if loop.inEventLoop { work() } else { try? loop.submitSync(work) }
+    }
+
+    /// The standard reason phrase for `status`.
+    static func reasonPhrase(_ status: Int) -> String {
+        switch status {
+        case 200: "OK"
+        case 201: "Created"
+        case 202: "Accepted"
+        case 204: "No Content"
+        case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 405: "Method Not Allowed"
+        case 409: "Conflict"
+        case 413: "Payload Too Large"
+        case 415: "Unsupported Media Type"
+        case 422: "Unprocessable Content"
+        case 429: "Too Many Requests"
+        case 500: "Internal Server Error"
+        case 503: "Service Unavailable"
+        default: "Status"
+        }
+    }
+}
+
+/// Carries a loop-confined value across a `@Sendable` boundary to its own loop.
+struct UnsafeSendableBox<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
+}
+
+extension EventLoop {
+    /// Runs `body` on the loop thread and blocks the caller until it is done (never call on the loop).
+    func submitSync<T>(_ body: @escaping @Sendable () throws -> T) throws -> T {
+        if inEventLoop { return try body() }
+        let done = DispatchSemaphore(value: 0)
+        let result = ResultBox<T>()
+        execute {
+            result.value = Result { try body() }
+            done.signal()
+        }
+        done.wait()
+        return try result.value!.get()
+    }
+}
+
+/// A slot written on the loop thread before a semaphore signal and read after the wait.
+private final class ResultBox<T>: @unchecked Sendable {
+    var value: Result<T, any Error>?
+}

@@ -1,0 +1,220 @@
+import APNSCore
+import Foundation
+import PushStore
+
+/// Drains the outbox into the APNs senders with bounded concurrency and applies the outcomes.
+///
+/// Claims due rows (marking them in flight) while fewer than `maxInFlight` are out, sends each through the
+/// sender of its environment, and writes outcomes back in batches: accepted; rejected (invalidating the
+/// device by Apple's rules); 429/500/503 and transport failures go back to the queue with backoff. Rows left
+/// in flight by a crash are put back by `PushStore` when it opens, so nothing is lost across restarts.
+public actor OutboxWorker {
+    private let outbox: any OutboxRepository
+    private let store: PushStore
+    private let senders: PushSenders
+    private let metrics: ServiceMetrics
+    private let logger: ServiceLogger
+    private let waiters: PushWaiters
+    private let maxInFlight: Int
+    private let claimBatch: Int
+    private let signal = WakeSignal()
+
+    private var inFlight = 0
+    private var stopping = false
+    private var completed: [Completion] = []
+    private var flushing = false
+    private var runTask: Task<Void, Never>?
+    private var tickTask: Task<Void, Never>?
+    private var idleWaiters: [CheckedContinuation<Void, Never>] = []
+
+    struct Completion {
+        var item: OutboxItem
+        var result: OutboxResult
+        var rejection: APNSRejection?
+    }
+
+    init(outbox: any OutboxRepository, store: PushStore, senders: PushSenders, metrics: ServiceMetrics,
+         logger: ServiceLogger, waiters: PushWaiters, maxInFlight: Int, claimBatch: Int) {
+        self.outbox = outbox
+        self.store = store
+        self.senders = senders
+        self.metrics = metrics
+        self.logger = logger
+        self.waiters = waiters
+        self.maxInFlight = max(1, maxInFlight)
+        self.claimBatch = max(1, claimBatch)
+    }
+
+    /// Wakes the worker: new rows may be due. Safe from any thread, never blocks.
+    public nonisolated func wake() {
+        signal.signal()
+    }
+
+    /// Starts draining; `tickSeconds` is how often due retries are looked for when nothing else wakes it.
+    func start(tickSeconds: Double) {
+        guard runTask == nil else { return }
+        runTask = Task { await self.run() }
+        let signal = self.signal
+        tickTask = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(tickSeconds))
+                signal.signal()
+            }
+        }
+    }
+
+    /// Stops claiming and waits until in-flight sends finished or `deadline` seconds passed.
+    func stop(deadline: Double) async {
+        stopping = true
+        tickTask?.cancel()
+        signal.signal()
+        await runTask?.value
+        if inFlight > 0 || flushing {
+            let timer = Task { [weak self] in
+                try? await Task.sleep(for: .seconds(deadline))
+                await self?.releaseIdleWaiters()
+            }
+            await withCheckedContinuation { idleWaiters.append($0) }
+            timer.cancel()
+        }
+    }
+
+    private func releaseIdleWaiters() {
+        let waiting = idleWaiters
+        idleWaiters = []
+        for waiter in waiting { waiter.resume() }
+    }
+
+    private func run() async {
+        while !stopping {
+            let room = maxInFlight - inFlight
+            if room > 0 {
+                do {
+                    let items = try await outbox.claim(limit: min(room, claimBatch), now: Date())
+                    if !items.isEmpty {
+                        launch(items)
+                        continue
+                    }
+                } catch {
+                    logger.error("outbox.claim_failed", [("error", "\(error)")])
+                }
+            }
+            await signal.wait()
+        }
+    }
+
+    private func launch(_ items: [OutboxItem]) {
+        inFlight += items.count
+        metrics.setInFlight(inFlight)
+        for item in items {
+            let sender = senders.sender(for: item.environment)
+            Task {
+                let completion = await Self.send(item, with: sender, metrics: metrics)
+                self.finished(completion)
+            }
+        }
+    }
+
+    private static func send(_ item: OutboxItem, with sender: any PushSender, metrics: ServiceMetrics) async -> Completion {
+        let notification: APNSNotification
+        do {
+            notification = try makeNotification(item)
+        } catch {
+            return Completion(item: item, result: .rejected(status: 400, reason: "BadDeviceToken"), rejection: nil)
+        }
+        let started = ContinuousClock.now
+        do {
+            let outcome = try await sender.send(notification)
+            metrics.recordSend(seconds: seconds(since: started), environment: item.environment, transportFailure: false)
+            switch outcome {
+            case .accepted(_, let uniqueID):
+                return Completion(item: item, result: .accepted(apnsUniqueID: uniqueID), rejection: nil)
+            case .rejected(let rejection):
+                let result: OutboxResult = rejection.reason.isRetryable
+                    ? .retry(status: rejection.status, reason: rejection.reason.rawValue)
+                    : .rejected(status: rejection.status, reason: rejection.reason.rawValue)
+                return Completion(item: item, result: result, rejection: rejection)
+            }
+        } catch {
+            metrics.recordSend(seconds: seconds(since: started), environment: item.environment, transportFailure: true)
+            return Completion(item: item, result: .retry(status: nil, reason: "TransportError"), rejection: nil)
+        }
+    }
+
+    private static func seconds(since start: ContinuousClock.Instant) -> Double {
+        let elapsed = ContinuousClock.now - start
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
+    /// The APNs request for an outbox row.
+    static func makeNotification(_ item: OutboxItem) throws -> APNSNotification {
+        APNSNotification(token: try DeviceToken(item.token), topic: item.topic, pushType: PushType(rawValue: item.pushType),
+                         priority: item.priority.flatMap(Priority.init(rawValue:)),
+                         expiration: item.expiration.map { APNSExpiration.at(epochSeconds: Int64($0)) } ?? .none,
+                         collapseID: item.collapseID, apnsID: item.apnsID, payload: item.payload)
+    }
+
+    private func finished(_ completion: Completion) {
+        completed.append(completion)
+        guard !flushing else { return }
+        flushing = true
+        Task { await self.flush() }
+    }
+
+    private func flush() async {
+        while !completed.isEmpty {
+            let batch = completed
+            completed = []
+            var states: [String: OutboxState] = [:]
+            do {
+                states = try await outbox.complete(batch.map { ($0.item.id, $0.result) }, now: Date())
+            } catch {
+                logger.error("outbox.complete_failed", [("error", "\(error)"), ("rows", "\(batch.count)")])
+            }
+            for completion in batch {
+                await account(completion, state: states[completion.item.id])
+            }
+            inFlight -= batch.count
+            metrics.setInFlight(inFlight)
+            if !(await waiters.isEmpty) { await waiters.completed(states) }
+            signal.signal()
+        }
+        flushing = false
+        if inFlight == 0 { releaseIdleWaiters() }
+    }
+
+    private func account(_ completion: Completion, state: OutboxState?) async {
+        let item = completion.item
+        switch completion.result {
+        case .accepted:
+            metrics.recordPush(outcome: "accepted", reason: "")
+            logger.debug("push.accepted", [("id", item.id), ("push_id", item.pushID)])
+        case .rejected(let status, let reason):
+            metrics.recordPush(outcome: "rejected", reason: reason)
+            logger.info("push.rejected", [("id", item.id), ("push_id", item.pushID), ("status", "\(status)"),
+                                          ("reason", reason)])
+            if let rejection = completion.rejection, rejection.reason.invalidatesToken {
+                await invalidate(item, rejection: rejection)
+            }
+        case .retry(let status, let reason):
+            let outcome = state == .failed ? "failed" : "retry"
+            metrics.recordPush(outcome: outcome, reason: reason)
+            logger.log(outcome == "failed" ? .warning : .debug, "push.\(outcome)",
+                       [("id", item.id), ("status", status.map(String.init) ?? "-"), ("reason", reason),
+                        ("attempts", "\(item.attempts)")])
+        }
+    }
+
+    private func invalidate(_ item: OutboxItem, rejection: APNSRejection) async {
+        do {
+            let changed = try await store.invalidateDevice(token: item.token, topic: item.topic,
+                                                           reason: rejection.reason.rawValue,
+                                                           at: rejection.timestamp ?? Date())
+            if changed {
+                logger.info("device.invalidated", [("topic", item.topic), ("reason", rejection.reason.rawValue)])
+            }
+        } catch {
+            logger.error("device.invalidate_failed", [("error", "\(error)")])
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import APNSCore
+import Foundation
+import PushIO
+import PushStore
+
+extension PushAPI {
+    /// `POST /v1/devices`: registers (or re-registers) a device token for a user (201).
+    func registerDevice(_ request: APIRequest) async throws -> HTTPServerResponse {
+        let body = try request.jsonBody()
+        try body.checkKnown(["token", "user_id", "topic", "environment"])
+        let token = try Self.deviceToken(try body.requiredString("token", maxBytes: 400), field: "token")
+        let userID = try body.requiredString("user_id", maxBytes: 64)
+        guard let topic = try body.string("topic", maxBytes: 255) ?? configuration.topic, !topic.isEmpty else {
+            throw APIError.invalidField("topic", "is required (no default topic is configured)")
+        }
+        let environment = try body.requiredString("environment")
+        guard environment == "production" || environment == "development" else {
+            throw APIError.invalidField("environment", "must be \"production\" or \"development\"")
+        }
+        let device = try await store.registerDevice(token: token, topic: topic, userID: userID,
+                                                    environment: environment, now: Date())
+        return .json(status: 201, RecordJSON.device(device))
+    }
+
+    /// `DELETE /v1/devices/{token}`: removes every registration of the token (204, or 404).
+    func removeDevice(_ request: APIRequest) async throws -> HTTPServerResponse {
+        let token = try Self.deviceToken(request.parameter("token"), field: "token")
+        guard try await store.removeDevice(token: token) > 0 else {
+            throw APIError.notFound("unknown_device", "no device with this token")
+        }
+        return .empty(status: 204)
+    }
+
+    /// `GET /v1/users/{id}/devices`: every registration of the user, invalidated ones included.
+    func listDevices(_ request: APIRequest) async throws -> HTTPServerResponse {
+        let devices = try await store.devices(forUser: request.parameter("id"), includeInvalidated: true)
+        return .json(status: 200, ["devices": .array(devices.map(RecordJSON.device))])
+    }
+
+    /// The normalized (lowercase hex) form of a token, or 400.
+    static func deviceToken(_ text: String, field: String) throws(APIError) -> String {
+        do {
+            return try DeviceToken(text).hex
+        } catch {
+            throw APIError.invalidField(field, "not a device token (\(error.message))")
+        }
+    }
+}

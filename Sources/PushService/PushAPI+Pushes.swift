@@ -1,0 +1,90 @@
+import APNSCore
+import Foundation
+import PushIO
+import PushStore
+
+extension PushAPI {
+    /// `POST /v1/pushes`: validates, writes one outbox row per device (durably) and answers 202 with the ids;
+    /// with `?wait=true`, 200 with each notification's outcome once all are final or the wait timed out.
+    func createPush(_ request: APIRequest) async throws -> HTTPServerResponse {
+        let push = try PushRequest(try request.jsonBody())
+        let wait = try request.queryFlag("wait")
+        let targets = try await resolveTargets(push)
+        let pushID = OutboxID.make()
+        let now = Date()
+        let items = targets.map { target in
+            OutboxItem(pushID: pushID, token: target.token, topic: target.topic, pushType: push.pushType.rawValue,
+                       payload: push.payload, environment: target.environment, priority: push.priority?.rawValue,
+                       expiration: push.expiration, collapseID: push.collapseID, apnsID: APNSID.generate(), now: now)
+        }
+        let waitID = wait ? await waiters.register(rowIDs: items.map(\.id)) : nil
+        do {
+            try await writer.enqueue(items)
+        } catch {
+            if let waitID { await waiters.finish(waitID) }
+            throw error
+        }
+        metrics.recordEnqueued(items.count)
+        logger.info("push.enqueued", [("push_id", pushID), ("notifications", "\(items.count)"),
+                                      ("push_type", push.pushType.rawValue)])
+        if let waitID {
+            await waiters.wait(waitID, timeout: configuration.waitTimeoutSeconds)
+            let rows = try await outbox.items(pushID: pushID)
+            return .json(status: 200, Self.pushJSON(pushID: pushID, rows: rows))
+        }
+        let notifications: [JSONValue] = items.map { .object(["id": .string($0.id), "token": .string($0.token)]) }
+        return .json(status: 202, ["push_id": .string(pushID), "notifications": .array(notifications)])
+    }
+
+    /// `GET /v1/pushes/{id}`: every notification of the push with its state, reason and apns-id.
+    func getPush(_ request: APIRequest) async throws -> HTTPServerResponse {
+        let pushID = request.parameter("id")
+        let rows = try await outbox.items(pushID: pushID)
+        guard !rows.isEmpty else { throw APIError.notFound("unknown_push", "no push \(pushID.prefix(128))") }
+        return .json(status: 200, Self.pushJSON(pushID: pushID, rows: rows))
+    }
+
+    static func pushJSON(pushID: String, rows: [OutboxItem]) -> JSONValue {
+        var counts: [String: JSONValue] = [:]
+        for row in rows { counts[row.state.rawValue] = .int((counts[row.state.rawValue]?.int64Value ?? 0) + 1) }
+        return ["push_id": .string(pushID), "complete": .bool(rows.allSatisfy { $0.state.isTerminal }),
+                "counts": .object(counts), "notifications": .array(rows.map(RecordJSON.notification))]
+    }
+
+    private struct Target {
+        var token: String
+        var topic: String
+        var environment: String
+    }
+
+    private func resolveTargets(_ push: PushRequest) async throws -> [Target] {
+        switch push.target {
+        case .tokens(let tokens):
+            guard let topic = push.topic ?? configuration.topic else {
+                throw APIError.invalidField("topic", "is required (no default topic is configured)")
+            }
+            try push.validate(topic: topic)
+            var targets: [Target] = []
+            targets.reserveCapacity(tokens.count)
+            for token in tokens {
+                var environment = push.environment
+                if environment == nil { environment = try await store.device(token: token, topic: topic)?.environment }
+                targets.append(Target(token: token, topic: topic, environment: environment ?? "production"))
+            }
+            return targets
+        case .user(let userID):
+            let suffixes = PushType.all.compactMap(\.topicSuffix)
+            let devices = try await store.devices(forUser: userID).filter { device in
+                if let environment = push.environment, device.environment != environment { return false }
+                if let topic = push.topic { return device.topic == topic }
+                if let suffix = push.pushType.topicSuffix { return device.topic.hasSuffix(suffix) }
+                return !suffixes.contains { device.topic.hasSuffix($0) }
+            }
+            guard !devices.isEmpty else {
+                throw APIError(status: 422, code: "no_devices", message: "user \(userID) has no active device for this push")
+            }
+            for topic in Set(devices.map(\.topic)) { try push.validate(topic: topic) }
+            return devices.map { Target(token: $0.token, topic: $0.topic, environment: $0.environment) }
+        }
+    }
+}

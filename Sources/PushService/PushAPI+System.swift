@@ -1,0 +1,32 @@
+import APNSCore
+import Foundation
+import PushIO
+import PushStore
+
+extension PushAPI {
+    /// `GET /healthz`: database and APNs state; 503 when the database does not answer.
+    func health(_ request: APIRequest) async throws -> HTTPServerResponse {
+        var databaseOK = true
+        var databaseState: JSONValue = "ok"
+        do {
+            _ = try await store.schemaVersion()
+        } catch {
+            databaseOK = false
+            databaseState = .string("error: \(error)")
+        }
+        let apns: JSONValue = ["production": .string(metrics.apnsHealth("production").rawValue),
+                               "development": .string(metrics.apnsHealth("development").rawValue)]
+        let degraded = !databaseOK || [metrics.apnsHealth("production"), metrics.apnsHealth("development")].contains(.unreachable)
+        let status = databaseOK ? (degraded ? "degraded" : "ok") : "unavailable"
+        return .json(status: databaseOK ? 200 : 503, ["status": .string(status), "database": databaseState, "apns": apns])
+    }
+
+    /// `GET /metrics`: Prometheus text.
+    func metricsText(_ request: APIRequest) async throws -> HTTPServerResponse {
+        let counts = try await outbox.counts()
+        let dropMetrics = await match.metrics
+        let text = metrics.prometheusText(outboxCounts: Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) }),
+                                          extra: dropMetrics.prometheusText())
+        return HTTPServerResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: Array(text.utf8))
+    }
+}

@@ -1,0 +1,27 @@
+import APNSCore
+import Foundation
+import PushIO
+import PushStore
+
+extension PushAPI {
+    /// `PUT /v1/users/{id}`: creates or replaces the user's profile card (201 new, 200 replaced).
+    func putUser(_ request: APIRequest) async throws -> HTTPServerResponse {
+        let id = request.parameter("id")
+        let body = try request.jsonBody()
+        try body.checkKnown(["name", "dog_name", "breed", "age", "bio", "image_url"])
+        let card = ProfileCard(name: try body.requiredString("name"), dogName: try body.requiredString("dog_name"),
+                               breed: try body.string("breed"), age: try body.int("age"), bio: try body.string("bio"),
+                               imageURL: try body.string("image_url"))
+        try card.validate()
+        let existed = try await store.user(id: id) != nil
+        let user = try await store.putUser(id: id, card: card, now: Date())
+        return .json(status: existed ? 200 : 201, RecordJSON.user(user))
+    }
+
+    /// `GET /v1/users/{id}`.
+    func getUser(_ request: APIRequest) async throws -> HTTPServerResponse {
+        let id = request.parameter("id")
+        guard let user = try await store.user(id: id) else { throw APIError.notFound("unknown_user", "no user \(id)") }
+        return .json(status: 200, RecordJSON.user(user))
+    }
+}

@@ -1,0 +1,106 @@
+import APNSCore
+import Foundation
+import ProfileDrop
+import PushIO
+import PushStore
+
+/// The REST API: routes, authentication, error mapping and one log line per request.
+public struct PushAPI: Sendable {
+    let store: PushStore
+    let outbox: any OutboxRepository
+    let writer: OutboxWriter
+    let match: MatchService
+    let waiters: PushWaiters
+    let metrics: ServiceMetrics
+    let logger: ServiceLogger
+    let authenticator: APIKeyAuthenticator
+    let configuration: PushServiceConfiguration
+
+    /// The router with every operation (the OpenAPI document lists the same set).
+    public var router: APIRouter {
+        APIRouter(routes: [
+            APIRoute("GET", "/healthz") { try await self.health($0) },
+            APIRoute("GET", "/metrics") { try await self.metricsText($0) },
+            APIRoute("PUT", "/v1/users/{id}") { try await self.putUser($0) },
+            APIRoute("GET", "/v1/users/{id}") { try await self.getUser($0) },
+            APIRoute("POST", "/v1/devices") { try await self.registerDevice($0) },
+            APIRoute("DELETE", "/v1/devices/{token}") { try await self.removeDevice($0) },
+            APIRoute("GET", "/v1/users/{id}/devices") { try await self.listDevices($0) },
+            APIRoute("POST", "/v1/pushes") { try await self.createPush($0) },
+            APIRoute("GET", "/v1/pushes/{id}") { try await self.getPush($0) },
+            APIRoute("POST", "/v1/drops") { try await self.reportDrop($0) },
+            APIRoute("GET", "/v1/users/{id}/drop") { try await self.dropStatus($0) },
+            APIRoute("DELETE", "/v1/users/{id}/drop") { try await self.cancelDrop($0) },
+            APIRoute("GET", "/v1/users/{id}/mate-requests") { try await self.listMateRequests($0) },
+            APIRoute("POST", "/v1/mate-requests/{id}/accept") { try await self.answerMateRequest($0, accept: true) },
+            APIRoute("POST", "/v1/mate-requests/{id}/decline") { try await self.answerMateRequest($0, accept: false) },
+        ])
+    }
+
+    /// Answers one request: authentication for `/v1`, routing, the handler, errors as JSON, metrics and a log line.
+    public func handle(_ request: HTTPServerRequest, router: APIRouter) async -> HTTPServerResponse {
+        let started = ContinuousClock.now
+        var routeName = "unmatched"
+        let response: HTTPServerResponse
+        if (request.path == "/v1" || request.path.hasPrefix("/v1/"))
+            && !authenticator.isAuthorized(request.header("Authorization")) {
+            response = APIError(status: 401, code: "unauthorized", message: "a valid API key is required (Authorization: Bearer <key>)").response
+        } else {
+            switch router.match(method: request.method, path: request.path) {
+            case .notFound:
+                response = APIError.notFound("not_found", "no route for \(request.method) \(request.path.prefix(200))").response
+            case .methodNotAllowed(let allowed):
+                var error = APIError(status: 405, code: "method_not_allowed", message: "allowed: \(allowed.joined(separator: ", "))").response
+                error.headers.append(("Allow", allowed.joined(separator: ", ")))
+                response = error
+            case .found(let route, let parameters):
+                routeName = route.operation
+                response = await run(route, APIRequest(http: request, parameters: parameters))
+            }
+        }
+        metrics.recordRequest(route: routeName, status: response.status)
+        let elapsed = ContinuousClock.now - started
+        let millis = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        logger.info("http.request", [("method", request.method), ("route", routeName), ("status", "\(response.status)"),
+                                     ("duration_ms", String(format: "%.2f", millis))])
+        return response
+    }
+
+    private func run(_ route: APIRoute, _ request: APIRequest) async -> HTTPServerResponse {
+        do {
+            return try await route.handler(request)
+        } catch let error as APIError {
+            return error.response
+        } catch let error as PushStoreError {
+            return Self.apiError(error).response
+        } catch let error as MatchError {
+            return Self.apiError(error).response
+        } catch {
+            logger.error("http.internal_error", [("route", route.operation), ("error", "\(error)")])
+            return APIError(status: 500, code: "internal", message: "internal error").response
+        }
+    }
+
+    static func apiError(_ error: PushStoreError) -> APIError {
+        switch error {
+        case .invalidUserID, .invalidToken, .invalidField, .profileTooLarge:
+            return APIError(status: 400, code: "invalid_field", message: error.description)
+        case .duplicateID: return APIError(status: 409, code: "duplicate", message: error.description)
+        case .notFound: return APIError(status: 404, code: "not_found", message: error.description)
+        case .notRecipient: return APIError(status: 403, code: "not_recipient", message: error.description)
+        case .alreadyAnswered: return APIError(status: 409, code: "already_answered", message: error.description)
+        case .invalidTransition: return APIError(status: 409, code: "invalid_transition", message: error.description)
+        }
+    }
+
+    static func apiError(_ error: MatchError) -> APIError {
+        switch error {
+        case .selfReport: return APIError(status: 400, code: "self_report", message: error.description)
+        case .invalidMeasurement: return APIError(status: 400, code: "invalid_measurement", message: error.description)
+        case .unknownUser: return APIError(status: 404, code: "unknown_user", message: error.description)
+        case .mateRequestNotFound: return APIError(status: 404, code: "not_found", message: error.description)
+        case .notRecipient: return APIError(status: 403, code: "not_recipient", message: error.description)
+        case .alreadyAnswered: return APIError(status: 409, code: "already_answered", message: error.description)
+        }
+    }
+}

@@ -1,0 +1,133 @@
+import APNSCore
+
+/// A validated `POST /v1/pushes` body: whom to send to and the one notification to send them.
+struct PushRequest: Sendable {
+    /// Explicit tokens (normalized, de-duplicated) or a user's devices.
+    enum Target: Sendable {
+        case tokens([String])
+        case user(String)
+    }
+
+    static let maxTokens = 10_000
+
+    var target: Target
+    var topic: String?
+    var environment: String?
+    var pushType: PushType
+    var priority: Priority?
+    var expiration: Int?
+    var collapseID: String?
+    var payload: [UInt8]
+
+    static let fields: Set<String> = [
+        "tokens", "user_id", "payload", "alert", "badge", "sound", "category", "thread_id", "data",
+        "content_available", "mutable_content", "push_type", "priority", "expiration", "collapse_id", "topic",
+        "environment",
+    ]
+
+    /// Parses and checks everything that does not need the database; throws a 400 `APIError`.
+    init(_ body: JSONFields) throws(APIError) {
+        try body.checkKnown(Self.fields)
+        switch (body.has("tokens"), body.has("user_id")) {
+        case (true, false):
+            guard let list = try body.array("tokens"), !list.isEmpty else {
+                throw .invalidField("tokens", "must be a non-empty array")
+            }
+            guard list.count <= Self.maxTokens else {
+                throw .invalidField("tokens", "at most \(Self.maxTokens) tokens per push")
+            }
+            var seen = Set<String>()
+            var tokens: [String] = []
+            tokens.reserveCapacity(list.count)
+            for (index, value) in list.enumerated() {
+                guard let text = value.stringValue else { throw .invalidField("tokens[\(index)]", "must be a string") }
+                let token = try PushAPI.deviceToken(text, field: "tokens[\(index)]")
+                if seen.insert(token).inserted { tokens.append(token) }
+            }
+            target = .tokens(tokens)
+        case (false, true):
+            target = .user(try body.requiredString("user_id", maxBytes: 64))
+        default:
+            throw .badRequest("invalid_target", "give exactly one of tokens or user_id")
+        }
+        topic = try body.string("topic", maxBytes: 255)
+        if topic?.isEmpty == true { throw .invalidField("topic", "must not be empty") }
+        environment = try body.string("environment")
+        if let environment, environment != "production" && environment != "development" {
+            throw .invalidField("environment", "must be \"production\" or \"development\"")
+        }
+        let typeName = try body.string("push_type") ?? "alert"
+        pushType = PushType(rawValue: typeName)
+        guard pushType.isKnown else { throw .badRequest("unknown_push_type", "unknown push_type \"\(typeName.prefix(40))\"") }
+        if let value = try body.int("priority") {
+            guard let priority = Priority(rawValue: value) else { throw .invalidField("priority", "must be 10, 5 or 1") }
+            self.priority = priority
+        }
+        if let value = try body.int("expiration") {
+            guard value >= 0 else { throw .invalidField("expiration", "must be epoch seconds ≥ 0") }
+            expiration = value
+        }
+        collapseID = try body.string("collapse_id", maxBytes: 64)
+        payload = try Self.payload(body)
+    }
+
+    private static let apsFields = ["alert", "badge", "sound", "category", "thread_id", "data", "content_available",
+                                    "mutable_content"]
+
+    private static func payload(_ body: JSONFields) throws(APIError) -> [UInt8] {
+        if body.has("payload") {
+            if let clash = apsFields.first(where: { body.has($0) }) {
+                throw .invalidField(clash, "cannot be combined with payload")
+            }
+            guard let raw = body.members["payload"], case .object = raw else {
+                throw .invalidField("payload", "must be a JSON object")
+            }
+            return raw.serialized()
+        }
+        var aps: [String: JSONValue] = [:]
+        if let alert = body.members["alert"], !alert.isNull {
+            if case .string(let text) = alert {
+                aps["alert"] = .string(text)
+            } else {
+                let fields = try JSONFields(alert, prefix: "alert.")
+                try fields.checkKnown(["title", "subtitle", "body"])
+                var members: [String: JSONValue] = [:]
+                for key in ["title", "subtitle", "body"] {
+                    if let text = try fields.string(key, maxBytes: 4096) { members[key] = .string(text) }
+                }
+                guard !members.isEmpty else { throw .invalidField("alert", "needs a title, subtitle or body") }
+                aps["alert"] = .object(members)
+            }
+        }
+        if let badge = try body.int("badge") {
+            guard badge >= 0 else { throw .invalidField("badge", "must be ≥ 0") }
+            aps["badge"] = .int(Int64(badge))
+        }
+        if let sound = try body.string("sound", maxBytes: 256) { aps["sound"] = .string(sound) }
+        if let category = try body.string("category", maxBytes: 256) { aps["category"] = .string(category) }
+        if let thread = try body.string("thread_id", maxBytes: 256) { aps["thread-id"] = .string(thread) }
+        if try body.bool("content_available") == true { aps["content-available"] = 1 }
+        if try body.bool("mutable_content") == true { aps["mutable-content"] = 1 }
+        guard !aps.isEmpty else {
+            throw .badRequest("empty_payload", "give payload, or alert/badge/sound/content_available")
+        }
+        var root: [String: JSONValue] = [:]
+        if let data = try body.object("data") {
+            guard data.members["aps"] == nil else { throw .invalidField("data.aps", "is reserved") }
+            root = data.members
+        }
+        root["aps"] = .object(aps)
+        return JSONValue.object(root).serialized()
+    }
+
+    /// Checks the notification for `topic` as APNs would (suffix rules, priority, size); throws 400.
+    func validate(topic: String) throws(APIError) {
+        let notification = APNSNotification(token: DeviceToken(bytes: [UInt8](repeating: 0, count: 32)), topic: topic, pushType: pushType,
+                                            priority: priority,
+                                            expiration: expiration.map { .at(epochSeconds: Int64($0)) } ?? .none,
+                                            collapseID: collapseID, payload: payload)
+        if let rejection = notification.validate() {
+            throw .badRequest("invalid_notification", "APNs would reject this notification: \(rejection.reason.rawValue)")
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import APNSCore
+
+/// Sends one notification to APNs: the boundary between the outbox worker and the APNs client.
+///
+/// A rejection by APNs is an outcome; a thrown error means the transport failed and the worker retries
+/// the notification later (it may or may not have been delivered: at-least-once).
+public protocol PushSender: Sendable {
+    /// Sends `notification` and returns APNs' answer.
+    func send(_ notification: APNSNotification) async throws -> APNSOutcome
+    /// Closes connections, letting in-flight requests finish until `deadline` seconds from now.
+    func shutdown(deadline: Double) async
+}
+
+extension PushSender {
+    /// Default: nothing to close.
+    public func shutdown(deadline: Double) async {}
+}
+
+/// One sender per APNs environment: development devices go to the sandbox, production ones to production.
+public struct PushSenders: Sendable {
+    /// For devices registered with `environment: "production"`.
+    public var production: any PushSender
+    /// For devices registered with `environment: "development"`.
+    public var development: any PushSender
+
+    /// Creates the pair.
+    public init(production: any PushSender, development: any PushSender) {
+        self.production = production
+        self.development = development
+    }
+
+    /// The sender for an outbox environment name.
+    public func sender(for environment: String) -> any PushSender {
+        environment == "development" ? development : production
+    }
+
+    /// Shuts both down.
+    public func shutdown(deadline: Double) async {
+        async let first: Void = production.shutdown(deadline: deadline)
+        async let second: Void = development.shutdown(deadline: deadline)
+        _ = await (first, second)
+    }
+}

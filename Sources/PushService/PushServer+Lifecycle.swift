@@ -1,0 +1,27 @@
+import PushIO
+
+extension PushServer {
+    /// Answers one request unless the server is draining (503 then).
+    static func serve(_ request: HTTPServerRequest, api: PushAPI, router: APIRouter,
+                      gate: RequestGate) async -> HTTPServerResponse {
+        guard gate.enter() else {
+            return APIError(status: 503, code: "shutting_down", message: "the server is shutting down").response
+        }
+        defer { gate.leave() }
+        return await api.handle(request, router: router)
+    }
+
+    /// Stops accepting requests, lets in-flight requests and sends finish until `deadline` seconds,
+    /// closes the APNs senders and stops the HTTP loop. Unfinished sends stay in the outbox for the next start.
+    public func shutdown(deadline: Double? = nil) async {
+        let deadline = deadline ?? configuration.shutdownDeadlineSeconds
+        logger.info("server.stopping", [("deadline_s", "\(deadline)")])
+        await gate.drain(deadline: deadline)
+        http.close()
+        background.cancel()
+        await worker.stop(deadline: deadline)
+        await senders.shutdown(deadline: deadline)
+        loop.shutdown()
+        logger.info("server.stopped")
+    }
+}

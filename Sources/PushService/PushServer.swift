@@ -1,0 +1,108 @@
+import Foundation
+import ProfileDrop
+import PushIO
+import PushStore
+
+/// The running service: HTTP API on its own event loop, the store, the match service and the outbox worker.
+///
+/// `start` wires everything from a configuration and the two APNs senders; `shutdown` stops accepting,
+/// lets in-flight work finish up to the deadline, closes the senders and releases the database.
+public final class PushServer: Sendable {
+    /// The bound HTTP port.
+    public let port: Int
+    /// The store (tests read it to check what was written).
+    public let store: PushStore
+    /// The profile-drop service.
+    public let match: MatchService
+    /// Metrics shared by the API and the worker.
+    public let metrics: ServiceMetrics
+    let worker: OutboxWorker
+    let http: HTTPServer
+    let loop: EventLoop
+    let senders: PushSenders
+    let logger: ServiceLogger
+    let configuration: PushServiceConfiguration
+    let background: Task<Void, Never>
+    let gate: RequestGate
+    /// Every API operation as `"METHOD /pattern"` (the OpenAPI document must list the same set).
+    public let operations: Set<String>
+
+    private init(port: Int, store: PushStore, match: MatchService, metrics: ServiceMetrics, worker: OutboxWorker,
+                 http: HTTPServer, loop: EventLoop, senders: PushSenders, logger: ServiceLogger,
+                 configuration: PushServiceConfiguration, background: Task<Void, Never>, gate: RequestGate,
+                 operations: Set<String>) {
+        self.port = port
+        self.store = store
+        self.match = match
+        self.metrics = metrics
+        self.worker = worker
+        self.http = http
+        self.loop = loop
+        self.senders = senders
+        self.logger = logger
+        self.configuration = configuration
+        self.background = background
+        self.gate = gate
+        self.operations = operations
+    }
+
+    /// Opens the database, restores pending drops, starts the worker and listens.
+    public static func start(configuration: PushServiceConfiguration, senders: PushSenders,
+                             logger: ServiceLogger) async throws -> PushServer {
+        let policy = OutboxRetryPolicy(maxAttempts: configuration.retryMaxAttempts,
+                                       baseDelay: configuration.retryBaseDelaySeconds,
+                                       maxDelay: configuration.retryMaxDelaySeconds, jitter: 0.2)
+        let store = try PushStore(path: configuration.resolvedDatabasePath, retryPolicy: policy)
+        if store.recoveredAtOpen > 0 {
+            logger.info("outbox.recovered", [("rows", "\(store.recoveredAtOpen)")])
+        }
+        let metrics = ServiceMetrics()
+        let waiters = PushWaiters()
+        let plainOutbox = SQLiteOutboxRepository(store: store)
+        let worker = OutboxWorker(outbox: plainOutbox, store: store, senders: senders, metrics: metrics, logger: logger,
+                                  waiters: waiters, maxInFlight: configuration.maxInFlight,
+                                  claimBatch: configuration.claimBatch)
+        let outbox = WakingOutboxRepository(base: plainOutbox, wake: { worker.wake() })
+        let condition = DropCondition(maxDistanceMeters: configuration.dropMaxDistanceMeters,
+                                      maxAngleDegrees: configuration.dropMaxAngleDegrees,
+                                      window: configuration.dropWindowSeconds)
+        let match = MatchService(drops: SQLiteDropRepository(store: store),
+                                 mateRequests: SQLiteMateRequestRepository(store: store),
+                                 users: SQLiteUserRepository(store: store),
+                                 notifier: OutboxMateRequestNotifier(devices: SQLiteDeviceRepository(store: store),
+                                                                     outbox: outbox),
+                                 condition: condition)
+        let restored = try await match.restore()
+        let api = PushAPI(store: store, outbox: outbox, writer: OutboxWriter(outbox: outbox), match: match,
+                          waiters: waiters, metrics: metrics, logger: logger,
+                          authenticator: APIKeyAuthenticator(keys: configuration.apiKeys), configuration: configuration)
+        let router = api.router
+        let gate = RequestGate()
+        let loop = EventLoop(name: "push-http")
+        let http: HTTPServer
+        do {
+            http = try HTTPServer(loop: loop, host: configuration.host, port: configuration.port,
+                                  maxBodyBytes: configuration.maxBodyBytes,
+                                  timeoutSeconds: configuration.httpTimeoutSeconds) { request, responder in
+                Task { responder.respond(await Self.serve(request, api: api, router: router, gate: gate)) }
+            }
+        } catch {
+            loop.shutdown()
+            throw ConfigurationError("cannot listen on \(configuration.host):\(configuration.port): \(error)")
+        }
+        await worker.start(tickSeconds: configuration.retryTickSeconds)
+        let background = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(1))
+                do { try await match.expireDue() } catch { logger.error("drops.expire_failed", [("error", "\(error)")]) }
+            }
+        }
+        let server = PushServer(port: http.port, store: store, match: match, metrics: metrics, worker: worker, http: http,
+                                loop: loop, senders: senders, logger: logger, configuration: configuration,
+                                background: background, gate: gate, operations: router.operations)
+        logger.info("server.started", [("address", "\(configuration.host):\(http.port)"),
+                                       ("pending_drops", "\(restored)"),
+                                       ("database", configuration.resolvedDatabasePath)])
+        return server
+    }
+}

@@ -1,0 +1,120 @@
+import APNS
+import APNSCore
+import APNSMock
+import Foundation
+import PushTLS
+
+/// What `push-server` does: load and check the configuration, start the service (with the embedded mock
+/// APNs when asked), print how to use it, and run until SIGTERM or SIGINT.
+public enum PushServerLauncher {
+    /// Runs the program with `arguments` (without the program name); returns the exit code.
+    public static func main(arguments: [String], environment: [String: String]) async -> Int32 {
+        if arguments.contains("-h") || arguments.contains("--help") {
+            print(PushServiceConfiguration.usage)
+            return 0
+        }
+        let launched: Launched
+        do {
+            var configuration = try PushServiceConfiguration.load(arguments: arguments, environment: environment)
+            launched = try await launch(&configuration)
+        } catch let error as ConfigurationError {
+            FileHandle.standardError.write(Data("push-server: \(error.message)\n".utf8))
+            return error.exitCode
+        } catch {
+            FileHandle.standardError.write(Data("push-server: cannot start: \(error)\n".utf8))
+            return 1
+        }
+        printBanner(launched)
+        let signal = await SignalWaiter.waitForTermination()
+        launched.server.logger.info("server.signal", [("signal", signal)])
+        await launched.server.shutdown()
+        launched.embedded?.mock.stop()
+        return 0
+    }
+
+    struct Launched {
+        var server: PushServer
+        var embedded: EmbeddedAPNS?
+        var configuration: PushServiceConfiguration
+        var apiKeyFromFile: String?
+    }
+
+    static func launch(_ configuration: inout PushServiceConfiguration) async throws -> Launched {
+        let logger = ServiceLogger(level: configuration.logLevel)
+        var embedded: EmbeddedAPNS?
+        var keyFile: String?
+        try StartupChecks.databasePath(configuration.resolvedDatabasePath)
+        if configuration.embedded {
+            let topic = configuration.topic ?? EmbeddedAPNS.defaultTopic
+            configuration.topic = topic
+            let mock: EmbeddedAPNS
+            do {
+                mock = try EmbeddedAPNS(dataDirectory: configuration.dataDirectory, bundleID: topic)
+            } catch {
+                throw ConfigurationError("cannot set up the embedded mock APNs in \(configuration.dataDirectory): \(error)")
+            }
+            embedded = mock
+            configuration.apns = mock.settings
+            if configuration.apiKeys.isEmpty {
+                let key = try APIKeyFile.loadOrCreate(dataDirectory: configuration.dataDirectory)
+                configuration.apiKeys = [key]
+                keyFile = URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("api-key").path
+            }
+        }
+        try StartupChecks.apiKeys(configuration.apiKeys)
+        let identity = try StartupChecks.identity(configuration.apns)
+        let trustedCA = try StartupChecks.trustedCA(configuration.apns)
+        let senders = try makeSenders(configuration.apns, identity: identity, trustedCA: trustedCA)
+        let server: PushServer
+        do {
+            server = try await PushServer.start(configuration: configuration, senders: senders, logger: logger)
+        } catch let error as ConfigurationError {
+            throw error
+        } catch {
+            throw ConfigurationError("database \(configuration.resolvedDatabasePath) cannot be opened: \(error)")
+        }
+        return Launched(server: server, embedded: embedded, configuration: configuration, apiKeyFromFile: keyFile)
+    }
+
+    /// One APNs client per environment (both pointed at the override host when one is set).
+    static func makeSenders(_ settings: PushServiceConfiguration.APNSSettings, identity: TLSIdentity,
+                            trustedCA: String?) throws -> PushSenders {
+        func client(_ base: APNSEnvironment, development: Bool) throws -> APNSClient {
+            var environment = base
+            if let host = settings.host {
+                environment = .custom(host: host, port: settings.port ?? APNSEnvironment.defaultPort,
+                                      isDevelopment: development)
+            } else if let port = settings.port {
+                environment = base.with(port: port)
+            }
+            var configuration = APNSClientConfiguration(credentials: .identity(identity), environment: environment,
+                                                        connections: settings.connections, trustedCAPEM: trustedCA)
+            configuration.requestTimeout = 30
+            return try APNSClient(configuration: configuration)
+        }
+        return PushSenders(production: try client(.production, development: false),
+                           development: try client(.development, development: true))
+    }
+
+    private static func printBanner(_ launched: Launched) {
+        let configuration = launched.configuration
+        let address = "\(configuration.host):\(launched.server.port)"
+        var lines = ["listening on \(address)"]
+        if launched.embedded != nil {
+            let key = configuration.apiKeys.first ?? ""
+            let url = "http://\(address)"
+            lines += [
+                "push-server is running with an embedded mock APNs (credentials in \(configuration.dataDirectory)/credentials).",
+                "API key: \(key)" + (launched.apiKeyFromFile.map { " (saved in \($0))" } ?? ""),
+                "",
+                "Try it:",
+                "  curl -s -X PUT \(url)/v1/users/alice -H 'Authorization: Bearer \(key)' -d '{\"name\":\"Alice\",\"dog_name\":\"Rex\"}'",
+                "  curl -s -X POST \(url)/v1/devices -H 'Authorization: Bearer \(key)' -d '{\"token\":\"\(String(repeating: "ab", count: 32))\",\"user_id\":\"alice\",\"environment\":\"development\"}'",
+                "  curl -s -X POST '\(url)/v1/pushes?wait=true' -H 'Authorization: Bearer \(key)' -d '{\"user_id\":\"alice\",\"alert\":{\"title\":\"Woof\",\"body\":\"Rex says hi\"}}'",
+                "  pushctl send --url \(url) --user alice --title Woof --body 'Rex says hi' --wait",
+                "Press Ctrl-C to stop.",
+            ]
+        }
+        FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+    }
+}

@@ -1,1 +1,0 @@
-// Module PushService: under construction.

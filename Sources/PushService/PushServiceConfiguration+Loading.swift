@@ -1,0 +1,204 @@
+import APNSCore
+import Foundation
+
+extension PushServiceConfiguration {
+    /// The `--help` text of `push-server`.
+    public static let usage = """
+        OVERVIEW: The SniffMeet push service: REST API, durable outbox, APNs delivery, profile drops.
+
+        USAGE: push-server [--embedded] [--data-dir DIR] [--port N] [options]
+
+        OPTIONS:
+          --config FILE          JSON configuration file (see Resources/push-server.example.json)
+          --embedded             run an in-process mock APNs with fresh credentials (no Apple account)
+          --data-dir DIR         database, credentials and api-key live here (default ./var)
+          --host ADDR            listen address (default 127.0.0.1)
+          --port N               listen port (default 8080; 0 picks one and prints it)
+          --database PATH        SQLite file (default DATA_DIR/push.sqlite)
+          --api-key KEY          accepted Bearer key (repeatable; prefer PUSH_API_KEY)
+          --topic BUNDLE_ID      default apns-topic
+          --apns-p12 PATH        APNs provider certificate (.p12)
+          --apns-password PW     its password (prefer PUSH_APNS_PASSWORD)
+          --apns-host HOST       APNs host override (both environments)
+          --apns-port N          APNs port override
+          --apns-ca PATH         CA (PEM) to trust for the APNs host override
+          --log-level LEVEL      debug, info, warning, error
+          -h, --help             show this help
+
+        ENVIRONMENT: PUSH_CONFIG, PUSH_HOST, PUSH_PORT, PUSH_DATA_DIR, PUSH_DATABASE, PUSH_API_KEY (comma-separated),
+          PUSH_TOPIC, PUSH_EMBEDDED, PUSH_APNS_P12, PUSH_APNS_PASSWORD, PUSH_APNS_HOST, PUSH_APNS_PORT, PUSH_APNS_CA,
+          PUSH_LOG_LEVEL.
+        EXIT CODES: 0 ok, 1 failure, 64 usage error, 78 configuration error.
+        """
+
+    /// Builds the configuration from `arguments` (without the program name) and `environment`.
+    public static func load(arguments: [String], environment: [String: String]) throws(ConfigurationError)
+        -> PushServiceConfiguration {
+        var configuration = PushServiceConfiguration()
+        let flags = try parseFlags(arguments)
+        if let file = flags.last(where: { $0.0 == "--config" })?.1 ?? environment["PUSH_CONFIG"] {
+            try configuration.apply(file: file)
+        }
+        try configuration.apply(environment: environment)
+        for (flag, value) in flags where flag != "--config" { try configuration.apply(flag: flag, value: value) }
+        return configuration
+    }
+
+    private static let valueFlags: Set<String> = [
+        "--config", "--data-dir", "--host", "--port", "--database", "--api-key", "--topic", "--apns-p12",
+        "--apns-password", "--apns-host", "--apns-port", "--apns-ca", "--log-level",
+    ]
+    private static let switchFlags: Set<String> = ["--embedded"]
+
+    private static func parseFlags(_ arguments: [String]) throws(ConfigurationError) -> [(String, String)] {
+        var result: [(String, String)] = []
+        var index = 0
+        while index < arguments.count {
+            var flag = arguments[index]
+            var value: String?
+            if let equals = flag.firstIndex(of: "="), flag.hasPrefix("--") {
+                value = String(flag[flag.index(after: equals)...])
+                flag = String(flag[..<equals])
+            }
+            if switchFlags.contains(flag) {
+                result.append((flag, value ?? "true"))
+            } else if valueFlags.contains(flag) {
+                if value == nil {
+                    index += 1
+                    guard index < arguments.count else { throw .usage("\(flag) needs a value") }
+                    value = arguments[index]
+                }
+                result.append((flag, value ?? ""))
+            } else {
+                throw .usage("unknown argument \(flag) (see --help)")
+            }
+            index += 1
+        }
+        return result
+    }
+
+    private mutating func apply(flag: String, value: String) throws(ConfigurationError) {
+        switch flag {
+        case "--embedded": embedded = try Self.bool(value, "--embedded")
+        case "--data-dir": dataDirectory = value
+        case "--host": host = value
+        case "--port": port = try Self.port(value, flag)
+        case "--database": databasePath = value
+        case "--api-key": apiKeys.append(value)
+        case "--topic": topic = value
+        case "--apns-p12": apns.p12Path = value
+        case "--apns-password": apns.password = value
+        case "--apns-host": apns.host = value
+        case "--apns-port": apns.port = try Self.port(value, flag)
+        case "--apns-ca": apns.caPath = value
+        case "--log-level": logLevel = try Self.level(value)
+        default: throw .usage("unknown argument \(flag)")
+        }
+    }
+
+    private mutating func apply(environment: [String: String]) throws(ConfigurationError) {
+        if let value = environment["PUSH_HOST"] { host = value }
+        if let value = environment["PUSH_PORT"] { port = try Self.port(value, "PUSH_PORT") }
+        if let value = environment["PUSH_DATA_DIR"] { dataDirectory = value }
+        if let value = environment["PUSH_DATABASE"] { databasePath = value }
+        if let value = environment["PUSH_API_KEY"] {
+            apiKeys = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
+        if let value = environment["PUSH_TOPIC"] { topic = value }
+        if let value = environment["PUSH_EMBEDDED"] { embedded = try Self.bool(value, "PUSH_EMBEDDED") }
+        if let value = environment["PUSH_APNS_P12"] { apns.p12Path = value }
+        if let value = environment["PUSH_APNS_PASSWORD"] { apns.password = value }
+        if let value = environment["PUSH_APNS_HOST"] { apns.host = value }
+        if let value = environment["PUSH_APNS_PORT"] { apns.port = try Self.port(value, "PUSH_APNS_PORT") }
+        if let value = environment["PUSH_APNS_CA"] { apns.caPath = value }
+        if let value = environment["PUSH_LOG_LEVEL"] { logLevel = try Self.level(value) }
+    }
+
+    private mutating func apply(file: String) throws(ConfigurationError) {
+        guard let data = FileManager.default.contents(atPath: file) else {
+            throw ConfigurationError("configuration file \(file) cannot be read")
+        }
+        let root: JSONFields
+        do {
+            root = try JSONFields(try JSONValue.parse(Array(data)))
+        } catch {
+            throw ConfigurationError("configuration file \(file) is not a JSON object: \(error)")
+        }
+        do {
+            try apply(json: root)
+        } catch {
+            throw ConfigurationError("configuration file \(file): \(error.message)")
+        }
+    }
+
+    private mutating func apply(json root: JSONFields) throws(APIError) {
+        try root.checkKnown(["host", "port", "data_dir", "database", "api_keys", "embedded", "topic", "log_level",
+                             "apns", "outbox", "drops", "wait_timeout_s", "shutdown_deadline_s", "max_body_bytes",
+                             "http_timeout_s", "$comment"])
+        if let value = try root.string("host") { host = value }
+        if let value = try root.int("port") { port = value }
+        if let value = try root.string("data_dir") { dataDirectory = value }
+        if let value = try root.string("database") { databasePath = value }
+        if let keys = try root.array("api_keys") {
+            apiKeys = try keys.map { value throws(APIError) in
+                guard let key = value.stringValue else { throw .invalidField("api_keys", "must be strings") }
+                return key
+            }
+        }
+        if let value = try root.bool("embedded") { embedded = value }
+        if let value = try root.string("topic") { topic = value }
+        if let value = try root.string("log_level") {
+            guard let level = LogLevel(rawValue: value) else { throw .invalidField("log_level", "unknown level") }
+            logLevel = level
+        }
+        if let value = try root.double("wait_timeout_s") { waitTimeoutSeconds = value }
+        if let value = try root.double("shutdown_deadline_s") { shutdownDeadlineSeconds = value }
+        if let value = try root.int("max_body_bytes") { maxBodyBytes = value }
+        if let value = try root.int("http_timeout_s") { httpTimeoutSeconds = value }
+        if let section = try root.object("apns") {
+            try section.checkKnown(["p12", "password", "host", "port", "ca", "connections"])
+            if let value = try section.string("p12") { apns.p12Path = value }
+            if let value = try section.string("password") { apns.password = value }
+            if let value = try section.string("host") { apns.host = value }
+            if let value = try section.int("port") { apns.port = value }
+            if let value = try section.string("ca") { apns.caPath = value }
+            if let value = try section.int("connections") { apns.connections = max(1, value) }
+        }
+        if let section = try root.object("outbox") {
+            try section.checkKnown(["max_in_flight", "claim_batch", "retry_base_delay_s", "retry_max_delay_s",
+                                    "retry_max_attempts", "retry_tick_s"])
+            if let value = try section.int("max_in_flight") { maxInFlight = max(1, value) }
+            if let value = try section.int("claim_batch") { claimBatch = max(1, value) }
+            if let value = try section.double("retry_base_delay_s") { retryBaseDelaySeconds = value }
+            if let value = try section.double("retry_max_delay_s") { retryMaxDelaySeconds = value }
+            if let value = try section.int("retry_max_attempts") { retryMaxAttempts = max(1, value) }
+            if let value = try section.double("retry_tick_s") { retryTickSeconds = max(0.01, value) }
+        }
+        if let section = try root.object("drops") {
+            try section.checkKnown(["max_distance_m", "max_angle_deg", "window_s"])
+            if let value = try section.double("max_distance_m") { dropMaxDistanceMeters = value }
+            if let value = try section.double("max_angle_deg") { dropMaxAngleDegrees = value }
+            if let value = try section.double("window_s") { dropWindowSeconds = value }
+        }
+    }
+
+    private static func port(_ text: String, _ name: String) throws(ConfigurationError) -> Int {
+        guard let port = Int(text), (0...65535).contains(port) else { throw .usage("\(name) must be a port number 0-65535") }
+        return port
+    }
+
+    private static func bool(_ text: String, _ name: String) throws(ConfigurationError) -> Bool {
+        switch text.lowercased() {
+        case "1", "true", "yes": return true
+        case "0", "false", "no", "": return false
+        default: throw .usage("\(name) must be true or false")
+        }
+    }
+
+    private static func level(_ text: String) throws(ConfigurationError) -> LogLevel {
+        guard let level = LogLevel(rawValue: text.lowercased()) else {
+            throw .usage("log level must be one of debug, info, warning, error")
+        }
+        return level
+    }
+}

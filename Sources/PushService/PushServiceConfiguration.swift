@@ -1,0 +1,77 @@
+import Foundation
+
+/// Everything `push-server` needs to start: from a JSON file, then `PUSH_*` environment variables,
+/// then command-line flags (later sources win). See `Resources/push-server.example.json`.
+public struct PushServiceConfiguration: Sendable, Equatable {
+    /// Address to listen on.
+    public var host = "127.0.0.1"
+    /// Port to listen on (0 picks a free one).
+    public var port = 8080
+    /// Directory for the database, credentials and the generated API key.
+    public var dataDirectory = "./var"
+    /// SQLite database path; nil means `<dataDirectory>/push.sqlite`.
+    public var databasePath: String?
+    /// Accepted API keys (Bearer tokens). Never logged.
+    public var apiKeys: [String] = []
+    /// Run an in-process mock APNs with fresh credentials instead of talking to Apple.
+    public var embedded = false
+    /// The default `apns-topic` (the app's bundle id) for devices and pushes that name none.
+    public var topic: String?
+    /// Lowest log level written.
+    public var logLevel: LogLevel = .info
+    /// APNs connection settings.
+    public var apns = APNSSettings()
+    /// Most notifications handed to APNs at once.
+    public var maxInFlight = 1_000
+    /// Rows claimed from the outbox per transaction.
+    public var claimBatch = 500
+    /// Seconds between looks for due retries when nothing else wakes the worker.
+    public var retryTickSeconds = 1.0
+    /// Delay after the first failed attempt; doubles per attempt.
+    public var retryBaseDelaySeconds = 1.0
+    /// Longest retry delay.
+    public var retryMaxDelaySeconds = 300.0
+    /// Send attempts before a row is `failed`.
+    public var retryMaxAttempts = 8
+    /// How long `?wait=true` waits for outcomes.
+    public var waitTimeoutSeconds = 10.0
+    /// How long shutdown lets in-flight sends finish.
+    public var shutdownDeadlineSeconds = 10.0
+    /// Largest request body in bytes.
+    public var maxBodyBytes = 4 << 20
+    /// Idle/read/write timeout of HTTP connections in seconds.
+    public var httpTimeoutSeconds = 30
+    /// Profile drop: largest distance in meters.
+    public var dropMaxDistanceMeters = 0.3
+    /// Profile drop: largest angle off the forward axis in degrees.
+    public var dropMaxAngleDegrees = 30.0
+    /// Profile drop: seconds a one-sided drop waits for the peer.
+    public var dropWindowSeconds = 10.0
+
+    /// How to reach APNs.
+    public struct APNSSettings: Sendable, Equatable {
+        /// The provider certificate and key (.p12).
+        public var p12Path: String?
+        /// The .p12 password. Never logged.
+        public var password: String?
+        /// Overrides the APNs host for both environments (e.g. a mock server).
+        public var host: String?
+        /// Overrides the APNs port.
+        public var port: Int?
+        /// A CA certificate (PEM file) to trust instead of the system store (for a mock server).
+        public var caPath: String?
+        /// HTTP/2 connections per environment.
+        public var connections = 1
+
+        /// Defaults: Apple's hosts, one connection.
+        public init() {}
+    }
+
+    /// The defaults.
+    public init() {}
+
+    /// The database path in effect.
+    public var resolvedDatabasePath: String {
+        databasePath ?? URL(fileURLWithPath: dataDirectory).appendingPathComponent("push.sqlite").path
+    }
+}

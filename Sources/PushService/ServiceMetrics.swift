@@ -1,0 +1,130 @@
+import Foundation
+import Synchronization
+
+/// Counters, gauges and the send-latency histogram behind `GET /metrics`. Thread-safe.
+public final class ServiceMetrics: Sendable {
+    /// Upper bounds (seconds) of the send latency histogram buckets.
+    public static let latencyBuckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+
+    struct PushKey: Hashable { var outcome: String; var reason: String }
+    struct RequestKey: Hashable { var route: String; var status: Int }
+
+    struct State {
+        var pushes: [PushKey: Int] = [:]
+        var requests: [RequestKey: Int] = [:]
+        var enqueued = 0
+        var latencyCounts = [Int](repeating: 0, count: ServiceMetrics.latencyBuckets.count)
+        var latencyCount = 0
+        var latencySum = 0.0
+        var inFlight = 0
+        var health: [String: APNSHealth] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    /// Empty metrics.
+    public init() {}
+
+    /// Counts one answered HTTP request under its route pattern (or `unmatched`).
+    public func recordRequest(route: String, status: Int) {
+        state.withLock { $0.requests[RequestKey(route: route, status: status), default: 0] += 1 }
+    }
+
+    /// Counts notifications accepted into the outbox.
+    public func recordEnqueued(_ count: Int) {
+        state.withLock { $0.enqueued += count }
+    }
+
+    /// Counts one send result: `outcome` is accepted, rejected, retry or failed; `reason` the APNs reason.
+    public func recordPush(outcome: String, reason: String) {
+        state.withLock { $0.pushes[PushKey(outcome: outcome, reason: reason), default: 0] += 1 }
+    }
+
+    /// Adds one send latency observation and records the environment's APNs health.
+    public func recordSend(seconds: Double, environment: String, transportFailure: Bool) {
+        state.withLock { state in
+            if let bucket = Self.latencyBuckets.firstIndex(where: { seconds <= $0 }) {
+                state.latencyCounts[bucket] += 1
+            }
+            state.latencyCount += 1
+            state.latencySum += seconds
+            state.health[environment] = transportFailure ? .unreachable : .ok
+        }
+    }
+
+    /// Sets the number of notifications being sent right now.
+    public func setInFlight(_ count: Int) {
+        state.withLock { $0.inFlight = count }
+    }
+
+    /// The APNs state of each environment seen so far (`idle` when nothing was sent yet).
+    public func apnsHealth(_ environment: String) -> APNSHealth {
+        state.withLock { $0.health[environment] ?? .idle }
+    }
+
+    /// Accepted-notification count so far (for tests and logs).
+    public func pushCount(outcome: String) -> Int {
+        state.withLock { $0.pushes.filter { $0.key.outcome == outcome }.values.reduce(0, +) }
+    }
+
+    /// The Prometheus text exposition of everything, plus `extra` (already formatted) at the end.
+    public func prometheusText(outboxCounts: [String: Int], extra: String) -> String {
+        let snapshot = state.withLock { $0 }
+        var lines: [String] = []
+        lines.append("# HELP push_notifications_total Send results by outcome and APNs reason.")
+        lines.append("# TYPE push_notifications_total counter")
+        for (key, count) in snapshot.pushes.sorted(by: { ($0.key.outcome, $0.key.reason) < ($1.key.outcome, $1.key.reason) }) {
+            lines.append("push_notifications_total{outcome=\"\(key.outcome)\",reason=\"\(Self.escape(key.reason))\"} \(count)")
+        }
+        lines.append("# HELP push_notifications_enqueued_total Notifications accepted into the outbox by the API.")
+        lines.append("# TYPE push_notifications_enqueued_total counter")
+        lines.append("push_notifications_enqueued_total \(snapshot.enqueued)")
+        lines.append("# HELP push_outbox_depth Notifications queued or in flight.")
+        lines.append("# TYPE push_outbox_depth gauge")
+        lines.append("push_outbox_depth \((outboxCounts["queued"] ?? 0) + (outboxCounts["in_flight"] ?? 0))")
+        lines.append("# HELP push_outbox_rows Outbox rows by state.")
+        lines.append("# TYPE push_outbox_rows gauge")
+        for (state, count) in outboxCounts.sorted(by: { $0.key < $1.key }) {
+            lines.append("push_outbox_rows{state=\"\(state)\"} \(count)")
+        }
+        lines.append("# HELP push_apns_in_flight Notifications handed to APNs and not answered yet.")
+        lines.append("# TYPE push_apns_in_flight gauge")
+        lines.append("push_apns_in_flight \(snapshot.inFlight)")
+        lines.append("# HELP push_apns_up 1 when the last send to the environment reached APNs.")
+        lines.append("# TYPE push_apns_up gauge")
+        for (environment, health) in snapshot.health.sorted(by: { $0.key < $1.key }) {
+            lines.append("push_apns_up{environment=\"\(environment)\"} \(health == .unreachable ? 0 : 1)")
+        }
+        lines.append("# HELP push_send_latency_seconds Time from handing a notification to the APNs client to its outcome.")
+        lines.append("# TYPE push_send_latency_seconds histogram")
+        var cumulative = 0
+        for (bound, count) in zip(Self.latencyBuckets, snapshot.latencyCounts) {
+            cumulative += count
+            lines.append("push_send_latency_seconds_bucket{le=\"\(bound)\"} \(cumulative)")
+        }
+        lines.append("push_send_latency_seconds_bucket{le=\"+Inf\"} \(snapshot.latencyCount)")
+        lines.append("push_send_latency_seconds_sum \(snapshot.latencySum)")
+        lines.append("push_send_latency_seconds_count \(snapshot.latencyCount)")
+        lines.append("# HELP http_requests_total HTTP requests by route and status.")
+        lines.append("# TYPE http_requests_total counter")
+        for (key, count) in snapshot.requests.sorted(by: { ($0.key.route, $0.key.status) < ($1.key.route, $1.key.status) }) {
+            lines.append("http_requests_total{route=\"\(Self.escape(key.route))\",status=\"\(key.status)\"} \(count)")
+        }
+        return lines.joined(separator: "\n") + "\n" + extra
+    }
+
+    private static func escape(_ value: String) -> String {
+        value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            .replacingOccurrences(of: "\n", with: "\\n")
+    }
+}
+
+/// What the service last saw from one APNs environment.
+public enum APNSHealth: String, Sendable {
+    /// Nothing sent yet.
+    case idle
+    /// The last send got an answer from APNs.
+    case ok
+    /// The last send failed in transport (connection refused, reset, timeout).
+    case unreachable
+}

@@ -1,0 +1,66 @@
+import Foundation
+import PushTLS
+
+/// The checks `push-server` runs before serving; each failure is one clear line and exit code 78.
+enum StartupChecks {
+    /// Loads the APNs provider certificate, naming the exact problem (missing, wrong password, expired…).
+    static func identity(_ settings: PushServiceConfiguration.APNSSettings) throws(ConfigurationError) -> TLSIdentity {
+        guard let path = settings.p12Path, !path.isEmpty else {
+            throw ConfigurationError("no APNs certificate configured: set apns.p12, PUSH_APNS_P12 or --apns-p12 (or use --embedded)")
+        }
+        let identity: TLSIdentity
+        do {
+            identity = try TLSIdentity(p12Path: path, password: settings.password ?? "")
+            try identity.checkNotExpired()
+        } catch let error as TLSError {
+            switch error.kind {
+            case .fileMissing: throw ConfigurationError("APNs certificate \(path) does not exist or cannot be read")
+            case .wrongPassword: throw ConfigurationError("wrong password for APNs certificate \(path)")
+            case .notPKCS12: throw ConfigurationError("APNs certificate \(path) is not a PKCS#12 (.p12) file")
+            case .noPrivateKey: throw ConfigurationError("APNs certificate \(path) holds no private key")
+            case .expiredCertificate: throw ConfigurationError("APNs certificate \(path) has expired or is not yet valid")
+            default: throw ConfigurationError("APNs certificate \(path) cannot be used: \(error.message)")
+            }
+        } catch {
+            throw ConfigurationError("APNs certificate \(path) cannot be used: \(error)")
+        }
+        return identity
+    }
+
+    /// The CA to trust for a custom APNs host, if configured.
+    static func trustedCA(_ settings: PushServiceConfiguration.APNSSettings) throws(ConfigurationError) -> String? {
+        guard let path = settings.caPath else { return nil }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigurationError("APNs CA file \(path) does not exist or cannot be read")
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Makes sure the database's directory exists and the database can be written.
+    static func databasePath(_ path: String) throws(ConfigurationError) {
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        var isDirectory: ObjCBool = false
+        if !FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            } catch {
+                throw ConfigurationError("database directory \(directory) cannot be created")
+            }
+        } else if !isDirectory.boolValue {
+            throw ConfigurationError("database directory \(directory) is not a directory")
+        }
+        guard FileManager.default.isWritableFile(atPath: directory) else {
+            throw ConfigurationError("database directory \(directory) is not writable")
+        }
+        if FileManager.default.fileExists(atPath: path), !FileManager.default.isWritableFile(atPath: path) {
+            throw ConfigurationError("database \(path) is not writable")
+        }
+    }
+
+    /// At least one API key must be configured outside the embedded mode.
+    static func apiKeys(_ keys: [String]) throws(ConfigurationError) {
+        guard keys.contains(where: { !$0.isEmpty }) else {
+            throw ConfigurationError("no API key configured: set api_keys, PUSH_API_KEY or --api-key")
+        }
+    }
+}

@@ -1,0 +1,112 @@
+import APNSCore
+import APNSMock
+import Foundation
+import PushStore
+import PushTLS
+import Testing
+
+/// Runs the built `push-server` binary as a child process against a mock APNs in this process.
+///
+/// The binary takes the mock's address and credentials with `--apns-host/--apns-port/--apns-ca/--apns-p12/
+/// --apns-password`, so the mock (and what it received) outlives the killed server.
+final class ServerProcess: @unchecked Sendable {
+    // `process` and `port` are set in `init` and only read afterwards.
+    let process = Process()
+    let port: Int
+
+    static var binary: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("push-server")
+    }
+
+    init(arguments: [String]) throws {
+        process.executableURL = Self.binary
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var buffer = ""
+        var port: Int?
+        while port == nil {
+            let data = output.fileHandleForReading.availableData
+            guard !data.isEmpty else { throw CocoaError(.fileReadUnknown) }
+            buffer += String(decoding: data, as: UTF8.self)
+            if let line = buffer.split(separator: "\n").first(where: { $0.hasPrefix("listening on ") }) {
+                port = Int(line.split(separator: ":").last ?? "")
+            }
+        }
+        self.port = port ?? 0
+    }
+
+    func kill(_ signal: Int32) {
+        Foundation.kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+    }
+}
+
+@Suite("push-server survives SIGKILL")
+struct CrashRecoveryTests {
+    @Test("SIGKILL during a 10,000-notification load: every acknowledged notification reaches APNs, the outbox drains",
+          .timeLimit(.minutes(3)))
+    func killDuringLoad() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("push-crash-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let files = try TestCredentialFiles.write(to: directory + "/creds", bundleID: "com.example.sniffmeet", password: "pw")
+        let caPEM = try String(contentsOfFile: files.caCertificatePath, encoding: .utf8)
+        var mockConfiguration = MockAPNSServer.Configuration(
+            serverIdentity: try TLSIdentity(certificatePEMPath: files.serverCertificatePath, keyPEMPath: files.serverKeyPath),
+            clientCATrustPEM: caPEM)
+        mockConfiguration.serverCAPEM = caPEM
+        let mock = try MockAPNSServer(configuration: mockConfiguration)
+        defer { mock.stop() }
+        let arguments = ["--data-dir", directory + "/data", "--port", "0", "--api-key", "crash-key",
+                         "--topic", "com.example.sniffmeet", "--apns-p12", files.clientP12Path, "--apns-password", "pw",
+                         "--apns-host", "127.0.0.1", "--apns-port", "\(mock.port)", "--apns-ca", files.caCertificatePath,
+                         "--log-level", "error"]
+
+        let first = try ServerProcess(arguments: arguments)
+        let client = TestHTTPClient(port: first.port, apiKey: "crash-key")
+        let batches = (0..<20).map { _ in (0..<500).map { _ in ServiceHarness.randomToken() } }
+        let killer = Task {
+            await mock.waitForAccepted(count: 1_500)
+            first.kill(SIGKILL)
+        }
+        let acknowledged = await withTaskGroup(of: [String].self) { group in
+            for batch in batches {
+                group.addTask {
+                    let body: JSONValue = ["tokens": .array(batch.map { .string($0) }), "alert": "load",
+                                           "environment": "development"]
+                    guard let response = try? await client.send("POST", "/v1/pushes", json: body),
+                          (200..<300).contains(response.status) else { return [] }
+                    return batch
+                }
+            }
+            var all: [String] = []
+            for await tokens in group { all += tokens }
+            return all
+        }
+        await killer.value
+        #expect(acknowledged.count >= 500, "some pushes were acknowledged before the kill")
+
+        // What the killed run left behind: every row not yet final must be sent after the restart.
+        let (total, finished) = try await {
+            let store = try PushStore(path: directory + "/data/push.sqlite", recoverInFlight: false)
+            let counts = try await store.outboxCounts()
+            return (counts.values.reduce(0, +), counts[.accepted] ?? 0)
+        }()
+        #expect(total >= acknowledged.count)
+        #expect(total - finished > 0, "the kill hit the load before it was delivered")
+
+        let before = mock.counters().accepted
+        let second = try ServerProcess(arguments: arguments)
+        await mock.waitForAccepted(count: before + (total - finished))
+        let delivered = Set(mock.records().filter(\.isAccepted).map(\.token))
+        #expect(Set(acknowledged).subtracting(delivered).isEmpty, "every acknowledged notification reached the mock")
+        second.kill(SIGTERM)
+        #expect(second.process.terminationStatus == 0)
+
+        let store = try PushStore(path: directory + "/data/push.sqlite", recoverInFlight: false)
+        #expect(try await store.outboxDepth() == 0)
+        #expect(try await store.outboxCounts()[.accepted] == total)
+    }
+}

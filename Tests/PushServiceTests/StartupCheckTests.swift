@@ -1,0 +1,70 @@
+import Foundation
+import PushService
+import PushTLS
+import Testing
+
+@Suite("push-server start-up checks")
+struct StartupCheckTests {
+    static func scratch() throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("push-startup-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    static func run(_ arguments: [String]) async -> Int32 {
+        await PushServerLauncher.main(arguments: arguments + ["--port", "0", "--log-level", "error"], environment: [:])
+    }
+
+    @Test("missing .p12, wrong password, expired certificate and unwritable database each exit 78")
+    func configurationErrorsExit78() async throws {
+        let directory = try Self.scratch()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let files = try TestCredentialFiles.write(to: directory + "/creds", bundleID: "com.example.sniffmeet", password: "secret")
+        let authority = try TestCertificateAuthority()
+        let expired = try authority.issueClientCertificate(bundleID: "com.example.sniffmeet",
+                                                           notBefore: Date().addingTimeInterval(-7200),
+                                                           notAfter: Date().addingTimeInterval(-3600))
+        let expiredPath = directory + "/expired.p12"
+        _ = FileManager.default.createFile(atPath: expiredPath, contents: Data(try expired.pkcs12(password: "pw")))
+        let common = ["--data-dir", directory + "/data", "--api-key", "k"]
+
+        #expect(await Self.run(common + ["--apns-p12", directory + "/missing.p12", "--apns-password", "x"]) == 78)
+        #expect(await Self.run(common + ["--apns-p12", files.clientP12Path, "--apns-password", "wrong"]) == 78)
+        #expect(await Self.run(common + ["--apns-p12", expiredPath, "--apns-password", "pw"]) == 78)
+        #expect(await Self.run(common + ["--apns-p12", files.clientCertificatePath, "--apns-password", "secret"]) == 78)
+        #expect(await Self.run(["--database", "/dev/null/nope/push.sqlite", "--api-key", "k",
+                                "--apns-p12", files.clientP12Path, "--apns-password", "secret"]) == 78)
+        #expect(await Self.run(["--data-dir", directory + "/data", "--apns-p12", files.clientP12Path,
+                                "--apns-password", "secret"]) == 78)
+        #expect(await Self.run(["--bogus"]) == 64)
+    }
+
+    @Test("file, environment and flags combine, later sources winning")
+    func configurationLayers() throws {
+        let directory = try Self.scratch()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = directory + "/config.json"
+        try #"{"port": 9000, "topic": "a.b", "api_keys": ["file"], "apns": {"connections": 3}, "drops": {"window_s": 5}}"#
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        let configuration = try PushServiceConfiguration.load(
+            arguments: ["--config", file, "--port", "9100"],
+            environment: ["PUSH_PORT": "9050", "PUSH_TOPIC": "c.d", "PUSH_API_KEY": "k1, k2"])
+        #expect(configuration.port == 9100)
+        #expect(configuration.topic == "c.d")
+        #expect(configuration.apiKeys == ["k1", "k2"])
+        #expect(configuration.apns.connections == 3)
+        #expect(configuration.dropWindowSeconds == 5)
+        #expect(throws: ConfigurationError.self) {
+            try PushServiceConfiguration.load(arguments: ["--port", "x"], environment: [:])
+        }
+    }
+
+    @Test("the example configuration file loads")
+    func exampleLoads() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let configuration = try PushServiceConfiguration.load(
+            arguments: ["--config", root.appendingPathComponent("Resources/push-server.example.json").path], environment: [:])
+        #expect(configuration.apns.connections == 2)
+        #expect(configuration.topic == "com.example.sniffmeet")
+    }
+}

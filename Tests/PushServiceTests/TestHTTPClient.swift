@@ -1,0 +1,55 @@
+import APNSCore
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A small JSON-over-HTTP client for the service under test.
+struct TestHTTPClient: Sendable {
+    let baseURL: String
+    let apiKey: String?
+    private let session: URLSession
+
+    init(port: Int, apiKey: String?) {
+        baseURL = "http://127.0.0.1:\(port)"
+        self.apiKey = apiKey
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = 120
+        session = URLSession(configuration: configuration)
+    }
+
+    /// The same client with another key (nil: no Authorization header).
+    func with(apiKey: String?) -> TestHTTPClient {
+        TestHTTPClient(port: Int(baseURL.split(separator: ":").last!)!, apiKey: apiKey)
+    }
+
+    struct Response: Sendable {
+        var status: Int
+        var body: [UInt8]
+        var contentType: String?
+        var json: JSONValue? { try? JSONValue.parse(body) }
+        var errorCode: String? { json?["error"]?["code"]?.stringValue }
+    }
+
+    func send(_ method: String, _ path: String, body: String? = nil) async throws -> Response {
+        try await send(method, path, bytes: body.map { Array($0.utf8) })
+    }
+
+    func send(_ method: String, _ path: String, json: JSONValue) async throws -> Response {
+        try await send(method, path, bytes: json.serialized())
+    }
+
+    func send(_ method: String, _ path: String, bytes: [UInt8]?) async throws -> Response {
+        var request = URLRequest(url: URL(string: baseURL + path)!)
+        request.httpMethod = method
+        if let apiKey { request.setValue("Bearer \(apiKey)", forHTTPHeaderField: "Authorization") }
+        if let bytes {
+            request.httpBody = Data(bytes)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let (data, response) = try await session.data(for: request)
+        let http = response as! HTTPURLResponse
+        return Response(status: http.statusCode, body: Array(data),
+                        contentType: http.value(forHTTPHeaderField: "Content-Type"))
+    }
+}
