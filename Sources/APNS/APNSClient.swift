@@ -16,6 +16,8 @@ import Synchronization
 public final class APNSClient: Sendable {
     /// The configuration the client was made with.
     public let configuration: APNSClientConfiguration
+    /// The shared provider token source with token auth (one per client, so one per team), else nil.
+    public let tokenProvider: APNSTokenProvider?
     private let loop: EventLoop
     private let dispatcher: APNSDispatcher
     private let permits: SendPermits
@@ -25,12 +27,14 @@ public final class APNSClient: Sendable {
     /// Loads the credentials and prepares TLS; connections open on the first send.
     public init(configuration: APNSClientConfiguration) throws {
         self.configuration = configuration
+        // Token auth: TLS authenticates the server only; the JWT proves who we are.
         let identity = try configuration.loadIdentity()
+        tokenProvider = try configuration.makeTokenProvider()
         var tlsConfiguration = TLSClientConfiguration(identity: identity)
         if let ca = configuration.trustedCAPEM { tlsConfiguration.trust = .caPEM(ca) }
         let tls = try TLSContext.client(tlsConfiguration)
         loop = EventLoop(name: "apns-client")
-        dispatcher = APNSDispatcher(loop: loop, configuration: configuration, tls: tls)
+        dispatcher = APNSDispatcher(loop: loop, configuration: configuration, tls: tls, tokenProvider: tokenProvider)
         permits = SendPermits(configuration.maxPendingRequests)
     }
 
@@ -41,6 +45,11 @@ public final class APNSClient: Sendable {
     /// Sends one notification. Returns `.accepted` or `.rejected` (a rejection by APNs, or by the same
     /// rules checked locally, is an outcome); throws ``APNSTransportError`` when no answer came.
     /// Waits while ``APNSClientConfiguration/maxPendingRequests`` sends are already pending.
+    ///
+    /// With token auth the `authorization` header is added when the request is written, from the shared
+    /// ``APNSTokenProvider``. A 403 ExpiredProviderToken makes the client replace that token once and
+    /// resend the notification once; a second ExpiredProviderToken, and 429 TooManyProviderTokenUpdates,
+    /// come back as the outcome.
     public func send(_ notification: APNSNotification) async throws -> APNSOutcome {
         if configuration.validatesLocally, let rejection = notification.validate() {
             configuration.metrics.record(.rejected(reason: rejection.reason, latency: 0))

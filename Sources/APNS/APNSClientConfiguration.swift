@@ -1,4 +1,5 @@
 import APNSCore
+import Foundation
 import PushTLS
 
 /// Everything an ``APNSClient`` needs: credentials, where APNs is, and how to behave under load.
@@ -11,9 +12,16 @@ public struct APNSClientConfiguration: Sendable {
         case pem(certificatePath: String, keyPath: String)
         /// An identity already loaded.
         case identity(TLSIdentity)
+        /// Token-based auth: a `.p8` signing key with its key and team ids. TLS then presents no client
+        /// certificate and each request carries `authorization: bearer <jwt>` from a token provider the
+        /// client's connections share (one per client, so one per team).
+        case token(APNSTokenCredentials)
+        /// Token-based auth with a provider shared with other clients of the same team (for example a
+        /// production and a development client), so the team has one token at a time.
+        case tokenProvider(APNSTokenProvider)
     }
 
-    /// The client certificate.
+    /// The client certificate or the provider token.
     public var credentials: Credentials
     /// Production, development, or a custom host (the mock server).
     public var environment: APNSEnvironment
@@ -43,6 +51,8 @@ public struct APNSClientConfiguration: Sendable {
     public var validatesLocally: Bool = true
     /// Receives counters and timings; the default does nothing.
     public var metrics: any APNSClientMetrics = NoAPNSClientMetrics()
+    /// The wall clock token auth reads (the JWT's `iat` and its age); inject one in tests.
+    public var clock: @Sendable () -> Date = Date.init
 
     /// A configuration with the given credentials and environment and default behaviour.
     public init(credentials: Credentials, environment: APNSEnvironment, connections: Int = 1, trustedCAPEM: String? = nil) {
@@ -52,12 +62,22 @@ public struct APNSClientConfiguration: Sendable {
         self.trustedCAPEM = trustedCAPEM
     }
 
-    /// Loads the identity the credentials name.
-    func loadIdentity() throws -> TLSIdentity {
+    /// Loads the identity the credentials name; nil for token auth (no client certificate).
+    func loadIdentity() throws -> TLSIdentity? {
         switch credentials {
         case .pkcs12(let path, let password): try TLSIdentity(p12Path: path, password: password)
         case .pem(let certificatePath, let keyPath): try TLSIdentity(certificatePEMPath: certificatePath, keyPEMPath: keyPath)
         case .identity(let identity): identity
+        case .token, .tokenProvider: nil
+        }
+    }
+
+    /// The token provider for token auth (a new one per call for `.token`), else nil.
+    func makeTokenProvider() throws -> APNSTokenProvider? {
+        switch credentials {
+        case .token(let token): try APNSTokenProvider(credentials: token, clock: clock)
+        case .tokenProvider(let provider): provider
+        case .pkcs12, .pem, .identity: nil
         }
     }
 }

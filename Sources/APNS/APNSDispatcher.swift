@@ -10,6 +10,8 @@ final class APNSDispatcher: @unchecked Sendable {
     let loop: EventLoop
     let configuration: APNSClientConfiguration
     let tls: TLSContext
+    /// Token auth: the source of the `authorization` header, read when a request is written.
+    let tokenProvider: APNSTokenProvider?
     private var slots: [APNSConnectionSlot]
     private var waiting = SendQueue()
     private var live: [UInt64: APNSSend] = [:]
@@ -19,10 +21,11 @@ final class APNSDispatcher: @unchecked Sendable {
     private(set) var shuttingDown = false
     private var drained: [CheckedContinuation<Void, Never>] = []
 
-    init(loop: EventLoop, configuration: APNSClientConfiguration, tls: TLSContext) {
+    init(loop: EventLoop, configuration: APNSClientConfiguration, tls: TLSContext, tokenProvider: APNSTokenProvider? = nil) {
         self.loop = loop
         self.configuration = configuration
         self.tls = tls
+        self.tokenProvider = tokenProvider
         slots = (0..<max(1, configuration.connections)).map { APNSConnectionSlot(index: $0) }
     }
 
@@ -66,8 +69,40 @@ final class APNSDispatcher: @unchecked Sendable {
             scheduleReconnects()
             return
         }
+        guard let request = authorizedRequest(for: send) else { return }
         send.connection = connection
-        send.handle = connection.send(send.request) { [unowned self] result in self.complete(send, result) }
+        send.handle = connection.send(request) { [unowned self] result in self.complete(send, result) }
+    }
+
+    /// The request with the current provider token (token auth), or as it is; nil (and the send
+    /// finished) when no token can be signed.
+    private func authorizedRequest(for send: APNSSend) -> HTTP2Request? {
+        guard let tokenProvider else { return send.request }
+        do {
+            let token = try tokenProvider.currentToken()
+            send.jwt = token.jwt
+            var request = send.request
+            request.headers.append((APNSHeader.authorization, token.authorization))
+            return request
+        } catch {
+            finish(send, .failure(APNSTransportError(.notSent, "cannot sign the provider token: \(error)")))
+            return nil
+        }
+    }
+
+    /// After 403 ExpiredProviderToken: replaces the token (once per send, whatever its age: APNs no
+    /// longer takes it) and sends again. False when this send already had its refresh.
+    private func refreshTokenAndResend(_ send: APNSSend) -> Bool {
+        guard let tokenProvider, let jwt = send.jwt, !send.refreshedToken, !send.timedOut, !shuttingDown else { return false }
+        send.refreshedToken = true
+        do {
+            _ = try tokenProvider.refresh(replacing: jwt)
+        } catch {
+            return false
+        }
+        configuration.metrics.record(.resent)
+        route(send)
+        return true
     }
 
     private func openIdleSlots() {
@@ -104,7 +139,7 @@ final class APNSDispatcher: @unchecked Sendable {
         let pending = waiting.takeAll()
         for (index, send) in pending.enumerated() {
             route(send)
-            if send.connection == nil {
+            if send.connection == nil, live[send.id] != nil {
                 // Still nowhere to go (route queued it again): keep the rest waiting in order.
                 for rest in pending[(index + 1)...] { waiting.append(rest) }
                 return
@@ -120,7 +155,9 @@ final class APNSDispatcher: @unchecked Sendable {
             if response.status == 200 {
                 finish(send, .success(.accepted(apnsID: apnsID ?? "", uniqueID: response.header("apns-unique-id"))))
             } else {
-                finish(send, .success(.rejected(APNSRejection.parse(status: response.status, body: response.body, apnsID: apnsID))))
+                let rejection = APNSRejection.parse(status: response.status, body: response.body, apnsID: apnsID)
+                if rejection.reason == .expiredProviderToken, refreshTokenAndResend(send) { return }
+                finish(send, .success(.rejected(rejection)))
             }
         case .failure(.notProcessed(let why)):
             if send.timedOut {

@@ -10,6 +10,10 @@ final class APNSSend: @unchecked Sendable {
     let started: Double
     let deadline: Double
     var resends = 0
+    /// The provider JWT of the last write (token auth only).
+    var jwt: String?
+    /// Whether the token was already replaced once after 403 ExpiredProviderToken.
+    var refreshedToken = false
     var timedOut = false
     var continuation: CheckedContinuation<APNSOutcome, Error>?
     var connection: HTTP2ClientConnection?

@@ -2,11 +2,20 @@ import APNSCore
 import PushTLS
 
 /// Decides who sent a request and which topics it may use: the seam between transport identity and
-/// the topic rules. The certificate authenticator is the default; token auth (JWT) will be a second
-/// implementation (reading `authorization`, keeping the connection's team in `userInfo`).
+/// the topic rules. The certificate authenticator is the default; `MockAPNSTokenAuthenticator` checks
+/// provider tokens (JWT in `authorization`, the connection's team kept in `userInfo`).
 public protocol MockAPNSAuthenticator: Sendable {
     /// Called on the server loop's thread after the method, path, token, apns-id and duplicate-header rules.
     func authenticate(_ request: MockAPNSRequest, on connection: MockAPNSConnectionContext) -> MockAPNSAuthentication
+
+    /// True when connections start with MAX_CONCURRENT_STREAMS 1 and get the configured limit once the
+    /// authenticator set ``MockAPNSConnectionContext/isAuthenticated`` (Apple does this for token auth).
+    var limitsStreamsUntilAuthenticated: Bool { get }
+}
+
+extension MockAPNSAuthenticator {
+    /// False: connections get the configured stream limit from the start.
+    public var limitsStreamsUntilAuthenticated: Bool { false }
 }
 
 /// An authenticator's answer.
@@ -29,6 +38,11 @@ public final class MockAPNSConnectionContext: @unchecked Sendable {
     public let environment: MockAPNSServer.Environment
     /// Free per-connection state for authenticators (for example the team of the first valid token).
     public var userInfo: [String: String] = [:]
+    /// Set by authenticators once the connection proved who it is (for token auth: its first valid
+    /// token); the server then raises a stream limit that started at 1.
+    public var isAuthenticated = false
+    /// The most streams open at once on the connection so far (kept up to date by the server).
+    public internal(set) var maxObservedOpenStreams = 0
 
     /// A context with the given facts.
     public init(id: Int, clientCertificate: TLSCertificate?, environment: MockAPNSServer.Environment) {

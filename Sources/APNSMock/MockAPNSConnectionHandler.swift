@@ -14,6 +14,8 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
     private var context: MockAPNSConnectionContext?
     private var requestCount = 0
     private var streamLimitDropped = false
+    /// Token auth: the connection still runs at one stream until its first valid token.
+    private var awaitingAuthentication: Bool
     private var ids = MockRandom.systemSeeded()
     private var delayed: [Int32: LoopTimer] = [:]
     private var idleTimer: LoopTimer?
@@ -25,6 +27,7 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
         loop = connection.loop
         id = core.recorder.countConnectionOpened()
         isDevelopment = core.configuration.environment == .development
+        awaitingAuthentication = core.startsAtOneStream
         if let idle = core.configuration.idleTimeout {
             let timer = LoopTimer(loop: loop) { [weak self] in self?.idleTimerFired() }
             timer.schedule(after: idle)
@@ -75,10 +78,16 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
             self.context = made
             return made
         }()
+        context.maxObservedOpenStreams = connection.maxObservedOpenStreams
         let mockRequest = MockAPNSRequest(method: request.method, path: request.path, headers: request.headers,
                                           payload: request.body, clientCertificateUID: context.clientCertificate?.subjectUID,
                                           connectionID: id)
         let (rejection, topic) = core.decide(mockRequest, on: context)
+        if awaitingAuthentication, context.isAuthenticated {
+            // Apple: after the first valid provider token the connection gets its full stream limit.
+            awaitingAuthentication = false
+            connection.updateSettings(maxConcurrentStreams: core.configuration.maxConcurrentStreams)
+        }
         let outcome: APNSOutcome = rejection.map {
             .rejected(APNSRejection($0.reason, timestamp: $0.timestamp, apnsID: apnsID))
         } ?? .accepted(apnsID: apnsID, uniqueID: uniqueID())

@@ -7,6 +7,8 @@ import Synchronization
 final class MockAPNSCore: Sendable {
     let configuration: MockAPNSServer.Configuration
     let authenticator: any MockAPNSAuthenticator
+    /// Connections start at MAX_CONCURRENT_STREAMS 1 until authenticated (token auth).
+    let startsAtOneStream: Bool
     let registry = MockAPNSTokenRegistry()
     let recorder = MockAPNSRecorder()
     let handler: Mutex<MockAPNSHandler?>
@@ -15,6 +17,7 @@ final class MockAPNSCore: Sendable {
     init(configuration: MockAPNSServer.Configuration) {
         self.configuration = configuration
         authenticator = configuration.authenticator ?? MockAPNSCertificateAuthenticator()
+        startsAtOneStream = authenticator.limitsStreamsUntilAuthenticated && !configuration.acceptAll
         handler = Mutex(configuration.handler)
         random = Mutex(MockRandom(seed: configuration.randomSeed))
     }

@@ -19,7 +19,12 @@ extension MockAPNSServer {
         /// The server's certificate and key.
         public var serverIdentity: TLSIdentity
         /// CA certificates (PEM) client certificates must chain to; clients without one fail the handshake.
-        public var clientCATrustPEM: String
+        /// nil asks for no client certificate: a token-auth-only server (see `MockAPNSTokenAuthenticator`).
+        public var clientCATrustPEM: String?
+        /// The TLS client-certificate policy; nil derives it: `.require(trust: clientCATrustPEM)` when a CA
+        /// is set, else `.none`. `.request` (any certificate, unverified) lets one server take certificate
+        /// and token clients, with `MockAPNSTokenAuthenticator(certificates:)`.
+        public var clientCertificatePolicy: ClientCertificatePolicy?
         /// CA (PEM) that issued `serverIdentity`, published as `credentials.caPEM`; nil publishes the server certificate.
         public var serverCAPEM: String?
         /// The gateway to imitate.
@@ -51,10 +56,17 @@ extension MockAPNSServer {
         /// Seed for jitter and fault rolls: the same seed and request order give the same answers.
         public var randomSeed: UInt64 = 0x5EED
 
-        /// A configuration with the server's identity and the CA its clients' certificates must chain to.
-        public init(serverIdentity: TLSIdentity, clientCATrustPEM: String) {
+        /// A configuration with the server's identity and the CA its clients' certificates must chain to
+        /// (nil: no client certificates, for token auth).
+        public init(serverIdentity: TLSIdentity, clientCATrustPEM: String?) {
             self.serverIdentity = serverIdentity
             self.clientCATrustPEM = clientCATrustPEM
+        }
+
+        /// The client-certificate policy in effect.
+        var effectiveClientCertificatePolicy: ClientCertificatePolicy {
+            if let clientCertificatePolicy { return clientCertificatePolicy }
+            return clientCATrustPEM.map { .require(trust: .caPEM($0)) } ?? .none
         }
     }
 

@@ -6,7 +6,7 @@ import PushTLS
 import Synchronization
 
 /// An in-process APNs server that behaves like Apple's: HTTP/2 over TLS with ALPN h2, client
-/// certificates required, Apple's request rules and reasons (see `MockAPNSRules`), token state,
+/// certificates required (or provider tokens, with `MockAPNSTokenAuthenticator`), Apple's request rules and reasons (see `MockAPNSRules`), token state,
 /// fault injection and recording. Several can run in one process; each listens once `init` returns.
 public final class MockAPNSServer: Sendable {
     /// The configuration it was started with.
@@ -26,10 +26,11 @@ public final class MockAPNSServer: Sendable {
     public init(configuration: Configuration, loop: EventLoop? = nil) throws {
         let tls = try TLSContext.server(TLSServerConfiguration(
             identity: configuration.serverIdentity,
-            clientCertificates: .require(trust: .caPEM(configuration.clientCATrustPEM))))
-        var settings = HTTP2ServerSettings()
-        settings.maxConcurrentStreams = configuration.maxConcurrentStreams
+            clientCertificates: configuration.effectiveClientCertificatePolicy))
         let core = MockAPNSCore(configuration: configuration)
+        var settings = HTTP2ServerSettings()
+        // Token auth (Apple): one stream until the connection shows a valid token; the handler raises it.
+        settings.maxConcurrentStreams = core.startsAtOneStream ? 1 : configuration.maxConcurrentStreams
         let serverLoop = loop ?? EventLoop(name: "mock-apns")
         do {
             server = try HTTP2Server(loop: serverLoop, host: configuration.host, port: configuration.port,
