@@ -62,9 +62,9 @@ public enum PushServerLauncher {
             }
         }
         try StartupChecks.apiKeys(configuration.apiKeys)
-        let identity = try StartupChecks.identity(configuration.apns)
+        let credentials = try StartupChecks.credentials(configuration.apns)
         let trustedCA = try StartupChecks.trustedCA(configuration.apns)
-        let senders = try makeSenders(configuration.apns, identity: identity, trustedCA: trustedCA)
+        let senders = try makeSenders(configuration.apns, credentials: credentials, trustedCA: trustedCA)
         let server: PushServer
         do {
             server = try await PushServer.start(configuration: configuration, senders: senders, logger: logger)
@@ -76,9 +76,16 @@ public enum PushServerLauncher {
         return Launched(server: server, embedded: embedded, configuration: configuration, apiKeyFromFile: keyFile)
     }
 
+    /// The two APNs clients `settings` describe (certificate or token credentials, host override, CA),
+    /// after the same checks the start-up runs.
+    public static func makeSenders(for settings: PushServiceConfiguration.APNSSettings) throws -> PushSenders {
+        try makeSenders(settings, credentials: try StartupChecks.credentials(settings),
+                        trustedCA: try StartupChecks.trustedCA(settings))
+    }
+
     /// One APNs client per environment (both pointed at the override host when one is set).
-    static func makeSenders(_ settings: PushServiceConfiguration.APNSSettings, identity: TLSIdentity,
-                            trustedCA: String?) throws -> PushSenders {
+    static func makeSenders(_ settings: PushServiceConfiguration.APNSSettings,
+                            credentials: APNSClientConfiguration.Credentials, trustedCA: String?) throws -> PushSenders {
         func client(_ base: APNSEnvironment, development: Bool) throws -> APNSClient {
             var environment = base
             if let host = settings.host {
@@ -87,7 +94,7 @@ public enum PushServerLauncher {
             } else if let port = settings.port {
                 environment = base.with(port: port)
             }
-            var configuration = APNSClientConfiguration(credentials: .identity(identity), environment: environment,
+            var configuration = APNSClientConfiguration(credentials: credentials, environment: environment,
                                                         connections: settings.connections, trustedCAPEM: trustedCA)
             configuration.requestTimeout = 30
             return try APNSClient(configuration: configuration)

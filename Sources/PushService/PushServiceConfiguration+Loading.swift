@@ -19,6 +19,9 @@ extension PushServiceConfiguration {
           --topic BUNDLE_ID      default apns-topic
           --apns-p12 PATH        APNs provider certificate (.p12)
           --apns-password PW     its password (prefer PUSH_APNS_PASSWORD)
+          --apns-p8 PATH         token authentication instead: the .p8 signing key
+          --apns-key-id ID       its 10-character key id
+          --apns-team-id ID      the 10-character team id
           --apns-host HOST       APNs host override (both environments)
           --apns-port N          APNs port override
           --apns-ca PATH         CA (PEM) to trust for the APNs host override
@@ -26,7 +29,8 @@ extension PushServiceConfiguration {
           -h, --help             show this help
 
         ENVIRONMENT: PUSH_CONFIG, PUSH_HOST, PUSH_PORT, PUSH_DATA_DIR, PUSH_DATABASE, PUSH_API_KEY (comma-separated),
-          PUSH_TOPIC, PUSH_EMBEDDED, PUSH_APNS_P12, PUSH_APNS_PASSWORD, PUSH_APNS_HOST, PUSH_APNS_PORT, PUSH_APNS_CA,
+          PUSH_TOPIC, PUSH_EMBEDDED, PUSH_APNS_P12, PUSH_APNS_PASSWORD, PUSH_APNS_P8, PUSH_APNS_KEY_ID,
+          PUSH_APNS_TEAM_ID, PUSH_APNS_HOST, PUSH_APNS_PORT, PUSH_APNS_CA,
           PUSH_LOG_LEVEL.
         EXIT CODES: 0 ok, 1 failure, 64 usage error, 78 configuration error.
         """
@@ -46,7 +50,8 @@ extension PushServiceConfiguration {
 
     private static let valueFlags: Set<String> = [
         "--config", "--data-dir", "--host", "--port", "--database", "--api-key", "--topic", "--apns-p12",
-        "--apns-password", "--apns-host", "--apns-port", "--apns-ca", "--log-level",
+        "--apns-password", "--apns-host", "--apns-port", "--apns-ca", "--log-level", "--apns-p8", "--apns-key-id",
+        "--apns-team-id",
     ]
     private static let switchFlags: Set<String> = ["--embedded"]
 
@@ -88,6 +93,9 @@ extension PushServiceConfiguration {
         case "--topic": topic = value
         case "--apns-p12": apns.p12Path = value
         case "--apns-password": apns.password = value
+        case "--apns-p8": apns.p8Path = value
+        case "--apns-key-id": apns.keyID = value
+        case "--apns-team-id": apns.teamID = value
         case "--apns-host": apns.host = value
         case "--apns-port": apns.port = try Self.port(value, flag)
         case "--apns-ca": apns.caPath = value
@@ -108,6 +116,9 @@ extension PushServiceConfiguration {
         if let value = environment["PUSH_EMBEDDED"] { embedded = try Self.bool(value, "PUSH_EMBEDDED") }
         if let value = environment["PUSH_APNS_P12"] { apns.p12Path = value }
         if let value = environment["PUSH_APNS_PASSWORD"] { apns.password = value }
+        if let value = environment["PUSH_APNS_P8"] { apns.p8Path = value }
+        if let value = environment["PUSH_APNS_KEY_ID"] { apns.keyID = value }
+        if let value = environment["PUSH_APNS_TEAM_ID"] { apns.teamID = value }
         if let value = environment["PUSH_APNS_HOST"] { apns.host = value }
         if let value = environment["PUSH_APNS_PORT"] { apns.port = try Self.port(value, "PUSH_APNS_PORT") }
         if let value = environment["PUSH_APNS_CA"] { apns.caPath = value }
@@ -156,7 +167,10 @@ extension PushServiceConfiguration {
         if let value = try root.int("max_body_bytes") { maxBodyBytes = value }
         if let value = try root.int("http_timeout_s") { httpTimeoutSeconds = value }
         if let section = try root.object("apns") {
-            try section.checkKnown(["p12", "password", "host", "port", "ca", "connections"])
+            try section.checkKnown(["p12", "password", "p8", "key_id", "team_id", "host", "port", "ca", "connections"])
+            if let value = try section.string("p8") { apns.p8Path = value }
+            if let value = try section.string("key_id") { apns.keyID = value }
+            if let value = try section.string("team_id") { apns.teamID = value }
             if let value = try section.string("p12") { apns.p12Path = value }
             if let value = try section.string("password") { apns.password = value }
             if let value = try section.string("host") { apns.host = value }

@@ -54,6 +54,12 @@ public struct PushServiceConfiguration: Sendable, Equatable {
         public var p12Path: String?
         /// The .p12 password. Never logged.
         public var password: String?
+        /// Token authentication instead of a certificate: the `.p8` signing key (PKCS#8, EC P-256).
+        public var p8Path: String?
+        /// The 10-character key id of the `.p8` key.
+        public var keyID: String?
+        /// The 10-character team id the key belongs to.
+        public var teamID: String?
         /// Overrides the APNs host for both environments (e.g. a mock server).
         public var host: String?
         /// Overrides the APNs port.

@@ -1,8 +1,26 @@
+import APNS
 import Foundation
 import PushTLS
 
 /// The checks `push-server` runs before serving; each failure is one clear line and exit code 78.
 enum StartupChecks {
+    /// The APNs credentials: a `.p8` token key when one is configured, otherwise the `.p12` certificate.
+    /// One token provider serves both environments' clients, so the team has one token at a time.
+    static func credentials(_ settings: PushServiceConfiguration.APNSSettings) throws(ConfigurationError) -> APNSClientConfiguration.Credentials {
+        guard let p8 = settings.p8Path, !p8.isEmpty else { return .identity(try identity(settings)) }
+        guard let keyID = settings.keyID, let teamID = settings.teamID else {
+            throw ConfigurationError("token authentication needs a key id and a team id: set apns.key_id and apns.team_id (or PUSH_APNS_KEY_ID, PUSH_APNS_TEAM_ID)")
+        }
+        guard FileManager.default.isReadableFile(atPath: p8) else {
+            throw ConfigurationError("APNs signing key \(p8) does not exist or cannot be read")
+        }
+        do {
+            return .tokenProvider(try APNSTokenProvider(credentials: try APNSTokenCredentials.load(p8Path: p8, keyID: keyID, teamID: teamID)))
+        } catch {
+            throw ConfigurationError("APNs signing key \(p8) cannot be used: \(error)")
+        }
+    }
+
     /// Loads the APNs provider certificate, naming the exact problem (missing, wrong password, expired…).
     static func identity(_ settings: PushServiceConfiguration.APNSSettings) throws(ConfigurationError) -> TLSIdentity {
         guard let path = settings.p12Path, !path.isEmpty else {
