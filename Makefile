@@ -37,7 +37,7 @@ run: deps
 ## test: the whole test suite (unit, integration and interop against nghttpd, h2load and curl)
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --parallel --num-workers 2
+	$(SWIFT) test --skip-build --no-parallel
 
 ## bench: benchmarks side by side with h2load, nghttpd and a peer client; writes bench/results.json
 bench: deps

@@ -43,8 +43,9 @@ let package = Package(
         // Executables: wiring only.
         .executableTarget(name: "push-server", dependencies: ["PushService"], swiftSettings: strict),
         .executableTarget(name: "pushctl",
-                          dependencies: ["PushService", "APNS", "APNSMock", "APNSCore", "PushTLS"],
+                          dependencies: ["APNS", "APNSMock", "APNSCore", "PushTLS"],
                           swiftSettings: strict),
+        .executableTarget(name: "push-bench", dependencies: ["APNS", "APNSMock", "APNSCore", "PushStore", "PushTLS", "PushHTTP2", "PushIO", "ProfileDrop"], swiftSettings: strict),
 
         // Tests mirror Sources.
         .testTarget(name: "PushTLSTests", dependencies: ["PushTLS"], swiftSettings: strict),
@@ -56,7 +57,8 @@ let package = Package(
         .testTarget(name: "PushStoreTests", dependencies: ["PushStore", "pushstore-crash-writer"], swiftSettings: strict),
         .testTarget(name: "APNSCoreTests", dependencies: ["APNSCore"], swiftSettings: strict),
         .testTarget(name: "ProfileDropTests", dependencies: ["ProfileDrop", "PushStore", "APNSCore"], swiftSettings: strict),
-        .testTarget(name: "PushServiceTests", dependencies: ["PushService", "APNSMock", "APNS", "APNSCore", "PushStore", "ProfileDrop", "PushTLS"], swiftSettings: strict),
         .testTarget(name: "APNSMockTests", dependencies: ["APNSMock", "APNSCore", "PushHTTP2", "PushIO", "PushTLS"], swiftSettings: strict),
+        .testTarget(name: "PushCtlTests", dependencies: ["pushctl", "push-server", "APNSMock", "APNSCore", "PushTLS", "PushIO"], swiftSettings: strict),
+        .testTarget(name: "PushServiceTests", dependencies: ["PushService", "APNSMock", "APNS", "APNSCore", "PushStore", "ProfileDrop", "PushTLS"], swiftSettings: strict),
     ]
 )

@@ -11,21 +11,23 @@ final class MockAPNSCore: Sendable {
     let startsAtOneStream: Bool
     let registry = MockAPNSTokenRegistry()
     let recorder = MockAPNSRecorder()
-    let handler: Mutex<MockAPNSHandler?>
+    /// The programmable handler, boxed: a closure kept directly in a generic `Mutex` is re-abstracted on
+    /// every `withLock` write-back, which nests one thunk per request until the stack overflows.
+    let handler: Mutex<MockAPNSHandlerBox>
     private let random: Mutex<MockRandom>
 
     init(configuration: MockAPNSServer.Configuration) {
         self.configuration = configuration
         authenticator = configuration.authenticator ?? MockAPNSCertificateAuthenticator()
         startsAtOneStream = authenticator.limitsStreamsUntilAuthenticated && !configuration.acceptAll
-        handler = Mutex(configuration.handler)
+        handler = Mutex(MockAPNSHandlerBox(configuration.handler))
         random = Mutex(MockRandom(seed: configuration.randomSeed))
     }
 
     /// The answer for one request: the handler, else the rules, token state and faults.
     func decide(_ request: MockAPNSRequest, on connection: MockAPNSConnectionContext)
         -> (rejection: (reason: APNSRejectionReason, timestamp: Date?)?, topic: String?) {
-        if let handler = handler.withLock({ $0 }), let decision = handler(request) {
+        if let handler = handler.withLock({ $0 }).handler, let decision = handler(request) {
             switch decision {
             case .accept: return (nil, request.topic)
             case .reject(let reason, let timestamp): return ((reason, timestamp), request.topic)
@@ -49,4 +51,10 @@ final class MockAPNSCore: Sendable {
         if case .none = configuration.latency { return 0 }
         return random.withLock { configuration.latency.delay(using: &$0) }
     }
+}
+
+/// An immutable holder for the programmable handler (see ``MockAPNSCore/handler``).
+final class MockAPNSHandlerBox: Sendable {
+    let handler: MockAPNSHandler?
+    init(_ handler: MockAPNSHandler?) { self.handler = handler }
 }

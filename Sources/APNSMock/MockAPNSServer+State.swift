@@ -41,7 +41,7 @@ extension MockAPNSServer {
 
     /// Replaces the programmable handler while running (nil: default rules only).
     public func setHandler(_ handler: MockAPNSHandler?) {
-        core.handler.withLock { $0 = handler }
+        core.handler.withLock { $0 = MockAPNSHandlerBox(handler) }
     }
 
     /// Every decided notification since start or `reset()`, in decision order (none in accept-all mode).

@@ -1,1 +1,4 @@
-print("not built yet")
+import Foundation
+
+let code = await PushCtl.main(Array(CommandLine.arguments.dropFirst()))
+exit(code)

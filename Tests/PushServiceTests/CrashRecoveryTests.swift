@@ -57,6 +57,9 @@ struct CrashRecoveryTests {
             serverIdentity: try TLSIdentity(certificatePEMPath: files.serverCertificatePath, keyPEMPath: files.serverKeyPath),
             clientCATrustPEM: caPEM)
         mockConfiguration.serverCAPEM = caPEM
+        // Slow enough (at most 50 streams × 100/s each) that the kill lands while most of the load is queued.
+        mockConfiguration.maxConcurrentStreams = 50
+        mockConfiguration.latency = .fixed(0.01)
         let mock = try MockAPNSServer(configuration: mockConfiguration)
         defer { mock.stop() }
         let arguments = ["--data-dir", directory + "/data", "--port", "0", "--api-key", "crash-key",

@@ -35,6 +35,8 @@ struct ServiceHarness: Sendable {
         configuration.apiKeys = [apiKey]
         configuration.topic = topic
         configuration.retryBaseDelaySeconds = 0.05
+        // `?wait=true` answers once every notification is final; give a loaded machine time to get there.
+        configuration.waitTimeoutSeconds = 120
         configure(&configuration)
         let server = try await PushServer.start(
             configuration: configuration,

@@ -1,0 +1,130 @@
+import APNS
+import APNSCore
+import Foundation
+
+/// `push-bench client`: `APNSClient` throughput and CPU per notification against a running server.
+enum ClientCommand {
+    static func run(_ arguments: Arguments) async throws {
+        let host = arguments.string("host") ?? "127.0.0.1"
+        let port = try arguments.int("port", 0)
+        guard port > 0 else { throw UsageError(description: "missing --port") }
+        let caPEM = try String(contentsOfFile: try arguments.required("ca"), encoding: .utf8)
+        let total = try arguments.int("n", 200_000)
+        let inFlight = max(1, try arguments.int("m", 1000))
+        let connections = max(1, try arguments.int("connections", 1))
+        let payload = try Payload.bytes(arguments)
+        let token = try DeviceToken(arguments.string("token") ?? String(repeating: "ab", count: 32))
+        let topic = arguments.string("topic") ?? MockCommand.bundleID
+        let recordLatencies = arguments.flag("latencies")
+
+        var configuration = APNSClientConfiguration(
+            credentials: .pem(certificatePath: try arguments.required("cert"), keyPath: try arguments.required("key")),
+            environment: .custom(host: host, port: port, isDevelopment: true),
+            connections: connections, trustedCAPEM: caPEM)
+        configuration.maxPendingRequests = max(configuration.maxPendingRequests, inFlight * 2)
+        configuration.maxConcurrentStreams = try arguments.int("max-streams", 1000)
+        configuration.requestTimeout = try arguments.double("timeout", 60)
+        let client = try APNSClient(configuration: configuration)
+        let notification = APNSNotification(token: token, topic: topic, pushType: .alert, payload: payload)
+
+        // Warm-up: open every connection and settle the pools before the clock starts.
+        let warmUp = try await Self.send(client, notification, total: min(total, inFlight * 2),
+                                         inFlight: inFlight, latencies: false)
+
+        let clock = ContinuousClock()
+        let cpuStart = ProcessCPU.microseconds()
+        let start = clock.now
+        let tally = try await Self.send(client, notification, total: total, inFlight: inFlight,
+                                        latencies: recordLatencies)
+        let seconds = (clock.now - start).seconds
+        let cpu = ProcessCPU.microseconds() - cpuStart
+        await client.shutdown()
+
+        var report = Report("client")
+        report.add("n", total)
+        report.add("in_flight", inFlight)
+        report.add("connections", connections)
+        report.add("payload_bytes", payload.count)
+        report.add("seconds", seconds)
+        report.add("rate", Double(total) / seconds)
+        report.add("cpu_us_per_notification", cpu / Double(total))
+        report.add("accepted", tally.accepted)
+        report.add("rejected", tally.rejected)
+        report.add("errors", tally.errors)
+        report.add("warmup_errors", warmUp.errors)
+        if recordLatencies {
+            let sorted = tally.latencies.sorted()
+            report.add("p50_ms", quantile(sorted, 0.50) * 1000)
+            report.add("p99_ms", quantile(sorted, 0.99) * 1000)
+        }
+        if let error = tally.firstError { report.add("first_error", error) }
+        report.add("peak_rss_kib", ProcessCPU.peakRSSKiB())
+        report.print()
+    }
+
+    struct Tally: Sendable {
+        var accepted = 0
+        var rejected = 0
+        var errors = 0
+        var firstError: String?
+        var latencies: [Double] = []
+
+        mutating func merge(_ other: Tally) {
+            accepted += other.accepted
+            rejected += other.rejected
+            errors += other.errors
+            firstError = firstError ?? other.firstError
+            latencies += other.latencies
+        }
+    }
+
+    /// Sends `total` copies of `notification` from `inFlight` concurrent senders.
+    static func send(_ client: APNSClient, _ notification: APNSNotification, total: Int, inFlight: Int,
+                     latencies: Bool) async throws -> Tally {
+        let workers = min(inFlight, max(total, 1))
+        return await withTaskGroup(of: Tally.self) { group in
+            for worker in 0..<workers {
+                let share = total / workers + (worker < total % workers ? 1 : 0)
+                group.addTask {
+                    var tally = Tally()
+                    if latencies { tally.latencies.reserveCapacity(share) }
+                    let clock = ContinuousClock()
+                    for _ in 0..<share {
+                        let start = latencies ? clock.now : nil
+                        do {
+                            let outcome = try await client.send(notification)
+                            if outcome.isAccepted { tally.accepted += 1 } else { tally.rejected += 1 }
+                        } catch {
+                            tally.errors += 1
+                            if tally.firstError == nil { tally.firstError = String(describing: error) }
+                        }
+                        if let start { tally.latencies.append((clock.now - start).seconds) }
+                    }
+                    return tally
+                }
+            }
+            var total = Tally()
+            for await tally in group { total.merge(tally) }
+            return total
+        }
+    }
+}
+
+/// The request body shared by every client: `{"aps":{"alert":"xxx…"}}` padded to the requested size.
+enum Payload {
+    static func bytes(_ arguments: Arguments) throws(UsageError) -> [UInt8] {
+        make(size: try arguments.int("payload-bytes", 256))
+    }
+
+    static func make(size: Int) -> [UInt8] {
+        let frame = #"{"aps":{"alert":""}}"#
+        let filler = String(repeating: "x", count: max(0, size - frame.utf8.count))
+        return Array(#"{"aps":{"alert":"\#(filler)"}}"#.utf8)
+    }
+
+    /// `push-bench payload --payload-bytes B --out FILE`: writes the body for h2load and aioapns.
+    static func write(_ arguments: Arguments) throws {
+        let body = try bytes(arguments)
+        try Data(body).write(to: URL(fileURLWithPath: try arguments.required("out")))
+    }
+}

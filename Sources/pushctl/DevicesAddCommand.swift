@@ -1,0 +1,41 @@
+import APNSCore
+
+/// `pushctl devices add`: POST /v1/devices.
+enum DevicesAddCommand: Command {
+    static let name = "devices add"
+    static let summary = "Register a device token for a user."
+    static var help: CommandHelp {
+        CommandHelp(overview: "Register a device token for a user (POST /v1/devices).",
+                    usage: ["pushctl devices add --token <hex> --user <id> [--topic <bundle-id>] [--environment production|development (default production)]"],
+                    options: [
+                        .value("token", "hex", "The device token (required)."),
+                        .value("user", "id", "The owner (required)."),
+                        .value("topic", "bundle-id", "The app's bundle id (default: the service's)."),
+                        .value("environment", "env", "production (default) or development: which APNs the device uses."),
+                    ] + ServiceClient.specs,
+                    examples: ["pushctl devices add --token 3f2a...c9 --user alice --environment development"])
+    }
+
+    static func run(_ arguments: ParsedArguments) async throws -> Int32 {
+        _ = try arguments.positionals([], command: name)
+        let tokenText = try arguments.required("token", command: name)
+        let token: DeviceToken
+        do { token = try DeviceToken(tokenText) } catch { throw CLIError.usage("bad --token: \(error)", command: name) }
+        var body: [String: JSONValue] = ["token": .string(token.hex), "user_id": .string(try arguments.required("user", command: name))]
+        if let topic = arguments.value("topic") { body["topic"] = .string(topic) }
+        let environment = arguments.value("environment") ?? "production"
+        guard environment == "production" || environment == "development" else {
+            throw CLIError.usage("--environment must be production or development", command: name)
+        }
+        body["environment"] = .string(environment)
+        let response = try await ServiceClient(arguments).send("POST", "/v1/devices", body: .object(body))
+        if arguments.has("json") {
+            ServiceOutput.print(response, json: true)
+        } else {
+            let device = response.json
+            Console.out("registered \(device?["token"]?.stringValue ?? token.hex) for \(device?["user_id"]?.stringValue ?? "")"
+                        + " (topic \(device?["topic"]?.stringValue ?? "-"), \(device?["environment"]?.stringValue ?? environment))")
+        }
+        return ExitCode.ok
+    }
+}

@@ -1,0 +1,117 @@
+import APNSCore
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// push-server's REST API over HTTP: URL and key from flags, environment or `./var/api-key`,
+/// failures mapped to exit codes (connection refused 69, 401 77).
+struct ServiceClient: Sendable {
+    static let specs: [OptionSpec] = [
+        .value("url", "url", "push-server URL (default $PUSHCTL_URL or http://127.0.0.1:8080)."),
+        .flag("json", "Print the service's JSON answer."),
+    ]
+
+    let baseURL: String
+    let apiKey: String?
+    private let session: URLSession
+
+    init(_ arguments: ParsedArguments) throws(CLIError) {
+        let environment = ProcessInfo.processInfo.environment
+        var url = arguments.value("url") ?? environment["PUSHCTL_URL"] ?? "http://127.0.0.1:8080"
+        while url.hasSuffix("/") { url.removeLast() }
+        guard let parsed = URL(string: url), parsed.scheme == "http" || parsed.scheme == "https", parsed.host != nil else {
+            throw CLIError(ExitCode.config, "bad service URL '\(url)'", hint: "use --url http://HOST:PORT or set PUSHCTL_URL")
+        }
+        baseURL = url
+        if let key = environment["PUSHCTL_API_KEY"], !key.isEmpty {
+            apiKey = key
+        } else if let data = FileManager.default.contents(atPath: "var/api-key") {
+            apiKey = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        } else {
+            apiKey = nil
+        }
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = 120
+        configuration.httpMaximumConnectionsPerHost = 4
+        session = URLSession(configuration: configuration)
+    }
+
+    /// One answer: status and body parsed as JSON when it is JSON.
+    struct Response: Sendable {
+        let status: Int
+        let body: [UInt8]
+        var json: JSONValue? { try? JSONValue.parse(body) }
+    }
+
+    /// Sends a request and maps transport failures and auth refusals to exit codes; other statuses
+    /// are returned, unless `check` is set, in which case anything but 2xx becomes a failure.
+    func send(_ method: String, _ path: String, body: JSONValue? = nil, check: Bool = true) async throws(CLIError) -> Response {
+        guard let url = URL(string: baseURL + path) else {
+            throw CLIError(ExitCode.usage, "cannot build a URL for '\(path)'", hint: "check the ids you passed")
+        }
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        if let apiKey { request.setValue("Bearer \(apiKey)", forHTTPHeaderField: "Authorization") }
+        if let body {
+            request.httpBody = Data(body.serialized())
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let data: Data, response: URLResponse
+        do {
+            (data, response) = try await session.data(for: request)
+        } catch {
+            throw CLIError(ExitCode.unavailable, "cannot reach push-server at \(baseURL): \(Self.describe(error))",
+                           hint: "start it with 'make run' or set --url / PUSHCTL_URL")
+        }
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        let answer = Response(status: status, body: Array(data))
+        if status == 401 || status == 403 {
+            throw CLIError(ExitCode.authRefused, "push-server refused the API key (\(status))\(Self.detail(answer))",
+                           hint: "set PUSHCTL_API_KEY or check ./var/api-key")
+        }
+        if status == 503 || status == 502 {
+            throw CLIError(ExitCode.unavailable, "push-server is unavailable (\(status))\(Self.detail(answer))",
+                           hint: "check 'pushctl status'")
+        }
+        if check, !(200..<300).contains(status) {
+            throw CLIError(ExitCode.failure, "\(method) \(path) failed with \(status)\(Self.detail(answer))",
+                           hint: status == 404 ? "check the id" : "see docs/openapi.yaml for the request shape")
+        }
+        return answer
+    }
+
+    private static func detail(_ response: Response) -> String {
+        guard let json = response.json else {
+            let text = String(decoding: response.body.prefix(200), as: UTF8.self)
+                .replacingOccurrences(of: "\n", with: " ")
+            return text.isEmpty ? "" : ": \(text)"
+        }
+        if let message = json["error"]?["message"]?.stringValue ?? json["message"]?.stringValue ?? json["error"]?.stringValue
+            ?? json["reason"]?.stringValue {
+            return ": \(message)"
+        }
+        return ": " + String(decoding: json.serialized(), as: UTF8.self)
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        if let error = error as? URLError {
+            switch error.code {
+            case .cannotConnectToHost: return "connection refused"
+            case .timedOut: return "timed out"
+            case .cannotFindHost: return "unknown host"
+            case .networkConnectionLost: return "connection lost"
+            default: return error.localizedDescription
+            }
+        }
+        return "\(error)"
+    }
+
+    /// Percent-encodes one path segment.
+    static func segment(_ text: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+    }
+}

@@ -1,0 +1,65 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Catches signals with DispatchSource handlers from the moment it is created (default handling is
+/// switched off, so the process is not killed), and lets one task wait for the first of them.
+/// `@unchecked`: `state` is behind a Mutex and `sources` is never mutated after `init` (dispatch
+/// sources themselves are thread-safe; Dispatch just does not mark them Sendable).
+final class SignalWaiter: @unchecked Sendable {
+    private enum State {
+        case waiting
+        case suspended(CheckedContinuation<Int32, Never>)
+        case received(Int32)
+        case done
+    }
+
+    private let state = Mutex(State.waiting)
+    private let sources: [any DispatchSourceSignal]
+
+    /// Installs handlers for `signals` now; call before announcing readiness.
+    init(_ signals: [Int32]) {
+        let queue = DispatchQueue(label: "pushctl.signals")
+        sources = signals.map { number in
+            Foundation.signal(number, SIG_IGN)
+            return DispatchSource.makeSignalSource(signal: number, queue: queue)
+        }
+        for (source, number) in zip(sources, signals) {
+            source.setEventHandler { [weak self] in self?.fire(number) }
+            source.resume()
+        }
+    }
+
+    private func fire(_ number: Int32) {
+        let continuation = state.withLock { state -> CheckedContinuation<Int32, Never>? in
+            switch state {
+            case .waiting:
+                state = .received(number)
+                return nil
+            case .suspended(let continuation):
+                state = .done
+                return continuation
+            case .received, .done:
+                return nil
+            }
+        }
+        continuation?.resume(returning: number)
+    }
+
+    /// Suspends until one of the signals arrives (or returns at once if one already did).
+    func wait() async -> Int32 {
+        let number = await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
+            let early = state.withLock { state -> Int32? in
+                if case .received(let number) = state {
+                    state = .done
+                    return number
+                }
+                state = .suspended(continuation)
+                return nil
+            }
+            if let early { continuation.resume(returning: early) }
+        }
+        for source in sources { source.cancel() }
+        return number
+    }
+}

@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# make bench: builds push-bench and push-server in release and runs B1-B9 side by side (see bench/README via the summary).
+# Each case: one warm-up run, then RUNS measured runs (median, min-max). Goals are printed, never enforced.
+# Knobs: BENCH_N (B1 notifications, 200000), BENCH_RUNS (3), BENCH_QUICK=1 (n/10 everywhere),
+#        BENCH_SCRATCH (a --scratch-path for swift build; default .build).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+RUNS=${BENCH_RUNS:-3}
+N=${BENCH_N:-200000}
+if [ "${BENCH_QUICK:-0}" = 1 ]; then N=$((N / 10)); fi
+N_SMALL=$((N / 2))          # B2/B3 per run
+N_B4=$((N / 40))            # B4 runs at ~3-4k/s with 40 ms answers
+N_B6=$((N / 40))            # aioapns manages under 1k/s
+N_STORE=$((N / 4))
+N_B7=$((N / 2))            # B7 notifications through the service per run
+M=1000
+TOPIC=com.example.sniffmeet
+TOKEN=$(printf 'ab%.0s' $(seq 32))
+WORK=$(mktemp -d /tmp/push-bench.XXXXXX)
+RAW=$ROOT/bench/raw.jsonl
+: > "$RAW"
+PIDS=()
+cleanup() { for p in "${PIDS[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null; done; rm -rf "$WORK"; }
+trap cleanup EXIT
+
+say() { printf '%s\n' "$*" >&2; }
+
+say "== building push-bench (release)"
+SCRATCH=()
+[ -n "${BENCH_SCRATCH:-}" ] && SCRATCH=(--scratch-path "$BENCH_SCRATCH")
+swift build -c release "${SCRATCH[@]}" --product push-bench >&2 || { say "build failed"; exit 1; }
+BIN="$(swift build -c release "${SCRATCH[@]}" --show-bin-path)/push-bench"
+say "== building push-server (release, for B7)"
+SERVER_BIN="$(dirname "$BIN")/push-server"
+swift build -c release "${SCRATCH[@]}" --product push-server >&2 || { say "push-server build failed: B7 skipped"; SERVER_BIN=; }
+START=$(date +%s)
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+# start_mock NAME ARGS...: sets MOCK_PID, MOCK_PORT, CREDS.
+start_mock() {
+    local name=$1; shift
+    CREDS=$WORK/creds
+    "$BIN" mock --port 0 --write-credentials "$CREDS" --ignore-stdin "$@" > "$WORK/$name.out" 2> "$WORK/$name.err" &
+    MOCK_PID=$!; PIDS+=("$MOCK_PID")
+    for _ in $(seq 100); do grep -q listening "$WORK/$name.out" && break; sleep 0.1; done
+    MOCK_PORT=$(awk '/listening/{print $2}' "$WORK/$name.out")
+}
+stop_mock() {
+    kill -TERM "$MOCK_PID" 2>/dev/null; wait "$MOCK_PID"; local rc=$?
+    [ $rc -gt 128 ] && [ $rc -ne 143 ] && say "   mock exited with signal $((rc - 128))"
+    tail -n 1 "$WORK/$1.out" | sed "s/^/$1\t/" >> "$RAW"
+}
+
+# record CASE CMD...: one warm-up, RUNS measured; each prints one JSON line (or nothing on failure).
+record() {
+    local case=$1; shift
+    local i line
+    for i in $(seq 0 "$RUNS"); do
+        line=$("$@" 2>> "$WORK/errors.log" | tail -n 1)
+        [ -z "$line" ] && line="{\"error\":\"no result (exit or timeout), see stderr\"}"
+        if [ "$i" = 0 ]; then printf '%s\twarmup\t%s\n' "$case" "$line" >> "$RAW"
+        else printf '%s\trun\t%s\n' "$case" "$line" >> "$RAW"; fi
+    done
+    say "   $case done ($(( $(date +%s) - START )) s)"
+}
+
+client() { timeout 120 "$BIN" client --port "$1" --ca "$CREDS/ca.pem" --cert "$CREDS/client.pem" --key "$CREDS/client-key.pem" \
+    -m $M "${@:2}"; }
+h2() {  # h2 LABEL PORT N BODY
+    local out=$WORK/h2.out tm=$WORK/h2.time
+    timeout 120 /usr/bin/time -f "%U %S" -o "$tm" h2load -c1 -m$M -n "$3" -d "$4" -H "apns-topic: $TOPIC" \
+        -H "apns-push-type: alert" "https://127.0.0.1:$2/3/device/$TOKEN" > "$out" 2>&1
+    python3 "$ROOT/bench/h2load_json.py" "$1" "$out" "$tm" "$3"
+}
+
+for size in 100 256 1024 4096; do "$BIN" payload --payload-bytes $size --out "$WORK/body$size"; done
+
+say "== B1/B2/B3/B6 against the mock (accept-all)"
+start_mock mock-accept --accept-all
+MOCK_CREDS=$CREDS
+record B1.client client "$MOCK_PORT" -n "$N" --connections 1 --payload-bytes 256
+if "$BIN" mock --accept-all --no-client-auth --write-credentials "$WORK/probe" < /dev/null > /dev/null 2>&1; then
+    say "   (mock --no-client-auth works: h2load targets the mock)"
+    stop_mock mock-accept
+    start_mock mock-accept --accept-all --no-client-auth
+    record B1.h2load-mock h2 h2load-mock "$MOCK_PORT" "$N" "$WORK/body256"
+else
+    printf 'B1.h2load-mock\tskip\t{"skipped":"mock requires client certificates; h2load cannot send one"}\n' >> "$RAW"
+    say "   h2load vs mock skipped: the mock requires client certificates"
+fi
+for c in 2 4; do record "B2.c$c" client "$MOCK_PORT" -n "$N_SMALL" --connections $c --payload-bytes 256; done
+for size in 100 1024 4096; do record "B3.p$size" client "$MOCK_PORT" -n "$N_SMALL" --payload-bytes $size; done
+if [ ! -x bench/venv/bin/python ] || ! bench/venv/bin/python -c 'import aioapns' 2>/dev/null; then
+    say "   installing aioapns into bench/venv"
+    python3 -m venv bench/venv >&2 && bench/venv/bin/pip install -q aioapns >&2
+fi
+record B6.client client "$MOCK_PORT" -n "$N_B6" --payload-bytes 256
+record B6.aioapns timeout 300 bench/venv/bin/python bench/aioapns_client.py --port "$MOCK_PORT" --ca "$CREDS/ca.pem" \
+    --cert "$CREDS/client.pem" --key "$CREDS/client-key.pem" --body "$WORK/body256" -n "$N_B6" -m $M
+stop_mock mock-accept
+
+say "== B1 (same server) / B5 against nghttpd"
+mkdir -p "$WORK/htdocs/3/device" && : > "$WORK/htdocs/3/device/$TOKEN"   # POST to a file answers 200, empty
+NGHTTPD_PORT=$(free_port)
+nghttpd -a 127.0.0.1 -d "$WORK/htdocs" "$NGHTTPD_PORT" "$MOCK_CREDS/server-key.pem" "$MOCK_CREDS/server.pem" \
+    > "$WORK/nghttpd.log" 2>&1 &
+NGHTTPD_PID=$!; PIDS+=("$NGHTTPD_PID"); sleep 0.5
+CREDS=$MOCK_CREDS
+record B1.h2load-nghttpd h2 h2load-nghttpd "$NGHTTPD_PORT" "$N" "$WORK/body256"
+record B1.client-nghttpd client "$NGHTTPD_PORT" -n "$N" --payload-bytes 256
+kill "$NGHTTPD_PID"; wait "$NGHTTPD_PID" 2>/dev/null
+
+say "== B4 realistic APNs: 40 ms, 500 streams, 1% rejections dropping the limit to 1"
+start_mock mock-b4 --latency-ms 40 --max-streams 500 --reject-percent 1 --drop-limit-after-rejection
+record B4.client client "$MOCK_PORT" -n "$N_B4" --payload-bytes 256 --latencies
+stop_mock mock-b4
+
+say "== B7 service end to end"
+if [ -n "$SERVER_BIN" ] && [ -x "$SERVER_BIN" ]; then
+    # POST /v1/pushes of 5,000 tokens, 4 in flight -> outbox -> APNs client -> embedded mock; fresh server per run.
+    record B7 timeout 300 python3 bench/b7_service.py --server "$SERVER_BIN" --work "$WORK" -n "$N_B7" \
+        --batch 5000 --parallel 4 --timeout 240
+else
+    printf 'B7\tskip\t{"skipped":"push-server not built"}\n' >> "$RAW"
+    say "B7: skipped (push-server not built)"
+fi
+
+say "== B8 store, B9 profile drops"
+record B8.store timeout 120 "$BIN" store -n "$N_STORE"
+record B9.drops timeout 120 "$BIN" drops --reporters 1000 --rounds 5
+
+ELAPSED=$(( $(date +%s) - START ))
+python3 bench/summarize.py "$RAW" bench/results.json bench/summary.md \
+    "n=$N runs=$RUNS elapsed=${ELAPSED}s quick=${BENCH_QUICK:-0}"
+[ -s "$WORK/errors.log" ] && { say "== stderr of failed runs (last lines)"; tail -n 5 "$WORK/errors.log" >&2; }
+exit 0
