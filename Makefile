@@ -32,6 +32,8 @@ release: deps
 ## run: start push-server on 127.0.0.1:8080 with the embedded mock APNs and ./var for data
 run: deps
 	$(SWIFT) build -c release --product push-server
+	$(SWIFT) build -c release --product pushctl
+	@echo "pushctl is at ./.build/release/pushctl"
 	./.build/release/push-server --embedded --data-dir ./var
 
 ## test: the whole test suite (unit, integration and interop against nghttpd, h2load and curl)

@@ -1,4 +1,10 @@
 import APNS
 
 /// The real APNs client is a `PushSender`: `send` and `shutdown(deadline:)` already match.
-extension APNSClient: PushSender {}
+extension APNSClient: PushSender {
+    /// The client's ready connections and open streams.
+    public func connectionState() async -> PushSenderConnections? {
+        let statistics = await statistics()
+        return PushSenderConnections(ready: statistics.readyConnections, openStreams: statistics.openStreams)
+    }
+}

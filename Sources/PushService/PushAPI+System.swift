@@ -21,12 +21,24 @@ extension PushAPI {
         return .json(status: databaseOK ? 200 : 503, ["status": .string(status), "database": databaseState, "apns": apns])
     }
 
+    /// APNs connections and open HTTP/2 streams per environment, as Prometheus gauges.
+    func connectionMetrics() async -> String {
+        var connections = ["# HELP push_apns_connections APNs connections ready to send.", "# TYPE push_apns_connections gauge"]
+        var streams = ["# HELP push_apns_open_streams HTTP/2 streams open to APNs.", "# TYPE push_apns_open_streams gauge"]
+        for (name, sender) in [("production", senders.production), ("development", senders.development)] {
+            guard let state = await sender.connectionState() else { continue }
+            connections.append("push_apns_connections{environment=\"\(name)\"} \(state.ready)")
+            streams.append("push_apns_open_streams{environment=\"\(name)\"} \(state.openStreams)")
+        }
+        return (connections + streams).joined(separator: "\n") + "\n"
+    }
+
     /// `GET /metrics`: Prometheus text.
     func metricsText(_ request: APIRequest) async throws -> HTTPServerResponse {
         let counts = try await outbox.counts()
         let dropMetrics = await match.metrics
         let text = metrics.prometheusText(outboxCounts: Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) }),
-                                          extra: dropMetrics.prometheusText())
+                                          extra: dropMetrics.prometheusText() + (await connectionMetrics()))
         return HTTPServerResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: Array(text.utf8))
     }
 }

@@ -15,6 +15,7 @@ public struct PushAPI: Sendable {
     let logger: ServiceLogger
     let authenticator: APIKeyAuthenticator
     let configuration: PushServiceConfiguration
+    let senders: PushSenders
 
     /// The router with every operation (the OpenAPI document lists the same set).
     public var router: APIRouter {

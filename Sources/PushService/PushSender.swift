@@ -9,11 +9,29 @@ public protocol PushSender: Sendable {
     func send(_ notification: APNSNotification) async throws -> APNSOutcome
     /// Closes connections, letting in-flight requests finish until `deadline` seconds from now.
     func shutdown(deadline: Double) async
+    /// Connections ready to send and HTTP/2 streams open now, for `/metrics` and `/healthz`; nil if unknown.
+    func connectionState() async -> PushSenderConnections?
+}
+
+/// A sender's connections at one moment.
+public struct PushSenderConnections: Sendable, Equatable {
+    /// Connections ready to send.
+    public var ready: Int
+    /// HTTP/2 streams open across them.
+    public var openStreams: Int
+
+    /// A snapshot with the given counts.
+    public init(ready: Int, openStreams: Int) {
+        self.ready = ready
+        self.openStreams = openStreams
+    }
 }
 
 extension PushSender {
     /// Default: nothing to close.
     public func shutdown(deadline: Double) async {}
+    /// Default: unknown.
+    public func connectionState() async -> PushSenderConnections? { nil }
 }
 
 /// One sender per APNs environment: development devices go to the sandbox, production ones to production.

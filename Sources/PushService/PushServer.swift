@@ -75,7 +75,8 @@ public final class PushServer: Sendable {
         let restored = try await match.restore()
         let api = PushAPI(store: store, outbox: outbox, writer: OutboxWriter(outbox: outbox), match: match,
                           waiters: waiters, metrics: metrics, logger: logger,
-                          authenticator: APIKeyAuthenticator(keys: configuration.apiKeys), configuration: configuration)
+                          authenticator: APIKeyAuthenticator(keys: configuration.apiKeys), configuration: configuration,
+                          senders: senders)
         let router = api.router
         let gate = RequestGate()
         let loop = EventLoop(name: "push-http")

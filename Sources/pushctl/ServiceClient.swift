@@ -4,7 +4,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// push-server's REST API over HTTP: URL and key from flags, environment or `./var/api-key`,
+/// push-server's REST API over HTTP: URL and key from flags, environment, the config file or `./var/api-key`,
 /// failures mapped to exit codes (connection refused 69, 401 77).
 struct ServiceClient: Sendable {
     static let specs: [OptionSpec] = [
@@ -18,13 +18,16 @@ struct ServiceClient: Sendable {
 
     init(_ arguments: ParsedArguments) throws(CLIError) {
         let environment = ProcessInfo.processInfo.environment
-        var url = arguments.value("url") ?? environment["PUSHCTL_URL"] ?? "http://127.0.0.1:8080"
+        let file = try PushctlConfigFile.load(environment: environment)
+        var url = arguments.value("url") ?? environment["PUSHCTL_URL"] ?? file.url ?? "http://127.0.0.1:8080"
         while url.hasSuffix("/") { url.removeLast() }
         guard let parsed = URL(string: url), parsed.scheme == "http" || parsed.scheme == "https", parsed.host != nil else {
             throw CLIError(ExitCode.config, "bad service URL '\(url)'", hint: "use --url http://HOST:PORT or set PUSHCTL_URL")
         }
         baseURL = url
         if let key = environment["PUSHCTL_API_KEY"], !key.isEmpty {
+            apiKey = key
+        } else if let key = file.apiKey, !key.isEmpty {
             apiKey = key
         } else if let data = FileManager.default.contents(atPath: "var/api-key") {
             apiKey = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)

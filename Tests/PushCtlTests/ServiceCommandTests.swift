@@ -24,6 +24,18 @@ struct ServiceCommandTests {
         #expect(result.stderr.contains("127.0.0.1:1"))
     }
 
+    @Test("the config file named by PUSHCTL_CONFIG gives the URL; a broken one is a config error (78)")
+    func configFile() throws {
+        let path = NSTemporaryDirectory() + "pushctl-config-\(UUID().uuidString).json"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try #"{"url": "http://127.0.0.1:1", "api_key": "k"}"#.write(toFile: path, atomically: true, encoding: .utf8)
+        let result = try PushCtlProcess.run(["status"], environment: ["PUSHCTL_CONFIG": path])
+        #expect(result.status == 69)
+        #expect(result.stderr.contains("127.0.0.1:1"))
+        try "not json".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(try PushCtlProcess.run(["status"], environment: ["PUSHCTL_CONFIG": path]).status == 78)
+    }
+
     @Test("a bad URL is a config error (78)")
     func badURL() throws {
         let result = try PushCtlProcess.run(["status", "--url", "ftp:/x"])

@@ -168,6 +168,8 @@ struct PushServiceIntegrationTests {
         #expect(text.contains("http_requests_total{route=\"POST /v1/pushes\",status=\"200\"} 1"))
         #expect(text.contains("push_send_latency_seconds_count 1"))
         #expect(text.contains("profile_drop_matches_total 0"))
+        #expect(text.contains("push_apns_connections{environment=\"development\"} 1"))
+        #expect(text.contains("push_apns_open_streams{environment=\"development\"} 0"))
         await harness.stop()
     }
 }

@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""B7 service end to end: POST /v1/pushes batches -> outbox -> APNs client -> embedded mock.
+
+Starts `push-server --embedded` on a fresh data dir, sends N notifications in POST /v1/pushes requests of
+--batch tokens (--parallel requests in flight), polls GET /v1/pushes/{id} until every push is complete,
+then prints one JSON line: rate (notifications/s, first POST sent -> last notification terminal),
+p50/p99 latency (API accept -> APNs answer), peak RSS (VmHWM) and CPU of push-server.
+
+Latency basis: the API returns no per-notification creation time, so a notification's API accept time is the
+moment its POST's 202 answer arrived; its APNs accept time is the `updated_at` of its terminal row.
+"""
+import argparse
+import concurrent.futures
+import datetime
+import http.client
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+p = argparse.ArgumentParser()
+p.add_argument("--server", required=True, help="path of the release push-server")
+p.add_argument("--work", required=True, help="scratch directory (a fresh data dir is made below it)")
+p.add_argument("-n", type=int, default=100000)
+p.add_argument("--batch", type=int, default=5000)
+p.add_argument("--parallel", type=int, default=4)
+p.add_argument("--timeout", type=float, default=240)
+p.add_argument("--poll-interval", type=float, default=0.05)
+a = p.parse_args()
+
+KEY = "K"
+HEADERS = {"Authorization": f"Bearer {KEY}", "Content-Type": "application/json"}
+data_dir = os.path.join(a.work, f"b7-{os.getpid()}-{time.time_ns()}")
+os.makedirs(data_dir)
+out_path = os.path.join(data_dir, "server.out")
+err_path = os.path.join(data_dir, "server.err")
+server = subprocess.Popen([a.server, "--embedded", "--data-dir", data_dir, "--port", "0", "--api-key", KEY,
+                           "--log-level", "warning"], stdout=open(out_path, "w"), stderr=open(err_path, "w"))
+
+
+def fail(message):
+    print(json.dumps({"error": message}))
+    stop()
+    sys.exit(1)
+
+
+def stop():
+    if server.poll() is None:
+        server.send_signal(signal.SIGTERM)
+        try:
+            server.wait(20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
+def on_signal(signum, frame):
+    stop()
+    sys.exit(128 + signum)
+
+
+signal.signal(signal.SIGTERM, on_signal)
+signal.signal(signal.SIGINT, on_signal)
+port = None
+for _ in range(300):
+    text = open(out_path).read()
+    for line in text.splitlines():
+        if line.startswith("listening on "):
+            port = int(line.rsplit(":", 1)[1])
+    if port or server.poll() is not None:
+        break
+    time.sleep(0.05)
+if not port:
+    fail("push-server did not print 'listening on': " + open(err_path).read()[-300:])
+
+local = threading.local()
+
+
+def conn():
+    c = getattr(local, "conn", None)
+    if c is None:
+        c = local.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=a.timeout)
+    return c
+
+
+def request(method, path, body=None):
+    for attempt in range(2):
+        try:
+            c = conn()
+            c.request(method, path, body=body, headers=HEADERS)
+            r = c.getresponse()
+            return r.status, r.read()
+        except (http.client.HTTPException, ConnectionError):
+            local.conn = None
+            if attempt:
+                raise
+
+
+# Unique 32-byte tokens (the API de-duplicates tokens within a push); built before the clock starts.
+bodies = []
+for start in range(0, a.n, a.batch):
+    tokens = [f"{i:064x}" for i in range(start, min(start + a.batch, a.n))]
+    bodies.append(json.dumps({"tokens": tokens, "environment": "development",
+                              "alert": {"title": "t", "body": "b"}}).encode())
+
+
+def post(body):
+    status, data = request("POST", "/v1/pushes", body)
+    accepted_at = time.time()
+    if status != 202:
+        raise RuntimeError(f"POST /v1/pushes answered {status}: {data[:200]!r}")
+    return json.loads(data)["push_id"], accepted_at
+
+
+def cpu_seconds(pid):
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def vm(pid, key):
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith(key + ":"):
+            return int(line.split()[1]) / 1024
+    return None
+
+
+cpu0 = cpu_seconds(server.pid)
+t0 = time.time()
+try:
+    with concurrent.futures.ThreadPoolExecutor(a.parallel) as pool:
+        accepted = list(pool.map(post, bodies))
+except Exception as error:
+    fail(f"{type(error).__name__}: {error}")
+t_posted = time.time()
+
+pending = {push_id: at for push_id, at in accepted}
+done = {}
+deadline = t0 + a.timeout
+while pending and time.time() < deadline:
+    for push_id in list(pending):   # oldest first; stop at the first incomplete one to keep polling cheap
+        status, data = request("GET", f"/v1/pushes/{push_id}")
+        if status != 200:
+            fail(f"GET /v1/pushes/{push_id} answered {status}: {data[:200]!r}")
+        doc = json.loads(data)
+        if not doc.get("complete"):
+            break
+        done[push_id] = (pending.pop(push_id), doc)
+    if pending:
+        time.sleep(a.poll_interval)
+t_polled = time.time()
+cpu = cpu_seconds(server.pid) - cpu0
+peak_rss = vm(server.pid, "VmHWM")
+stop()
+if pending:
+    print(json.dumps({"error": f"timeout: {len(pending)} of {len(accepted)} pushes not complete after {a.timeout:.0f} s",
+                      "peak_rss_mb": peak_rss}))
+    sys.exit(1)
+
+latencies, states, last_terminal = [], {}, 0.0
+for accepted_at, doc in done.values():
+    for row in doc["notifications"]:
+        states[row["state"]] = states.get(row["state"], 0) + 1
+        t = datetime.datetime.fromisoformat(row["updated_at"].replace("Z", "+00:00")).timestamp()
+        last_terminal = max(last_terminal, t)
+        latencies.append(max(0.0, t - accepted_at) * 1000)
+latencies.sort()
+n = len(latencies)
+
+
+def pct(q):
+    return latencies[min(n - 1, int(q * n))] if n else None
+
+
+elapsed = last_terminal - t0
+result = {
+    "n": n, "rate": n / elapsed if elapsed > 0 else None, "elapsed_s": round(elapsed, 3),
+    "post_s": round(t_posted - t0, 3), "polled_s": round(t_polled - t0, 3),
+    "rate_polled": n / (t_polled - t0), "p50_ms": pct(0.50), "p99_ms": pct(0.99), "max_ms": latencies[-1] if n else None,
+    "peak_rss_mb": peak_rss, "cpu_us_per_notification": cpu * 1e6 / n if n else None, "states": states,
+    "batch": a.batch, "parallel": a.parallel,
+    "latency_basis": "POST 202 arrival -> updated_at of terminal row (API has no per-notification creation time)",
+}
+if states.get("accepted", 0) != n:
+    result["first_error"] = f"not all accepted: {states}"
+shutil.rmtree(data_dir, ignore_errors=True)
+print(json.dumps(result))
