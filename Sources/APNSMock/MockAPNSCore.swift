@@ -10,7 +10,7 @@ final class MockAPNSCore: Sendable {
     /// Connections start at MAX_CONCURRENT_STREAMS 1 until authenticated (token auth).
     let startsAtOneStream: Bool
     let registry = MockAPNSTokenRegistry()
-    let recorder = MockAPNSRecorder()
+    let recorder: MockAPNSRecorder
     /// The programmable handler, boxed: a closure kept directly in a generic `Mutex` is re-abstracted on
     /// every `withLock` write-back, which nests one thunk per request until the stack overflows.
     let handler: Mutex<MockAPNSHandlerBox>
@@ -21,6 +21,7 @@ final class MockAPNSCore: Sendable {
         authenticator = configuration.authenticator ?? MockAPNSCertificateAuthenticator()
         startsAtOneStream = authenticator.limitsStreamsUntilAuthenticated && !configuration.acceptAll
         handler = Mutex(MockAPNSHandlerBox(configuration.handler))
+        recorder = MockAPNSRecorder(maxRecords: configuration.maxRecords)
         random = Mutex(MockRandom(seed: configuration.randomSeed))
     }
 

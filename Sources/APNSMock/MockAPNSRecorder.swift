@@ -30,11 +30,24 @@ final class MockAPNSRecorder: Sendable {
     }
 
     private let state = Mutex(State())
+    private let maxRecords: Int?
+
+    /// A recorder keeping at most `maxRecords` records and unclaimed rejections (nil: all).
+    init(maxRecords: Int? = nil) {
+        self.maxRecords = maxRecords.map { max(1, $0) }
+    }
 
     /// Stores a decided notification and wakes whoever waits for it.
     func record(_ record: MockAPNSRecord) {
         let (accepts, rejectionWaiter) = state.withLock { state -> ([CheckedContinuation<Void, Never>], CheckedContinuation<MockAPNSRecord, Never>?) in
             state.records.append(record)
+            if let limit = maxRecords {
+                // Trim in chunks so dropping the oldest stays amortised O(1) per record.
+                if state.records.count > limit + limit / 4 + 1 { state.records.removeFirst(state.records.count - limit) }
+                if state.unclaimedRejections.count > limit + limit / 4 + 1 {
+                    state.unclaimedRejections.removeFirst(state.unclaimedRejections.count - limit)
+                }
+            }
             if let rejection = record.rejection {
                 state.counters.rejected += 1
                 state.counters.rejectedByReason[rejection.reason, default: 0] += 1

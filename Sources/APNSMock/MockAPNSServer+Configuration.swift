@@ -49,6 +49,9 @@ extension MockAPNSServer {
         /// Benchmark fast path: no handler, rules, latency, faults or records; 200 with `apns-id` at once,
         /// counters still kept. Connection knobs (GOAWAY/abrupt close/idle) still apply.
         public var acceptAll = false
+        /// Keep at most this many records (oldest dropped first; counters keep counting); nil keeps all.
+        /// A long-running mock (push-server's embedded default) sets it so memory stays flat.
+        public var maxRecords: Int?
         /// Called first for each request; nil from it (or no handler) lets the default rules decide.
         public var handler: MockAPNSHandler?
         /// Who may send what; nil uses `MockAPNSCertificateAuthenticator`.

@@ -23,6 +23,8 @@ struct EmbeddedAPNS: Sendable {
             clientCATrustPEM: caPEM)
         configuration.serverCAPEM = caPEM
         configuration.environment = .development
+        // The embedded mock runs as long as the service: keep its memory flat.
+        configuration.maxRecords = 1_000
         mock = try MockAPNSServer(configuration: configuration)
     }
 

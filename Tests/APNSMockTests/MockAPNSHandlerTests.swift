@@ -1,6 +1,7 @@
 @testable import APNSMock
 import APNSCore
 import PushTLS
+import Foundation
 import Testing
 
 @Suite("Mock APNs programmable handler")
@@ -21,5 +22,23 @@ struct MockAPNSHandlerTests {
             rejected += 1
         }
         #expect(rejected == 100_000)
+    }
+}
+
+@Suite("Mock APNs record limit")
+struct MockAPNSRecordLimitTests {
+    @Test("with maxRecords the newest records stay and counters keep counting")
+    func boundedRecords() throws {
+        let recorder = MockAPNSRecorder(maxRecords: 100)
+        for index in 0..<1_000 {
+            recorder.record(MockAPNSRecord(
+                token: String(format: "%064x", index), topic: "com.example.app", headers: [], payload: [],
+                clientCertificateUID: nil, apnsID: APNSID.generate(), outcome: .accepted(apnsID: "", uniqueID: nil),
+                connectionID: 1, time: Date()))
+        }
+        let records = recorder.records
+        #expect(records.count >= 100 && records.count <= 126)
+        #expect(records.last?.token == String(format: "%064x", 999))
+        #expect(recorder.counters.accepted == 1_000)
     }
 }
