@@ -25,6 +25,9 @@ extension PushStore {
     /// Rows per multi-row INSERT and ids per `IN (…)` list: fewer, larger statements cost less per row.
     static let outboxChunk = 64
 
+    /// Ids per `IN (…)` list in `complete`: one UPDATE finishes up to this many rows.
+    static let completeChunk = 256
+
     /// Stores `items` as queued rows in one transaction: all of them or, on any error, none.
     public func enqueue(_ items: [OutboxItem]) throws {
         var seen = Set<String>(minimumCapacity: items.count)
@@ -51,13 +54,23 @@ extension PushStore {
         }
     }
 
-    private func insertChunk(_ chunk: ArraySlice<OutboxItem>, _ db: SQLiteConnection) throws {
+    /// The multi-row INSERT for `rows` rows, 13 parameters per row.
+    private static func insertSQL(rows: Int) -> String {
         let perRow: Int32 = 13
-        let values = (0..<Int32(chunk.count)).map { row in
+        let values = (0..<Int32(rows)).map { row in
             let p = (1...perRow).map { "?\(row * perRow + $0)" }
             return "(\(p[0...10].joined(separator: ", ")), 'queued', 0, \(p[11]), NULL, NULL, NULL, \(p[12]), \(p[12]))"
         }
-        let insert = try db.statement("INSERT INTO outbox (\(Self.outboxColumns)) VALUES \(values.joined(separator: ", "))")
+        return "INSERT INTO outbox (\(outboxColumns)) VALUES \(values.joined(separator: ", "))"
+    }
+
+    private static let fullChunkInsertSQL = insertSQL(rows: outboxChunk)
+
+    private func insertChunk(_ chunk: ArraySlice<OutboxItem>, _ db: SQLiteConnection) throws {
+        let perRow: Int32 = 13
+        // The SQL for a full chunk is built once; only a short last chunk builds its own text.
+        let sql = chunk.count == Self.outboxChunk ? Self.fullChunkInsertSQL : Self.insertSQL(rows: chunk.count)
+        let insert = try db.statement(sql)
         defer { insert.reset() }
         for (row, item) in chunk.enumerated() {
             let base = Int32(row) * perRow
@@ -141,18 +154,12 @@ extension PushStore {
                     groups[FinalOutcome(next), default: []].append(id)
                 }
             }
-            let placeholders = (1...Self.outboxChunk).map { "?\($0)" }.joined(separator: ", ")
-            let first = Int32(Self.outboxChunk)
-            let finish = try db.statement("""
-                UPDATE outbox SET state = ?\(first + 1), last_status = ?\(first + 2), last_reason = ?\(first + 3),
-                    apns_unique_id = coalesce(?\(first + 4), apns_unique_id), updated_at = ?\(first + 5)
-                WHERE state = 'in_flight' AND id IN (\(placeholders))
-                RETURNING id
-                """)
+            let first = Int32(Self.completeChunk)
+            let finish = try db.statement(Self.completeSQL)
             for (outcome, ids) in groups {
                 var start = 0
                 while start < ids.count {
-                    let chunk = ids[start..<min(start + Self.outboxChunk, ids.count)]
+                    let chunk = ids[start..<min(start + Self.completeChunk, ids.count)]
                     start = chunk.endIndex
                     defer { finish.reset() }  // also clears the bindings: unused placeholders are NULL
                     for (offset, id) in chunk.enumerated() { try finish.bind(id, at: Int32(offset + 1)) }
@@ -167,6 +174,19 @@ extension PushStore {
             return states
         }
     }
+
+    /// One UPDATE for up to `completeChunk` ids (parameters 1…completeChunk), then state, status, reason,
+    /// apns-unique-id and time.
+    private static let completeSQL: String = {
+        let placeholders = (1...completeChunk).map { "?\($0)" }.joined(separator: ", ")
+        let first = completeChunk
+        return """
+            UPDATE outbox SET state = ?\(first + 1), last_status = ?\(first + 2), last_reason = ?\(first + 3),
+                apns_unique_id = coalesce(?\(first + 4), apns_unique_id), updated_at = ?\(first + 5)
+            WHERE state = 'in_flight' AND id IN (\(placeholders))
+            RETURNING id
+            """
+    }()
 
     /// The values a final (accepted or rejected) outcome writes.
     private struct FinalOutcome: Hashable {
