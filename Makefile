@@ -4,7 +4,7 @@ DEB_PACKAGES := libssl-dev libnghttp2-dev libevent-dev libsqlite3-dev pkg-config
 PKG_MODULES := openssl libnghttp2 libevent_openssl libevent_pthreads sqlite3
 TOOLS := h2load nghttpd nghttp curl openssl python3
 
-.PHONY: deps build release run test bench chaos sanitize fuzz clean
+.PHONY: deps build release run test bench sanitize-address clean
 
 ## deps: install the Debian packages that are missing (apt-get as root, otherwise print the command)
 deps:
@@ -45,9 +45,10 @@ test: deps
 bench: deps
 	./bench/run.sh
 
-## chaos: long fault-injection run
-chaos: deps
-	./scripts/chaos.sh
+## sanitize-address: the whole suite under AddressSanitizer (at-exit leak reports of child processes off)
+sanitize-address: deps
+	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build/asan
+	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --skip-build --sanitize=address --scratch-path .build/asan --no-parallel
 
 clean:
 	rm -rf .build
