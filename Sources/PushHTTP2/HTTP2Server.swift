@@ -49,15 +49,11 @@ public final class HTTP2Server: @unchecked Sendable {
         self.loop = loop
         self.settings = settings
         self.makeHandler = makeHandler
-        let box = ListenerResult()
-        let work = { @Sendable [self] in
-            box.result = Result {
-                try IOListener(loop: loop, host: host, port: port, tls: tls) { [unowned self] stream in self.accept(stream) }
-            }
+        let listener = try loop.submitSync { [self] in
+            try IOListener(loop: loop, host: host, port: port, tls: tls) { [unowned self] stream in self.accept(stream) }
         }
-        loop.runAndWait(work)
-        listener = try box.result!.get()
-        self.port = listener!.port
+        self.listener = listener
+        self.port = listener.port
     }
 
     /// The bound port.
@@ -76,7 +72,7 @@ public final class HTTP2Server: @unchecked Sendable {
 
     /// Stops listening and closes every connection; waits for the loop to do it unless called on the loop.
     public func stop(graceful: Bool = true) {
-        let work = { @Sendable [self] in
+        try? loop.submitSync { [self] in
             self.listener?.close()
             self.listener = nil
             for connection in self.connections.values {
@@ -84,12 +80,5 @@ public final class HTTP2Server: @unchecked Sendable {
             }
             if !graceful { self.connections.removeAll() }
         }
-        loop.runAndWait(work)
     }
-}
-
-/// Carries a listener result out of a loop job. `@unchecked Sendable`: written once on the loop before
-/// the waiting thread reads it after the semaphore.
-final class ListenerResult: @unchecked Sendable {
-    var result: Result<IOListener, Error>?
 }

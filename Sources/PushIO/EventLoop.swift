@@ -84,6 +84,20 @@ public final class EventLoop: @unchecked Sendable {
         }
     }
 
+    /// Runs `body` on the loop thread and blocks the calling thread until it returns (runs it directly
+    /// when already on the loop). For set-up and tear-down, never for per-request work.
+    public func submitSync<T>(_ body: @escaping @Sendable () throws -> T) throws -> T {
+        if inEventLoop { return try body() }
+        let done = DispatchSemaphore(value: 0)
+        let result = ResultSlot<T>()
+        execute {
+            result.value = Result { try body() }
+            done.signal()
+        }
+        done.wait()
+        return try result.value!.get()
+    }
+
     private func runPendingJobs() {
         let batch = jobs.withLock { pending -> [@Sendable () -> Void] in
             pending.wakeRequested = false
@@ -126,4 +140,10 @@ enum LibeventThreading {
     }()
 
     static func ensureInitialized() { _ = initialized }
+}
+
+/// A slot written on the loop thread before a semaphore signal and read after the wait.
+/// `@unchecked Sendable`: the semaphore orders the one write before the one read.
+private final class ResultSlot<T>: @unchecked Sendable {
+    var value: Result<T, any Error>?
 }

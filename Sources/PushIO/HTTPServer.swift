@@ -129,23 +129,3 @@ struct UnsafeSendableBox<T>: @unchecked Sendable {
     let value: T
     init(_ value: T) { self.value = value }
 }
-
-extension EventLoop {
-    /// Runs `body` on the loop thread and blocks the caller until it is done (never call on the loop).
-    func submitSync<T>(_ body: @escaping @Sendable () throws -> T) throws -> T {
-        if inEventLoop { return try body() }
-        let done = DispatchSemaphore(value: 0)
-        let result = ResultBox<T>()
-        execute {
-            result.value = Result { try body() }
-            done.signal()
-        }
-        done.wait()
-        return try result.value!.get()
-    }
-}
-
-/// A slot written on the loop thread before a semaphore signal and read after the wait.
-private final class ResultBox<T>: @unchecked Sendable {
-    var value: Result<T, any Error>?
-}
