@@ -62,7 +62,7 @@ public final class APNSClient: Sendable {
             authority: configuration.environment.host, path: notification.path,
             headers: notification.headerFields(authorization: nil), body: notification.payload)
         let id = nextID.add(1, ordering: .relaxed).newValue
-        let started = MonotonicTime.now
+        let started = MonotonicClock.now
         let deadline = started + configuration.requestTimeout
         let dispatcher = self.dispatcher
         return try await withTaskCancellationHandler {

@@ -106,7 +106,7 @@ final class APNSDispatcher: @unchecked Sendable {
     }
 
     private func openIdleSlots() {
-        let now = MonotonicTime.now
+        let now = MonotonicClock.now
         for slot in slots where slot.connection == nil && now >= slot.notBefore {
             var settings = HTTP2ClientConnection.Configuration(
                 host: configuration.environment.host, port: configuration.environment.port, tls: tls)
@@ -125,7 +125,7 @@ final class APNSDispatcher: @unchecked Sendable {
     }
 
     private func scheduleReconnects() {
-        let now = MonotonicTime.now
+        let now = MonotonicClock.now
         guard let soonest = slots.filter({ $0.connection == nil }).map(\.notBefore).min(), soonest > now else { return }
         let slot = slots.first { $0.connection == nil && $0.notBefore == soonest }!
         if slot.reconnectTimer?.isScheduled == true { return }
@@ -183,7 +183,7 @@ final class APNSDispatcher: @unchecked Sendable {
     private func finish(_ send: APNSSend, _ result: Result<APNSOutcome, APNSTransportError>) {
         live[send.id] = nil
         send.connection = nil
-        let latency = MonotonicTime.now - send.started
+        let latency = MonotonicClock.now - send.started
         switch result {
         case .success(.accepted): configuration.metrics.record(.accepted(latency: latency))
         case .success(.rejected(let rejection)): configuration.metrics.record(.rejected(reason: rejection.reason, latency: latency))
@@ -210,7 +210,7 @@ final class APNSDispatcher: @unchecked Sendable {
     }
 
     private func sweep() {
-        let now = MonotonicTime.now
+        let now = MonotonicClock.now
         while deadlineHead < deadlines.count, deadlines[deadlineHead].deadline <= now {
             let id = deadlines[deadlineHead].id
             deadlineHead += 1
@@ -232,7 +232,7 @@ final class APNSDispatcher: @unchecked Sendable {
 
     func connectionReady(_ connection: HTTP2ClientConnection, slot: APNSConnectionSlot) {
         slot.consecutiveFailures = 0
-        slot.readySince = MonotonicTime.now
+        slot.readySince = MonotonicClock.now
         configuration.metrics.record(.connectionOpened)
         drainWaiting()
     }
@@ -242,7 +242,7 @@ final class APNSDispatcher: @unchecked Sendable {
     }
 
     func connectionClosed(_ connection: HTTP2ClientConnection, slot: APNSConnectionSlot, error: IOError?) {
-        let now = MonotonicTime.now
+        let now = MonotonicClock.now
         slot.observers[ObjectIdentifier(connection)] = nil
         slot.retiring[ObjectIdentifier(connection)] = nil
         if slot.connection === connection {
@@ -318,14 +318,5 @@ struct SendQueue {
         guard let index = items.firstIndex(where: { $0.id == id }) else { return false }
         items.remove(at: index)
         return true
-    }
-}
-
-/// Monotonic seconds.
-enum MonotonicTime {
-    static var now: Double {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
     }
 }

@@ -318,12 +318,3 @@ final class RetiredSession: @unchecked Sendable {
     init(_ session: HTTP2Session?) { self.session = session }
     func release() { session = nil }
 }
-
-/// A monotonic clock in seconds, for timeouts.
-enum MonotonicClock {
-    static var now: Double {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
-    }
-}
