@@ -1,10 +1,15 @@
 import Foundation
 
 extension PushStore {
+    /// The columns `outboxRow` reads, over `outbox_items i` joined with `outbox_state s`.
     static let outboxColumns = """
-        id, push_id, token, topic, push_type, priority, expiration, collapse_id, apns_id, payload, environment, \
-        state, attempts, next_attempt_at, last_status, last_reason, apns_unique_id, created_at, updated_at
+        i.id, i.push_id, i.token, i.topic, i.push_type, i.priority, s.expiration, i.collapse_id, i.apns_id, \
+        i.payload, i.environment, s.state, s.attempts, s.next_attempt_at, s.last_status, s.last_reason, \
+        s.apns_unique_id, i.created_at, s.updated_at
         """
+
+    /// The FROM clause for `outboxColumns`.
+    static let outboxJoin = "outbox_items i JOIN outbox_state s ON s.seq = i.seq"
 
     static func outboxRow(_ row: SQLiteStatement) -> OutboxItem {
         var item = OutboxItem(id: row.string(at: 0), pushID: row.string(at: 1), token: row.string(at: 2),
@@ -22,7 +27,7 @@ extension PushStore {
         return item
     }
 
-    /// Rows per multi-row INSERT and ids per `IN (…)` list: fewer, larger statements cost less per row.
+    /// Rows per multi-row INSERT: fewer, larger statements cost less per row.
     static let outboxChunk = 64
 
     /// Ids per `IN (…)` list in `complete`: one UPDATE finishes up to this many rows.
@@ -36,12 +41,18 @@ extension PushStore {
             guard seen.insert(item.id).inserted else { throw PushStoreError.duplicateID(item.id) }
         }
         try write { db in
+            // Both tables share `seq`; the write lock is held, so the next free one cannot be taken meanwhile.
+            let last = try db.statement("SELECT coalesce(max(seq), 0) FROM outbox_items")
+            _ = try last.step()
+            var seq = last.int64(at: 0) + 1
+            last.reset()
             var start = 0
             while start < items.count {
                 let chunk = items[start..<min(start + Self.outboxChunk, items.count)]
                 start = chunk.endIndex
                 do {
-                    try insertChunk(chunk, db)
+                    try insertChunk(chunk, firstSeq: seq, db)
+                    seq += Int64(chunk.count)
                 } catch {
                     // Ids were unique within the batch, so a constraint failure means one exists already.
                     if let sqlite = error as? SQLiteError, sqlite.isConstraintViolation,
@@ -54,41 +65,64 @@ extension PushStore {
         }
     }
 
-    /// The multi-row INSERT for `rows` rows, 13 parameters per row.
-    private static func insertSQL(rows: Int) -> String {
-        let perRow: Int32 = 13
-        let values = (0..<Int32(rows)).map { row in
-            let p = (1...perRow).map { "?\(row * perRow + $0)" }
-            return "(\(p[0...10].joined(separator: ", ")), 'queued', 0, \(p[11]), NULL, NULL, NULL, \(p[12]), \(p[12]))"
+    /// Parameters per row of the `outbox_items` and `outbox_state` multi-row INSERTs.
+    private static let itemParameters: Int32 = 12
+    private static let stateParameters: Int32 = 4
+
+    /// The multi-row INSERTs for `rows` rows: immutable columns, then the initial state.
+    private static func insertSQL(rows: Int) -> (items: String, state: String) {
+        func placeholders(_ count: Int32, row: Int32) -> [String] {
+            (1...count).map { "?\(row * count + $0)" }
         }
-        return "INSERT INTO outbox (\(outboxColumns)) VALUES \(values.joined(separator: ", "))"
+        let items = (0..<Int32(rows)).map { row in
+            "(\(placeholders(itemParameters, row: row).joined(separator: ", ")))"
+        }
+        let state = (0..<Int32(rows)).map { row in
+            let p = placeholders(stateParameters, row: row)
+            return "(\(p[0]), 'queued', 0, \(p[1]), \(p[2]), NULL, NULL, NULL, \(p[3]))"
+        }
+        return ("""
+            INSERT INTO outbox_items (seq, id, push_id, token, topic, push_type, priority, collapse_id, apns_id, \
+            payload, environment, created_at) VALUES \(items.joined(separator: ", "))
+            """, """
+            INSERT INTO outbox_state (seq, state, attempts, next_attempt_at, expiration, last_status, last_reason, \
+            apns_unique_id, updated_at) VALUES \(state.joined(separator: ", "))
+            """)
     }
 
     private static let fullChunkInsertSQL = insertSQL(rows: outboxChunk)
 
-    private func insertChunk(_ chunk: ArraySlice<OutboxItem>, _ db: SQLiteConnection) throws {
-        let perRow: Int32 = 13
+    private func insertChunk(_ chunk: ArraySlice<OutboxItem>, firstSeq: Int64, _ db: SQLiteConnection) throws {
         // The SQL for a full chunk is built once; only a short last chunk builds its own text.
         let sql = chunk.count == Self.outboxChunk ? Self.fullChunkInsertSQL : Self.insertSQL(rows: chunk.count)
-        let insert = try db.statement(sql)
-        defer { insert.reset() }
+        let insertItems = try db.statement(sql.items)
+        defer { insertItems.reset() }
         for (row, item) in chunk.enumerated() {
-            let base = Int32(row) * perRow
-            try insert.bind(item.id, at: base + 1)
-            try insert.bind(item.pushID, at: base + 2)
-            try insert.bind(item.token, at: base + 3)
-            try insert.bind(item.topic, at: base + 4)
-            try insert.bind(item.pushType, at: base + 5)
-            try insert.bind(item.priority, at: base + 6)
-            try insert.bind(item.expiration, at: base + 7)
-            try insert.bind(item.collapseID, at: base + 8)
-            try insert.bind(item.apnsID, at: base + 9)
-            try insert.bind(item.payload, at: base + 10)
-            try insert.bind(item.environment, at: base + 11)
-            try insert.bind(item.nextAttemptAt.storeMillis, at: base + 12)
-            try insert.bind(item.createdAt.storeMillis, at: base + 13)
+            let base = Int32(row) * Self.itemParameters
+            try insertItems.bind(firstSeq + Int64(row), at: base + 1)
+            try insertItems.bind(item.id, at: base + 2)
+            try insertItems.bind(item.pushID, at: base + 3)
+            try insertItems.bind(item.token, at: base + 4)
+            try insertItems.bind(item.topic, at: base + 5)
+            try insertItems.bind(item.pushType, at: base + 6)
+            try insertItems.bind(item.priority, at: base + 7)
+            try insertItems.bind(item.collapseID, at: base + 8)
+            try insertItems.bind(item.apnsID, at: base + 9)
+            try insertItems.bind(item.payload, at: base + 10)
+            try insertItems.bind(item.environment, at: base + 11)
+            try insertItems.bind(item.createdAt.storeMillis, at: base + 12)
         }
-        _ = try insert.step()
+        _ = try insertItems.step()
+        let insertState = try db.statement(sql.state)
+        defer { insertState.reset() }
+        for (row, item) in chunk.enumerated() {
+            let base = Int32(row) * Self.stateParameters
+            try insertState.bind(firstSeq + Int64(row), at: base + 1)
+            try insertState.bind(item.nextAttemptAt.storeMillis, at: base + 2)
+            try insertState.bind(item.expiration, at: base + 3)
+            try insertState.bind(item.createdAt.storeMillis, at: base + 4)
+        }
+        _ = try insertState.step()
     }
 
     /// Claims up to `limit` queued rows due at `now` (earliest due first) and marks them in flight, counting
@@ -97,39 +131,71 @@ extension PushStore {
         guard limit > 0 else { return [] }
         let millis = now.storeMillis
         let seconds = Int64(now.timeIntervalSince1970.rounded(.down))
-        // One statement per page: the due window is picked in order, each row becomes in_flight (attempt
-        // counted) or, if expired (OutboxItem.isExpired), expired. RETURNING gives the rows as updated.
-        let claimSQL = """
-            UPDATE outbox SET
-                state = CASE WHEN \(Self.expiredCondition) THEN 'expired' ELSE 'in_flight' END,
-                last_reason = CASE WHEN \(Self.expiredCondition) THEN 'Expired' ELSE last_reason END,
-                attempts = CASE WHEN \(Self.expiredCondition) THEN attempts ELSE attempts + 1 END,
-                updated_at = ?1
-            WHERE rowid IN (SELECT rowid FROM outbox WHERE state = 'queued' AND next_attempt_at <= ?1
-                            ORDER BY next_attempt_at, rowid LIMIT ?3)
-            RETURNING \(Self.outboxColumns), rowid
-            """
+        let updatedAt = Date(storeMillis: millis)
         return try write { db in
-            var claimed: [(item: OutboxItem, rowid: Int64)] = []
-            claimed.reserveCapacity(limit)
+            // Per page: read the due window in claim order (with the expiry verdict), then move the same
+            // window on with one UPDATE of the narrow state rows. Both pick the window with the same
+            // ordered, limited scan of the partial queue index inside this transaction, so they agree.
+            let due = try db.statement(Self.claimSelectSQL)
+            let take = try db.statement(Self.claimUpdateSQL)
+            var claimed: [OutboxItem] = []
+            claimed.reserveCapacity(min(limit, 4_096))
             while claimed.count < limit {
                 let page = limit - claimed.count
-                let rows = try db.query(claimSQL, [.integer(millis), .integer(seconds), .integer(Int64(page))]) {
-                    (item: Self.outboxRow($0), rowid: $0.int64(at: 19))
+                var rows = 0
+                do {
+                    defer { due.reset() }
+                    try due.bind(millis, at: 1)
+                    try due.bind(seconds, at: 2)
+                    try due.bind(Int64(page), at: 3)
+                    while try due.step() {
+                        rows += 1
+                        if due.int64(at: 19) != 0 { continue }  // expired: not handed out
+                        var item = Self.outboxRow(due)
+                        item.state = .inFlight
+                        item.attempts += 1
+                        item.updatedAt = updatedAt
+                        claimed.append(item)
+                    }
                 }
-                claimed += rows.filter { $0.item.state == .inFlight }
-                if rows.count < page { break }
+                guard rows > 0 else { break }
+                do {
+                    defer { take.reset() }
+                    try take.bind(millis, at: 1)
+                    try take.bind(seconds, at: 2)
+                    try take.bind(Int64(page), at: 3)
+                    while try take.step() {}
+                }
+                if rows < page { break }
             }
-            // RETURNING gives no order; restore the claim order.
-            claimed.sort { ($0.item.nextAttemptAt, $0.rowid) < ($1.item.nextAttemptAt, $1.rowid) }
-            return claimed.map(\.item)
+            return claimed
         }
     }
 
-    /// SQL twin of `OutboxItem.isExpired(at:)`, with ?2 the current epoch second. Attempts are the count
-    /// before this claim. A row expiring at second E is still sent during second E (E < now is false).
+    /// The due window (?1 now in ms, ?3 rows), earliest first, each with its expiry verdict last.
+    private static let claimSelectSQL = """
+        SELECT \(outboxColumns), \(expiredCondition)
+        FROM outbox_state s JOIN outbox_items i ON i.seq = s.seq
+        WHERE s.state = 'queued' AND s.next_attempt_at <= ?1
+        ORDER BY s.next_attempt_at, s.seq LIMIT ?3
+        """
+
+    /// The same window made in flight (attempt counted) or, if expired (OutboxItem.isExpired), expired.
+    private static let claimUpdateSQL = """
+        UPDATE outbox_state AS s SET
+            state = CASE WHEN \(expiredCondition) THEN 'expired' ELSE 'in_flight' END,
+            last_reason = CASE WHEN \(expiredCondition) THEN 'Expired' ELSE last_reason END,
+            attempts = CASE WHEN \(expiredCondition) THEN attempts ELSE attempts + 1 END,
+            updated_at = ?1
+        WHERE seq IN (SELECT seq FROM outbox_state WHERE state = 'queued' AND next_attempt_at <= ?1
+                      ORDER BY next_attempt_at, seq LIMIT ?3)
+        """
+
+    /// SQL twin of `OutboxItem.isExpired(at:)` over `outbox_state s`, with ?2 the current epoch second.
+    /// Attempts are the count before this claim. A row expiring at second E is still sent during second E
+    /// (E < now is false).
     private static let expiredCondition =
-        "(expiration > 0 AND expiration < ?2) OR (expiration = 0 AND attempts > 0)"
+        "((s.expiration > 0 AND s.expiration < ?2) OR (s.expiration = 0 AND s.attempts > 0))"
 
     /// Records the outcome of in-flight rows in one transaction; returns each changed row's new state.
     /// Rows not in flight (unknown, or already completed) are left alone and left out of the answer;
@@ -176,15 +242,15 @@ extension PushStore {
     }
 
     /// One UPDATE for up to `completeChunk` ids (parameters 1…completeChunk), then state, status, reason,
-    /// apns-unique-id and time.
+    /// apns-unique-id and time. Only the narrow state rows are rewritten; the ids come back by `seq`.
     private static let completeSQL: String = {
         let placeholders = (1...completeChunk).map { "?\($0)" }.joined(separator: ", ")
         let first = completeChunk
         return """
-            UPDATE outbox SET state = ?\(first + 1), last_status = ?\(first + 2), last_reason = ?\(first + 3),
+            UPDATE outbox_state SET state = ?\(first + 1), last_status = ?\(first + 2), last_reason = ?\(first + 3),
                 apns_unique_id = coalesce(?\(first + 4), apns_unique_id), updated_at = ?\(first + 5)
-            WHERE state = 'in_flight' AND id IN (\(placeholders))
-            RETURNING id
+            WHERE seq IN (SELECT seq FROM outbox_items WHERE id IN (\(placeholders))) AND state = 'in_flight'
+            RETURNING (SELECT id FROM outbox_items WHERE outbox_items.seq = outbox_state.seq)
             """
     }()
 
@@ -206,17 +272,20 @@ extension PushStore {
     /// A retry: back to queued with backoff, or failed when attempts are used up. Nil if not in flight.
     private func completeRetry(id: String, result: OutboxResult, policy: OutboxRetryPolicy, millis: Int64,
                                _ db: SQLiteConnection) throws -> OutboxState? {
-        let attemptsOf = try db.statement("SELECT attempts FROM outbox WHERE id = ?1 AND state = 'in_flight'")
+        let attemptsOf = try db.statement("""
+            SELECT s.seq, s.attempts FROM \(Self.outboxJoin) WHERE i.id = ?1 AND s.state = 'in_flight'
+            """)
         try attemptsOf.bind(id, at: 1)
-        let found: Int? = try attemptsOf.step() ? attemptsOf.int(at: 0) : nil
+        let found: (seq: Int64, attempts: Int)? =
+            try attemptsOf.step() ? (attemptsOf.int64(at: 0), attemptsOf.int(at: 1)) : nil
         attemptsOf.reset()
-        guard let attempts = found else { return nil }
+        guard let (seq, attempts) = found else { return nil }
         let next = OutboxTransition(result, id: id, attempts: attempts, policy: policy, nowMillis: millis)
         try db.run("""
-            UPDATE outbox SET state = ?2, last_status = ?3, last_reason = ?4,
+            UPDATE outbox_state SET state = ?2, last_status = ?3, last_reason = ?4,
                 next_attempt_at = coalesce(?5, next_attempt_at), updated_at = ?6
-            WHERE id = ?1
-            """, [.text(id), .text(next.state.rawValue), next.status.map { .integer(Int64($0)) } ?? .null,
+            WHERE seq = ?1
+            """, [.integer(seq), .text(next.state.rawValue), next.status.map { .integer(Int64($0)) } ?? .null,
                   next.reason.map { .text($0) } ?? .null, next.nextAttemptMillis.map { .integer($0) } ?? .null,
                   .integer(millis)])
         return next.state
@@ -229,25 +298,25 @@ extension PushStore {
     }
 
     static func requeueInFlight(_ db: SQLiteConnection) throws -> Int {
-        try db.run("UPDATE outbox SET state = 'queued' WHERE state = 'in_flight'")
+        try db.run("UPDATE outbox_state SET state = 'queued' WHERE state = 'in_flight'")
     }
 
     /// The row with `id`, or nil.
     public func outboxItem(id: String) throws -> OutboxItem? {
-        try connection.query("SELECT \(Self.outboxColumns) FROM outbox WHERE id = ?1", [.text(id)],
+        try connection.query("SELECT \(Self.outboxColumns) FROM \(Self.outboxJoin) WHERE i.id = ?1", [.text(id)],
                              row: Self.outboxRow).first
     }
 
     /// Every row of one push (one API call), in enqueue order.
     public func outboxItems(pushID: String) throws -> [OutboxItem] {
-        try connection.query("SELECT \(Self.outboxColumns) FROM outbox WHERE push_id = ?1 ORDER BY rowid",
+        try connection.query("SELECT \(Self.outboxColumns) FROM \(Self.outboxJoin) WHERE i.push_id = ?1 ORDER BY i.seq",
                              [.text(pushID)], row: Self.outboxRow)
     }
 
     /// Rows per state; every state is present, zero when none.
     public func outboxCounts() throws -> [OutboxState: Int] {
         var counts = Dictionary(uniqueKeysWithValues: OutboxState.allCases.map { ($0, 0) })
-        for (state, count) in try connection.query("SELECT state, count(*) FROM outbox GROUP BY state", row: {
+        for (state, count) in try connection.query("SELECT state, count(*) FROM outbox_state GROUP BY state", row: {
             (OutboxState(rawValue: $0.string(at: 0)), $0.int(at: 1))
         }) {
             if let state { counts[state] = count }
@@ -257,7 +326,7 @@ extension PushStore {
 
     /// Rows still to be sent: queued plus in flight.
     public func outboxDepth() throws -> Int {
-        try connection.query("SELECT count(*) FROM outbox WHERE state IN ('queued', 'in_flight')") {
+        try connection.query("SELECT count(*) FROM outbox_state WHERE state IN ('queued', 'in_flight')") {
             $0.int(at: 0)
         }.first ?? 0
     }
@@ -265,8 +334,16 @@ extension PushStore {
     /// Deletes terminal rows last changed before `date`; returns how many.
     @discardableResult
     public func purgeOutbox(olderThan date: Date) throws -> Int {
-        try connection.run("""
-            DELETE FROM outbox WHERE state IN ('accepted', 'rejected', 'failed', 'expired') AND updated_at < ?1
-            """, [.integer(date.storeMillis)])
+        try write { db in
+            let cutoff = SQLiteValue.integer(date.storeMillis)
+            try db.run("""
+                DELETE FROM outbox_items WHERE seq IN (SELECT seq FROM outbox_state
+                    WHERE state IN ('accepted', 'rejected', 'failed', 'expired') AND updated_at < ?1)
+                """, [cutoff])
+            return try db.run("""
+                DELETE FROM outbox_state
+                WHERE state IN ('accepted', 'rejected', 'failed', 'expired') AND updated_at < ?1
+                """, [cutoff])
+        }
     }
 }

@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+@testable import PushStore
+
+@Suite("Schema migrations")
+struct SchemaMigrationTests {
+    /// A database file left at schema version 1 (one `outbox` table) with rows in every interesting state.
+    static func makeVersion1Database(at path: String) throws {
+        let db = try SQLiteConnection(path: path)
+        try db.migrate(Array(PushStoreSchema.migrations.prefix(1)))
+        #expect(try db.userVersion == 1)
+        let insert = """
+            INSERT INTO outbox (id, push_id, token, topic, push_type, priority, expiration, collapse_id, apns_id,
+                payload, environment, state, attempts, next_attempt_at, last_status, last_reason, apns_unique_id,
+                created_at, updated_at)
+            VALUES (?1, ?2, ?3, ?4, 'alert', ?5, ?6, ?7, ?8, ?9, 'development', ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
+            """
+        let t = t0.storeMillis
+        let rows: [[SQLiteValue]] = [
+            // id, push, token, topic, priority, expiration, collapse, apns-id, payload, state, attempts,
+            // next attempt, status, reason, unique id, created, updated
+            [.text("q1"), .text("p1"), .text(token(1)), .text(topic), .integer(10), .null, .null, .null,
+             .blob(Array("one".utf8)), .text("queued"), .integer(0), .integer(t), .null, .null, .null,
+             .integer(t), .integer(t)],
+            [.text("f1"), .text("p1"), .text(token(2)), .text(topic), .integer(5), .integer(0), .text("c"),
+             .text("0a1b2c3d-0000-4000-8000-000000000001"), .blob(Array("two".utf8)), .text("in_flight"),
+             .integer(1), .integer(t), .null, .null, .null, .integer(t + 1), .integer(t + 2)],
+            [.text("a1"), .text("p2"), .text(token(3)), .text(topic), .null, .integer(1_900_000_000), .null, .null,
+             .blob(Array("three".utf8)), .text("accepted"), .integer(1), .integer(t), .integer(200), .null,
+             .text("u-9"), .integer(t + 3), .integer(t + 4)],
+            [.text("r1"), .text("p1"), .text(token(4)), .text(topic), .integer(10), .null, .null, .null,
+             .blob(Array("four".utf8)), .text("queued"), .integer(2), .integer(t + 5_000), .integer(503),
+             .text("ServiceUnavailable"), .null, .integer(t + 5), .integer(t + 6)],
+        ]
+        for row in rows { try db.run(insert, row) }
+    }
+
+    @Test func version1OutboxRowsSurviveTheStateSplit() async throws {
+        let path = FileManager.default.temporaryDirectory
+            .appendingPathComponent("migrate-\(OutboxID.make()).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        try Self.makeVersion1Database(at: path)
+
+        let store = try PushStore(path: path)
+        #expect(try await store.schemaVersion() == PushStoreSchema.migrations.count)
+        #expect(try await store.integrityCheck() == "ok")
+        #expect(store.recoveredAtOpen == 1)  // "f1" was left in flight
+        #expect(try await store.rowCount("outbox") == 4)
+
+        // Enqueue order (the old rowid) is kept.
+        let p1 = try await store.outboxItems(pushID: "p1")
+        #expect(p1.map(\.id) == ["q1", "f1", "r1"])
+        let t = t0.storeMillis
+        let f1 = try #require(p1.dropFirst().first)
+        #expect(f1.token == token(2) && f1.priority == 5 && f1.expiration == 0 && f1.collapseID == "c")
+        #expect(f1.apnsID == "0a1b2c3d-0000-4000-8000-000000000001" && f1.payload == Array("two".utf8))
+        #expect(f1.state == .queued && f1.attempts == 1)
+        #expect(f1.createdAt == Date(storeMillis: t + 1) && f1.updatedAt == Date(storeMillis: t + 2))
+        let a1 = try #require(try await store.outboxItem(id: "a1"))
+        #expect(a1.state == .accepted && a1.lastStatus == 200 && a1.apnsUniqueID == "u-9")
+        #expect(a1.priority == nil && a1.expiration == 1_900_000_000 && a1.pushID == "p2")
+        let r1 = try #require(try await store.outboxItem(id: "r1"))
+        #expect(r1.attempts == 2 && r1.lastStatus == 503 && r1.lastReason == "ServiceUnavailable")
+        #expect(r1.nextAttemptAt == Date(storeMillis: t + 5_000))
+        let counts = try await store.outboxCounts()
+        #expect(counts[.queued] == 3 && counts[.accepted] == 1)
+
+        // The migrated rows keep working: "f1" (expiration 0, tried once) expires, "r1" is not due yet.
+        let claimed = try await store.claim(limit: 10, now: t0)
+        #expect(claimed.map(\.id) == ["q1"])
+        #expect(try await store.outboxItem(id: "f1")?.state == .expired)
+        #expect(try await store.complete([("q1", .accepted(apnsUniqueID: nil))], now: t0) == ["q1": .accepted])
+        // New rows continue after the migrated ones.
+        try await store.enqueue([outboxItem("n1", push: "p1")])
+        #expect(try await store.outboxItems(pushID: "p1").map(\.id) == ["q1", "f1", "r1", "n1"])
+        await #expect(throws: PushStoreError.duplicateID("a1")) { try await store.enqueue([outboxItem("a1")]) }
+    }
+}
