@@ -55,6 +55,7 @@ extension PushStore {
                     seq += Int64(chunk.count)
                 } catch {
                     // Ids were unique within the batch, so a constraint failure means one exists already.
+                    // OR ROLLBACK has undone the whole transaction, so only rows stored before are found.
                     if let sqlite = error as? SQLiteError, sqlite.isConstraintViolation,
                        let taken = try chunk.first(where: { try outboxItem(id: $0.id) != nil }) {
                         throw PushStoreError.duplicateID(taken.id)
@@ -70,6 +71,10 @@ extension PushStore {
     private static let stateParameters: Int32 = 4
 
     /// The multi-row INSERTs for `rows` rows: immutable columns, then the initial state.
+    ///
+    /// The outbox's writes say OR ROLLBACK: a failed constraint ends the whole transaction, which the
+    /// callers do on any error anyway. With the default (ABORT), SQLite must be able to undo a single
+    /// statement, so every multi-row statement first copies each page it touches to a statement journal.
     private static func insertSQL(rows: Int) -> (items: String, state: String) {
         func placeholders(_ count: Int32, row: Int32) -> [String] {
             (1...count).map { "?\(row * count + $0)" }
@@ -82,11 +87,11 @@ extension PushStore {
             return "(\(p[0]), 'queued', 0, \(p[1]), \(p[2]), NULL, NULL, NULL, \(p[3]))"
         }
         return ("""
-            INSERT INTO outbox_items (seq, id, push_id, token, topic, push_type, priority, collapse_id, apns_id, \
-            payload, environment, created_at) VALUES \(items.joined(separator: ", "))
+            INSERT OR ROLLBACK INTO outbox_items (seq, id, push_id, token, topic, push_type, priority, collapse_id, \
+            apns_id, payload, environment, created_at) VALUES \(items.joined(separator: ", "))
             """, """
-            INSERT INTO outbox_state (seq, state, attempts, next_attempt_at, expiration, last_status, last_reason, \
-            apns_unique_id, updated_at) VALUES \(state.joined(separator: ", "))
+            INSERT OR ROLLBACK INTO outbox_state (seq, state, attempts, next_attempt_at, expiration, last_status, \
+            last_reason, apns_unique_id, updated_at) VALUES \(state.joined(separator: ", "))
             """)
     }
 
@@ -181,8 +186,9 @@ extension PushStore {
         """
 
     /// The same window made in flight (attempt counted) or, if expired (OutboxItem.isExpired), expired.
+    /// OR ROLLBACK: see `insertSQL`.
     private static let claimUpdateSQL = """
-        UPDATE outbox_state AS s SET
+        UPDATE OR ROLLBACK outbox_state AS s SET
             state = CASE WHEN \(expiredCondition) THEN 'expired' ELSE 'in_flight' END,
             last_reason = CASE WHEN \(expiredCondition) THEN 'Expired' ELSE last_reason END,
             attempts = CASE WHEN \(expiredCondition) THEN attempts ELSE attempts + 1 END,
@@ -243,12 +249,13 @@ extension PushStore {
 
     /// One UPDATE for up to `completeChunk` ids (parameters 1…completeChunk), then state, status, reason,
     /// apns-unique-id and time. Only the narrow state rows are rewritten; the ids come back by `seq`.
+    /// OR ROLLBACK: see `insertSQL`.
     private static let completeSQL: String = {
         let placeholders = (1...completeChunk).map { "?\($0)" }.joined(separator: ", ")
         let first = completeChunk
         return """
-            UPDATE outbox_state SET state = ?\(first + 1), last_status = ?\(first + 2), last_reason = ?\(first + 3),
-                apns_unique_id = coalesce(?\(first + 4), apns_unique_id), updated_at = ?\(first + 5)
+            UPDATE OR ROLLBACK outbox_state SET state = ?\(first + 1), last_status = ?\(first + 2),
+                last_reason = ?\(first + 3), apns_unique_id = coalesce(?\(first + 4), apns_unique_id), updated_at = ?\(first + 5)
             WHERE seq IN (SELECT seq FROM outbox_items WHERE id IN (\(placeholders))) AND state = 'in_flight'
             RETURNING (SELECT id FROM outbox_items WHERE outbox_items.seq = outbox_state.seq)
             """
