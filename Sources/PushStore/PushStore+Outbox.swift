@@ -36,9 +36,9 @@ extension PushStore {
     /// Stores `items` as queued rows in one transaction: all of them or, on any error, none.
     public func enqueue(_ items: [OutboxItem]) throws {
         var seen = Set<String>(minimumCapacity: items.count)
-        for item in items {
-            try item.validate()
-            guard seen.insert(item.id).inserted else { throw PushStoreError.duplicateID(item.id) }
+        for index in items.indices {  // by index: no copy of each item
+            try items[index].validate()
+            guard seen.insert(items[index].id).inserted else { throw PushStoreError.duplicateID(items[index].id) }
         }
         try write { db in
             // Both tables share `seq`; the write lock is held, so the next free one cannot be taken meanwhile.
@@ -102,30 +102,33 @@ extension PushStore {
         let sql = chunk.count == Self.outboxChunk ? Self.fullChunkInsertSQL : Self.insertSQL(rows: chunk.count)
         let insertItems = try db.statement(sql.items)
         defer { insertItems.reset() }
-        for (row, item) in chunk.enumerated() {
+        // By index, reading fields in place: iterating the items would copy (retain and release) each one.
+        for row in 0..<chunk.count {
+            let index = chunk.startIndex + row
             let base = Int32(row) * Self.itemParameters
             try insertItems.bind(firstSeq + Int64(row), at: base + 1)
-            try insertItems.bind(item.id, at: base + 2)
-            try insertItems.bind(item.pushID, at: base + 3)
-            try insertItems.bind(item.token, at: base + 4)
-            try insertItems.bind(item.topic, at: base + 5)
-            try insertItems.bind(item.pushType, at: base + 6)
-            try insertItems.bind(item.priority, at: base + 7)
-            try insertItems.bind(item.collapseID, at: base + 8)
-            try insertItems.bind(item.apnsID, at: base + 9)
-            try insertItems.bind(item.payload, at: base + 10)
-            try insertItems.bind(item.environment, at: base + 11)
-            try insertItems.bind(item.createdAt.storeMillis, at: base + 12)
+            try insertItems.bind(chunk[index].id, at: base + 2)
+            try insertItems.bind(chunk[index].pushID, at: base + 3)
+            try insertItems.bind(chunk[index].token, at: base + 4)
+            try insertItems.bind(chunk[index].topic, at: base + 5)
+            try insertItems.bind(chunk[index].pushType, at: base + 6)
+            try insertItems.bind(chunk[index].priority, at: base + 7)
+            try insertItems.bind(chunk[index].collapseID, at: base + 8)
+            try insertItems.bind(chunk[index].apnsID, at: base + 9)
+            try insertItems.bind(chunk[index].payload, at: base + 10)
+            try insertItems.bind(chunk[index].environment, at: base + 11)
+            try insertItems.bind(chunk[index].createdAt.storeMillis, at: base + 12)
         }
         _ = try insertItems.step()
         let insertState = try db.statement(sql.state)
         defer { insertState.reset() }
-        for (row, item) in chunk.enumerated() {
+        for row in 0..<chunk.count {
+            let index = chunk.startIndex + row
             let base = Int32(row) * Self.stateParameters
             try insertState.bind(firstSeq + Int64(row), at: base + 1)
-            try insertState.bind(item.nextAttemptAt.storeMillis, at: base + 2)
-            try insertState.bind(item.expiration, at: base + 3)
-            try insertState.bind(item.createdAt.storeMillis, at: base + 4)
+            try insertState.bind(chunk[index].nextAttemptAt.storeMillis, at: base + 2)
+            try insertState.bind(chunk[index].expiration, at: base + 3)
+            try insertState.bind(chunk[index].createdAt.storeMillis, at: base + 4)
         }
         _ = try insertState.step()
     }
@@ -160,7 +163,7 @@ extension PushStore {
                         item.state = .inFlight
                         item.attempts += 1
                         item.updatedAt = updatedAt
-                        claimed.append(item)
+                        claimed.append(consume item)
                     }
                 }
                 guard rows > 0 else { break }

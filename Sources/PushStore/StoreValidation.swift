@@ -27,7 +27,9 @@ enum StoreValidation {
             throw .invalidToken("must be 64-200 hex characters, got \(utf8.count)")
         }
         guard utf8.count % 2 == 0 else { throw .invalidToken("must have an even number of hex characters") }
-        guard utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else {
+        let isHex = { (byte: UInt8) in (48...57).contains(byte) || (97...102).contains(byte) }
+        // Native strings expose their bytes directly, which makes the check a plain loop.
+        guard utf8.withContiguousStorageIfAvailable({ $0.allSatisfy(isHex) }) ?? utf8.allSatisfy(isHex) else {
             throw .invalidToken("must be lowercase hex (0-9, a-f)")
         }
     }
