@@ -4,9 +4,11 @@ import Testing
 
 @Suite("Schema migrations")
 struct SchemaMigrationTests {
-    /// A database file left at schema version 1 (one `outbox` table) with rows in every interesting state.
+    /// A database file left at schema version 1 (one `outbox` table) with rows in every interesting state,
+    /// with the 4 KB pages files of that version were created with.
     static func makeVersion1Database(at path: String) throws {
-        let db = try SQLiteConnection(path: path)
+        let db = try SQLiteConnection(path: path, pageSize: 4_096)
+        #expect(try db.pageSizeInUse() == 4_096)
         try db.migrate(Array(PushStoreSchema.migrations.prefix(1)))
         #expect(try db.userVersion == 1)
         let insert = """
@@ -43,6 +45,8 @@ struct SchemaMigrationTests {
 
         let store = try PushStore(path: path)
         #expect(try await store.schemaVersion() == PushStoreSchema.migrations.count)
+        // An existing file keeps its pages, even when a connection asking for larger ones opens it.
+        #expect(try SQLiteConnection(path: path).pageSizeInUse() == 4_096)
         #expect(try await store.integrityCheck() == "ok")
         #expect(store.recoveredAtOpen == 1)  // "f1" was left in flight
         #expect(try await store.rowCount("outbox") == 4)
@@ -74,5 +78,17 @@ struct SchemaMigrationTests {
         try await store.enqueue([outboxItem("n1", push: "p1")])
         #expect(try await store.outboxItems(pushID: "p1").map(\.id) == ["q1", "f1", "r1", "n1"])
         await #expect(throws: PushStoreError.duplicateID("a1")) { try await store.enqueue([outboxItem("a1")]) }
+    }
+
+    @Test func newDatabaseFilesUseLargePages() async throws {
+        let path = FileManager.default.temporaryDirectory
+            .appendingPathComponent("pages-\(OutboxID.make()).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let store = try PushStore(path: path)
+        #expect(try await store.schemaVersion() == PushStoreSchema.migrations.count)
+        let db = try SQLiteConnection(path: path, pageSize: 4_096)  // too late for this file: it has tables
+        #expect(try db.pageSizeInUse() == SQLiteConnection.newDatabasePageSize)
+        let checkpointPages = try db.query("PRAGMA wal_autocheckpoint") { $0.int(at: 0) }
+        #expect(checkpointPages == [32 * 1_024 * 1_024 / SQLiteConnection.newDatabasePageSize])
     }
 }
