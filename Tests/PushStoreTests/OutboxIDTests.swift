@@ -1,0 +1,26 @@
+import Foundation
+import Testing
+@testable import PushStore
+
+@Suite("OutboxID")
+struct OutboxIDTests {
+    @Test func idsStayUniqueAcrossRandomRefillsAndTasks() async {
+        // Many more ids than one refill of random words, made from concurrent tasks.
+        let batches = await withTaskGroup(of: [String].self) { group in
+            for _ in 0..<8 { group.addTask { (0..<500).map { _ in OutboxID.make() } } }
+            var all: [[String]] = []
+            for await batch in group { all.append(batch) }
+            return all
+        }
+        let ids = batches.flatMap { $0 }
+        #expect(ids.count == 4_000 && Set(ids).count == 4_000)
+        for id in ids.prefix(100) {
+            let chars = Array(id)
+            #expect(UUID(uuidString: id) != nil && chars[14] == "7" && "89ab".contains(chars[19]))
+        }
+        // Within one task, ids made in later milliseconds sort after earlier ones.
+        let first = OutboxID.make()
+        try? await Task.sleep(for: .milliseconds(2))
+        #expect(OutboxID.make() > first)
+    }
+}
