@@ -142,8 +142,9 @@ extension PushStore {
         let updatedAt = Date(storeMillis: millis)
         return try write { db in
             // Per page: read the due window in claim order (with the expiry verdict), then move the same
-            // window on with one UPDATE of the narrow state rows. Both pick the window with the same
-            // ordered, limited scan of the partial queue index inside this transaction, so they agree.
+            // window on with one UPDATE of the narrow state rows. The window is every queued row up to
+            // the last one read, in (next_attempt_at, seq) order; nothing else writes inside this
+            // transaction, so the UPDATE finds exactly the rows the SELECT returned.
             let due = try db.statement(Self.claimSelectSQL)
             let take = try db.statement(Self.claimUpdateSQL)
             var claimed: [OutboxItem] = []
@@ -151,6 +152,7 @@ extension PushStore {
             while claimed.count < limit {
                 let page = limit - claimed.count
                 var rows = 0
+                var last: (nextAttempt: Int64, seq: Int64) = (0, 0)
                 do {
                     defer { due.reset() }
                     try due.bind(millis, at: 1)
@@ -158,6 +160,7 @@ extension PushStore {
                     try due.bind(Int64(page), at: 3)
                     while try due.step() {
                         rows += 1
+                        last = (due.int64(at: 13), due.int64(at: 20))
                         if due.int64(at: 19) != 0 { continue }  // expired: not handed out
                         var item = Self.outboxRow(due)
                         item.state = .inFlight
@@ -171,7 +174,8 @@ extension PushStore {
                     defer { take.reset() }
                     try take.bind(millis, at: 1)
                     try take.bind(seconds, at: 2)
-                    try take.bind(Int64(page), at: 3)
+                    try take.bind(last.nextAttempt, at: 3)
+                    try take.bind(last.seq, at: 4)
                     while try take.step() {}
                 }
                 if rows < page { break }
@@ -180,24 +184,25 @@ extension PushStore {
         }
     }
 
-    /// The due window (?1 now in ms, ?3 rows), earliest first, each with its expiry verdict last.
+    /// The due window (?1 now in ms, ?3 rows), earliest first, each with its expiry verdict and `seq`
+    /// after the `outboxColumns`.
     private static let claimSelectSQL = """
-        SELECT \(outboxColumns), \(expiredCondition)
+        SELECT \(outboxColumns), \(expiredCondition), s.seq
         FROM outbox_state s JOIN outbox_items i ON i.seq = s.seq
         WHERE s.state = 'queued' AND s.next_attempt_at <= ?1
         ORDER BY s.next_attempt_at, s.seq LIMIT ?3
         """
 
-    /// The same window made in flight (attempt counted) or, if expired (OutboxItem.isExpired), expired.
-    /// OR ROLLBACK: see `insertSQL`.
+    /// The same window, up to its last row (?3 next_attempt_at, ?4 seq), made in flight (attempt counted)
+    /// or, if expired (OutboxItem.isExpired), expired. A range, not `seq IN (SELECT … LIMIT)`, so SQLite
+    /// builds no temporary table of the window. OR ROLLBACK: see `insertSQL`.
     private static let claimUpdateSQL = """
         UPDATE OR ROLLBACK outbox_state AS s SET
             state = CASE WHEN \(expiredCondition) THEN 'expired' ELSE 'in_flight' END,
             last_reason = CASE WHEN \(expiredCondition) THEN 'Expired' ELSE last_reason END,
             attempts = CASE WHEN \(expiredCondition) THEN attempts ELSE attempts + 1 END,
             updated_at = ?1
-        WHERE seq IN (SELECT seq FROM outbox_state WHERE state = 'queued' AND next_attempt_at <= ?1
-                      ORDER BY next_attempt_at, seq LIMIT ?3)
+        WHERE state = 'queued' AND next_attempt_at <= ?3 AND (next_attempt_at < ?3 OR seq <= ?4)
         """
 
     /// SQL twin of `OutboxItem.isExpired(at:)` over `outbox_state s`, with ?2 the current epoch second.
