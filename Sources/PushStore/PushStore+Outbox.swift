@@ -11,9 +11,27 @@ extension PushStore {
     /// The FROM clause for `outboxColumns`.
     static let outboxJoin = "outbox_items i JOIN outbox_state s ON s.seq = i.seq"
 
+    /// The item in the current row of a statement selecting `outboxColumns`.
     static func outboxRow(_ row: SQLiteStatement) -> OutboxItem {
-        var item = OutboxItem(id: row.string(at: 0), pushID: row.string(at: 1), token: row.string(at: 2),
-                              topic: row.string(at: 3), pushType: row.string(at: 4), payload: row.blob(at: 9),
+        outboxRow(row, previous: nil)
+    }
+
+    /// The item in the current row of a statement selecting `outboxColumns`. With `previous` (the row
+    /// before), push id, topic and payload are shared with it when equal, as along one fan-out push.
+    static func outboxRow(_ row: SQLiteStatement, previous: OutboxItem?) -> OutboxItem {
+        let pushID, topic: String
+        let payload: [UInt8]
+        if let previous {
+            pushID = row.string(at: 1, reusing: previous.pushID)
+            topic = row.string(at: 3, reusing: previous.topic)
+            payload = row.blob(at: 9, reusing: previous.payload)
+        } else {
+            pushID = row.string(at: 1)
+            topic = row.string(at: 3)
+            payload = row.blob(at: 9)
+        }
+        var item = OutboxItem(id: row.string(at: 0), pushID: pushID, token: row.string(at: 2),
+                              topic: topic, pushType: row.string(at: 4), payload: payload,
                               environment: row.string(at: 10), priority: row.optionalInt(at: 5),
                               expiration: row.optionalInt(at: 6), collapseID: row.optionalString(at: 7),
                               apnsID: row.optionalString(at: 8), now: Date(storeMillis: row.int64(at: 17)))
@@ -162,7 +180,7 @@ extension PushStore {
                         rows += 1
                         last = (due.int64(at: 13), due.int64(at: 20))
                         if due.int64(at: 19) != 0 { continue }  // expired: not handed out
-                        var item = Self.outboxRow(due)
+                        var item = Self.outboxRow(due, previous: claimed.last)
                         item.state = .inFlight
                         item.attempts += 1
                         item.updatedAt = updatedAt
@@ -222,17 +240,29 @@ extension PushStore {
             var states: [String: OutboxState] = [:]
             states.reserveCapacity(results.count)
             var seen = Set<String>(minimumCapacity: results.count)
-            // Final outcomes with identical values (e.g. every production "accepted") share one UPDATE per chunk.
-            var groups: [FinalOutcome: [String]] = [:]
+            // Final outcomes with identical values (e.g. every production "accepted") share one UPDATE per
+            // chunk. There are few distinct outcomes, so a short list searched from the last one used
+            // costs less than hashing each outcome.
+            var groups: [(outcome: FinalOutcome, ids: [String])] = []
+            var current = 0
             for (id, result) in results where seen.insert(id).inserted {
                 if case .retry = result {
                     if let state = try completeRetry(id: id, result: result, policy: policy, millis: millis, db) {
                         states[id] = state
                     }
-                } else {
-                    let next = OutboxTransition(result, id: id, attempts: 0, policy: policy, nowMillis: millis)
-                    groups[FinalOutcome(next), default: []].append(id)
+                    continue
                 }
+                let outcome = FinalOutcome(OutboxTransition(result, id: id, attempts: 0, policy: policy,
+                                                            nowMillis: millis))
+                if current >= groups.count || groups[current].outcome != outcome {
+                    if let index = groups.firstIndex(where: { $0.outcome == outcome }) {
+                        current = index
+                    } else {
+                        groups.append((outcome, []))
+                        current = groups.count - 1
+                    }
+                }
+                groups[current].ids.append(id)
             }
             let first = Int32(Self.completeChunk)
             let finish = try db.statement(Self.completeSQL)
@@ -263,14 +293,15 @@ extension PushStore {
         let first = completeChunk
         return """
             UPDATE OR ROLLBACK outbox_state SET state = ?\(first + 1), last_status = ?\(first + 2),
-                last_reason = ?\(first + 3), apns_unique_id = coalesce(?\(first + 4), apns_unique_id), updated_at = ?\(first + 5)
+                last_reason = ?\(first + 3), apns_unique_id = coalesce(?\(first + 4), apns_unique_id),
+                updated_at = ?\(first + 5)
             WHERE seq IN (SELECT seq FROM outbox_items WHERE id IN (\(placeholders))) AND state = 'in_flight'
             RETURNING (SELECT id FROM outbox_items WHERE outbox_items.seq = outbox_state.seq)
             """
     }()
 
     /// The values a final (accepted or rejected) outcome writes.
-    private struct FinalOutcome: Hashable {
+    private struct FinalOutcome: Equatable {
         var state: OutboxState
         var status: Int?
         var reason: String?

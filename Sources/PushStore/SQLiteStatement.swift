@@ -1,3 +1,4 @@
+import Foundation
 internal import CSQLite
 
 /// Owns one prepared `sqlite3_stmt*`; finalized in `deinit`. Used only by its connection's owner.
@@ -119,10 +120,33 @@ final class SQLiteStatement {
 
     func optionalString(at index: Int32) -> String? { isNull(at: index) ? nil : string(at: index) }
 
+    /// The text at `index`, returning `previous` itself (no new allocation) when it holds the same bytes:
+    /// for columns that repeat from row to row, such as the push id of a fan-out.
+    func string(at index: Int32, reusing previous: String) -> String {
+        guard let text = sqlite3_column_text(handle, index) else { return "" }
+        let count = Int(sqlite3_column_bytes(handle, index))
+        let bytes = UnsafeBufferPointer(start: text, count: count)
+        var previous = previous
+        let same = previous.withUTF8 { old in
+            old.count == count && (count == 0 || memcmp(old.baseAddress!, text, count) == 0)
+        }
+        return same ? previous : String(decoding: bytes, as: UTF8.self)
+    }
+
     func blob(at index: Int32) -> [UInt8] {
         guard let raw = sqlite3_column_blob(handle, index) else { return [] }
         let count = Int(sqlite3_column_bytes(handle, index))
         return Array(UnsafeRawBufferPointer(start: raw, count: count))
+    }
+
+    /// The blob at `index`, returning `previous` itself (no new allocation) when it holds the same bytes.
+    func blob(at index: Int32, reusing previous: [UInt8]) -> [UInt8] {
+        guard let raw = sqlite3_column_blob(handle, index) else { return [] }
+        let count = Int(sqlite3_column_bytes(handle, index))
+        let same = previous.withUnsafeBytes { old in
+            old.count == count && (count == 0 || memcmp(old.baseAddress!, raw, count) == 0)
+        }
+        return same ? previous : Array(UnsafeRawBufferPointer(start: raw, count: count))
     }
 
     func value(at index: Int32) -> SQLiteValue {

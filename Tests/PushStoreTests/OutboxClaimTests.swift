@@ -1,0 +1,30 @@
+import Foundation
+import Testing
+@testable import PushStore
+
+@Suite("Outbox claim details (both twins)")
+struct OutboxClaimTests {
+    /// Claimed rows come back exactly as enqueued (plus the claim's changes), also when neighbouring rows
+    /// share or differ in push id, topic and payload.
+    @Test(arguments: StoreKind.allCases)
+    func claimedItemsMatchWhatWasEnqueued(kind: StoreKind) async throws {
+        let outbox = try kind.make().outbox
+        var items: [OutboxItem] = []
+        for n in 0..<40 {
+            var item = outboxItem("c\(n)", push: n % 7 < 4 ? "fan" : "solo-\(n)", token: n, now: at(Double(n) / 1_000))
+            if n % 5 == 0 { item.topic = "com.example.other" }
+            if n % 3 == 0 { item.payload = Array(#"{"aps":{"alert":"row \#(n)"}}"#.utf8) }
+            if n % 4 == 0 { item.payload = Array(#"{"aps":{"alert":"hi"}}"#.utf8) + [UInt8(ascii: " ")] }
+            items.append(item)
+        }
+        try await outbox.enqueue(items)
+        let claimed = try await outbox.claim(limit: 100, now: at(1))
+        var expected = items
+        for index in expected.indices {
+            expected[index].state = .inFlight
+            expected[index].attempts = 1
+            expected[index].updatedAt = at(1)
+        }
+        #expect(claimed == expected)
+    }
+}
