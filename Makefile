@@ -4,7 +4,7 @@ DEB_PACKAGES := libssl-dev libnghttp2-dev libevent-dev libsqlite3-dev pkg-config
 PKG_MODULES := openssl libnghttp2 libevent_openssl libevent_pthreads sqlite3
 TOOLS := h2load nghttpd nghttp curl openssl python3
 
-.PHONY: deps build release run test bench sanitize-address clean
+.PHONY: deps build release run test bench chaos sanitize-address clean
 
 ## deps: install the Debian packages that are missing (apt-get as root, otherwise print the command)
 deps:
@@ -44,6 +44,14 @@ test: deps
 ## bench: benchmarks side by side with h2load, nghttpd and a peer client; writes bench/results.json
 bench: deps
 	./bench/run.sh
+
+## chaos: 100,000 pushes through push-server while the mock APNs injects GOAWAY, resets, 429/503 and jitter,
+## with three SIGKILLs; reconciles the outbox with the mock and writes bench/chaos.json
+CHAOS_PUSHES ?= 100000
+chaos: deps
+	$(SWIFT) build -c release --product push-server
+	$(SWIFT) build -c release --product push-chaos
+	./.build/release/push-chaos --server ./.build/release/push-server --pushes $(CHAOS_PUSHES) --json bench/chaos.json
 
 ## sanitize-address: the whole suite under AddressSanitizer (at-exit leak reports of child processes off)
 sanitize-address: deps

@@ -40,11 +40,15 @@ let package = Package(
                 dependencies: ["APNSCore", "APNS", "APNSMock", "PushStore", "ProfileDrop", "PushIO", "PushTLS", "CEvent"],
                 swiftSettings: strict),
 
+        // The chaos harness: push-server under a faulty mock APNs and SIGKILLs (make chaos, make test).
+        .target(name: "PushChaos", dependencies: ["APNSCore", "APNSMock", "PushStore", "PushTLS"], swiftSettings: strict),
+
         // Executables: wiring only.
         .executableTarget(name: "push-server", dependencies: ["PushService"], swiftSettings: strict),
         .executableTarget(name: "pushctl",
-                          dependencies: ["APNS", "APNSMock", "APNSCore", "PushTLS"],
+                          dependencies: ["APNS", "APNSMock", "APNSCore", "PushIO", "PushTLS"],
                           swiftSettings: strict),
+        .executableTarget(name: "push-chaos", dependencies: ["PushChaos", "APNSCore"], swiftSettings: strict),
         .executableTarget(name: "push-bench", dependencies: ["APNS", "APNSMock", "APNSCore", "PushStore", "PushTLS", "PushHTTP2", "PushIO", "ProfileDrop"], swiftSettings: strict),
 
         // Tests mirror Sources.
@@ -59,6 +63,6 @@ let package = Package(
         .testTarget(name: "ProfileDropTests", dependencies: ["ProfileDrop", "PushStore", "APNSCore"], swiftSettings: strict),
         .testTarget(name: "APNSMockTests", dependencies: ["APNSMock", "APNSCore", "PushHTTP2", "PushIO", "PushTLS"], swiftSettings: strict),
         .testTarget(name: "PushCtlTests", dependencies: ["pushctl", "push-server", "APNSMock", "APNSCore", "PushTLS", "PushIO"], swiftSettings: strict),
-        .testTarget(name: "PushServiceTests", dependencies: ["PushService", "APNSMock", "APNS", "APNSCore", "PushStore", "ProfileDrop", "PushTLS"], swiftSettings: strict),
+        .testTarget(name: "PushServiceTests", dependencies: ["PushService", "PushChaos", "APNSMock", "APNS", "APNSCore", "PushStore", "ProfileDrop", "PushTLS"], swiftSettings: strict),
     ]
 )

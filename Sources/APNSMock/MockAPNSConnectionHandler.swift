@@ -38,7 +38,8 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
     func connection(_ connection: HTTP2ServerConnection, didReceive request: HTTP2ServerRequest) {
         let configuration = core.configuration
         requestCount += 1
-        if let limit = configuration.abruptCloseAfterStreams, requestCount > limit {
+        let cutOff = core.countRequestAndCheckAbruptClose()
+        if cutOff || configuration.abruptCloseAfterStreams.map({ requestCount > $0 }) == true {
             core.recorder.countStream(concurrentStreams: connection.maxObservedOpenStreams)
             core.recorder.countAbort()
             connection.abort()

@@ -15,6 +15,8 @@ final class MockAPNSCore: Sendable {
     /// every `withLock` write-back, which nests one thunk per request until the stack overflows.
     let handler: Mutex<MockAPNSHandlerBox>
     private let random: Mutex<MockRandom>
+    /// Requests received by all connections, for `abruptCloseEveryStreams`.
+    private let requestsReceived = Atomic<Int>(0)
 
     init(configuration: MockAPNSServer.Configuration) {
         self.configuration = configuration
@@ -45,6 +47,13 @@ final class MockAPNSCore: Sendable {
             }
             return (nil, passed.topic)
         }
+    }
+
+    /// Counts one received request; true when it is the one `abruptCloseEveryStreams` cuts off.
+    func countRequestAndCheckAbruptClose() -> Bool {
+        let number = requestsReceived.wrappingAdd(1, ordering: .relaxed).newValue
+        guard let every = configuration.abruptCloseEveryStreams, every > 0 else { return false }
+        return number % every == 0
     }
 
     /// The next answer delay in seconds.

@@ -42,6 +42,9 @@ extension MockAPNSServer {
         public var goAwayReason: APNSRejectionReason = .shutdown
         /// Reset the TCP connection when request N+1 arrives (the first N are answered).
         public var abruptCloseAfterStreams: Int?
+        /// Reset the TCP connection that carries every N-th request, counted across all connections of the
+        /// server (that request and the connection's unanswered ones get no answer: their outcome is unknown).
+        public var abruptCloseEveryStreams: Int?
         /// Chances of 429/500/503 for otherwise accepted notifications.
         public var faultRates: MockFaultRates = .none
         /// Close connections idle this many seconds with GOAWAY `{"reason":"IdleTimeout"}`.

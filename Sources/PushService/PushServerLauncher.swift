@@ -1,6 +1,7 @@
 import APNS
 import APNSCore
 import APNSMock
+import PushIO
 import Foundation
 import PushTLS
 
@@ -24,8 +25,10 @@ public enum PushServerLauncher {
             FileHandle.standardError.write(Data("push-server: cannot start: \(error)\n".utf8))
             return 1
         }
+        // Handlers go in before the banner announces readiness, so an early SIGTERM still drains cleanly.
+        let signals = SignalWaiter([SIGTERM, SIGINT])
         printBanner(launched)
-        let signal = await SignalWaiter.waitForTermination()
+        let signal = SignalWaiter.name(of: await signals.wait())
         launched.server.logger.info("server.signal", [("signal", signal)])
         await launched.server.shutdown()
         launched.embedded?.mock.stop()

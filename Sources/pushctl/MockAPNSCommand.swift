@@ -2,8 +2,8 @@ import APNSCore
 import APNSMock
 import Dispatch
 import Foundation
+import PushIO
 import PushTLS
-import Synchronization
 
 /// `pushctl mock-apns`: the mock APNs server on its own, with fresh credentials, until Ctrl-C.
 enum MockAPNSCommand: Command {

@@ -1,46 +1,15 @@
 import APNSCore
 import APNSMock
 import Foundation
+import PushChaos
 import PushStore
 import PushTLS
 import Testing
 
-/// Runs the built `push-server` binary as a child process against a mock APNs in this process.
-///
-/// The binary takes the mock's address and credentials with `--apns-host/--apns-port/--apns-ca/--apns-p12/
-/// --apns-password`, so the mock (and what it received) outlives the killed server.
-final class ServerProcess: @unchecked Sendable {
-    // `process` and `port` are set in `init` and only read afterwards.
-    let process = Process()
-    let port: Int
-
-    static var binary: URL {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("push-server")
-    }
-
-    init(arguments: [String]) throws {
-        process.executableURL = Self.binary
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var buffer = ""
-        var port: Int?
-        while port == nil {
-            let data = output.fileHandleForReading.availableData
-            guard !data.isEmpty else { throw CocoaError(.fileReadUnknown) }
-            buffer += String(decoding: data, as: UTF8.self)
-            if let line = buffer.split(separator: "\n").first(where: { $0.hasPrefix("listening on ") }) {
-                port = Int(line.split(separator: ":").last ?? "")
-            }
-        }
-        self.port = port ?? 0
-    }
-
-    func kill(_ signal: Int32) {
-        Foundation.kill(process.processIdentifier, signal)
-        process.waitUntilExit()
+/// The `push-server` binary next to the test bundle (built by `swift build --build-tests`).
+enum BuiltServer {
+    static var path: String {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("push-server").path
     }
 }
 
@@ -67,12 +36,12 @@ struct CrashRecoveryTests {
                          "--apns-host", "127.0.0.1", "--apns-port", "\(mock.port)", "--apns-ca", files.caCertificatePath,
                          "--log-level", "error"]
 
-        let first = try ServerProcess(arguments: arguments)
+        let first = try await PushServerProcess.start(binary: BuiltServer.path, arguments: arguments)
         let client = TestHTTPClient(port: first.port, apiKey: "crash-key")
         let batches = (0..<20).map { _ in (0..<500).map { _ in ServiceHarness.randomToken() } }
         let killer = Task {
             await mock.waitForAccepted(count: 1_500)
-            first.kill(SIGKILL)
+            first.stop(SIGKILL)
         }
         let acknowledged = await withTaskGroup(of: [String].self) { group in
             for batch in batches {
@@ -101,12 +70,11 @@ struct CrashRecoveryTests {
         #expect(total - finished > 0, "the kill hit the load before it was delivered")
 
         let before = mock.counters().accepted
-        let second = try ServerProcess(arguments: arguments)
+        let second = try await PushServerProcess.start(binary: BuiltServer.path, arguments: arguments)
         await mock.waitForAccepted(count: before + (total - finished))
         let delivered = Set(mock.records().filter(\.isAccepted).map(\.token))
         #expect(Set(acknowledged).subtracting(delivered).isEmpty, "every acknowledged notification reached the mock")
-        second.kill(SIGTERM)
-        #expect(second.process.terminationStatus == 0)
+        #expect(second.stop(SIGTERM) == 0)
 
         let store = try PushStore(path: directory + "/data/push.sqlite", recoverInFlight: false)
         #expect(try await store.outboxDepth() == 0)

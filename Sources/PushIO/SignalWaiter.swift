@@ -1,12 +1,11 @@
 import Dispatch
 import Foundation
-import Synchronization
 
 /// Catches signals with DispatchSource handlers from the moment it is created (default handling is
 /// switched off, so the process is not killed), and lets one task wait for the first of them.
-/// `@unchecked`: `state` is behind a Mutex and `sources` is never mutated after `init` (dispatch
+/// `@unchecked`: `state` is behind a lock and `sources` is never mutated after `init` (dispatch
 /// sources themselves are thread-safe; Dispatch just does not mark them Sendable).
-final class SignalWaiter: @unchecked Sendable {
+public final class SignalWaiter: @unchecked Sendable {
     private enum State {
         case waiting
         case suspended(CheckedContinuation<Int32, Never>)
@@ -14,12 +13,12 @@ final class SignalWaiter: @unchecked Sendable {
         case done
     }
 
-    private let state = Mutex(State.waiting)
+    private let state = PThreadLock(State.waiting)
     private let sources: [any DispatchSourceSignal]
 
     /// Installs handlers for `signals` now; call before announcing readiness.
-    init(_ signals: [Int32]) {
-        let queue = DispatchQueue(label: "pushctl.signals")
+    public init(_ signals: [Int32]) {
+        let queue = DispatchQueue(label: "push.signals")
         sources = signals.map { number in
             Foundation.signal(number, SIG_IGN)
             return DispatchSource.makeSignalSource(signal: number, queue: queue)
@@ -47,7 +46,7 @@ final class SignalWaiter: @unchecked Sendable {
     }
 
     /// Suspends until one of the signals arrives (or returns at once if one already did).
-    func wait() async -> Int32 {
+    public func wait() async -> Int32 {
         let number = await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
             let early = state.withLock { state -> Int32? in
                 if case .received(let number) = state {
@@ -61,5 +60,15 @@ final class SignalWaiter: @unchecked Sendable {
         }
         for source in sources { source.cancel() }
         return number
+    }
+
+    /// The conventional name of a signal number ("SIGTERM", "SIGINT", or "signal N").
+    public static func name(of number: Int32) -> String {
+        switch number {
+        case SIGTERM: "SIGTERM"
+        case SIGINT: "SIGINT"
+        case SIGHUP: "SIGHUP"
+        default: "signal \(number)"
+        }
     }
 }

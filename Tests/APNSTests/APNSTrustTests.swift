@@ -1,0 +1,27 @@
+import APNS
+import APNSCore
+import APNSMock
+import PushTLS
+import Testing
+
+@Suite("APNs client trust")
+struct APNSTrustTests {
+    @Test("by default the client trusts only the system CAs: a server with a private CA is refused and gets no request")
+    func untrustedServerRefusedByDefault() async throws {
+        let (configuration, credential) = try MockAPNSServer.makeForTesting(bundleID: bundleID)
+        let server = try MockAPNSServer(configuration: configuration)
+        defer { server.stop() }
+        // No `trustedCAPEM`: what a production configuration looks like (quick reconnects keep the test short).
+        var clientConfiguration = APNSClientConfiguration(
+            credentials: .identity(try credential.identity()),
+            environment: .custom(host: "127.0.0.1", port: server.port, isDevelopment: true))
+        clientConfiguration.initialReconnectDelay = 0.01
+        clientConfiguration.maxReconnectDelay = 0.05
+        let client = try APNSClient(configuration: clientConfiguration)
+        let notification = APNSNotification(token: tokenA, topic: bundleID, pushType: .alert, payload: .alert("Woof"))
+        await #expect(throws: APNSTransportError.self) { try await client.send(notification) }
+        #expect(server.counters().streams == 0)
+        #expect(server.records().isEmpty)
+        await client.shutdown(deadline: 5)
+    }
+}

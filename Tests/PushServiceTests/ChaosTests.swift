@@ -1,0 +1,36 @@
+import Foundation
+import PushChaos
+import Testing
+
+/// The short form of `make chaos`: the same harness with fewer pushes and faults scaled to match.
+@Suite("Chaos: faulty APNs and SIGKILLs")
+struct ChaosTests {
+    @Test("3,000 pushes through GOAWAYs, resets, 429/503, jitter and two SIGKILLs: none lost, outbox agrees with the mock",
+          .timeLimit(.minutes(3)))
+    func shortChaos() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("push-chaos-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var plan = ChaosPlan(serverBinary: BuiltServer.path, workDirectory: directory)
+        plan.pushes = 3_000
+        plan.batchSize = 250
+        plan.kills = 2
+        plan.goAwayEvery = 300
+        plan.abruptCloseEvery = 1_000
+        plan.deliveryTimeout = 150
+        let report = try await ChaosRun.run(plan)
+
+        #expect(report.passed, "\(report.summary)")
+        #expect(report.lost == 0)
+        #expect(report.disagreements == 0)
+        #expect(report.integrity == "ok")
+        #expect(report.kills == 2)
+        #expect(report.acknowledged >= 3_000)
+        #expect(report.outboxRows == report.acknowledged + report.storedWithoutAnswer)
+        #expect(report.outboxStates["accepted"] == report.outboxRows, "transient faults only: every row ends accepted")
+        // The faults really happened.
+        #expect(report.goAways > 0)
+        #expect(report.abruptCloses > 0)
+        #expect((report.rejections["TooManyRequests"] ?? 0) > 0)
+        #expect((report.rejections["ServiceUnavailable"] ?? 0) > 0)
+    }
+}

@@ -1,0 +1,109 @@
+import APNSCore
+import Foundation
+import Testing
+
+/// Input a push service meets on the open internet: each gets a 4xx JSON error or a closed connection,
+/// the server stays up, and nothing is written.
+@Suite("hostile input")
+struct HostileInputTests {
+    static let token = String(repeating: "b", count: 64)
+
+    /// Raw bodies that are not valid JSON text at all, or are JSON of the wrong shape.
+    static let hostileBodies: [(label: String, method: String, path: String, body: [UInt8])] = [
+        ("invalid UTF-8 in a string", "PUT", "/v1/users/zed", Array(#"{"name":""#.utf8) + [0xFF, 0xFE, 0xC3] + Array(#"","dog_name":"Rex"}"#.utf8)),
+        ("overlong UTF-8 encoding", "POST", "/v1/pushes", Array(#"{"tokens":["\#(token)"],"alert":""#.utf8) + [0xC0, 0xAF] + Array(#""}"#.utf8)),
+        ("lone surrogate escape", "POST", "/v1/pushes", Array(#"{"tokens":["\#(token)"],"alert":"\ud800"}"#.utf8)),
+        ("NUL byte in the body", "POST", "/v1/devices", Array(#"{"token":"\#(token)","user_id":"zed""#.utf8) + [0] + Array("}".utf8)),
+        ("nesting 100,000 deep", "POST", "/v1/pushes", Array(String(repeating: "[", count: 100_000).utf8)),
+        ("a number too large", "PUT", "/v1/users/zed", Array(#"{"name":"Zed","dog_name":"Rex","age":1e999}"#.utf8)),
+        ("a huge integer", "POST", "/v1/pushes", Array(#"{"tokens":["\#(token)"],"alert":"hi","priority":99999999999999999999999}"#.utf8)),
+        ("duplicate keys", "POST", "/v1/devices", Array(#"{"token":"\#(token)","token":"\#(token)","user_id":"zed","environment":"development"}"#.utf8)),
+        ("10,001 tokens", "POST", "/v1/pushes", Array(("{\"tokens\":[" + Array(repeating: "\"\(token)\"", count: 10_001).joined(separator: ",") + "],\"alert\":\"hi\"}").utf8)),
+        ("a million-element array", "POST", "/v1/pushes", Array(("{\"tokens\":[" + Array(repeating: "1", count: 1_000_000).joined(separator: ",") + "],\"alert\":\"hi\"}").utf8)),
+        ("an injection string as a token", "POST", "/v1/pushes", Array(#"{"tokens":["'); DROP TABLE devices;--"],"alert":"hi"}"#.utf8)),
+        ("an injection string as a user id", "POST", "/v1/devices", Array(#"{"token":"\#(token)","user_id":"x'); DROP TABLE users;--","environment":"development"}"#.utf8)),
+        ("a payload over 4 KB", "POST", "/v1/pushes", Array(#"{"tokens":["\#(token)"],"payload":{"aps":{"alert":"\#(String(repeating: "x", count: 4100))"}}}"#.utf8)),
+        ("an unknown push type", "POST", "/v1/pushes", Array(#"{"tokens":["\#(token)"],"alert":"hi","push_type":"../../etc"}"#.utf8)),
+        ("an unknown field", "POST", "/v1/devices", Array(#"{"token":"\#(token)","user_id":"zed","environment":"development","admin":true}"#.utf8)),
+        ("a wrong type", "POST", "/v1/pushes", Array(#"{"tokens":[{"$gt":""}],"alert":"hi"}"#.utf8)),
+        ("path traversal in an id", "PUT", "/v1/users/..%2F..%2Fetc%2Fpasswd", Array(#"{"name":"Zed","dog_name":"Rex"}"#.utf8)),
+        ("an encoded NUL in an id", "PUT", "/v1/users/zed%00", Array(#"{"name":"Zed","dog_name":"Rex"}"#.utf8)),
+        ("dot segments in the path", "GET", "/v1/users/../../v1/users/zed", []),
+        ("an over-long id", "PUT", "/v1/users/" + String(repeating: "z", count: 5_000), Array(#"{"name":"Zed","dog_name":"Rex"}"#.utf8)),
+        ("an injection string in a push id", "GET", "/v1/pushes/x'%20OR%20'1'='1", []),
+        ("a token with a path trick", "DELETE", "/v1/devices/..%2F\(token)", []),
+    ]
+
+    @Test("malformed, oversized and tricky bodies and paths: 4xx JSON errors, nothing written, server up")
+    func hostileBodies() async throws {
+        let harness = try await ServiceHarness.start()
+        for example in Self.hostileBodies {
+            let connection = try RawHTTPConnection(port: harness.server.port)
+            connection.write(RawHTTPConnection.request(example.method, example.path, body: example.body))
+            let response = connection.readResponse()
+            #expect(response != nil, "\(example.label): an answer")
+            guard let response else { continue }
+            #expect((400..<500).contains(response.status), "\(example.label): got \(response.status)")
+            let code = (try? JSONValue.parse(response.body))?["error"]?["code"]?.stringValue
+            #expect(code != nil, "\(example.label): a JSON error body, got \(String(decoding: response.body.prefix(200), as: UTF8.self))")
+        }
+        try await expectNothingWritten(harness)
+        await harness.stop()
+    }
+
+    @Test("a 10 MB body gets 413 or a closed connection; the server keeps serving")
+    func tenMegabyteBody() async throws {
+        let harness = try await ServiceHarness.start()
+        let connection = try RawHTTPConnection(port: harness.server.port)
+        var body = Array(#"{"tokens":["\#(Self.token)"],"alert":""#.utf8)
+        body += [UInt8](repeating: UInt8(ascii: "x"), count: 10 << 20)
+        body += Array(#""}"#.utf8)
+        // The server may answer and close before the upload ends: a failed write is a fine outcome.
+        connection.write(RawHTTPConnection.request("POST", "/v1/pushes", body: body, close: true))
+        let (answer, timedOut) = connection.readToEnd()
+        #expect(!timedOut)
+        let head = String(decoding: answer.prefix(64), as: UTF8.self)
+        #expect(answer.isEmpty || head.hasPrefix("HTTP/1.1 413"), "got: \(head)")
+        try await expectNothingWritten(harness)
+        await harness.stop()
+    }
+
+    @Test("slow-loris connections are closed by the HTTP timeout while other callers are served")
+    func slowLoris() async throws {
+        let harness = try await ServiceHarness.start { $0.httpTimeoutSeconds = 1 }
+        // Fifty connections that send half a request head, and fifty that promise a body and never send it.
+        var stalled: [RawHTTPConnection] = []
+        for index in 0..<100 {
+            let connection = try RawHTTPConnection(port: harness.server.port)
+            if index.isMultiple(of: 2) {
+                connection.write("POST /v1/pushes HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(ServiceHarness.apiKey)\r\n")
+            } else {
+                connection.write(Array(RawHTTPConnection.request("POST", "/v1/pushes", body: Array(repeating: 0x20, count: 1000)).prefix(150)))
+            }
+            stalled.append(connection)
+        }
+        // Meanwhile the service answers a real caller at once.
+        let health = try await harness.client.send("GET", "/healthz")
+        #expect(health.status == 200)
+        let put = try await harness.client.send("PUT", "/v1/users/amy", json: ["name": "Amy", "dog_name": "Bo"])
+        #expect(put.status == 201)
+        // Every stalled connection is closed by the server (each read returns at EOF, not at the safety timeout).
+        for connection in stalled {
+            let (_, timedOut) = connection.readToEnd()
+            #expect(!timedOut, "the server closed the stalled connection")
+        }
+        #expect(try await harness.server.store.outboxCounts().values.reduce(0, +) == 0)
+        #expect(try await harness.client.send("GET", "/healthz").status == 200)
+        await harness.stop()
+    }
+
+    private func expectNothingWritten(_ harness: ServiceHarness) async throws {
+        #expect(try await harness.server.store.outboxCounts().values.reduce(0, +) == 0)
+        #expect(try await harness.server.store.user(id: "zed") == nil)
+        #expect(try await harness.server.store.devices(forUser: "zed", includeInvalidated: true).isEmpty)
+        #expect(try await harness.server.store.device(token: Self.token, topic: ServiceHarness.topic) == nil)
+        #expect(harness.mock.counters().streams == 0)
+        let health = try await harness.client.send("GET", "/healthz")
+        #expect(health.status == 200, "the server is still up")
+    }
+}

@@ -1,0 +1,90 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// A plain TCP connection to the service for requests URLSession cannot make: invalid UTF-8 on the wire,
+/// a body sent slowly or never, a 10 MB upload. Reads block, bounded by `SO_RCVTIMEO` as a safety net.
+final class RawHTTPConnection {
+    private let fd: Int32
+
+    init(port: Int, receiveTimeout seconds: Int = 30) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EMFILE) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            close(fd)
+            throw POSIXError(.ECONNREFUSED)
+        }
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    deinit { close(fd) }
+
+    /// Writes all of `bytes`; false when the peer closed or reset the connection first.
+    @discardableResult
+    func write(_ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if sent <= 0 { return false }
+            offset += sent
+        }
+        return true
+    }
+
+    @discardableResult
+    func write(_ text: String) -> Bool { write(Array(text.utf8)) }
+
+    /// Reads until the peer closes the connection (or the safety timeout passes: `timedOut` is then true).
+    func readToEnd() -> (bytes: [UInt8], timedOut: Bool) {
+        var result: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count > 0 { result += buffer[0..<count]; continue }
+            if count == 0 || errno == ECONNRESET { return (result, false) }
+            if errno == EINTR { continue }
+            return (result, true)
+        }
+    }
+
+    /// Reads one whole response whose head says `Content-Length` (the connection may stay open).
+    func readResponse() -> (status: Int, body: [UInt8])? {
+        var data: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            if let end = data.firstRange(of: Array("\r\n\r\n".utf8)) {
+                let head = String(decoding: data[..<end.lowerBound], as: UTF8.self)
+                let status = Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0
+                let length = head.split(separator: "\r\n").compactMap { line -> Int? in
+                    let parts = line.split(separator: ":", maxSplits: 1)
+                    guard parts.count == 2, parts[0].lowercased() == "content-length" else { return nil }
+                    return Int(parts[1].trimmingCharacters(in: .whitespaces))
+                }.first ?? 0
+                if data.count - end.upperBound >= length {
+                    return (status, Array(data[end.upperBound..<(end.upperBound + length)]))
+                }
+            }
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { return nil }
+            data += buffer[0..<count]
+        }
+    }
+
+    /// A whole HTTP/1.1 request with the service's key and `body` as is.
+    static func request(_ method: String, _ path: String, body: [UInt8], apiKey: String = ServiceHarness.apiKey,
+                        close: Bool = false) -> [UInt8] {
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(apiKey)\r\n"
+        head += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n"
+        if close { head += "Connection: close\r\n" }
+        return Array((head + "\r\n").utf8) + body
+    }
+}
