@@ -62,7 +62,7 @@ let package = Package(
         .testTarget(name: "APNSCoreTests", dependencies: ["APNSCore"], swiftSettings: strict),
         .testTarget(name: "ProfileDropTests", dependencies: ["ProfileDrop", "PushStore", "APNSCore"], swiftSettings: strict),
         .testTarget(name: "APNSMockTests", dependencies: ["APNSMock", "APNSCore", "PushHTTP2", "PushIO", "PushTLS"], swiftSettings: strict),
-        .testTarget(name: "PushCtlTests", dependencies: ["pushctl", "push-server", "APNSMock", "APNSCore", "PushTLS", "PushIO"], swiftSettings: strict),
+        .testTarget(name: "PushCtlTests", dependencies: ["pushctl", "push-server", "PushChaos", "APNSMock", "APNSCore", "PushTLS", "PushIO"], swiftSettings: strict),
         .testTarget(name: "PushServiceTests", dependencies: ["PushService", "PushChaos", "APNSMock", "APNS", "APNSCore", "PushStore", "ProfileDrop", "PushTLS"], swiftSettings: strict),
     ]
 )

@@ -1,57 +1,43 @@
 import APNSCore
 import Foundation
+import PushChaos
 import Testing
 
-/// A `push-server --embedded` child (built next to pushctl), read until it listens, stopped with SIGTERM.
-final class PushServerProcess {
-    let process = Process()
+/// A `push-server --embedded` child (built next to pushctl) on a fresh data directory, stopped with SIGTERM.
+final class EmbeddedServer {
+    let process: PushServerProcess
     let directory: URL
     let apiKey = "K"
-    private let output = Pipe()
-    private var buffer = Data()
-    private(set) var port = 0
-    var url: String { "http://127.0.0.1:\(port)" }
+    var url: String { "http://127.0.0.1:\(process.port)" }
     var environment: [String: String] { ["PUSHCTL_URL": url, "PUSHCTL_API_KEY": apiKey] }
 
-    init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushctl-server-\(UUID().uuidString)")
+    private init(process: PushServerProcess, directory: URL) {
+        self.process = process
+        self.directory = directory
+    }
+
+    static func start() async throws -> EmbeddedServer {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushctl-server-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        process.executableURL = PushCtlProcess.binary.deletingLastPathComponent().appendingPathComponent("push-server")
-        process.arguments = ["--embedded", "--data-dir", directory.path, "--port", "0", "--api-key", apiKey]
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        while true {
-            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
-                buffer.removeSubrange(buffer.startIndex...newline)
-                if line.hasPrefix("listening on "), let portText = line.split(separator: ":").last, let port = Int(portText) {
-                    self.port = port
-                    break
-                }
-                continue
-            }
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { throw MockAPNSProcess.MockError.exited(String(decoding: buffer, as: UTF8.self)) }
-            buffer.append(chunk)
-        }
+        let binary = PushCtlProcess.binary.deletingLastPathComponent().appendingPathComponent("push-server").path
+        let process = try await PushServerProcess.start(
+            binary: binary, arguments: ["--embedded", "--data-dir", directory.path, "--port", "0", "--api-key", "K"])
+        return EmbeddedServer(process: process, directory: directory)
     }
 
     /// SIGTERM, then the exit status.
     func stop() -> Int32 {
-        process.terminate()
-        process.waitUntilExit()
+        let status = process.stop(SIGTERM)
         try? FileManager.default.removeItem(at: directory)
-        return process.terminationStatus
+        return status
     }
 }
 
 @Suite("pushctl against a real push-server --embedded", .serialized)
 struct RealServiceTests {
     @Test("users put, devices add, send --user --wait (accepted), pushes get, status")
-    func userFlow() throws {
-        let server = try PushServerProcess()
+    func userFlow() async throws {
+        let server = try await EmbeddedServer.start()
         defer { _ = server.stop() }
         let env = server.environment
         let put = try PushCtlProcess.run(["users", "put", "alice", "--name", "Alice", "--dog-name", "Bori", "--age", "3"], environment: env)
@@ -104,8 +90,8 @@ struct RealServiceTests {
     static let bulkCount = 100_000
 
     @Test("a bulk send of 100,000 unregistered tokens is queued in batches with a summary")
-    func bulk() throws {
-        let server = try PushServerProcess()
+    func bulk() async throws {
+        let server = try await EmbeddedServer.start()
         defer { _ = server.stop() }
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("bulk-real-\(UUID().uuidString).txt")
         var text = ""
