@@ -1,4 +1,5 @@
 import APNSCore
+import Foundation
 import PushTLS
 
 extension MockAPNSServer {
@@ -67,6 +68,16 @@ extension MockAPNSServer {
         public init(serverIdentity: TLSIdentity, clientCATrustPEM: String?) {
             self.serverIdentity = serverIdentity
             self.clientCATrustPEM = clientCATrustPEM
+        }
+
+        /// A configuration for credentials written by `TestCredentialFiles`: the server certificate and key
+        /// from `files`, client certificates required to chain to its CA, and that CA published for clients.
+        public init(credentialFiles files: TestCredentialFiles) throws {
+            let caPEM = try String(contentsOfFile: files.caCertificatePath, encoding: .utf8)
+            self.init(serverIdentity: try TLSIdentity(certificatePEMPath: files.serverCertificatePath,
+                                                      keyPEMPath: files.serverKeyPath),
+                      clientCATrustPEM: caPEM)
+            serverCAPEM = caPEM
         }
 
         /// The client-certificate policy in effect.

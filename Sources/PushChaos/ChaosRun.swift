@@ -86,11 +86,7 @@ public enum ChaosRun {
     }
 
     private static func mockConfiguration(_ plan: ChaosPlan, files: TestCredentialFiles) throws -> MockAPNSServer.Configuration {
-        let caPEM = try String(contentsOfFile: files.caCertificatePath, encoding: .utf8)
-        var configuration = MockAPNSServer.Configuration(
-            serverIdentity: try TLSIdentity(certificatePEMPath: files.serverCertificatePath, keyPEMPath: files.serverKeyPath),
-            clientCATrustPEM: caPEM)
-        configuration.serverCAPEM = caPEM
+        var configuration = try MockAPNSServer.Configuration(credentialFiles: files)
         configuration.goAwayAfterStreams = plan.goAwayEvery
         configuration.abruptCloseEveryStreams = plan.abruptCloseEvery
         configuration.faultRates = MockFaultRates(tooManyRequests: plan.tooManyRequestsRate,

@@ -17,11 +17,7 @@ struct EmbeddedAPNS: Sendable {
         let directory = URL(fileURLWithPath: dataDirectory).appendingPathComponent("credentials").path
         let password = APIKeyFile.randomHex(bytes: 16)
         files = try TestCredentialFiles.write(to: directory, bundleID: bundleID, password: password)
-        let caPEM = try String(contentsOfFile: files.caCertificatePath, encoding: .utf8)
-        var configuration = MockAPNSServer.Configuration(
-            serverIdentity: try TLSIdentity(certificatePEMPath: files.serverCertificatePath, keyPEMPath: files.serverKeyPath),
-            clientCATrustPEM: caPEM)
-        configuration.serverCAPEM = caPEM
+        var configuration = try MockAPNSServer.Configuration(credentialFiles: files)
         configuration.environment = .development
         // The embedded mock runs as long as the service: keep its memory flat.
         configuration.maxRecords = 1_000

@@ -17,13 +17,7 @@ enum MockCommand {
         }
         let directory = try arguments.required("write-credentials")
         let files = try TestCredentialFiles.write(to: directory, bundleID: bundleID, password: "bench")
-        let caPEM = try String(contentsOfFile: files.caCertificatePath, encoding: .utf8)
-        let server = IssuedCredential(
-            certificatePEM: try String(contentsOfFile: files.serverCertificatePath, encoding: .utf8),
-            privateKeyPEM: try String(contentsOfFile: files.serverKeyPath, encoding: .utf8))
-
-        var configuration = MockAPNSServer.Configuration(serverIdentity: try server.identity(), clientCATrustPEM: caPEM)
-        configuration.serverCAPEM = caPEM
+        var configuration = try MockAPNSServer.Configuration(credentialFiles: files)
         configuration.host = arguments.string("host") ?? "127.0.0.1"
         configuration.port = try arguments.int("port", 0)
         configuration.acceptAll = arguments.flag("accept-all")

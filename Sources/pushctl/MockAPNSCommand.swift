@@ -56,9 +56,7 @@ enum MockAPNSCommand: Command {
         let configurationBase: MockAPNSServer.Configuration
         do {
             files = try TestCredentialFiles.write(to: directory, bundleID: bundleID, password: password)
-            let identity = try TLSIdentity(certificatePEMPath: files.serverCertificatePath, keyPEMPath: files.serverKeyPath)
-            let caPEM = try String(contentsOfFile: files.caCertificatePath, encoding: .utf8)
-            configurationBase = MockAPNSServer.Configuration(serverIdentity: identity, clientCATrustPEM: caPEM)
+            configurationBase = try MockAPNSServer.Configuration(credentialFiles: files)
             try SecretFile.write(Array((password + "\n").utf8), to: directory + "/client.p12.password")
             signingKey = try ES256PrivateKey.generate()
             try SecretFile.write(Array(signingKey.pkcs8PEM.utf8), to: p8Path)
@@ -67,7 +65,6 @@ enum MockAPNSCommand: Command {
                            hint: "pass a writable directory to --write-credentials")
         }
         var configuration = configurationBase
-        configuration.serverCAPEM = configurationBase.clientCATrustPEM
         configuration.host = host
         configuration.port = port
         // Certificates and tokens both: ask for a client certificate without requiring one, and check

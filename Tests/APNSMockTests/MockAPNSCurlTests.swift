@@ -14,12 +14,7 @@ final class CurlFixture: Sendable {
     init() throws {
         directory = NSTemporaryDirectory() + "apns-mock-curl-" + UUID().uuidString
         files = try TestCredentialFiles.write(to: directory, bundleID: bundleID, password: "curl-secret")
-        let caPEM = try String(contentsOfFile: files.caCertificatePath, encoding: .utf8)
-        var configuration = MockAPNSServer.Configuration(
-            serverIdentity: try TLSIdentity(certificatePEMPath: files.serverCertificatePath, keyPEMPath: files.serverKeyPath),
-            clientCATrustPEM: caPEM)
-        configuration.serverCAPEM = caPEM
-        server = try MockAPNSServer(configuration: configuration)
+        server = try MockAPNSServer(configuration: try MockAPNSServer.Configuration(credentialFiles: files))
     }
 
     deinit {

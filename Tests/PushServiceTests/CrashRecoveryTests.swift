@@ -21,11 +21,7 @@ struct CrashRecoveryTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("push-crash-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let files = try TestCredentialFiles.write(to: directory + "/creds", bundleID: "com.example.sniffmeet", password: "pw")
-        let caPEM = try String(contentsOfFile: files.caCertificatePath, encoding: .utf8)
-        var mockConfiguration = MockAPNSServer.Configuration(
-            serverIdentity: try TLSIdentity(certificatePEMPath: files.serverCertificatePath, keyPEMPath: files.serverKeyPath),
-            clientCATrustPEM: caPEM)
-        mockConfiguration.serverCAPEM = caPEM
+        var mockConfiguration = try MockAPNSServer.Configuration(credentialFiles: files)
         // Slow enough (at most 50 streams × 100/s each) that the kill lands while most of the load is queued.
         mockConfiguration.maxConcurrentStreams = 50
         mockConfiguration.latency = .fixed(0.01)

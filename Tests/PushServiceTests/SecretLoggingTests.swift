@@ -15,12 +15,7 @@ struct SecretLoggingTests {
         let apiKey = "api-key-\(UUID().uuidString)"
         let wrongKey = "wrong-key-\(UUID().uuidString)"
         let files = try TestCredentialFiles.write(to: directory + "/creds", bundleID: ServiceHarness.topic, password: password)
-        let caPEM = try String(contentsOfFile: files.caCertificatePath, encoding: .utf8)
-        var mockConfiguration = MockAPNSServer.Configuration(
-            serverIdentity: try TLSIdentity(certificatePEMPath: files.serverCertificatePath, keyPEMPath: files.serverKeyPath),
-            clientCATrustPEM: caPEM)
-        mockConfiguration.serverCAPEM = caPEM
-        let mock = try MockAPNSServer(configuration: mockConfiguration)
+        let mock = try MockAPNSServer(configuration: try MockAPNSServer.Configuration(credentialFiles: files))
         defer { mock.stop() }
         let logPath = directory + "/push-server.log"
         let server = try await PushServerProcess.start(
