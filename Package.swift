@@ -25,19 +25,22 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"])]),
 
+        // The package's one lock type, visible to ThreadSanitizer; no dependencies.
+        .target(name: "PushSync", swiftSettings: strict),
+
         // Wrappers: the only modules that import C, always with `internal import`.
-        .target(name: "PushTLS", dependencies: ["COpenSSL"], swiftSettings: strict),
-        .target(name: "PushIO", dependencies: ["CEvent", "COpenSSL", "PushTLS"], swiftSettings: strict),
+        .target(name: "PushTLS", dependencies: ["COpenSSL", "PushSync"], swiftSettings: strict),
+        .target(name: "PushIO", dependencies: ["CEvent", "COpenSSL", "PushSync", "PushTLS"], swiftSettings: strict),
         .target(name: "PushHTTP2", dependencies: ["CNGHTTP2", "PushIO", "PushTLS"], swiftSettings: strict),
         .target(name: "PushStore", dependencies: ["CSQLite"], swiftSettings: strict),
 
         // Domain.
         .target(name: "APNSCore", swiftSettings: strict),
-        .target(name: "APNS", dependencies: ["APNSCore", "PushHTTP2", "PushIO", "PushTLS"], swiftSettings: strict),
-        .target(name: "APNSMock", dependencies: ["APNSCore", "PushHTTP2", "PushIO", "PushTLS"], swiftSettings: strict),
+        .target(name: "APNS", dependencies: ["APNSCore", "PushHTTP2", "PushIO", "PushSync", "PushTLS"], swiftSettings: strict),
+        .target(name: "APNSMock", dependencies: ["APNSCore", "PushHTTP2", "PushIO", "PushSync", "PushTLS"], swiftSettings: strict),
         .target(name: "ProfileDrop", dependencies: ["APNSCore", "PushStore"], swiftSettings: strict),
         .target(name: "PushService",
-                dependencies: ["APNSCore", "APNS", "APNSMock", "PushStore", "ProfileDrop", "PushIO", "PushTLS", "CEvent"],
+                dependencies: ["APNSCore", "APNS", "APNSMock", "PushStore", "ProfileDrop", "PushIO", "PushSync", "PushTLS", "CEvent"],
                 swiftSettings: strict),
 
         // The chaos harness: push-server under a faulty mock APNs and SIGKILLs (make chaos, make test).
@@ -46,23 +49,23 @@ let package = Package(
         // Executables: wiring only.
         .executableTarget(name: "push-server", dependencies: ["PushService"], swiftSettings: strict),
         .executableTarget(name: "pushctl",
-                          dependencies: ["APNS", "APNSMock", "APNSCore", "PushIO", "PushTLS"],
+                          dependencies: ["APNS", "APNSMock", "APNSCore", "PushIO", "PushSync", "PushTLS"],
                           swiftSettings: strict),
         .executableTarget(name: "push-chaos", dependencies: ["PushChaos", "APNSCore"], swiftSettings: strict),
         .executableTarget(name: "push-bench", dependencies: ["APNS", "APNSMock", "APNSCore", "PushStore", "PushTLS", "PushHTTP2", "PushIO", "ProfileDrop"], swiftSettings: strict),
 
         // Tests mirror Sources.
         .testTarget(name: "PushTLSTests", dependencies: ["PushTLS"], swiftSettings: strict),
-        .testTarget(name: "APNSTests", dependencies: ["APNS", "APNSMock", "APNSCore", "PushTLS"], swiftSettings: strict),
-        .testTarget(name: "PushIOTests", dependencies: ["PushIO", "PushTLS"], swiftSettings: strict),
+        .testTarget(name: "APNSTests", dependencies: ["APNS", "APNSMock", "APNSCore", "PushSync", "PushTLS"], swiftSettings: strict),
+        .testTarget(name: "PushIOTests", dependencies: ["PushIO", "PushSync", "PushTLS"], swiftSettings: strict),
         .testTarget(name: "PushHTTP2Tests", dependencies: ["PushHTTP2", "PushIO", "PushTLS"], swiftSettings: strict),
         .executableTarget(name: "pushstore-crash-writer", dependencies: ["PushStore"],
                           path: "Tests/PushStoreCrashWriter", swiftSettings: strict),
         .testTarget(name: "PushStoreTests", dependencies: ["PushStore", "pushstore-crash-writer"], swiftSettings: strict),
         .testTarget(name: "APNSCoreTests", dependencies: ["APNSCore"], swiftSettings: strict),
-        .testTarget(name: "ProfileDropTests", dependencies: ["ProfileDrop", "PushStore", "APNSCore"], swiftSettings: strict),
-        .testTarget(name: "APNSMockTests", dependencies: ["APNSMock", "APNSCore", "PushHTTP2", "PushIO", "PushTLS"], swiftSettings: strict),
-        .testTarget(name: "PushCtlTests", dependencies: ["pushctl", "push-server", "PushChaos", "APNSMock", "APNSCore", "PushTLS", "PushIO"], swiftSettings: strict),
+        .testTarget(name: "ProfileDropTests", dependencies: ["ProfileDrop", "PushStore", "PushSync", "APNSCore"], swiftSettings: strict),
+        .testTarget(name: "APNSMockTests", dependencies: ["APNSMock", "APNSCore", "PushHTTP2", "PushIO", "PushSync", "PushTLS"], swiftSettings: strict),
+        .testTarget(name: "PushCtlTests", dependencies: ["pushctl", "push-server", "PushChaos", "APNSMock", "APNSCore", "PushSync", "PushTLS", "PushIO"], swiftSettings: strict),
         .testTarget(name: "PushServiceTests", dependencies: ["PushService", "PushChaos", "APNSMock", "APNS", "APNSCore", "PushStore", "ProfileDrop", "PushTLS"], swiftSettings: strict),
     ]
 )

@@ -1,7 +1,7 @@
 import APNSCore
 import Foundation
 import PushTLS
-import Synchronization
+import PushSync
 
 /// Makes and caches the provider token (an ES256 JWT) of one team: every connection of a client shares
 /// it, so APNs sees one token per team that changes about every 50 minutes. Thread-safe.
@@ -40,7 +40,7 @@ public final class APNSTokenProvider: Sendable {
     public let refreshAfter: Double
     private let key: ES256PrivateKey
     private let clock: @Sendable () -> Date
-    private let state = Mutex(State())
+    private let state = PThreadLock(State())
 
     /// A provider for `credentials`, reading the time from `clock`.
     public init(credentials: APNSTokenCredentials, clock: @escaping @Sendable () -> Date = Date.init) throws {

@@ -1,4 +1,5 @@
 import PushIO
+import PushSync
 
 /// A counting semaphore for async callers: `acquire` waits while every permit is taken.
 final class SendPermits: Sendable {

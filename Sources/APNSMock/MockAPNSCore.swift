@@ -1,9 +1,10 @@
 import APNSCore
 import Foundation
+import PushSync
 import Synchronization
 
 /// What every connection of one server shares: configuration, token state, recorder, handler and the
-/// seeded generator. Thread-safe (immutable or `Mutex`).
+/// seeded generator. Thread-safe (immutable or `PThreadLock`).
 final class MockAPNSCore: Sendable {
     let configuration: MockAPNSServer.Configuration
     let authenticator: any MockAPNSAuthenticator
@@ -11,10 +12,10 @@ final class MockAPNSCore: Sendable {
     let startsAtOneStream: Bool
     let registry = MockAPNSTokenRegistry()
     let recorder: MockAPNSRecorder
-    /// The programmable handler, boxed: a closure kept directly in a generic `Mutex` is re-abstracted on
+    /// The programmable handler, boxed: a closure kept directly in a generic lock is re-abstracted on
     /// every `withLock` write-back, which nests one thunk per request until the stack overflows.
-    let handler: Mutex<MockAPNSHandlerBox>
-    private let random: Mutex<MockRandom>
+    let handler: PThreadLock<MockAPNSHandlerBox>
+    private let random: PThreadLock<MockRandom>
     /// Requests received by all connections, for `abruptCloseEveryStreams`.
     private let requestsReceived = Atomic<Int>(0)
 
@@ -22,9 +23,9 @@ final class MockAPNSCore: Sendable {
         self.configuration = configuration
         authenticator = configuration.authenticator ?? MockAPNSCertificateAuthenticator()
         startsAtOneStream = authenticator.limitsStreamsUntilAuthenticated && !configuration.acceptAll
-        handler = Mutex(MockAPNSHandlerBox(configuration.handler))
+        handler = PThreadLock(MockAPNSHandlerBox(configuration.handler))
         recorder = MockAPNSRecorder(maxRecords: configuration.maxRecords)
-        random = Mutex(MockRandom(seed: configuration.randomSeed))
+        random = PThreadLock(MockRandom(seed: configuration.randomSeed))
     }
 
     /// The answer for one request: the handler, else the rules, token state and faults.

@@ -1,7 +1,7 @@
 import APNSCore
-import Synchronization
+import PushSync
 
-/// Records and counters of one server, plus the waiters for them. Thread-safe: one `Mutex`;
+/// Records and counters of one server, plus the waiters for them. Thread-safe: one `PThreadLock`;
 /// continuations are resumed after the lock is released.
 final class MockAPNSRecorder: Sendable {
     private struct AcceptWaiter {
@@ -29,7 +29,7 @@ final class MockAPNSRecorder: Sendable {
         }
     }
 
-    private let state = Mutex(State())
+    private let state = PThreadLock(State())
     private let maxRecords: Int?
 
     /// A recorder keeping at most `maxRecords` records and unclaimed rejections (nil: all).

@@ -3,7 +3,7 @@ import Dispatch
 import PushHTTP2
 import PushIO
 import PushTLS
-import Synchronization
+import PushSync
 
 /// An in-process APNs server that behaves like Apple's: HTTP/2 over TLS with ALPN h2, client
 /// certificates required (or provider tokens, with `MockAPNSTokenAuthenticator`), Apple's request rules and reasons (see `MockAPNSRules`), token state,
@@ -20,7 +20,7 @@ public final class MockAPNSServer: Sendable {
     let core: MockAPNSCore
     private let server: HTTP2Server
     private let ownsLoop: Bool
-    private let stopped = Mutex(false)
+    private let stopped = PThreadLock(false)
 
     /// Starts listening on `configuration.host:port`, on `loop` or on a loop of its own.
     public init(configuration: Configuration, loop: EventLoop? = nil) throws {

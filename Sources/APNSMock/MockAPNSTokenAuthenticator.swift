@@ -1,7 +1,7 @@
 import APNSCore
 import Foundation
 import PushTLS
-import Synchronization
+import PushSync
 
 /// Token auth (Apple's provider tokens): every request carries `authorization: bearer <jwt>`, an ES256
 /// JWT with header `{"alg":"ES256","kid":KEY}` and claims `{"iss":TEAM,"iat":SECONDS}`, signed with a
@@ -45,7 +45,7 @@ public final class MockAPNSTokenAuthenticator: MockAPNSAuthenticator {
         var verifications = 0
     }
 
-    private let state = Mutex(State())
+    private let state = PThreadLock(State())
     private let clock: @Sendable () -> Date
     private let certificates: MockAPNSCertificateAuthenticator?
 

@@ -1,6 +1,6 @@
 import APNSCore
 import Foundation
-import Synchronization
+import PushSync
 
 /// Device-token state a test sets up: registered per topic, unregistered at a time, expired. Thread-safe.
 final class MockAPNSTokenRegistry: Sendable {
@@ -10,7 +10,7 @@ final class MockAPNSTokenRegistry: Sendable {
         var expired: Set<String> = []
     }
 
-    private let state = Mutex(State())
+    private let state = PThreadLock(State())
 
     /// Registers `token` for `topic` and clears any unregistered or expired mark it had.
     func register(_ token: String, topic: String) {

@@ -1,5 +1,6 @@
 internal import CEvent
 import Foundation
+import PushSync
 import PushTLS
 
 /// One thread running a libevent base. Sockets, TLS and HTTP/2 sessions attached to a loop are touched

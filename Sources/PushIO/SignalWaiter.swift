@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import PushSync
 
 /// Catches signals with DispatchSource handlers from the moment it is created (default handling is
 /// switched off, so the process is not killed), and lets one task wait for the first of them.

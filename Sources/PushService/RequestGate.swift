@@ -1,5 +1,5 @@
 import PushIO
-import Synchronization
+import PushSync
 
 /// Counts HTTP requests being handled and, once draining, turns new ones away with 503.
 final class RequestGate: Sendable {
@@ -8,7 +8,7 @@ final class RequestGate: Sendable {
         var draining = false
     }
 
-    private let state = Mutex(State())
+    private let state = PThreadLock(State())
 
     /// Admits a request unless draining.
     func enter() -> Bool {

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import PushSync
 
 /// Log levels, lowest first.
 public enum LogLevel: String, Sendable, Comparable, CaseIterable {
@@ -35,7 +35,7 @@ public struct ServiceLogger: Sendable {
     /// A logger that writes nothing.
     public static let silent = ServiceLogger(level: .error, sink: { _ in })
 
-    private static let lock = Mutex<Void>(())
+    private static let lock = PThreadLock<Void>(())
 
     private static let standardError: @Sendable (String) -> Void = { line in
         lock.withLock { _ in FileHandle.standardError.write(Data((line + "\n").utf8)) }

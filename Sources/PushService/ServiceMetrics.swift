@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import PushSync
 
 /// Counters, gauges and the send-latency histogram behind `GET /metrics`. Thread-safe.
 public final class ServiceMetrics: Sendable {
@@ -20,7 +20,7 @@ public final class ServiceMetrics: Sendable {
         var health: [String: APNSHealth] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = PThreadLock(State())
 
     /// Empty metrics.
     public init() {}

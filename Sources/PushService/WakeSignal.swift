@@ -1,4 +1,4 @@
-import Synchronization
+import PushSync
 
 /// A level-triggered wake-up for one waiting task: `signal()` from anywhere, `wait()` returns once a
 /// signal arrived since the last `wait()` returned (immediately if one is already pending).
@@ -8,7 +8,7 @@ final class WakeSignal: Sendable {
         var waiter: CheckedContinuation<Void, Never>?
     }
 
-    private let state = Mutex(State())
+    private let state = PThreadLock(State())
 
     /// Wakes the waiter, or lets the next `wait()` return at once.
     func signal() {

@@ -1,5 +1,5 @@
 internal import COpenSSL
-import Synchronization
+import PushSync
 
 /// Loads OpenSSL 3's `legacy` provider (RC2, 3DES-in-PKCS#12, ...) once, on first need.
 ///
@@ -8,7 +8,7 @@ import Synchronization
 /// one from loading implicitly, so both are loaded together. They stay loaded for the process.
 enum LegacyProvider {
     /// nil until the first attempt; then whether both providers loaded.
-    private static let state = Mutex<Bool?>(nil)
+    private static let state = PThreadLock<Bool?>(nil)
 
     /// Loads the providers if that has not been tried yet; returns whether they are available.
     @discardableResult

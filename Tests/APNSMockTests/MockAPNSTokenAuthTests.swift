@@ -4,12 +4,12 @@ import Foundation
 import PushHTTP2
 import PushIO
 import PushTLS
-import Synchronization
+import PushSync
 import Testing
 
 /// A settable clock for the mock's token rules.
 final class MockTokenClock: Sendable {
-    private let time = Mutex(Date(timeIntervalSince1970: 1_750_000_000))
+    private let time = PThreadLock(Date(timeIntervalSince1970: 1_750_000_000))
     var read: @Sendable () -> Date { { [self] in time.withLock { $0 } } }
     var seconds: Int64 { Int64(read().timeIntervalSince1970) }
     func advance(minutes: Double) { time.withLock { $0 += minutes * 60 } }

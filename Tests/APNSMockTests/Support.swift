@@ -4,7 +4,7 @@ import Foundation
 import PushHTTP2
 import PushIO
 import PushTLS
-import Synchronization
+import PushSync
 
 /// One client loop for the whole test target.
 let clientLoop = EventLoop(name: "apns-mock-tests-client")
@@ -26,7 +26,7 @@ final class MockFixture: Sendable {
     let authority: TestCertificateAuthority
     let server: MockAPNSServer
     let client: IssuedCredential
-    private let clients = Mutex<[(connection: HTTP2ClientConnection, watcher: ConnectionWatcher)]>([])
+    private let clients = PThreadLock<[(connection: HTTP2ClientConnection, watcher: ConnectionWatcher)]>([])
 
     init(topics: [String] = universalTopics, environments: APNSCertificateEnvironments = .both,
          configure: (inout MockAPNSServer.Configuration) -> Void = { _ in }) throws {
@@ -105,7 +105,7 @@ func respond(_ connection: HTTP2ClientConnection, _ request: HTTP2Request) async
 
 /// Queues every request in one loop turn (so they leave together) and waits for all, in order.
 func sendBatch(_ connection: HTTP2ClientConnection, _ requests: [HTTP2Request]) async -> [HTTP2Result] {
-    let results = Mutex<[Int: HTTP2Result]>([:])
+    let results = PThreadLock<[Int: HTTP2Result]>([:])
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
         connection.loop.execute {
             for (index, request) in requests.enumerated() {
@@ -145,7 +145,7 @@ final class ConnectionWatcher: HTTP2ClientConnectionDelegate, Sendable {
         var closeWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    private let state = Mutex(State())
+    private let state = PThreadLock(State())
 
     /// The first GOAWAY, waiting for it if needed.
     func firstGoAway() async -> GoAway {

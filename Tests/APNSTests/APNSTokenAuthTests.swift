@@ -3,14 +3,14 @@ import APNSCore
 import APNSMock
 import Foundation
 import PushTLS
-import Synchronization
+import PushSync
 import Testing
 
 /// A settable wall clock for token tests: no real waiting.
 final class TokenTestClock: Sendable {
-    private let time: Mutex<Date>
+    private let time: PThreadLock<Date>
 
-    init(_ start: Date = Date(timeIntervalSince1970: 1_750_000_000)) { time = Mutex(start) }
+    init(_ start: Date = Date(timeIntervalSince1970: 1_750_000_000)) { time = PThreadLock(start) }
 
     /// The clock as configurations take it.
     var read: @Sendable () -> Date { { [self] in time.withLock { $0 } } }
@@ -28,7 +28,7 @@ final class TokenFixture: Sendable {
     let teamID: String
     let serverClock = TokenTestClock()
     let clientClock = TokenTestClock()
-    private let clients = Mutex<[APNSClient]>([])
+    private let clients = PThreadLock<[APNSClient]>([])
 
     init(topics: [String] = [bundleID, bundleID + ".voip"], configureServer: (inout MockAPNSServer.Configuration) -> Void = { _ in }) throws {
         authority = try TestCertificateAuthority()

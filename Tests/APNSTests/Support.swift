@@ -3,7 +3,7 @@ import APNSCore
 import APNSMock
 import Foundation
 import PushTLS
-import Synchronization
+import PushSync
 
 let bundleID = "com.example.sniffmeet"
 let tokenA = try! DeviceToken(String(repeating: "ab", count: 32))
@@ -65,7 +65,7 @@ func withClient<T: Sendable>(
 
 /// Records client events for assertions.
 final class EventLog: APNSClientMetrics {
-    private let events = Mutex<[String]>([])
+    private let events = PThreadLock<[String]>([])
     func record(_ event: APNSClientEvent) {
         let name: String
         switch event {

@@ -1,12 +1,12 @@
 import Foundation
-import Synchronization
+import PushSync
 
 /// A clock tests move by hand, so expiry is tested without waiting.
 final class ManualClock: Sendable {
-    private let current: Mutex<Date>
+    private let current: PThreadLock<Date>
 
     init(_ start: Date = Date(timeIntervalSince1970: 1_700_000_000)) {
-        current = Mutex(start)
+        current = PThreadLock(start)
     }
 
     /// The current time.

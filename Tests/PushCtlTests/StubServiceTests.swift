@@ -1,7 +1,7 @@
 import APNSCore
 import Foundation
 import PushIO
-import Synchronization
+import PushSync
 import Testing
 
 /// A stand-in for push-server's `POST /v1/pushes` and `GET /healthz` with the real service's shapes
@@ -64,7 +64,7 @@ final class StubPushServer: Sendable {
 
 /// A thread-safe count.
 final class Counter: Sendable {
-    private let storage = Mutex(0)
+    private let storage = PThreadLock(0)
     func add(_ amount: Int) { storage.withLock { $0 += amount } }
     var value: Int { storage.withLock { $0 } }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import PushSync
 import Testing
 import PushIO
 
@@ -25,8 +25,8 @@ final class RecordingDelegate: IOStreamDelegate, @unchecked Sendable {
 
 /// A shared, lockable value for closures that run on other threads.
 final class Locked<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
-    init(_ value: Value) { mutex = Mutex(value) }
+    private let mutex: PThreadLock<Value>
+    init(_ value: Value) { mutex = PThreadLock(value) }
     func withLock<R: Sendable>(_ body: (inout Value) -> R) -> R { mutex.withLock { body(&$0) } }
 }
 
