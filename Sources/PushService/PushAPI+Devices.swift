@@ -6,19 +6,12 @@ import PushStore
 extension PushAPI {
     /// `POST /v1/devices`: registers (or re-registers) a device token for a user (201).
     func registerDevice(_ request: APIRequest) async throws -> HTTPServerResponse {
-        let body = try request.jsonBody()
-        try body.checkKnown(["token", "user_id", "topic", "environment"])
-        let token = try Self.deviceToken(try body.requiredString("token", maxBytes: 400), field: "token")
-        let userID = try body.requiredString("user_id", maxBytes: 64)
-        guard let topic = try body.string("topic", maxBytes: 255) ?? configuration.topic, !topic.isEmpty else {
+        let registration = try DeviceRegistrationRequest(try request.jsonBody())
+        guard let topic = registration.topic ?? configuration.topic, !topic.isEmpty else {
             throw APIError.invalidField("topic", "is required (no default topic is configured)")
         }
-        let environment = try body.requiredString("environment")
-        guard environment == "production" || environment == "development" else {
-            throw APIError.invalidField("environment", "must be \"production\" or \"development\"")
-        }
-        let device = try await store.registerDevice(token: token, topic: topic, userID: userID,
-                                                    environment: environment, now: Date())
+        let device = try await store.registerDevice(token: registration.token, topic: topic, userID: registration.userID,
+                                                    environment: registration.environment, now: Date())
         return .json(status: 201, RecordJSON.device(device))
     }
 

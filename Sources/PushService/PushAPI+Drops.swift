@@ -7,21 +7,9 @@ import PushStore
 extension PushAPI {
     /// `POST /v1/drops`: one phone's report; 201 pending, 200 matched, 409 busy, 422 condition not met.
     func reportDrop(_ request: APIRequest) async throws -> HTTPServerResponse {
-        let body = try request.jsonBody()
-        try body.checkKnown(["user_id", "peer_id", "distance_m", "direction"])
-        let userID = try body.requiredString("user_id", maxBytes: 64)
-        let peerID = try body.requiredString("peer_id", maxBytes: 64)
-        let distance = try body.requiredDouble("distance_m")
-        var direction: SIMD3<Double>?
-        if let vector = try body.object("direction") {
-            try vector.checkKnown(["x", "y", "z"])
-            func component(_ key: String) throws(APIError) -> Double {
-                guard let value = try vector.double(key) else { throw APIError.invalidField("direction.\(key)", "is required") }
-                return value
-            }
-            direction = SIMD3(try component("x"), try component("y"), try component("z"))
-        }
-        switch try await match.report(userID: userID, peerID: peerID, distance: distance, direction: direction) {
+        let report = try DropReportRequest(try request.jsonBody())
+        switch try await match.report(userID: report.userID, peerID: report.peerID, distance: report.distance,
+                                      direction: report.direction) {
         case .pending(let drop):
             return .json(status: 201, ["state": "pending", "drop": RecordJSON.drop(drop)])
         case .matched(let drop, let requests):

@@ -7,11 +7,7 @@ extension PushAPI {
     /// `PUT /v1/users/{id}`: creates or replaces the user's profile card (201 new, 200 replaced).
     func putUser(_ request: APIRequest) async throws -> HTTPServerResponse {
         let id = request.parameter("id")
-        let body = try request.jsonBody()
-        try body.checkKnown(["name", "dog_name", "breed", "age", "bio", "image_url"])
-        let card = ProfileCard(name: try body.requiredString("name"), dogName: try body.requiredString("dog_name"),
-                               breed: try body.string("breed"), age: try body.int("age"), bio: try body.string("bio"),
-                               imageURL: try body.string("image_url"))
+        let card = try ProfileCard(try request.jsonBody())
         try card.validate()
         let existed = try await store.user(id: id) != nil
         let user = try await store.putUser(id: id, card: card, now: Date())

@@ -1,24 +1,36 @@
 import APNSCore
 
 /// A validated `POST /v1/pushes` body: whom to send to and the one notification to send them.
-struct PushRequest: Sendable {
+package struct PushRequest: Sendable {
     /// Explicit tokens (normalized, de-duplicated) or a user's devices.
-    enum Target: Sendable {
+    package enum Target: Sendable, Equatable {
+        /// Explicit tokens.
         case tokens([String])
+        /// Every device of one user.
         case user(String)
     }
 
-    static let maxTokens = 10_000
+    /// The most tokens one push may name.
+    package static let maxTokens = 10_000
 
-    var target: Target
-    var topic: String?
-    var environment: String?
-    var pushType: PushType
-    var priority: Priority?
-    var expiration: Int?
-    var collapseID: String?
-    var payload: [UInt8]
+    /// Whom to send to.
+    package var target: Target
+    /// The topic, when it differs from the configured one.
+    package var topic: String?
+    /// `production` or `development`, when given.
+    package var environment: String?
+    /// The `apns-push-type`.
+    package var pushType: PushType
+    /// The `apns-priority`, when given.
+    package var priority: Priority?
+    /// The `apns-expiration` in epoch seconds, when given.
+    package var expiration: Int?
+    /// The `apns-collapse-id`, when given.
+    package var collapseID: String?
+    /// The notification body: compact JSON with sorted keys.
+    package var payload: [UInt8]
 
+    /// The members a body may have.
     static let fields: Set<String> = [
         "tokens", "user_id", "payload", "alert", "badge", "sound", "category", "thread_id", "data",
         "content_available", "mutable_content", "push_type", "priority", "expiration", "collapse_id", "topic",
@@ -26,7 +38,7 @@ struct PushRequest: Sendable {
     ]
 
     /// Parses and checks everything that does not need the database; throws a 400 `APIError`.
-    init(_ body: JSONFields) throws(APIError) {
+    package init(_ body: JSONFields) throws(APIError) {
         try body.checkKnown(Self.fields)
         switch (body.has("tokens"), body.has("user_id")) {
         case (true, false):
@@ -121,7 +133,7 @@ struct PushRequest: Sendable {
     }
 
     /// Checks the notification for `topic` as APNs would (suffix rules, priority, size); throws 400.
-    func validate(topic: String) throws(APIError) {
+    package func validate(topic: String) throws(APIError) {
         let notification = APNSNotification(token: DeviceToken(bytes: [UInt8](repeating: 0, count: 32)), topic: topic, pushType: pushType,
                                             priority: priority,
                                             expiration: expiration.map { .at(epochSeconds: Int64($0)) } ?? .none,

@@ -1,0 +1,64 @@
+import APNSCore
+import PushStore
+
+/// A validated `POST /v1/devices` body. The default topic is applied by the handler, not here.
+package struct DeviceRegistrationRequest: Sendable, Equatable {
+    /// The normalized (lowercase hex) token.
+    package var token: String
+    /// The owning user.
+    package var userID: String
+    /// The topic given in the body, if any.
+    package var topic: String?
+    /// `production` or `development`.
+    package var environment: String
+
+    /// Parses and checks the body; throws a 400 `APIError`.
+    package init(_ body: JSONFields) throws(APIError) {
+        try body.checkKnown(["token", "user_id", "topic", "environment"])
+        token = try PushAPI.deviceToken(try body.requiredString("token", maxBytes: 400), field: "token")
+        userID = try body.requiredString("user_id", maxBytes: 64)
+        topic = try body.string("topic", maxBytes: 255)
+        environment = try body.requiredString("environment")
+        guard environment == "production" || environment == "development" else {
+            throw .invalidField("environment", "must be \"production\" or \"development\"")
+        }
+    }
+}
+
+/// A validated `POST /v1/drops` body.
+package struct DropReportRequest: Sendable, Equatable {
+    /// The reporting user.
+    package var userID: String
+    /// The user the phone was dropped onto.
+    package var peerID: String
+    /// The measured distance in metres.
+    package var distance: Double
+    /// The direction to the peer, when the phone measured one.
+    package var direction: SIMD3<Double>?
+
+    /// Parses and checks the body; throws a 400 `APIError`.
+    package init(_ body: JSONFields) throws(APIError) {
+        try body.checkKnown(["user_id", "peer_id", "distance_m", "direction"])
+        userID = try body.requiredString("user_id", maxBytes: 64)
+        peerID = try body.requiredString("peer_id", maxBytes: 64)
+        distance = try body.requiredDouble("distance_m")
+        guard let vector = try body.object("direction") else { return }
+        try vector.checkKnown(["x", "y", "z"])
+        func component(_ key: String) throws(APIError) -> Double {
+            guard let value = try vector.double(key) else { throw .invalidField("direction.\(key)", "is required") }
+            return value
+        }
+        direction = SIMD3(try component("x"), try component("y"), try component("z"))
+    }
+}
+
+extension ProfileCard {
+    /// The card in a `PUT /v1/users/{id}` body; throws a 400 `APIError` for unknown or mistyped
+    /// members. Limits are checked by `validate()`, as the store does.
+    package init(_ body: JSONFields) throws(APIError) {
+        try body.checkKnown(["name", "dog_name", "breed", "age", "bio", "image_url"])
+        self.init(name: try body.requiredString("name"), dogName: try body.requiredString("dog_name"),
+                  breed: try body.string("breed"), age: try body.int("age"), bio: try body.string("bio"),
+                  imageURL: try body.string("image_url"))
+    }
+}
