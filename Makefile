@@ -4,7 +4,7 @@ DEB_PACKAGES := libssl-dev libnghttp2-dev libevent-dev libsqlite3-dev pkg-config
 PKG_MODULES := openssl libnghttp2 libevent_openssl libevent_pthreads sqlite3
 TOOLS := h2load nghttpd nghttp curl openssl python3
 
-.PHONY: deps build release run test bench chaos sanitize-address clean
+.PHONY: deps build release run test bench chaos sanitize sanitize-address sanitize-thread clean
 
 ## deps: install the Debian packages that are missing (apt-get as root, otherwise print the command)
 deps:
@@ -52,6 +52,21 @@ chaos: deps
 	$(SWIFT) build -c release --product push-server
 	$(SWIFT) build -c release --product push-chaos
 	./.build/release/push-chaos --server ./.build/release/push-server --pushes $(CHAOS_PUSHES) --json bench/chaos.json
+
+## sanitize: the whole suite under ThreadSanitizer, then under AddressSanitizer
+sanitize: sanitize-thread sanitize-address
+
+## sanitize-thread: the whole suite under ThreadSanitizer; a report in the tests or in a push-server or
+## pushctl they start stops that process (halt_on_error) and is kept in .build/tsan/reports; any report fails
+TSAN_REPORTS := $(CURDIR)/.build/tsan/reports
+sanitize-thread: deps
+	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan
+	rm -rf $(TSAN_REPORTS) && mkdir -p $(TSAN_REPORTS)
+	TSAN_OPTIONS="halt_on_error=1 log_path=$(TSAN_REPORTS)/report" \
+	  $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build/tsan --no-parallel; status=$$?; \
+	if [ -n "$$(ls -A $(TSAN_REPORTS))" ]; then \
+	  cat $(TSAN_REPORTS)/*; echo "sanitize-thread: ThreadSanitizer reports (kept in $(TSAN_REPORTS))"; exit 1; \
+	fi; exit $$status
 
 ## sanitize-address: the whole suite under AddressSanitizer (at-exit leak reports of child processes off)
 sanitize-address: deps
