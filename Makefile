@@ -4,7 +4,7 @@ DEB_PACKAGES := libssl-dev libnghttp2-dev libevent-dev libsqlite3-dev pkg-config
 PKG_MODULES := openssl libnghttp2 libevent_openssl libevent_pthreads sqlite3
 TOOLS := h2load nghttpd nghttp curl openssl python3
 
-.PHONY: deps build release run test bench chaos sanitize sanitize-address sanitize-thread clean
+.PHONY: deps build release run test bench chaos sanitize sanitize-address sanitize-thread fuzz clean
 
 ## deps: install the Debian packages that are missing (apt-get as root, otherwise print the command)
 deps:
@@ -72,6 +72,28 @@ sanitize-thread: deps
 sanitize-address: deps
 	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build/asan
 	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --skip-build --sanitize=address --scratch-path .build/asan --no-parallel
+
+## fuzz: libFuzzer (with AddressSanitizer) on the request body decoders and on the APNs payload builder,
+## FUZZ_SECONDS each; seeds in Fuzz/corpus, new inputs in .build/fuzz/corpus; a crash fails and keeps its input
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := fuzz-requests fuzz-payload
+fuzz: deps
+	for target in $(FUZZ_TARGETS); do \
+	  $(SWIFT) build -c release --scratch-path .build/fuzz --product $$target \
+	    -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING || exit 1; \
+	done
+	@for target in $(FUZZ_TARGETS); do \
+	  mkdir -p .build/fuzz/corpus/$$target .build/fuzz/artifacts/$$target; \
+	  dict=""; [ -f Fuzz/$$target.dict ] && dict="-dict=Fuzz/$$target.dict"; \
+	  echo "fuzz: $$target for $(FUZZ_SECONDS) s (log: .build/fuzz/$$target.log)"; \
+	  if ! SWIFT_BACKTRACE=enable=no ./.build/fuzz/release/$$target -max_total_time=$(FUZZ_SECONDS) \
+	      -print_final_stats=1 $$dict -artifact_prefix=.build/fuzz/artifacts/$$target/ \
+	      .build/fuzz/corpus/$$target Fuzz/corpus/$$target > .build/fuzz/$$target.log 2>&1; then \
+	    tail -n 40 .build/fuzz/$$target.log; \
+	    echo "fuzz: $$target FAILED; the input is in .build/fuzz/artifacts/$$target/"; exit 1; \
+	  fi; \
+	  grep -E '(DONE|stat::number_of_executed_units|stat::new_units_added)' .build/fuzz/$$target.log; \
+	done
 
 clean:
 	rm -rf .build

@@ -54,6 +54,14 @@ let package = Package(
         .executableTarget(name: "push-chaos", dependencies: ["PushChaos", "APNSCore"], swiftSettings: strict),
         .executableTarget(name: "push-bench", dependencies: ["APNS", "APNSMock", "APNSCore", "PushStore", "PushTLS", "PushHTTP2", "PushIO", "ProfileDrop"], swiftSettings: strict),
 
+        // Fuzz targets. A normal build gives executables that replay input files through the same checks;
+        // `make fuzz` builds them with libFuzzer (-sanitize=fuzzer and -D FUZZING) and fuzzes them.
+        .target(name: "FuzzSupport", dependencies: ["APNSCore"], path: "Fuzz/Support", swiftSettings: strict),
+        .executableTarget(name: "fuzz-requests", dependencies: ["FuzzSupport", "PushService", "PushStore", "APNSCore"],
+                          path: "Fuzz/RequestDecoding", swiftSettings: strict),
+        .executableTarget(name: "fuzz-payload", dependencies: ["FuzzSupport", "APNSCore"],
+                          path: "Fuzz/PayloadBuilder", swiftSettings: strict),
+
         // Tests mirror Sources.
         .testTarget(name: "PushTLSTests", dependencies: ["PushTLS"], swiftSettings: strict),
         .testTarget(name: "APNSTests", dependencies: ["APNS", "APNSMock", "APNSCore", "PushSync", "PushTLS"], swiftSettings: strict),
