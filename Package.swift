@@ -32,7 +32,7 @@ let package = Package(
         .target(name: "PushTLS", dependencies: ["COpenSSL", "PushSync"], swiftSettings: strict),
         .target(name: "PushIO", dependencies: ["CEvent", "COpenSSL", "PushSync", "PushTLS"], swiftSettings: strict),
         .target(name: "PushHTTP2", dependencies: ["CNGHTTP2", "PushIO", "PushTLS"], swiftSettings: strict),
-        .target(name: "PushStore", dependencies: ["CSQLite"], swiftSettings: strict),
+        .target(name: "PushStore", dependencies: ["CSQLite", "PushSync"], swiftSettings: strict),
 
         // Domain.
         .target(name: "APNSCore", swiftSettings: strict),

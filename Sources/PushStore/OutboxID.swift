@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import PushSync
 
 /// Row ids in lowercase UUID form, version 7: a millisecond timestamp, then 12 bits of sub-millisecond
 /// time and 62 random bits.
@@ -33,7 +33,7 @@ public enum OutboxID {
         }
     }
 
-    private static let pool = Mutex(RandomPool())
+    private static let pool = PThreadLock(RandomPool())
 
     /// A new id such as "018f3c1e-7a2b-7c4d-9e8f-0a1b2c3d4e5f", unique and roughly ordered by creation time.
     public static func make() -> String {
