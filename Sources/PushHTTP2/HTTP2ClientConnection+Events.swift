@@ -22,12 +22,15 @@ extension HTTP2ClientConnection: IOStreamDelegate {
 
     public func stream(_ stream: IOStream, didRead bytes: UnsafeRawBufferPointer) {
         noteActivity()
+        receiving = true
         do {
             try currentSession?.receive(bytes)
         } catch {
+            receiving = false
             fail(IOError(.broken, "HTTP/2 protocol error: \(error)"))
             return
         }
+        receiving = false
         flush()
     }
 

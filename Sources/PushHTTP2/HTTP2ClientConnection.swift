@@ -75,6 +75,8 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
     private var keepAliveTimer: LoopTimer?
     private var pingDeadline: Double?
     private var closeError: IOError?
+    /// True while `stream(_:didRead:)` feeds input to the session (it flushes when done).
+    var receiving = false
 
     /// A connection that will reach `configuration.host:port` once ``connect()`` is called.
     public init(loop: EventLoop, configuration: Configuration) {
@@ -130,6 +132,31 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
             pump()
         }
         return pending.handle
+    }
+
+    /// Like ``send(_:completion:)`` but only queues the request: nothing is written until
+    /// ``writeQueued()`` (or the connection's own activity) runs, so many requests go out together.
+    @discardableResult
+    public func enqueue(_ request: HTTP2Request, completion: @escaping (HTTP2Result) -> Void) -> Int64 {
+        precondition(loop.inEventLoop)
+        nextHandle += 1
+        let pending = Pending(handle: nextHandle, request: request, completion: completion)
+        switch state {
+        case .draining, .closed:
+            completion(.failure(.notProcessed("connection is \(state)")))
+        case .idle:
+            queue.append(pending)
+            connect()
+        case .connecting, .ready:
+            queue.append(pending)
+        }
+        return pending.handle
+    }
+
+    /// Opens streams for queued requests (as far as the limits allow) and writes them.
+    public func writeQueued() {
+        precondition(loop.inEventLoop)
+        pump()
     }
 
     /// Cancels a request still waiting for a stream (it ends `.cancelled`); one already written is left alone.
@@ -203,7 +230,8 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
                 pending.completion(.failure(.notProcessed("\(error)")))
             }
         }
-        if submitted { flush() }
+        // While input is being processed the flush after it writes everything at once.
+        if submitted && !receiving { flush() }
     }
 
     func flush() {
