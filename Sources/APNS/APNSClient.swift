@@ -67,12 +67,64 @@ public final class APNSClient: Sendable {
         let dispatcher = self.dispatcher
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let send = APNSSend(id: id, request: request, started: started, deadline: deadline, continuation: continuation)
+                let send = APNSSend(id: id, request: request, started: started, deadline: deadline,
+                                    receiver: .continuation(continuation))
                 loop.execute { dispatcher.submit(send) }
             }
         } onCancel: {
             loop.execute { dispatcher.cancel(id: id) }
         }
+    }
+
+    /// Sends many notifications with one hand-over to the client's loop and returns once they are handed
+    /// over (waiting first, like ``send(_:)``, while ``APNSClientConfiguration/maxPendingRequests`` sends
+    /// are pending). `deliver` then receives every notification's result exactly once, in chunks: those
+    /// that complete in the same loop turn come together, on the loop thread, so keep it short.
+    ///
+    /// The outcomes are those of ``send(_:)``: local rejections, APNs' answers and transport errors.
+    public func send(batch notifications: [APNSNotification],
+                     deliver: @escaping @Sendable ([APNSBatchResult]) -> Void) async {
+        guard !notifications.isEmpty else { return }
+        var local: [APNSBatchResult] = []
+        var requests: [(index: Int, request: HTTP2Request)] = []
+        requests.reserveCapacity(notifications.count)
+        for (index, notification) in notifications.enumerated() {
+            if configuration.validatesLocally, let rejection = notification.validate() {
+                configuration.metrics.record(.rejected(reason: rejection.reason, latency: 0))
+                local.append(APNSBatchResult(index: index, result: .success(.rejected(rejection))))
+                continue
+            }
+            requests.append((index, HTTP2Request(
+                authority: configuration.environment.host, path: notification.path,
+                headers: notification.headerFields(authorization: nil), body: notification.payload)))
+        }
+        if !local.isEmpty { deliver(local) }
+        guard !requests.isEmpty else { return }
+        func failAll(_ error: APNSTransportError) {
+            deliver(requests.map { APNSBatchResult(index: $0.index, result: .failure(error)) })
+        }
+        guard !closed.load(ordering: .relaxed) else { return failAll(APNSTransportError(.shutdown, "client is shut down")) }
+        let granted = await permits.acquire(count: requests.count)
+        guard granted == requests.count else {
+            permits.release(count: granted)
+            return failAll(APNSTransportError(.cancelled, "cancelled while waiting to send"))
+        }
+        let permits = self.permits
+        let sink = APNSBatchSink(loop: loop, deliver: deliver, release: { permits.release(count: $0) })
+        let started = MonotonicClock.now
+        let deadline = started + configuration.requestTimeout
+        let last = nextID.add(UInt64(requests.count), ordering: .relaxed).newValue
+        var id = last - UInt64(requests.count)
+        var sends: [APNSSend] = []
+        sends.reserveCapacity(requests.count)
+        for (index, request) in requests {
+            id += 1
+            sends.append(APNSSend(id: id, request: request, started: started, deadline: deadline,
+                                  receiver: .batch(sink, index: index)))
+        }
+        let dispatcher = self.dispatcher
+        let batch = sends
+        loop.execute { dispatcher.submit(batch) }
     }
 
     /// A snapshot of the client's connections and work.

@@ -38,13 +38,37 @@ final class APNSDispatcher: @unchecked Sendable {
 
     func submit(_ send: APNSSend) {
         if shuttingDown {
-            send.continuation?.resume(throwing: APNSTransportError(.shutdown, "client is shutting down"))
+            send.deliver(.failure(APNSTransportError(.shutdown, "client is shutting down")))
             return
         }
         live[send.id] = send
         deadlines.append((send.deadline, send.id))
         startSweeping()
         route(send)
+    }
+
+    /// Takes many sends at once: each is routed as by ``submit(_:)``, and every connection that got
+    /// some writes them out together afterwards.
+    func submit(_ sends: [APNSSend]) {
+        if shuttingDown {
+            for send in sends { send.deliver(.failure(APNSTransportError(.shutdown, "client is shutting down"))) }
+            return
+        }
+        live.reserveCapacity(live.count + sends.count)
+        for send in sends {
+            live[send.id] = send
+            deadlines.append((send.deadline, send.id))
+        }
+        startSweeping()
+        openIdleSlots()
+        var used: [HTTP2ClientConnection] = []
+        for send in sends {
+            if let connection = route(send, openSlots: false, writeNow: false),
+               !used.contains(where: { $0 === connection }) {
+                used.append(connection)
+            }
+        }
+        for connection in used { connection.writeQueued() }
     }
 
     /// Drops a send that has not been written yet (task cancellation); one on the wire is left to finish.
@@ -57,21 +81,37 @@ final class APNSDispatcher: @unchecked Sendable {
         }
     }
 
-    private func route(_ send: APNSSend) {
+    /// Puts `send` on the least loaded usable connection (ready ones first), or in the waiting queue.
+    /// With `writeNow` false the connection only queues it: the caller calls `writeQueued()` later.
+    /// Returns the connection it went to.
+    @discardableResult
+    private func route(_ send: APNSSend, openSlots: Bool = true, writeNow: Bool = true) -> HTTP2ClientConnection? {
         send.connection = nil
-        openIdleSlots()
-        let candidates = slots.compactMap { slot -> (APNSConnectionSlot, HTTP2ClientConnection)? in
-            slot.usableConnection.map { (slot, $0) }
+        if openSlots { openIdleSlots() }
+        var best: HTTP2ClientConnection?
+        var bestLoad = Int.max
+        var bestReady = false
+        for slot in slots {
+            guard let candidate = slot.usableConnection else { continue }
+            let ready = candidate.state == .ready
+            let load = slot.load
+            if (ready && !bestReady) || (ready == bestReady && load < bestLoad) {
+                best = candidate
+                bestLoad = load
+                bestReady = ready
+            }
         }
-        let ready = candidates.filter { $0.1.state == .ready }
-        guard let (_, connection) = (ready.isEmpty ? candidates : ready).min(by: { $0.0.load < $1.0.load }) else {
+        guard let connection = best else {
             waiting.append(send)
             scheduleReconnects()
-            return
+            return nil
         }
-        guard let request = authorizedRequest(for: send) else { return }
+        guard let request = authorizedRequest(for: send) else { return nil }
         send.connection = connection
-        send.handle = connection.send(request) { [unowned self] result in self.complete(send, result) }
+        let completion: (HTTP2Result) -> Void = { [unowned self] result in self.complete(send, result) }
+        send.handle = writeNow ? connection.send(request, completion: completion)
+                               : connection.enqueue(request, completion: completion)
+        return connection
     }
 
     /// The request with the current provider token (token auth), or as it is; nil (and the send
@@ -189,9 +229,7 @@ final class APNSDispatcher: @unchecked Sendable {
         case .success(.rejected(let rejection)): configuration.metrics.record(.rejected(reason: rejection.reason, latency: latency))
         case .failure(let error): configuration.metrics.record(.failed(error.kind))
         }
-        let continuation = send.continuation
-        send.continuation = nil
-        continuation?.resume(with: result.mapError { $0 as Error })
+        send.deliver(result)
         if live.isEmpty, !drained.isEmpty {
             let waiters = drained
             drained.removeAll()

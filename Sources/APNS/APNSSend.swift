@@ -1,10 +1,17 @@
 import APNSCore
 import PushHTTP2
+import PushIO
 
 /// One notification on its way through the dispatcher.
 ///
 /// `@unchecked Sendable`: created on the caller's task, then touched only on the client's loop thread.
 final class APNSSend: @unchecked Sendable {
+    /// Where the outcome goes: a suspended `send` call, or one slot of a batch.
+    enum Receiver {
+        case continuation(CheckedContinuation<APNSOutcome, Error>)
+        case batch(APNSBatchSink, index: Int)
+    }
+
     let id: UInt64
     let request: HTTP2Request
     let started: Double
@@ -15,16 +22,73 @@ final class APNSSend: @unchecked Sendable {
     /// Whether the token was already replaced once after 403 ExpiredProviderToken.
     var refreshedToken = false
     var timedOut = false
-    var continuation: CheckedContinuation<APNSOutcome, Error>?
+    private var receiver: Receiver?
     var connection: HTTP2ClientConnection?
     var handle: Int64 = 0
 
-    init(id: UInt64, request: HTTP2Request, started: Double, deadline: Double,
-         continuation: CheckedContinuation<APNSOutcome, Error>) {
+    init(id: UInt64, request: HTTP2Request, started: Double, deadline: Double, receiver: Receiver) {
         self.id = id
         self.request = request
         self.started = started
         self.deadline = deadline
-        self.continuation = continuation
+        self.receiver = receiver
+    }
+
+    /// Hands the outcome to its receiver, once; later calls do nothing.
+    func deliver(_ result: Result<APNSOutcome, APNSTransportError>) {
+        guard let receiver else { return }
+        self.receiver = nil
+        switch receiver {
+        case .continuation(let continuation): continuation.resume(with: result.mapError { $0 as Error })
+        case .batch(let sink, let index): sink.add(index: index, result: result)
+        }
+    }
+}
+
+/// One result of ``APNSClient/send(batch:deliver:)``: the notification's position in the batch and its outcome.
+public struct APNSBatchResult: Sendable {
+    /// Index into the batch that was sent.
+    public var index: Int
+    /// APNs' answer, or why none came.
+    public var result: Result<APNSOutcome, APNSTransportError>
+
+    /// A result for position `index`.
+    public init(index: Int, result: Result<APNSOutcome, APNSTransportError>) {
+        self.index = index
+        self.result = result
+    }
+}
+
+/// Collects the results of one batch on the loop thread and hands them on in chunks: the results that
+/// arrive during one loop turn go out together, on a job queued behind that turn's work.
+///
+/// `@unchecked Sendable`: its mutable state is touched only on `loop`'s thread.
+final class APNSBatchSink: @unchecked Sendable {
+    private let loop: EventLoop
+    private let deliver: @Sendable ([APNSBatchResult]) -> Void
+    private let release: @Sendable (Int) -> Void
+    private var collected: [APNSBatchResult] = []
+    private var scheduled = false
+
+    init(loop: EventLoop, deliver: @escaping @Sendable ([APNSBatchResult]) -> Void, release: @escaping @Sendable (Int) -> Void) {
+        self.loop = loop
+        self.deliver = deliver
+        self.release = release
+    }
+
+    func add(index: Int, result: Result<APNSOutcome, APNSTransportError>) {
+        collected.append(APNSBatchResult(index: index, result: result))
+        guard !scheduled else { return }
+        scheduled = true
+        loop.execute { self.flush() }
+    }
+
+    private func flush() {
+        scheduled = false
+        let chunk = collected
+        collected = []
+        guard !chunk.isEmpty else { return }
+        release(chunk.count)
+        deliver(chunk)
     }
 }

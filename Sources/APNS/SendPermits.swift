@@ -48,6 +48,34 @@ final class SendPermits: Sendable {
         }
     }
 
+    /// Takes `count` permits: at once as many as are free, then one by one as they come back. Returns how
+    /// many were taken: `count`, or fewer when the task was cancelled while waiting (give those back).
+    func acquire(count: Int) async -> Int {
+        var taken = state.withLock { state -> Int in
+            let now = min(count, state.available)
+            state.available -= now
+            return now
+        }
+        while taken < count {
+            guard await acquire() else { break }
+            taken += 1
+        }
+        return taken
+    }
+
+    /// Returns `count` permits.
+    func release(count: Int) {
+        guard count > 0 else { return }
+        let woken = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
+            let wake = min(count, state.waiters.count)
+            let woken = state.waiters.prefix(wake).map(\.continuation)
+            state.waiters.removeFirst(wake)
+            state.available += count - wake
+            return woken
+        }
+        for waiter in woken { waiter.resume(returning: true) }
+    }
+
     /// Returns a permit, waking the oldest waiter.
     func release() {
         let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
