@@ -16,8 +16,11 @@ public actor OutboxWorker {
     private let logger: ServiceLogger
     private let waiters: PushWaiters
     private let maxInFlight: Int
+    private let logsDebug: Bool
     private let claimBatch: Int
     private let signal = WakeSignal()
+    private let deliveries: AsyncStream<Delivery>
+    private let deliveryInput: AsyncStream<Delivery>.Continuation
 
     private var inFlight = 0
     private var stopping = false
@@ -25,6 +28,7 @@ public actor OutboxWorker {
     private var flushing = false
     private var runTask: Task<Void, Never>?
     private var tickTask: Task<Void, Never>?
+    private var consumeTask: Task<Void, Never>?
     private var idleWaiters: [CheckedContinuation<Void, Never>] = []
 
     struct Completion {
@@ -42,7 +46,9 @@ public actor OutboxWorker {
         self.logger = logger
         self.waiters = waiters
         self.maxInFlight = max(1, maxInFlight)
+        logsDebug = logger.level <= .debug
         self.claimBatch = max(1, claimBatch)
+        (deliveries, deliveryInput) = AsyncStream.makeStream(of: Delivery.self)
     }
 
     /// Wakes the worker: new rows may be due. Safe from any thread, never blocks.
@@ -54,6 +60,7 @@ public actor OutboxWorker {
     func start(tickSeconds: Double) {
         guard runTask == nil else { return }
         runTask = Task { await self.run() }
+        consumeTask = Task { await self.consume() }
         let signal = self.signal
         tickTask = Task {
             while !Task.isCancelled {
@@ -69,6 +76,7 @@ public actor OutboxWorker {
         tickTask?.cancel()
         signal.signal()
         await runTask?.value
+        defer { if inFlight == 0 && !flushing { deliveryInput.finish() } }
         if inFlight > 0 || flushing {
             let timer = Task { [weak self] in
                 try? await Task.sleep(for: .seconds(deadline))
@@ -103,42 +111,77 @@ public actor OutboxWorker {
         }
     }
 
+    /// Hands claimed rows to the senders, one batch per environment; the answers come back through
+    /// `deliveries` in chunks and are applied by `consume`.
     private func launch(_ items: [OutboxItem]) {
         inFlight += items.count
         metrics.setInFlight(inFlight)
-        for item in items {
-            let sender = senders.sender(for: item.environment)
+        var byEnvironment: [String: [OutboxItem]] = [:]
+        for item in items { byEnvironment[item.environment, default: []].append(item) }
+        var unsendable: [Completion] = []
+        for (environment, group) in byEnvironment {
+            var sendable: [OutboxItem] = []
+            var notifications: [APNSNotification] = []
+            sendable.reserveCapacity(group.count)
+            notifications.reserveCapacity(group.count)
+            for item in group {
+                do {
+                    notifications.append(try Self.makeNotification(item))
+                    sendable.append(item)
+                } catch {
+                    unsendable.append(Completion(item: item, result: .rejected(status: 400, reason: "BadDeviceToken"), rejection: nil))
+                }
+            }
+            guard !notifications.isEmpty else { continue }
+            let sender = senders.sender(for: environment)
+            let input = deliveryInput
+            let started = ContinuousClock.now
+            let sent = sendable
+            let batch = notifications
             Task {
-                let completion = await Self.send(item, with: sender, metrics: metrics)
-                self.finished(completion)
+                await sender.send(batch: batch) { results in
+                    input.yield(Delivery(items: sent, started: started, environment: environment, results: results))
+                }
             }
         }
+        if !unsendable.isEmpty { finished(unsendable) }
     }
 
-    private static func send(_ item: OutboxItem, with sender: any PushSender, metrics: ServiceMetrics) async -> Completion {
-        let notification: APNSNotification
-        do {
-            notification = try makeNotification(item)
-        } catch {
-            return Completion(item: item, result: .rejected(status: 400, reason: "BadDeviceToken"), rejection: nil)
-        }
-        let started = ContinuousClock.now
-        do {
-            let outcome = try await sender.send(notification)
-            metrics.recordSend(seconds: seconds(since: started), environment: item.environment, transportFailure: false)
-            switch outcome {
-            case .accepted(_, let uniqueID):
-                return Completion(item: item, result: .accepted(apnsUniqueID: uniqueID), rejection: nil)
-            case .rejected(let rejection):
-                let result: OutboxResult = rejection.reason.isRetryable
+    /// Results of one batch send that arrived together.
+    struct Delivery: Sendable {
+        var items: [OutboxItem]
+        var started: ContinuousClock.Instant
+        var environment: String
+        var results: [PushSendResult]
+    }
+
+    private func consume() async {
+        for await delivery in deliveries { apply(delivery) }
+    }
+
+    private func apply(_ delivery: Delivery) {
+        let seconds = Self.seconds(since: delivery.started)
+        var completions: [Completion] = []
+        completions.reserveCapacity(delivery.results.count)
+        var failures = 0
+        for result in delivery.results {
+            let item = delivery.items[result.index]
+            switch result.result {
+            case .success(.accepted(_, let uniqueID)):
+                completions.append(Completion(item: item, result: .accepted(apnsUniqueID: uniqueID), rejection: nil))
+            case .success(.rejected(let rejection)):
+                let outcome: OutboxResult = rejection.reason.isRetryable
                     ? .retry(status: rejection.status, reason: rejection.reason.rawValue)
                     : .rejected(status: rejection.status, reason: rejection.reason.rawValue)
-                return Completion(item: item, result: result, rejection: rejection)
+                completions.append(Completion(item: item, result: outcome, rejection: rejection))
+            case .failure:
+                failures += 1
+                completions.append(Completion(item: item, result: .retry(status: nil, reason: "TransportError"), rejection: nil))
             }
-        } catch {
-            metrics.recordSend(seconds: seconds(since: started), environment: item.environment, transportFailure: true)
-            return Completion(item: item, result: .retry(status: nil, reason: "TransportError"), rejection: nil)
         }
+        metrics.recordSends(seconds: seconds, environment: delivery.environment,
+                            answered: delivery.results.count - failures, transportFailures: failures)
+        finished(completions)
     }
 
     private static func seconds(since start: ContinuousClock.Instant) -> Double {
@@ -154,8 +197,8 @@ public actor OutboxWorker {
                          collapseID: item.collapseID, apnsID: item.apnsID, payload: item.payload)
     }
 
-    private func finished(_ completion: Completion) {
-        completed.append(completion)
+    private func finished(_ completions: [Completion]) {
+        completed.append(contentsOf: completions)
         guard !flushing else { return }
         flushing = true
         Task { await self.flush() }
@@ -171,9 +214,16 @@ public actor OutboxWorker {
             } catch {
                 logger.error("outbox.complete_failed", [("error", "\(error)"), ("rows", "\(batch.count)")])
             }
+            var accepted = 0
             for completion in batch {
-                await account(completion, state: states[completion.item.id])
+                if case .accepted = completion.result {
+                    accepted += 1
+                    if logsDebug { logger.debug("push.accepted", [("id", completion.item.id), ("push_id", completion.item.pushID)]) }
+                } else {
+                    await account(completion, state: states[completion.item.id])
+                }
             }
+            metrics.recordPushes(outcome: "accepted", reason: "", count: accepted)
             inFlight -= batch.count
             metrics.setInFlight(inFlight)
             if !(await waiters.isEmpty) { await waiters.completed(states) }

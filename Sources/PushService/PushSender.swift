@@ -7,6 +7,9 @@ import APNSCore
 public protocol PushSender: Sendable {
     /// Sends `notification` and returns APNs' answer.
     func send(_ notification: APNSNotification) async throws -> APNSOutcome
+    /// Sends many notifications; returns once they are handed over. `deliver` receives each one's result
+    /// exactly once, possibly in several chunks and on any thread (keep it short).
+    func send(batch notifications: [APNSNotification], deliver: @escaping @Sendable ([PushSendResult]) -> Void) async
     /// Closes connections, letting in-flight requests finish until `deadline` seconds from now.
     func shutdown(deadline: Double) async
     /// Connections ready to send and HTTP/2 streams open now, for `/metrics` and `/healthz`; nil if unknown.
@@ -27,7 +30,36 @@ public struct PushSenderConnections: Sendable, Equatable {
     }
 }
 
+/// One result of a batch send: the notification's index in the batch and APNs' answer, or the transport error.
+public struct PushSendResult: Sendable {
+    /// Position in the batch.
+    public var index: Int
+    /// The outcome, or the error `send(_:)` would have thrown.
+    public var result: Result<APNSOutcome, any Error>
+
+    /// A result for position `index`.
+    public init(index: Int, result: Result<APNSOutcome, any Error>) {
+        self.index = index
+        self.result = result
+    }
+}
+
 extension PushSender {
+    /// Default: one task per notification through `send(_:)`, each result delivered on its own.
+    public func send(batch notifications: [APNSNotification], deliver: @escaping @Sendable ([PushSendResult]) -> Void) async {
+        for (index, notification) in notifications.enumerated() {
+            Task {
+                let result: Result<APNSOutcome, any Error>
+                do {
+                    result = .success(try await self.send(notification))
+                } catch {
+                    result = .failure(error)
+                }
+                deliver([PushSendResult(index: index, result: result)])
+            }
+        }
+    }
+
     /// Default: nothing to close.
     public func shutdown(deadline: Double) async {}
     /// Default: unknown.

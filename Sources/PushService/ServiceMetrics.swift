@@ -52,6 +52,27 @@ public final class ServiceMetrics: Sendable {
         }
     }
 
+    /// Adds `answered + transportFailures` send latency observations of `seconds` each (one chunk of a batch
+    /// send) and records the environment's APNs health from the chunk.
+    public func recordSends(seconds: Double, environment: String, answered: Int, transportFailures: Int) {
+        let total = answered + transportFailures
+        guard total > 0 else { return }
+        state.withLock { state in
+            if let bucket = Self.latencyBuckets.firstIndex(where: { seconds <= $0 }) {
+                state.latencyCounts[bucket] += total
+            }
+            state.latencyCount += total
+            state.latencySum += seconds * Double(total)
+            state.health[environment] = transportFailures > 0 && answered == 0 ? .unreachable : .ok
+        }
+    }
+
+    /// Counts `count` send results with the same outcome and reason.
+    public func recordPushes(outcome: String, reason: String, count: Int) {
+        guard count > 0 else { return }
+        state.withLock { $0.pushes[PushKey(outcome: outcome, reason: reason), default: 0] += count }
+    }
+
     /// Sets the number of notifications being sent right now.
     public func setInFlight(_ count: Int) {
         state.withLock { $0.inFlight = count }
