@@ -53,8 +53,22 @@ extension JSONValue {
 
     /// Appends `value` as a quoted JSON string: `"` and `\` escaped, control characters as
     /// short escapes or `\u00XX`, everything else (non-ASCII included) as raw UTF-8.
-    static func writeString(_ value: String, to out: inout [UInt8]) {
+    public static func writeString(_ value: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
+        var text = value
+        // Most strings (ids, tokens, words) need no escape: copy their bytes in one go.
+        let copied = text.withUTF8 { bytes -> Bool in
+            guard !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+                return false
+            }
+            out.append(contentsOf: bytes)
+            return true
+        }
+        if !copied { writeEscaped(text, to: &out) }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    private static func writeEscaped(_ value: String, to out: inout [UInt8]) {
         for byte in value.utf8 {
             switch byte {
             case UInt8(ascii: "\""): out.append(contentsOf: [0x5C, 0x22])
@@ -72,7 +86,6 @@ extension JSONValue {
                 out.append(byte)
             }
         }
-        out.append(UInt8(ascii: "\""))
     }
 
     /// The lowercase ASCII hex digit for a nibble.

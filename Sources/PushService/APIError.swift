@@ -47,6 +47,11 @@ extension HTTPServerResponse {
         HTTPServerResponse(status: status, headers: [("Content-Type", "application/json")], body: value.serialized())
     }
 
+    /// A JSON response whose body is already serialized.
+    static func jsonBytes(status: Int, _ body: [UInt8]) -> HTTPServerResponse {
+        HTTPServerResponse(status: status, headers: [("Content-Type", "application/json")], body: body)
+    }
+
     /// A response with no body (e.g. 204).
     public static func empty(status: Int) -> HTTPServerResponse {
         HTTPServerResponse(status: status)

@@ -6,7 +6,7 @@ import PushStore
 enum RecordJSON {
     static func time(_ date: Date?) -> JSONValue {
         guard let date else { return .null }
-        return .string(Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(date))
+        return .string(TimeText.iso8601(date))
     }
 
     static func optional(_ text: String?) -> JSONValue { text.map { .string($0) } ?? .null }

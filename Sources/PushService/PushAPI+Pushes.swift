@@ -30,10 +30,9 @@ extension PushAPI {
         if let waitID {
             await waiters.wait(waitID, timeout: configuration.waitTimeoutSeconds)
             let rows = try await outbox.items(pushID: pushID)
-            return .json(status: 200, Self.pushJSON(pushID: pushID, rows: rows))
+            return .jsonBytes(status: 200, PushJSON.push(pushID: pushID, rows: rows))
         }
-        let notifications: [JSONValue] = items.map { .object(["id": .string($0.id), "token": .string($0.token)]) }
-        return .json(status: 202, ["push_id": .string(pushID), "notifications": .array(notifications)])
+        return .jsonBytes(status: 202, PushJSON.accepted(pushID: pushID, items: items))
     }
 
     /// `GET /v1/pushes/{id}`: every notification of the push with its state, reason and apns-id.
@@ -41,14 +40,7 @@ extension PushAPI {
         let pushID = request.parameter("id")
         let rows = try await outbox.items(pushID: pushID)
         guard !rows.isEmpty else { throw APIError.notFound("unknown_push", "no push \(pushID.prefix(128))") }
-        return .json(status: 200, Self.pushJSON(pushID: pushID, rows: rows))
-    }
-
-    static func pushJSON(pushID: String, rows: [OutboxItem]) -> JSONValue {
-        var counts: [String: JSONValue] = [:]
-        for row in rows { counts[row.state.rawValue] = .int((counts[row.state.rawValue]?.int64Value ?? 0) + 1) }
-        return ["push_id": .string(pushID), "complete": .bool(rows.allSatisfy { $0.state.isTerminal }),
-                "counts": .object(counts), "notifications": .array(rows.map(RecordJSON.notification))]
+        return .jsonBytes(status: 200, PushJSON.push(pushID: pushID, rows: rows))
     }
 
     private struct Target {
