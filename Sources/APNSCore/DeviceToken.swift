@@ -11,6 +11,11 @@ public struct DeviceToken: Hashable, Sendable, CustomStringConvertible {
     /// Parses a token the way people paste them: spaces, tabs, newlines and `<`/`>` are dropped,
     /// letters are lowercased (`<AB12 cd34 …>` becomes `ab12cd34…`). Dashes and other characters are errors.
     public init(_ text: String) throws(APNSValidationError) {
+        if Self.isCanonical(text) {
+            // Already lowercase hex of a valid length (the usual case): keep the string as it is.
+            hex = text
+            return
+        }
         var digits: [UInt8] = []
         digits.reserveCapacity(text.utf8.count)
         for byte in text.utf8 {
@@ -36,6 +41,15 @@ public struct DeviceToken: Hashable, Sendable, CustomStringConvertible {
             throw APNSValidationError(field: "token", message: "has an odd number of hex digits")
         }
         hex = String(decoding: digits, as: UTF8.self)
+    }
+
+    /// True when `text` needs no normalizing: only lowercase hex digits, an even count within the limits.
+    private static func isCanonical(_ text: String) -> Bool {
+        let count = text.utf8.count
+        guard count >= minimumHexDigits, count <= maximumHexDigits, count.isMultiple(of: 2) else { return false }
+        return text.utf8.allSatisfy { byte in
+            (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f"))
+        }
     }
 
     /// Creates a token from raw bytes (as an app receives them); no length check.
