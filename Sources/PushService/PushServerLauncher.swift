@@ -3,6 +3,7 @@ import APNSCore
 import APNSMock
 import PushIO
 import Foundation
+import PushIO
 import PushTLS
 
 /// What `push-server` does: load and check the configuration, start the service (with the embedded mock
@@ -14,6 +15,9 @@ public enum PushServerLauncher {
             print(PushServiceConfiguration.usage)
             return 0
         }
+        // Per-request buffers of 100 KB and more (5,000-token bodies, row lists, answers) come and go all
+        // the time; keep them out of the malloc arenas so peak memory stays near what is live.
+        ProcessMemory.fixMmapThreshold()
         let launched: Launched
         do {
             var configuration = try PushServiceConfiguration.load(arguments: arguments, environment: environment)
