@@ -31,10 +31,20 @@ public actor OutboxWorker {
     private var consumeTask: Task<Void, Never>?
     private var idleWaiters: [CheckedContinuation<Void, Never>] = []
 
+    /// One row's outcome. The row itself is kept only when more than the state update needs it
+    /// (rejections, retries, debug logging): most outcomes are acceptances and carry just the id.
     struct Completion {
-        var item: OutboxItem
+        var id: String
         var result: OutboxResult
         var rejection: APNSRejection?
+        var item: OutboxItem?
+
+        init(item: OutboxItem, result: OutboxResult, rejection: APNSRejection?, keepItem: Bool = true) {
+            id = item.id
+            self.result = result
+            self.rejection = rejection
+            self.item = keepItem ? item : nil
+        }
     }
 
     init(outbox: any OutboxRepository, store: PushStore, senders: PushSenders, metrics: ServiceMetrics,
@@ -96,7 +106,10 @@ public actor OutboxWorker {
     private func run() async {
         while !stopping {
             let room = maxInFlight - inFlight
-            if room > 0 {
+            // Claim in large batches: with sends out, wait until half a batch is free again, so claims (and
+            // the completions that follow them) are fewer, larger transactions.
+            let threshold = inFlight == 0 ? 1 : max(1, min(claimBatch, maxInFlight) / 2)
+            if room >= threshold {
                 do {
                     let items = try await outbox.claim(limit: min(room, claimBatch), now: Date())
                     if !items.isEmpty {
@@ -116,23 +129,29 @@ public actor OutboxWorker {
     private func launch(_ items: [OutboxItem]) {
         inFlight += items.count
         metrics.setInFlight(inFlight)
-        var byEnvironment: [String: [OutboxItem]] = [:]
-        for item in items { byEnvironment[item.environment, default: []].append(item) }
+        let groups: [(environment: String, items: [OutboxItem])]
+        if let first = items.first?.environment, items.allSatisfy({ $0.environment == first }) {
+            groups = [(first, items)]
+        } else {
+            var byEnvironment: [String: [OutboxItem]] = [:]
+            for item in items { byEnvironment[item.environment, default: []].append(item) }
+            groups = byEnvironment.map { ($0.key, $0.value) }
+        }
         var unsendable: [Completion] = []
-        for (environment, group) in byEnvironment {
-            var sendable: [OutboxItem] = []
+        for (environment, group) in groups {
             var notifications: [APNSNotification] = []
-            sendable.reserveCapacity(group.count)
             notifications.reserveCapacity(group.count)
-            for item in group {
+            var bad: Set<Int> = []
+            for index in group.indices {
                 do {
-                    notifications.append(try Self.makeNotification(item))
-                    sendable.append(item)
+                    notifications.append(try Self.makeNotification(group[index]))
                 } catch {
-                    unsendable.append(Completion(item: item, result: .rejected(status: 400, reason: "BadDeviceToken"), rejection: nil))
+                    bad.insert(index)
+                    unsendable.append(Completion(item: group[index], result: .rejected(status: 400, reason: "BadDeviceToken"), rejection: nil))
                 }
             }
             guard !notifications.isEmpty else { continue }
+            let sendable = bad.isEmpty ? group : group.indices.filter { !bad.contains($0) }.map { group[$0] }
             let sender = senders.sender(for: environment)
             let input = deliveryInput
             let started = ContinuousClock.now
@@ -164,19 +183,22 @@ public actor OutboxWorker {
         var completions: [Completion] = []
         completions.reserveCapacity(delivery.results.count)
         var failures = 0
-        for result in delivery.results {
-            let item = delivery.items[result.index]
-            switch result.result {
-            case .success(.accepted(_, let uniqueID)):
-                completions.append(Completion(item: item, result: .accepted(apnsUniqueID: uniqueID), rejection: nil))
-            case .success(.rejected(let rejection)):
-                let outcome: OutboxResult = rejection.reason.isRetryable
-                    ? .retry(status: rejection.status, reason: rejection.reason.rawValue)
-                    : .rejected(status: rejection.status, reason: rejection.reason.rawValue)
-                completions.append(Completion(item: item, result: outcome, rejection: rejection))
-            case .failure:
-                failures += 1
-                completions.append(Completion(item: item, result: .retry(status: nil, reason: "TransportError"), rejection: nil))
+        delivery.items.withUnsafeBufferPointer { items in
+            for result in delivery.results {
+                switch result.result {
+                case .success(.accepted(_, let uniqueID)):
+                    completions.append(Completion(item: items[result.index], result: .accepted(apnsUniqueID: uniqueID),
+                                                  rejection: nil, keepItem: logsDebug))
+                case .success(.rejected(let rejection)):
+                    let outcome: OutboxResult = rejection.reason.isRetryable
+                        ? .retry(status: rejection.status, reason: rejection.reason.rawValue)
+                        : .rejected(status: rejection.status, reason: rejection.reason.rawValue)
+                    completions.append(Completion(item: items[result.index], result: outcome, rejection: rejection))
+                case .failure:
+                    failures += 1
+                    completions.append(Completion(item: items[result.index], result: .retry(status: nil, reason: "TransportError"),
+                                                  rejection: nil))
+                }
             }
         }
         metrics.recordSends(seconds: seconds, environment: delivery.environment,
@@ -210,7 +232,7 @@ public actor OutboxWorker {
             completed = []
             var states: [String: OutboxState] = [:]
             do {
-                states = try await outbox.complete(batch.map { ($0.item.id, $0.result) }, now: Date())
+                states = try await outbox.complete(batch.map { ($0.id, $0.result) }, now: Date())
             } catch {
                 logger.error("outbox.complete_failed", [("error", "\(error)"), ("rows", "\(batch.count)")])
             }
@@ -218,9 +240,11 @@ public actor OutboxWorker {
             for completion in batch {
                 if case .accepted = completion.result {
                     accepted += 1
-                    if logsDebug { logger.debug("push.accepted", [("id", completion.item.id), ("push_id", completion.item.pushID)]) }
-                } else {
-                    await account(completion, state: states[completion.item.id])
+                    if logsDebug, let item = completion.item {
+                        logger.debug("push.accepted", [("id", item.id), ("push_id", item.pushID)])
+                    }
+                } else if let item = completion.item {
+                    await account(completion, item: item, state: states[completion.id])
                 }
             }
             metrics.recordPushes(outcome: "accepted", reason: "", count: accepted)
@@ -233,8 +257,7 @@ public actor OutboxWorker {
         if inFlight == 0 { releaseIdleWaiters() }
     }
 
-    private func account(_ completion: Completion, state: OutboxState?) async {
-        let item = completion.item
+    private func account(_ completion: Completion, item: OutboxItem, state: OutboxState?) async {
         switch completion.result {
         case .accepted:
             metrics.recordPush(outcome: "accepted", reason: "")
