@@ -16,6 +16,8 @@ public struct PushAPI: Sendable {
     let authenticator: APIKeyAuthenticator
     let configuration: PushServiceConfiguration
     let senders: PushSenders
+    /// Turns for the memory-heavy part of `POST /v1/pushes` (parse, rows, enqueue): two at a time.
+    let intake = AsyncLimiter(limit: 2)
 
     /// The router with every operation (the OpenAPI document lists the same set).
     public var router: APIRouter {
