@@ -10,7 +10,7 @@ public enum ProcessMemory {
     /// kept resident and fragmented across arenas. A fixed threshold stops that drift. Returns false when
     /// the allocator refused the setting.
     @discardableResult
-    public static func fixMmapThreshold(bytes: Int = 128 << 10) -> Bool {
+    public static func fixMmapThreshold(bytes: Int = 256 << 10) -> Bool {
         push_malloc_set_mmap_threshold(Int32(clamping: bytes)) == 1
     }
 }

@@ -13,15 +13,16 @@ enum PushJSON {
     static func push(pushID: String, rows: [OutboxItem]) -> [UInt8] {
         var counts: [OutboxState: Int] = [:]
         var complete = true
-        for row in rows {
-            counts[row.state, default: 0] += 1
-            if !row.state.isTerminal { complete = false }
+        for index in rows.indices {
+            let state = rows[index].state
+            counts[state, default: 0] += 1
+            if !state.isTerminal { complete = false }
         }
         var out: [UInt8] = []
         out.reserveCapacity(96 + rows.count * 330)
-        out.append(contentsOf: #"{"complete":"#.utf8)
-        out.append(contentsOf: complete ? "true".utf8 : "false".utf8)
-        out.append(contentsOf: #","counts":{"#.utf8)
+        out.append(contentsOf: Bytes.openComplete)
+        out.append(contentsOf: complete ? Bytes.trueText : Bytes.falseText)
+        out.append(contentsOf: Bytes.counts)
         let states = counts.keys.map(\.rawValue).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         for (position, state) in states.enumerated() {
             if position > 0 { out.append(UInt8(ascii: ",")) }
@@ -29,43 +30,45 @@ enum PushJSON {
             out.append(UInt8(ascii: ":"))
             writeInt(counts[OutboxState(rawValue: state)!] ?? 0, to: &out)
         }
-        out.append(contentsOf: #"},"notifications":["#.utf8)
+        out.append(contentsOf: Bytes.notifications)
         var lastTime: (millis: Int64, text: [UInt8])?
-        for (position, row) in rows.enumerated() {
-            if position > 0 { out.append(UInt8(ascii: ",")) }
-            out.append(contentsOf: #"{"apns_id":"#.utf8)
-            writeOptional(row.apnsID, to: &out)
-            out.append(contentsOf: #","apns_unique_id":"#.utf8)
-            writeOptional(row.apnsUniqueID, to: &out)
-            out.append(contentsOf: #","attempts":"#.utf8)
-            writeInt(row.attempts, to: &out)
-            out.append(contentsOf: #","environment":"#.utf8)
-            JSONValue.writeString(row.environment, to: &out)
-            out.append(contentsOf: #","id":"#.utf8)
-            JSONValue.writeString(row.id, to: &out)
-            out.append(contentsOf: #","reason":"#.utf8)
-            writeOptional(row.lastReason, to: &out)
-            out.append(contentsOf: #","state":"#.utf8)
-            JSONValue.writeString(row.state.rawValue, to: &out)
-            out.append(contentsOf: #","status":"#.utf8)
-            if let status = row.lastStatus { writeInt(status, to: &out) } else { out.append(contentsOf: "null".utf8) }
-            out.append(contentsOf: #","token":"#.utf8)
-            JSONValue.writeString(row.token, to: &out)
-            out.append(contentsOf: #","topic":"#.utf8)
-            JSONValue.writeString(row.topic, to: &out)
-            out.append(contentsOf: #","updated_at":""#.utf8)
-            // Rows finished together share their time: format each distinct one once.
-            let millis = TimeText.millis(row.updatedAt)
-            if let lastTime, lastTime.millis == millis {
-                out.append(contentsOf: lastTime.text)
-            } else {
-                let text = TimeText.iso8601(millis: millis)
-                out.append(contentsOf: text)
-                lastTime = (millis, text)
+        rows.withUnsafeBufferPointer { rows in
+            for position in rows.indices {
+                if position > 0 { out.append(UInt8(ascii: ",")) }
+                out.append(contentsOf: Bytes.openApnsID)
+                writeOptional(rows[position].apnsID, to: &out)
+                out.append(contentsOf: Bytes.apnsUniqueID)
+                writeOptional(rows[position].apnsUniqueID, to: &out)
+                out.append(contentsOf: Bytes.attempts)
+                writeInt(rows[position].attempts, to: &out)
+                out.append(contentsOf: Bytes.environment)
+                JSONValue.writeString(rows[position].environment, to: &out)
+                out.append(contentsOf: Bytes.id)
+                JSONValue.writeString(rows[position].id, to: &out)
+                out.append(contentsOf: Bytes.reason)
+                writeOptional(rows[position].lastReason, to: &out)
+                out.append(contentsOf: Bytes.state)
+                JSONValue.writeString(rows[position].state.rawValue, to: &out)
+                out.append(contentsOf: Bytes.status)
+                if let status = rows[position].lastStatus { writeInt(status, to: &out) } else { out.append(contentsOf: Bytes.null) }
+                out.append(contentsOf: Bytes.token)
+                JSONValue.writeString(rows[position].token, to: &out)
+                out.append(contentsOf: Bytes.topic)
+                JSONValue.writeString(rows[position].topic, to: &out)
+                out.append(contentsOf: Bytes.updatedAt)
+                // Rows finished together share their time: format each distinct one once.
+                let millis = TimeText.millis(rows[position].updatedAt)
+                if let lastTime, lastTime.millis == millis {
+                    out.append(contentsOf: lastTime.text)
+                } else {
+                    let text = TimeText.iso8601(millis: millis)
+                    out.append(contentsOf: text)
+                    lastTime = (millis, text)
+                }
+                out.append(contentsOf: Bytes.closeRow)
             }
-            out.append(contentsOf: #""}"#.utf8)
         }
-        out.append(contentsOf: #"],"push_id":"#.utf8)
+        out.append(contentsOf: Bytes.pushID)
         JSONValue.writeString(pushID, to: &out)
         out.append(UInt8(ascii: "}"))
         return out
@@ -75,23 +78,48 @@ enum PushJSON {
     static func accepted(pushID: String, items: [OutboxItem]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(64 + items.count * 120)
-        out.append(contentsOf: #"{"notifications":["#.utf8)
+        out.append(contentsOf: Bytes.openNotifications)
         for (position, item) in items.enumerated() {
             if position > 0 { out.append(UInt8(ascii: ",")) }
-            out.append(contentsOf: #"{"id":"#.utf8)
+            out.append(contentsOf: Bytes.openID)
             JSONValue.writeString(item.id, to: &out)
-            out.append(contentsOf: #","token":"#.utf8)
+            out.append(contentsOf: Bytes.token)
             JSONValue.writeString(item.token, to: &out)
             out.append(UInt8(ascii: "}"))
         }
-        out.append(contentsOf: #"],"push_id":"#.utf8)
+        out.append(contentsOf: Bytes.pushID)
         JSONValue.writeString(pushID, to: &out)
         out.append(UInt8(ascii: "}"))
         return out
     }
 
+    /// The fixed parts of the answers as bytes (appending a byte array is a copy; a string's UTF-8 view is not).
+    private enum Bytes {
+        static let openComplete: [UInt8] = Array(#"{"complete":"#.utf8)
+        static let counts: [UInt8] = Array(#","counts":{"#.utf8)
+        static let notifications: [UInt8] = Array(#"},"notifications":["#.utf8)
+        static let openApnsID: [UInt8] = Array(#"{"apns_id":"#.utf8)
+        static let apnsUniqueID: [UInt8] = Array(#","apns_unique_id":"#.utf8)
+        static let attempts: [UInt8] = Array(#","attempts":"#.utf8)
+        static let environment: [UInt8] = Array(#","environment":"#.utf8)
+        static let id: [UInt8] = Array(#","id":"#.utf8)
+        static let reason: [UInt8] = Array(#","reason":"#.utf8)
+        static let state: [UInt8] = Array(#","state":"#.utf8)
+        static let status: [UInt8] = Array(#","status":"#.utf8)
+        static let token: [UInt8] = Array(#","token":"#.utf8)
+        static let topic: [UInt8] = Array(#","topic":"#.utf8)
+        static let updatedAt: [UInt8] = Array(#","updated_at":""#.utf8)
+        static let closeRow: [UInt8] = Array(#""}"#.utf8)
+        static let pushID: [UInt8] = Array(#"],"push_id":"#.utf8)
+        static let openNotifications: [UInt8] = Array(#"{"notifications":["#.utf8)
+        static let openID: [UInt8] = Array(#"{"id":"#.utf8)
+        static let null: [UInt8] = Array("null".utf8)
+        static let trueText: [UInt8] = Array("true".utf8)
+        static let falseText: [UInt8] = Array("false".utf8)
+    }
+
     private static func writeOptional(_ text: String?, to out: inout [UInt8]) {
-        if let text { JSONValue.writeString(text, to: &out) } else { out.append(contentsOf: "null".utf8) }
+        if let text { JSONValue.writeString(text, to: &out) } else { out.append(contentsOf: Bytes.null) }
     }
 
     static func writeInt(_ value: Int, to out: inout [UInt8]) {

@@ -15,7 +15,7 @@ public enum PushServerLauncher {
             print(PushServiceConfiguration.usage)
             return 0
         }
-        // Per-request buffers of 100 KB and more (5,000-token bodies, row lists, answers) come and go all
+        // Per-request buffers of 256 KB and more (5,000-token bodies, row lists, answers) come and go all
         // the time; keep them out of the malloc arenas so peak memory stays near what is live.
         ProcessMemory.fixMmapThreshold()
         let launched: Launched
