@@ -8,23 +8,23 @@ public enum APNSID {
 
     /// A new version 4 UUID in lowercase, drawing randomness from `generator`.
     public static func generate(using generator: inout some RandomNumberGenerator) -> String {
-        let high = generator.next() as UInt64
-        let low = generator.next() as UInt64
-        var bytes = [UInt8](repeating: 0, count: 16)
-        for shift in 0..<8 {
-            bytes[shift] = UInt8(truncatingIfNeeded: high >> (56 - 8 * shift))
-            bytes[8 + shift] = UInt8(truncatingIfNeeded: low >> (56 - 8 * shift))
+        var high = generator.next() as UInt64
+        var low = generator.next() as UInt64
+        high = high & 0xFFFF_FFFF_FFFF_0FFF | 0x0000_0000_0000_4000  // version 4
+        low = low & 0x3FFF_FFFF_FFFF_FFFF | 0x8000_0000_0000_0000    // RFC 4122 variant
+        return String(unsafeUninitializedCapacity: 36) { text in
+            var position = 0
+            for nibble in 0..<32 {
+                if nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20 {
+                    text[position] = UInt8(ascii: "-")
+                    position += 1
+                }
+                let word = nibble < 16 ? high : low
+                text[position] = JSONValue.hexDigit(UInt8(truncatingIfNeeded: word >> UInt64(60 - 4 * (nibble % 16))) & 0x0F)
+                position += 1
+            }
+            return position
         }
-        bytes[6] = bytes[6] & 0x0F | 0x40  // version 4
-        bytes[8] = bytes[8] & 0x3F | 0x80  // RFC 4122 variant
-        var text: [UInt8] = []
-        text.reserveCapacity(36)
-        for (position, byte) in bytes.enumerated() {
-            if position == 4 || position == 6 || position == 8 || position == 10 { text.append(UInt8(ascii: "-")) }
-            text.append(JSONValue.hexDigit(byte >> 4))
-            text.append(JSONValue.hexDigit(byte & 0x0F))
-        }
-        return String(decoding: text, as: UTF8.self)
     }
 
     /// Whether `text` is 8-4-4-4-12 hex digits with dashes; either case, as APNs accepts.
