@@ -28,7 +28,13 @@ extension PushAPI {
             }
             let waitID = wait ? await waiters.register(rowIDs: items.map(\.id)) : nil
             do {
-                try await writer.enqueue(items)
+                // A large push is a big enough transaction by itself: written directly it skips the group
+                // commit's merged copy of every row; small ones share transactions through the writer.
+                if items.count >= Self.directEnqueueRows {
+                    try await outbox.enqueue(items)
+                } else {
+                    try await writer.enqueue(items)
+                }
             } catch {
                 if let waitID { await waiters.finish(waitID) }
                 throw error
@@ -45,6 +51,9 @@ extension PushAPI {
         }
         return .jsonBytes(status: 202, PushJSON.accepted(pushID: pushID, items: items))
     }
+
+    /// Pushes with at least this many rows are enqueued in their own transaction.
+    static let directEnqueueRows = 1_000
 
     /// `GET /v1/pushes/{id}`: every notification of the push with its state, reason and apns-id.
     func getPush(_ request: APIRequest) async throws -> HTTPServerResponse {

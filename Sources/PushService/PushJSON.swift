@@ -19,7 +19,7 @@ enum PushJSON {
             if !state.isTerminal { complete = false }
         }
         var out: [UInt8] = []
-        out.reserveCapacity(96 + rows.count * 330)
+        out.reserveCapacity(96 + rows.count * 400)
         out.append(contentsOf: Bytes.openComplete)
         out.append(contentsOf: complete ? Bytes.trueText : Bytes.falseText)
         out.append(contentsOf: Bytes.counts)
@@ -77,7 +77,7 @@ enum PushJSON {
     /// `{"notifications":[{"id":…,"token":…},…],"push_id":…}`: the 202 answer of `POST /v1/pushes`.
     static func accepted(pushID: String, items: [OutboxItem]) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(64 + items.count * 120)
+        out.reserveCapacity(64 + items.count * 128)
         out.append(contentsOf: Bytes.openNotifications)
         for (position, item) in items.enumerated() {
             if position > 0 { out.append(UInt8(ascii: ",")) }
