@@ -20,7 +20,7 @@ struct EmbeddedAPNS: Sendable {
         var configuration = try MockAPNSServer.Configuration(credentialFiles: files)
         configuration.environment = .development
         // The embedded mock runs as long as the service: keep its memory flat.
-        configuration.maxRecords = 1_000
+        configuration.maxRecords = 100
         mock = try MockAPNSServer(configuration: configuration)
     }
 
