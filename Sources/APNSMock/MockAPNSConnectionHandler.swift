@@ -93,7 +93,7 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
             .rejected(APNSRejection($0.reason, timestamp: $0.timestamp, apnsID: apnsID))
         } ?? .accepted(apnsID: apnsID, uniqueID: uniqueID())
         core.recorder.record(MockAPNSRecord(
-            token: mockRequest.token?.lowercased() ?? request.path, topic: topic, headers: request.headers,
+            token: mockRequest.token.map(MockAPNSRules.lowercasedToken) ?? request.path, topic: topic, headers: request.headers,
             payload: request.body, clientCertificateUID: mockRequest.clientCertificateUID, apnsID: apnsID,
             outcome: outcome, connectionID: id, time: Date()))
 

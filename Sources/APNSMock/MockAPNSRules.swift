@@ -58,6 +58,11 @@ enum MockAPNSRules {
         }
     }
 
+    /// `token` in lowercase; the same string when it has no uppercase letter (the usual case).
+    static func lowercasedToken(_ token: String) -> String {
+        token.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") } ? token.lowercased() : token
+    }
+
     /// Applies rules 1–16; `authenticate` runs at step 7.
     static func check(_ request: MockAPNSRequest, authenticate: () -> MockAPNSAuthentication) -> Verdict {
         let headerTopic = request.topic
@@ -97,6 +102,6 @@ enum MockAPNSRules {
         }
         guard !request.payload.isEmpty else { return reject(.payloadEmpty, topic: topic) }
         guard request.payload.count <= pushType.maxPayloadBytes else { return reject(.payloadTooLarge, topic: topic) }
-        return .passed(Passed(token: rawToken.lowercased(), topic: topic, pushType: pushType))
+        return .passed(Passed(token: lowercasedToken(rawToken), topic: topic, pushType: pushType))
     }
 }
