@@ -28,16 +28,23 @@ struct HeaderBlock {
     }
 
     func withEntries<R>(_ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
-        var copy = storage
-        if copy.isEmpty { copy.append(0) }
-        return copy.withUnsafeMutableBufferPointer { buffer in
-            let base = buffer.baseAddress!
-            let entries = spans.map { span in
-                nghttp2_nv(
+        // nghttp2 copies names and values (flag NONE) and never writes through these pointers, so the
+        // storage is lent as it is and the entries live on the stack.
+        if storage.isEmpty {
+            var zero: UInt8 = 0
+            return withUnsafeMutablePointer(to: &zero) { entries(base: $0, body) }
+        }
+        return storage.withUnsafeBufferPointer { entries(base: UnsafeMutablePointer(mutating: $0.baseAddress!), body) }
+    }
+
+    private func entries<R>(base: UnsafeMutablePointer<UInt8>, _ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
+        withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: max(1, spans.count)) { entries in
+            for (index, span) in spans.enumerated() {
+                (entries.baseAddress! + index).initialize(to: nghttp2_nv(
                     name: base + span.nameStart, value: base + span.valueStart,
-                    namelen: span.nameCount, valuelen: span.valueCount, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+                    namelen: span.nameCount, valuelen: span.valueCount, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))
             }
-            return entries.withUnsafeBufferPointer { body($0.baseAddress!, $0.count) }
+            return body(entries.baseAddress!, spans.count)
         }
     }
 }
