@@ -15,16 +15,15 @@ extension PushAPI {
             let targets = try await resolveTargets(push)
             let pushID = OutboxID.make()
             let now = Date()
-            let millis = UInt64(max(0, TimeText.millis(now)))
-            var ids = RowIDs()
+            var random = BulkRandom()
             var items: [OutboxItem] = []
             items.reserveCapacity(targets.count)
             for target in targets {
                 items.append(OutboxItem(
-                    id: ids.make(millis: millis), pushID: pushID, token: target.token, topic: target.topic,
+                    id: OutboxID.make(at: now, using: &random), pushID: pushID, token: target.token, topic: target.topic,
                     pushType: push.pushType.rawValue, payload: push.payload, environment: target.environment,
                     priority: push.priority?.rawValue, expiration: push.expiration, collapseID: push.collapseID,
-                    apnsID: APNSID.generate(using: &ids.generator), now: now))
+                    apnsID: APNSID.generate(using: &random), now: now))
             }
             let waitID = wait ? await waiters.register(rowIDs: items.map(\.id)) : nil
             do {

@@ -40,8 +40,19 @@ public enum OutboxID {
         let now = max(0, Date().timeIntervalSince1970 * 1_000)
         let millis = UInt64(now)
         let fraction = UInt64((now - Double(millis)) * 4_096) & 0x0fff
-        let high = (millis << 16) | 0x7000 | fraction                                   // time, version 7, sub-ms time
-        let random = pool.withLock { $0.take() }
+        return format(high: (millis << 16) | fraction, random: pool.withLock { $0.take() })
+    }
+
+    /// A new id for a row created at `date`, its random bits from `generator`: for callers that make many
+    /// ids at once with a generator of their own (the 12 bits after the milliseconds are random here).
+    public static func make(at date: Date, using generator: inout some RandomNumberGenerator) -> String {
+        let millis = UInt64(max(0, (date.timeIntervalSince1970 * 1_000).rounded(.down)))
+        return format(high: (millis << 16) | (generator.next() & 0x0fff), random: generator.next())
+    }
+
+    /// The text of an id from its timestamp half (version bits added here) and 62 random bits.
+    private static func format(high: UInt64, random: UInt64) -> String {
+        let high = high | 0x7000                                                        // version 7
         let low = (random & 0x3fff_ffff_ffff_ffff) | 0x8000_0000_0000_0000               // variant, 62 random bits
         return String(unsafeUninitializedCapacity: 36) { buffer in
             var out = 0
