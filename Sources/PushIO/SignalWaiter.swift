@@ -1,11 +1,18 @@
-import Dispatch
+internal import CEvent
 import Foundation
 import PushSync
 
-/// Catches signals with DispatchSource handlers from the moment it is created (default handling is
-/// switched off, so the process is not killed), and lets one task wait for the first of them.
-/// `@unchecked`: `state` is behind a lock and `sources` is never mutated after `init` (dispatch
-/// sources themselves are thread-safe; Dispatch just does not mark them Sendable).
+/// Catches signals from the moment it is created and lets one task wait for the first of them.
+///
+/// Built on libevent's signal events on one loop shared by every waiter of the process (libevent lets only
+/// one event base handle signals): libevent installs a process-wide `sigaction`
+/// handler that writes the signal number to a socket pair, so a signal is seen whichever thread the
+/// kernel delivers it to. (Dispatch signal sources on Linux lose a signal that lands on a thread that
+/// does not block it, which left a process running after SIGTERM now and then.) Signals after the first
+/// are still caught, and ignored, for as long as the waiter lives.
+///
+/// `@unchecked Sendable`: `state` is behind a lock; `events` is written once in `init` (on the loop
+/// thread, before `init` returns) and freed in `deinit` on the loop thread.
 public final class SignalWaiter: @unchecked Sendable {
     private enum State {
         case waiting
@@ -15,18 +22,41 @@ public final class SignalWaiter: @unchecked Sendable {
     }
 
     private let state = PThreadLock(State.waiting)
-    private let sources: [any DispatchSourceSignal]
+    private var loop: EventLoop { Self.loop }
+    /// The process's one signal-handling loop, started by the first waiter and kept for the process's life.
+    private static let loop = EventLoop(name: "push-signals")
+    private nonisolated(unsafe) var events: [OpaquePointer] = []
 
-    /// Installs handlers for `signals` now; call before announcing readiness.
+    /// Installs handlers for `signals` now (they are in place when this returns); call before announcing
+    /// readiness.
     public init(_ signals: [Int32]) {
-        let queue = DispatchQueue(label: "push.signals")
-        sources = signals.map { number in
-            Foundation.signal(number, SIG_IGN)
-            return DispatchSource.makeSignalSource(signal: number, queue: queue)
+        let made = try? loop.submitSync { [self, signals] in UncheckedEvents(list: installEvents(for: signals)) }
+        events = made?.list ?? []
+        precondition(events.count == signals.count, "libevent could not install the signal handlers")
+    }
+
+    /// Adds one persistent signal event per number to the loop's base (on the loop thread).
+    private func installEvents(for signals: [Int32]) -> [OpaquePointer] {
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        return signals.compactMap { number -> OpaquePointer? in
+            guard let event = event_new(loop.base, number, Int16(EV_SIGNAL | EV_PERSIST), { number, _, context in
+                Unmanaged<SignalWaiter>.fromOpaque(context!).takeUnretainedValue().fire(Int32(number))
+            }, context) else { return nil }
+            guard event_add(event, nil) == 0 else {
+                event_free(event)
+                return nil
+            }
+            return event
         }
-        for (source, number) in zip(sources, signals) {
-            source.setEventHandler { [weak self] in self?.fire(number) }
-            source.resume()
+    }
+
+    deinit {
+        let events = UncheckedEvents(list: self.events)
+        _ = try? loop.submitSync {
+            for event in events.list {
+                event_del(event)
+                event_free(event)
+            }
         }
     }
 
@@ -59,7 +89,6 @@ public final class SignalWaiter: @unchecked Sendable {
             }
             if let early { continuation.resume(returning: early) }
         }
-        for source in sources { source.cancel() }
         return number
     }
 
@@ -72,4 +101,9 @@ public final class SignalWaiter: @unchecked Sendable {
         default: "signal \(number)"
         }
     }
+}
+
+/// Event pointers handed to the loop thread for freeing (they are only touched there).
+private struct UncheckedEvents: @unchecked Sendable {
+    let list: [OpaquePointer]
 }
