@@ -36,7 +36,11 @@ public enum OutboxBenchmark {
             }
             try await store.enqueue(items)
             let claimed = try await store.claim(limit: count, now: now)
-            try await store.complete(claimed.map { ($0.id, .accepted(apnsUniqueID: nil)) }, now: now)
+            // The sandbox answers every development notification with its own apns-unique-id.
+            try await store.complete(claimed.map { item in
+                (item.id, .accepted(apnsUniqueID: item.environment == "development"
+                    ? UUID().uuidString.lowercased() : nil))
+            }, now: now)
             done += claimed.count
             if claimed.isEmpty { break }
         }
