@@ -240,10 +240,11 @@ extension PushStore {
             var states: [String: OutboxState] = [:]
             states.reserveCapacity(results.count)
             var seen = Set<String>(minimumCapacity: results.count)
-            // Final outcomes with identical values (e.g. every production "accepted") share one UPDATE per
-            // chunk. There are few distinct outcomes, so a short list searched from the last one used
-            // costs less than hashing each outcome.
-            var groups: [(outcome: FinalOutcome, ids: [String])] = []
+            // Final outcomes with the same state, status and reason (e.g. every "accepted") share one
+            // UPDATE per chunk; the apns-unique-id, which the sandbox returns per notification, travels
+            // with its row id. There are few distinct outcomes, so a short list searched from the last one
+            // used costs less than hashing each outcome.
+            var groups: [(outcome: FinalOutcome, rows: [(id: String, uniqueID: String?)])] = []
             var current = 0
             for (id, result) in results where seen.insert(id).inserted {
                 if case .retry = result {
@@ -252,8 +253,8 @@ extension PushStore {
                     }
                     continue
                 }
-                let outcome = FinalOutcome(OutboxTransition(result, id: id, attempts: 0, policy: policy,
-                                                            nowMillis: millis))
+                let transition = OutboxTransition(result, id: id, attempts: 0, policy: policy, nowMillis: millis)
+                let outcome = FinalOutcome(transition)
                 if current >= groups.count || groups[current].outcome != outcome {
                     if let index = groups.firstIndex(where: { $0.outcome == outcome }) {
                         current = index
@@ -262,22 +263,25 @@ extension PushStore {
                         current = groups.count - 1
                     }
                 }
-                groups[current].ids.append(id)
+                groups[current].rows.append((id, transition.apnsUniqueID))
             }
-            let first = Int32(Self.completeChunk)
+            let first = Int32(2 * Self.completeChunk)
             let finish = try db.statement(Self.completeSQL)
-            for (outcome, ids) in groups {
+            for (outcome, rows) in groups {
                 var start = 0
-                while start < ids.count {
-                    let chunk = ids[start..<min(start + Self.completeChunk, ids.count)]
-                    start = chunk.endIndex
-                    defer { finish.reset() }  // also clears the bindings: unused placeholders are NULL
-                    for (offset, id) in chunk.enumerated() { try finish.bind(id, at: Int32(offset + 1)) }
+                while start < rows.count {
+                    let end = min(start + Self.completeChunk, rows.count)
+                    defer { finish.reset() }  // also clears the bindings: unused pairs are NULL and match nothing
+                    for index in start..<end {
+                        let parameter = Int32(2 * (index - start))
+                        try finish.bind(rows[index].id, at: parameter + 1)
+                        try finish.bind(rows[index].uniqueID, at: parameter + 2)
+                    }
+                    start = end
                     try finish.bind(outcome.state.rawValue, at: first + 1)
                     try finish.bind(outcome.status, at: first + 2)
                     try finish.bind(outcome.reason, at: first + 3)
-                    try finish.bind(outcome.apnsUniqueID, at: first + 4)
-                    try finish.bind(millis, at: first + 5)
+                    try finish.bind(millis, at: first + 4)
                     while try finish.step() { states[finish.string(at: 0)] = outcome.state }
                 }
             }
@@ -285,33 +289,34 @@ extension PushStore {
         }
     }
 
-    /// One UPDATE for up to `completeChunk` ids (parameters 1…completeChunk), then state, status, reason,
-    /// apns-unique-id and time. Only the narrow state rows are rewritten; the ids come back by `seq`.
-    /// OR ROLLBACK: see `insertSQL`.
+    /// One UPDATE for up to `completeChunk` rows: (id, apns-unique-id) pairs in parameters
+    /// 1…2·completeChunk, then state, status, reason and time. Only the narrow state rows are rewritten,
+    /// each once; a NULL unique id keeps the stored one. The ids come back by `seq` (RETURNING cannot
+    /// name the FROM tables). OR ROLLBACK: see `insertSQL`.
     private static let completeSQL: String = {
-        let placeholders = (1...completeChunk).map { "?\($0)" }.joined(separator: ", ")
-        let first = completeChunk
+        let pairs = (0..<completeChunk).map { "(?\(2 * $0 + 1), ?\(2 * $0 + 2))" }.joined(separator: ", ")
+        let first = 2 * completeChunk
         return """
             UPDATE OR ROLLBACK outbox_state SET state = ?\(first + 1), last_status = ?\(first + 2),
-                last_reason = ?\(first + 3), apns_unique_id = coalesce(?\(first + 4), apns_unique_id),
-                updated_at = ?\(first + 5)
-            WHERE seq IN (SELECT seq FROM outbox_items WHERE id IN (\(placeholders))) AND state = 'in_flight'
+                last_reason = ?\(first + 3), apns_unique_id = coalesce(v.column2, apns_unique_id),
+                updated_at = ?\(first + 4)
+            FROM (VALUES \(pairs)) AS v JOIN outbox_items i ON i.id = v.column1
+            WHERE outbox_state.seq = i.seq AND outbox_state.state = 'in_flight'
             RETURNING (SELECT id FROM outbox_items WHERE outbox_items.seq = outbox_state.seq)
             """
     }()
 
-    /// The values a final (accepted or rejected) outcome writes.
+    /// The values a final (accepted or rejected) outcome writes to every row of its group; the
+    /// apns-unique-id is per row and not part of it.
     private struct FinalOutcome: Equatable {
         var state: OutboxState
         var status: Int?
         var reason: String?
-        var apnsUniqueID: String?
 
         init(_ transition: OutboxTransition) {
             state = transition.state
             status = transition.status
             reason = transition.reason
-            apnsUniqueID = transition.apnsUniqueID
         }
     }
 

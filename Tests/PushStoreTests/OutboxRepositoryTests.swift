@@ -185,6 +185,40 @@ struct OutboxRepositoryTests {
     }
 
     @Test(arguments: StoreKind.allCases)
+    func everyAcceptedRowKeepsItsOwnUniqueID(kind: StoreKind) async throws {
+        let outbox = try kind.make().outbox
+        // More rows than one UPDATE takes, mixing sandbox answers (a unique id each), answers without
+        // one, rejections and a row no longer in flight.
+        let count = 600
+        try await outbox.enqueue((0..<count).map { outboxItem("r\($0)", push: "many", token: $0) })
+        let claimed = try await outbox.claim(limit: count, now: at(1))
+        #expect(claimed.count == count)
+        #expect(try await outbox.complete([("r0", .accepted(apnsUniqueID: "first"))], now: at(1)) == ["r0": .accepted])
+        let outcomes: [(id: String, result: OutboxResult)] = (0..<count).map { n in
+            switch n % 5 {
+            case 3: ("r\(n)", .accepted(apnsUniqueID: nil))
+            case 4: ("r\(n)", .rejected(status: 400, reason: "BadDeviceToken"))
+            default: ("r\(n)", .accepted(apnsUniqueID: "u-\(n)"))
+            }
+        }
+        let states = try await outbox.complete(outcomes, now: at(2))
+        #expect(states.count == count - 1 && states["r0"] == nil)
+        for item in try await outbox.items(pushID: "many") {
+            let n = try #require(Int(item.id.dropFirst()))
+            switch n {
+            case 0:
+                #expect(item.apnsUniqueID == "first" && item.updatedAt == at(1))
+            case _ where n % 5 == 3:
+                #expect(item.state == .accepted && item.apnsUniqueID == nil && item.updatedAt == at(2))
+            case _ where n % 5 == 4:
+                #expect(item.state == .rejected && item.lastReason == "BadDeviceToken" && item.apnsUniqueID == nil)
+            default:
+                #expect(item.state == .accepted && item.lastStatus == 200 && item.apnsUniqueID == "u-\(n)")
+            }
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
     func firstOutcomeForAnIDWins(kind: StoreKind) async throws {
         let outbox = try kind.make().outbox
         try await outbox.enqueue([outboxItem("a"), outboxItem("b")])
