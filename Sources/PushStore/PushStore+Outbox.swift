@@ -48,7 +48,7 @@ extension PushStore {
     /// Rows per multi-row INSERT: fewer, larger statements cost less per row.
     static let outboxChunk = 64
 
-    /// Ids per `IN (…)` list in `complete`: one UPDATE finishes up to this many rows.
+    /// Rows per `VALUES` list in `complete`: one UPDATE finishes up to this many rows.
     static let completeChunk = 256
 
     /// Stores `items` as queued rows in one transaction: all of them or, on any error, none.
