@@ -228,7 +228,9 @@ struct APNSTokenAuthTests {
 
     @Test("one connection starts at 1 stream and rises after the first valid token: 200 concurrent sends")
     func streamsRiseAfterFirstToken() async throws {
-        try await withTokenServer { fixture in
+        // Answers wait 10 ms, so once the limit rises the queued sends are open together however fast the
+        // mock is (answered at once, a loaded machine could see them one at a time).
+        try await withTokenServer(configureServer: { $0.latency = .fixed(0.01) }) { fixture in
             let client = try fixture.client()
             let results = await sendAll(client, (0..<200).map { alert(token($0)) })
             #expect(results.allSatisfy { (try? $0.get())?.isAccepted == true })
