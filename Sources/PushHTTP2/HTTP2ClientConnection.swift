@@ -118,20 +118,9 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
     /// Returns a handle for ``cancel(_:)``.
     @discardableResult
     public func send(_ request: HTTP2Request, completion: @escaping (HTTP2Result) -> Void) -> Int64 {
-        precondition(loop.inEventLoop)
-        nextHandle += 1
-        let pending = Pending(handle: nextHandle, request: request, completion: completion)
-        switch state {
-        case .draining, .closed:
-            completion(.failure(.notProcessed("connection is \(state)")))
-        case .idle:
-            queue.append(pending)
-            connect()
-        case .connecting, .ready:
-            queue.append(pending)
-            pump()
-        }
-        return pending.handle
+        let handle = enqueue(request, completion: completion)
+        pump()  // writes only on a ready connection
+        return handle
     }
 
     /// Like ``send(_:completion:)`` but only queues the request: nothing is written until
