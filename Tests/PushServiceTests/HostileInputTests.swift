@@ -1,5 +1,6 @@
 import APNSCore
 import Foundation
+@testable import PushStore
 import Testing
 
 /// Input a push service meets on the open internet: each gets a 4xx JSON error or a closed connection,
@@ -92,12 +93,23 @@ struct HostileInputTests {
             let (_, timedOut) = connection.readToEnd()
             #expect(!timedOut, "the server closed the stalled connection")
         }
-        #expect(try await harness.server.store.outboxCounts().values.reduce(0, +) == 0)
+        // Only the real caller's user was written.
+        #expect(try await rowCounts(harness) == ["users": 1, "devices": 0, "outbox": 0, "drops": 0, "mate_requests": 0])
         #expect(try await harness.client.send("GET", "/healthz").status == 200)
         await harness.stop()
     }
 
+    /// Rows in every table of the service's store.
+    private func rowCounts(_ harness: ServiceHarness) async throws -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for table in ["users", "devices", "outbox", "drops", "mate_requests"] {
+            counts[table] = try await harness.server.store.rowCount(table)
+        }
+        return counts
+    }
+
     private func expectNothingWritten(_ harness: ServiceHarness) async throws {
+        #expect(try await rowCounts(harness) == ["users": 0, "devices": 0, "outbox": 0, "drops": 0, "mate_requests": 0])
         #expect(try await harness.server.store.outboxCounts().values.reduce(0, +) == 0)
         #expect(try await harness.server.store.user(id: "zed") == nil)
         #expect(try await harness.server.store.devices(forUser: "zed", includeInvalidated: true).isEmpty)
