@@ -71,8 +71,14 @@ public enum ChaosRun {
 
         // Every row stored so far must reach the mock: wait until it accepted that many distinct apns-ids,
         // then until no row is left to send (a row accepted before a kill may still wait to be resent).
-        let observer = try PushStore(path: directory + "/data/push.sqlite", recoverInFlight: false)
-        let rows = try await observer.outboxCounts().values.reduce(0, +)
+        let observer: PushStore, rows: Int
+        do {
+            observer = try PushStore(path: directory + "/data/push.sqlite", recoverInFlight: false)
+            rows = try await observer.outboxCounts().values.reduce(0, +)
+        } catch {
+            server.stop(SIGKILL)  // leave no server behind
+            throw error
+        }
         progress("chaos: \(rows) rows stored; waiting for delivery")
         report.deliveredInTime = await within(plan.deliveryTimeout) {
             await waitForDistinctAccepted(rows, on: mock)
