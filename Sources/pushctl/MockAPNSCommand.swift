@@ -26,12 +26,17 @@ enum MockAPNSCommand: Command {
                 .value("latency-ms", "n", "Delay each answer by n milliseconds."),
                 .value("goaway-after", "n", "Send GOAWAY after n requests on a connection."),
                 .value("close-after", "n", "Reset the connection when request n+1 arrives."),
+                .value("close-every", "n", "Reset the connection carrying every n-th request (counted over all connections)."),
+                .value("rate-429", "p", "Answer this share (0-1) of otherwise accepted requests with 429 TooManyRequests."),
+                .value("rate-503", "p", "Answer this share (0-1) of otherwise accepted requests with 503 ServiceUnavailable."),
+                .value("jitter-ms", "n", "Delay each answer by a random 0-n milliseconds."),
                 .value("max-streams", "n", "SETTINGS_MAX_CONCURRENT_STREAMS (default 1000)."),
                 .flag("accept-all", "Benchmark mode: accept everything at once, no rules or records."),
             ],
             examples: [
                 "pushctl mock-apns --port 2197 --write-credentials ./mock-creds",
                 "pushctl mock-apns --port 0 --reject Unregistered --latency-ms 50",
+                "pushctl mock-apns --goaway-after 1000 --close-every 5000 --rate-429 0.01 --rate-503 0.01 --jitter-ms 50",
                 "pushctl mock-apns --write-credentials ./mock-creds   # then: send --direct --p8 ./mock-creds/AuthKey_MOCKKEY001.p8 --key-id MOCKKEY001 --team-id MOCKTEAM01 ...",
             ])
     }
@@ -42,6 +47,7 @@ enum MockAPNSCommand: Command {
         let port = try arguments.int("port", command: name) ?? 2197
         guard (0...65535).contains(port) else { throw CLIError.usage("--port must be 0-65535", command: name) }
         let bundleID = arguments.value("bundle-id") ?? "com.sniffmeet.app"
+        let applyKnobs = try knobs(arguments)
         let explicitDirectory = arguments.value("write-credentials")
         let directory = explicitDirectory
             ?? NSTemporaryDirectory() + "pushctl-mock-apns-\(ProcessInfo.processInfo.processIdentifier)"
@@ -81,7 +87,7 @@ enum MockAPNSCommand: Command {
         }
         configuration.authenticator = authenticator
         configuration.clientCertificatePolicy = .request
-        try apply(arguments, to: &configuration)
+        applyKnobs(&configuration)
 
         let server: MockAPNSServer
         do {
@@ -129,27 +135,78 @@ enum MockAPNSCommand: Command {
         text.utf8.count == 10 && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
     }
 
-    private static func apply(_ arguments: ParsedArguments, to configuration: inout MockAPNSServer.Configuration) throws(CLIError) {
+    /// Reads and checks the behaviour flags before anything is written; the result is applied to the
+    /// server's configuration once its credentials exist.
+    private static func knobs(_ arguments: ParsedArguments) throws(CLIError) -> @Sendable (inout MockAPNSServer.Configuration) -> Void {
+        var knobs = Knobs()
         switch arguments.value("environment") {
-        case nil, "development": configuration.environment = .development
-        case "production": configuration.environment = .production
+        case nil, "development": knobs.environment = .development
+        case "production": knobs.environment = .production
         case let other?: throw CLIError.usage("--environment must be development or production, got '\(other)'", command: name)
         }
         if let reason = arguments.value("reject") {
             let parsed = APNSRejectionReason(rawValue: reason)
             let timestamp: Date? = parsed == .unregistered || parsed == .expiredToken ? Date() : nil
-            configuration.handler = MockAPNSHandlers.rejectAll(parsed, timestamp: timestamp)
+            knobs.handler = MockAPNSHandlers.rejectAll(parsed, timestamp: timestamp)
         }
         if let millis = try arguments.int("latency-ms", command: name) {
             guard millis >= 0 else { throw CLIError.usage("--latency-ms must be 0 or more", command: name) }
-            configuration.latency = .fixed(Double(millis) / 1000)
+            knobs.latency = .fixed(Double(millis) / 1000)
         }
-        if let count = try arguments.int("goaway-after", command: name) { configuration.goAwayAfterStreams = count }
-        if let count = try arguments.int("close-after", command: name) { configuration.abruptCloseAfterStreams = count }
+        if let count = try arguments.int("goaway-after", command: name) { knobs.goAwayAfterStreams = count }
+        if let count = try arguments.int("close-after", command: name) { knobs.abruptCloseAfterStreams = count }
+        if let count = try arguments.int("close-every", command: name) {
+            guard count > 0 else { throw CLIError.usage("--close-every must be at least 1", command: name) }
+            knobs.abruptCloseEveryStreams = count
+        }
+        let rates = (try arguments.double("rate-429", command: name), try arguments.double("rate-503", command: name))
+        for (flag, rate) in [("rate-429", rates.0), ("rate-503", rates.1)] where rate.map({ !(0...1).contains($0) }) == true {
+            throw CLIError.usage("--\(flag) must be between 0 and 1", command: name)
+        }
+        if (rates.0 ?? 0) + (rates.1 ?? 0) > 1 {
+            throw CLIError.usage("--rate-429 and --rate-503 together must not exceed 1", command: name)
+        }
+        if rates.0 != nil || rates.1 != nil {
+            knobs.faultRates = MockFaultRates(tooManyRequests: rates.0 ?? 0, serviceUnavailable: rates.1 ?? 0)
+        }
+        if arguments.value("latency-ms") != nil && arguments.value("jitter-ms") != nil {
+            throw CLIError.usage("give --latency-ms or --jitter-ms, not both", command: name)
+        }
+        if let millis = try arguments.int("jitter-ms", command: name) {
+            guard millis >= 0 else { throw CLIError.usage("--jitter-ms must be 0 or more", command: name) }
+            knobs.latency = .jitter(min: 0, max: Double(millis) / 1000)
+        }
         if let count = try arguments.int("max-streams", command: name) {
             guard count > 0 else { throw CLIError.usage("--max-streams must be at least 1", command: name) }
-            configuration.maxConcurrentStreams = count
+            knobs.maxConcurrentStreams = count
         }
-        if arguments.has("accept-all") { configuration.acceptAll = true }
+        if arguments.has("accept-all") { knobs.acceptAll = true }
+        let ready = knobs
+        return { ready.apply(to: &$0) }
+    }
+}
+
+/// The mock's behaviour flags, parsed: every field left nil keeps the configuration's default.
+private struct Knobs: Sendable {
+    var environment: MockAPNSServer.Environment?
+    var handler: MockAPNSHandler?
+    var latency: MockLatency?
+    var goAwayAfterStreams: Int?
+    var abruptCloseAfterStreams: Int?
+    var abruptCloseEveryStreams: Int?
+    var faultRates: MockFaultRates?
+    var maxConcurrentStreams: Int?
+    var acceptAll = false
+
+    func apply(to configuration: inout MockAPNSServer.Configuration) {
+        if let environment { configuration.environment = environment }
+        if let handler { configuration.handler = handler }
+        if let latency { configuration.latency = latency }
+        if let goAwayAfterStreams { configuration.goAwayAfterStreams = goAwayAfterStreams }
+        if let abruptCloseAfterStreams { configuration.abruptCloseAfterStreams = abruptCloseAfterStreams }
+        if let abruptCloseEveryStreams { configuration.abruptCloseEveryStreams = abruptCloseEveryStreams }
+        if let faultRates { configuration.faultRates = faultRates }
+        if let maxConcurrentStreams { configuration.maxConcurrentStreams = maxConcurrentStreams }
+        if acceptAll { configuration.acceptAll = true }
     }
 }

@@ -63,6 +63,15 @@ struct DirectSendTests {
         #expect(mock.stop() == 0)
     }
 
+    @Test("fault flags: --rate-503 1 answers 503 ServiceUnavailable, with jitter and resets configured")
+    func faultFlags() throws {
+        let mock = try MockAPNSProcess(["--rate-503", "1", "--jitter-ms", "5", "--close-every", "1000", "--goaway-after", "1000"])
+        let result = try PushCtlProcess.run(mock.directArguments + ["--token", Self.token, "--body", "x"])
+        #expect(result.status == 2)
+        #expect(result.stdout.contains("503 ServiceUnavailable"), "\(result.stdout)")
+        #expect(mock.stop() == 0)
+    }
+
     @Test("a 410 Unregistered prints its timestamp")
     func unregistered() throws {
         let mock = try MockAPNSProcess(["--reject", "Unregistered"])

@@ -33,7 +33,8 @@ struct HelpTests {
     @Test("usage errors exit 64 with one line on stderr", arguments: [
         ["send", "--bogus"], ["frobnicate"], ["devices"], ["devices", "zap"], ["users", "get"],
         ["devices", "ls"], ["send", "--direct", "--token"], ["send", "--direct", "--password", "x"],
-        ["users", "get", "a", "b"], ["mock-apns", "--port", "lots"],
+        ["users", "get", "a", "b"], ["mock-apns", "--port", "lots"], ["mock-apns", "--rate-429", "2"],
+        ["mock-apns", "--latency-ms", "5", "--jitter-ms", "5"],
     ])
     func usageErrors(_ arguments: [String]) throws {
         let result = try PushCtlProcess.run(arguments)

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 
 /// Runs the built `pushctl` binary (found next to the test bundle) and captures what it prints.
@@ -50,7 +51,12 @@ struct PushCtlProcess {
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
         try process.run()
+        // A safety net, not a timing check: a run that never ends (say, a usage error that starts a server
+        // instead) is killed after two minutes, so the test fails instead of hanging the suite.
+        let watchdog = DispatchWorkItem { [pid = process.processIdentifier] in kill(pid, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: watchdog)
         process.waitUntilExit()
+        watchdog.cancel()
         try out.close()
         try err.close()
         return Result(status: process.terminationStatus,
