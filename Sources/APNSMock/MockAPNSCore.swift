@@ -50,11 +50,10 @@ final class MockAPNSCore: Sendable {
         }
     }
 
-    /// Counts one received request; true when it is the one `abruptCloseEveryStreams` cuts off.
+    /// With `abruptCloseEveryStreams` set, counts one received request; true when it is the one to cut off.
     func countRequestAndCheckAbruptClose() -> Bool {
-        let number = requestsReceived.wrappingAdd(1, ordering: .relaxed).newValue
         guard let every = configuration.abruptCloseEveryStreams, every > 0 else { return false }
-        return number % every == 0
+        return requestsReceived.wrappingAdd(1, ordering: .relaxed).newValue % every == 0
     }
 
     /// The next answer delay in seconds.

@@ -18,9 +18,13 @@ struct OutboxIDTests {
             let chars = Array(id)
             #expect(UUID(uuidString: id) != nil && chars[14] == "7" && "89ab".contains(chars[19]))
         }
-        // Within one task, ids made in later milliseconds sort after earlier ones.
-        let first = OutboxID.make()
-        try? await Task.sleep(for: .milliseconds(2))
-        #expect(OutboxID.make() > first)
+        // Ids made in a later millisecond sort after earlier ones, whatever their random bits.
+        var generator = SystemRandomNumberGenerator()
+        let now = Date()
+        for _ in 0..<100 {
+            let first = OutboxID.make(at: now, using: &generator)
+            #expect(OutboxID.make(at: now.addingTimeInterval(0.001), using: &generator) > first)
+        }
+        #expect(OutboxID.make() > OutboxID.make(at: now.addingTimeInterval(-0.001), using: &generator))
     }
 }
