@@ -71,10 +71,12 @@ let package = Package(
                           path: "Tests/PushStoreCrashWriter", swiftSettings: strict),
         .testTarget(name: "PushStoreTests", dependencies: ["PushStore", "pushstore-crash-writer"], swiftSettings: strict),
         .testTarget(name: "APNSCoreTests", dependencies: ["APNSCore"], swiftSettings: strict),
-        .testTarget(name: "ProfileDropTests", dependencies: ["ProfileDrop", "PushStore", "PushSync", "APNSCore"], swiftSettings: strict),
+        // Helpers shared by test targets (a seeded generator); no dependencies.
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
+        .testTarget(name: "ProfileDropTests", dependencies: ["ProfileDrop", "PushStore", "PushSync", "APNSCore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "APNSMockTests", dependencies: ["APNSMock", "APNSCore", "PushHTTP2", "PushIO", "PushSync", "PushTLS"], swiftSettings: strict),
         .testTarget(name: "PushCtlTests", dependencies: ["pushctl", "push-server", "PushChaos", "APNSMock", "APNSCore", "PushSync", "PushTLS", "PushIO"], swiftSettings: strict),
         .testTarget(name: "FuzzCorpusTests", dependencies: ["fuzz-requests", "fuzz-payload"], swiftSettings: strict),
-        .testTarget(name: "PushServiceTests", dependencies: ["PushService", "PushChaos", "APNSMock", "APNS", "APNSCore", "PushStore", "ProfileDrop", "PushTLS"], swiftSettings: strict),
+        .testTarget(name: "PushServiceTests", dependencies: ["PushService", "PushChaos", "APNSMock", "APNS", "APNSCore", "PushStore", "ProfileDrop", "PushTLS", "TestSupport"], swiftSettings: strict),
     ]
 )

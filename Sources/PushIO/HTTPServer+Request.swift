@@ -30,7 +30,17 @@ extension HTTPServer {
             }
         }
         return HTTPServerRequest(method: methodName(evhttp_request_get_command(request)), path: path,
-                                 query: query, headers: headers, body: body)
+                                 query: query, headers: headers, body: body, remoteAddress: peer(of: request))
+    }
+
+    /// `host:port` of the connection the request came on.
+    private static func peer(of request: OpaquePointer) -> String {
+        guard let connection = evhttp_request_get_connection(request) else { return "" }
+        var address: UnsafeMutablePointer<CChar>?
+        var port: UInt16 = 0
+        evhttp_connection_get_peer(connection, &address, &port)
+        guard let address else { return "" }
+        return "\(String(cString: address)):\(port)"
     }
 
     private static func methodName(_ command: evhttp_cmd_type) -> String {

@@ -10,10 +10,13 @@ public struct HTTPServerRequest: Sendable {
     public var headers: [(name: String, value: String)]
     /// The body bytes (empty when there is none).
     public var body: [UInt8]
+    /// The client's address as `host:port` (empty when unknown), for logs.
+    public var remoteAddress: String
 
     /// Creates a request (the server builds these; tests may too).
     public init(method: String, path: String, query: [(name: String, value: String)] = [],
-                headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+                headers: [(name: String, value: String)] = [], body: [UInt8] = [], remoteAddress: String = "") {
+        self.remoteAddress = remoteAddress
         self.method = method
         self.path = path
         self.query = query

@@ -9,12 +9,21 @@ public struct APIError: Error, Sendable, Equatable {
     public var code: String
     /// A human-readable explanation (never contains secrets).
     public var message: String
+    /// Seconds after which a retry can succeed, sent as `Retry-After` (429).
+    public var retryAfterSeconds: Int?
 
     /// Creates an error.
-    public init(status: Int, code: String, message: String) {
+    public init(status: Int, code: String, message: String, retryAfterSeconds: Int? = nil) {
         self.status = status
         self.code = code
         self.message = message
+        self.retryAfterSeconds = retryAfterSeconds
+    }
+
+    /// 429 `rate_limited`, retrying after `seconds` (rounded up to whole seconds, at least 1).
+    public static func rateLimited(_ message: String, retryAfter seconds: Double) -> APIError {
+        APIError(status: 429, code: "rate_limited", message: message,
+                 retryAfterSeconds: max(1, Int(seconds.rounded(.up))))
     }
 
     /// 400 with `code`.
@@ -37,6 +46,7 @@ public struct APIError: Error, Sendable, Equatable {
         let body: JSONValue = ["error": ["code": .string(code), "message": .string(message)]]
         var response = HTTPServerResponse.json(status: status, body)
         if status == 401 { response.headers.append(("WWW-Authenticate", "Bearer")) }
+        if let retryAfterSeconds { response.headers.append(("Retry-After", "\(retryAfterSeconds)")) }
         return response
     }
 }

@@ -1,36 +1,49 @@
-/// Checks `Authorization: Bearer <key>` against the configured keys in constant time.
+import PushTLS
+
+/// Checks `Authorization: Bearer <key>` against the configured keys.
 ///
-/// Every configured key is compared over its full length whatever the input, so the time taken does
-/// not reveal how much of a key matched. Keys are never logged or echoed.
+/// The presented key is hashed with SHA-256 and the 32-byte digest is compared with every configured
+/// key's digest in full, so the time taken depends on the presented value's length only: not on which
+/// key (if any) matched, nor on how many of its bytes did. Only the exact configured bytes are accepted:
+/// the scheme is `Bearer` (any case), followed by exactly one space and the key, nothing before or after.
+/// Keys are never logged or echoed.
 public struct APIKeyAuthenticator: Sendable {
-    private let keys: [[UInt8]]
+    private let keys: [APIKey]
 
-    /// An authenticator accepting any of `keys` (empty keys are ignored).
-    public init(keys: [String]) {
-        self.keys = keys.filter { !$0.isEmpty }.map { Array($0.utf8) }
+    /// An authenticator accepting exactly `keys`.
+    public init(keys: [APIKey]) {
+        self.keys = keys
     }
 
-    /// True if `authorization` (the header value) carries a valid bearer key.
-    public func isAuthorized(_ authorization: String?) -> Bool {
-        guard let authorization else { return false }
-        let bytes = Array(authorization.utf8)
-        let scheme = Array("bearer ".utf8)
-        guard bytes.count > scheme.count,
-              zip(bytes, scheme).allSatisfy({ ($0 | 0x20) == $1 || ($0 == 0x20 && $1 == 0x20) }) else { return false }
-        let presented = Array(bytes[scheme.count...])
-        var matched = false
-        for key in keys where Self.constantTimeEqual(presented, key) { matched = true }
-        return matched
+    /// The key that `authorization` (the header value) carries, or nil when it carries none of them.
+    public func authenticate(_ authorization: String?) -> APIKey? {
+        guard let authorization, let presented = Self.bearerCredential(Array(authorization.utf8)) else { return nil }
+        let digest = SHA256Digest.hash(presented)
+        var found: APIKey?
+        for key in keys where Self.constantTimeEqual(digest, key.digest) { found = key }
+        return found
     }
 
-    /// Compares two byte strings in time that depends only on `expected`'s length.
-    static func constantTimeEqual(_ presented: [UInt8], _ expected: [UInt8]) -> Bool {
-        var difference = UInt8(truncatingIfNeeded: presented.count ^ expected.count)
-        guard !expected.isEmpty else { return false }
-        for index in 0..<expected.count {
-            let other = presented.isEmpty ? 0 : presented[index % presented.count]
-            difference |= other ^ expected[index]
+    /// The bytes after `Bearer ` (scheme case-insensitive, one space), or nil when the header has another shape.
+    static func bearerCredential(_ bytes: [UInt8]) -> ArraySlice<UInt8>? {
+        let scheme = Array("bearer".utf8)
+        guard bytes.count > scheme.count + 1 else { return nil }
+        for index in 0..<scheme.count {
+            // ASCII letters only: folding with 0x20 is exact for A-Z/a-z and the scheme has nothing else.
+            let byte = bytes[index]
+            guard byte | 0x20 == scheme[index], (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) else {
+                return nil
+            }
         }
+        guard bytes[scheme.count] == UInt8(ascii: " ") else { return nil }
+        return bytes[(scheme.count + 1)...]
+    }
+
+    /// True when two digests are equal; every byte is compared whatever the first difference.
+    static func constantTimeEqual(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        var difference: UInt8 = 0
+        for index in 0..<lhs.count { difference |= lhs[index] ^ rhs[index] }
         return difference == 0
     }
 }

@@ -7,11 +7,14 @@ public struct APIRequest: Sendable {
     public var http: HTTPServerRequest
     /// Path parameters by name, percent-decoded (e.g. `id`).
     public var parameters: [String: String]
+    /// The API key the request was authenticated with (nil on open routes).
+    public var key: APIKey?
 
     /// Creates a routed request.
-    public init(http: HTTPServerRequest, parameters: [String: String] = [:]) {
+    public init(http: HTTPServerRequest, parameters: [String: String] = [:], key: APIKey? = nil) {
         self.http = http
         self.parameters = parameters
+        self.key = key
     }
 
     /// The path parameter `name` (routes guarantee the ones they declare).

@@ -9,15 +9,18 @@ public struct APIRoute: Sendable {
     public let method: String
     /// The path pattern; `{name}` segments capture one path segment.
     public let pattern: String
+    /// The scope a key needs for this route; nil for a route open without a key.
+    public let scope: APIScope?
     /// The pattern split into segments.
     let segments: [Substring]
     /// The code that answers it.
     let handler: Handler
 
-    /// Creates a route.
-    public init(_ method: String, _ pattern: String, handler: @escaping Handler) {
+    /// Creates a route that needs `scope` (nil: open without a key).
+    public init(_ method: String, _ pattern: String, scope: APIScope?, handler: @escaping Handler) {
         self.method = method
         self.pattern = pattern
+        self.scope = scope
         self.segments = pattern.split(separator: "/")
         self.handler = handler
     }

@@ -13,6 +13,7 @@ extension PushAPI {
         let (pushID, items, waitID) = try await intake.run { () async throws -> (String, [OutboxItem], Int?) in
             let push = try PushRequest(try request.jsonBody())
             let targets = try await resolveTargets(push)
+            try admitNotifications(targets.count, key: request.key)
             let pushID = OutboxID.make()
             let now = Date()
             var random = BulkRandom()

@@ -18,48 +18,44 @@ public struct PushAPI: Sendable {
     let senders: PushSenders
     /// Turns for the memory-heavy part of `POST /v1/pushes` (parse, rows, enqueue): two at a time.
     let intake = AsyncLimiter(limit: 2)
+    /// Per-key request and notification buckets.
+    let limiter = APIRateLimiter()
+    /// Failed authentications are logged at most ten times a minute.
+    let authFailureLog = LogThrottle(limit: 10, window: 60)
 
     /// The router with every operation (the OpenAPI document lists the same set).
     public var router: APIRouter {
         APIRouter(routes: [
-            APIRoute("GET", "/healthz") { try await self.health($0) },
-            APIRoute("GET", "/metrics") { try await self.metricsText($0) },
-            APIRoute("PUT", "/v1/users/{id}") { try await self.putUser($0) },
-            APIRoute("GET", "/v1/users/{id}") { try await self.getUser($0) },
-            APIRoute("POST", "/v1/devices") { try await self.registerDevice($0) },
-            APIRoute("DELETE", "/v1/devices/{token}") { try await self.removeDevice($0) },
-            APIRoute("GET", "/v1/users/{id}/devices") { try await self.listDevices($0) },
-            APIRoute("POST", "/v1/pushes") { try await self.createPush($0) },
-            APIRoute("GET", "/v1/pushes/{id}") { try await self.getPush($0) },
-            APIRoute("POST", "/v1/drops") { try await self.reportDrop($0) },
-            APIRoute("GET", "/v1/users/{id}/drop") { try await self.dropStatus($0) },
-            APIRoute("DELETE", "/v1/users/{id}/drop") { try await self.cancelDrop($0) },
-            APIRoute("GET", "/v1/users/{id}/mate-requests") { try await self.listMateRequests($0) },
-            APIRoute("POST", "/v1/mate-requests/{id}/accept") { try await self.answerMateRequest($0, accept: true) },
-            APIRoute("POST", "/v1/mate-requests/{id}/decline") { try await self.answerMateRequest($0, accept: false) },
+            APIRoute("GET", "/healthz", scope: configuration.protectHealthz ? .read : nil) { try await self.health($0) },
+            APIRoute("GET", "/metrics", scope: configuration.protectMetrics ? .read : nil) { try await self.metricsText($0) },
+            APIRoute("PUT", "/v1/users/{id}", scope: .manage) { try await self.putUser($0) },
+            APIRoute("GET", "/v1/users/{id}", scope: .read) { try await self.getUser($0) },
+            APIRoute("POST", "/v1/devices", scope: .manage) { try await self.registerDevice($0) },
+            APIRoute("DELETE", "/v1/devices/{token}", scope: .manage) { try await self.removeDevice($0) },
+            APIRoute("GET", "/v1/users/{id}/devices", scope: .read) { try await self.listDevices($0) },
+            APIRoute("POST", "/v1/pushes", scope: .send) { try await self.createPush($0) },
+            APIRoute("GET", "/v1/pushes/{id}", scope: .read) { try await self.getPush($0) },
+            APIRoute("POST", "/v1/drops", scope: .send) { try await self.reportDrop($0) },
+            APIRoute("GET", "/v1/users/{id}/drop", scope: .read) { try await self.dropStatus($0) },
+            APIRoute("DELETE", "/v1/users/{id}/drop", scope: .send) { try await self.cancelDrop($0) },
+            APIRoute("GET", "/v1/users/{id}/mate-requests", scope: .read) { try await self.listMateRequests($0) },
+            APIRoute("POST", "/v1/mate-requests/{id}/accept", scope: .send) { try await self.answerMateRequest($0, accept: true) },
+            APIRoute("POST", "/v1/mate-requests/{id}/decline", scope: .send) { try await self.answerMateRequest($0, accept: false) },
         ])
     }
 
-    /// Answers one request: authentication for `/v1`, routing, the handler, errors as JSON, metrics and a log line.
+    /// Answers one request: access control (`admit`), the handler, errors as JSON, metrics and a log line.
     public func handle(_ request: HTTPServerRequest, router: APIRouter) async -> HTTPServerResponse {
         let started = ContinuousClock.now
-        var routeName = "unmatched"
+        let routeName: String
         let response: HTTPServerResponse
-        if (request.path == "/v1" || request.path.hasPrefix("/v1/"))
-            && !authenticator.isAuthorized(request.header("Authorization")) {
-            response = APIError(status: 401, code: "unauthorized", message: "a valid API key is required (Authorization: Bearer <key>)").response
-        } else {
-            switch router.match(method: request.method, path: request.path) {
-            case .notFound:
-                response = APIError.notFound("not_found", "no route for \(request.method) \(request.path.prefix(200))").response
-            case .methodNotAllowed(let allowed):
-                var error = APIError(status: 405, code: "method_not_allowed", message: "allowed: \(allowed.joined(separator: ", "))").response
-                error.headers.append(("Allow", allowed.joined(separator: ", ")))
-                response = error
-            case .found(let route, let parameters):
-                routeName = route.operation
-                response = await run(route, APIRequest(http: request, parameters: parameters))
-            }
+        switch admit(request, router: router) {
+        case .answer(let answer, let route):
+            routeName = route
+            response = answer
+        case .run(let route, let parameters, let key):
+            routeName = route.operation
+            response = await run(route, APIRequest(http: request, parameters: parameters, key: key))
         }
         metrics.recordRequest(route: routeName, status: response.status)
         let elapsed = ContinuousClock.now - started

@@ -24,13 +24,15 @@ public final class PushServer: Sendable {
     let configuration: PushServiceConfiguration
     let background: Task<Void, Never>
     let gate: RequestGate
-    /// Every API operation as `"METHOD /pattern"` (the OpenAPI document must list the same set).
-    public let operations: Set<String>
+    /// Every API route with the scope it needs (the OpenAPI document must list the same operations and scopes).
+    public let routes: [APIRoute]
+    /// Every API operation as `"METHOD /pattern"`.
+    public var operations: Set<String> { Set(routes.map(\.operation)) }
 
     private init(port: Int, store: PushStore, match: MatchService, metrics: ServiceMetrics, worker: OutboxWorker,
                  http: HTTPServer, loop: EventLoop, senders: PushSenders, logger: ServiceLogger,
                  configuration: PushServiceConfiguration, background: Task<Void, Never>, gate: RequestGate,
-                 operations: Set<String>) {
+                 routes: [APIRoute]) {
         self.port = port
         self.store = store
         self.match = match
@@ -43,7 +45,7 @@ public final class PushServer: Sendable {
         self.configuration = configuration
         self.background = background
         self.gate = gate
-        self.operations = operations
+        self.routes = routes
     }
 
     /// Opens the database, restores pending drops, starts the worker and listens.
@@ -100,7 +102,7 @@ public final class PushServer: Sendable {
         }
         let server = PushServer(port: http.port, store: store, match: match, metrics: metrics, worker: worker, http: http,
                                 loop: loop, senders: senders, logger: logger, configuration: configuration,
-                                background: background, gate: gate, operations: router.operations)
+                                background: background, gate: gate, routes: router.routes)
         logger.info("server.started", [("address", "\(configuration.host):\(http.port)"),
                                        ("pending_drops", "\(restored)"),
                                        ("database", configuration.resolvedDatabasePath)])

@@ -43,13 +43,14 @@ public enum PushServerLauncher {
         var server: PushServer
         var embedded: EmbeddedAPNS?
         var configuration: PushServiceConfiguration
-        var apiKeyFromFile: String?
+        /// The generated key of the embedded mode and the file it is saved in (printed in the banner).
+        var generatedKey: (key: String, path: String)?
     }
 
     static func launch(_ configuration: inout PushServiceConfiguration) async throws -> Launched {
         let logger = ServiceLogger(level: configuration.logLevel)
         var embedded: EmbeddedAPNS?
-        var keyFile: String?
+        var generatedKey: (key: String, path: String)?
         try StartupChecks.databasePath(configuration.resolvedDatabasePath)
         if configuration.embedded {
             let topic = configuration.topic ?? EmbeddedAPNS.defaultTopic
@@ -64,8 +65,8 @@ public enum PushServerLauncher {
             configuration.apns = mock.settings
             if configuration.apiKeys.isEmpty {
                 let key = try APIKeyFile.loadOrCreate(dataDirectory: configuration.dataDirectory)
-                configuration.apiKeys = [key]
-                keyFile = URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("api-key").path
+                configuration.apiKeys = [try APIKey(name: "embedded", secret: key)]
+                generatedKey = (key, URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("api-key").path)
             }
         }
         try StartupChecks.apiKeys(configuration.apiKeys)
@@ -80,7 +81,7 @@ public enum PushServerLauncher {
         } catch {
             throw ConfigurationError("database \(configuration.resolvedDatabasePath) cannot be opened: \(error)")
         }
-        return Launched(server: server, embedded: embedded, configuration: configuration, apiKeyFromFile: keyFile)
+        return Launched(server: server, embedded: embedded, configuration: configuration, generatedKey: generatedKey)
     }
 
     /// The two APNs clients `settings` describe (certificate or token credentials, host override, CA),
@@ -115,11 +116,12 @@ public enum PushServerLauncher {
         let address = "\(configuration.host):\(launched.server.port)"
         var lines = ["listening on \(address)"]
         if launched.embedded != nil {
-            let key = configuration.apiKeys.first ?? ""
-            let url = "http://\(address)"
+            // A configured key is never printed; the examples then show where it goes.
+            let key = launched.generatedKey?.key ?? "$PUSH_API_KEY"
+            let url = "\(configuration.tls.isEnabled ? "https" : "http")://\(address)"
             lines += [
                 "push-server is running with an embedded mock APNs (credentials in \(configuration.dataDirectory)/credentials).",
-                "API key: \(key)" + (launched.apiKeyFromFile.map { " (saved in \($0))" } ?? ""),
+                launched.generatedKey.map { "API key: \($0.key) (saved in \($0.path))" } ?? "API key: the one you configured",
                 "",
                 "Try it:",
                 "  curl -s -X PUT \(url)/v1/users/alice -H 'Authorization: Bearer \(key)' -d '{\"name\":\"Alice\",\"dog_name\":\"Rex\"}'",

@@ -15,7 +15,12 @@ extension PushServiceConfiguration {
           --host ADDR            listen address (default 127.0.0.1)
           --port N               listen port (default 8080; 0 picks one and prints it)
           --database PATH        SQLite file (default DATA_DIR/push.sqlite)
-          --api-key KEY          accepted Bearer key (repeatable; prefer PUSH_API_KEY)
+          --api-key KEY          accepted Bearer key, or sha256:<hex> of it (repeatable; prefer PUSH_API_KEY)
+          --tls-cert PATH        serve HTTPS with this certificate chain (PEM); reloaded on SIGHUP
+          --tls-key PATH         its private key (PEM)
+          --tls-client-ca PATH   require client certificates issued by this CA (PEM)
+          --protect-metrics      GET /metrics needs a key with the read scope
+          --protect-healthz      GET /healthz needs a key with the read scope
           --topic BUNDLE_ID      default apns-topic
           --apns-p12 PATH        APNs provider certificate (.p12)
           --apns-password PW     its password (prefer PUSH_APNS_PASSWORD)
@@ -29,7 +34,7 @@ extension PushServiceConfiguration {
           -h, --help             show this help
 
         ENVIRONMENT: PUSH_CONFIG, PUSH_HOST, PUSH_PORT, PUSH_DATA_DIR, PUSH_DATABASE, PUSH_API_KEY (comma-separated),
-          PUSH_TOPIC, PUSH_EMBEDDED, PUSH_APNS_P12, PUSH_APNS_PASSWORD, PUSH_APNS_P8, PUSH_APNS_KEY_ID,
+          PUSH_TLS_CERT, PUSH_TLS_KEY, PUSH_TLS_CLIENT_CA, PUSH_PROTECT_METRICS, PUSH_PROTECT_HEALTHZ, PUSH_TOPIC, PUSH_EMBEDDED, PUSH_APNS_P12, PUSH_APNS_PASSWORD, PUSH_APNS_P8, PUSH_APNS_KEY_ID,
           PUSH_APNS_TEAM_ID, PUSH_APNS_HOST, PUSH_APNS_PORT, PUSH_APNS_CA,
           PUSH_LOG_LEVEL.
         EXIT CODES: 0 ok, 1 failure, 64 usage error, 78 configuration error.
@@ -45,15 +50,16 @@ extension PushServiceConfiguration {
         }
         try configuration.apply(environment: environment)
         for (flag, value) in flags where flag != "--config" { try configuration.apply(flag: flag, value: value) }
+        try checkUnique(configuration.apiKeys)
         return configuration
     }
 
     private static let valueFlags: Set<String> = [
         "--config", "--data-dir", "--host", "--port", "--database", "--api-key", "--topic", "--apns-p12",
         "--apns-password", "--apns-host", "--apns-port", "--apns-ca", "--log-level", "--apns-p8", "--apns-key-id",
-        "--apns-team-id",
+        "--apns-team-id", "--tls-cert", "--tls-key", "--tls-client-ca",
     ]
-    private static let switchFlags: Set<String> = ["--embedded"]
+    private static let switchFlags: Set<String> = ["--embedded", "--protect-metrics", "--protect-healthz"]
 
     private static func parseFlags(_ arguments: [String]) throws(ConfigurationError) -> [(String, String)] {
         var result: [(String, String)] = []
@@ -89,7 +95,12 @@ extension PushServiceConfiguration {
         case "--host": host = value
         case "--port": port = try Self.port(value, flag)
         case "--database": databasePath = value
-        case "--api-key": apiKeys.append(value)
+        case "--api-key": apiKeys.append(try APIKey(name: "key-\(apiKeys.count + 1)", secret: value))
+        case "--tls-cert": tls.certificatePath = value
+        case "--tls-key": tls.keyPath = value
+        case "--tls-client-ca": tls.clientCAPath = value
+        case "--protect-metrics": protectMetrics = try Self.bool(value, flag)
+        case "--protect-healthz": protectHealthz = try Self.bool(value, flag)
         case "--topic": topic = value
         case "--apns-p12": apns.p12Path = value
         case "--apns-password": apns.password = value
@@ -110,8 +121,15 @@ extension PushServiceConfiguration {
         if let value = environment["PUSH_DATA_DIR"] { dataDirectory = value }
         if let value = environment["PUSH_DATABASE"] { databasePath = value }
         if let value = environment["PUSH_API_KEY"] {
-            apiKeys = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            let secrets = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            apiKeys = []
+            for secret in secrets { apiKeys.append(try APIKey(name: "key-\(apiKeys.count + 1)", secret: secret)) }
         }
+        if let value = environment["PUSH_TLS_CERT"] { tls.certificatePath = value }
+        if let value = environment["PUSH_TLS_KEY"] { tls.keyPath = value }
+        if let value = environment["PUSH_TLS_CLIENT_CA"] { tls.clientCAPath = value }
+        if let value = environment["PUSH_PROTECT_METRICS"] { protectMetrics = try Self.bool(value, "PUSH_PROTECT_METRICS") }
+        if let value = environment["PUSH_PROTECT_HEALTHZ"] { protectHealthz = try Self.bool(value, "PUSH_PROTECT_HEALTHZ") }
         if let value = environment["PUSH_TOPIC"] { topic = value }
         if let value = environment["PUSH_EMBEDDED"] { embedded = try Self.bool(value, "PUSH_EMBEDDED") }
         if let value = environment["PUSH_APNS_P12"] { apns.p12Path = value }
@@ -145,16 +163,19 @@ extension PushServiceConfiguration {
     private mutating func apply(json root: JSONFields) throws(APIError) {
         try root.checkKnown(["host", "port", "data_dir", "database", "api_keys", "embedded", "topic", "log_level",
                              "apns", "outbox", "drops", "wait_timeout_s", "shutdown_deadline_s", "max_body_bytes",
-                             "http_timeout_s", "$comment"])
+                             "http_timeout_s", "protect_metrics", "protect_healthz", "tls", "$comment"])
         if let value = try root.string("host") { host = value }
         if let value = try root.int("port") { port = value }
         if let value = try root.string("data_dir") { dataDirectory = value }
         if let value = try root.string("database") { databasePath = value }
-        if let keys = try root.array("api_keys") {
-            apiKeys = try keys.map { value throws(APIError) in
-                guard let key = value.stringValue else { throw .invalidField("api_keys", "must be strings") }
-                return key
-            }
+        if let keys = try root.array("api_keys") { apiKeys = try Self.apiKeys(json: keys) }
+        if let value = try root.bool("protect_metrics") { protectMetrics = value }
+        if let value = try root.bool("protect_healthz") { protectHealthz = value }
+        if let section = try root.object("tls") {
+            try section.checkKnown(["cert", "key", "client_ca"])
+            if let value = try section.string("cert") { tls.certificatePath = value }
+            if let value = try section.string("key") { tls.keyPath = value }
+            if let value = try section.string("client_ca") { tls.clientCAPath = value }
         }
         if let value = try root.bool("embedded") { embedded = value }
         if let value = try root.string("topic") { topic = value }

@@ -11,8 +11,14 @@ public struct PushServiceConfiguration: Sendable, Equatable {
     public var dataDirectory = "./var"
     /// SQLite database path; nil means `<dataDirectory>/push.sqlite`.
     public var databasePath: String?
-    /// Accepted API keys (Bearer tokens). Never logged.
-    public var apiKeys: [String] = []
+    /// Accepted API keys (Bearer tokens), kept as SHA-256 digests with names, scopes and rate limits.
+    public var apiKeys: [APIKey] = []
+    /// Whether `GET /metrics` needs a key with the `read` scope (default: open).
+    public var protectMetrics = false
+    /// Whether `GET /healthz` needs a key with the `read` scope (default: open).
+    public var protectHealthz = false
+    /// TLS on the REST listener; plain HTTP unless a certificate is set.
+    public var tls = TLSListenerSettings()
     /// Run an in-process mock APNs with fresh credentials instead of talking to Apple.
     public var embedded = false
     /// The default `apns-topic` (the app's bundle id) for devices and pushes that name none.
@@ -71,6 +77,26 @@ public struct PushServiceConfiguration: Sendable, Equatable {
 
         /// Defaults: Apple's hosts, one connection.
         public init() {}
+    }
+
+    /// TLS for the REST listener: certificate and key (PEM), optionally a CA that client certificates must chain to.
+    public struct TLSListenerSettings: Sendable, Equatable {
+        /// The server certificate chain (PEM); TLS is on when set.
+        public var certificatePath: String?
+        /// The server's private key (PEM); required with a certificate.
+        public var keyPath: String?
+        /// When set, clients must present a certificate issued by this CA (PEM).
+        public var clientCAPath: String?
+
+        /// TLS with this certificate and key (all nil: plain HTTP).
+        public init(certificatePath: String? = nil, keyPath: String? = nil, clientCAPath: String? = nil) {
+            self.certificatePath = certificatePath
+            self.keyPath = keyPath
+            self.clientCAPath = clientCAPath
+        }
+
+        /// True when the listener speaks TLS.
+        public var isEnabled: Bool { certificatePath != nil || keyPath != nil }
     }
 
     /// The defaults.

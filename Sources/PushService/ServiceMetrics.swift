@@ -8,6 +8,7 @@ public final class ServiceMetrics: Sendable {
 
     struct PushKey: Hashable { var outcome: String; var reason: String }
     struct RequestKey: Hashable { var route: String; var status: Int }
+    struct LimitKey: Hashable { var key: String; var limit: String }
 
     struct State {
         var pushes: [PushKey: Int] = [:]
@@ -18,6 +19,8 @@ public final class ServiceMetrics: Sendable {
         var latencySum = 0.0
         var inFlight = 0
         var health: [String: APNSHealth] = [:]
+        var authFailures = 0
+        var rateLimited: [LimitKey: Int] = [:]
     }
 
     private let state = PThreadLock(State())
@@ -28,6 +31,16 @@ public final class ServiceMetrics: Sendable {
     /// Counts one answered HTTP request under its route pattern (or `unmatched`).
     public func recordRequest(route: String, status: Int) {
         state.withLock { $0.requests[RequestKey(route: route, status: status), default: 0] += 1 }
+    }
+
+    /// Counts one request refused for a missing or invalid API key.
+    public func recordAuthFailure() {
+        state.withLock { $0.authFailures += 1 }
+    }
+
+    /// Counts one request refused by the named key's `requests` or `notifications` rate limit.
+    public func recordRateLimited(key: String, limit: String) {
+        state.withLock { $0.rateLimited[LimitKey(key: key, limit: limit), default: 0] += 1 }
     }
 
     /// Counts notifications accepted into the outbox.
@@ -130,6 +143,14 @@ public final class ServiceMetrics: Sendable {
         lines.append("# TYPE http_requests_total counter")
         for (key, count) in snapshot.requests.sorted(by: { ($0.key.route, $0.key.status) < ($1.key.route, $1.key.status) }) {
             lines.append("http_requests_total{route=\"\(Self.escape(key.route))\",status=\"\(key.status)\"} \(count)")
+        }
+        lines.append("# HELP http_auth_failures_total Requests refused for a missing or invalid API key.")
+        lines.append("# TYPE http_auth_failures_total counter")
+        lines.append("http_auth_failures_total \(snapshot.authFailures)")
+        lines.append("# HELP http_rate_limited_total Requests refused by a key's rate limit, by key name and limit.")
+        lines.append("# TYPE http_rate_limited_total counter")
+        for (key, count) in snapshot.rateLimited.sorted(by: { ($0.key.key, $0.key.limit) < ($1.key.key, $1.key.limit) }) {
+            lines.append("http_rate_limited_total{key=\"\(Self.escape(key.key))\",limit=\"\(key.limit)\"} \(count)")
         }
         return lines.joined(separator: "\n") + "\n" + extra
     }

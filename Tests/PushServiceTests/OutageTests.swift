@@ -31,7 +31,7 @@ struct OutageTests {
         var configuration = PushServiceConfiguration()
         configuration.port = 0
         configuration.dataDirectory = directory
-        configuration.apiKeys = ["k"]
+        configuration.apiKeys = [try APIKey(name: "test", secret: "k")]
         configuration.topic = "com.example.sniffmeet"
         configuration.retryBaseDelaySeconds = 0.01
         configuration.retryTickSeconds = 0.02

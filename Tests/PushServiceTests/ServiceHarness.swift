@@ -16,7 +16,8 @@ struct ServiceHarness: Sendable {
     let client: TestHTTPClient
     let directory: String
 
-    static func start(configure: @Sendable (inout PushServiceConfiguration) -> Void = { _ in }) async throws -> ServiceHarness {
+    static func start(logger: ServiceLogger = .silent,
+                      configure: @Sendable (inout PushServiceConfiguration) -> Void = { _ in }) async throws -> ServiceHarness {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("push-service-tests-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -32,7 +33,7 @@ struct ServiceHarness: Sendable {
         var configuration = PushServiceConfiguration()
         configuration.port = 0
         configuration.dataDirectory = directory
-        configuration.apiKeys = [apiKey]
+        configuration.apiKeys = [try APIKey(name: "test", secret: apiKey)]
         configuration.topic = topic
         configuration.retryBaseDelaySeconds = 0.05
         // `?wait=true` answers once every notification is final; give a loaded machine time to get there.
@@ -41,7 +42,7 @@ struct ServiceHarness: Sendable {
         let server = try await PushServer.start(
             configuration: configuration,
             senders: PushSenders(production: try sender(development: false), development: try sender(development: true)),
-            logger: .silent)
+            logger: logger)
         return ServiceHarness(server: server, mock: mock, client: TestHTTPClient(port: server.port, apiKey: apiKey),
                               directory: directory)
     }

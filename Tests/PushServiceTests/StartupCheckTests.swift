@@ -51,7 +51,7 @@ struct StartupCheckTests {
             environment: ["PUSH_PORT": "9050", "PUSH_TOPIC": "c.d", "PUSH_API_KEY": "k1, k2"])
         #expect(configuration.port == 9100)
         #expect(configuration.topic == "c.d")
-        #expect(configuration.apiKeys == ["k1", "k2"])
+        #expect(configuration.apiKeys == [try APIKey(name: "key-1", secret: "k1"), try APIKey(name: "key-2", secret: "k2")])
         #expect(configuration.apns.connections == 3)
         #expect(configuration.dropWindowSeconds == 5)
         #expect(throws: ConfigurationError.self) {

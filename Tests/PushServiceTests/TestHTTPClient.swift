@@ -27,6 +27,7 @@ struct TestHTTPClient: Sendable {
         var status: Int
         var body: [UInt8]
         var contentType: String?
+        var headers: [String: String] = [:]
         var json: JSONValue? { try? JSONValue.parse(body) }
         var errorCode: String? { json?["error"]?["code"]?.stringValue }
     }
@@ -49,7 +50,11 @@ struct TestHTTPClient: Sendable {
         }
         let (data, response) = try await session.data(for: request)
         let http = response as! HTTPURLResponse
+        var headers: [String: String] = [:]
+        for (name, value) in http.allHeaderFields {
+            if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
+        }
         return Response(status: http.statusCode, body: Array(data),
-                        contentType: http.value(forHTTPHeaderField: "Content-Type"))
+                        contentType: http.value(forHTTPHeaderField: "Content-Type"), headers: headers)
     }
 }

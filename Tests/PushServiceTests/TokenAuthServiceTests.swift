@@ -22,7 +22,7 @@ struct TokenAuthServiceTests {
         var configuration = PushServiceConfiguration()
         configuration.port = 0
         configuration.dataDirectory = directory
-        configuration.apiKeys = [ServiceHarness.apiKey]
+        configuration.apiKeys = [try APIKey(name: "test", secret: ServiceHarness.apiKey)]
         configuration.topic = topic
         configuration.apns.p8Path = keyPath
         configuration.apns.keyID = setup.keyID
