@@ -18,16 +18,19 @@ public final class HTTPServer: @unchecked Sendable {
     /// The bound port (the chosen one when 0 was asked for).
     public private(set) var port: Int = 0
     let handler: Handler
+    /// TLS for every accepted connection; nil serves plain HTTP.
+    public let tls: HTTPServerTLS?
     private var http: OpaquePointer?
     private(set) var isClosed = false
 
-    /// Binds `host:port` (0 picks a free port) and starts serving on `loop`.
+    /// Binds `host:port` (0 picks a free port) and starts serving on `loop`, over TLS when `tls` is given.
     /// Bodies over `maxBodyBytes` get 413; idle connections close after `timeoutSeconds`.
     public init(loop: EventLoop, host: String = "127.0.0.1", port: Int, maxBodyBytes: Int = 1 << 20,
-                timeoutSeconds: Int = 30, handler: @escaping Handler) throws {
+                timeoutSeconds: Int = 30, tls: HTTPServerTLS? = nil, handler: @escaping Handler) throws {
         self.loop = loop
         self.host = host
         self.handler = handler
+        self.tls = tls
         let box = UnsafeSendableBox(self)
         let bound: Int = try loop.submitSync { try box.value.bind(port: port, maxBodyBytes: maxBodyBytes,
                                                                   timeoutSeconds: timeoutSeconds) }
@@ -50,6 +53,12 @@ public final class HTTPServer: @unchecked Sendable {
             guard let request, let context else { return }
             Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().dispatch(request)
         }, Unmanaged.passUnretained(self).toOpaque())
+        if tls != nil {
+            evhttp_set_bevcb(http, { base, context in
+                guard let base, let context else { return nil }
+                return Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().tls?.makeBufferEvent(base: base)
+            }, Unmanaged.passUnretained(self).toOpaque())
+        }
         guard let socket = evhttp_bind_socket_with_handle(http, host, UInt16(clamping: port)) else {
             evhttp_free(http)
             throw IOError(.bind, "cannot listen on \(host):\(port)")

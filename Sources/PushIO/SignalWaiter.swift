@@ -2,26 +2,26 @@ internal import CEvent
 import Foundation
 import PushSync
 
-/// Catches signals from the moment it is created and lets one task wait for the first of them.
+/// Catches signals from the moment it is created and lets one task wait for them, one at a time.
 ///
 /// Built on libevent's signal events on one loop shared by every waiter of the process (libevent lets only
 /// one event base handle signals): libevent installs a process-wide `sigaction`
 /// handler that writes the signal number to a socket pair, so a signal is seen whichever thread the
 /// kernel delivers it to. (Dispatch signal sources on Linux lose a signal that lands on a thread that
-/// does not block it, which left a process running after SIGTERM now and then.) Signals after the first
-/// are still caught, and ignored, for as long as the waiter lives.
+/// does not block it, which left a process running after SIGTERM now and then.) Signals are caught for
+/// as long as the waiter lives; each `wait()` returns the next one not yet returned, in arrival order.
 ///
 /// `@unchecked Sendable`: `state` is behind a lock; `events` is written once in `init` (on the loop
 /// thread, before `init` returns) and freed in `deinit` on the loop thread.
 public final class SignalWaiter: @unchecked Sendable {
-    private enum State {
-        case waiting
-        case suspended(CheckedContinuation<Int32, Never>)
-        case received(Int32)
-        case done
+    private struct State {
+        /// Signals received and not yet returned by `wait()`.
+        var received: [Int32] = []
+        /// The task suspended in `wait()`, if any.
+        var suspended: CheckedContinuation<Int32, Never>?
     }
 
-    private let state = PThreadLock(State.waiting)
+    private let state = PThreadLock(State())
     private var loop: EventLoop { Self.loop }
     /// The process's one signal-handling loop, started by the first waiter and kept for the process's life.
     private static let loop = EventLoop(name: "push-signals")
@@ -62,34 +62,28 @@ public final class SignalWaiter: @unchecked Sendable {
 
     private func fire(_ number: Int32) {
         let continuation = state.withLock { state -> CheckedContinuation<Int32, Never>? in
-            switch state {
-            case .waiting:
-                state = .received(number)
-                return nil
-            case .suspended(let continuation):
-                state = .done
-                return continuation
-            case .received, .done:
+            guard let continuation = state.suspended else {
+                state.received.append(number)
                 return nil
             }
+            state.suspended = nil
+            return continuation
         }
         continuation?.resume(returning: number)
     }
 
-    /// Suspends until one of the signals arrives (or returns at once if one already did).
+    /// Suspends until a signal arrives that no earlier `wait()` returned (or returns at once if one did);
+    /// one task waits at a time.
     public func wait() async -> Int32 {
-        let number = await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
+        await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
             let early = state.withLock { state -> Int32? in
-                if case .received(let number) = state {
-                    state = .done
-                    return number
-                }
-                state = .suspended(continuation)
+                if !state.received.isEmpty { return state.received.removeFirst() }
+                precondition(state.suspended == nil, "SignalWaiter.wait() called by two tasks at once")
+                state.suspended = continuation
                 return nil
             }
             if let early { continuation.resume(returning: early) }
         }
-        return number
     }
 
     /// The conventional name of a signal number ("SIGTERM", "SIGINT", or "signal N").

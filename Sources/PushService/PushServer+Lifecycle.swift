@@ -11,6 +11,19 @@ extension PushServer {
         return await api.handle(request, router: router)
     }
 
+    /// Reads the listener's TLS certificate, key and client CA again (SIGHUP); new connections use them,
+    /// open ones keep theirs. A file that cannot be used leaves the old ones in place and throws why.
+    public func reloadTLS() throws(ConfigurationError) {
+        guard let tls = http.tls else { return }
+        do {
+            tls.replace(with: try ListenerTLS.context(configuration.tls))
+            logger.info("tls.reloaded", [("certificate", configuration.tls.certificatePath ?? "")])
+        } catch {
+            logger.error("tls.reload_failed", [("error", error.message)])
+            throw error
+        }
+    }
+
     /// Stops accepting requests, lets in-flight requests and sends finish until `deadline` seconds,
     /// closes the APNs senders and stops the HTTP loop. Unfinished sends stay in the outbox for the next start.
     public func shutdown(deadline: Double? = nil) async {

@@ -81,12 +81,13 @@ public final class PushServer: Sendable {
                           senders: senders)
         let router = api.router
         let gate = RequestGate()
+        let tls = configuration.tls.isEnabled ? HTTPServerTLS(context: try ListenerTLS.context(configuration.tls)) : nil
         let loop = EventLoop(name: "push-http")
         let http: HTTPServer
         do {
             http = try HTTPServer(loop: loop, host: configuration.host, port: configuration.port,
                                   maxBodyBytes: configuration.maxBodyBytes,
-                                  timeoutSeconds: configuration.httpTimeoutSeconds) { request, responder in
+                                  timeoutSeconds: configuration.httpTimeoutSeconds, tls: tls) { request, responder in
                 Task { responder.respond(await Self.serve(request, api: api, router: router, gate: gate)) }
             }
         } catch {
@@ -105,7 +106,8 @@ public final class PushServer: Sendable {
                                 background: background, gate: gate, routes: router.routes)
         logger.info("server.started", [("address", "\(configuration.host):\(http.port)"),
                                        ("pending_drops", "\(restored)"),
-                                       ("database", configuration.resolvedDatabasePath)])
+                                       ("database", configuration.resolvedDatabasePath),
+                                       ("tls", tls == nil ? "off" : configuration.tls.clientCAPath == nil ? "on" : "client-certificates")])
         return server
     }
 }

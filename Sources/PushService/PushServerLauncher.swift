@@ -30,9 +30,15 @@ public enum PushServerLauncher {
             return 1
         }
         // Handlers go in before the banner announces readiness, so an early SIGTERM still drains cleanly.
-        let signals = SignalWaiter([SIGTERM, SIGINT])
+        let signals = SignalWaiter([SIGTERM, SIGINT, SIGHUP])
         printBanner(launched)
-        let signal = SignalWaiter.name(of: await signals.wait())
+        var received = await signals.wait()
+        while received == SIGHUP {
+            // A reload that fails keeps serving with what was loaded before (and says why in the log).
+            try? launched.server.reloadTLS()
+            received = await signals.wait()
+        }
+        let signal = SignalWaiter.name(of: received)
         launched.server.logger.info("server.signal", [("signal", signal)])
         await launched.server.shutdown()
         launched.embedded?.mock.stop()

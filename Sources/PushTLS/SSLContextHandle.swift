@@ -8,11 +8,19 @@ final class SSLContextHandle: @unchecked Sendable {
     /// The `SSL_CTX*`.
     let raw: OpaquePointer
 
-    /// A new context for `TLS_client_method()` or `TLS_server_method()`, TLS 1.2 minimum.
+    /// TLS 1.2 suites a server accepts: forward secrecy and AEAD only (no CBC, SHA-1 MACs, RSA key
+    /// exchange or 3DES). TLS 1.3's own suites are all of that kind already.
+    static let serverTLS12Ciphers = "ECDHE+AESGCM:ECDHE+CHACHA20"
+
+    /// A new context for `TLS_client_method()` or `TLS_server_method()`, TLS 1.2 minimum; a server offers
+    /// only `serverTLS12Ciphers` under TLS 1.2.
     init(server: Bool) throws {
         raw = try OpenSSLCall.check(SSL_CTX_new(server ? TLS_server_method() : TLS_client_method()), "SSL_CTX_new")
         try OpenSSLCall.check(push_SSL_CTX_set_min_proto_version(raw, TLS1_2_VERSION) == 1,
                               "SSL_CTX_set_min_proto_version")
+        if server {
+            try OpenSSLCall.check(status: SSL_CTX_set_cipher_list(raw, Self.serverTLS12Ciphers), "SSL_CTX_set_cipher_list")
+        }
         // libevent's bufferevent_openssl may retry a write from a different buffer address.
         _ = push_SSL_CTX_set_mode(raw, Int(SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER))
     }

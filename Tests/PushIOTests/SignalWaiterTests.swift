@@ -28,6 +28,18 @@ struct SignalWaiterTests {
         #expect(await number == SIGUSR1)
     }
 
+    @Test("every signal is returned, one per wait(), in order (SIGHUP reloads many times, then SIGTERM stops)")
+    func repeatedSignals() async {
+        let waiter = SignalWaiter([SIGUSR1, SIGUSR2])
+        kill(getpid(), SIGUSR1)
+        #expect(await waiter.wait() == SIGUSR1)
+        async let second = waiter.wait()
+        kill(getpid(), SIGUSR2)
+        #expect(await second == SIGUSR2)
+        kill(getpid(), SIGUSR1)
+        #expect(await waiter.wait() == SIGUSR1)
+    }
+
     @Test("names of the signals push-server reports")
     func names() {
         #expect(SignalWaiter.name(of: SIGTERM) == "SIGTERM")

@@ -1,0 +1,35 @@
+import PushTLS
+
+/// Builds the REST listener's TLS context from `PushServiceConfiguration.TLSListenerSettings`.
+enum ListenerTLS {
+    /// A server context for the configured certificate and key (TLS 1.2+, AEAD suites, ALPN `http/1.1`),
+    /// requiring client certificates from `clientCAPath` when set. Each problem is one clear line.
+    static func context(_ settings: PushServiceConfiguration.TLSListenerSettings) throws(ConfigurationError) -> TLSContext {
+        guard let certificate = settings.certificatePath, let key = settings.keyPath else {
+            throw ConfigurationError("TLS needs both a certificate and a key: set tls.cert and tls.key (or --tls-cert and --tls-key)")
+        }
+        let identity: TLSIdentity
+        do {
+            identity = try TLSIdentity(certificatePEMPath: certificate, keyPEMPath: key)
+            try identity.checkNotExpired()
+        } catch let error as TLSError {
+            switch error.kind {
+            case .fileMissing: throw ConfigurationError("TLS certificate \(certificate) or key \(key) does not exist or cannot be read")
+            case .keyMismatch: throw ConfigurationError("TLS key \(key) does not match the certificate \(certificate)")
+            case .expiredCertificate: throw ConfigurationError("TLS certificate \(certificate) has expired or is not yet valid")
+            default: throw ConfigurationError("TLS certificate \(certificate) cannot be used: \(error.message)")
+            }
+        } catch {
+            throw ConfigurationError("TLS certificate \(certificate) cannot be used: \(error)")
+        }
+        var configuration = TLSServerConfiguration(identity: identity, alpn: ["http/1.1"])
+        if let clientCA = settings.clientCAPath {
+            configuration.clientCertificates = .require(trust: .caFile(clientCA))
+        }
+        do {
+            return try TLSContext.server(configuration)
+        } catch {
+            throw ConfigurationError("TLS listener cannot be set up (client CA \(settings.clientCAPath ?? "none")): \(error)")
+        }
+    }
+}
