@@ -1,3 +1,4 @@
+import PushIO
 import PushTLS
 
 /// Builds the REST listener's TLS context from `PushServiceConfiguration.TLSListenerSettings`.
@@ -30,6 +31,19 @@ enum ListenerTLS {
             return try TLSContext.server(configuration)
         } catch {
             throw ConfigurationError("TLS listener cannot be set up (client CA \(settings.clientCAPath ?? "none")): \(error)")
+        }
+    }
+
+    /// Reads the certificate, key and client CA again and hands them to `tls` for new connections; a file
+    /// that cannot be used leaves the old ones in place and throws why. Both outcomes are logged.
+    static func reload(_ tls: HTTPServerTLS, _ settings: PushServiceConfiguration.TLSListenerSettings,
+                       logger: ServiceLogger) throws(ConfigurationError) {
+        do {
+            tls.replace(with: try context(settings))
+            logger.info("tls.reloaded", [("certificate", settings.certificatePath ?? "")])
+        } catch {
+            logger.error("tls.reload_failed", [("error", error.message)])
+            throw error
         }
     }
 }

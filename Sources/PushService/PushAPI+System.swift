@@ -4,6 +4,21 @@ import PushIO
 import PushStore
 
 extension PushAPI {
+    /// `POST /v1/admin/reload`: reads the listener's TLS certificate, key and client CA again (what SIGHUP
+    /// does); 200 with what was reloaded, 422 `reload_failed` when a file cannot be used (the old stay).
+    func reload(_ request: APIRequest) async throws -> HTTPServerResponse {
+        var reloaded: [JSONValue] = []
+        if let listenerTLS {
+            do {
+                try ListenerTLS.reload(listenerTLS, configuration.tls, logger: logger)
+            } catch {
+                throw APIError(status: 422, code: "reload_failed", message: error.message)
+            }
+            reloaded.append("tls")
+        }
+        return .json(status: 200, ["reloaded": .array(reloaded)])
+    }
+
     /// `GET /healthz`: database and APNs state; 503 when the database does not answer.
     func health(_ request: APIRequest) async throws -> HTTPServerResponse {
         var databaseOK = true

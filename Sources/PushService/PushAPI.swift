@@ -16,6 +16,8 @@ public struct PushAPI: Sendable {
     let authenticator: APIKeyAuthenticator
     let configuration: PushServiceConfiguration
     let senders: PushSenders
+    /// The REST listener's TLS, reloaded by `POST /v1/admin/reload` (nil: plain HTTP).
+    let listenerTLS: HTTPServerTLS?
     /// Turns for the memory-heavy part of `POST /v1/pushes` (parse, rows, enqueue): two at a time.
     let intake = AsyncLimiter(limit: 2)
     /// Per-key request and notification buckets.
@@ -41,6 +43,7 @@ public struct PushAPI: Sendable {
             APIRoute("GET", "/v1/users/{id}/mate-requests", scope: .read) { try await self.listMateRequests($0) },
             APIRoute("POST", "/v1/mate-requests/{id}/accept", scope: .send) { try await self.answerMateRequest($0, accept: true) },
             APIRoute("POST", "/v1/mate-requests/{id}/decline", scope: .send) { try await self.answerMateRequest($0, accept: false) },
+            APIRoute("POST", "/v1/admin/reload", scope: .admin) { try await self.reload($0) },
         ])
     }
 

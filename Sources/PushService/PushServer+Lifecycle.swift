@@ -15,13 +15,7 @@ extension PushServer {
     /// open ones keep theirs. A file that cannot be used leaves the old ones in place and throws why.
     public func reloadTLS() throws(ConfigurationError) {
         guard let tls = http.tls else { return }
-        do {
-            tls.replace(with: try ListenerTLS.context(configuration.tls))
-            logger.info("tls.reloaded", [("certificate", configuration.tls.certificatePath ?? "")])
-        } catch {
-            logger.error("tls.reload_failed", [("error", error.message)])
-            throw error
-        }
+        try ListenerTLS.reload(tls, configuration.tls, logger: logger)
     }
 
     /// Stops accepting requests, lets in-flight requests and sends finish until `deadline` seconds,

@@ -75,13 +75,13 @@ public final class PushServer: Sendable {
                                                                      outbox: outbox),
                                  condition: condition)
         let restored = try await match.restore()
+        let tls = configuration.tls.isEnabled ? HTTPServerTLS(context: try ListenerTLS.context(configuration.tls)) : nil
         let api = PushAPI(store: store, outbox: outbox, writer: OutboxWriter(outbox: outbox), match: match,
                           waiters: waiters, metrics: metrics, logger: logger,
                           authenticator: APIKeyAuthenticator(keys: configuration.apiKeys), configuration: configuration,
-                          senders: senders)
+                          senders: senders, listenerTLS: tls)
         let router = api.router
         let gate = RequestGate()
-        let tls = configuration.tls.isEnabled ? HTTPServerTLS(context: try ListenerTLS.context(configuration.tls)) : nil
         let loop = EventLoop(name: "push-http")
         let http: HTTPServer
         do {

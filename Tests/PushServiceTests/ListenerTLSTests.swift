@@ -102,7 +102,7 @@ struct ListenerTLSTests {
         try? FileManager.default.removeItem(atPath: files.directory)
     }
 
-    @Test("reloadTLS serves a renewed certificate to new connections; an unusable file keeps the old one")
+    @Test("POST /v1/admin/reload serves a renewed certificate to new connections; an unusable file keeps the old one")
     func reload() async throws {
         let files = try Self.credentials()
         let renewed = try Self.credentials()
@@ -113,10 +113,13 @@ struct ListenerTLSTests {
         try FileManager.default.removeItem(atPath: files.serverCertificatePath)
         try FileManager.default.copyItem(atPath: renewed.serverCertificatePath, toPath: files.serverCertificatePath)
         #expect(throws: ConfigurationError.self) { try harness.server.reloadTLS() }
+        let refused = try await Self.curl(port, "/v1/admin/reload", ["--cacert", files.caCertificatePath, "-X", "POST"])
+        #expect(refused.status == 422, "POST /v1/admin/reload with a mismatched key: \(refused.output)")
         #expect(try await Self.curl(port, "/healthz", ["--cacert", files.caCertificatePath]).status == 200)
         try FileManager.default.removeItem(atPath: files.serverKeyPath)
         try FileManager.default.copyItem(atPath: renewed.serverKeyPath, toPath: files.serverKeyPath)
-        try harness.server.reloadTLS()
+        let reloaded = try await Self.curl(port, "/v1/admin/reload", ["--cacert", files.caCertificatePath, "-X", "POST"])
+        #expect(reloaded.status == 200, "\(reloaded.output)")
         #expect(try await Self.curl(port, "/healthz", ["--cacert", renewed.caCertificatePath]).status == 200)
         #expect(try await Self.curl(port, "/healthz", ["--cacert", files.caCertificatePath]).exit == 60)
         await harness.stop()
