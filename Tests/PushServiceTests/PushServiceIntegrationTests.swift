@@ -135,13 +135,14 @@ struct PushServiceIntegrationTests {
     func unauthorized() async throws {
         let harness = try await ServiceHarness.start()
         let v1 = harness.server.operations.filter { $0.contains(" /v1/") }
-        #expect(v1.count == 13)
+        #expect(v1.count == 14)
         for operation in v1.sorted() {
             let parts = operation.split(separator: " ", maxSplits: 1)
             let path = parts[1].replacingOccurrences(of: "{id}", with: "u1")
                 .replacingOccurrences(of: "{token}", with: String(repeating: "c", count: 64))
             for client in [harness.client.with(apiKey: nil), harness.client.with(apiKey: "wrong-key"),
-                           harness.client.with(apiKey: ServiceHarness.apiKey + "x")] {
+                           harness.client.with(apiKey: ServiceHarness.apiKey + "x"),
+                           harness.client.with(apiKey: ServiceHarness.apiKey + String(repeating: "x", count: 256))] {
                 let method = String(parts[0])
                 let response = try await client.send(method, path, body: ["GET", "DELETE"].contains(method) ? nil : "{}")
                 #expect(response.status == 401, "\(operation)")

@@ -2,13 +2,16 @@
 import Glibc
 #endif
 import Foundation
+import PushTLS
 
-/// A plain TCP connection to the service for requests URLSession cannot make: invalid UTF-8 on the wire,
+/// A TCP (or TLS) connection to the service for requests URLSession cannot make: invalid UTF-8 on the wire,
 /// a body sent slowly or never, a 10 MB upload. Reads block, bounded by `SO_RCVTIMEO` as a safety net.
 final class RawHTTPConnection {
     private let fd: Int32
+    private var tls: BlockingTLSSocket?
 
-    init(port: Int, receiveTimeout seconds: Int = 30) throws {
+    /// Connects to 127.0.0.1:`port`; with `tls`, runs a TLS handshake (verifying 127.0.0.1) before any byte.
+    init(port: Int, receiveTimeout seconds: Int = 30, tls context: TLSContext? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EMFILE) }
         var address = sockaddr_in()
@@ -24,14 +27,26 @@ final class RawHTTPConnection {
         }
         var timeout = timeval(tv_sec: seconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        if let context {
+            do {
+                tls = try BlockingTLSSocket(fd: fd, context: context, serverName: "127.0.0.1")
+            } catch {
+                close(fd)
+                throw error
+            }
+        }
     }
 
-    deinit { close(fd) }
+    deinit {
+        tls = nil
+        close(fd)
+    }
 
     /// Writes all of `bytes`; false when the peer closed or reset the connection first.
     @discardableResult
     func write(_ bytes: [UInt8]) -> Bool {
         var offset = 0
+        if let tls { return tls.write(bytes) }
         while offset < bytes.count {
             let sent = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             if sent <= 0 { return false }
@@ -43,12 +58,18 @@ final class RawHTTPConnection {
     @discardableResult
     func write(_ text: String) -> Bool { write(Array(text.utf8)) }
 
+    /// One read from the socket or the TLS session: bytes read, 0 at the end, negative on an error.
+    private func receive(into buffer: inout [UInt8]) -> Int {
+        if let tls { return tls.read(into: &buffer) }
+        return buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+    }
+
     /// Reads until the peer closes the connection (or the safety timeout passes: `timedOut` is then true).
     func readToEnd() -> (bytes: [UInt8], timedOut: Bool) {
         var result: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
-            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            let count = receive(into: &buffer)
             if count > 0 { result += buffer[0..<count]; continue }
             if count == 0 || errno == ECONNRESET { return (result, false) }
             if errno == EINTR { continue }
@@ -73,7 +94,7 @@ final class RawHTTPConnection {
                     return (status, Array(data[end.upperBound..<(end.upperBound + length)]))
                 }
             }
-            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            let count = receive(into: &buffer)
             if count <= 0 { return nil }
             data += buffer[0..<count]
         }
