@@ -49,9 +49,12 @@ public struct DropCondition: Sendable, Equatable {
     /// The angle in degrees between `direction` and `forwardAxis`, or nil if the vector is not finite or has no length.
     public static func angleDegrees(from direction: SIMD3<Double>) -> Double? {
         guard direction.x.isFinite, direction.y.isFinite, direction.z.isFinite else { return nil }
-        let length = (direction * direction).sum().squareRoot()
-        guard length.isFinite, length > 0 else { return nil }
-        let cosine = min(1, max(-1, (direction * forwardAxis).sum() / length))
+        // Scaled by its largest component first, so neither 1e300 nor 1e-320 over- or underflows the length.
+        let largest = max(abs(direction.x), abs(direction.y), abs(direction.z))
+        guard largest > 0 else { return nil }
+        let unit = direction / largest
+        let length = (unit * unit).sum().squareRoot()
+        let cosine = min(1, max(-1, (unit * forwardAxis).sum() / length))
         return acos(cosine) * 180 / Double.pi
     }
 }

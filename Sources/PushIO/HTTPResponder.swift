@@ -8,10 +8,13 @@ public final class HTTPResponder: @unchecked Sendable {
     private let request: OpaquePointer
     private let server: HTTPServer
     private var sent = false
+    /// The connection must close after the reply (see `HTTPServer.leavesBodyUnread`).
+    private let closeAfterReply: Bool
 
-    init(request: OpaquePointer, server: HTTPServer) {
+    init(request: OpaquePointer, server: HTTPServer, closeAfterReply: Bool = false) {
         self.request = request
         self.server = server
+        self.closeAfterReply = closeAfterReply
     }
 
     /// Sends `response`; only the first call counts.
@@ -28,6 +31,7 @@ public final class HTTPResponder: @unchecked Sendable {
         for (name, value) in response.headers {
             evhttp_add_header(headers, name, value)
         }
+        if closeAfterReply { evhttp_add_header(headers, "Connection", "close") }
         guard let buffer = evbuffer_new() else {
             evhttp_send_error(request, 500, nil)
             return

@@ -52,6 +52,8 @@ extension HTTPServer {
         case EVHTTP_REQ_HEAD: "HEAD"
         case EVHTTP_REQ_PATCH: "PATCH"
         case EVHTTP_REQ_OPTIONS: "OPTIONS"
+        case EVHTTP_REQ_TRACE: "TRACE"
+        case EVHTTP_REQ_CONNECT: "CONNECT"
         default: "UNKNOWN"
         }
     }

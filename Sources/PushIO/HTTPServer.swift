@@ -45,10 +45,10 @@ public final class HTTPServer: @unchecked Sendable {
         guard let http = evhttp_new(loop.base) else { throw IOError(.bind, "evhttp_new failed") }
         evhttp_set_max_body_size(http, maxBodyBytes)
         evhttp_set_timeout(http, Int32(timeoutSeconds))
-        let methods = EVHTTP_REQ_GET.rawValue | EVHTTP_REQ_POST.rawValue | EVHTTP_REQ_PUT.rawValue
-            | EVHTTP_REQ_DELETE.rawValue | EVHTTP_REQ_HEAD.rawValue | EVHTTP_REQ_PATCH.rawValue
-            | EVHTTP_REQ_OPTIONS.rawValue
-        evhttp_set_allowed_methods(http, UInt16(methods))
+        // Every method reaches the handler, those evhttp does not know too (they arrive as "UNKNOWN"), so
+        // the application answers an unsupported one (405 with Allow and its own error body) instead of
+        // evhttp's HTML 501.
+        evhttp_set_allowed_methods(http, UInt16.max)
         evhttp_set_gencb(http, { request, context in
             guard let request, let context else { return }
             Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().dispatch(request)
@@ -92,7 +92,20 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     private func dispatch(_ request: OpaquePointer) {
-        handler(Self.makeRequest(request), HTTPResponder(request: request, server: self))
+        let parsed = Self.makeRequest(request)
+        let closing = Self.leavesBodyUnread(parsed, command: evhttp_request_get_command(request))
+        handler(parsed, HTTPResponder(request: request, server: self, closeAfterReply: closing))
+    }
+
+    /// True when evhttp did not read a body the client sent: it reads bodies only for POST, PUT and PATCH,
+    /// so a GET, DELETE, TRACE or unknown method with `Content-Length` or `Transfer-Encoding` leaves body
+    /// bytes that it would parse as the next request on the connection. Such a connection closes after the
+    /// reply instead.
+    static func leavesBodyUnread(_ request: HTTPServerRequest, command: evhttp_cmd_type) -> Bool {
+        guard command != EVHTTP_REQ_POST, command != EVHTTP_REQ_PUT, command != EVHTTP_REQ_PATCH else { return false }
+        if request.header("Transfer-Encoding") != nil { return true }
+        if let length = request.header("Content-Length") { return length.trimmingCharacters(in: .whitespaces) != "0" }
+        return false
     }
 
     /// Stops listening and drops every open connection (unanswered requests are not answered).

@@ -27,12 +27,12 @@ public struct APIRequest: Sendable {
         try JSONFields.parse(body: http.body)
     }
 
-    /// A boolean query flag (`true`/`1`/`yes`); throws 400 for any other value.
+    /// A boolean query flag, `true` or `false` as the OpenAPI document says; throws 400 for any other value.
     public func queryFlag(_ name: String) throws(APIError) -> Bool {
         guard let value = http.queryValue(name) else { return false }
-        switch value.lowercased() {
-        case "true", "1", "yes", "": return true
-        case "false", "0", "no": return false
+        switch value {
+        case "true": return true
+        case "false": return false
         default: throw .badRequest("invalid_query", "\(name) must be true or false")
         }
     }

@@ -11,22 +11,35 @@ public struct APIRoute: Sendable {
     public let pattern: String
     /// The scope a key needs for this route; nil for a route open without a key.
     public let scope: APIScope?
+    /// What each `{name}` path parameter must look like.
+    public let parameters: [String: PathParameter]
     /// The pattern split into segments.
     let segments: [Substring]
     /// The code that answers it.
     let handler: Handler
 
-    /// Creates a route that needs `scope` (nil: open without a key).
-    public init(_ method: String, _ pattern: String, scope: APIScope?, handler: @escaping Handler) {
+    /// Creates a route that needs `scope` (nil: open without a key), with a rule for each path parameter.
+    public init(_ method: String, _ pattern: String, scope: APIScope?, parameters: [String: PathParameter] = [:],
+                handler: @escaping Handler) {
         self.method = method
         self.pattern = pattern
         self.scope = scope
+        self.parameters = parameters
         self.segments = pattern.split(separator: "/")
         self.handler = handler
     }
 
     /// `"GET /v1/users/{id}"`: how the OpenAPI document names the same operation.
     public var operation: String { "\(method) \(pattern)" }
+
+    /// A 400 `invalid_path` for the first captured parameter that breaks its rule, or nil.
+    func parameterError(_ captured: [String: String]) -> APIError? {
+        for (name, rule) in parameters.sorted(by: { $0.key < $1.key }) {
+            guard let value = captured[name], let problem = rule.problem(value) else { continue }
+            return .badRequest("invalid_path", "\(name) \(problem)")
+        }
+        return nil
+    }
 
     func match(_ pathSegments: [Substring]) -> [String: String]? {
         guard pathSegments.count == segments.count else { return nil }

@@ -39,22 +39,31 @@ public struct JSONFields: Sendable {
         }
     }
 
-    /// True if the member is present and not null.
+    /// True if the member is present (a `null` counts: the typed getters refuse it unless allowed).
     public func has(_ key: String) -> Bool {
-        guard let value = members[key] else { return false }
-        return !value.isNull
+        members[key] != nil
     }
 
-    private func present(_ key: String) -> JSONValue? {
-        guard let value = members[key], !value.isNull else { return nil }
+    /// The member's value; nil when absent, or when `null` and `allowNull`; a `null` otherwise is a 400.
+    private func present(_ key: String, allowNull: Bool) throws(APIError) -> JSONValue? {
+        guard let value = members[key] else { return nil }
+        guard !value.isNull else {
+            if allowNull { return nil }
+            throw .invalidField(prefix + key, "must not be null")
+        }
         return value
     }
 
-    /// An optional string of at most `maxBytes` UTF-8 bytes.
-    public func string(_ key: String, maxBytes: Int = 1024) throws(APIError) -> String? {
-        guard let value = present(key) else { return nil }
+    /// An optional string of at most `maxBytes` UTF-8 bytes (and `maxLength` Unicode code points, JSON
+    /// Schema's `maxLength`, when given); `null` counts as absent only with `allowNull`.
+    public func string(_ key: String, maxBytes: Int = 1024, maxLength: Int? = nil,
+                       allowNull: Bool = false) throws(APIError) -> String? {
+        guard let value = try present(key, allowNull: allowNull) else { return nil }
         guard case .string(let text) = value else { throw .invalidField(prefix + key, "must be a string") }
         guard text.utf8.count <= maxBytes else { throw .invalidField(prefix + key, "longer than \(maxBytes) bytes") }
+        if let maxLength, text.unicodeScalars.count > maxLength {
+            throw .invalidField(prefix + key, "longer than \(maxLength) characters")
+        }
         return text
     }
 
@@ -65,11 +74,14 @@ public struct JSONFields: Sendable {
         return text
     }
 
-    /// An optional integer (a JSON number without a fraction).
-    public func int(_ key: String) throws(APIError) -> Int? {
-        guard let value = present(key) else { return nil }
+    /// An optional integer: a JSON number without a fraction (`5` or `5.0`, as JSON Schema's `integer`).
+    public func int(_ key: String, allowNull: Bool = false) throws(APIError) -> Int? {
+        guard let value = try present(key, allowNull: allowNull) else { return nil }
         switch value {
         case .int(let number):
+            guard let result = Int(exactly: number) else { throw .invalidField(prefix + key, "out of range") }
+            return result
+        case .double(let number) where number.rounded() == number && number.isFinite:
             guard let result = Int(exactly: number) else { throw .invalidField(prefix + key, "out of range") }
             return result
         default:
@@ -79,7 +91,7 @@ public struct JSONFields: Sendable {
 
     /// An optional finite number.
     public func double(_ key: String) throws(APIError) -> Double? {
-        guard let value = present(key) else { return nil }
+        guard let value = try present(key, allowNull: false) else { return nil }
         switch value {
         case .int(let number): return Double(number)
         case .double(let number) where number.isFinite: return number
@@ -95,20 +107,20 @@ public struct JSONFields: Sendable {
 
     /// An optional boolean.
     public func bool(_ key: String) throws(APIError) -> Bool? {
-        guard let value = present(key) else { return nil }
+        guard let value = try present(key, allowNull: false) else { return nil }
         guard case .bool(let flag) = value else { throw .invalidField(prefix + key, "must be true or false") }
         return flag
     }
 
     /// An optional nested object.
     public func object(_ key: String) throws(APIError) -> JSONFields? {
-        guard let value = present(key) else { return nil }
+        guard let value = try present(key, allowNull: false) else { return nil }
         return try JSONFields(value, prefix: prefix + key + ".")
     }
 
     /// An optional array.
     public func array(_ key: String) throws(APIError) -> [JSONValue]? {
-        guard let value = present(key) else { return nil }
+        guard let value = try present(key, allowNull: false) else { return nil }
         guard case .array(let elements) = value else { throw .invalidField(prefix + key, "must be an array") }
         return elements
     }

@@ -12,7 +12,7 @@ extension PushAPI {
     /// Routing, authentication, scope and the request rate limit, in that order of concern: a route that
     /// needs a key (every `/v1` path, even an unknown one, and `/metrics` or `/healthz` when protected)
     /// answers 401 without a valid key before anything about it is revealed, then 403 outside the key's
-    /// scopes, then 429 over its request rate.
+    /// scopes, then 429 over its request rate, then 400 for a malformed path parameter.
     func admit(_ request: HTTPServerRequest, router: APIRouter) -> Admission {
         let match = router.match(method: request.method, path: request.path)
         let needsKey: Bool
@@ -51,6 +51,7 @@ extension PushAPI {
                 let error = APIError.rateLimited("API key \(key.name) is over its request rate", retryAfter: after)
                 return .answer(error.response, route: route.operation)
             }
+            if let error = route.parameterError(parameters) { return .answer(error.response, route: route.operation) }
             return .run(route, parameters, key)
         }
     }

@@ -30,8 +30,11 @@ extension PushAPI {
         return .json(status: 200, ["devices": .array(devices.map(RecordJSON.device))])
     }
 
-    /// The normalized (lowercase hex) form of a token, or 400.
+    /// The normalized (lowercase hex) form of a token (an even number, 64-200, of hex digits), or 400.
     static func deviceToken(_ text: String, field: String) throws(APIError) -> String {
+        guard APIFieldRules.isHexToken(text) else {
+            throw APIError.invalidField(field, "not a device token (an even number, 64-200, of hex digits)")
+        }
         do {
             return try DeviceToken(text).hex
         } catch {

@@ -61,7 +61,7 @@ extension PushAPI {
     func answerMateRequest(_ request: APIRequest, accept: Bool) async throws -> HTTPServerResponse {
         let body = try request.jsonBody()
         try body.checkKnown(["user_id"])
-        let userID = try body.requiredString("user_id", maxBytes: 64)
+        let userID = try body.userID("user_id")
         let answered = try await match.answer(mateRequestID: request.parameter("id"), by: userID, accept: accept)
         return .json(status: 200, RecordJSON.mateRequest(answered))
     }

@@ -72,7 +72,7 @@ extension PushAPI {
     private func resolveTargets(_ push: PushRequest) async throws -> [Target] {
         switch push.target {
         case .tokens(let tokens):
-            guard let topic = push.topic ?? configuration.topic else {
+            guard let topic = push.topic(default: configuration.topic) else {
                 throw APIError.invalidField("topic", "is required (no default topic is configured)")
             }
             try push.validate(topic: topic)

@@ -27,22 +27,24 @@ public struct PushAPI: Sendable {
 
     /// The router with every operation (the OpenAPI document lists the same set).
     public var router: APIRouter {
-        APIRouter(routes: [
+        let user: [String: PathParameter] = ["id": .userID]
+        let mateRequest: [String: PathParameter] = ["id": .mateRequestID]
+        return APIRouter(routes: [
             APIRoute("GET", "/healthz", scope: configuration.protectHealthz ? .read : nil) { try await self.health($0) },
             APIRoute("GET", "/metrics", scope: configuration.protectMetrics ? .read : nil) { try await self.metricsText($0) },
-            APIRoute("PUT", "/v1/users/{id}", scope: .manage) { try await self.putUser($0) },
-            APIRoute("GET", "/v1/users/{id}", scope: .read) { try await self.getUser($0) },
+            APIRoute("PUT", "/v1/users/{id}", scope: .manage, parameters: user) { try await self.putUser($0) },
+            APIRoute("GET", "/v1/users/{id}", scope: .read, parameters: user) { try await self.getUser($0) },
             APIRoute("POST", "/v1/devices", scope: .manage) { try await self.registerDevice($0) },
-            APIRoute("DELETE", "/v1/devices/{token}", scope: .manage) { try await self.removeDevice($0) },
-            APIRoute("GET", "/v1/users/{id}/devices", scope: .read) { try await self.listDevices($0) },
+            APIRoute("DELETE", "/v1/devices/{token}", scope: .manage, parameters: ["token": .deviceToken]) { try await self.removeDevice($0) },
+            APIRoute("GET", "/v1/users/{id}/devices", scope: .read, parameters: user) { try await self.listDevices($0) },
             APIRoute("POST", "/v1/pushes", scope: .send) { try await self.createPush($0) },
-            APIRoute("GET", "/v1/pushes/{id}", scope: .read) { try await self.getPush($0) },
+            APIRoute("GET", "/v1/pushes/{id}", scope: .read, parameters: ["id": .pushID]) { try await self.getPush($0) },
             APIRoute("POST", "/v1/drops", scope: .send) { try await self.reportDrop($0) },
-            APIRoute("GET", "/v1/users/{id}/drop", scope: .read) { try await self.dropStatus($0) },
-            APIRoute("DELETE", "/v1/users/{id}/drop", scope: .send) { try await self.cancelDrop($0) },
-            APIRoute("GET", "/v1/users/{id}/mate-requests", scope: .read) { try await self.listMateRequests($0) },
-            APIRoute("POST", "/v1/mate-requests/{id}/accept", scope: .send) { try await self.answerMateRequest($0, accept: true) },
-            APIRoute("POST", "/v1/mate-requests/{id}/decline", scope: .send) { try await self.answerMateRequest($0, accept: false) },
+            APIRoute("GET", "/v1/users/{id}/drop", scope: .read, parameters: user) { try await self.dropStatus($0) },
+            APIRoute("DELETE", "/v1/users/{id}/drop", scope: .send, parameters: user) { try await self.cancelDrop($0) },
+            APIRoute("GET", "/v1/users/{id}/mate-requests", scope: .read, parameters: user) { try await self.listMateRequests($0) },
+            APIRoute("POST", "/v1/mate-requests/{id}/accept", scope: .send, parameters: mateRequest) { try await self.answerMateRequest($0, accept: true) },
+            APIRoute("POST", "/v1/mate-requests/{id}/decline", scope: .send, parameters: mateRequest) { try await self.answerMateRequest($0, accept: false) },
             APIRoute("POST", "/v1/admin/reload", scope: .admin) { try await self.reload($0) },
         ])
     }
@@ -85,8 +87,10 @@ public struct PushAPI: Sendable {
 
     static func apiError(_ error: PushStoreError) -> APIError {
         switch error {
-        case .invalidUserID, .invalidToken, .invalidField, .profileTooLarge:
+        case .invalidUserID, .invalidToken, .invalidField:
             return APIError(status: 400, code: "invalid_field", message: error.description)
+        case .profileTooLarge:
+            return APIError(status: 413, code: "profile_too_large", message: error.description)
         case .duplicateID: return APIError(status: 409, code: "duplicate", message: error.description)
         case .notFound: return APIError(status: 404, code: "not_found", message: error.description)
         case .notRecipient: return APIError(status: 403, code: "not_recipient", message: error.description)
@@ -97,7 +101,8 @@ public struct PushAPI: Sendable {
 
     static func apiError(_ error: MatchError) -> APIError {
         switch error {
-        case .selfReport: return APIError(status: 400, code: "self_report", message: error.description)
+        // Not a shape the OpenAPI schema can state (two fields equal), so not a 400.
+        case .selfReport: return APIError(status: 422, code: "self_report", message: error.description)
         case .invalidMeasurement: return APIError(status: 400, code: "invalid_measurement", message: error.description)
         case .unknownUser: return APIError(status: 404, code: "unknown_user", message: error.description)
         case .mateRequestNotFound: return APIError(status: 404, code: "not_found", message: error.description)

@@ -30,6 +30,9 @@ package struct PushRequest: Sendable {
     /// The notification body: compact JSON with sorted keys.
     package var payload: [UInt8]
 
+    /// The largest integer the API takes for counts and times (2^53 - 1, exact in every JSON reader).
+    static let maxJSONInteger = 9_007_199_254_740_991
+
     /// The members a body may have.
     static let fields: Set<String> = [
         "tokens", "user_id", "payload", "alert", "badge", "sound", "category", "thread_id", "data",
@@ -58,12 +61,11 @@ package struct PushRequest: Sendable {
             }
             target = .tokens(tokens)
         case (false, true):
-            target = .user(try body.requiredString("user_id", maxBytes: 64))
+            target = .user(try body.userID("user_id"))
         default:
             throw .badRequest("invalid_target", "give exactly one of tokens or user_id")
         }
-        topic = try body.string("topic", maxBytes: 255)
-        if topic?.isEmpty == true { throw .invalidField("topic", "must not be empty") }
+        topic = try body.topic("topic")
         environment = try body.string("environment")
         if let environment, environment != "production" && environment != "development" {
             throw .invalidField("environment", "must be \"production\" or \"development\"")
@@ -73,13 +75,24 @@ package struct PushRequest: Sendable {
         guard pushType.isKnown else { throw .badRequest("unknown_push_type", "unknown push_type \"\(typeName.prefix(40))\"") }
         if let value = try body.int("priority") {
             guard let priority = Priority(rawValue: value) else { throw .invalidField("priority", "must be 10, 5 or 1") }
+            guard !(priority == .immediately && pushType == .background) else {
+                throw .invalidField("priority", "10 is not allowed for a background push (use 5 or 1)")
+            }
             self.priority = priority
         }
+        if let topic, let suffix = pushType.topicSuffix, !topic.hasSuffix(suffix) {
+            throw .invalidField("topic", "a \(pushType.rawValue) push needs a topic ending in \(suffix)")
+        }
         if let value = try body.int("expiration") {
-            guard value >= 0 else { throw .invalidField("expiration", "must be epoch seconds ≥ 0") }
+            guard (0...Self.maxJSONInteger).contains(value) else {
+                throw .invalidField("expiration", "must be epoch seconds from 0 to \(Self.maxJSONInteger)")
+            }
             expiration = value
         }
         collapseID = try body.string("collapse_id", maxBytes: 64)
+        if let collapseID, !APIFieldRules.isCollapseID(collapseID) {
+            throw .invalidField("collapse_id", "must be 1-64 printable ASCII characters")
+        }
         payload = try Self.payload(body)
     }
 
@@ -99,25 +112,26 @@ package struct PushRequest: Sendable {
         var aps: [String: JSONValue] = [:]
         if let alert = body.members["alert"], !alert.isNull {
             if case .string(let text) = alert {
+                guard text.unicodeScalars.count <= 4096 else { throw .invalidField("alert", "longer than 4096 characters") }
                 aps["alert"] = .string(text)
             } else {
                 let fields = try JSONFields(alert, prefix: "alert.")
                 try fields.checkKnown(["title", "subtitle", "body"])
                 var members: [String: JSONValue] = [:]
                 for key in ["title", "subtitle", "body"] {
-                    if let text = try fields.string(key, maxBytes: 4096) { members[key] = .string(text) }
+                    if let text = try fields.string(key, maxBytes: 16_384, maxLength: 4096) { members[key] = .string(text) }
                 }
                 guard !members.isEmpty else { throw .invalidField("alert", "needs a title, subtitle or body") }
                 aps["alert"] = .object(members)
             }
         }
         if let badge = try body.int("badge") {
-            guard badge >= 0 else { throw .invalidField("badge", "must be ≥ 0") }
+            guard (0...maxJSONInteger).contains(badge) else { throw .invalidField("badge", "must be 0 to \(maxJSONInteger)") }
             aps["badge"] = .int(Int64(badge))
         }
-        if let sound = try body.string("sound", maxBytes: 256) { aps["sound"] = .string(sound) }
-        if let category = try body.string("category", maxBytes: 256) { aps["category"] = .string(category) }
-        if let thread = try body.string("thread_id", maxBytes: 256) { aps["thread-id"] = .string(thread) }
+        if let sound = try body.string("sound", maxBytes: 1024, maxLength: 256) { aps["sound"] = .string(sound) }
+        if let category = try body.string("category", maxBytes: 1024, maxLength: 256) { aps["category"] = .string(category) }
+        if let thread = try body.string("thread_id", maxBytes: 1024, maxLength: 256) { aps["thread-id"] = .string(thread) }
         if try body.bool("content_available") == true { aps["content-available"] = 1 }
         if try body.bool("mutable_content") == true { aps["mutable-content"] = 1 }
         guard !aps.isEmpty else {
@@ -132,13 +146,27 @@ package struct PushRequest: Sendable {
         return JSONValue.object(root).serialized()
     }
 
-    /// Checks the notification for `topic` as APNs would (suffix rules, priority, size); throws 400.
+    /// The topic for explicit tokens: the one given, or the default topic with the push type's suffix
+    /// (`com.example.app` + `.voip` for a VoIP push).
+    package func topic(default defaultTopic: String?) -> String? {
+        if let topic { return topic }
+        guard let defaultTopic else { return nil }
+        guard let suffix = pushType.topicSuffix, !defaultTopic.hasSuffix(suffix) else { return defaultTopic }
+        return defaultTopic + suffix
+    }
+
+    /// Checks the notification for `topic` as APNs would (suffix rules, priority, size): 413 for a payload
+    /// over the push type's limit, 400 for the rest.
     package func validate(topic: String) throws(APIError) {
         let notification = APNSNotification(token: DeviceToken(bytes: [UInt8](repeating: 0, count: 32)), topic: topic, pushType: pushType,
                                             priority: priority,
                                             expiration: expiration.map { .at(epochSeconds: Int64($0)) } ?? .none,
                                             collapseID: collapseID, payload: payload)
         if let rejection = notification.validate() {
+            if rejection.reason == .payloadTooLarge {
+                throw APIError(status: 413, code: "payload_too_large", message:
+                               "the payload is \(payload.count) bytes; a \(pushType.rawValue) push takes at most \(pushType.maxPayloadBytes)")
+            }
             throw .badRequest("invalid_notification", "APNs would reject this notification: \(rejection.reason.rawValue)")
         }
     }

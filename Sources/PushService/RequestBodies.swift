@@ -16,8 +16,8 @@ package struct DeviceRegistrationRequest: Sendable, Equatable {
     package init(_ body: JSONFields) throws(APIError) {
         try body.checkKnown(["token", "user_id", "topic", "environment"])
         token = try PushAPI.deviceToken(try body.requiredString("token", maxBytes: 400), field: "token")
-        userID = try body.requiredString("user_id", maxBytes: 64)
-        topic = try body.string("topic", maxBytes: 255)
+        userID = try body.userID("user_id")
+        topic = try body.topic("topic")
         environment = try body.requiredString("environment")
         guard environment == "production" || environment == "development" else {
             throw .invalidField("environment", "must be \"production\" or \"development\"")
@@ -39,8 +39,8 @@ package struct DropReportRequest: Sendable, Equatable {
     /// Parses and checks the body; throws a 400 `APIError`.
     package init(_ body: JSONFields) throws(APIError) {
         try body.checkKnown(["user_id", "peer_id", "distance_m", "direction"])
-        userID = try body.requiredString("user_id", maxBytes: 64)
-        peerID = try body.requiredString("peer_id", maxBytes: 64)
+        userID = try body.userID("user_id")
+        peerID = try body.userID("peer_id")
         distance = try body.requiredDouble("distance_m")
         guard let vector = try body.object("direction") else { return }
         try vector.checkKnown(["x", "y", "z"])
@@ -58,7 +58,25 @@ extension ProfileCard {
     package init(_ body: JSONFields) throws(APIError) {
         try body.checkKnown(["name", "dog_name", "breed", "age", "bio", "image_url"])
         self.init(name: try body.requiredString("name"), dogName: try body.requiredString("dog_name"),
-                  breed: try body.string("breed"), age: try body.int("age"), bio: try body.string("bio"),
-                  imageURL: try body.string("image_url"))
+                  breed: try body.string("breed", allowNull: true), age: try body.int("age", allowNull: true),
+                  bio: try body.string("bio", allowNull: true), imageURL: try body.string("image_url", allowNull: true))
+    }
+}
+
+extension JSONFields {
+    /// A required user id (`^[A-Za-z0-9_.-]{1,64}$`).
+    func userID(_ key: String) throws(APIError) -> String {
+        let value = try requiredString(key, maxBytes: 64)
+        guard APIFieldRules.isUserID(value) else { throw .invalidField(prefix + key, "must be 1-64 characters of A-Z a-z 0-9 _ . -") }
+        return value
+    }
+
+    /// An optional apns-topic: a bundle id, with the push type's suffix where one applies.
+    func topic(_ key: String) throws(APIError) -> String? {
+        guard let value = try string(key, maxBytes: 255) else { return nil }
+        guard APIFieldRules.isTopic(value) else {
+            throw .invalidField(prefix + key, "must be a bundle id: labels of A-Z a-z 0-9 - joined by dots, at most 255 bytes")
+        }
+        return value
     }
 }

@@ -50,8 +50,9 @@ public struct ProfileCard: Codable, Sendable, Equatable {
         }
         if let imageURL {
             try StoreValidation.optional(imageURL, field: "image_url", max: 512)
-            guard imageURL.hasPrefix("https://") || imageURL.hasPrefix("http://") else {
-                throw .invalidField(field: "image_url", reason: "must be an http(s) URL")
+            guard imageURL.hasPrefix("https://") || imageURL.hasPrefix("http://"),
+                  imageURL.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+                throw .invalidField(field: "image_url", reason: "must be an http(s) URL of printable ASCII without spaces")
             }
         }
         let size = encodedJSON().utf8.count
@@ -64,7 +65,8 @@ public struct ProfileCard: Codable, Sendable, Equatable {
             if required { throw .invalidField(field: field, reason: "must not be empty") }
             return
         }
-        guard value.count <= maxCharacters else {
+        // Unicode code points, as JSON Schema's maxLength counts.
+        guard value.unicodeScalars.count <= maxCharacters else {
             throw .invalidField(field: field, reason: "longer than \(maxCharacters) characters")
         }
     }

@@ -1,13 +1,15 @@
 /// Input rules both twins enforce before writing anything.
-enum StoreValidation {
+public enum StoreValidation {
     /// Environments a device or outbox row may name.
     static let environments: Set<String> = ["production", "development"]
 
     static func userID(_ id: String) throws(PushStoreError) {
-        let utf8 = id.utf8
-        guard (1...64).contains(utf8.count), utf8.allSatisfy(isUserIDByte) else {
-            throw .invalidUserID(id)
-        }
+        guard isUserID(id) else { throw .invalidUserID(id) }
+    }
+
+    /// True for a valid user id: `^[A-Za-z0-9_.-]{1,64}$` (the REST API checks ids with this too).
+    public static func isUserID(_ id: String) -> Bool {
+        (1...64).contains(id.utf8.count) && id.utf8.allSatisfy(isUserIDByte)
     }
 
     private static func isUserIDByte(_ b: UInt8) -> Bool {
