@@ -46,6 +46,7 @@ struct HostileInputTests {
             guard let response else { continue }
             #expect((400..<500).contains(response.status), "\(example.label): got \(response.status)")
             let code = (try? JSONValue.parse(response.body))?["error"]?["code"]?.stringValue
+            print("HOSTILE|\(example.label)|\(response.status)|\(code ?? "-")|\(String(decoding: response.body.prefix(300), as: UTF8.self))")
             #expect(code != nil, "\(example.label): a JSON error body, got \(String(decoding: response.body.prefix(200), as: UTF8.self))")
         }
         try await expectNothingWritten(harness)
