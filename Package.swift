@@ -66,7 +66,7 @@ let package = Package(
         .testTarget(name: "PushTLSTests", dependencies: ["PushTLS"], swiftSettings: strict),
         .testTarget(name: "APNSTests", dependencies: ["APNS", "APNSMock", "APNSCore", "PushSync", "PushTLS"], swiftSettings: strict),
         .testTarget(name: "PushIOTests", dependencies: ["PushIO", "PushSync", "PushTLS"], swiftSettings: strict),
-        .testTarget(name: "PushHTTP2Tests", dependencies: ["PushHTTP2", "PushIO", "PushTLS"], swiftSettings: strict),
+        .testTarget(name: "PushHTTP2Tests", dependencies: ["PushHTTP2", "PushIO", "PushSync", "PushTLS"], swiftSettings: strict),
         .executableTarget(name: "pushstore-crash-writer", dependencies: ["PushStore"],
                           path: "Tests/PushStoreCrashWriter", swiftSettings: strict),
         .testTarget(name: "PushStoreTests", dependencies: ["PushStore", "pushstore-crash-writer"], swiftSettings: strict),
@@ -76,7 +76,7 @@ let package = Package(
         .testTarget(name: "ProfileDropTests", dependencies: ["ProfileDrop", "PushStore", "PushSync", "APNSCore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "APNSMockTests", dependencies: ["APNSMock", "APNSCore", "PushHTTP2", "PushIO", "PushSync", "PushTLS"], swiftSettings: strict),
         .testTarget(name: "PushCtlTests", dependencies: ["pushctl", "push-server", "PushChaos", "APNSMock", "APNSCore", "PushSync", "PushTLS", "PushIO"], swiftSettings: strict),
-        .testTarget(name: "FuzzCorpusTests", dependencies: ["fuzz-requests", "fuzz-payload"], swiftSettings: strict),
+        .testTarget(name: "FuzzCorpusTests", dependencies: ["fuzz-requests", "fuzz-payload", "FuzzSupport", "APNSCore", "PushSync"], swiftSettings: strict),
         .testTarget(name: "PushServiceTests", dependencies: ["PushService", "PushChaos", "APNSMock", "APNS", "APNSCore", "PushStore", "ProfileDrop", "PushTLS", "TestSupport"], swiftSettings: strict),
     ]
 )

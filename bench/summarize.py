@@ -18,11 +18,14 @@ for line in open(raw_path):
         except ValueError:
             pass
         continue
-    case, kind, text = parts
+    case, kind, text = parts[:3]
+    load = float(parts[3]) if len(parts) > 3 and parts[3] else None   # 1-minute load average before the run
     try:
         data = json.loads(text)
     except ValueError:
         data = {"error": text}
+    if load is not None:
+        data["load_before"] = load
     entry = cases.setdefault(case, {"runs": [], "warmup": None, "skipped": None})
     if kind == "run":
         entry["runs"].append(data)
@@ -30,6 +33,48 @@ for line in open(raw_path):
         entry["warmup"] = data
     else:
         entry["skipped"] = data.get("skipped")
+
+# Cases whose peer answers some requests with a rejection on purpose (B4: 1% of notifications).
+REJECTIONS_EXPECTED = {"B4.client"}
+
+
+def run_problem(case, run):
+    """Why a measured run does not count (None when every request succeeded)."""
+    if run.get("error") or run.get("first_error"):
+        return run.get("error") or run.get("first_error")
+    for key in ("errors", "warmup_errors", "failed", "errored"):
+        if run.get(key):
+            return f"{run[key]} {key.replace('_', ' ')}"
+    if case not in REJECTIONS_EXPECTED:
+        for key in ("rejected", "warmup_rejected"):
+            if run.get(key):
+                return f"{run[key]} {key.replace('_', ' ')}"
+    if "succeeded" in run and "n" in run and run["succeeded"] != run["n"]:
+        return f"{run['succeeded']} of {run['n']} succeeded"
+    if "status_2xx" in run and run.get("status_2xx") != run.get("n"):
+        return f"{run.get('status_2xx')} of {run.get('n')} answered 2xx"
+    if run.get("bench") == "aioapns" and run.get("accepted") != run.get("n"):
+        return f"{run.get('accepted')} of {run.get('n')} accepted"
+    return None
+
+
+def invalid(case):
+    """None when the case ran and every measured run succeeded in full, else why not."""
+    entry = cases.get(case)
+    if entry is None or entry.get("skipped"):
+        return None if entry else "not run"
+    if not entry["runs"]:
+        return "no measured run"
+    problems = [p for p in (run_problem(case, r) for r in entry["runs"]) if p]
+    return f"{len(problems)} of {len(entry['runs'])} runs had errors, e.g. {problems[0]}" if problems else None
+
+
+def loads(*names):
+    """min–max of the 1-minute load average before the measured runs of these cases."""
+    values = [r["load_before"] for c in names for r in cases.get(c, {}).get("runs", []) if "load_before" in r]
+    if not values:
+        return ""
+    return f"; load {min(values):.2f}–{max(values):.2f}"
 
 
 def stat(case, key):
@@ -78,75 +123,100 @@ def fr(r, digits=2):
 rows, results = [], {}
 
 
-def row(case, figure, goal, verdict=""):
-    rows.append((case, figure, goal, verdict))
+def row(case, figure, goal, verdict="", sources=()):
+    """One table row; `sources` are the cases behind it: any invalid one makes the row invalid."""
+    reasons = [f"{c}: {invalid(c)}" for c in sources if invalid(c)]
+    if reasons:
+        figure, verdict = f"{figure} — INVALID ({'; '.join(reasons)})", "invalid"
+    rows.append((case, figure + loads(*sources), goal, verdict))
 
 
 def met(value, ok):
     return "" if value is None else ("met" if ok else "not met")
 
 
-b1c, b1cpu = stat("B1.client", "rate"), stat("B1.client", "cpu_us_per_notification")
+FAST = "mock --accept-all (fast path: no validation, rules or records)"
+b1c, b1cpu = stat("B1.client", "rate"), stat("B1.client", "process_cpu_us_per_notification")
 h2m, h2mcpu = stat("B1.h2load-mock", "rate"), stat("B1.h2load-mock", "cpu_us_per_notification")
 h2n, h2ncpu = stat("B1.h2load-nghttpd", "rate"), stat("B1.h2load-nghttpd", "cpu_us_per_notification")
-cn, cncpu = stat("B1.client-nghttpd", "rate"), stat("B1.client-nghttpd", "cpu_us_per_notification")
-row("B1 client → mock, 1 conn, 256 B, m=1000", f"{fmt(b1c, '/s')}, {fmt(b1cpu, ' µs/notif', 1)} CPU", "")
+cn, cncpu = stat("B1.client-nghttpd", "rate"), stat("B1.client-nghttpd", "process_cpu_us_per_notification")
+row(f"B1 client → {FAST}, 1 conn, 256 B, m=1000", f"{fmt(b1c, '/s')}, {fmt(b1cpu, ' µs/notif', 1)} CPU (whole process)",
+    "", sources=("B1.client",))
 if h2m:
     r, rc = ratio(b1c, h2m), ratio(b1cpu, h2mcpu)
-    row("B1 h2load → mock", f"{fmt(h2m, '/s')}, {fmt(h2mcpu, ' µs/req', 1)} CPU", "")
-    row("B1 ratio client/h2load (mock)", f"rate {fr(r)}, CPU {fr(rc)}", "rate ≥ 0.9×, CPU ≤ 1.5×",
-        met(r, r is not None and r >= 0.9 and rc is not None and rc <= 1.5))
+    row("B1 h2load → mock --accept-all", f"{fmt(h2m, '/s')}, {fmt(h2mcpu, ' µs/req', 1)} CPU (whole process)", "",
+        sources=("B1.h2load-mock",))
+    row("B1 ratio client/h2load (mock --accept-all)", f"rate {fr(r)}, CPU {fr(rc)}", "rate ≥ 0.9×, CPU ≤ 1.5×",
+        met(r, r is not None and r >= 0.9 and rc is not None and rc <= 1.5), sources=("B1.client", "B1.h2load-mock"))
 else:
     row("B1 h2load → mock", "skipped: " + (cases.get("B1.h2load-mock", {}).get("skipped") or "no data"), "")
 r, rc = ratio(cn, h2n), ratio(cncpu, h2ncpu)
-row("B1' client → nghttpd", f"{fmt(cn, '/s')}, {fmt(cncpu, ' µs/notif', 1)} CPU", "")
-row("B1' h2load → nghttpd", f"{fmt(h2n, '/s')}, {fmt(h2ncpu, ' µs/req', 1)} CPU", "")
+row("B1' client → nghttpd", f"{fmt(cn, '/s')}, {fmt(cncpu, ' µs/notif', 1)} CPU (whole process)", "",
+    sources=("B1.client-nghttpd",))
+row("B1' h2load → nghttpd", f"{fmt(h2n, '/s')}, {fmt(h2ncpu, ' µs/req', 1)} CPU (whole process)", "",
+    sources=("B1.h2load-nghttpd",))
 row("B1' ratio client/h2load (nghttpd)", f"rate {fr(r)}, CPU {fr(rc)}", "rate ≥ 0.9×, CPU ≤ 1.5×",
-    met(r, r is not None and r >= 0.9 and rc is not None and rc <= 1.5))
+    met(r, r is not None and r >= 0.9 and rc is not None and rc <= 1.5), sources=("B1.client-nghttpd", "B1.h2load-nghttpd"))
 for c, case in ((1, "B1.client"), (2, "B2.c2"), (4, "B2.c4")):
-    row(f"B2 connections={c}", f"{fmt(stat(case, 'rate'), '/s')}, "
-        f"{fmt(stat(case, 'cpu_us_per_notification'), ' µs', 1)}", "")
+    row(f"B2 connections={c} (mock --accept-all)", f"{fmt(stat(case, 'rate'), '/s')}, "
+        f"{fmt(stat(case, 'cpu_us_per_notification'), ' µs', 1)}", "", sources=(case,))
 for p, case in ((100, "B3.p100"), (256, "B1.client"), (1024, "B3.p1024"), (4096, "B3.p4096")):
-    row(f"B3 payload={p} B", f"{fmt(stat(case, 'rate'), '/s')}, "
-        f"{fmt(stat(case, 'cpu_us_per_notification'), ' µs', 1)}", "")
-b4 = stat("B4.client", "rate")
+    row(f"B3 payload={p} B (mock --accept-all)", f"{fmt(stat(case, 'rate'), '/s')}, "
+        f"{fmt(stat(case, 'cpu_us_per_notification'), ' µs', 1)}", "", sources=(case,))
+b4 = stat("B4.client", "answered_rate")
 bound = 500 / 0.040
 r4 = None if b4 is None else b4["median"] / bound
-row("B4 40 ms, 500 streams, 1% reject → limit 1",
-    f"{fmt(b4, '/s')} = {'n/a' if r4 is None else f'{r4:.0%}'} of {bound:,.0f}/s bound; "
+row("B4 40 ms, 500 streams, 1% reject → limit 1 (validating mock)",
+    f"{fmt(b4, '/s')} answered = {'n/a' if r4 is None else f'{r4:.0%}'} of {bound:,.0f}/s bound; "
     f"p50 {fmt(stat('B4.client', 'p50_ms'), ' ms')}, p99 {fmt(stat('B4.client', 'p99_ms'), ' ms')}",
-    "≥ 90% of bound", met(r4, r4 is not None and r4 >= 0.9))
+    "≥ 90% of bound", met(r4, r4 is not None and r4 >= 0.9), sources=("B4.client",))
 if h2m:
     r = ratio(h2m, h2n)
-    row("B5 h2load: mock / nghttpd", f"{fr(r)} ({fmt(h2m, '/s')} vs {fmt(h2n, '/s')})", "≥ 1.0×",
-        met(r, r is not None and r >= 1.0))
+    row("B5 h2load: mock --accept-all / nghttpd", f"{fr(r)} ({fmt(h2m, '/s')} vs {fmt(h2n, '/s')})", "≥ 1.0×",
+        met(r, r is not None and r >= 1.0), sources=("B1.h2load-mock", "B1.h2load-nghttpd"))
 else:
     row("B5 h2load: mock / nghttpd", f"skipped (mock requires client certs); nghttpd alone {fmt(h2n, '/s')}", "≥ 1.0×")
+b5v = stat("B5.client-mock-validating", "rate")
+r = ratio(b5v, cn)
+row("B5' our client: mock validating (rules, records) / nghttpd", f"{fr(r)} ({fmt(b5v, '/s')} vs {fmt(cn, '/s')})", "",
+    sources=("B5.client-mock-validating", "B1.client-nghttpd"))
 b6c, b6a = stat("B6.client", "rate"), stat("B6.aioapns", "rate")
 r = ratio(b6c, b6a)
-row("B6 client / aioapns (mock, 1 conn)", f"{fr(r, 1)} ({fmt(b6c, '/s')} vs {fmt(b6a, '/s')}; aioapns "
-    f"{fmt(stat('B6.aioapns', 'cpu_us_per_notification'), ' µs/notif')} CPU)", "≥ 20×", met(r, r is not None and r >= 20))
+b6n = (cases.get("B6.aioapns", {}).get("runs") or [{}])[0]
+row(f"B6 client (1 conn) / aioapns (default pool), m={b6n.get('in_flight', '?')}, n={b6n.get('n', '?')}, {FAST}",
+    f"{fr(r, 1)} ({fmt(b6c, '/s')} vs {fmt(b6a, '/s')}; aioapns "
+    f"{fmt(stat('B6.aioapns', 'cpu_us_per_notification'), ' µs/notif')} CPU)", "≥ 20×",
+    met(r, r is not None and r >= 20), sources=("B6.client", "B6.aioapns"))
+# B7 and B8 goals are ratios to a baseline measured in the same run, so a busier machine moves both sides:
+# B7 against our client alone on the mock (B1), B8 against B7 (the store's headroom over the service).
+# The thresholds are the old absolute goals' ratios (20,000/s over B1's ~110,000/s; 50,000 over 20,000).
 b7, b7rss = stat("B7", "rate"), stat("B7", "peak_rss_mb")
 if b7:
-    row("B7 service: POST /v1/pushes → outbox → APNs client → mock",
-        f"{fmt(b7, '/s')}; API accept → APNs accept p50 {fmt(stat('B7', 'p50_ms'), ' ms')}, "
+    r7 = ratio(b7, b1c)
+    row("B7 service: POST /v1/pushes → outbox → APNs client → embedded mock (zero latency)",
+        f"{fmt(b7, '/s')} = {fr(r7)} B1's client alone; API accept → APNs accept p50 {fmt(stat('B7', 'p50_ms'), ' ms')}, "
         f"p99 {fmt(stat('B7', 'p99_ms'), ' ms')}; peak RSS {fmt(b7rss, ' MB')}; "
         f"{fmt(stat('B7', 'cpu_us_per_notification'), ' µs/notif', 1)} server CPU",
-        "≥ 20,000/s, peak RSS ≤ 64 MB",
-        met(b7, b7rss is not None and b7["median"] >= 20000 and b7rss["max"] <= 64))
+        "≥ 0.2× B1 client, peak RSS ≤ 64 MB",
+        met(r7, r7 is not None and b7rss is not None and r7 >= 0.2 and b7rss["max"] <= 64), sources=("B7", "B1.client"))
 else:
     row("B7 service end to end", "skipped: " + (cases.get("B7", {}).get("skipped") or "no data"),
-        "≥ 20,000/s, peak RSS ≤ 64 MB")
+        "≥ 0.2× B1 client, peak RSS ≤ 64 MB")
 b8 = stat("B8.store", "rate")
-row("B8 outbox enqueue+claim+complete", fmt(b8, " cycles/s"), "≥ 50,000/s", met(b8, b8 is not None and b8["median"] >= 50000))
-row("B9 drops, 1,000 concurrent reporters", f"p50 {fmt(stat('B9.drops', 'p50_ms'), ' ms', 1)}, "
-    f"p99 {fmt(stat('B9.drops', 'p99_ms'), ' ms', 1)}, {fmt(stat('B9.drops', 'rate'), ' reports/s')}", "")
+r8 = ratio(b8, b7)
+row("B8 outbox enqueue+claim+complete (SQLite)", f"{fmt(b8, ' cycles/s')} = {fr(r8)} B7's rate", "≥ 2.5× B7",
+    met(r8, r8 is not None and r8 >= 2.5), sources=("B8.store", "B7"))
+for store in ("memory", "sqlite"):
+    case = f"B9.drops-{store}"
+    row(f"B9 drops, 1,000 concurrent reporters, {store} store", f"p50 {fmt(stat(case, 'p50_ms'), ' ms', 1)}, "
+        f"p99 {fmt(stat(case, 'p99_ms'), ' ms', 1)}, {fmt(stat(case, 'rate'), ' reports/s')}", "", sources=(case,))
 
-errors = {c: [r.get("error") or r.get("first_error") for r in e["runs"] if r.get("error") or r.get("first_error")]
-          for c, e in cases.items()}
+errors = {c: [p for p in (run_problem(c, r) for r in e["runs"]) if p] for c, e in cases.items()}
 errors = {c: e for c, e in errors.items() if e}
+invalid_cases = sorted(c for c in cases if invalid(c))
 results = {"conditions": conditions, "machine": machine, "cases": cases, "mock_counters": extras,
-           "table": [dict(zip(("case", "figure", "goal", "verdict"), r)) for r in rows], "errors": errors}
+           "table": [dict(zip(("case", "figure", "goal", "verdict"), r)) for r in rows], "errors": errors,
+           "valid": not invalid_cases, "invalid_cases": invalid_cases}
 json.dump(results, open(json_path, "w"), indent=1)
 
 lines = ["| Case | Median (min–max) | Goal | |", "|---|---|---|---|"]
@@ -155,9 +225,12 @@ md = ["# Benchmark summary", "",
       f"Machine: {machine['cores']} cores, {machine['cpu']}; Linux {machine['kernel']}; {machine['swift']}; "
       f"nghttp2 {machine['nghttp2']} ({machine['h2load']}); {machine['openssl']}; libevent {machine['libevent']}; "
       f"{machine['python']}. Load average at end: {' '.join(machine['load_average_at_end'])}.", "",
-      f"Run: {conditions}. Median of the measured runs after one warm-up; min–max in brackets. "
-      "Client and server share the machine's cores.", ""] + lines
+      f"Run: {conditions}. Median of the measured runs after one warm-up; min–max in brackets; the 1-minute "
+      "load average before the measured runs beside each figure. Client and server share the machine's cores. "
+      "A run counts only if every request in it succeeded; a row with any failed run is INVALID and never met.",
+      "", f"Validity: {'every run valid' if not invalid_cases else 'INVALID: ' + ', '.join(invalid_cases)}.", ""] + lines
 if errors:
     md += ["", "Errors:"] + [f"- {c}: {e[0]}" for c, e in errors.items()]
 open(md_path, "w").write("\n".join(md) + "\n")
 print("\n".join(md))
+sys.exit(1 if invalid_cases else 0)   # an invalid run is not a result

@@ -1,12 +1,26 @@
 import APNSCore
 
 /// Invariant checks shared by the fuzz targets. A broken invariant stops the process with a message,
-/// which libFuzzer records as a crash together with the input.
+/// which libFuzzer records as a crash together with the input; inside ``reporting(to:_:)`` (the test
+/// suite's replay) it is handed to a reporter instead, and the check goes on.
 public enum FuzzCheck {
-    /// Stops the process with `message` unless `condition` holds.
+    /// Receives a broken invariant's message and where it was checked.
+    public typealias Reporter = @Sendable (_ message: String, _ file: StaticString, _ line: UInt) -> Void
+
+    @TaskLocal private static var reporter: Reporter?
+
+    /// Runs `body` with broken invariants going to `reporter` instead of stopping the process.
+    public static func reporting<R>(to reporter: @escaping Reporter, _ body: () throws -> R) rethrows -> R {
+        try $reporter.withValue(reporter, operation: body)
+    }
+
+    /// Reports `message` as a broken invariant unless `condition` holds: stops the process, or hands it to
+    /// the reporter of ``reporting(to:_:)``.
     public static func expect(_ condition: Bool, _ message: @autoclosure () -> String,
                               file: StaticString = #fileID, line: UInt = #line) {
-        if !condition { fatalError("invariant broken: \(message())", file: file, line: line) }
+        guard !condition else { return }
+        if let reporter { return reporter(message(), file, line) }
+        fatalError("invariant broken: \(message())", file: file, line: line)
     }
 
     /// `bytes` must be canonical compact JSON: it parses, and serializing the result gives the same bytes.
@@ -17,7 +31,8 @@ public enum FuzzCheck {
         do {
             value = try JSONValue.parse(bytes)
         } catch {
-            fatalError("invariant broken: \(what) is not valid JSON (\(error)): \(String(decoding: bytes.prefix(300), as: UTF8.self))")
+            expect(false, "\(what) is not valid JSON (\(error)): \(String(decoding: bytes.prefix(300), as: UTF8.self))")
+            return .null
         }
         expect(value.serialized() == bytes, "\(what) is not in canonical form")
         return value

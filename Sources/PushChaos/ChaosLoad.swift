@@ -101,6 +101,7 @@ final class ChaosLoad: Sendable {
 
     private func poster(_ ledger: Ledger) async {
         var failuresWithoutKill = 0
+        var lastError = "refused"
         while let batch = await ledger.claim() {
             let tokens = (0..<plan.batchSize).map { token(batch: batch, index: $0) }
             let (port, generation) = await target.current()
@@ -109,16 +110,19 @@ final class ChaosLoad: Sendable {
                 failuresWithoutKill = 0
                 await ledger.acknowledge(pushID: pushID, count: tokens.count)
             case .refused(let status, let body):
+                // A refusal is a problem in itself (the verdict fails on any noted problem).
                 await ledger.unanswered(tokens, problem: "POST /v1/pushes answered \(status): \(body)")
                 failuresWithoutKill += 1
             case .failed(let error):
                 await ledger.unanswered(tokens, problem: nil)
                 await target.waitForNewer(than: generation)
                 failuresWithoutKill += 1
-                if failuresWithoutKill > 50 {
-                    await ledger.note("posting keeps failing: \(error)")
-                    return
-                }
+                lastError = error
+            }
+            if failuresWithoutKill > 50 {
+                // Giving up leaves pushes unacknowledged and notes a problem: either fails the run.
+                await ledger.note("a poster gave up after \(failuresWithoutKill) failed posts in a row: \(lastError)")
+                return
             }
         }
     }

@@ -1,15 +1,31 @@
 import APNSCore
 import Foundation
 
-/// What a chaos run did and found. `passed` is the verdict: nothing lost, every row final and in
-/// agreement with the mock, database sound.
+/// What a chaos run did and found. `passed` is the verdict: the planned load and faults all happened
+/// (every push acknowledged, every kill landed, the kills during delivery with rows still to send, GOAWAYs
+/// and resets injected), nothing was lost, every row is final and agrees with the mock, no problem was
+/// noted, and the database is sound. `failures` says what stands in the way.
 public struct ChaosReport: Sendable {
+    /// Notifications the plan asked the API to acknowledge.
+    public var plannedPushes = 0
+    /// SIGKILLs the plan asked for.
+    public var plannedKills = 0
+    /// Whether the plan asked the mock for GOAWAYs (then at least one must have been sent).
+    public var goAwaysPlanned = false
+    /// Whether the plan asked the mock for abrupt closes (then at least one must have happened).
+    public var abruptClosesPlanned = false
+    /// Queued plus in-flight outbox rows at each SIGKILL, read from the database once the server was dead.
+    /// Every kill after the first is meant to land during delivery: its depth must be above 0.
+    public var depthAtKills: [Int] = []
     /// Notifications the API acknowledged with 2xx.
     public var acknowledged = 0
     /// `POST`s that got no 2xx answer (cut by a kill or refused while the server was down).
     public var unansweredPosts = 0
-    /// Rows stored by `POST`s whose answer was lost (committed, but the caller never heard).
+    /// Rows stored by `POST`s whose answer was lost (committed, but the caller never heard): rows whose
+    /// token belongs to an unanswered post, counted in the outbox.
     public var storedWithoutAnswer = 0
+    /// Rows that belong to neither an acknowledged push nor an unanswered post: must be 0.
+    public var unaccountedRows = 0
     /// Rows in the outbox at the end.
     public var outboxRows = 0
     /// Rows per final state.
@@ -43,12 +59,38 @@ public struct ChaosReport: Sendable {
     /// The first few problems found, for the summary.
     public var problems: [String] = []
 
-    /// The verdict.
-    public var passed: Bool {
-        lost == 0 && disagreements == 0 && integrity == "ok" && deliveredInTime && finalExitStatus == 0
-            && outboxRows == (outboxStates["accepted"] ?? 0) + (outboxStates["rejected"] ?? 0)
-                + (outboxStates["failed"] ?? 0) + (outboxStates["expired"] ?? 0)
+    /// An empty report (nothing planned, nothing happened), filled in by the run.
+    public init() {}
+
+    /// Why the run did not pass; empty when it passed.
+    public var failures: [String] {
+        var failures: [String] = []
+        func require(_ condition: Bool, _ failure: @autoclosure () -> String) {
+            if !condition { failures.append(failure()) }
+        }
+        require(acknowledged >= plannedPushes, "\(acknowledged) of \(plannedPushes) pushes acknowledged")
+        require(kills == plannedKills, "\(kills) of \(plannedKills) SIGKILLs happened")
+        require(depthAtKills.count == kills && depthAtKills.allSatisfy { $0 >= 0 },
+                "outbox depth at the kills unknown: \(depthAtKills)")
+        for (index, depth) in depthAtKills.enumerated().dropFirst() where depth == 0 {
+            failures.append("kill \(index + 1) landed with nothing left to deliver")
+        }
+        require(!goAwaysPlanned || goAways > 0, "no GOAWAY was sent")
+        require(!abruptClosesPlanned || abruptCloses > 0, "no connection was reset")
+        require(lost == 0, "\(lost) acknowledged notifications lost")
+        require(disagreements == 0, "\(disagreements) disagreements with the mock")
+        require(unaccountedRows == 0, "\(unaccountedRows) rows belong to no post of this run")
+        let final = ["accepted", "rejected", "failed", "expired"].reduce(0) { $0 + (outboxStates[$1] ?? 0) }
+        require(outboxRows == final, "\(outboxRows - final) rows not in a final state")
+        require(deliveredInTime, "delivery did not finish before the timeout")
+        require(integrity == "ok", "integrity_check: \(integrity)")
+        require(finalExitStatus == 0, "final stop exited \(finalExitStatus)")
+        require(problems.isEmpty, "\(problems.count) problems noted")
+        return failures
     }
+
+    /// The verdict: true when nothing in `failures`.
+    public var passed: Bool { failures.isEmpty }
 
     /// A few lines for people.
     public var summary: String {
@@ -57,12 +99,12 @@ public struct ChaosReport: Sendable {
         var lines = [
             "chaos: \(passed ? "PASSED" : "FAILED") in \(String(format: "%.1f", seconds)) s",
             "  pushes: \(acknowledged) acknowledged by the API, \(storedWithoutAnswer) more stored by posts cut off (\(unansweredPosts) posts unanswered)",
-            "  faults injected: \(kills) SIGKILL + restart, \(goAways) GOAWAY, \(abruptCloses) abrupt TCP closes, rejections: \(reasons.isEmpty ? "none" : reasons), over \(streams) streams",
+            "  faults injected: \(kills) SIGKILL + restart (outbox depth at each: \(depthAtKills.map(String.init).joined(separator: ", "))), \(goAways) GOAWAY, \(abruptCloses) abrupt TCP closes, rejections: \(reasons.isEmpty ? "none" : reasons), over \(streams) streams",
             "  outbox: \(outboxRows) rows; \(states)",
             "  delivered: \(delivered) distinct apns-ids; duplicates \(duplicates) (resends after an unknown outcome)",
             "  lost: \(lost); disagreements with the mock: \(disagreements); integrity_check: \(integrity); final stop exit \(finalExitStatus)",
         ]
-        if !deliveredInTime { lines.append("  delivery did not finish before the timeout") }
+        lines += failures.map { "  FAILED: \($0)" }
         lines += problems.prefix(10).map { "  problem: \($0)" }
         return lines.joined(separator: "\n")
     }
@@ -76,6 +118,9 @@ public struct ChaosReport: Sendable {
             "outbox_rows": .int(Int64(outboxRows)), "outbox_states": counts(outboxStates), "lost": .int(Int64(lost)),
             "disagreements": .int(Int64(disagreements)), "delivered": .int(Int64(delivered)),
             "duplicates": .int(Int64(duplicates)), "integrity": .string(integrity), "kills": .int(Int64(kills)),
+            "planned_kills": .int(Int64(plannedKills)), "planned_pushes": .int(Int64(plannedPushes)),
+            "depth_at_kills": .array(depthAtKills.map { .int(Int64($0)) }), "unaccounted_rows": .int(Int64(unaccountedRows)),
+            "failures": .array(failures.map { .string($0) }), "problems": .array(problems.map { .string($0) }),
             "goaways": .int(Int64(goAways)), "abrupt_closes": .int(Int64(abruptCloses)),
             "rejections": counts(rejections), "streams": .int(Int64(streams)),
         ]

@@ -28,6 +28,11 @@ public enum ChaosRun {
         }
 
         var report = ChaosReport()
+        report.plannedPushes = plan.pushes
+        report.plannedKills = plan.kills
+        report.goAwaysPlanned = plan.goAwayEvery > 0
+        report.abruptClosesPlanned = plan.abruptCloseEvery > 0
+        let databasePath = directory + "/data/push.sqlite"
         let first = try await launch(0)
         let target = ChaosTarget(port: first.port)
         progress("chaos: push-server up on port \(first.port); mock APNs on \(mock.port); posting \(plan.pushes) notifications")
@@ -35,32 +40,35 @@ public enum ChaosRun {
         // The killer: the first SIGKILL lands while the API is still taking posts, the others at evenly
         // spread acceptance counts during delivery; each time push-server restarts on the same data at once.
         let poster = ChaosLoad(plan: plan, target: target, apiKey: apiKey)
-        let killer = Task { () -> (PushServerProcess?, Int, String?) in
+        let killer = Task { () -> (server: PushServerProcess?, depths: [Int], problem: String?) in
             var server = first
-            var kills = 0
+            var depths: [Int] = []  // one per kill: rows still to deliver when the server died (-1: unreadable)
             defer { Task { await target.finishKills() } }
             for (index, threshold) in plan.killThresholds.enumerated() {
                 let reached = await within(plan.deliveryTimeout) {
                     if index == 0 { await poster.waitForAcknowledged(threshold) } else { await mock.waitForAccepted(count: threshold) }
                 } != nil
-                guard reached else { return (server, kills, "kill \(index + 1) never came: \(threshold) not reached") }
+                guard reached else { return (server, depths, "kill \(index + 1) never came: \(threshold) not reached") }
                 await target.markDown()
                 server.stop(SIGKILL)
-                kills += 1
+                // The server is dead, so the depth read now is the depth it died with.
+                depths.append((try? await PushStore(path: databasePath, recoverInFlight: false).outboxDepth()) ?? -1)
                 do {
-                    server = try await launch(kills)
+                    server = try await launch(depths.count)
                 } catch {
-                    return (nil, kills, "restart \(kills) failed: \(error)")
+                    return (nil, depths, "restart \(depths.count) failed: \(error)")
                 }
                 await target.publish(port: server.port)
-                progress("chaos: SIGKILL \(kills) after \(threshold) \(index == 0 ? "acknowledged" : "accepted"); restarted on port \(server.port)")
+                progress("chaos: SIGKILL \(depths.count) after \(threshold) \(index == 0 ? "acknowledged" : "accepted") "
+                         + "with \(depths[index]) rows to deliver; restarted on port \(server.port)")
             }
-            return (server, kills, nil)
+            return (server, depths, nil)
         }
         let load = await poster.run()
         progress("chaos: \(load.acknowledged) acknowledged, \(load.unansweredPosts) posts unanswered; waiting for the kills")
-        let (last, kills, killProblem) = await killer.value
-        report.kills = kills
+        let (last, depths, killProblem) = await killer.value
+        report.kills = depths.count
+        report.depthAtKills = depths
         report.acknowledged = load.acknowledged
         report.unansweredPosts = load.unansweredPosts
         report.problems = load.problems + (killProblem.map { [$0] } ?? [])
@@ -73,7 +81,7 @@ public enum ChaosRun {
         // then until no row is left to send (a row accepted before a kill may still wait to be resent).
         let observer: PushStore, rows: Int
         do {
-            observer = try PushStore(path: directory + "/data/push.sqlite", recoverInFlight: false)
+            observer = try PushStore(path: databasePath, recoverInFlight: false)
             rows = try await observer.outboxCounts().values.reduce(0, +)
         } catch {
             server.stop(SIGKILL)  // leave no server behind
@@ -86,7 +94,7 @@ public enum ChaosRun {
         } == true
         report.finalExitStatus = server.stop(SIGTERM)
 
-        try await reconcile(&report, load: load, mock: mock, databasePath: directory + "/data/push.sqlite")
+        try await reconcile(&report, load: load, mock: mock, batchSize: plan.batchSize, databasePath: databasePath)
         report.seconds = Date().timeIntervalSince(started)
         return report
     }
@@ -122,74 +130,6 @@ public enum ChaosRun {
             try? await Task.sleep(for: .milliseconds(50))
         }
         return false
-    }
-
-    /// Compares every acknowledged row with the mock's records, and the totals for rows whose post was cut off.
-    private static func reconcile(_ report: inout ChaosReport, load: ChaosLoad.Outcome, mock: MockAPNSServer,
-                                  databasePath: String) async throws {
-        let records = mock.records()
-        var acceptedCount: [String: Int] = [:]
-        var rejection: [String: String] = [:]
-        for record in records {
-            if record.isAccepted {
-                acceptedCount[record.apnsID, default: 0] += 1
-            } else if let reason = record.rejection?.reason {
-                rejection[record.apnsID] = reason.rawValue
-            }
-        }
-        let counters = mock.counters()
-        report.delivered = acceptedCount.count
-        report.duplicates = acceptedCount.values.reduce(0) { $0 + $1 - 1 }
-        report.goAways = counters.goAwaysSent
-        report.abruptCloses = counters.aborts
-        report.streams = counters.streams
-        report.rejections = Dictionary(uniqueKeysWithValues: counters.rejectedByReason.map { ($0.key.rawValue, $0.value) })
-
-        let store = try PushStore(path: databasePath, recoverInFlight: false)
-        report.integrity = try await store.integrityCheck()
-        let states = try await store.outboxCounts()
-        report.outboxStates = Dictionary(uniqueKeysWithValues: states.map { ($0.key.rawValue, $0.value) })
-        report.outboxRows = states.values.reduce(0, +)
-        report.storedWithoutAnswer = report.outboxRows - load.acknowledged
-
-        var acknowledgedAccepted = 0, acknowledgedRows = 0
-        for pushID in load.pushIDs {
-            let rows = try await store.outboxItems(pushID: pushID)
-            acknowledgedRows += rows.count
-            for row in rows {
-                let deliveredByMock = row.apnsID.map { acceptedCount[$0] != nil } ?? false
-                switch row.state {
-                case .accepted:
-                    acknowledgedAccepted += 1
-                    if !deliveredByMock { report.disagree("row \(row.id) is accepted but the mock never accepted it") }
-                case .rejected:
-                    if deliveredByMock || rejection[row.apnsID ?? ""] != row.lastReason {
-                        report.disagree("row \(row.id) is rejected (\(row.lastReason ?? "-")) but the mock recorded otherwise")
-                    }
-                default:
-                    if deliveredByMock { report.disagree("row \(row.id) is \(row.state.rawValue) but the mock accepted it") }
-                }
-                if !deliveredByMock {
-                    report.lost += 1
-                    report.note("acknowledged row \(row.id) (\(row.state.rawValue), \(row.lastReason ?? "-")) never reached the mock")
-                }
-            }
-        }
-        if acknowledgedRows != load.acknowledged {
-            report.lost += max(0, load.acknowledged - acknowledgedRows)
-            report.note("\(load.acknowledged) notifications acknowledged but \(acknowledgedRows) rows found for their pushes")
-        }
-        // Rows of cut-off posts: the mock must have accepted exactly as many other apns-ids as the outbox
-        // holds accepted rows beyond the acknowledged ones, and only for tokens of those posts.
-        let otherAccepted = (states[.accepted] ?? 0) - acknowledgedAccepted
-        let strays = records.filter { $0.isAccepted && load.unansweredTokens.contains($0.token) }
-        let strayIDs = Set(strays.map(\.apnsID))
-        if strayIDs.count != otherAccepted {
-            report.disagree("\(otherAccepted) accepted rows of cut-off posts, but the mock accepted \(strayIDs.count) of their apns-ids")
-        }
-        if report.delivered != states[.accepted] ?? 0 {
-            report.disagree("the mock accepted \(report.delivered) apns-ids, the outbox has \(states[.accepted] ?? 0) accepted rows")
-        }
     }
 
     /// Runs `body`, or gives up after `seconds` (cancelling it) and returns nil.

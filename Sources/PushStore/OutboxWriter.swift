@@ -22,11 +22,25 @@ public actor OutboxWriter {
         for item in items { try item.validate() }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             waiting.append((items, continuation))
+            resumeQueueWatchers()
             if !draining {
                 draining = true
                 Task { await self.drain() }
             }
         }
+    }
+
+    private var queueWatchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+
+    /// Returns once `count` requests wait for the next round (tests use it to know a round will be shared).
+    func waitUntilQueued(_ count: Int) async {
+        guard waiting.count < count else { return }
+        await withCheckedContinuation { queueWatchers.append((count, $0)) }
+    }
+
+    private func resumeQueueWatchers() {
+        for watcher in queueWatchers where watcher.count <= waiting.count { watcher.continuation.resume() }
+        queueWatchers.removeAll { $0.count <= waiting.count }
     }
 
     private func drain() async {

@@ -3,6 +3,9 @@ import APNSCore
 import Foundation
 
 /// `push-bench client`: `APNSClient` throughput and CPU per notification against a running server.
+///
+/// `rate` counts only notifications APNs accepted; rejections and transport errors are reported beside
+/// it (`rejected`, `errors`, `first_error`), and the summary marks a run with any of them invalid.
 enum ClientCommand {
     static func run(_ arguments: Arguments) async throws {
         let host = arguments.string("host") ?? "127.0.0.1"
@@ -28,7 +31,8 @@ enum ClientCommand {
         let notification = APNSNotification(token: token, topic: topic, pushType: .alert, payload: payload)
 
         // Warm-up: open every connection and settle the pools before the clock starts.
-        let warmUp = try await Self.send(client, notification, total: min(total, inFlight * 2),
+        let warmUpCount = min(total, inFlight * 2)
+        let warmUp = try await Self.send(client, notification, total: warmUpCount,
                                          inFlight: inFlight, latencies: false)
 
         let clock = ContinuousClock()
@@ -46,12 +50,15 @@ enum ClientCommand {
         report.add("connections", connections)
         report.add("payload_bytes", payload.count)
         report.add("seconds", seconds)
-        report.add("rate", Double(total) / seconds)
+        report.add("rate", Double(tally.accepted) / seconds)
+        report.add("answered_rate", Double(tally.accepted + tally.rejected) / seconds)
+        report.add("warmup_n", warmUpCount)
         report.add("cpu_us_per_notification", cpu / Double(total))
         report.add("accepted", tally.accepted)
         report.add("rejected", tally.rejected)
         report.add("errors", tally.errors)
         report.add("warmup_errors", warmUp.errors)
+        report.add("warmup_rejected", warmUp.rejected)
         if recordLatencies {
             let sorted = tally.latencies.sorted()
             report.add("p50_ms", quantile(sorted, 0.50) * 1000)

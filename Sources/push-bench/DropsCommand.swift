@@ -2,23 +2,36 @@ import Foundation
 import ProfileDrop
 import PushStore
 
-/// `push-bench drops --reporters 1000`: B9, report latency with that many concurrent reporters.
+/// `push-bench drops --reporters 1000 --store memory|sqlite`: B9, report latency with that many concurrent
+/// reporters, on the given store (`sqlite`: a fresh database file in WAL mode, as push-server runs it).
 ///
-/// Each round registers `reporters` new users in pairs (in-memory repositories); every user then reports
-/// its partner at the same moment, so each pair makes one pending and one matched report.
+/// Each round registers `reporters` new users in pairs; every user then reports its partner at the same
+/// moment, so each pair makes one pending and one matched report.
 enum DropsCommand {
     static let topic = "com.example.sniffmeet"
 
     static func run(_ arguments: Arguments) async throws {
         let reporters = max(2, try arguments.int("reporters", 1000)) & ~1
         let rounds = max(1, try arguments.int("rounds", 5))
-        let drops = InMemoryDropRepository()
-        let users = InMemoryUserRepository()
-        let devices = InMemoryDeviceRepository()
-        let outbox = InMemoryOutboxRepository()
+        let storeKind = arguments.string("store") ?? "memory"
+        let repositories: PushRepositories
+        var scratch: String?
+        switch storeKind {
+        case "memory":
+            repositories = .inMemory()
+        case "sqlite":
+            let directory = NSTemporaryDirectory() + "push-bench-drops-\(UUID().uuidString)"
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            scratch = directory
+            repositories = PushRepositories(store: try PushStore(path: directory + "/push.sqlite"))
+        default:
+            throw UsageError(description: "--store must be memory or sqlite, got \(storeKind)")
+        }
+        defer { if let scratch { try? FileManager.default.removeItem(atPath: scratch) } }
+        let users = repositories.users, devices = repositories.devices
         let service = MatchService(
-            drops: drops, mateRequests: InMemoryMateRequestRepository(drops: drops), users: users,
-            notifier: OutboxMateRequestNotifier(devices: devices, outbox: outbox))
+            drops: repositories.drops, mateRequests: repositories.mateRequests, users: users,
+            notifier: OutboxMateRequestNotifier(devices: devices, outbox: repositories.outbox))
         let now = Date()
         for number in 0..<(reporters * rounds) {
             let id = "u\(number)"
@@ -58,6 +71,7 @@ enum DropsCommand {
         let seconds = (clock.now - start).seconds
         latencies.sort()
         var report = Report("drops")
+        report.add("store", storeKind)
         report.add("reporters", reporters)
         report.add("rounds", rounds)
         report.add("reports", latencies.count)

@@ -9,7 +9,7 @@ let usage = """
               [--max-streams 1000] [--latencies] [--token HEX]
       payload --payload-bytes B --out FILE     the request body the client sends, for h2load/aioapns
       store   [-n 200000] [--batch 1000]       B8: outbox enqueue+claim+complete cycles/s
-      drops   [--reporters 1000] [--rounds 5]  B9: profile-drop report latency p50/p99
+      drops   [--reporters 1000] [--rounds 5] [--store memory|sqlite]  B9: profile-drop report latency p50/p99
     """
 
 let commandLine = CommandLine.arguments

@@ -19,7 +19,12 @@ struct APNSTrustTests {
         clientConfiguration.maxReconnectDelay = 0.05
         let client = try APNSClient(configuration: clientConfiguration)
         let notification = APNSNotification(token: tokenA, topic: bundleID, pushType: .alert, payload: .alert("Woof"))
-        await #expect(throws: APNSTransportError.self) { try await client.send(notification) }
+        // Refused for the right reason: certificate verification in the TLS handshake, not (say) a refused
+        // connection, which would also throw a transport error.
+        let error = await #expect(throws: APNSTransportError.self) { try await client.send(notification) }
+        #expect(error?.kind == .notSent)
+        #expect(error?.message.hasPrefix("tls: ") == true, "\(String(describing: error))")
+        #expect(error?.message.contains("certificate verify failed") == true, "\(String(describing: error))")
         #expect(server.counters().streams == 0)
         #expect(server.records().isEmpty)
         await client.shutdown(deadline: 5)

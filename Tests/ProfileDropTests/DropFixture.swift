@@ -2,20 +2,56 @@ import APNSCore
 import Foundation
 import ProfileDrop
 import PushStore
+import Testing
 
-/// A `MatchService` over the in-memory twins, with users, devices and a manual clock.
+/// Where a fixture keeps its data. Tests that must hold on every store push-server can run on take
+/// `arguments: DropStoreKind.allCases`; a new store is one more case here and one more branch in `make`.
+enum DropStoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case memory, sqlite
+    var testDescription: String { rawValue }
+
+    /// Fresh, empty repositories of this kind, and the scratch space to remove afterwards (if any).
+    func make() throws -> (PushRepositories, ScratchDirectory?) {
+        switch self {
+        case .memory:
+            return (.inMemory(), nil)
+        case .sqlite:  // a database file in WAL mode, as push-server opens it
+            let scratch = try ScratchDirectory()
+            return (PushRepositories(store: try PushStore(path: scratch.path + "/push.sqlite")), scratch)
+        }
+    }
+}
+
+/// A temporary directory, removed when the last reference goes.
+final class ScratchDirectory: Sendable {
+    let path: String
+    init() throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("drop-tests-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// A `MatchService` over the repositories of one store kind, with users, devices and a manual clock.
 struct DropFixture {
     let clock = ManualClock()
-    let drops = InMemoryDropRepository()
-    let mateRequests: InMemoryMateRequestRepository
-    let users = InMemoryUserRepository()
-    let devices = InMemoryDeviceRepository()
-    let outbox = InMemoryOutboxRepository()
+    let drops: any DropRepository
+    let mateRequests: any MateRequestRepository
+    let users: any UserRepository
+    let devices: any DeviceRepository
+    let outbox: any OutboxRepository
     let service: MatchService
+    private let scratch: ScratchDirectory?
     static let topic = "com.example.sniffmeet"
 
-    init(condition: DropCondition = .default) {
-        mateRequests = InMemoryMateRequestRepository(drops: drops)
+    init(store: DropStoreKind = .memory, condition: DropCondition = .default) throws {
+        let repositories: PushRepositories
+        (repositories, scratch) = try store.make()
+        drops = repositories.drops
+        mateRequests = repositories.mateRequests
+        users = repositories.users
+        devices = repositories.devices
+        outbox = repositories.outbox
         service = MatchService(drops: drops, mateRequests: mateRequests, users: users,
                                notifier: OutboxMateRequestNotifier(devices: devices, outbox: outbox),
                                condition: condition, clock: clock.closure)
@@ -44,8 +80,8 @@ struct DropFixture {
     }
 
     /// Every queued outbox row (claims them, so call once, at the end).
-    func queuedPushes() async -> [OutboxItem] {
-        await outbox.claim(limit: 1_000_000, now: clock.now.addingTimeInterval(3_600))
+    func queuedPushes() async throws -> [OutboxItem] {
+        try await outbox.claim(limit: 1_000_000, now: clock.now.addingTimeInterval(3_600))
     }
 
     /// A close, straight-ahead report.

@@ -15,15 +15,15 @@ struct MatchServiceAnswerTests {
 
     @Test("accept and decline are stored and pushed back to the sender's devices")
     func acceptAndDecline() async throws {
-        let f = DropFixture()
+        let f = try DropFixture()
         let requests = try await matched(f)
         let accepted = try await f.service.answer(mateRequestID: requests[1].id, by: "u2", accept: true)
         #expect(accepted.state == .accepted && accepted.answeredAt != nil)
         let declined = try await f.service.answer(mateRequestID: requests[0].id, by: "u1", accept: false)
         #expect(declined.state == .declined)
-        #expect(await f.mateRequests.request(id: requests[1].id)?.state == .accepted)
+        #expect(try await f.mateRequests.request(id: requests[1].id)?.state == .accepted)
 
-        let answers = await f.queuedPushes().filter { $0.category == "MATE_REQUEST_ANSWER" }
+        let answers = try await f.queuedPushes().filter { $0.category == "MATE_REQUEST_ANSWER" }
         #expect(answers.count == 4)
         let toU1 = answers.filter { $0.token.hasPrefix("0000") && $0.json["mate_request_answer"]?["id"]?.stringValue == requests[1].id }
         #expect(Set(toU1.map(\.token)) == [DropFixture.token(user: 1, device: 0), DropFixture.token(user: 1, device: 1)])
@@ -39,7 +39,7 @@ struct MatchServiceAnswerTests {
 
     @Test("a second answer is 'already answered' and pushes nothing more; only the recipient may answer")
     func secondAnswer() async throws {
-        let f = DropFixture()
+        let f = try DropFixture()
         let requests = try await matched(f)
         _ = try await f.service.answer(mateRequestID: requests[1].id, by: "u2", accept: true)
         await #expect(throws: MatchError.alreadyAnswered(requestID: requests[1].id, state: "accepted")) {
@@ -54,7 +54,7 @@ struct MatchServiceAnswerTests {
         await #expect(throws: MatchError.mateRequestNotFound("nope")) {
             try await f.service.answer(mateRequestID: "nope", by: "u2", accept: true)
         }
-        #expect(await f.queuedPushes().filter { $0.category == "MATE_REQUEST_ANSWER" }.count == 2)
+        #expect(try await f.queuedPushes().filter { $0.category == "MATE_REQUEST_ANSWER" }.count == 2)
         #expect(try await f.service.mateRequests(forUser: "u2", role: .recipient).map(\.state) == [.accepted])
     }
 }

@@ -4,12 +4,14 @@ import ProfileDrop
 import PushStore
 import Testing
 
+/// Each test runs on every store kind push-server can use (`DropStoreKind.allCases`), not only on the
+/// in-memory twins: the races these tests provoke are settled by the store.
 @Suite("MatchService under concurrency (the app team's 1,000-connects test, at service level)")
 struct MatchServiceConcurrencyTests {
     @Test("1,000 users report X at once while X reports one of them: one pair, one push per device, 999 busy",
-          arguments: [UInt64(1), 2])
-    func thousandTowardOne(seed: UInt64) async throws {
-        let f = DropFixture()
+          arguments: DropStoreKind.allCases, [UInt64(1), 2])
+    func thousandTowardOne(store: DropStoreKind, seed: UInt64) async throws {
+        let f = try DropFixture(store: store)
         let x = try await f.addUser(0)
         var others: [String] = []
         for number in 1...1_000 { others.append(try await f.addUser(number)) }
@@ -40,14 +42,14 @@ struct MatchServiceConcurrencyTests {
         let drop = try #require(try await f.service.status(userID: x))
         #expect(drop.state == .matched && Set([drop.initiatorID, drop.peerID]) == [x, winner])
 
-        let pushes = await f.queuedPushes()
+        let pushes = try await f.queuedPushes()
         let expectedTokens = [0, 1].flatMap { device in
             [DropFixture.token(user: 0, device: device),
              DropFixture.token(user: Int(winner.dropFirst())!, device: device)]
         }
         #expect(pushes.map(\.token).sorted() == expectedTokens.sorted())  // exactly one per device on each side
         #expect(pushes.allSatisfy { $0.collapseID == drop.id && $0.category == "MATE_REQUEST" })
-        #expect(await f.mateRequests.requests(forDrop: drop.id).count == 2)
+        #expect(try await f.mateRequests.requests(forDrop: drop.id).count == 2)
 
         let metrics = await f.service.metrics
         #expect(metrics.reportsTotal == calls)  // every attempt counted
@@ -55,9 +57,10 @@ struct MatchServiceConcurrencyTests {
         #expect(metrics.reports[.pending] == 1 && metrics.reports[.matched] == 1 && metrics.matches == 1)
     }
 
-    @Test("1,000 concurrent duplicate reports of one pair: one drop, one mate request per side, one push per device")
-    func thousandDuplicates() async throws {
-        let f = DropFixture()
+    @Test("1,000 concurrent duplicate reports of one pair: one drop, one mate request per side, one push per device",
+          arguments: DropStoreKind.allCases)
+    func thousandDuplicates(store: DropStoreKind) async throws {
+        let f = try DropFixture(store: store)
         let a = try await f.addUser(1), b = try await f.addUser(2)
         let results = try await withThrowingTaskGroup(of: DropReport.self) { group in
             for index in 0..<1_000 {
@@ -74,18 +77,19 @@ struct MatchServiceConcurrencyTests {
             return requests.map(\.id)
         }).count == 1)
         let dropID = try #require(results.first?.drop?.id)
-        let requests = await f.mateRequests.requests(forDrop: dropID)
+        let requests = try await f.mateRequests.requests(forDrop: dropID)
         #expect(requests.map(\.recipientID).sorted() == [a, b])
-        let pushes = await f.queuedPushes()
+        let pushes = try await f.queuedPushes()
         #expect(pushes.count == 4 && Set(pushes.map(\.token)).count == 4)
         let metrics = await f.service.metrics
         #expect(metrics.matches == 1 && metrics.reportsTotal == 1_000)
-        #expect(await f.drops.pending().isEmpty)
+        #expect(try await f.drops.pending().isEmpty)
     }
 
-    @Test("cancel racing match, 1,000 seeded rounds: never an acknowledged cancel and a push for the same drop")
-    func cancelRacesMatch() async throws {
-        let f = DropFixture()
+    @Test("cancel racing match, 1,000 seeded rounds: never an acknowledged cancel and a push for the same drop",
+          arguments: DropStoreKind.allCases)
+    func cancelRacesMatch(store: DropStoreKind) async throws {
+        let f = try DropFixture(store: store)
         var random = SeededGenerator(seed: 42)
         var cancelled: Set<String> = []
         var matchedIDs: Set<String> = []
@@ -128,7 +132,7 @@ struct MatchServiceConcurrencyTests {
         }
         #expect(cancelled.count + matchedIDs.count == 1_000)
         #expect(!cancelled.isEmpty && !matchedIDs.isEmpty)
-        let pushes = await f.queuedPushes()
+        let pushes = try await f.queuedPushes()
         #expect(pushes.filter { cancelled.contains($0.collapseID ?? "") }.isEmpty)
         #expect(Set(pushes.compactMap(\.collapseID)) == matchedIDs)
         #expect(pushes.count == 2 * matchedIDs.count)

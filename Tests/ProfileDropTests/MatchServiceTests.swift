@@ -8,7 +8,7 @@ import Testing
 struct MatchServiceTests {
     @Test("A→B is pending and engages both; B→A matches with one mate request per side and one push per device")
     func mutualMatch() async throws {
-        let f = DropFixture()
+        let f = try DropFixture()
         let a = try await f.addUser(1), b = try await f.addUser(2)
         let first = try await f.report(a, b)
         let pendingDrop = try #require(first.drop)
@@ -21,10 +21,10 @@ struct MatchServiceTests {
         guard case .matched(let drop, let requests) = second else { Issue.record("expected match"); return }
         #expect(drop.id == pendingDrop.id && drop.state == .matched)
         #expect(requests.map(\.recipientID) == [a, b] && requests.map(\.senderID) == [b, a])
-        #expect(await f.mateRequests.requests(forDrop: drop.id) == requests)
-        #expect(await f.drops.drop(id: drop.id)?.state == .matched)
+        #expect(try await f.mateRequests.requests(forDrop: drop.id) == requests)
+        #expect(try await f.drops.drop(id: drop.id)?.state == .matched)
 
-        let pushes = await f.queuedPushes()
+        let pushes = try await f.queuedPushes()
         #expect(pushes.count == 4)
         for item in pushes {
             #expect(item.pushType == "alert" && item.priority == 10 && item.collapseID == drop.id)
@@ -48,7 +48,7 @@ struct MatchServiceTests {
 
     @Test("repeated reports of a matched pair, either way, return the same drop and ids and push nothing more")
     func matchedIsIdempotent() async throws {
-        let f = DropFixture()
+        let f = try DropFixture()
         let a = try await f.addUser(1), b = try await f.addUser(2)
         _ = try await f.report(a, b)
         let matched = try await f.report(b, a)
@@ -56,13 +56,13 @@ struct MatchServiceTests {
         #expect(try await f.report(b, a) == matched)
         #expect(try await f.report(a, b) == matched)
         #expect(try await f.service.cancel(userID: a) == .alreadyMatched(try #require(matched.drop)))
-        #expect(await f.queuedPushes().count == 4)
+        #expect(try await f.queuedPushes().count == 4)
         #expect(await f.service.metrics.matches == 1)
     }
 
     @Test("after a match both users are free for someone else")
     func freeAfterMatch() async throws {
-        let f = DropFixture()
+        let f = try DropFixture()
         let a = try await f.addUser(1), b = try await f.addUser(2), c = try await f.addUser(3)
         _ = try await f.report(a, b)
         #expect(try await f.report(c, a) == .busy)
@@ -74,7 +74,7 @@ struct MatchServiceTests {
 
     @Test("self-report, bad measurements and unknown users throw and count as invalid; a failed condition changes nothing")
     func rejects() async throws {
-        let f = DropFixture()
+        let f = try DropFixture()
         let a = try await f.addUser(1), b = try await f.addUser(2)
         await #expect(throws: MatchError.selfReport(userID: a)) { try await f.report(a, a) }
         await #expect(throws: MatchError.unknownUser("ghost")) { try await f.report(a, "ghost") }
@@ -94,7 +94,7 @@ struct MatchServiceTests {
 
     @Test("cancel frees both users, and the peer's later report starts a fresh drop; nothing is pushed")
     func cancel() async throws {
-        let f = DropFixture()
+        let f = try DropFixture()
         let a = try await f.addUser(1), b = try await f.addUser(2)
         let drop = try #require(try await f.report(a, b).drop)
         guard case .cancelled(let cancelled) = try await f.service.cancel(userID: b) else {
@@ -105,13 +105,13 @@ struct MatchServiceTests {
         #expect(try await f.service.status(userID: a) == nil)
         let again = try await f.report(b, a)
         #expect(again.isPending && again.drop?.id != drop.id)
-        #expect(await f.queuedPushes().isEmpty)
+        #expect(try await f.queuedPushes().isEmpty)
         #expect(await f.service.metrics.cancels == 1)
     }
 
     @Test("metrics export as Prometheus text")
     func prometheus() async throws {
-        let f = DropFixture()
+        let f = try DropFixture()
         let a = try await f.addUser(1), b = try await f.addUser(2)
         _ = try await f.report(a, b)
         let text = await f.service.metrics.prometheusText()

@@ -1,6 +1,7 @@
 import Foundation
 import PushHTTP2
 import PushIO
+import PushSync
 import PushTLS
 
 /// Runs `body` on `loop`'s thread and returns its result.
@@ -102,17 +103,42 @@ final class ChildProcess: @unchecked Sendable {
         }
     }
 
-    /// Reads everything until the process ends.
-    func readToEnd() -> String {
+    /// Reads everything until the process ends, or until `timeLimit` seconds have passed: then the process
+    /// is killed (which ends its output) and `timedOut` is true, so a hung child cannot hang the suite.
+    func readToEnd(timeLimit: Double) -> (output: String, timedOut: Bool) {
+        let watchdog = Watchdog()
+        let pid = process.processIdentifier
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeLimit) {
+            if watchdog.fire() { kill(pid, SIGKILL) }
+        }
         buffer.append(output.fileHandleForReading.readDataToEndOfFile())
         process.waitUntilExit()
-        return String(decoding: buffer, as: UTF8.self)
+        let timedOut = !watchdog.disarm()
+        return (String(decoding: buffer, as: UTF8.self), timedOut)
     }
 
     /// Kills the process (SIGKILL: nghttpd ignores SIGTERM) and reaps it.
     func terminate() {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
+    }
+}
+
+/// A one-shot race between a deadline and the end of a wait: whichever calls first wins.
+final class Watchdog: Sendable {
+    private let decided = PThreadLock(false)
+
+    /// The deadline passed: true if it came first (the caller should act).
+    func fire() -> Bool { decide() }
+
+    /// The wait ended: true if it came before the deadline.
+    func disarm() -> Bool { decide() }
+
+    private func decide() -> Bool {
+        decided.withLock { decided in
+            defer { decided = true }
+            return !decided
+        }
     }
 }
 

@@ -20,12 +20,20 @@ struct ChaosTests {
         let report = try await ChaosRun.run(plan)
 
         #expect(report.passed, "\(report.summary)")
+        #expect(report.failures.isEmpty, "\(report.failures)")
+        #expect(report.problems.isEmpty, "\(report.problems)")
         #expect(report.lost == 0)
         #expect(report.disagreements == 0)
         #expect(report.integrity == "ok")
         #expect(report.kills == 2)
+        #expect(report.depthAtKills.count == 2)
+        #expect(report.depthAtKills.last ?? 0 > 0, "the second kill lands during delivery: \(report.depthAtKills)")
         #expect(report.acknowledged >= 3_000)
+        // Both terms are counted in the outbox, apart: rows of acknowledged pushes (by push id) and rows of
+        // posts whose answer was cut off (by token); no row may fall outside both.
+        #expect(report.unaccountedRows == 0)
         #expect(report.outboxRows == report.acknowledged + report.storedWithoutAnswer)
+        #expect(report.storedWithoutAnswer % plan.batchSize == 0, "cut-off posts are stored whole or not at all")
         #expect(report.outboxStates["accepted"] == report.outboxRows, "transient faults only: every row ends accepted")
         // The faults really happened.
         #expect(report.goAways > 0)

@@ -9,33 +9,57 @@ import Testing
 struct HostileInputTests {
     static let token = String(repeating: "b", count: 64)
 
-    /// Raw bodies that are not valid JSON text at all, or are JSON of the wrong shape.
-    static let hostileBodies: [(label: String, method: String, path: String, body: [UInt8])] = [
-        ("invalid UTF-8 in a string", "PUT", "/v1/users/zed", Array(#"{"name":""#.utf8) + [0xFF, 0xFE, 0xC3] + Array(#"","dog_name":"Rex"}"#.utf8)),
-        ("overlong UTF-8 encoding", "POST", "/v1/pushes", Array(#"{"tokens":["\#(token)"],"alert":""#.utf8) + [0xC0, 0xAF] + Array(#""}"#.utf8)),
-        ("lone surrogate escape", "POST", "/v1/pushes", Array(#"{"tokens":["\#(token)"],"alert":"\ud800"}"#.utf8)),
-        ("NUL byte in the body", "POST", "/v1/devices", Array(#"{"token":"\#(token)","user_id":"zed""#.utf8) + [0] + Array("}".utf8)),
-        ("nesting 100,000 deep", "POST", "/v1/pushes", Array(String(repeating: "[", count: 100_000).utf8)),
-        ("a number too large", "PUT", "/v1/users/zed", Array(#"{"name":"Zed","dog_name":"Rex","age":1e999}"#.utf8)),
-        ("a huge integer", "POST", "/v1/pushes", Array(#"{"tokens":["\#(token)"],"alert":"hi","priority":99999999999999999999999}"#.utf8)),
-        ("duplicate keys", "POST", "/v1/devices", Array(#"{"token":"\#(token)","token":"\#(token)","user_id":"zed","environment":"development"}"#.utf8)),
-        ("10,001 tokens", "POST", "/v1/pushes", Array(("{\"tokens\":[" + Array(repeating: "\"\(token)\"", count: 10_001).joined(separator: ",") + "],\"alert\":\"hi\"}").utf8)),
-        ("a million-element array", "POST", "/v1/pushes", Array(("{\"tokens\":[" + Array(repeating: "1", count: 1_000_000).joined(separator: ",") + "],\"alert\":\"hi\"}").utf8)),
-        ("an injection string as a token", "POST", "/v1/pushes", Array(#"{"tokens":["'); DROP TABLE devices;--"],"alert":"hi"}"#.utf8)),
-        ("an injection string as a user id", "POST", "/v1/devices", Array(#"{"token":"\#(token)","user_id":"x'); DROP TABLE users;--","environment":"development"}"#.utf8)),
-        ("a payload over 4 KB", "POST", "/v1/pushes", Array(#"{"tokens":["\#(token)"],"payload":{"aps":{"alert":"\#(String(repeating: "x", count: 4100))"}}}"#.utf8)),
-        ("an unknown push type", "POST", "/v1/pushes", Array(#"{"tokens":["\#(token)"],"alert":"hi","push_type":"../../etc"}"#.utf8)),
-        ("an unknown field", "POST", "/v1/devices", Array(#"{"token":"\#(token)","user_id":"zed","environment":"development","admin":true}"#.utf8)),
-        ("a wrong type", "POST", "/v1/pushes", Array(#"{"tokens":[{"$gt":""}],"alert":"hi"}"#.utf8)),
-        ("path traversal in an id", "PUT", "/v1/users/..%2F..%2Fetc%2Fpasswd", Array(#"{"name":"Zed","dog_name":"Rex"}"#.utf8)),
-        ("an encoded NUL in an id", "PUT", "/v1/users/zed%00", Array(#"{"name":"Zed","dog_name":"Rex"}"#.utf8)),
-        ("dot segments in the path", "GET", "/v1/users/../../v1/users/zed", []),
-        ("an over-long id", "PUT", "/v1/users/" + String(repeating: "z", count: 5_000), Array(#"{"name":"Zed","dog_name":"Rex"}"#.utf8)),
-        ("an injection string in a push id", "GET", "/v1/pushes/x'%20OR%20'1'='1", []),
-        ("a token with a path trick", "DELETE", "/v1/devices/..%2F\(token)", []),
+    /// Raw bodies that are not valid JSON text at all, or are JSON of the wrong shape, each with the answer
+    /// it must get: status, error code, and a piece of the message naming the reason.
+    static let hostileBodies: [(label: String, method: String, path: String, body: [UInt8],
+                                status: Int, code: String, reason: String)] = [
+        ("invalid UTF-8 in a string", "PUT", "/v1/users/zed", Array(#"{"name":""#.utf8) + [0xFF, 0xFE, 0xC3] + Array(#"","dog_name":"Rex"}"#.utf8),
+         400, "malformed_json", "invalid UTF-8"),
+        ("overlong UTF-8 encoding", "POST", "/v1/pushes", Array(#"{"tokens":["\#(token)"],"alert":""#.utf8) + [0xC0, 0xAF] + Array(#""}"#.utf8),
+         400, "malformed_json", "invalid UTF-8"),
+        ("lone surrogate escape", "POST", "/v1/pushes", Array(#"{"tokens":["\#(token)"],"alert":"\ud800"}"#.utf8),
+         400, "malformed_json", "lone high surrogate"),
+        ("NUL byte in the body", "POST", "/v1/devices", Array(#"{"token":"\#(token)","user_id":"zed""#.utf8) + [0] + Array("}".utf8),
+         400, "malformed_json", "expected ',' or '}'"),
+        ("nesting 100,000 deep", "POST", "/v1/pushes", Array(String(repeating: "[", count: 100_000).utf8),
+         400, "malformed_json", "nesting deeper than"),
+        ("a number too large", "PUT", "/v1/users/zed", Array(#"{"name":"Zed","dog_name":"Rex","age":1e999}"#.utf8),
+         400, "malformed_json", "number out of range"),
+        ("a huge integer", "POST", "/v1/pushes", Array(#"{"tokens":["\#(token)"],"alert":"hi","priority":99999999999999999999999}"#.utf8),
+         400, "invalid_field", "priority: must be an integer"),
+        ("duplicate keys", "POST", "/v1/devices", Array(#"{"token":"\#(token)","token":"\#(token)","user_id":"zed","environment":"development"}"#.utf8),
+         400, "malformed_json", "duplicate object key"),
+        ("10,001 tokens", "POST", "/v1/pushes", Array(("{\"tokens\":[" + Array(repeating: "\"\(token)\"", count: 10_001).joined(separator: ",") + "],\"alert\":\"hi\"}").utf8),
+         400, "invalid_field", "at most 10000 tokens"),
+        ("a million-element array", "POST", "/v1/pushes", Array(("{\"tokens\":[" + Array(repeating: "1", count: 1_000_000).joined(separator: ",") + "],\"alert\":\"hi\"}").utf8),
+         400, "invalid_field", "at most 10000 tokens"),
+        ("an injection string as a token", "POST", "/v1/pushes", Array(#"{"tokens":["'); DROP TABLE devices;--"],"alert":"hi"}"#.utf8),
+         400, "invalid_field", "tokens[0]: not a device token"),
+        ("an injection string as a user id", "POST", "/v1/devices", Array(#"{"token":"\#(token)","user_id":"x'); DROP TABLE users;--","environment":"development"}"#.utf8),
+         400, "invalid_field", "invalid user id"),
+        ("a payload over 4 KB", "POST", "/v1/pushes", Array(#"{"tokens":["\#(token)"],"payload":{"aps":{"alert":"\#(String(repeating: "x", count: 4100))"}}}"#.utf8),
+         400, "invalid_notification", "PayloadTooLarge"),
+        ("an unknown push type", "POST", "/v1/pushes", Array(#"{"tokens":["\#(token)"],"alert":"hi","push_type":"../../etc"}"#.utf8),
+         400, "unknown_push_type", "unknown push_type"),
+        ("an unknown field", "POST", "/v1/devices", Array(#"{"token":"\#(token)","user_id":"zed","environment":"development","admin":true}"#.utf8),
+         400, "invalid_field", "admin: unknown field"),
+        ("a wrong type", "POST", "/v1/pushes", Array(#"{"tokens":[{"$gt":""}],"alert":"hi"}"#.utf8),
+         400, "invalid_field", "tokens[0]: must be a string"),
+        ("path traversal in an id", "PUT", "/v1/users/..%2F..%2Fetc%2Fpasswd", Array(#"{"name":"Zed","dog_name":"Rex"}"#.utf8),
+         400, "invalid_field", "invalid user id"),
+        ("an encoded NUL in an id", "PUT", "/v1/users/zed%00", Array(#"{"name":"Zed","dog_name":"Rex"}"#.utf8),
+         400, "invalid_field", "invalid user id"),
+        ("dot segments in the path", "GET", "/v1/users/../../v1/users/zed", [],
+         404, "not_found", "no route"),
+        ("an over-long id", "PUT", "/v1/users/" + String(repeating: "z", count: 5_000), Array(#"{"name":"Zed","dog_name":"Rex"}"#.utf8),
+         400, "invalid_field", "invalid user id"),
+        ("an injection string in a push id", "GET", "/v1/pushes/x'%20OR%20'1'='1", [],
+         404, "unknown_push", "no push"),
+        ("a token with a path trick", "DELETE", "/v1/devices/..%2F\(token)", [],
+         400, "invalid_field", "token: not a device token"),
     ]
 
-    @Test("malformed, oversized and tricky bodies and paths: 4xx JSON errors, nothing written, server up")
+    @Test("malformed, oversized and tricky bodies and paths: each its own 4xx status and error code, nothing written, server up")
     func hostileBodies() async throws {
         let harness = try await ServiceHarness.start()
         for example in Self.hostileBodies {
@@ -44,9 +68,11 @@ struct HostileInputTests {
             let response = connection.readResponse()
             #expect(response != nil, "\(example.label): an answer")
             guard let response else { continue }
-            #expect((400..<500).contains(response.status), "\(example.label): got \(response.status)")
-            let code = (try? JSONValue.parse(response.body))?["error"]?["code"]?.stringValue
-            #expect(code != nil, "\(example.label): a JSON error body, got \(String(decoding: response.body.prefix(200), as: UTF8.self))")
+            let error = (try? JSONValue.parse(response.body))?["error"]
+            let body = String(decoding: response.body.prefix(200), as: UTF8.self)
+            #expect(response.status == example.status, "\(example.label): got \(response.status) \(body)")
+            #expect(error?["code"]?.stringValue == example.code, "\(example.label): got \(body)")
+            #expect(error?["message"]?.stringValue?.contains(example.reason) == true, "\(example.label): got \(body)")
         }
         try await expectNothingWritten(harness)
         await harness.stop()

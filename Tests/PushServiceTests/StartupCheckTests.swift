@@ -1,5 +1,5 @@
 import Foundation
-import PushService
+@testable import PushService
 import PushTLS
 import Testing
 
@@ -15,7 +15,23 @@ struct StartupCheckTests {
         await PushServerLauncher.main(arguments: arguments + ["--port", "0", "--log-level", "error"], environment: [:])
     }
 
-    @Test("missing .p12, wrong password, expired certificate and unwritable database each exit 78")
+    /// Loads and launches as `push-server` does and returns the configuration error that stopped it; nil
+    /// (after stopping the server) when it started, so a check that lets a bad setting through cannot hang.
+    static func startupError(_ arguments: [String]) async -> ConfigurationError? {
+        do {
+            var configuration = try PushServiceConfiguration.load(
+                arguments: arguments + ["--port", "0", "--log-level", "error"], environment: [:])
+            let launched = try await PushServerLauncher.launch(&configuration)
+            await launched.server.shutdown()
+            return nil
+        } catch let error as ConfigurationError {
+            return error
+        } catch {
+            return ConfigurationError("not a configuration error: \(error)", exitCode: -1)
+        }
+    }
+
+    @Test("missing .p12, wrong password, expired certificate and unwritable database each exit 78, naming the check")
     func configurationErrorsExit78() async throws {
         let directory = try Self.scratch()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -27,15 +43,28 @@ struct StartupCheckTests {
         let expiredPath = directory + "/expired.p12"
         _ = FileManager.default.createFile(atPath: expiredPath, contents: Data(try expired.pkcs12(password: "pw")))
         let common = ["--data-dir", directory + "/data", "--api-key", "k"]
-
+        let cases: [(arguments: [String], message: String)] = [
+            (common + ["--apns-p12", directory + "/missing.p12", "--apns-password", "x"],
+             "APNs certificate \(directory)/missing.p12 does not exist or cannot be read"),
+            (common + ["--apns-p12", files.clientP12Path, "--apns-password", "wrong"],
+             "wrong password for APNs certificate \(files.clientP12Path)"),
+            (common + ["--apns-p12", expiredPath, "--apns-password", "pw"],
+             "APNs certificate \(expiredPath) has expired or is not yet valid"),
+            (common + ["--apns-p12", files.clientCertificatePath, "--apns-password", "secret"],
+             "APNs certificate \(files.clientCertificatePath) is not a PKCS#12 (.p12) file"),
+            (["--database", "/dev/null/nope/push.sqlite", "--api-key", "k", "--apns-p12", files.clientP12Path,
+              "--apns-password", "secret"],
+             "database directory /dev/null/nope cannot be created"),
+            (["--data-dir", directory + "/data", "--apns-p12", files.clientP12Path, "--apns-password", "secret"],
+             "no API key configured"),
+        ]
+        for (arguments, message) in cases {
+            let error = await Self.startupError(arguments)
+            #expect(error?.exitCode == 78, "\(message): \(String(describing: error))")
+            #expect(error?.message.hasPrefix(message) == true, "expected '\(message)…', got \(String(describing: error))")
+        }
+        // The exit code is the error's: 78 for these, 64 for a usage error.
         #expect(await Self.run(common + ["--apns-p12", directory + "/missing.p12", "--apns-password", "x"]) == 78)
-        #expect(await Self.run(common + ["--apns-p12", files.clientP12Path, "--apns-password", "wrong"]) == 78)
-        #expect(await Self.run(common + ["--apns-p12", expiredPath, "--apns-password", "pw"]) == 78)
-        #expect(await Self.run(common + ["--apns-p12", files.clientCertificatePath, "--apns-password", "secret"]) == 78)
-        #expect(await Self.run(["--database", "/dev/null/nope/push.sqlite", "--api-key", "k",
-                                "--apns-p12", files.clientP12Path, "--apns-password", "secret"]) == 78)
-        #expect(await Self.run(["--data-dir", directory + "/data", "--apns-p12", files.clientP12Path,
-                                "--apns-password", "secret"]) == 78)
         #expect(await Self.run(["--bogus"]) == 64)
     }
 
