@@ -4,7 +4,7 @@ DEB_PACKAGES := libssl-dev libnghttp2-dev libevent-dev libsqlite3-dev pkg-config
 PKG_MODULES := openssl libnghttp2 libevent_openssl libevent_pthreads sqlite3
 TOOLS := h2load nghttpd nghttp curl openssl python3
 
-.PHONY: deps build release run test bench chaos sanitize sanitize-address sanitize-thread fuzz clean
+.PHONY: deps conformance-tools build release run test bench chaos sanitize sanitize-address sanitize-thread fuzz clean
 
 ## deps: install the Debian packages that are missing (apt-get as root, otherwise print the command)
 deps:
@@ -36,10 +36,20 @@ run: deps
 	@echo "pushctl is at ./.build/release/pushctl"
 	./.build/release/push-server --embedded --data-dir ./var
 
-## test: the whole test suite (unit, integration and interop against nghttpd, h2load and curl)
-test: deps
+## test: the whole test suite (unit, integration, interop against nghttpd, h2load and curl, and the API
+## contract check with schemathesis from PyPI, installed once into .build/conformance-venv)
+CONFORMANCE_VENV := .build/conformance-venv
+SCHEMATHESIS_VERSION := 4.32.5
+test: deps conformance-tools
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --no-parallel
+
+## conformance-tools: schemathesis (pinned) in .build/conformance-venv for the OpenAPI conformance test
+conformance-tools:
+	@if ! $(CONFORMANCE_VENV)/bin/schemathesis --version 2>/dev/null | grep -q "$(SCHEMATHESIS_VERSION)"; then \
+	  echo "conformance-tools: installing schemathesis $(SCHEMATHESIS_VERSION) into $(CONFORMANCE_VENV)"; \
+	  python3 -m venv $(CONFORMANCE_VENV) && $(CONFORMANCE_VENV)/bin/pip install -q "schemathesis==$(SCHEMATHESIS_VERSION)"; \
+	fi
 
 ## bench: benchmarks side by side with h2load, nghttpd and a peer client; writes bench/results.json
 bench: deps

@@ -1,6 +1,7 @@
 import APNSCore
 import Foundation
 @testable import PushStore
+import PushTLS
 import Testing
 
 /// Input a push service meets on the open internet: each gets a 4xx JSON error or a closed connection,
@@ -26,7 +27,7 @@ struct HostileInputTests {
         ("a number too large", "PUT", "/v1/users/zed", Array(#"{"name":"Zed","dog_name":"Rex","age":1e999}"#.utf8),
          400, "malformed_json", "number out of range"),
         ("a huge integer", "POST", "/v1/pushes", Array(#"{"tokens":["\#(token)"],"alert":"hi","priority":99999999999999999999999}"#.utf8),
-         400, "invalid_field", "priority: must be an integer"),
+         400, "invalid_field", "priority: out of range"),
         ("duplicate keys", "POST", "/v1/devices", Array(#"{"token":"\#(token)","token":"\#(token)","user_id":"zed","environment":"development"}"#.utf8),
          400, "malformed_json", "duplicate object key"),
         ("10,001 tokens", "POST", "/v1/pushes", Array(("{\"tokens\":[" + Array(repeating: "\"\(token)\"", count: 10_001).joined(separator: ",") + "],\"alert\":\"hi\"}").utf8),
@@ -36,9 +37,9 @@ struct HostileInputTests {
         ("an injection string as a token", "POST", "/v1/pushes", Array(#"{"tokens":["'); DROP TABLE devices;--"],"alert":"hi"}"#.utf8),
          400, "invalid_field", "tokens[0]: not a device token"),
         ("an injection string as a user id", "POST", "/v1/devices", Array(#"{"token":"\#(token)","user_id":"x'); DROP TABLE users;--","environment":"development"}"#.utf8),
-         400, "invalid_field", "invalid user id"),
+         400, "invalid_field", "user_id: must be 1-64 characters"),
         ("a payload over 4 KB", "POST", "/v1/pushes", Array(#"{"tokens":["\#(token)"],"payload":{"aps":{"alert":"\#(String(repeating: "x", count: 4100))"}}}"#.utf8),
-         400, "invalid_notification", "PayloadTooLarge"),
+         413, "payload_too_large", "takes at most 4096"),
         ("an unknown push type", "POST", "/v1/pushes", Array(#"{"tokens":["\#(token)"],"alert":"hi","push_type":"../../etc"}"#.utf8),
          400, "unknown_push_type", "unknown push_type"),
         ("an unknown field", "POST", "/v1/devices", Array(#"{"token":"\#(token)","user_id":"zed","environment":"development","admin":true}"#.utf8),
@@ -46,24 +47,57 @@ struct HostileInputTests {
         ("a wrong type", "POST", "/v1/pushes", Array(#"{"tokens":[{"$gt":""}],"alert":"hi"}"#.utf8),
          400, "invalid_field", "tokens[0]: must be a string"),
         ("path traversal in an id", "PUT", "/v1/users/..%2F..%2Fetc%2Fpasswd", Array(#"{"name":"Zed","dog_name":"Rex"}"#.utf8),
-         400, "invalid_field", "invalid user id"),
+         400, "invalid_path", "id must be 1-64 characters"),
         ("an encoded NUL in an id", "PUT", "/v1/users/zed%00", Array(#"{"name":"Zed","dog_name":"Rex"}"#.utf8),
-         400, "invalid_field", "invalid user id"),
+         400, "invalid_path", "id must be 1-64 characters"),
         ("dot segments in the path", "GET", "/v1/users/../../v1/users/zed", [],
          404, "not_found", "no route"),
         ("an over-long id", "PUT", "/v1/users/" + String(repeating: "z", count: 5_000), Array(#"{"name":"Zed","dog_name":"Rex"}"#.utf8),
-         400, "invalid_field", "invalid user id"),
+         400, "invalid_path", "id must be 1-64 characters"),
         ("an injection string in a push id", "GET", "/v1/pushes/x'%20OR%20'1'='1", [],
-         404, "unknown_push", "no push"),
+         400, "invalid_path", "id must be a lowercase UUID"),
         ("a token with a path trick", "DELETE", "/v1/devices/..%2F\(token)", [],
-         400, "invalid_field", "token: not a device token"),
+         400, "invalid_path", "token must be an even number"),
+        ("null for a required field", "POST", "/v1/devices", Array(#"{"token":null,"user_id":"zed","environment":"development"}"#.utf8),
+         400, "invalid_field", "token: must not be null"),
     ]
 
-    @Test("malformed, oversized and tricky bodies and paths: each its own 4xx status and error code, nothing written, server up")
-    func hostileBodies() async throws {
-        let harness = try await ServiceHarness.start()
+    /// The service under attack, over plain HTTP or over TLS (its listener with a test certificate), and
+    /// how to open a raw connection to it.
+    struct Target {
+        let harness: ServiceHarness
+        let client: TLSContext?
+        let files: TestCredentialFiles?
+
+        static func start(overTLS: Bool) async throws -> Target {
+            guard overTLS else { return Target(harness: try await ServiceHarness.start(), client: nil, files: nil) }
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hostile-tls-\(UUID().uuidString)").path
+            let files = try TestCredentialFiles.write(to: directory, bundleID: ServiceHarness.topic, password: "pw")
+            let harness = try await ServiceHarness.start {
+                $0.tls = .init(certificatePath: files.serverCertificatePath, keyPath: files.serverKeyPath)
+            }
+            var configuration = TLSClientConfiguration()
+            configuration.trust = .caFile(files.caCertificatePath)
+            configuration.alpn = ["http/1.1"]
+            return Target(harness: harness, client: try TLSContext.client(configuration), files: files)
+        }
+
+        func connect() throws -> RawHTTPConnection {
+            try RawHTTPConnection(port: harness.server.port, tls: client)
+        }
+
+        func stop() async {
+            await harness.stop()
+            if let files { try? FileManager.default.removeItem(atPath: files.directory) }
+        }
+    }
+
+    @Test("malformed, oversized and tricky bodies and paths: each its own 4xx status and error code, nothing written, server up",
+          arguments: [false, true])
+    func hostileBodies(overTLS: Bool) async throws {
+        let target = try await Target.start(overTLS: overTLS)
         for example in Self.hostileBodies {
-            let connection = try RawHTTPConnection(port: harness.server.port)
+            let connection = try target.connect()
             connection.write(RawHTTPConnection.request(example.method, example.path, body: example.body))
             let response = connection.readResponse()
             #expect(response != nil, "\(example.label): an answer")
@@ -74,14 +108,30 @@ struct HostileInputTests {
             #expect(error?["code"]?.stringValue == example.code, "\(example.label): got \(body)")
             #expect(error?["message"]?.stringValue?.contains(example.reason) == true, "\(example.label): got \(body)")
         }
-        try await expectNothingWritten(harness)
-        await harness.stop()
+        try await expectNothingWritten(target)
+        await target.stop()
     }
 
-    @Test("a 10 MB body gets 413 or a closed connection; the server keeps serving")
-    func tenMegabyteBody() async throws {
-        let harness = try await ServiceHarness.start()
-        let connection = try RawHTTPConnection(port: harness.server.port)
+    @Test("a body on a GET, DELETE, TRACE or unknown method is never read as a second request: one answer, then close",
+          arguments: ["GET", "DELETE", "TRACE", "QUERY"], [false, true])
+    func unreadBodyIsNotASecondRequest(method: String, overTLS: Bool) async throws {
+        let target = try await Target.start(overTLS: overTLS)
+        let connection = try target.connect()
+        let smuggled = Array("DELETE /v1/devices/\(Self.token) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(ServiceHarness.apiKey)\r\n\r\n".utf8)
+        connection.write(RawHTTPConnection.request(method, "/v1/users/zed", body: smuggled))
+        let (answer, timedOut) = connection.readToEnd()
+        #expect(!timedOut, "the server closes the connection after its one answer")
+        let text = String(decoding: answer, as: UTF8.self)
+        #expect(text.components(separatedBy: "HTTP/1.1 ").count - 1 == 1, "exactly one answer: \(text)")
+        #expect(text.hasPrefix(method == "GET" ? "HTTP/1.1 404" : "HTTP/1.1 405"), "\(text.prefix(80))")
+        #expect(text.contains("Connection: close"))
+        await target.stop()
+    }
+
+    @Test("a 10 MB body gets 413 or a closed connection; the server keeps serving", arguments: [false, true])
+    func tenMegabyteBody(overTLS: Bool) async throws {
+        let target = try await Target.start(overTLS: overTLS)
+        let connection = try target.connect()
         var body = Array(#"{"tokens":["\#(Self.token)"],"alert":""#.utf8)
         body += [UInt8](repeating: UInt8(ascii: "x"), count: 10 << 20)
         body += Array(#""}"#.utf8)
@@ -91,8 +141,8 @@ struct HostileInputTests {
         #expect(!timedOut)
         let head = String(decoding: answer.prefix(64), as: UTF8.self)
         #expect(answer.isEmpty || head.hasPrefix("HTTP/1.1 413"), "got: \(head)")
-        try await expectNothingWritten(harness)
-        await harness.stop()
+        try await expectNothingWritten(target)
+        await target.stop()
     }
 
     @Test("slow-loris connections are closed by the HTTP timeout while other callers are served")
@@ -134,14 +184,16 @@ struct HostileInputTests {
         return counts
     }
 
-    private func expectNothingWritten(_ harness: ServiceHarness) async throws {
+    private func expectNothingWritten(_ target: Target) async throws {
+        let harness = target.harness
         #expect(try await rowCounts(harness) == ["users": 0, "devices": 0, "outbox": 0, "drops": 0, "mate_requests": 0])
         #expect(try await harness.server.store.outboxCounts().values.reduce(0, +) == 0)
         #expect(try await harness.server.store.user(id: "zed") == nil)
         #expect(try await harness.server.store.devices(forUser: "zed", includeInvalidated: true).isEmpty)
         #expect(try await harness.server.store.device(token: Self.token, topic: ServiceHarness.topic) == nil)
         #expect(harness.mock.counters().streams == 0)
-        let health = try await harness.client.send("GET", "/healthz")
-        #expect(health.status == 200, "the server is still up")
+        let connection = try target.connect()
+        connection.write(RawHTTPConnection.request("GET", "/healthz", body: []))
+        #expect(connection.readResponse()?.status == 200, "the server is still up")
     }
 }

@@ -46,8 +46,11 @@ struct UserRepositoryTests {
         var badURL = card()
         badURL.imageURL = "ftp://x"
         #expect(throws: PushStoreError.self) { try badURL.validate() }
-        // Within every character limit, yet over the byte limit: a family emoji is one character, 18 bytes.
-        let wide = ProfileCard(name: "Ana", dogName: "Rex", bio: String(repeating: "👨‍👩‍👧", count: 120))
+        // Within every character limit (Unicode code points), yet over the byte limit: four bytes each.
+        let grin = "😀"
+        let wide = ProfileCard(name: String(repeating: grin, count: 50), dogName: String(repeating: grin, count: 50),
+                               breed: String(repeating: grin, count: 50), bio: String(repeating: grin, count: 300),
+                               imageURL: "https://example.com/" + String(repeating: "x", count: 480))
         #expect {
             try wide.validate()
         } throws: { error in

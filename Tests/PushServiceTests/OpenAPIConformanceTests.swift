@@ -1,0 +1,36 @@
+import Foundation
+import PushChaos
+import Testing
+import TestSupport
+
+/// docs/openapi.yaml against the running server, driven by a third-party property-based tester.
+@Suite("OpenAPI conformance (schemathesis)")
+struct OpenAPIConformanceTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+
+    @Test("every operation, positive and negative cases, undeclared methods and stateful sequences: no disagreement")
+    func schemathesis() async throws {
+        let tool = Self.root + "/.build/conformance-venv/bin/schemathesis"
+        try #require(FileManager.default.isExecutableFile(atPath: tool), "run `make conformance-tools` (make test does)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("conformance-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try await PushServerProcess.start(
+            binary: BuiltServer.path,
+            arguments: ["--embedded", "--data-dir", directory, "--port", "0", "--log-level", "warning"],
+            logPath: directory + ".log")
+        defer { _ = server.stop(SIGTERM) }
+        let key = try String(contentsOfFile: directory + "/api-key", encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let run = try await ToolProcess.run(tool, [
+            "--config-file", Self.root + "/Tests/Conformance/schemathesis.toml", "--no-color",
+            "run", Self.root + "/docs/openapi.yaml", "--url", "http://127.0.0.1:\(server.port)",
+            "-H", "Authorization: Bearer \(key)", "--seed", "1", "--generation-deterministic",
+            "--max-examples", "50", "--workers", "1",
+        ], timeout: 400)
+        #expect(run.status == 0, "schemathesis found disagreements:\n\(run.output.suffix(6000))")
+        // The run really exercised the API: every operation, and the stateful phase.
+        #expect(run.output.contains("Selected: 16/16"), "\(run.output.suffix(2000))")
+        #expect(run.output.contains("✅ Stateful"), "\(run.output.suffix(2000))")
+    }
+}
