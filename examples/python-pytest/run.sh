@@ -13,4 +13,5 @@ if [ ! -f "$venv/.installed" ] || [ "$here/requirements.txt" -nt "$venv/.install
 fi
 export PUSHCTL="${PUSHCTL:-$repo/.build/debug/pushctl}"
 cd "$here"
+export PYTHONDONTWRITEBYTECODE=1
 exec "$venv/bin/python" -m pytest -q -p no:cacheprovider "$@"
