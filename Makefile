@@ -1,16 +1,21 @@
 # The two commands a newcomer types: `make run` and `make test`.
 SWIFT ?= swift
-DEB_PACKAGES := libssl-dev libnghttp2-dev libevent-dev libsqlite3-dev pkg-config nghttp2-client nghttp2-server curl openssl python3
+DEB_PACKAGES := libssl-dev libnghttp2-dev libevent-dev libsqlite3-dev pkg-config nghttp2-client nghttp2-server curl openssl python3 \
+  python3-venv openjdk-17-jdk-headless junit5
 PKG_MODULES := openssl libnghttp2 libevent_openssl libevent_pthreads sqlite3
-TOOLS := h2load nghttpd nghttp curl openssl python3
+TOOLS := h2load nghttpd nghttp curl openssl python3 java javac
+# Files the example suites need that no command on PATH stands for.
+DEP_FILES := /usr/share/java/junit-platform-console-standalone.jar
 
-.PHONY: deps conformance-tools build release run test bench chaos sanitize sanitize-address sanitize-thread fuzz clean
+.PHONY: deps conformance-tools build release run test test-examples bench chaos sanitize sanitize-address sanitize-thread fuzz clean
 
 ## deps: install the Debian packages that are missing (apt-get as root, otherwise print the command)
 deps:
 	@missing=""; \
 	for m in $(PKG_MODULES); do pkg-config --exists $$m 2>/dev/null || missing="yes"; done; \
 	for t in $(TOOLS); do command -v $$t >/dev/null 2>&1 || missing="yes"; done; \
+	for f in $(DEP_FILES); do [ -f $$f ] || missing="yes"; done; \
+	python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing="yes"; \
 	if [ -n "$$missing" ]; then \
 	  need=""; for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || need="$$need $$p"; done; \
 	  if [ "$$(id -u)" = "0" ]; then \
@@ -37,12 +42,24 @@ run: deps
 	./.build/release/push-server --embedded --data-dir ./var
 
 ## test: the whole test suite (unit, integration, interop against nghttpd, h2load and curl, and the API
-## contract check with schemathesis from PyPI, installed once into .build/conformance-venv)
+## contract check with schemathesis from PyPI, installed once into .build/conformance-venv), then the
+## example suites outside the package (test-examples)
 CONFORMANCE_VENV := .build/conformance-venv
 SCHEMATHESIS_VERSION := 4.32.5
 test: deps conformance-tools
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --no-parallel
+	@$(MAKE) --no-print-directory test-examples
+
+## test-examples: the suites in examples/ against the mock APNs: JUnit 5 (JDK HTTP/2 client) and pytest
+## (aioapns) against `pushctl mock-apns --control-port`, and a separate Swift package using MockAPNSServer
+EXAMPLE_SCRATCH := .build/examples/swift-package
+test-examples: deps
+	$(SWIFT) build --product pushctl
+	./examples/java-junit/run.sh
+	./examples/python-pytest/run.sh
+	$(SWIFT) build --build-tests --package-path examples/swift-package --scratch-path $(EXAMPLE_SCRATCH)
+	$(SWIFT) test --skip-build --package-path examples/swift-package --scratch-path $(EXAMPLE_SCRATCH)
 
 ## conformance-tools: schemathesis (pinned) in .build/conformance-venv for the OpenAPI conformance test
 conformance-tools:

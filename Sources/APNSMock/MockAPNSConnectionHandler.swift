@@ -14,6 +14,9 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
     private var context: MockAPNSConnectionContext?
     private var requestCount = 0
     private var streamLimitDropped = false
+    /// The MAX_CONCURRENT_STREAMS this connection was last told (outside the two throttles).
+    private var announcedStreams: Int
+    private var goAwaySent = false
     /// Token auth: the connection still runs at one stream until its first valid token.
     private var awaitingAuthentication: Bool
     private var ids = MockRandom.systemSeeded()
@@ -28,6 +31,7 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
         id = core.recorder.countConnectionOpened()
         isDevelopment = core.configuration.environment == .development
         awaitingAuthentication = core.startsAtOneStream
+        announcedStreams = core.configuration.maxConcurrentStreams
         if let idle = core.configuration.idleTimeout {
             let timer = LoopTimer(loop: loop) { [weak self] in self?.idleTimerFired() }
             timer.schedule(after: idle)
@@ -37,9 +41,10 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
 
     func connection(_ connection: HTTP2ServerConnection, didReceive request: HTTP2ServerRequest) {
         let configuration = core.configuration
+        let knobs = core.knobs.withLock { $0 }
         requestCount += 1
-        let cutOff = core.countRequestAndCheckAbruptClose()
-        if cutOff || configuration.abruptCloseAfterStreams.map({ requestCount > $0 }) == true {
+        let cutOff = core.countRequestAndCheckAbruptClose(knobs)
+        if cutOff || knobs.abruptCloseAfterStreams.map({ requestCount > $0 }) == true {
             core.recorder.countStream(concurrentStreams: connection.maxObservedOpenStreams)
             core.recorder.countAbort()
             connection.abort()
@@ -54,12 +59,28 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
             answer(streamID: request.streamID, outcome: .accepted(apnsID: apnsID, uniqueID: uniqueID()))
         } else {
             core.recorder.countStream(concurrentStreams: connection.maxObservedOpenStreams)
-            decideAndAnswer(request, apnsID: apnsID, on: connection)
+            applyStreamLimit(knobs)
+            decideAndAnswer(request, apnsID: apnsID, knobs: knobs, on: connection)
         }
 
-        if let limit = configuration.goAwayAfterStreams, requestCount == limit {
-            sendGoAway(configuration.goAwayReason, lastStreamID: request.streamID)
+        if let limit = knobs.goAwayAfterStreams, requestCount >= limit, !goAwaySent {
+            sendGoAway(knobs.goAwayReason, lastStreamID: request.streamID)
         }
+    }
+
+    /// Announces a changed stream-limit knob, unless a throttle (token auth, rejection) holds the limit.
+    func applyStreamLimit(_ knobs: MockAPNSKnobs) {
+        assert(loop.inEventLoop, "MockAPNSConnectionHandler is confined to its loop")
+        guard let connection, !connection.isClosed, !awaitingAuthentication, !streamLimitDropped,
+              knobs.maxConcurrentStreams != announcedStreams else { return }
+        announcedStreams = knobs.maxConcurrentStreams
+        connection.updateSettings(maxConcurrentStreams: announcedStreams)
+    }
+
+    /// Sends GOAWAY with `reason` now; the requests already received are still answered.
+    func goAwayNow(_ reason: APNSRejectionReason) {
+        assert(loop.inEventLoop, "MockAPNSConnectionHandler is confined to its loop")
+        sendGoAway(reason, lastStreamID: nil)
     }
 
     func connectionDidClose(_ connection: HTTP2ServerConnection) {
@@ -72,7 +93,8 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
         loop.execute { withExtendedLifetime(timers) {} }
     }
 
-    private func decideAndAnswer(_ request: HTTP2ServerRequest, apnsID: String, on connection: HTTP2ServerConnection) {
+    private func decideAndAnswer(_ request: HTTP2ServerRequest, apnsID: String, knobs: MockAPNSKnobs,
+                                 on connection: HTTP2ServerConnection) {
         let context = self.context ?? {
             let made = MockAPNSConnectionContext(id: id, clientCertificate: connection.tlsInfo?.peerCertificate,
                                                  environment: core.configuration.environment)
@@ -83,21 +105,22 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
         let mockRequest = MockAPNSRequest(method: request.method, path: request.path, headers: request.headers,
                                           payload: request.body, clientCertificateUID: context.clientCertificate?.subjectUID,
                                           connectionID: id)
-        let (rejection, topic) = core.decide(mockRequest, on: context)
+        let verdict = core.decide(mockRequest, on: context, knobs: knobs)
         if awaitingAuthentication, context.isAuthenticated {
             // Apple: after the first valid provider token the connection gets its full stream limit.
             awaitingAuthentication = false
-            connection.updateSettings(maxConcurrentStreams: core.configuration.maxConcurrentStreams)
+            announcedStreams = knobs.maxConcurrentStreams
+            connection.updateSettings(maxConcurrentStreams: announcedStreams)
         }
-        let outcome: APNSOutcome = rejection.map {
-            .rejected(APNSRejection($0.reason, timestamp: $0.timestamp, apnsID: apnsID))
+        let outcome: APNSOutcome = verdict.rejection.map {
+            .rejected(APNSRejection(status: $0.status, reason: $0.reason, timestamp: $0.timestamp, apnsID: apnsID))
         } ?? .accepted(apnsID: apnsID, uniqueID: uniqueID())
         core.recorder.record(MockAPNSRecord(
-            token: mockRequest.token.map(MockAPNSRules.lowercasedToken) ?? request.path, topic: topic, headers: request.headers,
-            payload: request.body, clientCertificateUID: mockRequest.clientCertificateUID, apnsID: apnsID,
-            outcome: outcome, connectionID: id, time: Date()))
+            token: mockRequest.token.map(MockAPNSRules.lowercasedToken) ?? request.path, topic: verdict.topic,
+            headers: request.headers, payload: request.body, clientCertificateUID: mockRequest.clientCertificateUID,
+            apnsID: apnsID, outcome: outcome, connectionID: id, time: Date(), streamID: Int(request.streamID)))
 
-        let delay = core.nextDelay()
+        let delay = verdict.delay ?? core.nextDelay(knobs)
         guard delay > 0 else {
             answer(streamID: request.streamID, outcome: outcome)
             return
@@ -124,7 +147,8 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
         case .accepted(let apnsID, let uniqueID):
             if streamLimitDropped {
                 streamLimitDropped = false
-                connection.updateSettings(maxConcurrentStreams: configuration.maxConcurrentStreams)
+                announcedStreams = core.knobs.withLock { $0.maxConcurrentStreams }
+                connection.updateSettings(maxConcurrentStreams: announcedStreams)
             }
             var headers = [(name: APNSHeader.id, value: apnsID)]
             if let uniqueID { headers.append((APNSHeader.uniqueID, uniqueID)) }
@@ -142,7 +166,8 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
     }
 
     private func sendGoAway(_ reason: APNSRejectionReason, lastStreamID: Int32?) {
-        guard let connection, !connection.isClosed else { return }
+        guard let connection, !connection.isClosed, !goAwaySent else { return }
+        goAwaySent = true
         core.recorder.countGoAways()
         connection.goAway(debugData: APNSRejection(reason).jsonBody(), lastStreamID: lastStreamID)
     }

@@ -19,12 +19,15 @@ public struct MockAPNSRecord: Sendable {
     public let outcome: APNSOutcome
     /// The connection it came on.
     public let connectionID: Int
+    /// The HTTP/2 stream it came on (0 when unknown).
+    public let streamID: Int
     /// When it was decided.
     public let time: Date
 
     /// A record with the given parts.
     public init(token: String, topic: String?, headers: [(name: String, value: String)], payload: [UInt8],
-                clientCertificateUID: String?, apnsID: String, outcome: APNSOutcome, connectionID: Int, time: Date) {
+                clientCertificateUID: String?, apnsID: String, outcome: APNSOutcome, connectionID: Int, time: Date,
+                streamID: Int = 0) {
         self.token = token
         self.topic = topic
         self.headers = headers
@@ -33,6 +36,7 @@ public struct MockAPNSRecord: Sendable {
         self.apnsID = apnsID
         self.outcome = outcome
         self.connectionID = connectionID
+        self.streamID = streamID
         self.time = time
     }
 

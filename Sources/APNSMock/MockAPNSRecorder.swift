@@ -10,14 +10,34 @@ final class MockAPNSRecorder: Sendable {
         let continuation: CheckedContinuation<Void, Never>
     }
 
+    private struct RecordWaiter {
+        let id: Int
+        let filter: MockAPNSRecordFilter
+        var remaining: Int
+        let continuation: CheckedContinuation<Bool, Never>
+    }
+
     private struct State {
         var records: [MockAPNSRecord] = []
         var counters = MockAPNSCounters()
         var unclaimedRejections: [MockAPNSRecord] = []
         var rejectionWaiters: [CheckedContinuation<MockAPNSRecord, Never>] = []
         var acceptWaiters: [AcceptWaiter] = []
+        var recordWaiters: [RecordWaiter] = []
         var cancelledWaiters: Set<Int> = []
         var nextWaiterID = 0
+
+        /// Counts `record` for the record waiters it matches; returns those that now have enough.
+        mutating func takeSatisfiedRecordWaiters(after record: MockAPNSRecord) -> [CheckedContinuation<Bool, Never>] {
+            guard !recordWaiters.isEmpty else { return [] }
+            var ready: [CheckedContinuation<Bool, Never>] = []
+            for index in recordWaiters.indices where recordWaiters[index].filter.matches(record) {
+                recordWaiters[index].remaining -= 1
+                if recordWaiters[index].remaining <= 0 { ready.append(recordWaiters[index].continuation) }
+            }
+            if !ready.isEmpty { recordWaiters.removeAll { $0.remaining <= 0 } }
+            return ready
+        }
 
         mutating func takeSatisfiedAcceptWaiters() -> [CheckedContinuation<Void, Never>] {
             guard !acceptWaiters.isEmpty else { return [] }
@@ -39,8 +59,11 @@ final class MockAPNSRecorder: Sendable {
 
     /// Stores a decided notification and wakes whoever waits for it.
     func record(_ record: MockAPNSRecord) {
-        let (accepts, rejectionWaiter) = state.withLock { state -> ([CheckedContinuation<Void, Never>], CheckedContinuation<MockAPNSRecord, Never>?) in
+        typealias Woken = (accepts: [CheckedContinuation<Void, Never>], rejection: CheckedContinuation<MockAPNSRecord, Never>?,
+                           records: [CheckedContinuation<Bool, Never>])
+        let (accepts, rejectionWaiter, recordWaiters) = state.withLock { state -> Woken in
             state.records.append(record)
+            let recordWaiters = state.takeSatisfiedRecordWaiters(after: record)
             if let limit = maxRecords {
                 // Trim in chunks so dropping the oldest stays amortised O(1) per record.
                 if state.records.count > limit + limit / 4 + 1 { state.records.removeFirst(state.records.count - limit) }
@@ -53,13 +76,14 @@ final class MockAPNSRecorder: Sendable {
                 state.counters.rejectedByReason[rejection.reason, default: 0] += 1
                 if state.rejectionWaiters.isEmpty {
                     state.unclaimedRejections.append(record)
-                    return ([], nil)
+                    return ([], nil, recordWaiters)
                 }
-                return ([], state.rejectionWaiters.removeFirst())
+                return ([], state.rejectionWaiters.removeFirst(), recordWaiters)
             }
             state.counters.accepted += 1
-            return (state.takeSatisfiedAcceptWaiters(), nil)
+            return (state.takeSatisfiedAcceptWaiters(), nil, recordWaiters)
         }
+        for waiter in recordWaiters { waiter.resume(returning: true) }
         rejectionWaiter?.resume(returning: record)
         for waiter in accepts { waiter.resume() }
     }
@@ -156,6 +180,37 @@ final class MockAPNSRecorder: Sendable {
                 return nil
             }
             waiter?.resume()
+        }
+    }
+
+    /// Returns true once `count` records matching `filter` exist (counting those kept now and those to
+    /// come), false when the waiting task is cancelled first.
+    func waitForRecords(count: Int, matching filter: MockAPNSRecordFilter) async -> Bool {
+        let id = state.withLock { state in
+            state.nextWaiterID += 1
+            return state.nextWaiterID
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                let answer = state.withLock { state -> Bool? in
+                    if state.cancelledWaiters.remove(id) != nil { return false }
+                    let have = state.records.reduce(0) { $0 + (filter.matches($1) ? 1 : 0) }
+                    if have >= count { return true }
+                    state.recordWaiters.append(RecordWaiter(id: id, filter: filter, remaining: count - have,
+                                                            continuation: continuation))
+                    return nil
+                }
+                if let answer { continuation.resume(returning: answer) }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+                if let index = state.recordWaiters.firstIndex(where: { $0.id == id }) {
+                    return state.recordWaiters.remove(at: index).continuation
+                }
+                state.cancelledWaiters.insert(id)
+                return nil
+            }
+            waiter?.resume(returning: false)
         }
     }
 

@@ -18,7 +18,7 @@ public final class MockAPNSServer: Sendable {
     /// The loop serving every connection.
     public let loop: EventLoop
     let core: MockAPNSCore
-    private let server: HTTP2Server
+    let server: HTTP2Server
     private let ownsLoop: Bool
     private let stopped = PThreadLock(false)
 

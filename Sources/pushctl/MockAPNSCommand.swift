@@ -13,7 +13,7 @@ enum MockAPNSCommand: Command {
     static var help: CommandHelp {
         CommandHelp(
             overview: "Run the mock APNs server on its own: HTTP/2 over TLS with Apple's rules, accepting client certificates and provider tokens (a .p8 key it writes), with fresh test credentials. Prints 'mock-apns listening on HOST:PORT' once ready; SIGINT/SIGTERM stops it.",
-            usage: ["pushctl mock-apns [--port 2197] [--write-credentials DIR] [fault options]"],
+            usage: ["pushctl mock-apns [--port 2197] [--write-credentials DIR] [--control-port N] [fault options]"],
             options: [
                 .value("host", "address", "Address to bind (default 127.0.0.1)."),
                 .value("port", "port", "Port to bind (default 2197; 0 picks a free one)."),
@@ -32,10 +32,12 @@ enum MockAPNSCommand: Command {
                 .value("jitter-ms", "n", "Delay each answer by a random 0-n milliseconds."),
                 .value("max-streams", "n", "SETTINGS_MAX_CONCURRENT_STREAMS (default 1000)."),
                 .flag("accept-all", "Benchmark mode: accept everything at once, no rules or records."),
+                .value("control-port", "port", "Serve the JSON control API (rules, records, waits, knobs, reset; docs/mock-control.yaml) on 127.0.0.1:port; 0 picks a free one. Its URL goes into credentials.json as control_url."),
             ],
             examples: [
                 "pushctl mock-apns --port 2197 --write-credentials ./mock-creds",
                 "pushctl mock-apns --port 0 --reject Unregistered --latency-ms 50",
+                "pushctl mock-apns --port 0 --control-port 0 --write-credentials ./mock-creds   # control_url in credentials.json",
                 "pushctl mock-apns --goaway-after 1000 --close-every 5000 --rate-429 0.01 --rate-503 0.01 --jitter-ms 50",
                 "pushctl mock-apns --write-credentials ./mock-creds   # then: send --direct --p8 ./mock-creds/AuthKey_MOCKKEY001.p8 --key-id MOCKKEY001 --team-id MOCKTEAM01 ...",
             ])
@@ -48,6 +50,13 @@ enum MockAPNSCommand: Command {
         guard (0...65535).contains(port) else { throw CLIError.usage("--port must be 0-65535", command: name) }
         let bundleID = arguments.value("bundle-id") ?? "com.sniffmeet.app"
         let applyKnobs = try knobs(arguments)
+        let controlPort = try arguments.int("control-port", command: name)
+        if let controlPort, !(0...65535).contains(controlPort) {
+            throw CLIError.usage("--control-port must be 0-65535", command: name)
+        }
+        if controlPort != nil, arguments.has("accept-all") {
+            throw CLIError.usage("--control-port needs rules and records: leave out --accept-all", command: name)
+        }
         let explicitDirectory = arguments.value("write-credentials")
         let directory = explicitDirectory
             ?? NSTemporaryDirectory() + "pushctl-mock-apns-\(ProcessInfo.processInfo.processIdentifier)"
@@ -96,7 +105,17 @@ enum MockAPNSCommand: Command {
             throw CLIError(ExitCode.unavailable, "cannot listen on \(host):\(port): \(error)",
                            hint: "pick another --port, or --port 0 for a free one")
         }
-        let manifest: JSONValue = [
+        var control: MockAPNSControlServer?
+        if let controlPort {
+            do {
+                control = try server.startControlServer(port: controlPort)
+            } catch {
+                server.stop()
+                throw CLIError(ExitCode.unavailable, "cannot serve the control API on 127.0.0.1:\(controlPort): \(error)",
+                               hint: "pick another --control-port, or 0 for a free one")
+            }
+        }
+        var manifest: JSONValue = [
             "ca": .string(files.caCertificatePath),
             "client_p12": .string(files.clientP12Path),
             "client_p12_legacy": .string(files.clientLegacyP12Path),
@@ -114,18 +133,25 @@ enum MockAPNSCommand: Command {
             "port": .int(Int64(server.port)),
             "environment": .string(configuration.environment == .production ? "production" : "development"),
         ]
+        if case .object(var members) = manifest {
+            members["control_url"] = control.map { .string($0.url) } ?? .null
+            manifest = .object(members)
+        }
         do {
             try SecretFile.write(manifest.serialized(), to: directory + "/credentials.json")
         } catch {
+            control?.stop()
             server.stop()
             throw CLIError(ExitCode.config, "cannot write '\(directory)/credentials.json': \(error)",
                            hint: "pass a writable directory to --write-credentials")
         }
         let signals = SignalWaiter([SIGINT, SIGTERM])
         if explicitDirectory == nil { Console.err("mock-apns: credentials in \(directory)") }
+        if let control { Console.out("mock-apns control API on \(control.url)") }
         Console.out("mock-apns listening on \(host):\(server.port)")
         let signal = await signals.wait()
         let counters = server.counters()
+        control?.stop()
         server.stop()
         Console.err("mock-apns: stopped on signal \(signal) after \(counters.streams) requests (\(counters.accepted) accepted, \(counters.rejected) rejected)")
         return ExitCode.ok
