@@ -32,7 +32,7 @@ let package = Package(
         .target(name: "PushTLS", dependencies: ["COpenSSL", "PushSync"], swiftSettings: strict),
         .target(name: "PushIO", dependencies: ["CEvent", "COpenSSL", "PushSync", "PushTLS"], swiftSettings: strict),
         .target(name: "PushHTTP2", dependencies: ["CNGHTTP2", "PushIO", "PushTLS"], swiftSettings: strict),
-        .target(name: "PushStore", dependencies: ["CSQLite", "PushSync"], swiftSettings: strict),
+        .target(name: "PushStore", dependencies: ["APNSCore", "CSQLite", "PushSync"], swiftSettings: strict),
 
         // Domain.
         .target(name: "APNSCore", swiftSettings: strict),
@@ -67,12 +67,12 @@ let package = Package(
         .testTarget(name: "APNSTests", dependencies: ["APNS", "APNSMock", "APNSCore", "PushSync", "PushTLS"], swiftSettings: strict),
         .testTarget(name: "PushIOTests", dependencies: ["PushIO", "PushSync", "PushTLS"], swiftSettings: strict),
         .testTarget(name: "PushHTTP2Tests", dependencies: ["PushHTTP2", "PushIO", "PushSync", "PushTLS"], swiftSettings: strict),
-        .executableTarget(name: "pushstore-crash-writer", dependencies: ["PushStore"],
+        .executableTarget(name: "pushstore-crash-writer", dependencies: ["APNSCore", "PushStore"],
                           path: "Tests/PushStoreCrashWriter", swiftSettings: strict),
-        .testTarget(name: "PushStoreTests", dependencies: ["PushStore", "pushstore-crash-writer"], swiftSettings: strict),
+        .testTarget(name: "PushStoreTests", dependencies: ["APNSCore", "PushStore", "pushstore-crash-writer", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "APNSCoreTests", dependencies: ["APNSCore"], swiftSettings: strict),
-        // Helpers shared by test targets (a seeded generator); no dependencies.
-        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
+        // Helpers shared by test targets: a seeded generator, tool processes, literals for APNSCore values.
+        .target(name: "TestSupport", dependencies: ["APNSCore"], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "ProfileDropTests", dependencies: ["ProfileDrop", "PushStore", "PushSync", "APNSCore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "APNSMockTests", dependencies: ["APNSMock", "APNSCore", "PushHTTP2", "PushIO", "PushSync", "PushTLS"], swiftSettings: strict),
         .testTarget(name: "PushCtlTests", dependencies: ["pushctl", "push-server", "PushChaos", "APNSMock", "APNSCore", "PushSync", "PushTLS", "PushIO"], swiftSettings: strict),

@@ -55,7 +55,7 @@ enum RequestDecodingCheck {
             FuzzCheck.expect(!tokens.isEmpty && tokens.count <= PushRequest.maxTokens, "token count \(tokens.count)")
             FuzzCheck.expect(Set(tokens).count == tokens.count, "duplicate tokens survived")
             for token in tokens {
-                FuzzCheck.expect((try? DeviceToken(token).hex) == token, "token \(token) is not normalized")
+                FuzzCheck.expect((try? DeviceToken(token.hex)) == token, "token \(token) is not normalized")
             }
         case .user(let id):
             FuzzCheck.expect(!id.isEmpty && id.utf8.count <= 64, "user_id of \(id.utf8.count) bytes")
@@ -77,9 +77,9 @@ enum RequestDecodingCheck {
     private static func checkDevice(_ fields: JSONFields) {
         do {
             let device = try DeviceRegistrationRequest(fields)
-            FuzzCheck.expect((try? DeviceToken(device.token).hex) == device.token, "device token not normalized")
+            FuzzCheck.expect((try? DeviceToken(device.token.hex)) == device.token, "device token not normalized")
             FuzzCheck.expect(!device.userID.isEmpty && device.userID.utf8.count <= 64, "device user_id length")
-            FuzzCheck.expect(["production", "development"].contains(device.environment), "environment \(device.environment)")
+            FuzzCheck.expect([.production, .development].contains(device.environment), "environment \(device.environment)")
         } catch {
             checkRefusal(error)
         }

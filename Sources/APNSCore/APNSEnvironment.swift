@@ -25,6 +25,15 @@ public struct APNSEnvironment: Hashable, Sendable, CustomStringConvertible {
     public static let development = APNSEnvironment(
         name: "development", host: developmentHost, port: defaultPort, isDevelopment: true)
 
+    /// `.production` or `.development` by their names, as stores and configuration files spell them.
+    public init?(named name: String) {
+        switch name {
+        case "production": self = .production
+        case "development": self = .development
+        default: return nil
+        }
+    }
+
     private init(name: String, host: String, port: Int, isDevelopment: Bool) {
         self.name = name
         self.host = host

@@ -43,6 +43,12 @@ public struct DeviceToken: Hashable, Sendable, CustomStringConvertible {
         hex = String(decoding: digits, as: UTF8.self)
     }
 
+    /// A token read back from storage that checked it when it was written: taken as it is, unchecked. A row
+    /// changed behind the store's back goes to APNs as stored and comes back `BadDeviceToken`.
+    package init(storedHex text: String) {
+        hex = text
+    }
+
     /// True when `text` needs no normalizing: only lowercase hex digits, an even count within the limits.
     private static func isCanonical(_ text: String) -> Bool {
         let count = text.utf8.count

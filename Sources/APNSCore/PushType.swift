@@ -64,6 +64,15 @@ public struct PushType: Hashable, Sendable, RawRepresentable, CustomStringConver
         }
     }
 
+    /// Whether a device registered under `topic` takes this push type: a suffixed type (`.voip`, ...) only
+    /// topics with its suffix, the others only topics that carry no push type's suffix.
+    public func suits(topic: String) -> Bool {
+        if let topicSuffix { return topic.hasSuffix(topicSuffix) && topic.utf8.count > topicSuffix.utf8.count }
+        return !Self.suffixes.contains { topic.hasSuffix($0) }
+    }
+
+    private static let suffixes = all.compactMap(\.topicSuffix)
+
     /// The largest payload APNs accepts for this type: 5120 bytes for VoIP, 4096 otherwise.
     public var maxPayloadBytes: Int {
         topicSuffix == ".voip" ? 5120 : 4096

@@ -51,16 +51,14 @@ public struct OutboxMateRequestNotifier: MateRequestNotifier {
     private func rows(to userID: String, pushID: String, collapseID: String, payload: [UInt8],
                       now: Date) async throws -> [OutboxItem] {
         try await devices.devices(forUser: userID).filter(accepts).map { device in
-            OutboxItem(pushID: pushID, token: device.token, topic: device.topic, pushType: PushType.alert.rawValue,
+            OutboxItem(pushID: pushID, token: device.token, topic: device.topic, pushType: .alert,
                        payload: payload, environment: device.environment,
-                       priority: Priority.immediately.rawValue, collapseID: collapseID, now: now)
+                       priority: .immediately, collapseID: collapseID, now: now)
         }
     }
 
-    private static let nonAlertSuffixes = PushType.all.compactMap(\.topicSuffix)
-
     private func accepts(_ device: DeviceRecord) -> Bool {
         if let topic { return device.topic == topic }
-        return !Self.nonAlertSuffixes.contains { device.topic.hasSuffix($0) }
+        return PushType.alert.suits(topic: device.topic)
     }
 }

@@ -39,7 +39,7 @@ extension ChaosRun {
             let acknowledged = acknowledgedPushes.contains(row.pushID)
             if acknowledged {
                 acknowledgedRows += 1
-            } else if load.unansweredTokens.contains(row.token) {
+            } else if load.unansweredTokens.contains(row.token.hex) {
                 report.storedWithoutAnswer += 1
             } else {
                 report.unaccountedRows += 1
@@ -47,7 +47,7 @@ extension ChaosRun {
                 continue
             }
             let acceptances = row.apnsID.flatMap { accepted[$0] } ?? []
-            if acceptances.contains(where: { $0.token != row.token || $0.topic != row.topic }) {
+            if acceptances.contains(where: { $0.token != row.token.hex || $0.topic != row.topic }) {
                 report.disagree("row \(row.id): the mock accepted its apns-id for another token or topic")
             }
             let deliveredByMock = !acceptances.isEmpty

@@ -27,10 +27,10 @@ enum RecordJSON {
     }
 
     static func device(_ device: DeviceRecord) -> JSONValue {
-        .object(["token": .string(device.token), "topic": .string(device.topic), "user_id": .string(device.userID),
-                 "environment": .string(device.environment), "registered_at": time(device.registeredAt),
+        .object(["token": .string(device.token.hex), "topic": .string(device.topic), "user_id": .string(device.userID),
+                 "environment": .string(device.environment.name), "registered_at": time(device.registeredAt),
                  "active": .bool(device.isActive), "invalidated_at": time(device.invalidatedAt),
-                 "invalid_reason": optional(device.invalidReason)])
+                 "invalid_reason": optional(device.invalidReason?.rawValue)])
     }
 
     static func drop(_ drop: DropRecord) -> JSONValue {
@@ -46,8 +46,8 @@ enum RecordJSON {
     }
 
     static func notification(_ item: OutboxItem) -> JSONValue {
-        .object(["id": .string(item.id), "token": .string(item.token), "topic": .string(item.topic),
-                 "environment": .string(item.environment), "state": .string(item.state.rawValue),
+        .object(["id": .string(item.id), "token": .string(item.token.hex), "topic": .string(item.topic),
+                 "environment": .string(item.environment.name), "state": .string(item.state.rawValue),
                  "attempts": .int(Int64(item.attempts)), "status": optional(item.lastStatus),
                  "reason": optional(item.lastReason), "apns_id": optional(item.apnsID),
                  "apns_unique_id": optional(item.apnsUniqueID), "updated_at": time(item.updatedAt)])

@@ -36,13 +36,11 @@ public actor OutboxWorker {
     struct Completion {
         var id: String
         var result: OutboxResult
-        var rejection: APNSRejection?
         var item: OutboxItem?
 
-        init(item: OutboxItem, result: OutboxResult, rejection: APNSRejection?, keepItem: Bool = true) {
+        init(item: OutboxItem, result: OutboxResult, keepItem: Bool = true) {
             id = item.id
             self.result = result
-            self.rejection = rejection
             self.item = keepItem ? item : nil
         }
     }
@@ -129,48 +127,32 @@ public actor OutboxWorker {
     private func launch(_ items: [OutboxItem]) {
         inFlight += items.count
         metrics.setInFlight(inFlight)
-        let groups: [(environment: String, items: [OutboxItem])]
+        let groups: [(environment: APNSEnvironment, items: [OutboxItem])]
         if let first = items.first?.environment, items.allSatisfy({ $0.environment == first }) {
             groups = [(first, items)]
         } else {
-            var byEnvironment: [String: [OutboxItem]] = [:]
+            var byEnvironment: [APNSEnvironment: [OutboxItem]] = [:]
             for item in items { byEnvironment[item.environment, default: []].append(item) }
             groups = byEnvironment.map { ($0.key, $0.value) }
         }
-        var unsendable: [Completion] = []
         for (environment, group) in groups {
-            var notifications: [APNSNotification] = []
-            notifications.reserveCapacity(group.count)
-            var bad: Set<Int> = []
-            for index in group.indices {
-                do {
-                    notifications.append(try Self.makeNotification(group[index]))
-                } catch {
-                    bad.insert(index)
-                    unsendable.append(Completion(item: group[index], result: .rejected(status: 400, reason: "BadDeviceToken"), rejection: nil))
-                }
-            }
-            guard !notifications.isEmpty else { continue }
-            let sendable = bad.isEmpty ? group : group.indices.filter { !bad.contains($0) }.map { group[$0] }
             let sender = senders.sender(for: environment)
             let input = deliveryInput
             let started = ContinuousClock.now
-            let sent = sendable
-            let batch = notifications
+            let batch = group.map(\.notification)
             Task {
                 await sender.send(batch: batch) { results in
-                    input.yield(Delivery(items: sent, started: started, environment: environment, results: results))
+                    input.yield(Delivery(items: group, started: started, environment: environment, results: results))
                 }
             }
         }
-        if !unsendable.isEmpty { finished(unsendable) }
     }
 
     /// Results of one batch send that arrived together.
     struct Delivery: Sendable {
         var items: [OutboxItem]
         var started: ContinuousClock.Instant
-        var environment: String
+        var environment: APNSEnvironment
         var results: [PushSendResult]
     }
 
@@ -185,23 +167,19 @@ public actor OutboxWorker {
         var failures = 0
         delivery.items.withUnsafeBufferPointer { items in
             for result in delivery.results {
-                switch result.result {
-                case .success(.accepted(_, let uniqueID)):
-                    completions.append(Completion(item: items[result.index], result: .accepted(apnsUniqueID: uniqueID),
-                                                  rejection: nil, keepItem: logsDebug))
-                case .success(.rejected(let rejection)):
-                    let outcome: OutboxResult = rejection.reason.isRetryable
-                        ? .retry(status: rejection.status, reason: rejection.reason.rawValue)
-                        : .rejected(status: rejection.status, reason: rejection.reason.rawValue)
-                    completions.append(Completion(item: items[result.index], result: outcome, rejection: rejection))
-                case .failure:
+                let outcome = result.outboxResult
+                switch outcome {
+                case .accepted:
+                    completions.append(Completion(item: items[result.index], result: outcome, keepItem: logsDebug))
+                case .rejected:
+                    completions.append(Completion(item: items[result.index], result: outcome))
+                case .transportFailed:
                     failures += 1
-                    completions.append(Completion(item: items[result.index], result: .retry(status: nil, reason: "TransportError"),
-                                                  rejection: nil))
+                    completions.append(Completion(item: items[result.index], result: outcome))
                 }
             }
         }
-        metrics.recordSends(seconds: seconds, environment: delivery.environment,
+        metrics.recordSends(seconds: seconds, environment: delivery.environment.name,
                             answered: delivery.results.count - failures, transportFailures: failures)
         finished(completions)
     }
@@ -209,14 +187,6 @@ public actor OutboxWorker {
     private static func seconds(since start: ContinuousClock.Instant) -> Double {
         let elapsed = ContinuousClock.now - start
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-    }
-
-    /// The APNs request for an outbox row.
-    static func makeNotification(_ item: OutboxItem) throws -> APNSNotification {
-        APNSNotification(token: try DeviceToken(item.token), topic: item.topic, pushType: PushType(rawValue: item.pushType),
-                         priority: item.priority.flatMap(Priority.init(rawValue:)),
-                         expiration: item.expiration.map { APNSExpiration.at(epochSeconds: Int64($0)) } ?? .none,
-                         collapseID: item.collapseID, apnsID: item.apnsID, payload: item.payload)
     }
 
     private func finished(_ completions: [Completion]) {
@@ -262,27 +232,26 @@ public actor OutboxWorker {
         case .accepted:
             metrics.recordPush(outcome: "accepted", reason: "")
             logger.debug("push.accepted", [("id", item.id), ("push_id", item.pushID)])
-        case .rejected(let status, let reason):
-            metrics.recordPush(outcome: "rejected", reason: reason)
-            logger.info("push.rejected", [("id", item.id), ("push_id", item.pushID), ("status", "\(status)"),
-                                          ("reason", reason)])
-            if let rejection = completion.rejection, rejection.reason.invalidatesToken {
-                await invalidate(item, rejection: rejection)
-            }
-        case .retry(let status, let reason):
+        case .rejected(let rejection) where !rejection.reason.isRetryable:
+            metrics.recordPush(outcome: "rejected", reason: rejection.reason.rawValue)
+            logger.info("push.rejected", [("id", item.id), ("push_id", item.pushID), ("status", "\(rejection.status)"),
+                                          ("reason", rejection.reason.rawValue)])
+            if rejection.reason.invalidatesToken { await invalidate(item, rejection: rejection) }
+        case .rejected, .transportFailed:
             let outcome = state == .failed ? "failed" : "retry"
+            let reason = completion.result.storedReason ?? ""
             metrics.recordPush(outcome: outcome, reason: reason)
-            logger.log(outcome == "failed" ? .warning : .debug, "push.\(outcome)",
-                       [("id", item.id), ("status", status.map(String.init) ?? "-"), ("reason", reason),
-                        ("attempts", "\(item.attempts)")])
+            var fields = [("id", item.id), ("status", completion.result.storedStatus.map(String.init) ?? "-"),
+                          ("reason", reason), ("attempts", "\(item.attempts)")]
+            if case .transportFailed(let error) = completion.result { fields.append(("transport", error.kind.rawValue)) }
+            logger.log(outcome == "failed" ? .warning : .debug, "push.\(outcome)", fields)
         }
     }
 
     private func invalidate(_ item: OutboxItem, rejection: APNSRejection) async {
         do {
             let changed = try await store.invalidateDevice(token: item.token, topic: item.topic,
-                                                           reason: rejection.reason.rawValue,
-                                                           at: rejection.timestamp ?? Date())
+                                                           reason: rejection.reason, at: rejection.timestamp ?? Date())
             if changed {
                 logger.info("device.invalidated", [("topic", item.topic), ("reason", rejection.reason.rawValue)])
             }

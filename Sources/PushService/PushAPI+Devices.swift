@@ -30,13 +30,13 @@ extension PushAPI {
         return .json(status: 200, ["devices": .array(devices.map(RecordJSON.device))])
     }
 
-    /// The normalized (lowercase hex) form of a token (an even number, 64-200, of hex digits), or 400.
-    static func deviceToken(_ text: String, field: String) throws(APIError) -> String {
+    /// The token in `text` (an even number, 64-200, of hex digits), or 400.
+    static func deviceToken(_ text: String, field: String) throws(APIError) -> DeviceToken {
         guard APIFieldRules.isHexToken(text) else {
             throw APIError.invalidField(field, "not a device token (an even number, 64-200, of hex digits)")
         }
         do {
-            return try DeviceToken(text).hex
+            return try DeviceToken(text)
         } catch {
             throw APIError.invalidField(field, "not a device token (\(error.message))")
         }

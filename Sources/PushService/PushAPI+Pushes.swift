@@ -22,8 +22,8 @@ extension PushAPI {
             for target in targets {
                 items.append(OutboxItem(
                     id: OutboxID.make(at: now, using: &random), pushID: pushID, token: target.token, topic: target.topic,
-                    pushType: push.pushType.rawValue, payload: push.payload, environment: target.environment,
-                    priority: push.priority?.rawValue, expiration: push.expiration, collapseID: push.collapseID,
+                    pushType: push.pushType, payload: push.payload, environment: target.environment,
+                    priority: push.priority, expiration: push.expiration, collapseID: push.collapseID,
                     apnsID: APNSID.generate(using: &random), now: now))
             }
             let waitID = wait ? await waiters.register(rowIDs: items.map(\.id)) : nil
@@ -64,9 +64,9 @@ extension PushAPI {
     }
 
     private struct Target {
-        var token: String
+        var token: DeviceToken
         var topic: String
-        var environment: String
+        var environment: APNSEnvironment
     }
 
     private func resolveTargets(_ push: PushRequest) async throws -> [Target] {
@@ -76,21 +76,17 @@ extension PushAPI {
                 throw APIError.invalidField("topic", "is required (no default topic is configured)")
             }
             try push.validate(topic: topic)
-            var targets: [Target] = []
-            targets.reserveCapacity(tokens.count)
-            for token in tokens {
-                var environment = push.environment
-                if environment == nil { environment = try await store.device(token: token, topic: topic)?.environment }
-                targets.append(Target(token: token, topic: topic, environment: environment ?? "production"))
+            if let environment = push.environment {
+                return tokens.map { Target(token: $0, topic: topic, environment: environment) }
             }
-            return targets
+            // One lookup for the whole list: a registered token goes to its registration's environment.
+            let registered = try await store.devices(tokens: tokens, topic: topic)
+            return tokens.map { Target(token: $0, topic: topic, environment: registered[$0]?.environment ?? .production) }
         case .user(let userID):
-            let suffixes = PushType.all.compactMap(\.topicSuffix)
             let devices = try await store.devices(forUser: userID).filter { device in
                 if let environment = push.environment, device.environment != environment { return false }
                 if let topic = push.topic { return device.topic == topic }
-                if let suffix = push.pushType.topicSuffix { return device.topic.hasSuffix(suffix) }
-                return !suffixes.contains { device.topic.hasSuffix($0) }
+                return push.pushType.suits(topic: device.topic)
             }
             guard !devices.isEmpty else {
                 throw APIError(status: 422, code: "no_devices", message: "user \(userID) has no active device for this push")

@@ -42,7 +42,7 @@ enum PushJSON {
                 out.append(contentsOf: Bytes.attempts)
                 writeInt(rows[position].attempts, to: &out)
                 out.append(contentsOf: Bytes.environment)
-                JSONValue.writeString(rows[position].environment, to: &out)
+                JSONValue.writeString(rows[position].environment.name, to: &out)
                 out.append(contentsOf: Bytes.id)
                 JSONValue.writeString(rows[position].id, to: &out)
                 out.append(contentsOf: Bytes.reason)
@@ -52,7 +52,7 @@ enum PushJSON {
                 out.append(contentsOf: Bytes.status)
                 if let status = rows[position].lastStatus { writeInt(status, to: &out) } else { out.append(contentsOf: Bytes.null) }
                 out.append(contentsOf: Bytes.token)
-                JSONValue.writeString(rows[position].token, to: &out)
+                JSONValue.writeString(rows[position].token.hex, to: &out)
                 out.append(contentsOf: Bytes.topic)
                 JSONValue.writeString(rows[position].topic, to: &out)
                 out.append(contentsOf: Bytes.updatedAt)
@@ -84,7 +84,7 @@ enum PushJSON {
             out.append(contentsOf: Bytes.openID)
             JSONValue.writeString(item.id, to: &out)
             out.append(contentsOf: Bytes.token)
-            JSONValue.writeString(item.token, to: &out)
+            JSONValue.writeString(item.token.hex, to: &out)
             out.append(UInt8(ascii: "}"))
         }
         out.append(contentsOf: Bytes.pushID)

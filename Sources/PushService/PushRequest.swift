@@ -5,7 +5,7 @@ package struct PushRequest: Sendable {
     /// Explicit tokens (normalized, de-duplicated) or a user's devices.
     package enum Target: Sendable, Equatable {
         /// Explicit tokens.
-        case tokens([String])
+        case tokens([DeviceToken])
         /// Every device of one user.
         case user(String)
     }
@@ -17,8 +17,8 @@ package struct PushRequest: Sendable {
     package var target: Target
     /// The topic, when it differs from the configured one.
     package var topic: String?
-    /// `production` or `development`, when given.
-    package var environment: String?
+    /// `.production` or `.development`, when given.
+    package var environment: APNSEnvironment?
     /// The `apns-push-type`.
     package var pushType: PushType
     /// The `apns-priority`, when given.
@@ -51,8 +51,8 @@ package struct PushRequest: Sendable {
             guard list.count <= Self.maxTokens else {
                 throw .invalidField("tokens", "at most \(Self.maxTokens) tokens per push")
             }
-            var seen = Set<String>()
-            var tokens: [String] = []
+            var seen = Set<DeviceToken>()
+            var tokens: [DeviceToken] = []
             tokens.reserveCapacity(list.count)
             for (index, value) in list.enumerated() {
                 guard let text = value.stringValue else { throw .invalidField("tokens[\(index)]", "must be a string") }
@@ -66,10 +66,7 @@ package struct PushRequest: Sendable {
             throw .badRequest("invalid_target", "give exactly one of tokens or user_id")
         }
         topic = try body.topic("topic")
-        environment = try body.string("environment")
-        if let environment, environment != "production" && environment != "development" {
-            throw .invalidField("environment", "must be \"production\" or \"development\"")
-        }
+        environment = try body.environment("environment")
         let typeName = try body.string("push_type") ?? "alert"
         pushType = PushType(rawValue: typeName)
         guard pushType.isKnown else { throw .badRequest("unknown_push_type", "unknown push_type \"\(typeName.prefix(40))\"") }

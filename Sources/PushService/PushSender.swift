@@ -1,4 +1,6 @@
+import APNS
 import APNSCore
+import PushStore
 
 /// Sends one notification to APNs: the boundary between the outbox worker and the APNs client.
 ///
@@ -30,17 +32,17 @@ public struct PushSenderConnections: Sendable, Equatable {
     }
 }
 
-/// One result of a batch send: the notification's index in the batch and APNs' answer, or the transport error.
-public struct PushSendResult: Sendable {
-    /// Position in the batch.
-    public var index: Int
-    /// The outcome, or the error `send(_:)` would have thrown.
-    public var result: Result<APNSOutcome, any Error>
+/// One result of a batch send: the client's own type, carried to the outbox unchanged.
+public typealias PushSendResult = APNSBatchResult
 
-    /// A result for position `index`.
-    public init(index: Int, result: Result<APNSOutcome, any Error>) {
-        self.index = index
-        self.result = result
+extension APNSBatchResult {
+    /// The outbox's view of it: the same outcome, types kept.
+    public var outboxResult: OutboxResult {
+        switch result {
+        case .success(.accepted(_, let uniqueID)): .accepted(apnsUniqueID: uniqueID)
+        case .success(.rejected(let rejection)): .rejected(rejection)
+        case .failure(let error): .transportFailed(error)
+        }
     }
 }
 
@@ -49,11 +51,14 @@ extension PushSender {
     public func send(batch notifications: [APNSNotification], deliver: @escaping @Sendable ([PushSendResult]) -> Void) async {
         for (index, notification) in notifications.enumerated() {
             Task {
-                let result: Result<APNSOutcome, any Error>
+                let result: Result<APNSOutcome, APNSTransportError>
                 do {
                     result = .success(try await self.send(notification))
-                } catch {
+                } catch let error as APNSTransportError {
                     result = .failure(error)
+                } catch {
+                    // Another sender's error says nothing of the notification's fate.
+                    result = .failure(APNSTransportError(.outcomeUnknown, "\(error)"))
                 }
                 deliver([PushSendResult(index: index, result: result)])
             }
@@ -68,9 +73,9 @@ extension PushSender {
 
 /// One sender per APNs environment: development devices go to the sandbox, production ones to production.
 public struct PushSenders: Sendable {
-    /// For devices registered with `environment: "production"`.
+    /// For devices registered with `.production`.
     public var production: any PushSender
-    /// For devices registered with `environment: "development"`.
+    /// For devices registered with `.development`.
     public var development: any PushSender
 
     /// Creates the pair.
@@ -79,9 +84,9 @@ public struct PushSenders: Sendable {
         self.development = development
     }
 
-    /// The sender for an outbox environment name.
-    public func sender(for environment: String) -> any PushSender {
-        environment == "development" ? development : production
+    /// The sender for an outbox row's environment.
+    public func sender(for environment: APNSEnvironment) -> any PushSender {
+        environment.isDevelopment ? development : production
     }
 
     /// Shuts both down.

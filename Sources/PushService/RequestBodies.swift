@@ -3,14 +3,14 @@ import PushStore
 
 /// A validated `POST /v1/devices` body. The default topic is applied by the handler, not here.
 package struct DeviceRegistrationRequest: Sendable, Equatable {
-    /// The normalized (lowercase hex) token.
-    package var token: String
+    /// The token.
+    package var token: DeviceToken
     /// The owning user.
     package var userID: String
     /// The topic given in the body, if any.
     package var topic: String?
-    /// `production` or `development`.
-    package var environment: String
+    /// `.production` or `.development`.
+    package var environment: APNSEnvironment
 
     /// Parses and checks the body; throws a 400 `APIError`.
     package init(_ body: JSONFields) throws(APIError) {
@@ -18,10 +18,8 @@ package struct DeviceRegistrationRequest: Sendable, Equatable {
         token = try PushAPI.deviceToken(try body.requiredString("token", maxBytes: 400), field: "token")
         userID = try body.userID("user_id")
         topic = try body.topic("topic")
-        environment = try body.requiredString("environment")
-        guard environment == "production" || environment == "development" else {
-            throw .invalidField("environment", "must be \"production\" or \"development\"")
-        }
+        guard let environment = try body.environment("environment") else { throw .invalidField("environment", "is required") }
+        self.environment = environment
     }
 }
 
@@ -69,6 +67,15 @@ extension JSONFields {
         let value = try requiredString(key, maxBytes: 64)
         guard APIFieldRules.isUserID(value) else { throw .invalidField(prefix + key, "must be 1-64 characters of A-Z a-z 0-9 _ . -") }
         return value
+    }
+
+    /// An optional APNs environment: `"production"` or `"development"`.
+    func environment(_ key: String) throws(APIError) -> APNSEnvironment? {
+        guard let name = try string(key) else { return nil }
+        guard let environment = APNSEnvironment(named: name) else {
+            throw .invalidField(prefix + key, "must be \"production\" or \"development\"")
+        }
+        return environment
     }
 
     /// An optional apns-topic: a bundle id, with the push type's suffix where one applies.

@@ -1,9 +1,10 @@
+import APNSCore
 import Foundation
 
 /// `DeviceRepository` in memory, with the same rules as the SQLite one (for tests).
 public actor InMemoryDeviceRepository: DeviceRepository {
     private struct Key: Hashable {
-        var token: String
+        var token: DeviceToken
         var topic: String
     }
 
@@ -13,12 +14,11 @@ public actor InMemoryDeviceRepository: DeviceRepository {
     public init() {}
 
     /// See `DeviceRepository.register`.
-    public func register(token: String, topic: String, userID: String, environment: String,
+    public func register(token: DeviceToken, topic: String, userID: String, environment: APNSEnvironment,
                          now: Date) throws -> DeviceRecord {
-        try StoreValidation.token(token)
         try StoreValidation.required(topic, field: "topic")
         try StoreValidation.userID(userID)
-        try StoreValidation.environment(environment)
+        try StoreValidation.environment(environment.name)
         let now = now.storeNormalized
         let record = DeviceRecord(token: token, topic: topic, userID: userID, environment: environment,
                                   registeredAt: now, lastSeen: now)
@@ -27,7 +27,7 @@ public actor InMemoryDeviceRepository: DeviceRepository {
     }
 
     /// See `DeviceRepository.remove(token:)`.
-    public func remove(token: String) -> Int {
+    public func remove(token: DeviceToken) -> Int {
         let keys = devices.keys.filter { $0.token == token }
         for key in keys { devices[key] = nil }
         return keys.count
@@ -37,16 +37,23 @@ public actor InMemoryDeviceRepository: DeviceRepository {
     public func devices(forUser userID: String, includeInvalidated: Bool) -> [DeviceRecord] {
         devices.values
             .filter { $0.userID == userID && (includeInvalidated || $0.isActive) }
-            .sorted { ($0.registeredAt, $0.token, $0.topic) < ($1.registeredAt, $1.token, $1.topic) }
+            .sorted { ($0.registeredAt, $0.token.hex, $0.topic) < ($1.registeredAt, $1.token.hex, $1.topic) }
     }
 
     /// See `DeviceRepository.device(token:topic:)`.
-    public func device(token: String, topic: String) -> DeviceRecord? {
+    public func device(token: DeviceToken, topic: String) -> DeviceRecord? {
         devices[Key(token: token, topic: topic)]
     }
 
+    /// See `DeviceRepository.devices(tokens:topic:)`.
+    public func devices(tokens: [DeviceToken], topic: String) -> [DeviceToken: DeviceRecord] {
+        var found: [DeviceToken: DeviceRecord] = [:]
+        for token in tokens { found[token] = devices[Key(token: token, topic: topic)] }
+        return found
+    }
+
     /// See `DeviceRepository.invalidate`.
-    public func invalidate(token: String, topic: String, reason: String, at timestamp: Date) -> Bool {
+    public func invalidate(token: DeviceToken, topic: String, reason: APNSRejectionReason, at timestamp: Date) -> Bool {
         let key = Key(token: token, topic: topic)
         guard var device = devices[key], device.isActive,
               DeviceInvalidationRule.invalidates(reason: reason, timestamp: timestamp,

@@ -1,3 +1,4 @@
+import APNSCore
 import Foundation
 
 /// A throughput probe for `make bench`: enqueue + claim + complete cycles per second on a real store.
@@ -22,7 +23,7 @@ public enum OutboxBenchmark {
     public static func run(path: String, total: Int = 200_000, batchSize: Int = 1_000) async throws -> Result {
         let store = try PushStore(path: path)
         let payload = Array(#"{"aps":{"alert":"Rex wants to meet you","category":"MATE_REQUEST"}}"#.utf8)
-        let token = String(repeating: "ab", count: 32)
+        let token = DeviceToken(bytes: [UInt8](repeating: 0xAB, count: 32))
         let now = Date()
         let clock = ContinuousClock()
         var done = 0
@@ -31,14 +32,14 @@ public enum OutboxBenchmark {
             let count = min(batchSize, total - done)
             let pushID = UUID().uuidString.lowercased()
             let items = (0..<count).map { _ in
-                OutboxItem(pushID: pushID, token: token, topic: "com.example.sniffmeet", pushType: "alert",
-                           payload: payload, environment: "development", priority: 10, now: now)
+                OutboxItem(pushID: pushID, token: token, topic: "com.example.sniffmeet", pushType: .alert,
+                           payload: payload, environment: .development, priority: .immediately, now: now)
             }
             try await store.enqueue(items)
             let claimed = try await store.claim(limit: count, now: now)
             // The sandbox answers every development notification with its own apns-unique-id.
             try await store.complete(claimed.map { item in
-                (item.id, .accepted(apnsUniqueID: item.environment == "development"
+                (item.id, .accepted(apnsUniqueID: item.environment.isDevelopment
                     ? UUID().uuidString.lowercased() : nil))
             }, now: now)
             done += claimed.count

@@ -1,3 +1,4 @@
+import APNSCore
 import Foundation
 
 /// One notification to one device token, as kept in the durable outbox.
@@ -6,14 +7,14 @@ public struct OutboxItem: Sendable, Equatable {
     public var id: String
     /// Groups the rows created by one API call (e.g. one push to 1,000 tokens).
     public var pushID: String
-    /// The device token (lowercase hex).
-    public var token: String
+    /// The device token.
+    public var token: DeviceToken
     /// The `apns-topic`.
     public var topic: String
-    /// The `apns-push-type` (e.g. "alert").
-    public var pushType: String
-    /// The `apns-priority` (10, 5, 1), or nil to let APNs choose.
-    public var priority: Int?
+    /// The `apns-push-type`.
+    public var pushType: PushType
+    /// The `apns-priority`, or nil to let APNs choose.
+    public var priority: Priority?
     /// The `apns-expiration` in epoch seconds; 0 means "deliver once or drop"; nil means none.
     public var expiration: Int?
     /// The `apns-collapse-id`.
@@ -22,8 +23,8 @@ public struct OutboxItem: Sendable, Equatable {
     public var apnsID: String?
     /// The JSON payload bytes.
     public var payload: [UInt8]
-    /// "production" or "development": which APNs host to use.
-    public var environment: String
+    /// Which APNs service to use: `.production` or `.development`.
+    public var environment: APNSEnvironment
     /// The row's state.
     public var state: OutboxState
     /// Send attempts so far (counted when claimed).
@@ -42,8 +43,8 @@ public struct OutboxItem: Sendable, Equatable {
     public var updatedAt: Date
 
     /// A new queued row, due at `now`.
-    public init(id: String = OutboxID.make(), pushID: String, token: String, topic: String,
-                pushType: String, payload: [UInt8], environment: String, priority: Int? = nil,
+    public init(id: String = OutboxID.make(), pushID: String, token: DeviceToken, topic: String,
+                pushType: PushType, payload: [UInt8], environment: APNSEnvironment, priority: Priority? = nil,
                 expiration: Int? = nil, collapseID: String? = nil, apnsID: String? = nil, now: Date) {
         let now = now.storeNormalized
         self.id = id
@@ -67,14 +68,20 @@ public struct OutboxItem: Sendable, Equatable {
         self.updatedAt = now
     }
 
+    /// The APNs request for this row: typed fields go straight across, nothing is parsed again.
+    public var notification: APNSNotification {
+        APNSNotification(token: token, topic: topic, pushType: pushType, priority: priority,
+                         expiration: expiration.map { APNSExpiration.at(epochSeconds: Int64($0)) } ?? .none,
+                         collapseID: collapseID, apnsID: apnsID, payload: payload)
+    }
+
     /// Throws `PushStoreError` unless the row can be stored.
     func validate() throws(PushStoreError) {
         try StoreValidation.required(id, field: "id", max: 128)
         try StoreValidation.required(pushID, field: "push_id", max: 128)
-        try StoreValidation.token(token)
         try StoreValidation.required(topic, field: "topic", max: 255)
-        try StoreValidation.required(pushType, field: "push_type", max: 32)
-        try StoreValidation.environment(environment)
+        guard pushType.isKnown else { throw .invalidField(field: "push_type", reason: "unknown push type \(pushType.rawValue.prefix(32))") }
+        try StoreValidation.environment(environment.name)
         try StoreValidation.optional(collapseID, field: "collapse_id", max: 64)
         try StoreValidation.optional(apnsID, field: "apns_id", max: 64)
         guard !payload.isEmpty else { throw .invalidField(field: "payload", reason: "must not be empty") }

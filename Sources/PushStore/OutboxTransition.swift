@@ -10,25 +10,19 @@ struct OutboxTransition {
 
     /// The transition for `result` of row `id` after `attempts` sends, at `nowMillis`.
     init(_ result: OutboxResult, id: String, attempts: Int, policy: OutboxRetryPolicy, nowMillis: Int64) {
-        switch result {
-        case .accepted(let uniqueID):
-            self.state = .accepted
-            self.status = 200
-            self.apnsUniqueID = uniqueID
-        case .rejected(let status, let reason):
-            self.state = .rejected
-            self.status = status
-            self.reason = reason
-        case .retry(let status, let reason):
-            self.status = status
-            self.reason = reason
-            if attempts >= policy.maxAttempts {
-                self.state = .failed
-            } else {
-                self.state = .queued
-                let delay = policy.delay(afterAttempt: attempts, id: id)
-                self.nextAttemptMillis = nowMillis + Int64((delay * 1_000).rounded())
-            }
+        status = result.storedStatus
+        reason = result.storedReason
+        if case .accepted(let uniqueID) = result {
+            state = .accepted
+            apnsUniqueID = uniqueID
+        } else if !result.retries {
+            state = .rejected
+        } else if attempts >= policy.maxAttempts {
+            state = .failed
+        } else {
+            state = .queued
+            let delay = policy.delay(afterAttempt: attempts, id: id)
+            nextAttemptMillis = nowMillis + Int64((delay * 1_000).rounded())
         }
     }
 

@@ -1,3 +1,4 @@
+import APNSCore
 import Foundation
 
 extension PushStore {
@@ -30,9 +31,11 @@ extension PushStore {
             topic = row.string(at: 3)
             payload = row.blob(at: 9)
         }
-        var item = OutboxItem(id: row.string(at: 0), pushID: pushID, token: row.string(at: 2),
-                              topic: topic, pushType: row.string(at: 4), payload: payload,
-                              environment: row.string(at: 10), priority: row.optionalInt(at: 5),
+        // Every column was checked on the way in (`OutboxItem.validate`), so the typed values come back as is.
+        var item = OutboxItem(id: row.string(at: 0), pushID: pushID, token: DeviceToken(storedHex: row.string(at: 2)),
+                              topic: topic, pushType: PushType(rawValue: row.string(at: 4)), payload: payload,
+                              environment: APNSEnvironment(named: row.string(at: 10)) ?? .production,
+                              priority: row.optionalInt(at: 5).flatMap(Priority.init(rawValue:)),
                               expiration: row.optionalInt(at: 6), collapseID: row.optionalString(at: 7),
                               apnsID: row.optionalString(at: 8), now: Date(storeMillis: row.int64(at: 17)))
         item.state = OutboxState(rawValue: row.string(at: 11)) ?? .failed
@@ -127,14 +130,14 @@ extension PushStore {
             try insertItems.bind(firstSeq + Int64(row), at: base + 1)
             try insertItems.bind(chunk[index].id, at: base + 2)
             try insertItems.bind(chunk[index].pushID, at: base + 3)
-            try insertItems.bind(chunk[index].token, at: base + 4)
+            try insertItems.bind(chunk[index].token.hex, at: base + 4)
             try insertItems.bind(chunk[index].topic, at: base + 5)
-            try insertItems.bind(chunk[index].pushType, at: base + 6)
-            try insertItems.bind(chunk[index].priority, at: base + 7)
+            try insertItems.bind(chunk[index].pushType.rawValue, at: base + 6)
+            try insertItems.bind(chunk[index].priority?.rawValue, at: base + 7)
             try insertItems.bind(chunk[index].collapseID, at: base + 8)
             try insertItems.bind(chunk[index].apnsID, at: base + 9)
             try insertItems.bind(chunk[index].payload, at: base + 10)
-            try insertItems.bind(chunk[index].environment, at: base + 11)
+            try insertItems.bind(chunk[index].environment.name, at: base + 11)
             try insertItems.bind(chunk[index].createdAt.storeMillis, at: base + 12)
         }
         _ = try insertItems.step()
@@ -247,7 +250,7 @@ extension PushStore {
             var groups: [(outcome: FinalOutcome, rows: [(id: String, uniqueID: String?)])] = []
             var current = 0
             for (id, result) in results where seen.insert(id).inserted {
-                if case .retry = result {
+                if result.retries {
                     if let state = try completeRetry(id: id, result: result, policy: policy, millis: millis, db) {
                         states[id] = state
                     }

@@ -1,8 +1,5 @@
 /// Input rules both twins enforce before writing anything.
 public enum StoreValidation {
-    /// Environments a device or outbox row may name.
-    static let environments: Set<String> = ["production", "development"]
-
     static func userID(_ id: String) throws(PushStoreError) {
         guard isUserID(id) else { throw .invalidUserID(id) }
     }
@@ -19,20 +16,6 @@ public enum StoreValidation {
             return true
         default:
             return false
-        }
-    }
-
-    /// Device tokens: even-length lowercase hex, 64–200 characters (callers normalise case first).
-    static func token(_ token: String) throws(PushStoreError) {
-        let utf8 = token.utf8
-        guard (64...200).contains(utf8.count) else {
-            throw .invalidToken("must be 64-200 hex characters, got \(utf8.count)")
-        }
-        guard utf8.count % 2 == 0 else { throw .invalidToken("must have an even number of hex characters") }
-        let isHex = { (byte: UInt8) in (48...57).contains(byte) || (97...102).contains(byte) }
-        // Native strings expose their bytes directly, which makes the check a plain loop.
-        guard utf8.withContiguousStorageIfAvailable({ $0.allSatisfy(isHex) }) ?? utf8.allSatisfy(isHex) else {
-            throw .invalidToken("must be lowercase hex (0-9, a-f)")
         }
     }
 

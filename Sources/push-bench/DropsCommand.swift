@@ -1,3 +1,4 @@
+import APNSCore
 import Foundation
 import ProfileDrop
 import PushStore
@@ -37,8 +38,8 @@ enum DropsCommand {
             let id = "u\(number)"
             _ = try await users.put(id: id, card: ProfileCard(name: "Owner \(id)", dogName: "Dog \(id)"), now: now)
             let hex = String(number, radix: 16)
-            _ = try await devices.register(token: String(repeating: "0", count: 64 - hex.count) + hex, topic: topic,
-                                           userID: id, environment: "development", now: now)
+            _ = try await devices.register(token: try DeviceToken(String(repeating: "0", count: 64 - hex.count) + hex),
+                                           topic: topic, userID: id, environment: .development, now: now)
         }
 
         var latencies: [Double] = []

@@ -1,3 +1,4 @@
+import TestSupport
 import APNSCore
 import Foundation
 import ProfileDrop
@@ -58,9 +59,9 @@ struct DropFixture {
     }
 
     /// A 64-hex-character token unique to (user, device).
-    static func token(user: Int, device: Int) -> String {
+    static func token(user: Int, device: Int) -> DeviceToken {
         let hex = String(user * 16 + device, radix: 16)
-        return String(repeating: "0", count: 64 - hex.count) + hex
+        return DeviceToken(stringLiteral: String(repeating: "0", count: 64 - hex.count) + hex)
     }
 
     static func card(_ id: String) -> ProfileCard {

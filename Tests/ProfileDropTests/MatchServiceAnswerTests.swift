@@ -1,3 +1,5 @@
+import APNSCore
+import TestSupport
 import Foundation
 import ProfileDrop
 import PushStore
@@ -25,7 +27,7 @@ struct MatchServiceAnswerTests {
 
         let answers = try await f.queuedPushes().filter { $0.category == "MATE_REQUEST_ANSWER" }
         #expect(answers.count == 4)
-        let toU1 = answers.filter { $0.token.hasPrefix("0000") && $0.json["mate_request_answer"]?["id"]?.stringValue == requests[1].id }
+        let toU1 = answers.filter { $0.token.hex.hasPrefix("0000") && $0.json["mate_request_answer"]?["id"]?.stringValue == requests[1].id }
         #expect(Set(toU1.map(\.token)) == [DropFixture.token(user: 1, device: 0), DropFixture.token(user: 1, device: 1)])
         #expect(toU1.allSatisfy { $0.json["mate_request_answer"]?["state"]?.stringValue == "accepted" })
         #expect(toU1.allSatisfy { $0.json["mate_request_answer"]?["from"]?["user_id"]?.stringValue == "u2" })

@@ -1,3 +1,4 @@
+import APNSCore
 import TestSupport
 import Foundation
 import ProfileDrop
@@ -47,7 +48,7 @@ struct MatchServiceConcurrencyTests {
             [DropFixture.token(user: 0, device: device),
              DropFixture.token(user: Int(winner.dropFirst())!, device: device)]
         }
-        #expect(pushes.map(\.token).sorted() == expectedTokens.sorted())  // exactly one per device on each side
+        #expect(pushes.map(\.token.hex).sorted() == expectedTokens.map(\.hex).sorted())  // exactly one per device on each side
         #expect(pushes.allSatisfy { $0.collapseID == drop.id && $0.category == "MATE_REQUEST" })
         #expect(try await f.mateRequests.requests(forDrop: drop.id).count == 2)
 

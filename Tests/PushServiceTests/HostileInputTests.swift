@@ -1,3 +1,4 @@
+import TestSupport
 import APNSCore
 import Foundation
 @testable import PushStore
@@ -190,7 +191,7 @@ struct HostileInputTests {
         #expect(try await harness.server.store.outboxCounts().values.reduce(0, +) == 0)
         #expect(try await harness.server.store.user(id: "zed") == nil)
         #expect(try await harness.server.store.devices(forUser: "zed", includeInvalidated: true).isEmpty)
-        #expect(try await harness.server.store.device(token: Self.token, topic: ServiceHarness.topic) == nil)
+        #expect(try await harness.server.store.device(token: DeviceToken(stringLiteral: Self.token), topic: ServiceHarness.topic) == nil)
         #expect(harness.mock.counters().streams == 0)
         let connection = try target.connect()
         connection.write(RawHTTPConnection.request("GET", "/healthz", body: []))

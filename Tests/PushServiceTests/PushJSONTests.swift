@@ -1,3 +1,4 @@
+import TestSupport
 import APNSCore
 import Foundation
 @testable import PushService
@@ -8,14 +9,14 @@ import Testing
 struct PushJSONTests {
     static func rows() -> [OutboxItem] {
         let now = Date(timeIntervalSince1970: 1_780_000_000.123)
-        var first = OutboxItem(id: "row-1", pushID: "push-\"1\"", token: String(repeating: "ab", count: 32),
+        var first = OutboxItem(id: "row-1", pushID: "push-\"1\"", token: DeviceToken(stringLiteral: String(repeating: "ab", count: 32)),
                                topic: "com.example.app", pushType: "alert", payload: Array("{}".utf8),
                                environment: "development", apnsID: "2F8D3B55-61A4-4A0B-9D2C-6C9B2A8F0E11", now: now)
         first.state = .accepted
         first.attempts = 1
         first.lastStatus = 200
         first.apnsUniqueID = "unique\n\\id"
-        var second = OutboxItem(id: "row-2", pushID: "push-\"1\"", token: String(repeating: "cd", count: 32),
+        var second = OutboxItem(id: "row-2", pushID: "push-\"1\"", token: DeviceToken(stringLiteral: String(repeating: "cd", count: 32)),
                                 topic: "com.example.app", pushType: "alert", payload: Array("{}".utf8),
                                 environment: "production", now: now.addingTimeInterval(0.001))
         second.state = .queued
@@ -44,7 +45,7 @@ struct PushJSONTests {
     func acceptedMatchesTree() {
         let rows = Self.rows()
         let tree: JSONValue = ["push_id": .string("p"), "notifications": .array(rows.map {
-            .object(["id": .string($0.id), "token": .string($0.token)])
+            .object(["id": .string($0.id), "token": .string($0.token.hex)])
         })]
         #expect(PushJSON.accepted(pushID: "p", items: rows) == tree.serialized())
     }

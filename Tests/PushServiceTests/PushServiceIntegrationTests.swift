@@ -1,3 +1,4 @@
+import TestSupport
 import APNSCore
 import Foundation
 import PushService

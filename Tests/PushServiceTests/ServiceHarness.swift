@@ -1,3 +1,4 @@
+import TestSupport
 import APNS
 import APNSCore
 import APNSMock

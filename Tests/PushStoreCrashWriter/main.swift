@@ -1,3 +1,4 @@
+import APNSCore
 // pushstore-crash-writer <db-path>
 //
 // Enqueues outbox rows in small committed transactions forever and prints "committed <id>" for each
@@ -13,7 +14,7 @@ guard arguments.count == 2 else {
 }
 
 let store = try PushStore(path: arguments[1])
-let token = String(repeating: "0123456789abcdef", count: 4)
+let token = try DeviceToken(String(repeating: "0123456789abcdef", count: 4))
 let payload = Array(#"{"aps":{"alert":"crash test"}}"#.utf8)
 var round = 0
 while true {
@@ -21,7 +22,7 @@ while true {
     let pushID = "crash-\(round)"
     let items = (0..<3).map { index in
         OutboxItem(id: "\(pushID)-\(index)", pushID: pushID, token: token, topic: "com.example.sniffmeet",
-                   pushType: "alert", payload: payload, environment: "development", now: Date())
+                   pushType: .alert, payload: payload, environment: .development, now: Date())
     }
     try await store.enqueue(items)
     // FileHandle writes straight to the descriptor: nothing is left in a buffer when the process dies.

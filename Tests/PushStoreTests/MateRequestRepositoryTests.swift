@@ -1,3 +1,5 @@
+import APNSCore
+import TestSupport
 import Foundation
 import Testing
 @testable import PushStore

@@ -1,3 +1,5 @@
+import APNSCore
+import TestSupport
 import Foundation
 import Testing
 @testable import PushStore
@@ -56,7 +58,7 @@ struct OutboxWriterTests {
     @Test func invalidRowsFailBeforeQueueing() async throws {
         let writer = OutboxWriter(outbox: InMemoryOutboxRepository())
         var bad = outboxItem("x")
-        bad.environment = "staging"
+        bad.environment = .custom(host: "staging.example", port: 443)
         await #expect(throws: PushStoreError.self) { try await writer.enqueue([bad]) }
         #expect(await writer.commits == 0)
     }

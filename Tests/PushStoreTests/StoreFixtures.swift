@@ -1,3 +1,5 @@
+import APNSCore
+import TestSupport
 import Foundation
 import Testing
 @testable import PushStore
@@ -42,7 +44,7 @@ let t0 = Date(timeIntervalSince1970: 1_700_000_000)
 func at(_ seconds: Double) -> Date { t0.addingTimeInterval(seconds) }
 
 /// A valid, distinct 64-character lowercase hex token.
-func token(_ n: Int) -> String { String(repeating: "0", count: 48) + String(format: "%016x", n) }
+func token(_ n: Int) -> DeviceToken { DeviceToken(stringLiteral: String(repeating: "0", count: 48) + String(format: "%016x", n)) }
 
 let topic = "com.example.sniffmeet"
 
@@ -56,4 +58,17 @@ func outboxItem(_ id: String, push: String = "push-1", token n: Int = 1, expirat
     OutboxItem(id: id, pushID: push, token: token(n), topic: topic, pushType: "alert",
                payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8), environment: "development",
                priority: 10, expiration: expiration, collapseID: nil, apnsID: nil, now: now)
+}
+
+extension OutboxResult {
+    /// A final rejection by status and reason name.
+    static func rejected(status: Int, reason: String) -> OutboxResult {
+        .rejected(APNSRejection(status: status, reason: APNSRejectionReason(rawValue: reason)))
+    }
+
+    /// A retry: APNs' retryable rejection when a status is given, otherwise a transport failure.
+    static func retry(status: Int?, reason: String) -> OutboxResult {
+        guard let status else { return .transportFailed(APNSTransportError(.outcomeUnknown, reason)) }
+        return .rejected(APNSRejection(status: status, reason: APNSRejectionReason(rawValue: reason)))
+    }
 }
