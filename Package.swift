@@ -38,7 +38,7 @@ let package = Package(
         .target(name: "APNSCore", swiftSettings: strict),
         .target(name: "APNS", dependencies: ["APNSCore", "PushHTTP2", "PushIO", "PushSync", "PushTLS"], swiftSettings: strict),
         .target(name: "APNSMock", dependencies: ["APNSCore", "PushHTTP2", "PushIO", "PushSync", "PushTLS"], swiftSettings: strict),
-        .target(name: "ProfileDrop", dependencies: ["APNSCore", "PushStore"], swiftSettings: strict),
+        .target(name: "ProfileDrop", dependencies: ["APNSCore", "PushStore", "PushSync"], swiftSettings: strict),
         .target(name: "PushService",
                 dependencies: ["APNSCore", "APNS", "APNSMock", "PushStore", "ProfileDrop", "PushIO", "PushSync", "PushTLS", "CEvent"],
                 swiftSettings: strict),
@@ -63,6 +63,7 @@ let package = Package(
                           path: "Fuzz/PayloadBuilder", swiftSettings: strict),
 
         // Tests mirror Sources.
+        .testTarget(name: "PushSyncTests", dependencies: ["PushSync"], swiftSettings: strict),
         .testTarget(name: "PushTLSTests", dependencies: ["PushTLS"], swiftSettings: strict),
         .testTarget(name: "APNSTests", dependencies: ["APNS", "APNSMock", "APNSCore", "PushSync", "PushTLS"], swiftSettings: strict),
         .testTarget(name: "PushIOTests", dependencies: ["PushIO", "PushSync", "PushTLS"], swiftSettings: strict),
@@ -70,7 +71,7 @@ let package = Package(
         .executableTarget(name: "pushstore-crash-writer", dependencies: ["APNSCore", "PushStore"],
                           path: "Tests/PushStoreCrashWriter", swiftSettings: strict),
         .testTarget(name: "PushStoreTests", dependencies: ["APNSCore", "PushStore", "pushstore-crash-writer", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "APNSCoreTests", dependencies: ["APNSCore"], swiftSettings: strict),
+        .testTarget(name: "APNSCoreTests", dependencies: ["APNSCore", "TestSupport"], swiftSettings: strict),
         // Helpers shared by test targets: a seeded generator, tool processes, literals for APNSCore values.
         .target(name: "TestSupport", dependencies: ["APNSCore"], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "ProfileDropTests", dependencies: ["ProfileDrop", "PushStore", "PushSync", "APNSCore", "TestSupport"], swiftSettings: strict),

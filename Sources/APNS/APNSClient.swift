@@ -1,3 +1,4 @@
+import PushSync
 import APNSCore
 import PushHTTP2
 import PushIO
@@ -20,7 +21,7 @@ public final class APNSClient: Sendable {
     public let tokenProvider: APNSTokenProvider?
     private let loop: EventLoop
     private let dispatcher: APNSDispatcher
-    private let permits: SendPermits
+    private let permits: AsyncSemaphore
     private let nextID = Atomic<UInt64>(0)
     private let closed = Atomic<Bool>(false)
 
@@ -35,7 +36,7 @@ public final class APNSClient: Sendable {
         let tls = try TLSContext.client(tlsConfiguration)
         loop = EventLoop(name: "apns-client")
         dispatcher = APNSDispatcher(loop: loop, configuration: configuration, tls: tls, tokenProvider: tokenProvider)
-        permits = SendPermits(configuration.maxPendingRequests)
+        permits = AsyncSemaphore(permits: configuration.maxPendingRequests)
     }
 
     deinit {

@@ -1,5 +1,6 @@
 import Foundation
 import PushStore
+import PushSync
 
 /// Owns the profile-drop flow: who is engaged with whom, matches, cancels, expiry and mate requests.
 ///
@@ -32,8 +33,8 @@ public actor MatchService {
     var recentMatches: [DropPair: MatchedDrop] = [:]
     /// User id → the pair of their latest recent match.
     var lastMatch: [String: DropPair] = [:]
-    /// The gate's state.
-    var gate = SerialGate()
+    /// The one-at-a-time FIFO gate (`MatchService+Gate.swift`).
+    let gate = AsyncSemaphore(permits: 1)
 
     /// Counters for `/metrics`.
     public internal(set) var metrics = MatchMetrics()

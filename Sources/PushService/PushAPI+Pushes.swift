@@ -1,3 +1,4 @@
+import PushSync
 import APNSCore
 import Foundation
 import PushIO
@@ -10,7 +11,7 @@ extension PushAPI {
         let wait = try request.queryFlag("wait")
         // Parsing a body and writing its rows holds a few MB per 5,000 tokens; more of these at once than
         // there are cores only adds memory, so they take turns (waiting with ?wait=true is outside).
-        let (pushID, items, waitID) = try await intake.run { () async throws -> (String, [OutboxItem], Int?) in
+        let (pushID, items, waitID) = try await intake.withPermit { () async throws -> (String, [OutboxItem], Int?) in
             let push = try PushRequest(try request.jsonBody())
             let targets = try await resolveTargets(push)
             try admitNotifications(targets.count, key: request.key)

@@ -1,3 +1,4 @@
+import PushSync
 import APNSCore
 import Foundation
 import ProfileDrop
@@ -19,7 +20,7 @@ public struct PushAPI: Sendable {
     /// The REST listener's TLS, reloaded by `POST /v1/admin/reload` (nil: plain HTTP).
     let listenerTLS: HTTPServerTLS?
     /// Turns for the memory-heavy part of `POST /v1/pushes` (parse, rows, enqueue): two at a time.
-    let intake = AsyncLimiter(limit: 2)
+    let intake = AsyncSemaphore(permits: 2)
     /// Per-key request and notification buckets.
     let limiter = APIRateLimiter()
     /// Failed authentications are logged at most ten times a minute.

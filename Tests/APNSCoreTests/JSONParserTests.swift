@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 import APNSCore
 
 @Suite("JSONValue.parse")
@@ -109,7 +110,7 @@ struct JSONParserTests {
 
     @Test("mutated documents never crash; whatever parses round-trips")
     func mutationFuzz() throws {
-        var random = SplitMix64(seed: 0x5EED)
+        var random = SeededGenerator(seed: 0x5EED)
         let seed = Array(#"{"a":[1,-2.5e3,"x\u00e9\n",true,null,{"b":{}}],"c":"Zoë😀"}"#.utf8)
         let alphabet = Array(#"{}[]",:\-+.eE0129tfnu "#.utf8) + [0x00, 0x1F, 0x80, 0xC3, 0xED, 0xF0, 0xFF]
         var accepted = 0
@@ -134,22 +135,5 @@ struct JSONParserTests {
     @Test("error description names the offset")
     func description() {
         #expect(JSONParseError("boom", offset: 7).description == "invalid JSON at byte 7: boom")
-    }
-}
-
-/// A small deterministic generator so fuzz runs are repeatable.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
