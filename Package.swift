@@ -40,7 +40,7 @@ let package = Package(
         .target(name: "APNSMock", dependencies: ["APNSCore", "PushHTTP2", "PushIO", "PushSync", "PushTLS"], swiftSettings: strict),
         .target(name: "ProfileDrop", dependencies: ["APNSCore", "PushStore", "PushSync"], swiftSettings: strict),
         .target(name: "PushService",
-                dependencies: ["APNSCore", "APNS", "APNSMock", "PushStore", "ProfileDrop", "PushIO", "PushSync", "PushTLS", "CEvent"],
+                dependencies: ["APNSCore", "APNS", "APNSMock", "PushStore", "ProfileDrop", "PushIO", "PushSync", "PushTLS"],
                 swiftSettings: strict),
 
         // The chaos harness: push-server under a faulty mock APNs and SIGKILLs (make chaos, make test).
@@ -52,7 +52,7 @@ let package = Package(
                           dependencies: ["APNS", "APNSMock", "APNSCore", "PushIO", "PushSync", "PushTLS"],
                           swiftSettings: strict),
         .executableTarget(name: "push-chaos", dependencies: ["PushChaos", "APNSCore"], swiftSettings: strict),
-        .executableTarget(name: "push-bench", dependencies: ["APNS", "APNSMock", "APNSCore", "PushStore", "PushTLS", "PushHTTP2", "PushIO", "ProfileDrop"], swiftSettings: strict),
+        .executableTarget(name: "push-bench", dependencies: ["APNS", "APNSMock", "APNSCore", "PushStore", "PushTLS", "ProfileDrop"], swiftSettings: strict),
 
         // Fuzz targets. A normal build gives executables that replay input files through the same checks;
         // `make fuzz` builds them with libFuzzer (-sanitize=fuzzer and -D FUZZING) and fuzzes them.

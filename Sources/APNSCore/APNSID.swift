@@ -12,7 +12,13 @@ public enum APNSID {
         var low = generator.next() as UInt64
         high = high & 0xFFFF_FFFF_FFFF_0FFF | 0x0000_0000_0000_4000  // version 4
         low = low & 0x3FFF_FFFF_FFFF_FFFF | 0x8000_0000_0000_0000    // RFC 4122 variant
-        return String(unsafeUninitializedCapacity: 36) { text in
+        return format(high: high, low: low)
+    }
+
+    /// The 128 bits `high`, `low` as 8-4-4-4-12 lowercase hex (version and variant bits as given): the
+    /// package's one UUID formatter, for apns-ids and the outbox's row ids alike.
+    public static func format(high: UInt64, low: UInt64) -> String {
+        String(unsafeUninitializedCapacity: 36) { text in
             var position = 0
             for nibble in 0..<32 {
                 if nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20 {

@@ -1,6 +1,6 @@
 #ifndef PUSH_CEVENT_SHIM_H
 #define PUSH_CEVENT_SHIM_H
-/* OpenSSL first: it settles <sys/select.h> the same way COpenSSL does (see DESIGN.md §7). */
+/* OpenSSL first: it settles <sys/select.h> the same way COpenSSL does (docs/ARCHITECTURE.md, "C libraries"). */
 #include <openssl/ssl.h>
 #include <openssl/err.h>
 #include <sys/types.h>

@@ -19,7 +19,7 @@ public struct DropCondition: Sendable, Equatable {
     /// How long a one-sided report waits for the peer's report, in seconds.
     public var window: TimeInterval
 
-    /// The defaults of DESIGN.md §5: 0.3 m, 30°, 10 s.
+    /// The defaults (docs/ARCHITECTURE.md, "The drop path"): 0.3 m, 30°, 10 s.
     public static let `default` = DropCondition()
 
     /// Creates a condition; every argument has the §5 default.

@@ -1,3 +1,4 @@
+import PushIO
 /// One HTTP/2 request a client sends.
 public struct HTTP2Request: Sendable {
     /// `:method`.
@@ -31,27 +32,9 @@ public struct HTTP2Request: Sendable {
     }
 }
 
-/// One HTTP/2 response a client received.
-public struct HTTP2Response: Sendable {
-    /// `:status`.
-    public var status: Int
-    /// Regular header fields as received.
-    public var headers: [(name: String, value: String)]
-    /// The body.
-    public var body: [UInt8]
-
-    /// A response with the given parts.
-    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
-        self.status = status
-        self.headers = headers
-        self.body = body
-    }
-
-    /// The first value of header `name` (lowercase).
-    public func header(_ name: String) -> String? {
-        headers.first { $0.name == name }?.value
-    }
-}
+/// An HTTP/2 response as received: the same value type the HTTP/1.1 server sends (`:status`, regular
+/// header fields, body).
+public typealias HTTP2Response = HTTPServerResponse
 
 /// Why a client request ended without a response.
 public enum HTTP2ClientFailure: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,4 +1,5 @@
-/// A response to send back with an `HTTPResponder`.
+/// An HTTP response: what the HTTP/1.1 server sends back with an `HTTPResponder`, and what the HTTP/2
+/// client receives (`HTTP2Response`).
 public struct HTTPServerResponse: Sendable {
     /// The status code (e.g. 200).
     public var status: Int
@@ -12,5 +13,10 @@ public struct HTTPServerResponse: Sendable {
         self.status = status
         self.headers = headers
         self.body = body
+    }
+
+    /// The first value of header `name` (names compared as given; HTTP/2 names are lowercase).
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name == name }?.value
     }
 }

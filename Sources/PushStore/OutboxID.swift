@@ -1,3 +1,4 @@
+import APNSCore
 import Foundation
 import PushSync
 
@@ -11,7 +12,6 @@ import PushSync
 /// keeps ids made in one millisecond roughly ordered; the random bits come from the kernel
 /// (`getentropy`) 256 bytes at a time, so 32 ids share one system call.
 public enum OutboxID {
-    private static let digits = Array("0123456789abcdef".utf8)
 
     /// Random words from the kernel, each handed out once. A forked child would inherit unused words,
     /// so a process that forks without exec must not make ids on both sides.
@@ -52,21 +52,7 @@ public enum OutboxID {
 
     /// The text of an id from its timestamp half (version bits added here) and 62 random bits.
     private static func format(high: UInt64, random: UInt64) -> String {
-        let high = high | 0x7000                                                        // version 7
-        let low = (random & 0x3fff_ffff_ffff_ffff) | 0x8000_0000_0000_0000               // variant, 62 random bits
-        return String(unsafeUninitializedCapacity: 36) { buffer in
-            var out = 0
-            for index in 0..<32 {
-                if index == 8 || index == 12 || index == 16 || index == 20 {
-                    buffer[out] = UInt8(ascii: "-")
-                    out += 1
-                }
-                let word = index < 16 ? high : low
-                let shift = UInt64(60 - 4 * (index % 16))
-                buffer[out] = digits[Int((word >> shift) & 0xf)]
-                out += 1
-            }
-            return out
-        }
+        APNSID.format(high: high | 0x7000,                                              // version 7
+                      low: (random & 0x3fff_ffff_ffff_ffff) | 0x8000_0000_0000_0000)    // variant, 62 random bits
     }
 }

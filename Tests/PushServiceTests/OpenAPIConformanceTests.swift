@@ -27,7 +27,7 @@ struct OpenAPIConformanceTests {
             "run", Self.root + "/docs/openapi.yaml", "--url", "http://127.0.0.1:\(server.port)",
             "-H", "Authorization: Bearer \(key)", "--seed", "1", "--generation-deterministic",
             "--max-examples", "50", "--workers", "1",
-        ], timeout: 400)
+        ], timeout: 400, in: directory)
         #expect(run.status == 0, "schemathesis found disagreements:\n\(run.output.suffix(6000))")
         // The run really exercised the API: every operation, and the stateful phase.
         #expect(run.output.contains("Selected: 16/16"), "\(run.output.suffix(2000))")
