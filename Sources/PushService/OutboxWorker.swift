@@ -284,6 +284,7 @@ public actor OutboxWorker {
                                                            reason: rejection.reason.rawValue,
                                                            at: rejection.timestamp ?? Date())
             if changed {
+                metrics.recordTokenInvalidated(reason: rejection.reason.rawValue)
                 logger.info("device.invalidated", [("topic", item.topic), ("reason", rejection.reason.rawValue)])
             }
         } catch {
