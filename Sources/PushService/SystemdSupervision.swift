@@ -33,9 +33,10 @@ struct SystemdSupervision: Sendable {
         notifier.reloading()
     }
 
-    /// `STOPPING=1`, then no more watchdog pings (systemd stops watching once the service stops).
+    /// No more watchdog pings (systemd stops watching a stopping service), then `STOPPING=1`: nothing
+    /// follows it.
     func stopping() async {
-        notifier.stopping()
         await watchdog?.stop()
+        notifier.stopping()
     }
 }

@@ -35,4 +35,12 @@ final class SystemdWatchdog: Sendable {
             timer.cancel()
         }
     }
+
+    /// True while the pings are scheduled (asked on the loop thread).
+    var isPinging: Bool {
+        get async {
+            let timer = self.timer
+            return (try? await loop.submit { timer.isScheduled }) ?? false
+        }
+    }
 }
