@@ -1,9 +1,10 @@
 # The two commands a newcomer types: `make run` and `make test`.
 SWIFT ?= swift
 DEB_PACKAGES := libssl-dev libnghttp2-dev libevent-dev libsqlite3-dev pkg-config nghttp2-client nghttp2-server curl openssl python3 \
-  python3-venv openjdk-17-jdk-headless junit5
+  python3-venv openjdk-17-jdk-headless junit5 prometheus systemd
 PKG_MODULES := openssl libnghttp2 libevent_openssl libevent_pthreads sqlite3
-TOOLS := h2load nghttpd nghttp curl openssl python3 java javac
+# prometheus and promtool check deploy/prometheus and deploy/grafana; systemd-analyze checks deploy/systemd.
+TOOLS := h2load nghttpd nghttp curl openssl python3 java javac prometheus promtool systemd-analyze
 # Files the example suites need that no command on PATH stands for.
 DEP_FILES := /usr/share/java/junit-platform-console-standalone.jar
 

@@ -253,6 +253,7 @@ public actor OutboxWorker {
             let changed = try await store.invalidateDevice(token: item.token, topic: item.topic,
                                                            reason: rejection.reason, at: rejection.timestamp ?? Date())
             if changed {
+                metrics.recordTokenInvalidated(reason: rejection.reason.rawValue)
                 logger.info("device.invalidated", [("topic", item.topic), ("reason", rejection.reason.rawValue)])
             }
         } catch {

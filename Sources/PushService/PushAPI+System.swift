@@ -51,8 +51,10 @@ extension PushAPI {
     /// `GET /metrics`: Prometheus text.
     func metricsText(_ request: APIRequest) async throws -> HTTPServerResponse {
         let counts = try await outbox.counts()
+        let oldest = try await store.oldestPendingEnqueuedAt()
         let dropMetrics = await match.metrics
         let text = metrics.prometheusText(outboxCounts: Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) }),
+                                          oldestPendingAgeSeconds: oldest.map { Date().timeIntervalSince($0) } ?? 0,
                                           extra: dropMetrics.prometheusText() + (await connectionMetrics()))
         return HTTPServerResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: Array(text.utf8))
     }

@@ -1,7 +1,6 @@
 import APNS
 import APNSCore
 import APNSMock
-import PushIO
 import Foundation
 import PushIO
 import PushTLS
@@ -32,14 +31,19 @@ public enum PushServerLauncher {
         // Handlers go in before the banner announces readiness, so an early SIGTERM still drains cleanly.
         let signals = SignalWaiter([SIGTERM, SIGINT, SIGHUP])
         printBanner(launched)
+        let systemd = await SystemdSupervision.start(launched.server, environment: environment)
+        systemd?.ready()
         var received = await signals.wait()
         while received == SIGHUP {
+            systemd?.reloading()
             // A reload that fails keeps serving with what was loaded before (and says why in the log).
             try? launched.server.reloadTLS()
+            systemd?.ready()
             received = await signals.wait()
         }
         let signal = SignalWaiter.name(of: received)
         launched.server.logger.info("server.signal", [("signal", signal)])
+        await systemd?.stopping()
         await launched.server.shutdown()
         launched.embedded?.mock.stop()
         return 0
@@ -86,6 +90,12 @@ public enum PushServerLauncher {
             throw error
         } catch {
             throw ConfigurationError("database \(configuration.resolvedDatabasePath) cannot be opened: \(error)")
+        }
+        if case .identity(let identity) = credentials {
+            // One certificate serves both environments' clients.
+            for environment in ["production", "development"] {
+                server.metrics.setCertificateNotAfter(identity.certificate.notAfter, environment: environment)
+            }
         }
         return Launched(server: server, embedded: embedded, configuration: configuration, generatedKey: generatedKey)
     }

@@ -21,7 +21,13 @@ public final class ServiceMetrics: Sendable {
         var health: [String: APNSHealth] = [:]
         var authFailures = 0
         var rateLimited: [LimitKey: Int] = [:]
+        /// Known invalidating reasons start at zero, so the series exist before the first invalidation.
+        var invalidated: [String: Int] = Dictionary(uniqueKeysWithValues: ServiceMetrics.invalidationReasons.map { ($0, 0) })
+        var certificateNotAfter: [String: Double] = [:]
     }
+
+    /// The APNs reasons that invalidate a device token (each a `push_tokens_invalidated_total` series from the start).
+    public static let invalidationReasons = ["BadDeviceToken", "DeviceTokenNotForTopic", "ExpiredToken", "Unregistered"]
 
     private let state = PThreadLock(State())
 
@@ -86,6 +92,16 @@ public final class ServiceMetrics: Sendable {
         state.withLock { $0.pushes[PushKey(outcome: outcome, reason: reason), default: 0] += count }
     }
 
+    /// Counts one device token marked invalid because APNs answered `reason`.
+    public func recordTokenInvalidated(reason: String) {
+        state.withLock { $0.invalidated[reason, default: 0] += 1 }
+    }
+
+    /// Records when the APNs client certificate used for `environment` stops being valid.
+    public func setCertificateNotAfter(_ date: Date, environment: String) {
+        state.withLock { $0.certificateNotAfter[environment] = date.timeIntervalSince1970.rounded() }
+    }
+
     /// Sets the number of notifications being sent right now.
     public func setInFlight(_ count: Int) {
         state.withLock { $0.inFlight = count }
@@ -102,7 +118,8 @@ public final class ServiceMetrics: Sendable {
     }
 
     /// The Prometheus text exposition of everything, plus `extra` (already formatted) at the end.
-    public func prometheusText(outboxCounts: [String: Int], extra: String) -> String {
+    /// `oldestPendingAgeSeconds` is the age of the oldest notification still to be sent (0 when none is).
+    public func prometheusText(outboxCounts: [String: Int], oldestPendingAgeSeconds: Double = 0, extra: String) -> String {
         let snapshot = state.withLock { $0 }
         var lines: [String] = []
         lines.append("# HELP push_notifications_total Send results by outcome and APNs reason.")
@@ -120,6 +137,19 @@ public final class ServiceMetrics: Sendable {
         lines.append("# TYPE push_outbox_rows gauge")
         for (state, count) in outboxCounts.sorted(by: { $0.key < $1.key }) {
             lines.append("push_outbox_rows{state=\"\(state)\"} \(count)")
+        }
+        lines.append("# HELP push_outbox_oldest_age_seconds Age of the oldest notification queued or in flight; 0 when none is.")
+        lines.append("# TYPE push_outbox_oldest_age_seconds gauge")
+        lines.append("push_outbox_oldest_age_seconds \(max(0, oldestPendingAgeSeconds))")
+        lines.append("# HELP push_tokens_invalidated_total Device tokens marked invalid, by the APNs reason.")
+        lines.append("# TYPE push_tokens_invalidated_total counter")
+        for (reason, count) in snapshot.invalidated.sorted(by: { $0.key < $1.key }) {
+            lines.append("push_tokens_invalidated_total{reason=\"\(Self.escape(reason))\"} \(count)")
+        }
+        lines.append("# HELP push_apns_certificate_not_after_timestamp_seconds When the APNs client certificate expires (Unix time).")
+        lines.append("# TYPE push_apns_certificate_not_after_timestamp_seconds gauge")
+        for (environment, notAfter) in snapshot.certificateNotAfter.sorted(by: { $0.key < $1.key }) {
+            lines.append("push_apns_certificate_not_after_timestamp_seconds{environment=\"\(environment)\"} \(Int64(notAfter))")
         }
         lines.append("# HELP push_apns_in_flight Notifications handed to APNs and not answered yet.")
         lines.append("# TYPE push_apns_in_flight gauge")

@@ -1,0 +1,46 @@
+import PushIO
+
+/// Sends `WATCHDOG=1` from an event loop's own thread every interval, so systemd restarts the service when
+/// that loop stops turning (a blocked or dead loop sends nothing).
+///
+/// `Sendable`: the timer is created, fired and cancelled only on `loop`'s thread (checked in each call).
+final class SystemdWatchdog: Sendable {
+    private let loop: EventLoop
+    private let timer: LoopTimer
+
+    private init(loop: EventLoop, timer: LoopTimer) {
+        self.loop = loop
+        self.timer = timer
+    }
+
+    /// Starts pinging on `loop` every `interval` seconds; the first ping goes out at once.
+    static func start(loop: EventLoop, interval: Double, notifier: SystemdNotifier) async throws -> SystemdWatchdog {
+        try await loop.submit {
+            let timer = LoopTimer(loop: loop, repeating: true) {
+                precondition(loop.inEventLoop, "watchdog ping off its event loop")
+                notifier.watchdog()
+            }
+            timer.schedule(after: interval)
+            notifier.watchdog()
+            return SystemdWatchdog(loop: loop, timer: timer)
+        }
+    }
+
+    /// Stops the pings (on the loop thread; call while the loop still runs).
+    func stop() async {
+        let timer = self.timer
+        let loop = self.loop
+        _ = try? await loop.submit {
+            precondition(loop.inEventLoop, "watchdog cancelled off its event loop")
+            timer.cancel()
+        }
+    }
+
+    /// True while the pings are scheduled (asked on the loop thread).
+    var isPinging: Bool {
+        get async {
+            let timer = self.timer
+            return (try? await loop.submit { timer.isScheduled }) ?? false
+        }
+    }
+}
