@@ -4,7 +4,7 @@
 ratios.svg       every ratio with a goal (against h2load, nghttpd, aioapns and the same run's baselines)
 payload.svg      the client's throughput and CPU per notification against payload size (B3, B1 at 256 B)
 b4-latency.svg   B4's latency distribution (each measured run's percentiles)
-b7-timeline.svg  B7 over the run: notifications accepted by the API and answered by APNs per second, RSS, CPU
+b7-timeline.svg  B7 over the run: notifications accepted by the API and answered by APNs, delivery rate, RSS, CPU
 
 Usage: charts.py RESULTS_JSON OUT_DIR. Output is deterministic for the same results (no dates, fixed ids).
 """
@@ -124,15 +124,26 @@ def b7_chart():
     timeline = run["timeline"]
     step = timeline["bin_s"]
     fig, (top, middle) = plt.subplots(2, 1, figsize=(8, 5.5), sharex=True)
-    for key, color, label in (("api_accepted", "#1565c0", "accepted by the API (202)"),
-                              ("apns_answered", "#2e7d32", "answered by APNs (terminal in the outbox)")):
-        counts = timeline[key]
-        top.step([i * step for i in range(len(counts))], [c / step for c in counts], where="post", color=color,
-                 label=label)
-    top.set_ylabel("notifications/s")
+    for key, color, label in (("api_accepted", "#1565c0", "accepted by the API (202), cumulative"),
+                              ("apns_answered", "#2e7d32", "answered by APNs (terminal in the outbox), cumulative")):
+        total, cumulative = 0, []
+        for count in timeline[key]:
+            total += count
+            cumulative.append(total)
+        top.plot([(i + 1) * step for i in range(len(cumulative))], cumulative, color=color, label=label)
+    answered = timeline["apns_answered"]
+    window = max(1, round(0.25 / step))   # the delivery rate over a sliding 250 ms
+    rate = [sum(answered[max(0, i - window + 1):i + 1]) / (min(i + 1, window) * step) for i in range(len(answered))]
+    rate_ax = top.twinx()
+    rate_ax.spines["right"].set_visible(True)
+    rate_ax.plot([(i + 1) * step for i in range(len(rate))], rate, color="#2e7d32", linewidth=0.7, linestyle=":",
+                 label="APNs answers/s (250 ms window)")
+    rate_ax.set_ylabel("answers/s (dotted)", color="#2e7d32")
+    rate_ax.set_ylim(bottom=0)
+    top.set_ylabel("notifications")
     top.set_title(f"B7 service over its median run: {run['n']:,} notifications, {run['rate']:,.0f}/s, "
                   f"peak RSS {run['peak_rss_mb']:.0f} MB" + (" — INVALID" if invalid("B7") else ""))
-    top.legend(fontsize=8)
+    top.legend(fontsize=8, loc="upper left")
     samples = timeline["samples"]
     ts = [s["t"] for s in samples]
     middle.plot(ts, [s["rss_mb"] for s in samples], color="#6a1b9a", label="RSS (MB)")
