@@ -7,6 +7,10 @@ PKG_MODULES := openssl libnghttp2 libevent_openssl libevent_pthreads sqlite3
 TOOLS := h2load nghttpd nghttp curl openssl python3 java javac prometheus promtool systemd-analyze
 # Files the example suites need that no command on PATH stands for.
 DEP_FILES := /usr/share/java/junit-platform-console-standalone.jar
+# pushctl's completion tests run zsh; its --output yaml tests read the YAML back with Python's yaml.
+DEB_PACKAGES += zsh python3-yaml
+TOOLS += zsh
+DEP_FILES += /usr/lib/python3/dist-packages/yaml/__init__.py
 
 .PHONY: deps conformance-tools build release run test test-examples bench chaos sanitize sanitize-address sanitize-thread fuzz clean
 

@@ -4,7 +4,9 @@
 Starts `push-server --embedded` on a fresh data dir, sends N notifications in POST /v1/pushes requests of
 --batch tokens (--parallel requests in flight), polls GET /v1/pushes/{id} until every push is complete,
 then prints one JSON line: rate (notifications/s, first POST sent -> last notification terminal),
-p50/p99 latency (API accept -> APNs answer), peak RSS (VmHWM) and CPU of push-server.
+p50/p99 latency (API accept -> APNs answer), peak RSS (VmHWM) and CPU of push-server, and a timeline for
+bench/charts.py: notifications accepted by the API and answered by APNs per --bin seconds, and push-server's
+RSS and CPU sampled every --bin seconds over the run.
 
 Latency basis: the API returns no per-notification creation time, so a notification's API accept time is the
 moment its POST's 202 answer arrived; its APNs accept time is the `updated_at` of its terminal row.
@@ -30,6 +32,7 @@ p.add_argument("--batch", type=int, default=5000)
 p.add_argument("--parallel", type=int, default=4)
 p.add_argument("--timeout", type=float, default=240)
 p.add_argument("--poll-interval", type=float, default=0.05)
+p.add_argument("--bin", type=float, default=0.05, help="timeline resolution in seconds")
 a = p.parse_args()
 
 KEY = "K"
@@ -128,8 +131,22 @@ def vm(pid, key):
     return None
 
 
+samples, sampling = [], threading.Event()
+
+
+def sample():
+    """push-server's RSS (MB) and CPU (s) every --bin seconds until the run ends: a sampler, not a wait."""
+    while not sampling.wait(a.bin):
+        try:
+            samples.append((time.time(), vm(server.pid, "VmRSS"), cpu_seconds(server.pid)))
+        except OSError:
+            return
+
+
 cpu0 = cpu_seconds(server.pid)
 t0 = time.time()
+sampler = threading.Thread(target=sample, daemon=True)
+sampler.start()
 try:
     with concurrent.futures.ThreadPoolExecutor(a.parallel) as pool:
         accepted = list(pool.map(post, bodies))
@@ -152,6 +169,8 @@ while pending and time.time() < deadline:
     if pending:
         time.sleep(a.poll_interval)
 t_polled = time.time()
+sampling.set()
+sampler.join()
 cpu = cpu_seconds(server.pid) - cpu0
 peak_rss = vm(server.pid, "VmHWM")
 stop()
@@ -160,12 +179,13 @@ if pending:
                       "peak_rss_mb": peak_rss}))
     sys.exit(1)
 
-latencies, states, last_terminal = [], {}, 0.0
+latencies, states, last_terminal, answered_at = [], {}, 0.0, []
 for accepted_at, doc in done.values():
     for row in doc["notifications"]:
         states[row["state"]] = states.get(row["state"], 0) + 1
         t = datetime.datetime.fromisoformat(row["updated_at"].replace("Z", "+00:00")).timestamp()
         last_terminal = max(last_terminal, t)
+        answered_at.append(t)
         latencies.append(max(0.0, t - accepted_at) * 1000)
 latencies.sort()
 n = len(latencies)
@@ -176,12 +196,29 @@ def pct(q):
 
 
 elapsed = last_terminal - t0
+
+
+def per_bin(events):
+    """Counts of (time, count) events per --bin seconds since t0, up to the last sample or event."""
+    end = max([t for t, _ in events] + [s[0] for s in samples] + [t0])
+    counts = [0] * (int((end - t0) / a.bin) + 1)
+    for t, count in events:
+        counts[max(0, int((t - t0) / a.bin))] += count
+    return counts
+
+
+timeline = {
+    "bin_s": a.bin,
+    "api_accepted": per_bin([(at, len(doc["notifications"])) for at, doc in done.values()]),
+    "apns_answered": per_bin([(t, 1) for t in answered_at]),
+    "samples": [{"t": round(t - t0, 3), "rss_mb": rss, "cpu_s": round(cpu_s - cpu0, 3)} for t, rss, cpu_s in samples],
+}
 result = {
     "n": n, "rate": n / elapsed if elapsed > 0 else None, "elapsed_s": round(elapsed, 3),
     "post_s": round(t_posted - t0, 3), "polled_s": round(t_polled - t0, 3),
     "rate_polled": n / (t_polled - t0), "p50_ms": pct(0.50), "p99_ms": pct(0.99), "max_ms": latencies[-1] if n else None,
     "peak_rss_mb": peak_rss, "cpu_us_per_notification": cpu * 1e6 / n if n else None, "states": states,
-    "batch": a.batch, "parallel": a.parallel,
+    "batch": a.batch, "parallel": a.parallel, "timeline": timeline,
     "latency_basis": "POST 202 arrival -> updated_at of terminal row (API has no per-notification creation time)",
 }
 if states.get("accepted", 0) != n:

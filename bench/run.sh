@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make bench: builds push-bench and push-server in release and runs B1-B9 side by side (see bench/README via the summary).
 # Each case: one warm-up run, then RUNS measured runs (median, min-max). Goals are printed, never enforced.
+# Then bench/charts.py draws bench/*.svg from bench/results.json (matplotlib in bench/venv).
 # Knobs: BENCH_N (B1 notifications, 200000), BENCH_RUNS (3), BENCH_QUICK=1 (n/10 everywhere),
 #        BENCH_SCRATCH (a --scratch-path for swift build; default .build).
 set -uo pipefail
@@ -16,6 +17,7 @@ M_B6=500                    # in flight for both B6 clients: under the mock's 1,
 N_STORE=$((N / 4))
 N_B7=$((N / 2))            # B7 notifications through the service per run
 M=1000
+MATPLOTLIB_VERSION=3.11.2   # bench/charts.py draws bench/*.svg with it, from bench/venv
 TOPIC=com.example.sniffmeet
 TOKEN=$(printf 'ab%.0s' $(seq 32))
 WORK=$(mktemp -d /tmp/push-bench.XXXXXX)
@@ -101,9 +103,10 @@ else
 fi
 for c in 2 4; do record "B2.c$c" client "$MOCK_PORT" -n "$N_SMALL" --connections $c --payload-bytes 256; done
 for size in 100 1024 4096; do record "B3.p$size" client "$MOCK_PORT" -n "$N_SMALL" --payload-bytes $size; done
-if [ ! -x bench/venv/bin/python ] || ! bench/venv/bin/python -c 'import aioapns' 2>/dev/null; then
-    say "   installing aioapns into bench/venv"
-    python3 -m venv bench/venv >&2 && bench/venv/bin/pip install -q aioapns >&2
+if [ ! -x bench/venv/bin/python ] || ! bench/venv/bin/python -c "import aioapns, matplotlib
+assert matplotlib.__version__ == '$MATPLOTLIB_VERSION'" 2>/dev/null; then
+    say "   installing aioapns and matplotlib $MATPLOTLIB_VERSION (for the charts) into bench/venv"
+    python3 -m venv bench/venv >&2 && bench/venv/bin/pip install -q aioapns "matplotlib==$MATPLOTLIB_VERSION" >&2
 fi
 # B6: each client as its users run it: ours with its defaults (1 connection), aioapns with its default
 # pool; both with M_B6 in flight, under the stream limit, so aioapns never waits in its pool-busy loop.
@@ -153,6 +156,8 @@ ELAPSED=$(( $(date +%s) - START ))
 python3 bench/summarize.py "$RAW" bench/results.json bench/summary.md \
     "n=$N runs=$RUNS elapsed=${ELAPSED}s quick=${BENCH_QUICK:-0}"
 status=$?
+say "== charts"
+bench/venv/bin/python bench/charts.py bench/results.json bench || { say "charts failed"; status=1; }
 [ -s "$WORK/errors.log" ] && { say "== stderr of failed runs (last lines)"; tail -n 5 "$WORK/errors.log" >&2; }
 say "== load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 [ $status -ne 0 ] && say "== INVALID: some requests failed (see the rows marked INVALID); goals are not judged on them"

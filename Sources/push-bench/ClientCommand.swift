@@ -63,6 +63,8 @@ enum ClientCommand {
             let sorted = tally.latencies.sorted()
             report.add("p50_ms", quantile(sorted, 0.50) * 1000)
             report.add("p99_ms", quantile(sorted, 0.99) * 1000)
+            // The distribution for bench/charts.py: the 0th, 1st, ..., 100th percentile.
+            report.add("latency_percentiles_ms", (0...100).map { quantile(sorted, Double($0) / 100) * 1000 })
         }
         if let error = tally.firstError { report.add("first_error", error) }
         report.add("peak_rss_kib", ProcessCPU.peakRSSKiB())

@@ -20,6 +20,12 @@ struct Report {
         fields.append((key, value.isFinite ? String(format: "%.3f", value) : "null"))
     }
 
+    /// A JSON array of numbers (non-finite values as `null`).
+    mutating func add(_ key: String, _ values: [Double]) {
+        let items = values.map { $0.isFinite ? String(format: "%.3f", $0) : "null" }
+        fields.append((key, "[" + items.joined(separator: ",") + "]"))
+    }
+
     mutating func add(_ key: String, _ value: Bool) {
         fields.append((key, value ? "true" : "false"))
     }

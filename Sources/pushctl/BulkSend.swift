@@ -9,13 +9,13 @@ struct BulkSend {
     let tokens: [String]
     let batchSize: Int
     let wait: Bool
-    let json: Bool
+    let format: OutputFormat
 
     func run() async throws -> Int32 {
         let start = Date()
         var tally = PushTally()
         var done = 0
-        let progress = Progress(total: tokens.count, terminal: Console.stdoutIsTerminal && !json)
+        let progress = Progress(total: tokens.count, terminal: Console.stdoutIsTerminal && format == .table)
         let path = wait ? "/v1/pushes?wait=true" : "/v1/pushes"
         var batches = 0
         for offset in stride(from: 0, to: tokens.count, by: batchSize) {
@@ -37,13 +37,13 @@ struct BulkSend {
         }
         progress.finish()
         let seconds = Date().timeIntervalSince(start)
-        if json {
+        if format != .table {
             var summary = tally.json.objectValue ?? [:]
             summary["total"] = .int(Int64(tokens.count))
             summary["batches"] = .int(Int64(batches))
             summary["incomplete_batches"] = .int(Int64(tally.incomplete))
             summary["seconds"] = .double((seconds * 1000).rounded() / 1000)
-            Console.out(String(decoding: JSONValue.object(summary).serialized(), as: UTF8.self))
+            format.print(.object(summary)) {}
         } else {
             Console.out("sent \(tokens.count) tokens in \(batches) batches in \(String(format: "%.1f", seconds))s (\(Int(Double(tokens.count) / max(seconds, 0.001)))/s)")
             Console.table(["OUTCOME", "COUNT"], tally.byOutcome.keys.sorted().map { [$0, String(tally.byOutcome[$0] ?? 0)] })

@@ -8,9 +8,16 @@ struct OptionSpec: Sendable {
     let help: String
     /// Whether the flag may be given more than once.
     var repeatable = false
+    /// The values the option takes, when it takes one of a fixed few (offered by shell completion).
+    var choices: [String] = []
 
     static func flag(_ name: String, _ help: String) -> OptionSpec {
         OptionSpec(name: name, value: nil, help: help)
+    }
+
+    /// An option taking one of `choices`; its placeholder lists them.
+    static func choice(_ name: String, _ choices: [String], _ help: String) -> OptionSpec {
+        OptionSpec(name: name, value: choices.joined(separator: "|"), help: help, choices: choices)
     }
 
     static func value(_ name: String, _ placeholder: String, _ help: String, repeatable: Bool = false) -> OptionSpec {

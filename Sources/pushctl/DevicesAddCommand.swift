@@ -11,12 +11,13 @@ enum DevicesAddCommand: Command {
                         .value("token", "hex", "The device token (required)."),
                         .value("user", "id", "The owner (required)."),
                         .value("topic", "bundle-id", "The app's bundle id (default: the service's)."),
-                        .value("environment", "env", "production (default) or development: which APNs the device uses."),
+                        .choice("environment", ["production", "development"], "Which APNs the device uses (default production)."),
                     ] + ServiceClient.specs,
                     examples: ["pushctl devices add --token 3f2a...c9 --user alice --environment development"])
     }
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {
+        let format = try OutputFormat(arguments, command: name)
         _ = try arguments.positionals([], command: name)
         let tokenText = try arguments.required("token", command: name)
         let token: DeviceToken
@@ -29,8 +30,8 @@ enum DevicesAddCommand: Command {
         }
         body["environment"] = .string(environment)
         let response = try await ServiceClient(arguments).send("POST", "/v1/devices", body: .object(body))
-        if arguments.has("json") {
-            ServiceOutput.print(response, json: true)
+        if format != .table {
+            ServiceOutput.print(response, format: format)
         } else {
             let device = response.json
             Console.out("registered \(device?["token"]?.stringValue ?? token.hex) for \(device?["user_id"]?.stringValue ?? "")"

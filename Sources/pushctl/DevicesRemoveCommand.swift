@@ -11,11 +11,12 @@ enum DevicesRemoveCommand: Command {
     }
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {
+        let format = try OutputFormat(arguments, command: name)
         let text = try arguments.positionals(["token"], command: name)[0]
         let token: DeviceToken
         do { token = try DeviceToken(text) } catch { throw CLIError.usage("bad token: \(error)", command: name) }
         let response = try await ServiceClient(arguments).send("DELETE", "/v1/devices/\(token.hex)")
-        if arguments.has("json") { ServiceOutput.print(response, json: true) } else { Console.out("removed \(token.hex)") }
+        if format == .table { Console.out("removed \(token.hex)") } else { ServiceOutput.print(response, format: format) }
         return ExitCode.ok
     }
 }

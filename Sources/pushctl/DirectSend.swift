@@ -83,7 +83,7 @@ struct DirectSend {
         return ProcessInfo.processInfo.environment["PUSHCTL_P12_PASSWORD"] ?? ""
     }
 
-    func run(_ push: PushOptions, json: Bool) async throws -> Int32 {
+    func run(_ push: PushOptions, format: OutputFormat) async throws -> Int32 {
         let credentials: APNSClientConfiguration.Credentials
         let bundleID: String
         switch auth {
@@ -103,7 +103,7 @@ struct DirectSend {
                 throw CLIError(ExitCode.config, "the certificate names no bundle id", hint: "pass --topic")
             }
         }
-        return try await send(push, credentials: credentials, bundleID: bundleID, json: json)
+        return try await send(push, credentials: credentials, bundleID: bundleID, format: format)
     }
 
     private static func certificate(_ certPath: String, password: String) throws(CLIError) -> (APNSClientConfiguration.Credentials, String) {
@@ -120,7 +120,7 @@ struct DirectSend {
     }
 
     private func send(_ push: PushOptions, credentials: APNSClientConfiguration.Credentials, bundleID: String,
-                      json: Bool) async throws -> Int32 {
+                      format: OutputFormat) async throws -> Int32 {
         var configuration = APNSClientConfiguration(credentials: credentials, environment: environment,
                                                     trustedCAPEM: trustedCA)
         configuration.connectTimeout = 10
@@ -135,7 +135,7 @@ struct DirectSend {
                 let outcome = try await client.send(push.notification(token: token, defaultTopic: bundleID))
                 if !outcome.isAccepted { rejected += 1 }
                 results.append(Self.json(outcome, token: token))
-                if !json { Console.out(Self.line(outcome, token: token, many: tokens.count > 1)) }
+                if format == .table { Console.out(Self.line(outcome, token: token, many: tokens.count > 1)) }
             } catch let error as APNSTransportError {
                 failure = CLIError(ExitCode.failure, "could not send to \(environment.host):\(environment.port): \(error)",
                                    hint: "check the host, port and --ca, and that APNs (or the mock) is running")
@@ -147,7 +147,7 @@ struct DirectSend {
             }
         }
         await client.shutdown(deadline: 2)
-        if json { Console.out(String(decoding: JSONValue.object(["results": .array(results)]).serialized(), as: UTF8.self)) }
+        if format != .table { format.print(["results": .array(results)]) {} }
         if let failure { throw failure }
         return rejected > 0 ? ExitCode.rejected : ExitCode.ok
     }

@@ -10,10 +10,11 @@ enum DropCancelCommand: Command {
     }
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {
+        let format = try OutputFormat(arguments, command: name)
         _ = try arguments.positionals([], command: name)
         let user = try arguments.required("user", command: name)
         let response = try await ServiceClient(arguments).send("DELETE", "/v1/users/\(ServiceClient.segment(user))/drop")
-        DropOutput.print(response, json: arguments.has("json"))
+        DropOutput.print(response, format: format)
         return ExitCode.ok
     }
 }

@@ -18,6 +18,7 @@ enum DropReportCommand: Command {
     }
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {
+        let format = try OutputFormat(arguments, command: name)
         _ = try arguments.positionals([], command: name)
         let user = try arguments.required("user", command: name)
         let peer = try arguments.required("peer", command: name)
@@ -31,16 +32,16 @@ enum DropReportCommand: Command {
             body["direction"] = ["x": .double(parts[0]), "y": .double(parts[1]), "z": .double(parts[2])]
         }
         let response = try await ServiceClient(arguments).send("POST", "/v1/drops", body: .object(body))
-        DropOutput.print(response, json: arguments.has("json"))
+        DropOutput.print(response, format: format)
         return ExitCode.ok
     }
 }
 
 /// Readable output for drop answers: `{"state", "drop": {...}, "mate_requests"?: [...]}`.
 enum DropOutput {
-    static func print(_ response: ServiceClient.Response, json: Bool) {
-        guard !json, let value = response.json, let state = value["state"]?.stringValue else {
-            ServiceOutput.print(response, json: json)
+    static func print(_ response: ServiceClient.Response, format: OutputFormat) {
+        guard format == .table, let value = response.json, let state = value["state"]?.stringValue else {
+            ServiceOutput.print(response, format: format)
             return
         }
         let drop = value["drop"]

@@ -10,11 +10,12 @@ enum MateRequestAnswer {
     }
 
     static func run(_ answer: String, name: String, _ arguments: ParsedArguments) async throws -> Int32 {
+        let format = try OutputFormat(arguments, command: name)
         let id = try arguments.positionals(["request-id"], command: name)[0]
         let user = try arguments.required("user", command: name)
         let response = try await ServiceClient(arguments).send(
             "POST", "/v1/mate-requests/\(ServiceClient.segment(id))/\(answer)", body: ["user_id": .string(user)])
-        if arguments.has("json") { ServiceOutput.print(response, json: true) } else { Console.out("\(answer == "accept" ? "accepted" : "declined") \(id)") }
+        if format == .table { Console.out("\(answer == "accept" ? "accepted" : "declined") \(id)") } else { ServiceOutput.print(response, format: format) }
         return ExitCode.ok
     }
 }

@@ -21,7 +21,7 @@ enum MockAPNSCommand: Command {
                 .value("bundle-id", "id", "Bundle id in the client certificate and the token key's topics (default com.sniffmeet.app)."),
                 .value("key-id", "id", "Key id of the written .p8 signing key (default MOCKKEY001)."),
                 .value("team-id", "id", "Team id of the written .p8 signing key (default MOCKTEAM01)."),
-                .value("environment", "env", "development (default) or production."),
+                .choice("environment", ["development", "production"], "Which APNs the mock stands for (default development)."),
                 .value("reject", "reason", "Reject every request with this reason, e.g. BadDeviceToken or Unregistered."),
                 .value("latency-ms", "n", "Delay each answer by n milliseconds."),
                 .value("goaway-after", "n", "Send GOAWAY after n requests on a connection."),

@@ -19,6 +19,7 @@ enum PushCtl {
         .leaf(StatusCommand.self),
         .leaf(VersionCommand.self),
         .leaf(MockAPNSCommand.self),
+        .leaf(CompletionCommand.self),
     ] }
 
     static var help: CommandHelp {
@@ -31,7 +32,8 @@ enum PushCtl {
                 "pushctl send --direct --cert ./mock-creds/client.p12 --password-file ./mock-creds/client.p12.password \\",
                 "    --host 127.0.0.1 --port 2197 --ca ./mock-creds/ca.pem --token <64 hex> --title Hi --body Woof",
                 "pushctl send --user alice --title 'New mate request' --wait",
-                "pushctl status --json",
+                "pushctl status --output yaml",
+                "source <(pushctl completion bash)   # or: pushctl completion zsh > ~/.zfunc/_pushctl",
             ])
     }
 

@@ -6,6 +6,8 @@ import Foundation
 struct PushctlConfigFile: Sendable {
     var url: String?
     var apiKey: String?
+    /// The file read, or looked for (nil when there is no HOME and no PUSHCTL_CONFIG).
+    var path: String?
 
     /// Reads the file if there is one; a file that exists but is not valid is a config error (78).
     static func load(environment: [String: String]) throws(CLIError) -> PushctlConfigFile {
@@ -21,11 +23,11 @@ struct PushctlConfigFile: Sendable {
             if environment["PUSHCTL_CONFIG"] != nil {
                 throw CLIError(ExitCode.config, "config file \(path) cannot be read", hint: "check PUSHCTL_CONFIG")
             }
-            return PushctlConfigFile()
+            return PushctlConfigFile(path: path)
         }
         guard let json = try? JSONValue.parse(Array(data)), json.objectValue != nil else {
             throw CLIError(ExitCode.config, "config file \(path) is not a JSON object", hint: #"write {"url": "...", "api_key": "..."}"#)
         }
-        return PushctlConfigFile(url: json["url"]?.stringValue, apiKey: json["api_key"]?.stringValue)
+        return PushctlConfigFile(url: json["url"]?.stringValue, apiKey: json["api_key"]?.stringValue, path: path)
     }
 }

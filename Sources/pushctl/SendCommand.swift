@@ -17,22 +17,20 @@ enum SendCommand: Command {
                 .value("tokens-file", "file", "One token per line; sent in batches with progress (service)."),
                 .value("batch-size", "n", "Tokens per request with --tokens-file (default 5000)."),
                 .flag("wait", "Wait for APNs and print each token's outcome (service)."),
-                .value("url", "url", "push-server URL (default $PUSHCTL_URL or http://127.0.0.1:8080)."),
                 .flag("direct", "Send straight to APNs, without push-server."),
                 .value("cert", "file.p12", "Client certificate (--direct)."),
                 .value("p8", "file.p8", "APNs signing key for token auth, instead of --cert (--direct)."),
                 .value("key-id", "id", "The .p8 key's 10-character key id (with --p8)."),
                 .value("team-id", "id", "Your 10-character team id (with --p8)."),
                 .value("password-file", "file", "File holding the .p12 password (else $PUSHCTL_P12_PASSWORD)."),
-                .value("env", "environment", "production or development APNs (--direct)."),
+                .choice("env", ["production", "development"], "Which APNs to send to (--direct)."),
                 .value("host", "host", "Custom APNs host, e.g. a mock (--direct)."),
                 .value("port", "port", "Custom APNs port (--direct)."),
                 .value("ca", "pem", "CA to trust for the custom host (--direct)."),
-                .flag("json", "Print JSON."),
-            ] + PushOptions.specs,
+            ] + ServiceClient.specs + PushOptions.specs,
             examples: [
                 "pushctl send --user alice --title 'Woof' --body 'Someone dropped their profile' --wait",
-                "pushctl send --tokens-file tokens.txt --body 'Park meetup at 5' --json",
+                "pushctl send --tokens-file tokens.txt --body 'Park meetup at 5' --output json",
                 "pushctl send --direct --cert client.p12 --password-file pw.txt --env development --token <hex> --body Hi",
                 "pushctl send --direct --cert ./creds/client.p12 --password-file ./creds/client.p12.password --host 127.0.0.1 --port 2197 --ca ./creds/ca.pem --token <hex> --body Hi",
                 "pushctl send --direct --p8 ./creds/AuthKey_MOCKKEY001.p8 --key-id MOCKKEY001 --team-id MOCKTEAM01 --topic com.sniffmeet.app --host 127.0.0.1 --port 2197 --ca ./creds/ca.pem --token <hex> --body Hi",
@@ -40,14 +38,18 @@ enum SendCommand: Command {
     }
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {
+        let format = try OutputFormat(arguments, command: name)
         _ = try arguments.positionals([], command: name)
         let push = try PushOptions(arguments, command: name)
         if arguments.has("direct") {
-            return try await DirectSend(arguments, command: name).run(push, json: arguments.has("json"))
+            if arguments.value("api-key-file") != nil {
+                throw CLIError.usage("--api-key-file is for push-server; --direct sends with --cert or --p8", command: name)
+            }
+            return try await DirectSend(arguments, command: name).run(push, format: format)
         }
         for flag in ["cert", "p8", "key-id", "team-id", "password-file", "env", "host", "port", "ca"] where arguments.value(flag) != nil {
             throw CLIError.usage("--\(flag) only applies with --direct", command: name)
         }
-        return try await ServiceSend(arguments, command: name).run(push)
+        return try await ServiceSend(arguments, command: name, format: format).run(push)
     }
 }

@@ -4,36 +4,22 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// push-server's REST API over HTTP: URL and key from flags, environment, the config file or `./var/api-key`,
-/// failures mapped to exit codes (connection refused 69, 401 77).
+/// push-server's REST API over HTTP: URL and key from flags, environment, the config file or `./var/api-key`
+/// (`ServiceSettings`), failures mapped to exit codes (connection refused 69, 401 77) with messages naming the fix.
 struct ServiceClient: Sendable {
+    /// The options of every command that talks to push-server: where it is, the key, and the output format.
     static let specs: [OptionSpec] = [
-        .value("url", "url", "push-server URL (default $PUSHCTL_URL or http://127.0.0.1:8080)."),
-        .flag("json", "Print the service's JSON answer."),
-    ]
+        .value("url", "url", "push-server URL (default $PUSHCTL_URL, the config file's url, or http://127.0.0.1:8080)."),
+        .value("api-key-file", "file", "File holding the API key (else $PUSHCTL_API_KEY, the config file's api_key, ./var/api-key)."),
+    ] + OutputFormat.specs
 
-    let baseURL: String
-    let apiKey: String?
+    let settings: ServiceSettings
+    var baseURL: String { settings.url }
     private let session: URLSession
 
     init(_ arguments: ParsedArguments) throws(CLIError) {
-        let environment = ProcessInfo.processInfo.environment
-        let file = try PushctlConfigFile.load(environment: environment)
-        var url = arguments.value("url") ?? environment["PUSHCTL_URL"] ?? file.url ?? "http://127.0.0.1:8080"
-        while url.hasSuffix("/") { url.removeLast() }
-        guard let parsed = URL(string: url), parsed.scheme == "http" || parsed.scheme == "https", parsed.host != nil else {
-            throw CLIError(ExitCode.config, "bad service URL '\(url)'", hint: "use --url http://HOST:PORT or set PUSHCTL_URL")
-        }
-        baseURL = url
-        if let key = environment["PUSHCTL_API_KEY"], !key.isEmpty {
-            apiKey = key
-        } else if let key = file.apiKey, !key.isEmpty {
-            apiKey = key
-        } else if let data = FileManager.default.contents(atPath: "var/api-key") {
-            apiKey = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        } else {
-            apiKey = nil
-        }
+        settings = try ServiceSettings(arguments, environment: ProcessInfo.processInfo.environment,
+                                       directory: FileManager.default.currentDirectoryPath)
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = 120
         configuration.httpMaximumConnectionsPerHost = 4
@@ -56,7 +42,7 @@ struct ServiceClient: Sendable {
         var request = URLRequest(url: url)
         request.httpMethod = method
         request.setValue("application/json", forHTTPHeaderField: "Accept")
-        if let apiKey { request.setValue("Bearer \(apiKey)", forHTTPHeaderField: "Authorization") }
+        if let apiKey = settings.apiKey { request.setValue("Bearer \(apiKey)", forHTTPHeaderField: "Authorization") }
         if let body {
             request.httpBody = Data(body.serialized())
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
@@ -65,14 +51,12 @@ struct ServiceClient: Sendable {
         do {
             (data, response) = try await session.data(for: request)
         } catch {
-            throw CLIError(ExitCode.unavailable, "cannot reach push-server at \(baseURL): \(Self.describe(error))",
-                           hint: "start it with 'make run' or set --url / PUSHCTL_URL")
+            throw await unreachable(error)
         }
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
         let answer = Response(status: status, body: Array(data))
         if status == 401 || status == 403 {
-            throw CLIError(ExitCode.authRefused, "push-server refused the API key (\(status))\(Self.detail(answer))",
-                           hint: "set PUSHCTL_API_KEY or check ./var/api-key")
+            throw refused(status, detail: Self.detail(answer), method: method, path: path)
         }
         if status == 503 || status == 502 {
             throw CLIError(ExitCode.unavailable, "push-server is unavailable (\(status))\(Self.detail(answer))",
@@ -85,7 +69,7 @@ struct ServiceClient: Sendable {
         return answer
     }
 
-    private static func detail(_ response: Response) -> String {
+    static func detail(_ response: Response) -> String {
         guard let json = response.json else {
             let text = String(decoding: response.body.prefix(200), as: UTF8.self)
                 .replacingOccurrences(of: "\n", with: " ")
@@ -98,7 +82,7 @@ struct ServiceClient: Sendable {
         return ": " + String(decoding: json.serialized(), as: UTF8.self)
     }
 
-    private static func describe(_ error: any Error) -> String {
+    static func describe(_ error: any Error) -> String {
         if let error = error as? URLError {
             switch error.code {
             case .cannotConnectToHost: return "connection refused"

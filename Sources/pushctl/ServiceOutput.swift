@@ -1,15 +1,16 @@
 import APNSCore
 
-/// Printing service answers: raw JSON for scripts, key/value lines or tables for people.
+/// Printing service answers: JSON or YAML for scripts, key/value lines or tables for people.
 enum ServiceOutput {
-    /// Prints `response` as JSON (`json`) or readably.
-    static func print(_ response: ServiceClient.Response, json: Bool, listKey: String? = nil, emptyText: String = "(none)") {
+    /// Prints `response` in `format`: its JSON as is, as YAML, or readably (`listKey`'s list as a table).
+    static func print(_ response: ServiceClient.Response, format: OutputFormat, listKey: String? = nil,
+                      emptyText: String = "(none)") {
         guard let value = response.json else {
             if !response.body.isEmpty { Console.out(String(decoding: response.body, as: UTF8.self)) }
             return
         }
-        if json {
-            Console.out(String(decoding: value.serialized(), as: UTF8.self))
+        guard format == .table else {
+            format.print(value) {}
             return
         }
         if let listKey, let list = value[listKey]?.arrayValue {

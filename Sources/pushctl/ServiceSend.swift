@@ -11,11 +11,11 @@ struct ServiceSend {
 
     let recipients: Recipients
     let wait: Bool
-    let json: Bool
+    let format: OutputFormat
     let batchSize: Int
     let client: ServiceClient
 
-    init(_ arguments: ParsedArguments, command: String) throws(CLIError) {
+    init(_ arguments: ParsedArguments, command: String, format: OutputFormat) throws(CLIError) {
         let user = arguments.value("user"), tokens = arguments.all("token"), file = arguments.value("tokens-file")
         let given = [user != nil, !tokens.isEmpty, file != nil].filter { $0 }.count
         guard given == 1 else {
@@ -34,7 +34,7 @@ struct ServiceSend {
             recipients = .tokens(hex)
         }
         wait = arguments.has("wait")
-        json = arguments.has("json")
+        self.format = format
         batchSize = try arguments.int("batch-size", command: command) ?? 5000
         guard (1...10_000).contains(batchSize) else {
             throw CLIError.usage("--batch-size must be 1-10000 (push-server takes at most 10000 tokens per push)", command: command)
@@ -55,7 +55,7 @@ struct ServiceSend {
         case .file(let path):
             let tokens = try Self.readTokens(path)
             return try await BulkSend(client: client, push: push, tokens: tokens, batchSize: batchSize,
-                                      wait: wait, json: json).run()
+                                      wait: wait, format: format).run()
         }
     }
 
@@ -64,10 +64,10 @@ struct ServiceSend {
     private func single(_ body: [String: JSONValue]) async throws -> Int32 {
         let response = try await client.send("POST", path, body: .object(body))
         let tally = PushTally(response.json)
-        if json {
-            ServiceOutput.print(response, json: true)
-        } else {
+        if format == .table {
             PushOutput.print(response.json, waited: wait)
+        } else {
+            ServiceOutput.print(response, format: format)
         }
         return tally.undelivered > 0 ? ExitCode.rejected : ExitCode.ok
     }

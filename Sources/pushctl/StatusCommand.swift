@@ -7,24 +7,25 @@ enum StatusCommand: Command {
     static let summary = "Show push-server's health and a metrics summary."
     static var help: CommandHelp {
         CommandHelp(overview: "Show push-server's health (GET /healthz) and a summary of its metrics (GET /metrics).",
-                    usage: ["pushctl status [--url <url>] [--json]"], options: ServiceClient.specs,
-                    examples: ["pushctl status", "PUSHCTL_URL=http://10.0.0.5:8080 pushctl status --json"])
+                    usage: ["pushctl status [--url <url>] [--output table|json|yaml]"], options: ServiceClient.specs,
+                    examples: ["pushctl status", "PUSHCTL_URL=http://10.0.0.5:8080 pushctl status --output json"])
     }
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {
+        let output = try OutputFormat(arguments, command: name)
         _ = try arguments.positionals([], command: name)
         let client = try ServiceClient(arguments)
         let health = try await client.send("GET", "/healthz", check: false)
         let metrics = try? await client.send("GET", "/metrics", check: false)
         let summary = metrics.map { parseMetrics(String(decoding: $0.body, as: UTF8.self)) } ?? [:]
         let healthy = (200..<300).contains(health.status)
-        if arguments.has("json") {
+        if output != .table {
             let value: JSONValue = [
                 "healthy": .bool(healthy), "url": .string(client.baseURL),
                 "health": health.json ?? .string(String(decoding: health.body, as: UTF8.self)),
                 "metrics": .object(summary.mapValues { .double($0) }),
             ]
-            Console.out(String(decoding: value.serialized(), as: UTF8.self))
+            output.print(value) {}
         } else {
             Console.out("push-server \(client.baseURL): \(healthy ? "healthy" : "unhealthy (\(health.status))")")
             if let object = health.json?.objectValue {

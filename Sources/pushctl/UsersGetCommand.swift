@@ -4,14 +4,15 @@ enum UsersGetCommand: Command {
     static let summary = "Show a user's profile card."
     static var help: CommandHelp {
         CommandHelp(overview: "Show a user's profile card (GET /v1/users/{id}).",
-                    usage: ["pushctl users get <id> [--json]"], arguments: [("<id>", "The user id.")],
+                    usage: ["pushctl users get <id> [--output table|json|yaml]"], arguments: [("<id>", "The user id.")],
                     options: ServiceClient.specs, examples: ["pushctl users get alice"])
     }
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {
+        let format = try OutputFormat(arguments, command: name)
         let id = try arguments.positionals(["id"], command: name)[0]
         let response = try await ServiceClient(arguments).send("GET", "/v1/users/\(ServiceClient.segment(id))")
-        ServiceOutput.print(response, json: arguments.has("json"))
+        ServiceOutput.print(response, format: format)
         return ExitCode.ok
     }
 }

@@ -20,6 +20,7 @@ enum UsersPutCommand: Command {
     }
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {
+        let format = try OutputFormat(arguments, command: name)
         let id = try arguments.positionals(["id"], command: name)[0]
         var body: [String: JSONValue] = ["name": .string(try arguments.required("name", command: name)),
                                          "dog_name": .string(try arguments.required("dog-name", command: name))]
@@ -28,7 +29,7 @@ enum UsersPutCommand: Command {
         }
         if let age = try arguments.int("age", command: name) { body["age"] = .int(Int64(age)) }
         let response = try await ServiceClient(arguments).send("PUT", "/v1/users/\(ServiceClient.segment(id))", body: .object(body))
-        if arguments.has("json") { ServiceOutput.print(response, json: true) } else { Console.out("\(response.status == 201 ? "created" : "updated") user \(id)") }
+        if format == .table { Console.out("\(response.status == 201 ? "created" : "updated") user \(id)") } else { ServiceOutput.print(response, format: format) }
         return ExitCode.ok
     }
 }

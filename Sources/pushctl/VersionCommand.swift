@@ -3,15 +3,14 @@ enum VersionCommand: Command {
     static let name = "version"
     static let summary = "Print pushctl's version."
     static var help: CommandHelp {
-        CommandHelp(overview: summary, usage: ["pushctl version [--json]"],
-                    options: [.flag("json", "Print JSON.")], examples: ["pushctl version"])
+        CommandHelp(overview: summary, usage: ["pushctl version [--output table|json|yaml]"],
+                    options: OutputFormat.specs, examples: ["pushctl version", "pushctl version --output yaml"])
     }
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {
+        let format = try OutputFormat(arguments, command: name)
         _ = try arguments.positionals([], command: name)
-        if arguments.has("json") {
-            Console.out(#"{"name":"pushctl","version":"\#(PushCtl.version)"}"#)
-        } else {
+        format.print(["name": "pushctl", "version": .string(PushCtl.version)]) {
             Console.out("pushctl \(PushCtl.version)")
         }
         return ExitCode.ok

@@ -28,11 +28,16 @@ struct PushCtlProcess {
         return first.deletingLastPathComponent().appendingPathComponent("pushctl")
     }()
 
-    /// Runs `pushctl arguments` to completion.
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+    /// Runs `pushctl arguments` to completion in a fresh working directory holding `files` (relative path → text).
+    static func run(_ arguments: [String], environment: [String: String] = [:], files: [String: String] = [:]) throws -> Result {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushctl-run-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
+        for (path, text) in files {
+            let url = directory.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: url)
+        }
         let outURL = directory.appendingPathComponent("out"), errURL = directory.appendingPathComponent("err")
         _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
