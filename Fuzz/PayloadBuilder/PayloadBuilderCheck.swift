@@ -1,5 +1,6 @@
 import APNSCore
 import FuzzSupport
+import JSON
 
 /// Builds an `APNSPayload` from arbitrary bytes, encodes it and checks what a sender relies on: the body
 /// is canonical JSON that parses back to the same value, `aps` holds what was set, and validation lets

@@ -2,6 +2,7 @@ import APNSCore
 import Foundation
 import PushTLS
 import PushSync
+import JSON
 
 /// Makes and caches the provider token (an ES256 JWT) of one team: every connection of a client shares
 /// it, so APNs sees one token per team that changes about every 50 minutes. Thread-safe.

@@ -1,3 +1,4 @@
+import JSON
 /// Helpers for `apns-id`: the canonical 8-4-4-4-12 hex UUID that identifies one notification.
 public enum APNSID {
     /// A new random (version 4) UUID in lowercase, as APNs itself generates.

@@ -1,3 +1,4 @@
+import JSON
 extension APNSPayload {
     /// `aps.alert`: either a plain string or a dictionary.
     public enum Alert: Sendable, Hashable {

@@ -1,3 +1,4 @@
+import JSON
 extension APNSPayload {
     /// The whole payload as a JSON value: `{"aps": {…}, <custom keys>}`.
     public var jsonValue: JSONValue {

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import JSON
 
 /// APNs refused a notification: the HTTP status, the reason and, for 410, when the token went bad.
 public struct APNSRejection: Error, Sendable, Hashable, CustomStringConvertible {

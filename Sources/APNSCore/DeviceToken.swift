@@ -1,3 +1,4 @@
+import JSON
 /// An APNs device token: an even number of hex digits (64 in practice, up to 200), kept lowercase.
 public struct DeviceToken: Hashable, Sendable, CustomStringConvertible {
     /// The fewest hex digits a token may have.

@@ -1,5 +1,6 @@
 import APNSCore
 import Foundation
+import JSON
 
 extension MockAPNSControlCodec {
     /// A rule as the API shows it.

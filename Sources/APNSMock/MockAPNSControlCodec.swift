@@ -1,5 +1,6 @@
 import APNSCore
 import Foundation
+import JSON
 
 /// The control API's JSON shapes (see `docs/mock-control.yaml`): rules and knob changes in, rules,
 /// knobs, records and counters out. Decoding checks everything before anything is changed.

@@ -1,4 +1,5 @@
 import APNSCore
+import JSON
 
 /// A control request the control API refuses: the HTTP status and `{"error":{"code","message"}}`.
 struct MockAPNSControlError: Error {

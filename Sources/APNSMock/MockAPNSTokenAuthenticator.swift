@@ -2,6 +2,7 @@ import APNSCore
 import Foundation
 import PushTLS
 import PushSync
+import JSON
 
 /// Token auth (Apple's provider tokens): every request carries `authorization: bearer <jwt>`, an ES256
 /// JWT with header `{"alg":"ES256","kid":KEY}` and claims `{"iss":TEAM,"iat":SECONDS}`, signed with a

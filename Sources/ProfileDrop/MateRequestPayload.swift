@@ -1,5 +1,6 @@
 import APNSCore
 import PushStore
+import JSON
 
 /// The APNs payloads of mate-request pushes.
 ///
@@ -49,12 +50,5 @@ public enum MateRequestPayload {
     }
 
     /// The card as JSON with the store's snake_case keys; absent fields are omitted.
-    public static func json(_ card: ProfileCard) -> JSONValue {
-        var members: [String: JSONValue] = ["name": .string(card.name), "dog_name": .string(card.dogName)]
-        members["breed"] = card.breed.map(JSONValue.string)
-        members["age"] = card.age.map { .int(Int64($0)) }
-        members["bio"] = card.bio.map(JSONValue.string)
-        members["image_url"] = card.imageURL.map(JSONValue.string)
-        return .object(members)
-    }
+    public static func json(_ card: ProfileCard) -> JSONValue { card.json }
 }

@@ -3,6 +3,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import JSON
 
 /// Posts batches of fresh, unique device tokens to `POST /v1/pushes` until enough are acknowledged,
 /// riding over push-server's deaths: a post cut off by a kill counts as unanswered and the poster waits

@@ -1,5 +1,6 @@
 import APNSCore
 import PushIO
+import JSON
 
 /// An error answered as `{"error":{"code":"...","message":"..."}}` with an HTTP status.
 public struct APIError: Error, Sendable, Equatable {

@@ -1,4 +1,5 @@
 import APNSCore
+import JSON
 
 /// Typed, validating access to the members of one JSON object from a request body.
 ///

@@ -1,6 +1,7 @@
 import APNSCore
 import Foundation
 import PushStore
+import JSON
 
 /// JSON forms of the stored records, as the API answers them.
 enum RecordJSON {

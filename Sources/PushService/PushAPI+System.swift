@@ -2,6 +2,7 @@ import APNSCore
 import Foundation
 import PushIO
 import PushStore
+import JSON
 
 extension PushAPI {
     /// `POST /v1/admin/reload`: reads the listener's TLS certificate, key and client CA again (what SIGHUP

@@ -1,6 +1,7 @@
 import APNSCore
 import Foundation
 import PushStore
+import JSON
 
 /// The two push answers that list every notification of a push, written straight to bytes.
 ///

@@ -1,4 +1,5 @@
 import APNSCore
+import JSON
 
 extension PushServiceConfiguration {
     /// Reads `api_keys`: each entry is a secret string (`"<key>"` or `"sha256:<hex>"`, every scope, named

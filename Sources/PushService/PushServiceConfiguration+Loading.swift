@@ -1,5 +1,6 @@
 import APNSCore
 import Foundation
+import JSON
 
 extension PushServiceConfiguration {
     /// The `--help` text of `push-server`.

@@ -1,11 +1,12 @@
 import Foundation
+import JSON
 
 /// A user's profile card, shown to the peer on a mate request and carried inside the push payload.
 ///
 /// Encoded as JSON with snake_case keys (`name`, `dog_name`, `breed`, `age`, `bio`, `image_url`).
 /// The encoded card is capped at `maxEncodedBytes` (2 KB) so it fits with room to spare in a
 /// 4 KB APNs payload next to the `aps` dictionary and the drop id.
-public struct ProfileCard: Codable, Sendable, Equatable {
+public struct ProfileCard: Sendable, Equatable {
     /// The owner's display name (1–50 characters).
     public var name: String
     /// The dog's name (1–50 characters).
@@ -31,12 +32,6 @@ public struct ProfileCard: Codable, Sendable, Equatable {
         self.age = age
         self.bio = bio
         self.imageURL = imageURL
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case name, breed, age, bio
-        case dogName = "dog_name"
-        case imageURL = "image_url"
     }
 
     /// Throws `PushStoreError` if a field breaks its limit or the encoded card exceeds `maxEncodedBytes`.
@@ -71,17 +66,28 @@ public struct ProfileCard: Codable, Sendable, Equatable {
         }
     }
 
-    /// The card as compact JSON with sorted keys (what the store keeps).
-    public func encodedJSON() -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Encoding plain strings and integers cannot fail.
-        let data = (try? encoder.encode(self)) ?? Data("{}".utf8)
-        return String(decoding: data, as: UTF8.self)
+    /// The card as JSON with the store's snake_case keys; absent fields are omitted.
+    public var json: JSONValue {
+        var members: [String: JSONValue] = ["name": .string(name), "dog_name": .string(dogName)]
+        members["breed"] = breed.map(JSONValue.string)
+        members["age"] = age.map { .int(Int64($0)) }
+        members["bio"] = bio.map(JSONValue.string)
+        members["image_url"] = imageURL.map(JSONValue.string)
+        return .object(members)
     }
 
-    /// Decodes a card from the JSON text the store keeps.
-    public static func decode(json: String) throws -> ProfileCard {
-        try JSONDecoder().decode(ProfileCard.self, from: Data(json.utf8))
+    /// The card as compact JSON with sorted keys (what the store keeps).
+    public func encodedJSON() -> String {
+        String(decoding: json.serialized(), as: UTF8.self)
+    }
+
+    /// A card from `encodedJSON()` text; throws when it is not such an object.
+    public static func decode(json text: String) throws -> ProfileCard {
+        let value = try JSONValue.parse(Array(text.utf8))
+        guard let name = value["name"]?.stringValue, let dogName = value["dog_name"]?.stringValue else {
+            throw PushStoreError.invalidField(field: "card", reason: "stored card lacks name or dog_name")
+        }
+        return ProfileCard(name: name, dogName: dogName, breed: value["breed"]?.stringValue, age: value["age"]?.intValue,
+                           bio: value["bio"]?.stringValue, imageURL: value["image_url"]?.stringValue)
     }
 }

@@ -1,4 +1,5 @@
 import APNSCore
+import JSON
 
 /// `pushctl devices add`: POST /v1/devices.
 enum DevicesAddCommand: Command {

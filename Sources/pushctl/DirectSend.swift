@@ -2,6 +2,7 @@ import APNS
 import APNSCore
 import Foundation
 import PushTLS
+import JSON
 
 /// `send --direct`: loads the .p12 (or the .p8 signing key), opens one APNs connection and sends each token in turn.
 struct DirectSend {

@@ -1,5 +1,6 @@
 import Foundation
 import APNSCore
+import JSON
 
 /// `pushctl drop report`: POST /v1/drops.
 enum DropReportCommand: Command {

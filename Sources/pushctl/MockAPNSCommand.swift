@@ -4,6 +4,7 @@ import Dispatch
 import Foundation
 import PushIO
 import PushTLS
+import JSON
 
 /// `pushctl mock-apns`: the mock APNs server on its own, with fresh credentials, until Ctrl-C.
 enum MockAPNSCommand: Command {

@@ -1,5 +1,6 @@
 import APNSCore
 import Foundation
+import JSON
 
 /// The payload and header flags every send mode shares, and what they build.
 struct PushOptions {

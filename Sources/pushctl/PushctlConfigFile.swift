@@ -1,5 +1,6 @@
 import APNSCore
 import Foundation
+import JSON
 
 /// Settings from pushctl's config file: `$PUSHCTL_CONFIG`, else `~/.config/pushctl/config.json`.
 /// `{"url": "http://host:8080", "api_key": "..."}`; flags and environment variables win over it.

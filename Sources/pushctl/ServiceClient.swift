@@ -3,6 +3,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import JSON
 
 /// push-server's REST API over HTTP: URL and key from flags, environment, the config file or `./var/api-key`
 /// (`ServiceSettings`), failures mapped to exit codes (connection refused 69, 401 77) with messages naming the fix.

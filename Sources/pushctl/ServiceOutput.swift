@@ -1,4 +1,5 @@
 import APNSCore
+import JSON
 
 /// Printing service answers: JSON or YAML for scripts, key/value lines or tables for people.
 enum ServiceOutput {

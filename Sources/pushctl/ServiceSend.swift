@@ -1,5 +1,6 @@
 import APNSCore
 import Foundation
+import JSON
 
 /// `send` through push-server: POST /v1/pushes to a user, tokens, or a tokens file in batches.
 struct ServiceSend {

@@ -1,5 +1,6 @@
 import Foundation
 import APNSCore
+import JSON
 
 /// `pushctl status`: GET /healthz plus a summary of GET /metrics.
 enum StatusCommand: Command {

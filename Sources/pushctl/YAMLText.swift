@@ -1,5 +1,6 @@
 import APNSCore
 import Foundation
+import JSON
 
 /// Writes a `JSONValue` as a YAML document in block style: keys sorted, strings quoted (JSON escapes) unless
 /// a plain scalar can only be read back as that string, by YAML 1.2 and YAML 1.1 readers alike.

@@ -1,5 +1,6 @@
 import Testing
 import APNSCore
+import JSON
 
 @Suite("APNSPayload")
 struct APNSPayloadTests {

@@ -1,6 +1,7 @@
 import Testing
 import TestSupport
 import APNSCore
+import JSON
 
 @Suite("JSONValue.parse")
 struct JSONParserTests {

@@ -1,5 +1,6 @@
 import Testing
 import APNSCore
+import JSON
 
 @Suite("JSONValue serialization and accessors")
 struct JSONValueTests {

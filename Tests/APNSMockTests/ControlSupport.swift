@@ -5,6 +5,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import JSON
 
 /// A JSON client for the mock's control API over real HTTP (URLSession).
 struct ControlClient: Sendable {

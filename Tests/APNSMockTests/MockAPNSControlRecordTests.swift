@@ -3,6 +3,7 @@ import APNSMock
 import Foundation
 import PushHTTP2
 import Testing
+import JSON
 
 @Suite("Mock control API: records, long-poll waits, reset")
 struct MockAPNSControlRecordTests {

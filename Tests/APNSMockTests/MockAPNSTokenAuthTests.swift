@@ -6,6 +6,7 @@ import PushIO
 import PushTLS
 import PushSync
 import Testing
+import JSON
 
 /// A settable clock for the mock's token rules.
 final class MockTokenClock: Sendable {

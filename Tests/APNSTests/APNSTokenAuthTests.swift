@@ -5,6 +5,7 @@ import Foundation
 import PushTLS
 import PushSync
 import Testing
+import JSON
 
 /// A settable wall clock for token tests: no real waiting.
 final class TokenTestClock: Sendable {

@@ -5,6 +5,7 @@ import PushSync
 import Testing
 @testable import fuzz_payload
 @testable import fuzz_requests
+import JSON
 
 /// Replays the checked-in fuzz corpora through the fuzz targets' checks, so every seed, and every input
 /// saved there after a fuzzer crash, stays a regression test of the normal suite.

@@ -4,6 +4,7 @@ import Foundation
 import ProfileDrop
 import PushStore
 import Testing
+import JSON
 
 /// Where a fixture keeps its data. Tests that must hold on every store push-server can run on take
 /// `arguments: DropStoreKind.allCases`; a new store is one more case here and one more branch in `make`.

@@ -1,6 +1,7 @@
 import APNSCore
 import Foundation
 import Testing
+import JSON
 
 @Suite("send --direct against pushctl mock-apns")
 struct DirectSendTests {

@@ -1,6 +1,7 @@
 import APNSCore
 import Foundation
 import Testing
+import JSON
 
 /// Calls the control API with curl; returns the status and the parsed body.
 func controlCurl(_ method: String, _ url: String, body: String? = nil) throws -> (status: Int, json: JSONValue?) {

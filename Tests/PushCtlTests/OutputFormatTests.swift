@@ -1,6 +1,7 @@
 import APNSCore
 import Foundation
 import Testing
+import JSON
 
 /// `--output table|json|yaml` on every command that prints an answer, `--json` as `--output json`, and YAML that
 /// reads back (with Python's yaml) as the same data as the JSON.

@@ -2,6 +2,7 @@ import APNSCore
 import Foundation
 import PushChaos
 import Testing
+import JSON
 
 /// A `push-server --embedded` child (built next to pushctl) on a fresh data directory, stopped with SIGTERM.
 final class EmbeddedServer {

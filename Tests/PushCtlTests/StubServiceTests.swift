@@ -3,6 +3,7 @@ import Foundation
 import PushIO
 import PushSync
 import Testing
+import JSON
 
 /// A stand-in for push-server's `POST /v1/pushes` and `GET /healthz` with the real service's shapes
 /// (docs/openapi.yaml): checks the bearer key; 202 `{push_id, notifications:[{id, token}]}`, or with

@@ -3,6 +3,7 @@ import Foundation
 import PushService
 import Synchronization
 import Testing
+import JSON
 
 @Suite("API security over HTTP: exact keys, scopes, rate limits, failed-authentication logs")
 struct APISecurityTests {

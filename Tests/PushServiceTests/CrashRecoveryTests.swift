@@ -6,6 +6,7 @@ import PushChaos
 import PushStore
 import PushTLS
 import Testing
+import JSON
 
 /// The `push-server` binary next to the test bundle (built by `swift build --build-tests`).
 enum BuiltServer {

@@ -2,6 +2,7 @@ import APNSCore
 import Foundation
 import PushService
 import Testing
+import JSON
 
 @Suite("profile drops over HTTP")
 struct DropRouteTests {

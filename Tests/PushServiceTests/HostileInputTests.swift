@@ -4,6 +4,7 @@ import Foundation
 @testable import PushStore
 import PushTLS
 import Testing
+import JSON
 
 /// Input a push service meets on the open internet: each gets a 4xx JSON error or a closed connection,
 /// the server stays up, and nothing is written.

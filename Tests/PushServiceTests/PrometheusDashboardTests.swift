@@ -4,6 +4,7 @@ import Foundation
 import PushChaos
 import PushTLS
 import Testing
+import JSON
 
 /// The Grafana dashboard and the alert rules against real data: Debian's Prometheus scrapes a `push-server`
 /// child process (sending to an in-process mock APNs) under a little load, and every panel query of

@@ -1,5 +1,6 @@
 import APNSCore
 import Foundation
+import JSON
 
 /// Debian's `prometheus` running as a child process on a free loopback port with a throw-away database,
 /// for tests that evaluate queries against what it scraped.

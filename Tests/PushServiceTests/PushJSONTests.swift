@@ -4,6 +4,7 @@ import Foundation
 @testable import PushService
 import PushStore
 import Testing
+import JSON
 
 @Suite("push answers written straight to bytes")
 struct PushJSONTests {

@@ -4,6 +4,7 @@ import Foundation
 import PushService
 import PushStore
 import Testing
+import JSON
 
 @Suite("push-server in-process with the mock APNs")
 struct PushServiceIntegrationTests {

@@ -3,6 +3,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import JSON
 
 /// A small JSON-over-HTTP client for the service under test.
 struct TestHTTPClient: Sendable {
