@@ -2,7 +2,7 @@
 import PackageDescription
 
 /// Every Swift target builds in the Swift 6 language mode with complete concurrency checking.
-let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+let strict: [SwiftSetting] = [.swiftLanguageMode(.v6), .enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
 
 let package = Package(
     name: "sniffmeet-push",

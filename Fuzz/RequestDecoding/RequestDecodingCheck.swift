@@ -3,6 +3,7 @@ import FuzzSupport
 import PushService
 import PushStore
 import JSON
+import PushIO
 
 /// Feeds arbitrary bytes to what push-server does with a request body: the JSON parser, then the
 /// decoders of `POST /v1/pushes`, `POST /v1/devices`, `PUT /v1/users/{id}` and `POST /v1/drops`.

@@ -8,7 +8,7 @@ import PushIO
 final class APNSSend: @unchecked Sendable {
     /// Where the outcome goes: a suspended `send` call, or one slot of a batch.
     enum Receiver {
-        case continuation(CheckedContinuation<APNSOutcome, Error>)
+        case continuation(CheckedContinuation<APNSOutcome, any Error>)
         case batch(APNSBatchSink, index: Int)
     }
 
@@ -39,7 +39,7 @@ final class APNSSend: @unchecked Sendable {
         guard let receiver else { return }
         self.receiver = nil
         switch receiver {
-        case .continuation(let continuation): continuation.resume(with: result.mapError { $0 as Error })
+        case .continuation(let continuation): continuation.resume(with: result.mapError { $0 as any Error })
         case .batch(let sink, let index): sink.add(index: index, result: result)
         }
     }

@@ -1,4 +1,5 @@
 import APNSCore
+import PushTLS
 
 /// Certificate auth, the default: the verified client certificate must carry the server's environment
 /// marker (else 403 BadCertificateEnvironment) and a subject UID (else 403 BadCertificate); its UID and

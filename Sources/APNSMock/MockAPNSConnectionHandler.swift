@@ -2,6 +2,8 @@ import APNSCore
 import Foundation
 import PushHTTP2
 import PushIO
+import PushSync
+import PushTLS
 
 /// Serves one client connection of a mock server: decides, records, answers (maybe late) and applies
 /// the connection knobs. Confined to the server loop's thread: `HTTP2ServerConnection` calls it there

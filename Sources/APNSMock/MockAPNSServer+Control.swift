@@ -1,5 +1,7 @@
 import APNSCore
 import PushHTTP2
+import PushIO
+import PushSync
 
 extension MockAPNSServer {
     /// The fault knobs in force now.

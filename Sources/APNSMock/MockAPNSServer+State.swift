@@ -1,5 +1,6 @@
 import APNSCore
 import Foundation
+import PushSync
 
 extension MockAPNSServer {
     /// Registers `token` for `topic`: from then on other tokens sent to `topic` get 400

@@ -1,5 +1,6 @@
 import APNSMock
 import PushStore
+import APNSCore
 
 extension ChaosRun {
     /// Compares every outbox row with the mock's records: rows of acknowledged pushes and rows of posts

@@ -1,5 +1,6 @@
 internal import CNGHTTP2
 import PushIO
+import PushTLS
 
 extension HTTP2ClientConnection: IOStreamDelegate {
     public func streamDidConnect(_ stream: IOStream) {

@@ -59,7 +59,7 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
     /// The configuration it was made with.
     public let configuration: Configuration
     /// Receives life events.
-    public weak var delegate: HTTP2ClientConnectionDelegate?
+    public weak var delegate: (any HTTP2ClientConnectionDelegate)?
     /// Current lifecycle state.
     public private(set) var state: State = .idle
     /// TLS details once connected.

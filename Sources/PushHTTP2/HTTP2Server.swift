@@ -37,7 +37,7 @@ public final class HTTP2Server: @unchecked Sendable {
     public let loop: EventLoop
     private var listener: IOListener?
     private var connections: [ObjectIdentifier: HTTP2ServerConnection] = [:]
-    private let makeHandler: (HTTP2ServerConnection) -> HTTP2ServerHandler
+    private let makeHandler: (HTTP2ServerConnection) -> any HTTP2ServerHandler
     /// SETTINGS for new connections (changeable on the loop thread).
     public var settings: HTTP2ServerSettings
 
@@ -45,7 +45,7 @@ public final class HTTP2Server: @unchecked Sendable {
     /// Call on any thread; binding happens on the loop.
     public init(loop: EventLoop, host: String = "127.0.0.1", port: Int = 0, tls: TLSContext?,
                 settings: HTTP2ServerSettings = HTTP2ServerSettings(),
-                makeHandler: @escaping (HTTP2ServerConnection) -> HTTP2ServerHandler) throws {
+                makeHandler: @escaping (HTTP2ServerConnection) -> any HTTP2ServerHandler) throws {
         self.loop = loop
         self.settings = settings
         self.makeHandler = makeHandler

@@ -9,7 +9,7 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
     /// The loop it lives on.
     public let loop: EventLoop
     /// Serves the requests; held strongly until the connection closes.
-    public var handler: HTTP2ServerHandler?
+    public var handler: (any HTTP2ServerHandler)?
     /// TLS details (ALPN, client certificate) once the handshake finished.
     public var tlsInfo: TLSSessionInfo? { stream?.tlsInfo }
     /// Streams open right now.

@@ -17,12 +17,12 @@ protocol HTTP2SessionDelegate: AnyObject {
 /// Confined to one thread (its connection's loop).
 final class HTTP2Session {
     private let session: OpaquePointer
-    weak var delegate: HTTP2SessionDelegate?
+    weak var delegate: (any HTTP2SessionDelegate)?
     private var bodies: [Int32: OutgoingBody] = [:]
     let isServer: Bool
 
     /// A client or server session; `settings` go out first.
-    init(server: Bool, settings: [(id: Int32, value: UInt32)], delegate: HTTP2SessionDelegate) throws {
+    init(server: Bool, settings: [(id: Int32, value: UInt32)], delegate: any HTTP2SessionDelegate) throws {
         isServer = server
         var callbacks: OpaquePointer?
         try checkNGHTTP2(nghttp2_session_callbacks_new(&callbacks), "nghttp2_session_callbacks_new")

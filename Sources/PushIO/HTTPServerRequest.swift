@@ -1,3 +1,4 @@
+import Foundation
 /// One HTTP/1.1 request as the server read it: no C types, safe to hand to any thread.
 public struct HTTPServerRequest: Sendable {
     /// The method in upper case ("GET", "POST", …).

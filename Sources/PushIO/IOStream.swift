@@ -11,7 +11,7 @@ public final class IOStream: @unchecked Sendable {
     /// The loop this stream lives on.
     public let loop: EventLoop
     /// Receives events; set before the stream is used.
-    public var delegate: IOStreamDelegate?
+    public var delegate: (any IOStreamDelegate)?
     private var bev: OpaquePointer?
     private var keepAlive: Unmanaged<IOStream>?
     private var closeWhenFlushed = false
@@ -34,7 +34,7 @@ public final class IOStream: @unchecked Sendable {
     /// Events reach `delegate`; a failure to connect arrives as `didCloseWith`.
     public static func connect(
         on loop: EventLoop, host: String, port: Int, tls: TLSContext?, serverName: String? = nil,
-        delegate: IOStreamDelegate
+        delegate: any IOStreamDelegate
     ) throws -> IOStream {
         precondition(loop.inEventLoop, "IOStream.connect must run on the loop thread")
         let bev: OpaquePointer?

@@ -1,6 +1,7 @@
 import APNSCore
 import Foundation
 import PushStore
+import APNS
 
 /// Drains the outbox into the APNs senders with bounded concurrency and applies the outcomes.
 ///

@@ -2,6 +2,7 @@ import APNSCore
 import Foundation
 import PushIO
 import PushStore
+import JSON
 
 extension PushAPI {
     /// `POST /v1/devices`: registers (or re-registers) a device token for a user (201).

@@ -3,6 +3,7 @@ import Foundation
 import ProfileDrop
 import PushIO
 import PushStore
+import JSON
 
 extension PushAPI {
     /// `POST /v1/drops`: one phone's report; 201 pending, 200 matched, 409 busy, 422 condition not met.

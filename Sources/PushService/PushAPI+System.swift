@@ -3,6 +3,7 @@ import Foundation
 import PushIO
 import PushStore
 import JSON
+import ProfileDrop
 
 extension PushAPI {
     /// `POST /v1/admin/reload`: reads the listener's TLS certificate, key and client CA again (what SIGHUP

@@ -1,3 +1,4 @@
+import Foundation
 /// A bad or missing command-line argument.
 struct UsageError: Error, CustomStringConvertible {
     let description: String

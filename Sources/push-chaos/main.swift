@@ -1,6 +1,7 @@
 import APNSCore
 import Foundation
 import PushChaos
+import JSON
 
 /// `push-chaos`: push-server under a faulty mock APNs and SIGKILLs; prints the summary, exit 0 when it passed.
 let usage = """

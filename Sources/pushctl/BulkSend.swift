@@ -1,5 +1,6 @@
 import APNSCore
 import Foundation
+import JSON
 
 /// `send --tokens-file`: batches of tokens, a progress bar on a terminal (plain lines otherwise),
 /// and a summary by outcome and reason.

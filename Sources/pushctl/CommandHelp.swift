@@ -1,3 +1,4 @@
+import Foundation
 /// One option as shown in help and understood by the parser.
 struct OptionSpec: Sendable {
     /// The long name without dashes, e.g. `title`.

@@ -1,4 +1,6 @@
 import APNSCore
+import Foundation
+import JSON
 
 /// What `mate-requests accept` and `decline` share: POST /v1/mate-requests/{id}/{answer}.
 enum MateRequestAnswer {

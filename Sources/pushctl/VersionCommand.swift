@@ -1,3 +1,4 @@
+import JSON
 /// `pushctl version`.
 enum VersionCommand: Command {
     static let name = "version"

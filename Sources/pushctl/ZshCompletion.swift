@@ -1,3 +1,4 @@
+import Foundation
 /// The zsh completion script: `_pushctl` describes commands and subcommands with their summaries and hands
 /// each command's options (with help, value choices and paths) to `_arguments`.
 enum ZshCompletion {

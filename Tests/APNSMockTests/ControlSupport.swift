@@ -6,6 +6,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import JSON
+import PushIO
 
 /// A JSON client for the mock's control API over real HTTP (URLSession).
 struct ControlClient: Sendable {

@@ -2,6 +2,7 @@ import APNSCore
 import APNSMock
 import PushHTTP2
 import Testing
+import PushIO
 
 @Suite("Mock APNs server: stream limits, GOAWAY, resets, faults, idle timeout, latency, stop")
 struct MockAPNSConnectionTests {

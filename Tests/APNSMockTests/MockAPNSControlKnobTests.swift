@@ -3,6 +3,8 @@ import APNSMock
 import Foundation
 import PushHTTP2
 import Testing
+import JSON
+import PushIO
 
 @Suite("Mock control API: fault knobs on live connections, GOAWAY, bad requests")
 struct MockAPNSControlKnobTests {

@@ -4,6 +4,7 @@ import Foundation
 import PushHTTP2
 import Testing
 import JSON
+import PushIO
 
 @Suite("Mock control API: records, long-poll waits, reset")
 struct MockAPNSControlRecordTests {

@@ -3,6 +3,8 @@ import APNSMock
 import Foundation
 import PushHTTP2
 import Testing
+import JSON
+import PushIO
 
 @Suite("Mock control API: rules by token, topic, push type and payload pointer; counts, delays")
 struct MockAPNSControlRuleTests {

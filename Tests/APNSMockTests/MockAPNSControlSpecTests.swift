@@ -2,6 +2,7 @@ import APNSCore
 import APNSMock
 import Foundation
 import Testing
+import JSON
 
 /// The operations `docs/mock-control.yaml` documents, read from its `paths:` section.
 func documentedControlOperations() throws -> [(method: String, path: String)] {

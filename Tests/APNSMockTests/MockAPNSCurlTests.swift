@@ -4,6 +4,7 @@ import Foundation
 import PushHTTP2
 import PushTLS
 import Testing
+import PushIO
 
 /// Files from `TestCredentialFiles` and a server configured from them; removed at deinit.
 final class CurlFixture: Sendable {

@@ -4,6 +4,7 @@ import Foundation
 import PushHTTP2
 import PushTLS
 import Testing
+import PushIO
 
 @Suite("Mock APNs server: token state, identifiers, certificate environments, recording")
 struct MockAPNSStateTests {

@@ -2,6 +2,7 @@ import APNSCore
 import APNSMock
 import PushHTTP2
 import Testing
+import PushIO
 
 /// One request that deserves one answer.
 struct ValidationCase: Sendable, CustomTestStringConvertible {

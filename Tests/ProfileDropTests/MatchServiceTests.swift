@@ -4,6 +4,7 @@ import Foundation
 import ProfileDrop
 import PushStore
 import Testing
+import JSON
 
 @Suite("MatchService: report, match, cancel, status")
 struct MatchServiceTests {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import PushChaos
 
 /// Messages that name the fix: a refused key says where pushctl read it (or where it looked), a refused
 /// connection says which URL (and from where) and whether push-server runs on this machine.

@@ -1,4 +1,5 @@
 import PushHTTP2
+import PushTLS
 
 /// Answers every request with 200, echoing the body and reporting the client certificate's UID.
 /// With `deferred`, answers on the loop's next turn so streams stay open for a while.

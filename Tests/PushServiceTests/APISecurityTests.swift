@@ -4,6 +4,7 @@ import PushService
 import Synchronization
 import Testing
 import JSON
+import PushStore
 
 @Suite("API security over HTTP: exact keys, scopes, rate limits, failed-authentication logs")
 struct APISecurityTests {

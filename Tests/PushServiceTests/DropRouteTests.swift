@@ -3,6 +3,7 @@ import Foundation
 import PushService
 import Testing
 import JSON
+import APNSMock
 
 @Suite("profile drops over HTTP")
 struct DropRouteTests {

@@ -5,6 +5,8 @@ import Foundation
 import PushTLS
 import Testing
 import JSON
+import APNSMock
+import PushService
 
 /// Input a push service meets on the open internet: each gets a 4xx JSON error or a closed connection,
 /// the server stays up, and nothing is written.

@@ -2,6 +2,7 @@ import APNSCore
 import Foundation
 import PushService
 import Testing
+import JSON
 
 /// A sender whose transport fails for the first `failures` sends, then accepts everything.
 actor FlakySender: PushSender {

@@ -5,6 +5,7 @@ import PushService
 import PushStore
 import Testing
 import JSON
+import APNSMock
 
 @Suite("push-server in-process with the mock APNs")
 struct PushServiceIntegrationTests {

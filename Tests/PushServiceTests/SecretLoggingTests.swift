@@ -4,6 +4,7 @@ import Foundation
 import PushChaos
 import PushTLS
 import Testing
+import JSON
 
 @Suite("secrets stay out of the logs")
 struct SecretLoggingTests {

@@ -6,6 +6,7 @@ import Foundation
 import PushService
 import PushStore
 import PushTLS
+import JSON
 
 /// The whole service in-process on 127.0.0.1:0, talking to an in-process mock APNs.
 struct ServiceHarness: Sendable {

@@ -3,6 +3,8 @@ import APNSMock
 import Foundation
 import PushService
 import Testing
+import JSON
+import PushTLS
 
 @Suite("push-server with token (.p8) authentication")
 struct TokenAuthServiceTests {
