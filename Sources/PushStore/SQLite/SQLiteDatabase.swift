@@ -13,8 +13,13 @@ public actor SQLiteDatabase: PushDatabase {
     /// Opens (creating if needed) the database at `path` (":memory:" for a private one), migrates it and,
     /// unless `recoverInFlight` is false, puts rows left in flight by a crash back in the queue.
     public init(path: String, recoverInFlight: Bool = true) throws {
+        try self.init(path: path, migrations: SQLiteSchema.migrations, recoverInFlight: recoverInFlight)
+    }
+
+    /// Opens the database at `path` migrated by `migrations` (tests pass later steps than this build's).
+    init(path: String, migrations: [SQLiteMigration], recoverInFlight: Bool) throws {
         let connection = try SQLiteConnection(path: path)
-        try connection.migrate(SQLiteSchema.migrations)
+        try connection.migrate(migrations)
         self.recoveredAtOpen = recoverInFlight ? try SQLiteOutboxRepository.requeueInFlight(connection) : 0
         self.connection = connection
     }
