@@ -7,7 +7,8 @@ import PushStore
 /// Claims due rows (marking them in flight) while fewer than `maxInFlight` are out, sends each through the
 /// sender of its environment, and writes outcomes back in batches: accepted; rejected (invalidating the
 /// device by Apple's rules); 429/500/503 and transport failures go back to the queue with backoff. Rows left
-/// in flight by a crash are put back when the database opens (`PushDatabase.recoveredAtOpen`), so nothing is lost across restarts.
+/// in flight by a crash are put back when the database opens (`PushDatabase.recoveredAtOpen`), so nothing
+/// is lost across restarts.
 public actor OutboxWorker {
     private let outbox: any OutboxRepository
     private let devices: any DeviceRepository

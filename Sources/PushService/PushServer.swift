@@ -29,8 +29,8 @@ public final class PushServer: Sendable {
     /// Every API operation as `"METHOD /pattern"`.
     public var operations: Set<String> { Set(routes.map(\.operation)) }
 
-    private init(port: Int, repositories: PushRepositories, match: MatchService, metrics: ServiceMetrics, worker: OutboxWorker,
-                 http: HTTPServer, loop: EventLoop, senders: PushSenders, logger: ServiceLogger,
+    private init(port: Int, repositories: PushRepositories, match: MatchService, metrics: ServiceMetrics,
+                 worker: OutboxWorker, http: HTTPServer, loop: EventLoop, senders: PushSenders, logger: ServiceLogger,
                  configuration: PushServiceConfiguration, background: Task<Void, Never>, gate: RequestGate,
                  routes: [APIRoute]) {
         self.port = port
@@ -101,7 +101,8 @@ public final class PushServer: Sendable {
                 do { try await match.expireDue() } catch { logger.error("drops.expire_failed", [("error", "\(error)")]) }
             }
         }
-        let server = PushServer(port: http.port, repositories: repositories, match: match, metrics: metrics, worker: worker, http: http,
+        let server = PushServer(port: http.port, repositories: repositories, match: match, metrics: metrics,
+                                worker: worker, http: http,
                                 loop: loop, senders: senders, logger: logger, configuration: configuration,
                                 background: background, gate: gate, routes: router.routes)
         logger.info("server.started", [("address", "\(configuration.host):\(http.port)"),

@@ -47,7 +47,9 @@ public struct SQLiteDropRepository: DropRepository {
                 ])
             } catch {
                 // A constraint failure here is the primary key.
-                if let sqlite = error as? SQLiteError, sqlite.isConstraintViolation { throw PushStoreError.duplicateID(drop.id) }
+                if let sqlite = error as? SQLiteError, sqlite.isConstraintViolation {
+                    throw PushStoreError.duplicateID(drop.id)
+                }
                 throw error
             }
         }

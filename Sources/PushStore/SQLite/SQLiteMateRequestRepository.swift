@@ -52,7 +52,9 @@ public struct SQLiteMateRequestRepository: MateRequestRepository {
     /// See `MateRequestRepository.answer`.
     public func answer(id: String, accept: Bool, by userID: String, at now: Date) async throws -> MateRequestRecord {
         try await database.write { db in
-            guard var request = try Self.request(id: id, db) else { throw PushStoreError.notFound("mate request \(id)") }
+            guard var request = try Self.request(id: id, db) else {
+                throw PushStoreError.notFound("mate request \(id)")
+            }
             try MateRequestAnswer.apply(accept: accept, by: userID, at: now, to: &request)
             try db.run("UPDATE mate_requests SET state = ?2, answered_at = ?3 WHERE id = ?1", [
                 .text(id), .text(request.state.rawValue), .integer(now.storeMillis),

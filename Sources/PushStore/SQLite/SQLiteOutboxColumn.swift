@@ -52,11 +52,13 @@ enum SQLiteOutboxColumn: Int32, SQLiteColumn {
             payload = row.blob(Self.payload)
         }
         // Every column was checked on the way in (`OutboxItem.validate`), so the typed values come back as is.
-        var item = OutboxItem(id: row.string(Self.id), pushID: pushID, token: DeviceToken(storedHex: row.string(Self.token)),
-                              topic: topic, pushType: PushType(rawValue: row.string(Self.pushType)), payload: payload,
+        var item = OutboxItem(id: row.string(Self.id), pushID: pushID,
+                              token: DeviceToken(storedHex: row.string(Self.token)), topic: topic,
+                              pushType: PushType(rawValue: row.string(Self.pushType)), payload: payload,
                               environment: APNSEnvironment(named: row.string(Self.environment)) ?? .production,
                               priority: row.optionalInt(Self.priority).flatMap(Priority.init(rawValue:)),
-                              expiration: row.optionalInt(Self.expiration), collapseID: row.optionalString(Self.collapseID),
+                              expiration: row.optionalInt(Self.expiration),
+                              collapseID: row.optionalString(Self.collapseID),
                               apnsID: row.optionalString(Self.apnsID), now: row.date(Self.createdAt))
         item.state = OutboxState(rawValue: row.string(Self.state)) ?? .failed
         item.attempts = row.int(Self.attempts)

@@ -8,7 +8,8 @@ extension SQLiteOutboxRepository {
     /// completed) are left alone and left out of the answer; when an id is listed twice, its first
     /// outcome counts.
     @discardableResult
-    public func complete(_ results: [(id: String, result: OutboxResult)], now: Date) async throws -> [String: OutboxState] {
+    public func complete(_ results: [(id: String, result: OutboxResult)],
+                         now: Date) async throws -> [String: OutboxState] {
         let policy = retryPolicy
         return try await database.write { db in try Self.complete(results, policy: policy, now: now, db) }
     }
