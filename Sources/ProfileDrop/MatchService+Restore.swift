@@ -2,14 +2,13 @@ import Foundation
 import PushStore
 
 extension MatchService {
-    /// Creates a service over one `PushStore`: its SQLite repositories and an `OutboxMateRequestNotifier`
-    /// (pushing only devices registered for `topic`, when given).
-    public init(store: PushStore, condition: DropCondition = .default, topic: String? = nil,
+    /// Creates a service over one store's repositories, with an `OutboxMateRequestNotifier` on its devices
+    /// and outbox (pushing only devices registered for `topic`, when given).
+    public init(repositories: PushRepositories, condition: DropCondition = .default, topic: String? = nil,
                 clock: @escaping @Sendable () -> Date = { Date() }) {
-        self.init(drops: SQLiteDropRepository(store: store), mateRequests: SQLiteMateRequestRepository(store: store),
-                  users: SQLiteUserRepository(store: store),
-                  notifier: OutboxMateRequestNotifier(devices: SQLiteDeviceRepository(store: store),
-                                                      outbox: SQLiteOutboxRepository(store: store), topic: topic),
+        self.init(drops: repositories.drops, mateRequests: repositories.mateRequests, users: repositories.users,
+                  notifier: OutboxMateRequestNotifier(devices: repositories.devices, outbox: repositories.outbox,
+                                                      topic: topic),
                   condition: condition, clock: clock)
     }
 

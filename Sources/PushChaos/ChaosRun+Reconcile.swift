@@ -26,11 +26,12 @@ extension ChaosRun {
         report.streams = counters.streams
         report.rejections = Dictionary(uniqueKeysWithValues: counters.rejectedByReason.map { ($0.key.rawValue, $0.value) })
 
-        let store = try PushStore(path: databasePath, recoverInFlight: false)
-        report.integrity = try await store.integrityCheck()
-        let states = try await store.outboxCounts()
+        let database = try SQLiteDatabase(path: databasePath, recoverInFlight: false)
+        let store = SQLiteOutboxRepository(database: database)
+        report.integrity = try await database.integrityCheck()
+        let states = try await store.counts()
         report.outboxStates = Dictionary(uniqueKeysWithValues: states.map { ($0.key.rawValue, $0.value) })
-        let rows = try await store.allOutboxItems()
+        let rows = try await store.allItems()
         report.outboxRows = rows.count
 
         let acknowledgedPushes = Set(load.pushIDs)

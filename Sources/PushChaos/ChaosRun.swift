@@ -52,7 +52,7 @@ public enum ChaosRun {
                 await target.markDown()
                 server.stop(SIGKILL)
                 // The server is dead, so the depth read now is the depth it died with.
-                depths.append((try? await PushStore(path: databasePath, recoverInFlight: false).outboxDepth()) ?? -1)
+                depths.append((try? await observe(databasePath).depth()) ?? -1)
                 do {
                     server = try await launch(depths.count)
                 } catch {
@@ -79,10 +79,10 @@ public enum ChaosRun {
 
         // Every row stored so far must reach the mock: wait until it accepted that many distinct apns-ids,
         // then until no row is left to send (a row accepted before a kill may still wait to be resent).
-        let observer: PushStore, rows: Int
+        let observer: SQLiteOutboxRepository, rows: Int
         do {
-            observer = try PushStore(path: databasePath, recoverInFlight: false)
-            rows = try await observer.outboxCounts().values.reduce(0, +)
+            observer = try observe(databasePath)
+            rows = try await observer.counts().values.reduce(0, +)
         } catch {
             server.stop(SIGKILL)  // leave no server behind
             throw error
@@ -121,11 +121,17 @@ public enum ChaosRun {
         }
     }
 
+    /// The outbox of the service's database, opened beside it without recovering anything (the service
+    /// owns the rows in flight).
+    private static func observe(_ databasePath: String) throws -> SQLiteOutboxRepository {
+        SQLiteOutboxRepository(database: try SQLiteDatabase(path: databasePath, recoverInFlight: false))
+    }
+
     /// Waits until the outbox holds no queued or in-flight row. The service publishes no event for that, and
     /// the last completions land just after the mock's last answers, so the depth is read every 50 ms.
-    private static func waitForEmptyOutbox(_ store: PushStore) async -> Bool {
+    private static func waitForEmptyOutbox(_ store: SQLiteOutboxRepository) async -> Bool {
         while !Task.isCancelled {
-            guard let depth = try? await store.outboxDepth() else { return false }
+            guard let depth = try? await store.depth() else { return false }
             if depth == 0 { return true }
             try? await Task.sleep(for: .milliseconds(50))
         }

@@ -8,10 +8,11 @@ import APNS
 /// Claims due rows (marking them in flight) while fewer than `maxInFlight` are out, sends each through the
 /// sender of its environment, and writes outcomes back in batches: accepted; rejected (invalidating the
 /// device by Apple's rules); 429/500/503 and transport failures go back to the queue with backoff. Rows left
-/// in flight by a crash are put back by `PushStore` when it opens, so nothing is lost across restarts.
+/// in flight by a crash are put back when the database opens (`PushDatabase.recoveredAtOpen`), so nothing
+/// is lost across restarts.
 public actor OutboxWorker {
     private let outbox: any OutboxRepository
-    private let store: PushStore
+    private let devices: any DeviceRepository
     private let senders: PushSenders
     private let metrics: ServiceMetrics
     private let logger: ServiceLogger
@@ -46,10 +47,10 @@ public actor OutboxWorker {
         }
     }
 
-    init(outbox: any OutboxRepository, store: PushStore, senders: PushSenders, metrics: ServiceMetrics,
+    init(outbox: any OutboxRepository, devices: any DeviceRepository, senders: PushSenders, metrics: ServiceMetrics,
          logger: ServiceLogger, waiters: PushWaiters, maxInFlight: Int, claimBatch: Int) {
         self.outbox = outbox
-        self.store = store
+        self.devices = devices
         self.senders = senders
         self.metrics = metrics
         self.logger = logger
@@ -251,8 +252,8 @@ public actor OutboxWorker {
 
     private func invalidate(_ item: OutboxItem, rejection: APNSRejection) async {
         do {
-            let changed = try await store.invalidateDevice(token: item.token, topic: item.topic,
-                                                           reason: rejection.reason, at: rejection.timestamp ?? Date())
+            let changed = try await devices.invalidate(token: item.token, topic: item.topic,
+                                                      reason: rejection.reason, at: rejection.timestamp ?? Date())
             if changed {
                 metrics.recordTokenInvalidated(reason: rejection.reason.rawValue)
                 logger.info("device.invalidated", [("topic", item.topic), ("reason", rejection.reason.rawValue)])

@@ -11,7 +11,7 @@ extension PushAPI {
         guard let topic = registration.topic ?? configuration.topic, !topic.isEmpty else {
             throw APIError.invalidField("topic", "is required (no default topic is configured)")
         }
-        let device = try await store.registerDevice(token: registration.token, topic: topic, userID: registration.userID,
+        let device = try await repositories.devices.register(token: registration.token, topic: topic, userID: registration.userID,
                                                     environment: registration.environment, now: Date())
         return .json(status: 201, RecordJSON.device(device))
     }
@@ -19,7 +19,7 @@ extension PushAPI {
     /// `DELETE /v1/devices/{token}`: removes every registration of the token (204, or 404).
     func removeDevice(_ request: APIRequest) async throws -> HTTPServerResponse {
         let token = try Self.deviceToken(request.parameter("token"), field: "token")
-        guard try await store.removeDevice(token: token) > 0 else {
+        guard try await repositories.devices.remove(token: token) > 0 else {
             throw APIError.notFound("unknown_device", "no device with this token")
         }
         return .empty(status: 204)
@@ -27,7 +27,7 @@ extension PushAPI {
 
     /// `GET /v1/users/{id}/devices`: every registration of the user, invalidated ones included.
     func listDevices(_ request: APIRequest) async throws -> HTTPServerResponse {
-        let devices = try await store.devices(forUser: request.parameter("id"), includeInvalidated: true)
+        let devices = try await repositories.devices.devices(forUser: request.parameter("id"), includeInvalidated: true)
         return .json(status: 200, ["devices": .array(devices.map(RecordJSON.device))])
     }
 

@@ -81,10 +81,10 @@ extension PushAPI {
                 return tokens.map { Target(token: $0, topic: topic, environment: environment) }
             }
             // One lookup for the whole list: a registered token goes to its registration's environment.
-            let registered = try await store.devices(tokens: tokens, topic: topic)
+            let registered = try await repositories.devices.devices(tokens: tokens, topic: topic)
             return tokens.map { Target(token: $0, topic: topic, environment: registered[$0]?.environment ?? .production) }
         case .user(let userID):
-            let devices = try await store.devices(forUser: userID).filter { device in
+            let devices = try await repositories.devices.devices(forUser: userID).filter { device in
                 if let environment = push.environment, device.environment != environment { return false }
                 if let topic = push.topic { return device.topic == topic }
                 return push.pushType.suits(topic: device.topic)

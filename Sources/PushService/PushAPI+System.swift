@@ -26,7 +26,7 @@ extension PushAPI {
         var databaseOK = true
         var databaseState: JSONValue = "ok"
         do {
-            _ = try await store.schemaVersion()
+            try await repositories.database.ping()
         } catch {
             databaseOK = false
             databaseState = .string("error: \(error)")
@@ -53,7 +53,7 @@ extension PushAPI {
     /// `GET /metrics`: Prometheus text.
     func metricsText(_ request: APIRequest) async throws -> HTTPServerResponse {
         let counts = try await outbox.counts()
-        let oldest = try await store.oldestPendingEnqueuedAt()
+        let oldest = try await outbox.oldestPendingEnqueuedAt()
         let dropMetrics = await match.metrics
         let text = metrics.prometheusText(outboxCounts: Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) }),
                                           oldestPendingAgeSeconds: oldest.map { Date().timeIntervalSince($0) } ?? 0,

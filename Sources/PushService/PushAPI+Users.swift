@@ -9,15 +9,15 @@ extension PushAPI {
         let id = request.parameter("id")
         let card = try ProfileCard(try request.jsonBody())
         try card.validate()
-        let existed = try await store.user(id: id) != nil
-        let user = try await store.putUser(id: id, card: card, now: Date())
+        let existed = try await repositories.users.user(id: id) != nil
+        let user = try await repositories.users.put(id: id, card: card, now: Date())
         return .json(status: existed ? 200 : 201, RecordJSON.user(user))
     }
 
     /// `GET /v1/users/{id}`.
     func getUser(_ request: APIRequest) async throws -> HTTPServerResponse {
         let id = request.parameter("id")
-        guard let user = try await store.user(id: id) else { throw APIError.notFound("unknown_user", "no user \(id)") }
+        guard let user = try await repositories.users.user(id: id) else { throw APIError.notFound("unknown_user", "no user \(id)") }
         return .json(status: 200, RecordJSON.user(user))
     }
 }

@@ -7,8 +7,8 @@ import PushStore
 
 /// The REST API: routes, authentication, error mapping and one log line per request.
 public struct PushAPI: Sendable {
-    let store: PushStore
-    let outbox: any OutboxRepository
+    /// The store's repositories; `outbox` wakes the worker on every enqueue.
+    let repositories: PushRepositories
     let writer: OutboxWriter
     let match: MatchService
     let waiters: PushWaiters
@@ -25,6 +25,9 @@ public struct PushAPI: Sendable {
     let limiter = APIRateLimiter()
     /// Failed authentications are logged at most ten times a minute.
     let authFailureLog = LogThrottle(limit: 10, window: 60)
+
+    /// The outbox (waking the worker).
+    var outbox: any OutboxRepository { repositories.outbox }
 
     /// The router with every operation (the OpenAPI document lists the same set).
     public var router: APIRouter {

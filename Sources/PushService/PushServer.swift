@@ -10,8 +10,8 @@ import PushStore
 public final class PushServer: Sendable {
     /// The bound HTTP port.
     public let port: Int
-    /// The store (tests read it to check what was written).
-    public let store: PushStore
+    /// The store's repositories (tests read them to check what was written).
+    public let repositories: PushRepositories
     /// The profile-drop service.
     public let match: MatchService
     /// Metrics shared by the API and the worker.
@@ -29,12 +29,12 @@ public final class PushServer: Sendable {
     /// Every API operation as `"METHOD /pattern"`.
     public var operations: Set<String> { Set(routes.map(\.operation)) }
 
-    private init(port: Int, store: PushStore, match: MatchService, metrics: ServiceMetrics, worker: OutboxWorker,
-                 http: HTTPServer, loop: EventLoop, senders: PushSenders, logger: ServiceLogger,
+    private init(port: Int, repositories: PushRepositories, match: MatchService, metrics: ServiceMetrics,
+                 worker: OutboxWorker, http: HTTPServer, loop: EventLoop, senders: PushSenders, logger: ServiceLogger,
                  configuration: PushServiceConfiguration, background: Task<Void, Never>, gate: RequestGate,
                  routes: [APIRoute]) {
         self.port = port
-        self.store = store
+        self.repositories = repositories
         self.match = match
         self.metrics = metrics
         self.worker = worker
@@ -48,35 +48,35 @@ public final class PushServer: Sendable {
         self.routes = routes
     }
 
-    /// Opens the database, restores pending drops, starts the worker and listens.
+    /// Opens the store the configuration names (`openRepositories`), restores pending drops, starts the
+    /// worker and listens.
     public static func start(configuration: PushServiceConfiguration, senders: PushSenders,
                              logger: ServiceLogger) async throws -> PushServer {
-        let policy = OutboxRetryPolicy(maxAttempts: configuration.retryMaxAttempts,
-                                       baseDelay: configuration.retryBaseDelaySeconds,
-                                       maxDelay: configuration.retryMaxDelaySeconds, jitter: 0.2)
-        let store = try PushStore(path: configuration.resolvedDatabasePath, retryPolicy: policy)
-        if store.recoveredAtOpen > 0 {
-            logger.info("outbox.recovered", [("rows", "\(store.recoveredAtOpen)")])
+        try await start(configuration: configuration, repositories: try configuration.openRepositories(),
+                        senders: senders, logger: logger)
+    }
+
+    /// Serves the data in `repositories` (any store): restores pending drops, starts the worker and listens.
+    public static func start(configuration: PushServiceConfiguration, repositories store: PushRepositories,
+                             senders: PushSenders, logger: ServiceLogger) async throws -> PushServer {
+        if store.database.recoveredAtOpen > 0 {
+            logger.info("outbox.recovered", [("rows", "\(store.database.recoveredAtOpen)")])
         }
         let metrics = ServiceMetrics()
         let waiters = PushWaiters()
-        let plainOutbox = SQLiteOutboxRepository(store: store)
-        let worker = OutboxWorker(outbox: plainOutbox, store: store, senders: senders, metrics: metrics, logger: logger,
-                                  waiters: waiters, maxInFlight: configuration.maxInFlight,
+        let worker = OutboxWorker(outbox: store.outbox, devices: store.devices, senders: senders, metrics: metrics,
+                                  logger: logger, waiters: waiters, maxInFlight: configuration.maxInFlight,
                                   claimBatch: configuration.claimBatch)
-        let outbox = WakingOutboxRepository(base: plainOutbox, wake: { worker.wake() })
+        // Everyone else enqueues through an outbox that wakes the worker.
+        var repositories = store
+        repositories.outbox = WakingOutboxRepository(base: store.outbox, wake: { worker.wake() })
         let condition = DropCondition(maxDistanceMeters: configuration.dropMaxDistanceMeters,
                                       maxAngleDegrees: configuration.dropMaxAngleDegrees,
                                       window: configuration.dropWindowSeconds)
-        let match = MatchService(drops: SQLiteDropRepository(store: store),
-                                 mateRequests: SQLiteMateRequestRepository(store: store),
-                                 users: SQLiteUserRepository(store: store),
-                                 notifier: OutboxMateRequestNotifier(devices: SQLiteDeviceRepository(store: store),
-                                                                     outbox: outbox),
-                                 condition: condition)
+        let match = MatchService(repositories: repositories, condition: condition)
         let restored = try await match.restore()
         let tls = configuration.tls.isEnabled ? HTTPServerTLS(context: try ListenerTLS.context(configuration.tls)) : nil
-        let api = PushAPI(store: store, outbox: outbox, writer: OutboxWriter(outbox: outbox), match: match,
+        let api = PushAPI(repositories: repositories, writer: OutboxWriter(outbox: repositories.outbox), match: match,
                           waiters: waiters, metrics: metrics, logger: logger,
                           authenticator: APIKeyAuthenticator(keys: configuration.apiKeys), configuration: configuration,
                           senders: senders, listenerTLS: tls)
@@ -101,7 +101,8 @@ public final class PushServer: Sendable {
                 do { try await match.expireDue() } catch { logger.error("drops.expire_failed", [("error", "\(error)")]) }
             }
         }
-        let server = PushServer(port: http.port, store: store, match: match, metrics: metrics, worker: worker, http: http,
+        let server = PushServer(port: http.port, repositories: repositories, match: match, metrics: metrics,
+                                worker: worker, http: http,
                                 loop: loop, senders: senders, logger: logger, configuration: configuration,
                                 background: background, gate: gate, routes: router.routes)
         logger.info("server.started", [("address", "\(configuration.host):\(http.port)"),

@@ -30,6 +30,8 @@ struct WakingOutboxRepository: OutboxRepository {
 
     func depth() async throws -> Int { try await base.depth() }
 
+    func oldestPendingEnqueuedAt() async throws -> Date? { try await base.oldestPendingEnqueuedAt() }
+
     @discardableResult
     func purge(olderThan date: Date) async throws -> Int { try await base.purge(olderThan: date) }
 }

@@ -24,34 +24,3 @@ extension DeviceRepository {
         try await devices(forUser: userID, includeInvalidated: false)
     }
 }
-
-/// `DeviceRepository` over a `PushStore`.
-public struct SQLiteDeviceRepository: DeviceRepository {
-    /// The store every call goes to.
-    public let store: PushStore
-    /// Wraps `store`.
-    public init(store: PushStore) { self.store = store }
-    /// See `DeviceRepository.register`.
-    public func register(token: DeviceToken, topic: String, userID: String, environment: APNSEnvironment,
-                         now: Date) async throws -> DeviceRecord {
-        try await store.registerDevice(token: token, topic: topic, userID: userID, environment: environment, now: now)
-    }
-    /// See `DeviceRepository.remove(token:)`.
-    public func remove(token: DeviceToken) async throws -> Int { try await store.removeDevice(token: token) }
-    /// See `DeviceRepository.devices(forUser:includeInvalidated:)`.
-    public func devices(forUser userID: String, includeInvalidated: Bool) async throws -> [DeviceRecord] {
-        try await store.devices(forUser: userID, includeInvalidated: includeInvalidated)
-    }
-    /// See `DeviceRepository.device(token:topic:)`.
-    public func device(token: DeviceToken, topic: String) async throws -> DeviceRecord? {
-        try await store.device(token: token, topic: topic)
-    }
-    /// See `DeviceRepository.devices(tokens:topic:)`.
-    public func devices(tokens: [DeviceToken], topic: String) async throws -> [DeviceToken: DeviceRecord] {
-        try await store.devices(tokens: tokens, topic: topic)
-    }
-    /// See `DeviceRepository.invalidate`.
-    public func invalidate(token: DeviceToken, topic: String, reason: APNSRejectionReason, at timestamp: Date) async throws -> Bool {
-        try await store.invalidateDevice(token: token, topic: topic, reason: reason, at: timestamp)
-    }
-}

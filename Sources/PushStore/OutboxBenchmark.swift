@@ -21,7 +21,7 @@ public enum OutboxBenchmark {
     /// Runs `total` cycles in batches of `batchSize` (one transaction each for enqueue, claim and
     /// complete) against the database at `path` (a file, to include WAL writes).
     public static func run(path: String, total: Int = 200_000, batchSize: Int = 1_000) async throws -> Result {
-        let store = try PushStore(path: path)
+        let store = SQLiteOutboxRepository(database: try SQLiteDatabase(path: path))
         let payload = Array(#"{"aps":{"alert":"Rex wants to meet you","category":"MATE_REQUEST"}}"#.utf8)
         let token = DeviceToken(bytes: [UInt8](repeating: 0xAB, count: 32))
         let now = Date()

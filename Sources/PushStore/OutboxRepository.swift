@@ -20,40 +20,9 @@ public protocol OutboxRepository: Sendable {
     func counts() async throws -> [OutboxState: Int]
     /// Queued plus in-flight rows.
     func depth() async throws -> Int
+    /// When the oldest row still to be sent (queued or in flight) was enqueued; nil when none is.
+    func oldestPendingEnqueuedAt() async throws -> Date?
     /// Deletes terminal rows last changed before `date`; returns how many.
     @discardableResult
     func purge(olderThan date: Date) async throws -> Int
-}
-
-/// `OutboxRepository` over a `PushStore` (retry policy: the store's).
-public struct SQLiteOutboxRepository: OutboxRepository {
-    /// The store every call goes to.
-    public let store: PushStore
-    /// Wraps `store`.
-    public init(store: PushStore) { self.store = store }
-    /// See `OutboxRepository.enqueue`.
-    public func enqueue(_ items: [OutboxItem]) async throws { try await store.enqueue(items) }
-    /// See `OutboxRepository.claim`.
-    public func claim(limit: Int, now: Date) async throws -> [OutboxItem] {
-        try await store.claim(limit: limit, now: now)
-    }
-    /// See `OutboxRepository.complete`.
-    @discardableResult
-    public func complete(_ results: [(id: String, result: OutboxResult)], now: Date) async throws -> [String: OutboxState] {
-        try await store.complete(results, now: now)
-    }
-    /// See `OutboxRepository.recoverInFlight`.
-    @discardableResult
-    public func recoverInFlight() async throws -> Int { try await store.recoverInFlight() }
-    /// See `OutboxRepository.item(id:)`.
-    public func item(id: String) async throws -> OutboxItem? { try await store.outboxItem(id: id) }
-    /// See `OutboxRepository.items(pushID:)`.
-    public func items(pushID: String) async throws -> [OutboxItem] { try await store.outboxItems(pushID: pushID) }
-    /// See `OutboxRepository.counts`.
-    public func counts() async throws -> [OutboxState: Int] { try await store.outboxCounts() }
-    /// See `OutboxRepository.depth`.
-    public func depth() async throws -> Int { try await store.outboxDepth() }
-    /// See `OutboxRepository.purge(olderThan:)`.
-    @discardableResult
-    public func purge(olderThan date: Date) async throws -> Int { try await store.purgeOutbox(olderThan: date) }
 }

@@ -1,5 +1,6 @@
-/// One set of repositories over one backing store: what the match service and the outbox need, whichever
-/// store holds the data. Tests and benchmarks that must run on every store kind build one per kind.
+/// One set of repositories over one backing store: what the service, the match service and the outbox
+/// worker need, whichever store holds the data. Build one per store with `sqlite(path:retryPolicy:)`,
+/// `init(database:retryPolicy:)` or `inMemory(retryPolicy:)`; a new backend adds one such constructor.
 public struct PushRepositories: Sendable {
     /// Users and their profile cards.
     public var users: any UserRepository
@@ -11,30 +12,17 @@ public struct PushRepositories: Sendable {
     public var drops: any DropRepository
     /// Mate requests.
     public var mateRequests: any MateRequestRepository
+    /// The database as a whole (health, recovery at open).
+    public var database: any PushDatabase
 
-    /// The repositories of `store` (SQLite).
-    public init(store: PushStore) {
-        users = SQLiteUserRepository(store: store)
-        devices = SQLiteDeviceRepository(store: store)
-        outbox = SQLiteOutboxRepository(store: store)
-        drops = SQLiteDropRepository(store: store)
-        mateRequests = SQLiteMateRequestRepository(store: store)
-    }
-
-    /// Fresh in-memory repositories (the twins of the SQLite ones, same rules).
-    public static func inMemory(retryPolicy: OutboxRetryPolicy = .default) -> PushRepositories {
-        let drops = InMemoryDropRepository()
-        return PushRepositories(users: InMemoryUserRepository(), devices: InMemoryDeviceRepository(),
-                                outbox: InMemoryOutboxRepository(retryPolicy: retryPolicy), drops: drops,
-                                mateRequests: InMemoryMateRequestRepository(drops: drops))
-    }
-
-    private init(users: any UserRepository, devices: any DeviceRepository, outbox: any OutboxRepository,
-                 drops: any DropRepository, mateRequests: any MateRequestRepository) {
+    /// A set from its parts (a backend's constructor calls this).
+    public init(users: any UserRepository, devices: any DeviceRepository, outbox: any OutboxRepository,
+                drops: any DropRepository, mateRequests: any MateRequestRepository, database: any PushDatabase) {
         self.users = users
         self.devices = devices
         self.outbox = outbox
         self.drops = drops
         self.mateRequests = mateRequests
+        self.database = database
     }
 }

@@ -24,7 +24,7 @@ enum DropsCommand {
             let directory = NSTemporaryDirectory() + "push-bench-drops-\(UUID().uuidString)"
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             scratch = directory
-            repositories = PushRepositories(store: try PushStore(path: directory + "/push.sqlite"))
+            repositories = try .sqlite(path: directory + "/push.sqlite")
         default:
             throw UsageError(description: "--store must be memory or sqlite, got \(storeKind)")
         }

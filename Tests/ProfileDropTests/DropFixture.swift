@@ -19,7 +19,7 @@ enum DropStoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable 
             return (.inMemory(), nil)
         case .sqlite:  // a database file in WAL mode, as push-server opens it
             let scratch = try ScratchDirectory()
-            return (PushRepositories(store: try PushStore(path: scratch.path + "/push.sqlite")), scratch)
+            return (try .sqlite(path: scratch.path + "/push.sqlite"), scratch)
         }
     }
 }

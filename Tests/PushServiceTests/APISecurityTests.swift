@@ -111,7 +111,7 @@ struct APISecurityTests {
         let tooLarge = try await push(6)
         #expect(tooLarge.status == 400)
         #expect(tooLarge.errorCode == "exceeds_rate_burst")
-        let rows = try await harness.server.store.outboxCounts().values.reduce(0, +)
+        let rows = try await harness.server.repositories.outbox.counts().values.reduce(0, +)
         #expect(rows == 5, "refused pushes write nothing")
         await harness.stop()
     }

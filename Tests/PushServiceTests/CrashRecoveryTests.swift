@@ -60,8 +60,8 @@ struct CrashRecoveryTests {
 
         // What the killed run left behind: every row not yet final must be sent after the restart.
         let (total, finished) = try await {
-            let store = try PushStore(path: directory + "/data/push.sqlite", recoverInFlight: false)
-            let counts = try await store.outboxCounts()
+            let store = try Self.outbox(directory + "/data/push.sqlite")
+            let counts = try await store.counts()
             return (counts.values.reduce(0, +), counts[.accepted] ?? 0)
         }()
         #expect(total >= acknowledged.count)
@@ -74,8 +74,13 @@ struct CrashRecoveryTests {
         #expect(Set(acknowledged).subtracting(delivered).isEmpty, "every acknowledged notification reached the mock")
         #expect(second.stop(SIGTERM) == 0)
 
-        let store = try PushStore(path: directory + "/data/push.sqlite", recoverInFlight: false)
-        #expect(try await store.outboxDepth() == 0)
-        #expect(try await store.outboxCounts()[.accepted] == total)
+        let store = try Self.outbox(directory + "/data/push.sqlite")
+        #expect(try await store.depth() == 0)
+        #expect(try await store.counts()[.accepted] == total)
+    }
+
+    /// The outbox of a server's database, opened beside it without recovering anything.
+    private static func outbox(_ path: String) throws -> SQLiteOutboxRepository {
+        SQLiteOutboxRepository(database: try SQLiteDatabase(path: path, recoverInFlight: false))
     }
 }

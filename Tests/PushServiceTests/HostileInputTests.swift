@@ -181,9 +181,10 @@ struct HostileInputTests {
 
     /// Rows in every table of the service's store.
     private func rowCounts(_ harness: ServiceHarness) async throws -> [String: Int] {
+        let database = try #require(harness.server.repositories.database as? SQLiteDatabase)
         var counts: [String: Int] = [:]
         for table in ["users", "devices", "outbox", "drops", "mate_requests"] {
-            counts[table] = try await harness.server.store.rowCount(table)
+            counts[table] = try await database.rowCount(table)
         }
         return counts
     }
@@ -191,10 +192,10 @@ struct HostileInputTests {
     private func expectNothingWritten(_ target: Target) async throws {
         let harness = target.harness
         #expect(try await rowCounts(harness) == ["users": 0, "devices": 0, "outbox": 0, "drops": 0, "mate_requests": 0])
-        #expect(try await harness.server.store.outboxCounts().values.reduce(0, +) == 0)
-        #expect(try await harness.server.store.user(id: "zed") == nil)
-        #expect(try await harness.server.store.devices(forUser: "zed", includeInvalidated: true).isEmpty)
-        #expect(try await harness.server.store.device(token: DeviceToken(stringLiteral: Self.token), topic: ServiceHarness.topic) == nil)
+        #expect(try await harness.server.repositories.outbox.counts().values.reduce(0, +) == 0)
+        #expect(try await harness.server.repositories.users.user(id: "zed") == nil)
+        #expect(try await harness.server.repositories.devices.devices(forUser: "zed", includeInvalidated: true).isEmpty)
+        #expect(try await harness.server.repositories.devices.device(token: DeviceToken(stringLiteral: Self.token), topic: ServiceHarness.topic) == nil)
         #expect(harness.mock.counters().streams == 0)
         let connection = try target.connect()
         connection.write(RawHTTPConnection.request("GET", "/healthz", body: []))

@@ -130,10 +130,10 @@ struct PushServiceIntegrationTests {
             #expect(response.errorCode != nil, "\(example.method) \(example.path): JSON error body")
             #expect(response.contentType == "application/json")
         }
-        let counts = try await harness.server.store.outboxCounts()
+        let counts = try await harness.server.repositories.outbox.counts()
         #expect(counts.values.reduce(0, +) == 0)
-        #expect(try await harness.server.store.user(id: "zed") == nil)
-        #expect(try await harness.server.store.devices(forUser: "zed", includeInvalidated: true).isEmpty)
+        #expect(try await harness.server.repositories.users.user(id: "zed") == nil)
+        #expect(try await harness.server.repositories.devices.devices(forUser: "zed", includeInvalidated: true).isEmpty)
         #expect(harness.mock.counters().streams == 0)
         await harness.stop()
     }
@@ -157,7 +157,7 @@ struct PushServiceIntegrationTests {
             }
         }
         #expect(try await harness.client.with(apiKey: nil).send("GET", "/healthz").status == 200)
-        #expect(try await harness.server.store.user(id: "u1") == nil)
+        #expect(try await harness.server.repositories.users.user(id: "u1") == nil)
         await harness.stop()
     }
 

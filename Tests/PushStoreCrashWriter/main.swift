@@ -13,7 +13,7 @@ guard arguments.count == 2 else {
     exit(64)
 }
 
-let store = try PushStore(path: arguments[1])
+let store = try PushRepositories.sqlite(path: arguments[1]).outbox
 let token = try DeviceToken(String(repeating: "0123456789abcdef", count: 4))
 let payload = Array(#"{"aps":{"alert":"crash test"}}"#.utf8)
 var round = 0

@@ -65,25 +65,26 @@ struct CrashSafetyTests {
         #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL)
         #expect(ids.count >= 300)
 
-        let store = try PushStore(path: path)
-        #expect(try await store.integrityCheck() == "ok")
+        let database = try SQLiteDatabase(path: path)
+        let store = SQLiteOutboxRepository(database: database)
+        #expect(try await database.integrityCheck() == "ok")
         var missing: [String] = []
-        for id in ids where try await store.outboxItem(id: id) == nil { missing.append(id) }
+        for id in ids where try await store.item(id: id) == nil { missing.append(id) }
         #expect(missing.isEmpty, "committed but lost: \(missing.prefix(5))")
-        #expect(try await store.rowCount("outbox") >= ids.count)
+        #expect(try await database.rowCount("outbox") >= ids.count)
     }
 
     @Test func inFlightRowsGoBackToTheQueueWhenReopened() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("reopen-\(OutboxID.make()).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         do {
-            let store = try PushStore(path: path)
+            let store = try PushRepositories.sqlite(path: path).outbox
             try await store.enqueue([outboxItem("a"), outboxItem("b"), outboxItem("c")])
             #expect(try await store.claim(limit: 2, now: t0).count == 2)
         }
-        let reopened = try PushStore(path: path)
-        #expect(reopened.recoveredAtOpen == 2)
-        #expect(try await reopened.outboxCounts()[.queued] == 3)
-        #expect(try await reopened.claim(limit: 3, now: t0).map(\.attempts) == [2, 2, 1])
+        let reopened = try PushRepositories.sqlite(path: path)
+        #expect(reopened.database.recoveredAtOpen == 2)
+        #expect(try await reopened.outbox.counts()[.queued] == 3)
+        #expect(try await reopened.outbox.claim(limit: 3, now: t0).map(\.attempts) == [2, 2, 1])
     }
 }

@@ -48,13 +48,13 @@ struct DropRepositoryTests {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("drops-\(OutboxID.make()).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         do {
-            let store = try PushStore(path: path)
-            try await store.insertDrop(DropRecord(id: "d", initiatorID: "ana", peerID: "bob", createdAt: t0, expiresAt: at(10)))
-            try await store.insertMateRequest(MateRequestRecord(id: "m", dropID: "d", senderID: "ana", recipientID: "bob",
+            let store = try PushRepositories.sqlite(path: path)
+            try await store.drops.insert(DropRecord(id: "d", initiatorID: "ana", peerID: "bob", createdAt: t0, expiresAt: at(10)))
+            try await store.mateRequests.insert(MateRequestRecord(id: "m", dropID: "d", senderID: "ana", recipientID: "bob",
                                                                 createdAt: t0))
         }
-        let reopened = try PushStore(path: path)
-        #expect(try await reopened.pendingDrops().map(\.id) == ["d"])
-        #expect(try await reopened.mateRequest(id: "m")?.state == .pending)
+        let reopened = try PushRepositories.sqlite(path: path)
+        #expect(try await reopened.drops.pending().map(\.id) == ["d"])
+        #expect(try await reopened.mateRequests.request(id: "m")?.state == .pending)
     }
 }

@@ -12,8 +12,8 @@ struct OutboxBenchmarkTests {
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         let result = try await OutboxBenchmark.run(path: path, total: 2_500, batchSize: 1_000)
         #expect(result.cycles == 2_500)
-        let store = try PushStore(path: path)
-        #expect(try await store.outboxCounts()[.accepted] == 2_500)
+        let store = try SQLiteDatabase(path: path)
+        #expect(try await SQLiteOutboxRepository(database: store).counts()[.accepted] == 2_500)
         #expect(try await store.integrityCheck() == "ok")
     }
 }

@@ -113,5 +113,6 @@ actor HeldOutbox: OutboxRepository {
     func items(pushID: String) async throws -> [OutboxItem] { try await base.items(pushID: pushID) }
     func counts() async throws -> [OutboxState: Int] { try await base.counts() }
     func depth() async throws -> Int { try await base.depth() }
+    func oldestPendingEnqueuedAt() async throws -> Date? { try await base.oldestPendingEnqueuedAt() }
     func purge(olderThan date: Date) async throws -> Int { try await base.purge(olderThan: date) }
 }

@@ -82,8 +82,8 @@ struct SQLiteConnectionTests {
         #expect(try db.query("PRAGMA journal_mode") { $0.string(at: 0) } == ["wal"])
         #expect(try db.query("PRAGMA foreign_keys") { $0.int(at: 0) } == [1])
         #expect(try db.query("PRAGMA synchronous") { $0.int(at: 0) } == [1])  // NORMAL
-        let store = try PushStore(path: path)
-        #expect(try await store.schemaVersion() == PushStoreSchema.migrations.count)
+        let store = try SQLiteDatabase(path: path)
+        #expect(try await store.schemaVersion() == SQLiteSchema.migrations.count)
         #expect(try await store.integrityCheck() == "ok")
     }
 

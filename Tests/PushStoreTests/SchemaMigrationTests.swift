@@ -11,7 +11,7 @@ struct SchemaMigrationTests {
     static func makeVersion1Database(at path: String) throws {
         let db = try SQLiteConnection(path: path, pageSize: 4_096)
         #expect(try db.pageSizeInUse() == 4_096)
-        try db.migrate(Array(PushStoreSchema.migrations.prefix(1)))
+        try db.migrate(Array(SQLiteSchema.migrations.prefix(1)))
         #expect(try db.userVersion == 1)
         let insert = """
             INSERT INTO outbox (id, push_id, token, topic, push_type, priority, expiration, collapse_id, apns_id,
@@ -45,16 +45,17 @@ struct SchemaMigrationTests {
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         try Self.makeVersion1Database(at: path)
 
-        let store = try PushStore(path: path)
-        #expect(try await store.schemaVersion() == PushStoreSchema.migrations.count)
+        let database = try SQLiteDatabase(path: path)
+        let store = SQLiteOutboxRepository(database: database)
+        #expect(try await database.schemaVersion() == SQLiteSchema.migrations.count)
         // An existing file keeps its pages, even when a connection asking for larger ones opens it.
         #expect(try SQLiteConnection(path: path).pageSizeInUse() == 4_096)
-        #expect(try await store.integrityCheck() == "ok")
-        #expect(store.recoveredAtOpen == 1)  // "f1" was left in flight
-        #expect(try await store.rowCount("outbox") == 4)
+        #expect(try await database.integrityCheck() == "ok")
+        #expect(database.recoveredAtOpen == 1)  // "f1" was left in flight
+        #expect(try await database.rowCount("outbox") == 4)
 
         // Enqueue order (the old rowid) is kept.
-        let p1 = try await store.outboxItems(pushID: "p1")
+        let p1 = try await store.items(pushID: "p1")
         #expect(p1.map(\.id) == ["q1", "f1", "r1"])
         let t = t0.storeMillis
         let f1 = try #require(p1.dropFirst().first)
@@ -62,23 +63,23 @@ struct SchemaMigrationTests {
         #expect(f1.apnsID == "0a1b2c3d-0000-4000-8000-000000000001" && f1.payload == Array("two".utf8))
         #expect(f1.state == .queued && f1.attempts == 1)
         #expect(f1.createdAt == Date(storeMillis: t + 1) && f1.updatedAt == Date(storeMillis: t + 2))
-        let a1 = try #require(try await store.outboxItem(id: "a1"))
+        let a1 = try #require(try await store.item(id: "a1"))
         #expect(a1.state == .accepted && a1.lastStatus == 200 && a1.apnsUniqueID == "u-9")
         #expect(a1.priority == nil && a1.expiration == 1_900_000_000 && a1.pushID == "p2")
-        let r1 = try #require(try await store.outboxItem(id: "r1"))
+        let r1 = try #require(try await store.item(id: "r1"))
         #expect(r1.attempts == 2 && r1.lastStatus == 503 && r1.lastReason == "ServiceUnavailable")
         #expect(r1.nextAttemptAt == Date(storeMillis: t + 5_000))
-        let counts = try await store.outboxCounts()
+        let counts = try await store.counts()
         #expect(counts[.queued] == 3 && counts[.accepted] == 1)
 
         // The migrated rows keep working: "f1" (expiration 0, tried once) expires, "r1" is not due yet.
         let claimed = try await store.claim(limit: 10, now: t0)
         #expect(claimed.map(\.id) == ["q1"])
-        #expect(try await store.outboxItem(id: "f1")?.state == .expired)
+        #expect(try await store.item(id: "f1")?.state == .expired)
         #expect(try await store.complete([("q1", .accepted(apnsUniqueID: nil))], now: t0) == ["q1": .accepted])
         // New rows continue after the migrated ones.
         try await store.enqueue([outboxItem("n1", push: "p1")])
-        #expect(try await store.outboxItems(pushID: "p1").map(\.id) == ["q1", "f1", "r1", "n1"])
+        #expect(try await store.items(pushID: "p1").map(\.id) == ["q1", "f1", "r1", "n1"])
         await #expect(throws: PushStoreError.duplicateID("a1")) { try await store.enqueue([outboxItem("a1")]) }
     }
 
@@ -86,8 +87,8 @@ struct SchemaMigrationTests {
         let path = FileManager.default.temporaryDirectory
             .appendingPathComponent("pages-\(OutboxID.make()).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-        let store = try PushStore(path: path)
-        #expect(try await store.schemaVersion() == PushStoreSchema.migrations.count)
+        let database = try SQLiteDatabase(path: path)
+        #expect(try await database.schemaVersion() == SQLiteSchema.migrations.count)
         let db = try SQLiteConnection(path: path, pageSize: 4_096)  // too late for this file: it has tables
         #expect(try db.pageSizeInUse() == SQLiteConnection.newDatabasePageSize)
         let checkpointPages = try db.query("PRAGMA wal_autocheckpoint") { $0.int(at: 0) }

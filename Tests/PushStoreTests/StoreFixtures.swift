@@ -10,29 +10,31 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     var testDescription: String { rawValue }
 }
 
-/// One set of repositories of one kind; `store` is set for the SQLite kind.
+/// One set of repositories of one kind; `store` is the database for the SQLite kind.
 struct Repositories {
     var users: any UserRepository
     var devices: any DeviceRepository
     var outbox: any OutboxRepository
     var drops: any DropRepository
     var mates: any MateRequestRepository
-    var store: PushStore?
+    var store: SQLiteDatabase?
+}
+
+extension Repositories {
+    init(_ set: PushRepositories, store: SQLiteDatabase?) {
+        self.init(users: set.users, devices: set.devices, outbox: set.outbox, drops: set.drops,
+                  mates: set.mateRequests, store: store)
+    }
 }
 
 extension StoreKind {
     func make(retryPolicy: OutboxRetryPolicy = .default) throws -> Repositories {
         switch self {
         case .sqlite:
-            let store = try PushStore(path: ":memory:", retryPolicy: retryPolicy)
-            return Repositories(users: SQLiteUserRepository(store: store), devices: SQLiteDeviceRepository(store: store),
-                                outbox: SQLiteOutboxRepository(store: store), drops: SQLiteDropRepository(store: store),
-                                mates: SQLiteMateRequestRepository(store: store), store: store)
+            let store = try SQLiteDatabase(path: ":memory:")
+            return Repositories(PushRepositories(database: store, retryPolicy: retryPolicy), store: store)
         case .memory:
-            let drops = InMemoryDropRepository()
-            return Repositories(users: InMemoryUserRepository(), devices: InMemoryDeviceRepository(),
-                                outbox: InMemoryOutboxRepository(retryPolicy: retryPolicy), drops: drops,
-                                mates: InMemoryMateRequestRepository(drops: drops), store: nil)
+            return Repositories(.inMemory(retryPolicy: retryPolicy), store: nil)
         }
     }
 }

@@ -1,8 +1,8 @@
-/// The store's schema as an ordered list of migrations. Append new steps; never edit shipped ones.
+/// The SQLite schema as an ordered list of migrations. Append new steps; never edit shipped ones.
 ///
 /// Times are integer milliseconds since 1970 (exact comparisons for Apple's 410 timestamp rule);
 /// `outbox.expiration` is whole seconds, as in the `apns-expiration` header.
-enum PushStoreSchema {
+enum SQLiteSchema {
     static let migrations: [SQLiteMigration] = [
         SQLiteMigration(name: "initial", sql: """
             CREATE TABLE users (

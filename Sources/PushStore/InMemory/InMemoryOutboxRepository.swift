@@ -103,6 +103,12 @@ public actor InMemoryOutboxRepository: OutboxRepository {
         rows.values.filter { $0.state == .queued || $0.state == .inFlight }.count
     }
 
+    /// See `OutboxRepository.oldestPendingEnqueuedAt`.
+    public func oldestPendingEnqueuedAt() -> Date? {
+        rows.values.filter { $0.state == .queued || $0.state == .inFlight }
+            .min { (sequence[$0.id] ?? 0) < (sequence[$1.id] ?? 0) }?.createdAt
+    }
+
     /// See `OutboxRepository.purge(olderThan:)`.
     @discardableResult
     public func purge(olderThan date: Date) -> Int {

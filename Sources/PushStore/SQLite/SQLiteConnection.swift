@@ -3,7 +3,7 @@ internal import CSQLite
 /// Owns one `sqlite3*` connection, closed in `deinit`, plus its cache of prepared statements.
 ///
 /// Not thread-safe on purpose (opened with `SQLITE_OPEN_NOMUTEX`): exactly one owner uses it at a
-/// time. In this module that owner is the `PushStore` actor.
+/// time. In this module that owner is the `SQLiteDatabase` actor.
 ///
 /// Durability: WAL with `synchronous=NORMAL`. A commit is appended to the WAL with `write(2)` before
 /// `COMMIT` returns, so it survives the process being killed (the kernel keeps the page cache); only a

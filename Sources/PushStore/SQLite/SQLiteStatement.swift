@@ -160,4 +160,9 @@ final class SQLiteStatement {
     }
 
     var columnCount: Int32 { sqlite3_column_count(handle) }
+
+    /// The name of result column `index` (for a table column, its name without the table alias).
+    func columnName(at index: Int32) -> String {
+        sqlite3_column_name(handle, index).map { String(cString: $0) } ?? ""
+    }
 }

@@ -1,0 +1,20 @@
+extension PushRepositories {
+    /// Fresh in-memory repositories (the twins of the SQLite ones, same rules).
+    public static func inMemory(retryPolicy: OutboxRetryPolicy = .default) -> PushRepositories {
+        let drops = InMemoryDropRepository()
+        return PushRepositories(users: InMemoryUserRepository(), devices: InMemoryDeviceRepository(),
+                                outbox: InMemoryOutboxRepository(retryPolicy: retryPolicy), drops: drops,
+                                mateRequests: InMemoryMateRequestRepository(drops: drops),
+                                database: InMemoryDatabase())
+    }
+}
+
+/// `PushDatabase` for the in-memory twins: always answers, and nothing survives a restart to recover.
+public struct InMemoryDatabase: PushDatabase {
+    /// Always 0: memory holds no rows from a previous run.
+    public var recoveredAtOpen: Int { 0 }
+    /// A fresh in-memory database.
+    public init() {}
+    /// Never throws.
+    public func ping() async throws {}
+}

@@ -1,0 +1,121 @@
+import APNSCore
+import Foundation
+
+/// `DeviceRepository` on a `SQLiteDatabase`: the `devices` table.
+public struct SQLiteDeviceRepository: DeviceRepository {
+    /// The database holding the table.
+    public let database: SQLiteDatabase
+    /// The repository over `database`.
+    public init(database: SQLiteDatabase) { self.database = database }
+
+    /// The columns of `devices`, in SELECT order.
+    enum Column: Int32, SQLiteColumn {
+        case token, topic, userID, environment, registeredAt, lastSeen, invalidatedAt, invalidReason
+
+        var expression: String {
+            switch self {
+            case .token: "token"
+            case .topic: "topic"
+            case .userID: "user_id"
+            case .environment: "environment"
+            case .registeredAt: "registered_at"
+            case .lastSeen: "last_seen"
+            case .invalidatedAt: "invalidated_at"
+            case .invalidReason: "invalid_reason"
+            }
+        }
+    }
+
+    private static let columns = Column.selectList
+
+    private static func record(_ row: SQLiteStatement) -> DeviceRecord {
+        // Every column was checked on the way in, so the typed values come back as stored.
+        DeviceRecord(token: DeviceToken(storedHex: row.string(Column.token)), topic: row.string(Column.topic),
+                     userID: row.string(Column.userID),
+                     environment: APNSEnvironment(named: row.string(Column.environment)) ?? .production,
+                     registeredAt: row.date(Column.registeredAt), lastSeen: row.date(Column.lastSeen),
+                     invalidatedAt: row.optionalDate(Column.invalidatedAt),
+                     invalidReason: row.optionalString(Column.invalidReason).map(APNSRejectionReason.init(rawValue:)))
+    }
+
+    /// See `DeviceRepository.register`.
+    public func register(token: DeviceToken, topic: String, userID: String, environment: APNSEnvironment,
+                         now: Date) async throws -> DeviceRecord {
+        try StoreValidation.required(topic, field: "topic")
+        try StoreValidation.userID(userID)
+        try StoreValidation.environment(environment.name)
+        return try await database.perform { db in
+            try db.run("""
+                INSERT INTO devices (token, topic, user_id, environment, registered_at, last_seen)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?5)
+                ON CONFLICT (token, topic) DO UPDATE SET user_id = excluded.user_id,
+                    environment = excluded.environment, registered_at = excluded.registered_at,
+                    last_seen = excluded.last_seen, invalidated_at = NULL, invalid_reason = NULL
+                """, [.text(token.hex), .text(topic), .text(userID), .text(environment.name),
+                      .integer(now.storeMillis)])
+            guard let device = try Self.device(token: token, topic: topic, db) else {
+                throw PushStoreError.notFound("device \(token) \(topic)")
+            }
+            return device
+        }
+    }
+
+    /// See `DeviceRepository.remove(token:)`.
+    public func remove(token: DeviceToken) async throws -> Int {
+        try await database.perform { try $0.run("DELETE FROM devices WHERE token = ?1", [.text(token.hex)]) }
+    }
+
+    /// See `DeviceRepository.devices(forUser:includeInvalidated:)`.
+    public func devices(forUser userID: String, includeInvalidated: Bool) async throws -> [DeviceRecord] {
+        let filter = includeInvalidated ? "" : " AND invalidated_at IS NULL"
+        return try await database.perform { db in
+            try db.query("""
+                SELECT \(Self.columns) FROM devices WHERE user_id = ?1\(filter)
+                ORDER BY registered_at, token, topic
+                """, [.text(userID)], row: Self.record)
+        }
+    }
+
+    /// See `DeviceRepository.device(token:topic:)`.
+    public func device(token: DeviceToken, topic: String) async throws -> DeviceRecord? {
+        try await database.perform { try Self.device(token: token, topic: topic, $0) }
+    }
+
+    /// See `DeviceRepository.devices(tokens:topic:)`: statements of up to 500 tokens each, all in one
+    /// turn of the database actor.
+    public func devices(tokens: [DeviceToken], topic: String) async throws -> [DeviceToken: DeviceRecord] {
+        try await database.perform { db in
+            var found: [DeviceToken: DeviceRecord] = [:]
+            var start = tokens.startIndex
+            while start < tokens.endIndex {
+                let chunk = tokens[start..<min(start + 500, tokens.endIndex)]
+                let placeholders = (0..<chunk.count).map { "?\($0 + 2)" }.joined(separator: ", ")
+                let rows = try db.query(
+                    "SELECT \(Self.columns) FROM devices WHERE topic = ?1 AND token IN (\(placeholders))",
+                    [.text(topic)] + chunk.map { .text($0.hex) }, row: Self.record)
+                for device in rows { found[device.token] = device }
+                start = chunk.endIndex
+            }
+            return found
+        }
+    }
+
+    /// See `DeviceRepository.invalidate`: Apple's rule (`DeviceInvalidationRule`) on an active registration.
+    public func invalidate(token: DeviceToken, topic: String, reason: APNSRejectionReason,
+                           at timestamp: Date) async throws -> Bool {
+        try await database.write { db in
+            guard let current = try Self.device(token: token, topic: topic, db), current.isActive,
+                  DeviceInvalidationRule.invalidates(reason: reason, timestamp: timestamp,
+                                                     registeredAt: current.registeredAt) else { return false }
+            try db.run("""
+                UPDATE devices SET invalidated_at = ?3, invalid_reason = ?4 WHERE token = ?1 AND topic = ?2
+                """, [.text(token.hex), .text(topic), .integer(timestamp.storeMillis), .text(reason.rawValue)])
+            return true
+        }
+    }
+
+    private static func device(token: DeviceToken, topic: String, _ db: SQLiteConnection) throws -> DeviceRecord? {
+        try db.query("SELECT \(columns) FROM devices WHERE token = ?1 AND topic = ?2",
+                     [.text(token.hex), .text(topic)], row: record).first
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+
+/// `DropRepository` on a `SQLiteDatabase`: the `drops` table.
+public struct SQLiteDropRepository: DropRepository {
+    /// The database holding the table.
+    public let database: SQLiteDatabase
+    /// The repository over `database`.
+    public init(database: SQLiteDatabase) { self.database = database }
+
+    /// The columns of `drops`, in SELECT (and INSERT) order.
+    enum Column: Int32, SQLiteColumn {
+        case id, initiatorID, peerID, state, createdAt, expiresAt, matchedAt, closedAt
+
+        var expression: String {
+            switch self {
+            case .id: "id"
+            case .initiatorID: "initiator_id"
+            case .peerID: "peer_id"
+            case .state: "state"
+            case .createdAt: "created_at"
+            case .expiresAt: "expires_at"
+            case .matchedAt: "matched_at"
+            case .closedAt: "closed_at"
+            }
+        }
+    }
+
+    private static let columns = Column.selectList
+
+    private static func record(_ row: SQLiteStatement) -> DropRecord {
+        DropRecord(id: row.string(Column.id), initiatorID: row.string(Column.initiatorID),
+                   peerID: row.string(Column.peerID), state: DropState(rawValue: row.string(Column.state)) ?? .expired,
+                   createdAt: row.date(Column.createdAt), expiresAt: row.date(Column.expiresAt),
+                   matchedAt: row.optionalDate(Column.matchedAt), closedAt: row.optionalDate(Column.closedAt))
+    }
+
+    /// See `DropRepository.insert`.
+    public func insert(_ drop: DropRecord) async throws {
+        try drop.validate()
+        try await database.perform { db in
+            do {
+                try db.run("INSERT INTO drops (\(Self.columns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", [
+                    .text(drop.id), .text(drop.initiatorID), .text(drop.peerID), .text(drop.state.rawValue),
+                    .integer(drop.createdAt.storeMillis), .integer(drop.expiresAt.storeMillis),
+                    drop.matchedAt.map { .integer($0.storeMillis) } ?? .null,
+                    drop.closedAt.map { .integer($0.storeMillis) } ?? .null,
+                ])
+            } catch {
+                // A constraint failure here is the primary key.
+                if let sqlite = error as? SQLiteError, sqlite.isConstraintViolation {
+                    throw PushStoreError.duplicateID(drop.id)
+                }
+                throw error
+            }
+        }
+    }
+
+    /// See `DropRepository.update(id:to:at:)`.
+    public func update(id: String, to state: DropState, at now: Date) async throws -> DropRecord {
+        try await database.write { db in
+            guard var drop = try Self.drop(id: id, db) else { throw PushStoreError.notFound("drop \(id)") }
+            try DropTransition.apply(state, at: now, to: &drop)
+            try db.run("UPDATE drops SET state = ?2, matched_at = ?3, closed_at = ?4 WHERE id = ?1", [
+                .text(id), .text(drop.state.rawValue),
+                drop.matchedAt.map { .integer($0.storeMillis) } ?? .null,
+                drop.closedAt.map { .integer($0.storeMillis) } ?? .null,
+            ])
+            return drop
+        }
+    }
+
+    /// See `DropRepository.pending`.
+    public func pending() async throws -> [DropRecord] {
+        try await database.perform { db in
+            try db.query("SELECT \(Self.columns) FROM drops WHERE state = 'pending' ORDER BY created_at, id",
+                         row: Self.record)
+        }
+    }
+
+    /// See `DropRepository.drop(id:)`.
+    public func drop(id: String) async throws -> DropRecord? {
+        try await database.perform { try Self.drop(id: id, $0) }
+    }
+
+    /// The drop with `id`, read on `db` (also inside other repositories' transactions).
+    static func drop(id: String, _ db: SQLiteConnection) throws -> DropRecord? {
+        try db.query("SELECT \(columns) FROM drops WHERE id = ?1", [.text(id)], row: record).first
+    }
+}

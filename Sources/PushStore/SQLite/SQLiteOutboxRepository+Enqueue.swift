@@ -1,0 +1,106 @@
+extension SQLiteOutboxRepository {
+    /// Rows per multi-row INSERT: fewer, larger statements cost less per row.
+    static let insertChunk = 64
+
+    /// See `OutboxRepository.enqueue`: one transaction, all of `items` or, on any error, none.
+    public func enqueue(_ items: [OutboxItem]) async throws {
+        var seen = Set<String>(minimumCapacity: items.count)
+        for index in items.indices {  // by index: no copy of each item
+            try items[index].validate()
+            guard seen.insert(items[index].id).inserted else { throw PushStoreError.duplicateID(items[index].id) }
+        }
+        try await database.write { db in try Self.insert(items, db) }
+    }
+
+    private static func insert(_ items: [OutboxItem], _ db: SQLiteConnection) throws {
+        // Both tables share `seq`; the write lock is held, so the next free one cannot be taken meanwhile.
+        let last = try db.statement("SELECT coalesce(max(seq), 0) FROM outbox_items")
+        _ = try last.step()
+        var seq = last.int64(at: 0) + 1
+        last.reset()
+        var start = 0
+        while start < items.count {
+            let chunk = items[start..<min(start + insertChunk, items.count)]
+            start = chunk.endIndex
+            do {
+                try insert(chunk, firstSeq: seq, db)
+                seq += Int64(chunk.count)
+            } catch {
+                // Ids were unique within the batch, so a constraint failure means one exists already.
+                // OR ROLLBACK has undone the whole transaction, so only rows stored before are found.
+                if let sqlite = error as? SQLiteError, sqlite.isConstraintViolation,
+                   let taken = try chunk.first(where: { try item(id: $0.id, db) != nil }) {
+                    throw PushStoreError.duplicateID(taken.id)
+                }
+                throw error
+            }
+        }
+    }
+
+    /// Parameters per row of the `outbox_items` and `outbox_state` multi-row INSERTs.
+    private static let itemParameters: Int32 = 12
+    private static let stateParameters: Int32 = 4
+
+    /// The multi-row INSERTs for `rows` rows: immutable columns, then the initial state.
+    ///
+    /// The outbox's writes say OR ROLLBACK: a failed constraint ends the whole transaction, which the
+    /// callers do on any error anyway. With the default (ABORT), SQLite must be able to undo a single
+    /// statement, so every multi-row statement first copies each page it touches to a statement journal.
+    private static func insertSQL(rows: Int) -> (items: String, state: String) {
+        func placeholders(_ count: Int32, row: Int32) -> [String] {
+            (1...count).map { "?\(row * count + $0)" }
+        }
+        let items = (0..<Int32(rows)).map { row in
+            "(\(placeholders(itemParameters, row: row).joined(separator: ", ")))"
+        }
+        let state = (0..<Int32(rows)).map { row in
+            let p = placeholders(stateParameters, row: row)
+            return "(\(p[0]), 'queued', 0, \(p[1]), \(p[2]), NULL, NULL, NULL, \(p[3]))"
+        }
+        return ("""
+            INSERT OR ROLLBACK INTO outbox_items (seq, id, push_id, token, topic, push_type, priority, collapse_id, \
+            apns_id, payload, environment, created_at) VALUES \(items.joined(separator: ", "))
+            """, """
+            INSERT OR ROLLBACK INTO outbox_state (seq, state, attempts, next_attempt_at, expiration, last_status, \
+            last_reason, apns_unique_id, updated_at) VALUES \(state.joined(separator: ", "))
+            """)
+    }
+
+    private static let fullChunkInsertSQL = insertSQL(rows: insertChunk)
+
+    private static func insert(_ chunk: ArraySlice<OutboxItem>, firstSeq: Int64, _ db: SQLiteConnection) throws {
+        // The SQL for a full chunk is built once; only a short last chunk builds its own text.
+        let sql = chunk.count == insertChunk ? fullChunkInsertSQL : insertSQL(rows: chunk.count)
+        let insertItems = try db.statement(sql.items)
+        defer { insertItems.reset() }
+        // By index, reading fields in place: iterating the items would copy (retain and release) each one.
+        for row in 0..<chunk.count {
+            let index = chunk.startIndex + row
+            let base = Int32(row) * itemParameters
+            try insertItems.bind(firstSeq + Int64(row), at: base + 1)
+            try insertItems.bind(chunk[index].id, at: base + 2)
+            try insertItems.bind(chunk[index].pushID, at: base + 3)
+            try insertItems.bind(chunk[index].token.hex, at: base + 4)
+            try insertItems.bind(chunk[index].topic, at: base + 5)
+            try insertItems.bind(chunk[index].pushType.rawValue, at: base + 6)
+            try insertItems.bind(chunk[index].priority?.rawValue, at: base + 7)
+            try insertItems.bind(chunk[index].collapseID, at: base + 8)
+            try insertItems.bind(chunk[index].apnsID, at: base + 9)
+            try insertItems.bind(chunk[index].payload, at: base + 10)
+            try insertItems.bind(chunk[index].environment.name, at: base + 11)
+            try insertItems.bind(chunk[index].createdAt.storeMillis, at: base + 12)
+        }
+        _ = try insertItems.step()
+        let insertState = try db.statement(sql.state)
+        defer { insertState.reset() }
+        for row in 0..<chunk.count {
+            let index = chunk.startIndex + row
+            let base = Int32(row) * stateParameters
+            try insertState.bind(firstSeq + Int64(row), at: base + 1)
+            try insertState.bind(chunk[index].nextAttemptAt.storeMillis, at: base + 2)
+            try insertState.bind(chunk[index].expiration, at: base + 3)
+            try insertState.bind(chunk[index].createdAt.storeMillis, at: base + 4)
+        }
+        _ = try insertState.step()
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+
+/// `OutboxRepository` on a `SQLiteDatabase`: the outbox tables `outbox_items` (what never changes after
+/// enqueue) and `outbox_state` (what claim and complete rewrite), sharing `seq`. Every outbox statement is
+/// in this type and its extensions (`+Enqueue`, `+Claim`, `+Complete`); rows are read through
+/// `SQLiteOutboxColumn`.
+public struct SQLiteOutboxRepository: OutboxRepository {
+    /// The database holding the tables.
+    public let database: SQLiteDatabase
+    /// The retry schedule used by `complete` for retryable outcomes.
+    public let retryPolicy: OutboxRetryPolicy
+
+    /// The outbox in `database`, retrying by `retryPolicy`.
+    public init(database: SQLiteDatabase, retryPolicy: OutboxRetryPolicy = .default) {
+        self.database = database
+        self.retryPolicy = retryPolicy
+    }
+
+    /// See `OutboxRepository.recoverInFlight`.
+    @discardableResult
+    public func recoverInFlight() async throws -> Int {
+        try await database.perform { try Self.requeueInFlight($0) }
+    }
+
+    /// Puts every in-flight row back to queued (after a crash mid-send); returns how many.
+    static func requeueInFlight(_ db: SQLiteConnection) throws -> Int {
+        try db.run("UPDATE outbox_state SET state = 'queued' WHERE state = 'in_flight'")
+    }
+
+    /// See `OutboxRepository.item(id:)`.
+    public func item(id: String) async throws -> OutboxItem? {
+        try await database.perform { try Self.item(id: id, $0) }
+    }
+
+    static func item(id: String, _ db: SQLiteConnection) throws -> OutboxItem? {
+        try db.query("\(SQLiteOutboxColumn.select) WHERE i.id = ?1", [.text(id)]) { SQLiteOutboxColumn.item($0) }.first
+    }
+
+    /// See `OutboxRepository.items(pushID:)`.
+    public func items(pushID: String) async throws -> [OutboxItem] {
+        try await database.perform { db in
+            try db.query("\(SQLiteOutboxColumn.select) WHERE i.push_id = ?1 ORDER BY i.seq", [.text(pushID)]) {
+                SQLiteOutboxColumn.item($0)
+            }
+        }
+    }
+
+    /// Every row, in enqueue order: for audits that reconcile the whole outbox (the chaos harness), not
+    /// for serving requests.
+    public func allItems() async throws -> [OutboxItem] {
+        try await database.perform { db in
+            try db.query("\(SQLiteOutboxColumn.select) ORDER BY i.seq") { SQLiteOutboxColumn.item($0) }
+        }
+    }
+
+    /// See `OutboxRepository.counts`.
+    public func counts() async throws -> [OutboxState: Int] {
+        let rows = try await database.perform { db in
+            try db.query("SELECT state, count(*) FROM outbox_state GROUP BY state") {
+                (OutboxState(rawValue: $0.string(at: 0)), $0.int(at: 1))
+            }
+        }
+        var counts = Dictionary(uniqueKeysWithValues: OutboxState.allCases.map { ($0, 0) })
+        for case let (state?, count) in rows { counts[state] = count }
+        return counts
+    }
+
+    /// See `OutboxRepository.depth`.
+    public func depth() async throws -> Int {
+        try await database.perform { db in
+            try db.query("SELECT count(*) FROM outbox_state WHERE state IN ('queued', 'in_flight')") {
+                $0.int(at: 0)
+            }.first ?? 0
+        }
+    }
+
+    /// See `OutboxRepository.oldestPendingEnqueuedAt`. Rows are numbered in enqueue order, so the lowest
+    /// pending `seq` is the oldest one: SQLite walks the state table in `seq` order up to the first pending
+    /// row, without sorting.
+    public func oldestPendingEnqueuedAt() async throws -> Date? {
+        try await database.perform { db in
+            try db.query("""
+                SELECT i.created_at FROM outbox_items i
+                WHERE i.seq = (SELECT min(seq) FROM outbox_state WHERE state IN ('queued', 'in_flight'))
+                """) { Date(storeMillis: $0.int64(at: 0)) }.first
+        }
+    }
+
+    /// See `OutboxRepository.purge(olderThan:)`.
+    @discardableResult
+    public func purge(olderThan date: Date) async throws -> Int {
+        try await database.write { db in
+            let cutoff = SQLiteValue.integer(date.storeMillis)
+            try db.run("""
+                DELETE FROM outbox_items WHERE seq IN (SELECT seq FROM outbox_state
+                    WHERE state IN ('accepted', 'rejected', 'failed', 'expired') AND updated_at < ?1)
+                """, [cutoff])
+            return try db.run("""
+                DELETE FROM outbox_state
+                WHERE state IN ('accepted', 'rejected', 'failed', 'expired') AND updated_at < ?1
+                """, [cutoff])
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import APNSCore
+import Foundation
+import Testing
+@testable import PushStore
+
+/// Outbox rows are read by named column (`SQLiteOutboxColumn`), never by a bare index.
+@Suite("Outbox columns by name")
+struct OutboxColumnTests {
+    @Test("each case's offset is the result column of the same name")
+    func offsetsMatchNames() throws {
+        let database = try SQLiteConnection(path: ":memory:")
+        try database.migrate(SQLiteSchema.migrations)
+        let select = try database.statement(SQLiteOutboxColumn.select)
+        #expect(select.columnCount == SQLiteOutboxColumn.end)
+        for column in SQLiteOutboxColumn.allCases {
+            let name = try #require(column.expression.split(separator: ".").last)
+            #expect(select.columnName(at: column.rawValue) == String(name), "\(column)")
+        }
+    }
+
+    @Test("a later migration that adds columns to both outbox tables leaves every field where it was")
+    func rowsReadAfterAColumnIsAdded() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("columns-\(OutboxID.make()).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        var item = outboxItem("x1", push: "p-x", token: 7, expiration: 1_900_000_000)
+        item.collapseID = "walk"
+        item.apnsID = "0a1b2c3d-0000-4000-8000-00000000000a"
+        item.priority = .consideringDevicePower
+        do {
+            let outbox = try PushRepositories.sqlite(path: path).outbox
+            try await outbox.enqueue([item])
+            _ = try await outbox.claim(limit: 1, now: t0)
+            try await outbox.complete([("x1", .retry(status: 503, reason: "ServiceUnavailable"))], now: at(1))
+        }
+        // What a later schema step does (e.g. the lease columns of a shared outbox): new columns in both tables.
+        let widen = SQLiteMigration(name: "test-widen", sql: """
+            ALTER TABLE outbox_items ADD COLUMN region TEXT NOT NULL DEFAULT 'eu';
+            ALTER TABLE outbox_state ADD COLUMN owner TEXT;
+            ALTER TABLE outbox_state ADD COLUMN lease_until INTEGER NOT NULL DEFAULT 42;
+            """)
+        let database = try SQLiteDatabase(path: path, migrations: SQLiteSchema.migrations + [widen], recoverInFlight: true)
+        #expect(try await database.schemaVersion() == SQLiteSchema.migrations.count + 1)
+        let outbox = SQLiteOutboxRepository(database: database)
+        let read = try #require(try await outbox.item(id: "x1"))
+        #expect(read.id == "x1" && read.pushID == "p-x" && read.token == token(7) && read.topic == topic)
+        #expect(read.pushType == .alert && read.priority == .consideringDevicePower && read.expiration == 1_900_000_000)
+        #expect(read.collapseID == "walk" && read.apnsID == item.apnsID && read.payload == item.payload)
+        #expect(read.environment == .development && read.state == .queued && read.attempts == 1)
+        #expect(read.lastStatus == 503 && read.lastReason == "ServiceUnavailable" && read.apnsUniqueID == nil)
+        #expect(read.createdAt == t0 && read.updatedAt == at(1) && read.nextAttemptAt > at(1))
+        // Claim reads the same columns plus its own two after them.
+        let claimed = try await outbox.claim(limit: 1, now: at(3_600))
+        #expect(claimed.count == 1 && claimed.first?.attempts == 2 && claimed.first?.collapseID == "walk")
+        #expect(try await outbox.complete([("x1", .accepted(apnsUniqueID: "u-1"))], now: at(3_601)) == ["x1": .accepted])
+        #expect(try await outbox.item(id: "x1")?.apnsUniqueID == "u-1")
+    }
+}
