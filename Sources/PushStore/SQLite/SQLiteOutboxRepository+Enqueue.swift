@@ -1,3 +1,4 @@
+import APNSCore
 extension SQLiteOutboxRepository {
     /// Rows per multi-row INSERT: fewer, larger statements cost less per row.
     static let insertChunk = 64
