@@ -13,6 +13,8 @@ public struct APIRoute: Sendable {
     public let scope: APIScope?
     /// What each `{name}` path parameter must look like.
     public let parameters: [String: PathParameter]
+    /// Whether the route honours `Idempotency-Key` (POSTs that create something).
+    public let idempotent: Bool
     /// The pattern split into segments.
     let segments: [Substring]
     /// The code that answers it.
@@ -20,11 +22,12 @@ public struct APIRoute: Sendable {
 
     /// Creates a route that needs `scope` (nil: open without a key), with a rule for each path parameter.
     public init(_ method: String, _ pattern: String, scope: APIScope?, parameters: [String: PathParameter] = [:],
-                handler: @escaping Handler) {
+                idempotent: Bool = false, handler: @escaping Handler) {
         self.method = method
         self.pattern = pattern
         self.scope = scope
         self.parameters = parameters
+        self.idempotent = idempotent
         self.segments = pattern.split(separator: "/")
         self.handler = handler
     }

@@ -111,16 +111,26 @@ public actor OutboxWorker {
             let threshold = inFlight == 0 ? 1 : max(1, min(claimBatch, maxInFlight) / 2)
             if room >= threshold {
                 do {
-                    let items = try await outbox.claim(limit: min(room, claimBatch), now: Date())
-                    if !items.isEmpty {
-                        launch(items)
+                    let claim = try await outbox.claim(limit: min(room, claimBatch), now: Date())
+                    if !claim.expired.isEmpty { await expired(claim.expired) }
+                    if !claim.isEmpty {
+                        launch(claim.items)
                         continue
                     }
+                    if !claim.expired.isEmpty { continue }
                 } catch {
                     logger.error("outbox.claim_failed", [("error", "\(error)")])
                 }
             }
             await signal.wait()
+        }
+    }
+
+    /// Rows that expired before they could be sent: final, so waiters and metrics hear of them now.
+    private func expired(_ ids: [String]) async {
+        metrics.recordPushes(outcome: "expired", reason: "Expired", count: ids.count)
+        if !(await waiters.isEmpty) {
+            await waiters.completed(Dictionary(uniqueKeysWithValues: ids.map { ($0, OutboxState.expired) }))
         }
     }
 

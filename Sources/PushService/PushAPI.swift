@@ -25,6 +25,8 @@ public struct PushAPI: Sendable {
     let limiter = APIRateLimiter()
     /// Failed authentications are logged at most ten times a minute.
     let authFailureLog = LogThrottle(limit: 10, window: 60)
+    /// Same-key requests take turns (see `runIdempotent`).
+    let idempotencyLocks = KeyedLock()
 
     /// The outbox (waking the worker).
     var outbox: any OutboxRepository { repositories.outbox }
@@ -38,12 +40,12 @@ public struct PushAPI: Sendable {
             APIRoute("GET", "/metrics", scope: configuration.protectMetrics ? .read : nil) { try await self.metricsText($0) },
             APIRoute("PUT", "/v1/users/{id}", scope: .manage, parameters: user) { try await self.putUser($0) },
             APIRoute("GET", "/v1/users/{id}", scope: .read, parameters: user) { try await self.getUser($0) },
-            APIRoute("POST", "/v1/devices", scope: .manage) { try await self.registerDevice($0) },
+            APIRoute("POST", "/v1/devices", scope: .manage, idempotent: true) { try await self.registerDevice($0) },
             APIRoute("DELETE", "/v1/devices/{token}", scope: .manage, parameters: ["token": .deviceToken]) { try await self.removeDevice($0) },
             APIRoute("GET", "/v1/users/{id}/devices", scope: .read, parameters: user) { try await self.listDevices($0) },
-            APIRoute("POST", "/v1/pushes", scope: .send) { try await self.createPush($0) },
+            APIRoute("POST", "/v1/pushes", scope: .send, idempotent: true) { try await self.createPush($0) },
             APIRoute("GET", "/v1/pushes/{id}", scope: .read, parameters: ["id": .pushID]) { try await self.getPush($0) },
-            APIRoute("POST", "/v1/drops", scope: .send) { try await self.reportDrop($0) },
+            APIRoute("POST", "/v1/drops", scope: .send, idempotent: true) { try await self.reportDrop($0) },
             APIRoute("GET", "/v1/users/{id}/drop", scope: .read, parameters: user) { try await self.dropStatus($0) },
             APIRoute("DELETE", "/v1/users/{id}/drop", scope: .send, parameters: user) { try await self.cancelDrop($0) },
             APIRoute("GET", "/v1/users/{id}/mate-requests", scope: .read, parameters: user) { try await self.listMateRequests($0) },
@@ -64,7 +66,8 @@ public struct PushAPI: Sendable {
             response = answer
         case .run(let route, let parameters, let key):
             routeName = route.operation
-            response = await run(route, APIRequest(http: request, parameters: parameters, key: key))
+            let routed = APIRequest(http: request, parameters: parameters, key: key)
+            response = route.idempotent ? await runIdempotent(route, routed) : await run(route, routed)
         }
         metrics.recordRequest(route: routeName, status: response.status)
         let elapsed = ContinuousClock.now - started
@@ -74,7 +77,7 @@ public struct PushAPI: Sendable {
         return response
     }
 
-    private func run(_ route: APIRoute, _ request: APIRequest) async -> HTTPServerResponse {
+    func run(_ route: APIRoute, _ request: APIRequest) async -> HTTPServerResponse {
         do {
             return try await route.handler(request)
         } catch let error as APIError {

@@ -12,7 +12,7 @@ struct WakingOutboxRepository: OutboxRepository {
         if !items.isEmpty { wake() }
     }
 
-    func claim(limit: Int, now: Date) async throws -> [OutboxItem] { try await base.claim(limit: limit, now: now) }
+    func claim(limit: Int, now: Date) async throws -> OutboxClaim { try await base.claim(limit: limit, now: now) }
 
     @discardableResult
     func complete(_ results: [(id: String, result: OutboxResult)], now: Date) async throws -> [String: OutboxState] {

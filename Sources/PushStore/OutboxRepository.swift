@@ -4,8 +4,9 @@ import Foundation
 public protocol OutboxRepository: Sendable {
     /// Stores `items` as queued, all or none.
     func enqueue(_ items: [OutboxItem]) async throws
-    /// Claims up to `limit` due rows (in flight, attempt counted); expired rows end as `expired`.
-    func claim(limit: Int, now: Date) async throws -> [OutboxItem]
+    /// Claims up to `limit` due rows (in flight, attempt counted); expired rows end as `expired` and are
+    /// named in the claim's `expired`.
+    func claim(limit: Int, now: Date) async throws -> OutboxClaim
     /// Records outcomes of in-flight rows; returns the new state of each row changed.
     @discardableResult
     func complete(_ results: [(id: String, result: OutboxResult)], now: Date) async throws -> [String: OutboxState]

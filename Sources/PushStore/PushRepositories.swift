@@ -12,17 +12,21 @@ public struct PushRepositories: Sendable {
     public var drops: any DropRepository
     /// Mate requests.
     public var mateRequests: any MateRequestRepository
+    /// `Idempotency-Key` records.
+    public var idempotency: any IdempotencyRepository
     /// The database as a whole (health, recovery at open).
     public var database: any PushDatabase
 
     /// A set from its parts (a backend's constructor calls this).
     public init(users: any UserRepository, devices: any DeviceRepository, outbox: any OutboxRepository,
-                drops: any DropRepository, mateRequests: any MateRequestRepository, database: any PushDatabase) {
+                drops: any DropRepository, mateRequests: any MateRequestRepository,
+                idempotency: any IdempotencyRepository, database: any PushDatabase) {
         self.users = users
         self.devices = devices
         self.outbox = outbox
         self.drops = drops
         self.mateRequests = mateRequests
+        self.idempotency = idempotency
         self.database = database
     }
 }

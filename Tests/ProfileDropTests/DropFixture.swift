@@ -83,7 +83,7 @@ struct DropFixture {
 
     /// Every queued outbox row (claims them, so call once, at the end).
     func queuedPushes() async throws -> [OutboxItem] {
-        try await outbox.claim(limit: 1_000_000, now: clock.now.addingTimeInterval(3_600))
+        try await outbox.claim(limit: 1_000_000, now: clock.now.addingTimeInterval(3_600)).items
     }
 
     /// A close, straight-ahead report.

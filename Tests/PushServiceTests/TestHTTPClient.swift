@@ -37,13 +37,14 @@ struct TestHTTPClient: Sendable {
         try await send(method, path, bytes: body.map { Array($0.utf8) })
     }
 
-    func send(_ method: String, _ path: String, json: JSONValue) async throws -> Response {
-        try await send(method, path, bytes: json.serialized())
+    func send(_ method: String, _ path: String, json: JSONValue, headers: [String: String] = [:]) async throws -> Response {
+        try await send(method, path, bytes: json.serialized(), headers: headers)
     }
 
-    func send(_ method: String, _ path: String, bytes: [UInt8]?) async throws -> Response {
+    func send(_ method: String, _ path: String, bytes: [UInt8]?, headers: [String: String] = [:]) async throws -> Response {
         var request = URLRequest(url: URL(string: baseURL + path)!)
         request.httpMethod = method
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         if let apiKey { request.setValue("Bearer \(apiKey)", forHTTPHeaderField: "Authorization") }
         if let bytes {
             request.httpBody = Data(bytes)

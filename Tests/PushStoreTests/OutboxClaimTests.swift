@@ -27,6 +27,6 @@ struct OutboxClaimTests {
             expected[index].attempts = 1
             expected[index].updatedAt = at(1)
         }
-        #expect(claimed == expected)
+        #expect(claimed.items == expected)
     }
 }

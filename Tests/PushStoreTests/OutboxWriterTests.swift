@@ -104,7 +104,7 @@ actor HeldOutbox: OutboxRepository {
         try await base.enqueue(items)
     }
 
-    func claim(limit: Int, now: Date) async throws -> [OutboxItem] { try await base.claim(limit: limit, now: now) }
+    func claim(limit: Int, now: Date) async throws -> OutboxClaim { try await base.claim(limit: limit, now: now) }
     func complete(_ results: [(id: String, result: OutboxResult)], now: Date) async throws -> [String: OutboxState] {
         try await base.complete(results, now: now)
     }

@@ -17,13 +17,14 @@ struct Repositories {
     var outbox: any OutboxRepository
     var drops: any DropRepository
     var mates: any MateRequestRepository
+    var idempotency: any IdempotencyRepository
     var store: SQLiteDatabase?
 }
 
 extension Repositories {
     init(_ set: PushRepositories, store: SQLiteDatabase?) {
         self.init(users: set.users, devices: set.devices, outbox: set.outbox, drops: set.drops,
-                  mates: set.mateRequests, store: store)
+                  mates: set.mateRequests, idempotency: set.idempotency, store: store)
     }
 }
 

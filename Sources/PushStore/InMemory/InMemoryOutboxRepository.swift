@@ -37,19 +37,21 @@ public actor InMemoryOutboxRepository: OutboxRepository {
     }
 
     /// See `OutboxRepository.claim`.
-    public func claim(limit: Int, now: Date) -> [OutboxItem] {
-        guard limit > 0 else { return [] }
+    public func claim(limit: Int, now: Date) -> OutboxClaim {
+        guard limit > 0 else { return OutboxClaim() }
         let millis = now.storeMillis
         let due = rows.values
             .filter { $0.state == .queued && $0.nextAttemptAt.storeMillis <= millis }
             .sorted { ($0.nextAttemptAt, sequence[$0.id] ?? 0) < ($1.nextAttemptAt, sequence[$1.id] ?? 0) }
         var claimed: [OutboxItem] = []
+        var expired: [String] = []
         for var item in due {
             if claimed.count == limit { break }
             item.updatedAt = Date(storeMillis: millis)
             if item.isExpired(at: now) {
                 item.state = .expired
                 item.lastReason = "Expired"
+                expired.append(item.id)
             } else {
                 item.state = .inFlight
                 item.attempts += 1
@@ -57,7 +59,7 @@ public actor InMemoryOutboxRepository: OutboxRepository {
             }
             rows[item.id] = item
         }
-        return claimed
+        return OutboxClaim(items: claimed, expired: expired)
     }
 
     /// See `OutboxRepository.complete`.

@@ -5,7 +5,7 @@ extension PushRepositories {
         return PushRepositories(users: InMemoryUserRepository(), devices: InMemoryDeviceRepository(),
                                 outbox: InMemoryOutboxRepository(retryPolicy: retryPolicy), drops: drops,
                                 mateRequests: InMemoryMateRequestRepository(drops: drops),
-                                database: InMemoryDatabase())
+                                idempotency: InMemoryIdempotencyRepository(), database: InMemoryDatabase())
     }
 }
 

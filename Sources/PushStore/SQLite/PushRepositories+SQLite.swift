@@ -4,7 +4,8 @@ extension PushRepositories {
         self.init(users: SQLiteUserRepository(database: database), devices: SQLiteDeviceRepository(database: database),
                   outbox: SQLiteOutboxRepository(database: database, retryPolicy: retryPolicy),
                   drops: SQLiteDropRepository(database: database),
-                  mateRequests: SQLiteMateRequestRepository(database: database), database: database)
+                  mateRequests: SQLiteMateRequestRepository(database: database),
+                  idempotency: SQLiteIdempotencyRepository(database: database), database: database)
     }
 
     /// Opens (creating and migrating if needed) the SQLite database at `path` and returns its repositories;

@@ -21,6 +21,7 @@ public actor SQLiteDatabase: PushDatabase {
         let connection = try SQLiteConnection(path: path)
         try connection.migrate(migrations)
         self.recoveredAtOpen = recoverInFlight ? try SQLiteOutboxRepository.requeueInFlight(connection) : 0
+        if recoverInFlight { try SQLiteIdempotencyRepository.dropUnanswered(connection) }
         self.connection = connection
     }
 

@@ -4,12 +4,12 @@ extension SQLiteOutboxRepository {
     /// See `OutboxRepository.claim`: up to `limit` queued rows due at `now` (earliest due first) go in
     /// flight, counting the attempt; rows whose expiration has passed become `expired` instead, all in one
     /// transaction.
-    public func claim(limit: Int, now: Date) async throws -> [OutboxItem] {
-        guard limit > 0 else { return [] }
+    public func claim(limit: Int, now: Date) async throws -> OutboxClaim {
+        guard limit > 0 else { return OutboxClaim() }
         return try await database.write { db in try Self.claim(limit: limit, now: now, db) }
     }
 
-    private static func claim(limit: Int, now: Date, _ db: SQLiteConnection) throws -> [OutboxItem] {
+    private static func claim(limit: Int, now: Date, _ db: SQLiteConnection) throws -> OutboxClaim {
         let millis = now.storeMillis
         let seconds = Int64(now.timeIntervalSince1970.rounded(.down))
         let updatedAt = Date(storeMillis: millis)
@@ -21,6 +21,7 @@ extension SQLiteOutboxRepository {
         let take = try db.statement(claimUpdateSQL)
         var claimed: [OutboxItem] = []
         claimed.reserveCapacity(min(limit, 4_096))
+        var expired: [String] = []
         while claimed.count < limit {
             let page = limit - claimed.count
             var rows = 0
@@ -33,7 +34,10 @@ extension SQLiteOutboxRepository {
                 while try due.step() {
                     rows += 1
                     last = (due.int64(SQLiteOutboxColumn.nextAttemptAt), due.int64(at: ClaimColumn.seq))
-                    if due.int64(at: ClaimColumn.expired) != 0 { continue }  // expired: not handed out
+                    if due.int64(at: ClaimColumn.expired) != 0 {  // expired: not handed out, but reported
+                        expired.append(due.string(SQLiteOutboxColumn.id))
+                        continue
+                    }
                     var item = SQLiteOutboxColumn.item(due, previous: claimed.last)
                     item.state = .inFlight
                     item.attempts += 1
@@ -52,7 +56,7 @@ extension SQLiteOutboxRepository {
             }
             if rows < page { break }
         }
-        return claimed
+        return OutboxClaim(items: claimed, expired: expired)
     }
 
     /// Where the claim query's two extra expressions sit, after the item's columns.

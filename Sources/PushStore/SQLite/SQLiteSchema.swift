@@ -125,5 +125,18 @@ enum SQLiteSchema {
                        s.updated_at
                 FROM outbox_items i JOIN outbox_state s ON s.seq = i.seq;
             """),
+        // Idempotency-Key records: the request's body hash and, once it is answered, the answer.
+        SQLiteMigration(name: "idempotency-keys", sql: """
+            CREATE TABLE idempotency_keys (
+                scope       TEXT NOT NULL,
+                key         TEXT NOT NULL,
+                fingerprint BLOB NOT NULL,
+                status      INTEGER,
+                body        BLOB NOT NULL,
+                created_at  INTEGER NOT NULL,
+                PRIMARY KEY (scope, key)
+            );
+            CREATE INDEX idempotency_by_age ON idempotency_keys (created_at);
+            """),
     ]
 }

@@ -1,0 +1,37 @@
+import Foundation
+
+/// `IdempotencyRepository` in memory, with the same rules as the SQLite one (for tests).
+public actor InMemoryIdempotencyRepository: IdempotencyRepository {
+    private struct Record {
+        var fingerprint: [UInt8]
+        var answer: IdempotentAnswer?
+        var createdAt: Date
+    }
+
+    private var records: [String: Record] = [:]
+
+    /// An empty repository.
+    public init() {}
+
+    /// See `IdempotencyRepository.begin`.
+    public func begin(key: String, scope: String, fingerprint: [UInt8], now: Date, ttl: TimeInterval) -> IdempotencyClaim {
+        let id = scope + "\n" + key
+        if let record = records[id], record.createdAt.storeMillis > now.addingTimeInterval(-ttl).storeMillis {
+            guard record.fingerprint == fingerprint else { return .mismatch }
+            return record.answer.map(IdempotencyClaim.replay) ?? .inProgress
+        }
+        records[id] = Record(fingerprint: fingerprint, answer: nil, createdAt: now.storeNormalized)
+        return .proceed
+    }
+
+    /// See `IdempotencyRepository.finish`.
+    public func finish(key: String, scope: String, answer: IdempotentAnswer) {
+        records[scope + "\n" + key]?.answer = answer
+    }
+
+    /// See `IdempotencyRepository.abandon`.
+    public func abandon(key: String, scope: String) {
+        let id = scope + "\n" + key
+        if records[id]?.answer == nil { records[id] = nil }
+    }
+}
