@@ -64,7 +64,7 @@ let package = Package(
 
         // Tests mirror Sources.
         .testTarget(name: "PushTLSTests", dependencies: ["PushTLS"], swiftSettings: strict),
-        .testTarget(name: "APNSTests", dependencies: ["APNS", "APNSMock", "APNSCore", "PushSync", "PushTLS"], swiftSettings: strict),
+        .testTarget(name: "APNSTests", dependencies: ["APNS", "APNSMock", "APNSCore", "PushSync", "PushTLS", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "PushIOTests", dependencies: ["PushIO", "PushSync", "PushTLS"], swiftSettings: strict),
         .testTarget(name: "PushHTTP2Tests", dependencies: ["PushHTTP2", "PushIO", "PushSync", "PushTLS"], swiftSettings: strict),
         .executableTarget(name: "pushstore-crash-writer", dependencies: ["PushStore"],
