@@ -1,19 +1,20 @@
 # The two commands a newcomer types: `make run` and `make test`.
 SWIFT ?= swift
 DEB_PACKAGES := libssl-dev libnghttp2-dev libevent-dev libsqlite3-dev pkg-config nghttp2-client nghttp2-server curl openssl python3 \
-  python3-venv openjdk-17-jdk-headless junit5
+  python3-venv openjdk-17-jdk-headless junit5 tinyproxy dante-server
 PKG_MODULES := openssl libnghttp2 libevent_openssl libevent_pthreads sqlite3
-TOOLS := h2load nghttpd nghttp curl openssl python3 java javac
+TOOLS := h2load nghttpd nghttp curl openssl python3 java javac tinyproxy danted
 # Files the example suites need that no command on PATH stands for.
 DEP_FILES := /usr/share/java/junit-platform-console-standalone.jar
 
 .PHONY: deps conformance-tools build release run test test-examples bench chaos sanitize sanitize-address sanitize-thread fuzz clean
 
-## deps: install the Debian packages that are missing (apt-get as root, otherwise print the command)
+## deps: install the Debian packages that are missing (apt-get as root, otherwise print the command), and
+## the system account the SOCKS5 proxy tests authenticate as (Tests/Proxies/socks-test-user.sh, as root)
 deps:
 	@missing=""; \
 	for m in $(PKG_MODULES); do pkg-config --exists $$m 2>/dev/null || missing="yes"; done; \
-	for t in $(TOOLS); do command -v $$t >/dev/null 2>&1 || missing="yes"; done; \
+	for t in $(TOOLS); do PATH="$$PATH:/usr/sbin:/sbin" command -v $$t >/dev/null 2>&1 || missing="yes"; done; \
 	for f in $(DEP_FILES); do [ -f $$f ] || missing="yes"; done; \
 	python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing="yes"; \
 	if [ -n "$$missing" ]; then \
@@ -24,6 +25,10 @@ deps:
 	  else \
 	    echo "deps: missing packages; run: sudo apt-get update && sudo apt-get install -y$$need"; exit 1; \
 	  fi; \
+	fi; \
+	if [ ! -s /var/lib/push-socks-test/password ]; then \
+	  if [ "$$(id -u)" = "0" ]; then ./Tests/Proxies/socks-test-user.sh; \
+	  else echo "deps: the SOCKS5 proxy tests need a test account; run: sudo ./Tests/Proxies/socks-test-user.sh"; fi; \
 	fi
 
 ## build: debug build of everything

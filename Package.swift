@@ -75,8 +75,8 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "ProfileDropTests", dependencies: ["ProfileDrop", "PushStore", "PushSync", "APNSCore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "APNSMockTests", dependencies: ["APNSMock", "APNSCore", "PushHTTP2", "PushIO", "PushSync", "PushTLS"], swiftSettings: strict),
-        .testTarget(name: "PushCtlTests", dependencies: ["pushctl", "push-server", "PushChaos", "APNSMock", "APNSCore", "PushSync", "PushTLS", "PushIO"], swiftSettings: strict),
+        .testTarget(name: "PushCtlTests", dependencies: ["pushctl", "push-server", "PushChaos", "APNSMock", "APNSCore", "PushSync", "PushTLS", "PushIO", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "FuzzCorpusTests", dependencies: ["fuzz-requests", "fuzz-payload", "FuzzSupport", "APNSCore", "PushSync"], swiftSettings: strict),
-        .testTarget(name: "PushServiceTests", dependencies: ["PushService", "PushChaos", "APNSMock", "APNS", "APNSCore", "PushStore", "ProfileDrop", "PushTLS", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "PushServiceTests", dependencies: ["PushService", "PushChaos", "APNSMock", "APNS", "APNSCore", "PushStore", "ProfileDrop", "PushTLS", "PushIO", "TestSupport"], swiftSettings: strict),
     ]
 )

@@ -11,11 +11,11 @@ public final class ProxyProcess: Sendable {
     public let url: String
     /// The same URL with a wrong password (for the refusal tests).
     public let urlWithWrongPassword: String?
-    private let process: Process
+    private let process: SpawnedProcess
     private let log: ProcessLog
     private let directory: URL
 
-    private init(process: Process, log: ProcessLog, port: Int, url: String, wrongURL: String?, directory: URL) {
+    private init(process: SpawnedProcess, log: ProcessLog, port: Int, url: String, wrongURL: String?, directory: URL) {
         self.process = process
         self.log = log
         self.port = port
@@ -81,17 +81,10 @@ public final class ProxyProcess: Sendable {
         guard FileManager.default.isExecutableFile(atPath: executable) else {
             throw ProxyProcessError("\(executable) is missing: run `make deps` (tinyproxy, dante-server)")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        process.standardInput = FileHandle.nullDevice
+        let process = try SpawnedProcess(executable, arguments)
         let log = ProcessLog()
-        try process.run()
         let proxy = ProxyProcess(process: process, log: log, port: port, url: url, wrongURL: wrongURL, directory: directory)
-        let started = await log.follow(pipe.fileHandleForReading, until: ready, timeout: 20)
+        let started = await log.follow(process.output, until: ready, timeout: 20)
         guard started else {
             proxy.kill()
             throw ProxyProcessError("\(executable) did not start: \(log.text.suffix(2000))")
@@ -105,12 +98,7 @@ public final class ProxyProcess: Sendable {
     /// Kills the proxy at once (SIGKILL), as a crash would, with the children it forked (its own
     /// process group), and waits for it to be gone.
     public func kill() {
-        let pid = process.processIdentifier
-        if process.isRunning {
-            // The child runs in a process group of its own (danted's helpers too): end the whole group.
-            Foundation.kill(getpgid(pid) == pid ? -pid : pid, SIGKILL)
-        }
-        process.waitUntilExit()
+        process.killGroup()
     }
 
     /// Stops the proxy (SIGKILL: neither proxy reliably ends on SIGTERM), with the children danted
@@ -139,8 +127,9 @@ public enum SOCKSTestAccount {
         if !FileManager.default.fileExists(atPath: passwordFile) {
             let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
                 .appendingPathComponent("Proxies/socks-test-user.sh")
-            let process = try Process.run(URL(fileURLWithPath: "/bin/sh"), arguments: [script.path])
-            process.waitUntilExit()
+            let setup = try SpawnedProcess("/bin/sh", [script.path])
+            _ = setup.output.readDataToEndOfFile()
+            setup.killGroup()
         }
         guard let data = FileManager.default.contents(atPath: passwordFile),
               let text = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty
