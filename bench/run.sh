@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make bench: builds push-bench and push-server in release and runs B1-B9 side by side (see bench/README via the summary).
+# make bench: builds push-bench and push-server in release and runs B1-B9 and B12 side by side (see bench/README via the summary).
 # Each case: one warm-up run, then RUNS measured runs (median, min-max). Goals are printed, never enforced.
 # Knobs: BENCH_N (B1 notifications, 200000), BENCH_RUNS (3), BENCH_QUICK=1 (n/10 everywhere),
 #        BENCH_SCRATCH (a --scratch-path for swift build; default .build).
@@ -110,6 +110,22 @@ fi
 record B6.client client "$MOCK_PORT" -n "$N_B6" --payload-bytes 256 -m $M_B6
 record B6.aioapns timeout 300 bench/venv/bin/python bench/aioapns_client.py --port "$MOCK_PORT" --ca "$CREDS/ca.pem" \
     --cert "$CREDS/client.pem" --key "$CREDS/client-key.pem" --body "$WORK/body256" -n "$N_B6" -m $M_B6
+
+say "== B12 the same client straight to the mock and through tinyproxy (HTTP CONNECT), same run"
+N_B12=$((N / 2))
+if command -v tinyproxy > /dev/null; then
+    TP_PORT=$(free_port)
+    printf 'Port %s\nListen 127.0.0.1\nTimeout 600\nMaxClients 50\nLogLevel Warning\n' "$TP_PORT" > "$WORK/tinyproxy.conf"
+    tinyproxy -d -c "$WORK/tinyproxy.conf" > "$WORK/tinyproxy.log" 2>&1 &
+    TP_PID=$!; PIDS+=("$TP_PID")
+    for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$TP_PORT") 2>/dev/null && break; sleep 0.1; done
+    record B12.direct client "$MOCK_PORT" -n "$N_B12" --connections 1 --payload-bytes 256
+    record B12.tinyproxy client "$MOCK_PORT" -n "$N_B12" --connections 1 --payload-bytes 256 --proxy "http://127.0.0.1:$TP_PORT"
+    kill "$TP_PID" 2>/dev/null; kill -9 "$TP_PID" 2>/dev/null
+else
+    printf 'B12.tinyproxy\tskip\t{"skipped":"tinyproxy not installed (make deps)"}\n' >> "$RAW"
+    say "   B12 skipped: tinyproxy not installed"
+fi
 stop_mock mock-accept
 
 say "== B5 (validating path): our client against the mock doing its real job (rules, records)"

@@ -69,7 +69,7 @@ struct APNSProxyTests {
     }
 
     @Test("a wrong proxy password is a clear configuration error at once, not a retry loop",
-          arguments: [ProxyCase.tinyproxyBasicAuth, .dantedUsername])
+          .timeLimit(.minutes(1)), arguments: [ProxyCase.tinyproxyBasicAuth, .dantedUsername])
     func wrongPassword(_ proxy: ProxyCase) async throws {
         try await withProxy(proxy) { process in
             let wrong = try #require(process.urlWithWrongPassword)
