@@ -1,10 +1,11 @@
 # The two commands a newcomer types: `make run` and `make test`.
 SWIFT ?= swift
 DEB_PACKAGES := libssl-dev libnghttp2-dev libevent-dev libsqlite3-dev pkg-config nghttp2-client nghttp2-server curl openssl python3 \
-  python3-venv openjdk-17-jdk-headless junit5 prometheus systemd
+  python3-venv openjdk-17-jdk-headless junit5 prometheus systemd tinyproxy dante-server
 PKG_MODULES := openssl libnghttp2 libevent_openssl libevent_pthreads sqlite3
-# prometheus and promtool check deploy/prometheus and deploy/grafana; systemd-analyze checks deploy/systemd.
-TOOLS := h2load nghttpd nghttp curl openssl python3 java javac prometheus promtool systemd-analyze
+# prometheus and promtool check deploy/prometheus and deploy/grafana; systemd-analyze checks deploy/systemd;
+# tinyproxy and danted are the egress proxies the proxy tests run.
+TOOLS := h2load nghttpd nghttp curl openssl python3 java javac prometheus promtool systemd-analyze tinyproxy danted
 # Files the example suites need that no command on PATH stands for.
 DEP_FILES := /usr/share/java/junit-platform-console-standalone.jar
 # pushctl's completion tests run zsh; its --output yaml tests read the YAML back with Python's yaml.
@@ -14,11 +15,12 @@ DEP_FILES += /usr/lib/python3/dist-packages/yaml/__init__.py
 
 .PHONY: deps conformance-tools build release run test test-examples bench chaos sanitize sanitize-address sanitize-thread fuzz clean
 
-## deps: install the Debian packages that are missing (apt-get as root, otherwise print the command)
+## deps: install the Debian packages that are missing (apt-get as root, otherwise print the command), and
+## the system account the SOCKS5 proxy tests authenticate as (Tests/Proxies/socks-test-user.sh, as root)
 deps:
 	@missing=""; \
 	for m in $(PKG_MODULES); do pkg-config --exists $$m 2>/dev/null || missing="yes"; done; \
-	for t in $(TOOLS); do command -v $$t >/dev/null 2>&1 || missing="yes"; done; \
+	for t in $(TOOLS); do PATH="$$PATH:/usr/sbin:/sbin" command -v $$t >/dev/null 2>&1 || missing="yes"; done; \
 	for f in $(DEP_FILES); do [ -f $$f ] || missing="yes"; done; \
 	python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing="yes"; \
 	if [ -n "$$missing" ]; then \
@@ -29,6 +31,10 @@ deps:
 	  else \
 	    echo "deps: missing packages; run: sudo apt-get update && sudo apt-get install -y$$need"; exit 1; \
 	  fi; \
+	fi; \
+	if [ ! -s /var/lib/push-socks-test/password ]; then \
+	  if [ "$$(id -u)" = "0" ]; then ./Tests/Proxies/socks-test-user.sh; \
+	  else echo "deps: the SOCKS5 proxy tests need a test account; run: sudo ./Tests/Proxies/socks-test-user.sh"; fi; \
 	fi
 
 ## build: debug build of everything

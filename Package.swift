@@ -55,7 +55,7 @@ let package = Package(
                           dependencies: ["JSON", "APNS", "APNSMock", "APNSCore", "PushIO", "PushSync", "PushTLS"],
                           swiftSettings: strict),
         .executableTarget(name: "push-chaos", dependencies: ["PushChaos", "APNSCore"], swiftSettings: strict),
-        .executableTarget(name: "push-bench", dependencies: ["APNS", "APNSMock", "APNSCore", "PushStore", "PushTLS", "ProfileDrop"], swiftSettings: strict),
+        .executableTarget(name: "push-bench", dependencies: ["APNS", "APNSMock", "APNSCore", "PushIO", "PushStore", "PushTLS", "ProfileDrop"], swiftSettings: strict),
 
         // Fuzz targets. A normal build gives executables that replay input files through the same checks;
         // `make fuzz` builds them with libFuzzer (-sanitize=fuzzer and -D FUZZING) and fuzzes them.
@@ -68,7 +68,7 @@ let package = Package(
         // Tests mirror Sources.
         .testTarget(name: "PushSyncTests", dependencies: ["PushSync"], swiftSettings: strict),
         .testTarget(name: "PushTLSTests", dependencies: ["PushTLS"], swiftSettings: strict),
-        .testTarget(name: "APNSTests", dependencies: ["JSON", "APNS", "APNSMock", "APNSCore", "PushSync", "PushTLS"], swiftSettings: strict),
+        .testTarget(name: "APNSTests", dependencies: ["JSON", "APNS", "APNSMock", "APNSCore", "PushSync", "PushTLS", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "PushIOTests", dependencies: ["PushIO", "PushSync", "PushTLS"], swiftSettings: strict),
         .testTarget(name: "PushHTTP2Tests", dependencies: ["PushHTTP2", "PushIO", "PushSync", "PushTLS"], swiftSettings: strict),
         .executableTarget(name: "pushstore-crash-writer", dependencies: ["APNSCore", "PushStore"],
@@ -79,8 +79,8 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["APNSCore"], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "ProfileDropTests", dependencies: ["JSON", "ProfileDrop", "PushStore", "PushSync", "APNSCore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "APNSMockTests", dependencies: ["JSON", "APNSMock", "APNSCore", "PushHTTP2", "PushIO", "PushSync", "PushTLS"], swiftSettings: strict),
-        .testTarget(name: "PushCtlTests", dependencies: ["JSON", "pushctl", "push-server", "PushChaos", "APNSMock", "APNSCore", "PushSync", "PushTLS", "PushIO"], swiftSettings: strict),
+        .testTarget(name: "PushCtlTests", dependencies: ["JSON", "pushctl", "push-server", "PushChaos", "APNSMock", "APNSCore", "PushSync", "PushTLS", "PushIO", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "FuzzCorpusTests", dependencies: ["JSON", "fuzz-requests", "fuzz-payload", "FuzzSupport", "APNSCore", "PushSync"], swiftSettings: strict),
-        .testTarget(name: "PushServiceTests", dependencies: ["JSON", "PushService", "PushChaos", "APNSMock", "APNS", "APNSCore", "PushStore", "ProfileDrop", "PushTLS", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "PushServiceTests", dependencies: ["JSON", "PushService", "PushChaos", "APNSMock", "APNS", "APNSCore", "PushStore", "ProfileDrop", "PushTLS", "PushIO", "TestSupport"], swiftSettings: strict),
     ]
 )

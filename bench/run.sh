@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make bench: builds push-bench and push-server in release and runs B1-B9 side by side (see bench/README via the summary).
+# make bench: builds push-bench and push-server in release and runs B1-B9 and B12 side by side (see bench/README via the summary).
 # Each case: one warm-up run, then RUNS measured runs (median, min-max). Goals are printed, never enforced.
 # Then bench/charts.py draws bench/*.svg from bench/results.json (matplotlib in bench/venv).
 # Knobs: BENCH_N (B1 notifications, 200000), BENCH_RUNS (3), BENCH_QUICK=1 (n/10 everywhere),
@@ -113,6 +113,33 @@ fi
 record B6.client client "$MOCK_PORT" -n "$N_B6" --payload-bytes 256 -m $M_B6
 record B6.aioapns timeout 300 bench/venv/bin/python bench/aioapns_client.py --port "$MOCK_PORT" --ca "$CREDS/ca.pem" \
     --cert "$CREDS/client.pem" --key "$CREDS/client-key.pem" --body "$WORK/body256" -n "$N_B6" -m $M_B6
+
+say "== B12 the same client straight to the mock, through tinyproxy (HTTP CONNECT) and danted (SOCKS5), same run"
+N_B12=$((N / 2))
+if command -v tinyproxy > /dev/null; then
+    TP_PORT=$(free_port)
+    printf 'Port %s\nListen 127.0.0.1\nTimeout 600\nMaxClients 50\nLogLevel Warning\n' "$TP_PORT" > "$WORK/tinyproxy.conf"
+    tinyproxy -d -c "$WORK/tinyproxy.conf" > "$WORK/tinyproxy.log" 2>&1 &
+    TP_PID=$!; PIDS+=("$TP_PID")
+    for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$TP_PORT") 2>/dev/null && break; sleep 0.1; done
+    record B12.direct client "$MOCK_PORT" -n "$N_B12" --connections 1 --payload-bytes 256
+    record B12.tinyproxy client "$MOCK_PORT" -n "$N_B12" --connections 1 --payload-bytes 256 --proxy "http://127.0.0.1:$TP_PORT"
+    kill -9 "$TP_PID" 2>/dev/null
+    # The same through danted (SOCKS5, no auth here), in its own session so its helpers end with it.
+    if command -v danted > /dev/null || [ -x /usr/sbin/danted ]; then
+        D_PORT=$(free_port)
+        printf 'logoutput: stderr\ninternal: 127.0.0.1 port = %s\nexternal: 127.0.0.1\nsocksmethod: none\nclientmethod: none\nuser.privileged: root\nuser.unprivileged: nobody\nclient pass { from: 127.0.0.1/32 to: 0.0.0.0/0 }\nsocks pass {\n from: 127.0.0.1/32 to: 0.0.0.0/0\n command: connect\n}\n' \
+            "$D_PORT" > "$WORK/danted.conf"
+        setsid /usr/sbin/danted -f "$WORK/danted.conf" -N 1 > "$WORK/danted.log" 2>&1 &
+        D_PID=$!
+        for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$D_PORT") 2>/dev/null && break; sleep 0.1; done
+        record B12.danted client "$MOCK_PORT" -n "$N_B12" --connections 1 --payload-bytes 256 --proxy "socks5://127.0.0.1:$D_PORT"
+        kill -9 -- "-$D_PID" 2>/dev/null
+    fi
+else
+    printf 'B12.tinyproxy\tskip\t{"skipped":"tinyproxy not installed (make deps)"}\n' >> "$RAW"
+    say "   B12 skipped: tinyproxy not installed"
+fi
 stop_mock mock-accept
 
 say "== B5 (validating path): our client against the mock doing its real job (rules, records)"

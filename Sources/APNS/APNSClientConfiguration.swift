@@ -1,6 +1,11 @@
 import APNSCore
 import Foundation
+import PushIO
 import PushTLS
+
+/// An egress proxy for APNs connections: HTTP CONNECT (`http://user:pass@host:port`) or SOCKS5
+/// (`socks5://user:pass@host:port`). Build one with `try APNSProxy(url:)`.
+public typealias APNSProxy = IOProxy
 
 /// Everything an ``APNSClient`` needs: credentials, where APNs is, and how to behave under load.
 public struct APNSClientConfiguration: Sendable {
@@ -29,11 +34,15 @@ public struct APNSClientConfiguration: Sendable {
     public var connections: Int = 1
     /// A CA (PEM) to trust instead of the system store, for `.custom` environments.
     public var trustedCAPEM: String?
+    /// Reach APNs through this proxy (nil: directly). TLS runs inside the tunnel with APNs' host name for
+    /// SNI and certificate verification, so the proxy never sees the notifications. A proxy that refuses
+    /// the tunnel (407, 403, SOCKS5 authentication) fails sends with ``APNSTransportError/Kind/proxyRefused``.
+    public var proxy: APNSProxy?
     /// The most sends waiting or in flight at once; further `send` calls wait (backpressure).
     public var maxPendingRequests: Int = 10_000
     /// Seconds a send may take from the call to the answer before it ends with a timeout.
     public var requestTimeout: Double = 30
-    /// Seconds allowed to open a connection (TCP, TLS, first SETTINGS).
+    /// Seconds allowed to open a connection (TCP, the proxy's tunnel, TLS, first SETTINGS).
     public var connectTimeout: Double = 10
     /// Send a keep-alive PING after this many idle seconds.
     public var pingInterval: Double? = 60

@@ -20,6 +20,9 @@ final class APNSDispatcher: @unchecked Sendable {
     private var sweepTimer: LoopTimer?
     private(set) var shuttingDown = false
     private var drained: [CheckedContinuation<Void, Never>] = []
+    /// The proxy's last refusal while no new connection attempt is under way: sends fail at once with it
+    /// (a configuration error) instead of waiting for a connection that the proxy will refuse again.
+    private var refusal: APNSTransportError?
 
     init(loop: EventLoop, configuration: APNSClientConfiguration, tls: TLSContext, tokenProvider: APNSTokenProvider? = nil) {
         self.loop = loop
@@ -41,6 +44,11 @@ final class APNSDispatcher: @unchecked Sendable {
             send.deliver(.failure(APNSTransportError(.shutdown, "client is shutting down")))
             return
         }
+        if let refused = currentRefusal() {
+            configuration.metrics.record(.failed(refused.kind))
+            send.deliver(.failure(refused))
+            return
+        }
         live[send.id] = send
         deadlines.append((send.deadline, send.id))
         startSweeping()
@@ -52,6 +60,13 @@ final class APNSDispatcher: @unchecked Sendable {
     func submit(_ sends: [APNSSend]) {
         if shuttingDown {
             for send in sends { send.deliver(.failure(APNSTransportError(.shutdown, "client is shutting down"))) }
+            return
+        }
+        if let refused = currentRefusal() {
+            for send in sends {
+                configuration.metrics.record(.failed(refused.kind))
+                send.deliver(.failure(refused))
+            }
             return
         }
         live.reserveCapacity(live.count + sends.count)
@@ -145,11 +160,20 @@ final class APNSDispatcher: @unchecked Sendable {
         return true
     }
 
+    /// The proxy's refusal, unless the back-off now allows a new attempt (which then starts).
+    private func currentRefusal() -> APNSTransportError? {
+        guard refusal != nil else { return nil }
+        openIdleSlots()
+        return refusal
+    }
+
     private func openIdleSlots() {
         let now = MonotonicClock.now
         for slot in slots where slot.connection == nil && now >= slot.notBefore {
+            refusal = nil
             var settings = HTTP2ClientConnection.Configuration(
                 host: configuration.environment.host, port: configuration.environment.port, tls: tls)
+            settings.proxy = configuration.proxy
             settings.maxConcurrentStreams = configuration.maxConcurrentStreams
             settings.connectTimeout = configuration.connectTimeout
             settings.pingInterval = configuration.pingInterval
@@ -291,6 +315,12 @@ final class APNSDispatcher: @unchecked Sendable {
             }
         }
         configuration.metrics.record(.connectionClosed(error: error?.description))
+        if let error, error.kind == .proxyRefused, slot.connection == nil {
+            // Retrying cannot help until the configuration (or the proxy's) changes: fail what waits.
+            let refused = APNSTransportError(.proxyRefused, error.message)
+            refusal = refused
+            for send in waiting.takeAll() { finish(send, .failure(refused)) }
+        }
         if !shuttingDown, !waiting.isEmpty {
             drainWaiting()
         }
@@ -318,43 +348,5 @@ final class APNSDispatcher: @unchecked Sendable {
                 if abort { connection.abort("client shut down") } else { connection.close() }
             }
         }
-    }
-}
-
-/// Forwards one connection's events to the dispatcher with its slot.
-final class SlotObserver: HTTP2ClientConnectionDelegate {
-    unowned let dispatcher: APNSDispatcher
-    unowned let slot: APNSConnectionSlot
-
-    init(dispatcher: APNSDispatcher, slot: APNSConnectionSlot) {
-        self.dispatcher = dispatcher
-        self.slot = slot
-    }
-
-    func connectionDidBecomeReady(_ connection: HTTP2ClientConnection) { dispatcher.connectionReady(connection, slot: slot) }
-    func connection(_ connection: HTTP2ClientConnection, didReceiveGoAway lastStreamID: Int32, errorCode: UInt32, debugData: [UInt8]) {
-        dispatcher.connectionGoingAway(connection, slot: slot)
-    }
-    func connectionHasCapacity(_ connection: HTTP2ClientConnection) {
-        if !dispatcher.shuttingDown { dispatcher.drainWaiting() }
-    }
-    func connection(_ connection: HTTP2ClientConnection, didCloseWith error: IOError?) {
-        dispatcher.connectionClosed(connection, slot: slot, error: error)
-    }
-}
-
-/// Sends waiting for a connection, in arrival order.
-struct SendQueue {
-    private var items: [APNSSend] = []
-    var isEmpty: Bool { items.isEmpty }
-    mutating func append(_ send: APNSSend) { items.append(send) }
-    mutating func takeAll() -> [APNSSend] {
-        defer { items.removeAll() }
-        return items
-    }
-    mutating func remove(id: UInt64) -> Bool {
-        guard let index = items.firstIndex(where: { $0.id == id }) else { return false }
-        items.remove(at: index)
-        return true
     }
 }

@@ -13,6 +13,9 @@ public struct APNSTransportError: Error, Sendable, Equatable, CustomStringConver
         case shutdown
         /// The task was cancelled before the notification was written.
         case cancelled
+        /// The configured proxy refused the tunnel to APNs (wrong or missing credentials, or APNs is a
+        /// target it forbids): a configuration error. Nothing was sent.
+        case proxyRefused
     }
 
     /// The class of failure.
@@ -27,7 +30,7 @@ public struct APNSTransportError: Error, Sendable, Equatable, CustomStringConver
     }
 
     /// True when sending again cannot duplicate the notification.
-    public var isSafeToRetry: Bool { kind == .notSent || kind == .cancelled || kind == .shutdown }
+    public var isSafeToRetry: Bool { kind == .notSent || kind == .cancelled || kind == .shutdown || kind == .proxyRefused }
 
     /// `kind: message`.
     public var description: String { "\(kind.rawValue): \(message)" }

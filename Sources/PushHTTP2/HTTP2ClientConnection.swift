@@ -32,9 +32,11 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
         public var tls: TLSContext?
         /// Name to verify in the server certificate and send as SNI (default `host`).
         public var serverName: String?
+        /// A proxy to tunnel through (HTTP CONNECT or SOCKS5); TLS and ALPN still run with `host`.
+        public var proxy: IOProxy?
         /// Our own ceiling on concurrent streams, below the server's.
         public var maxConcurrentStreams: Int = 1000
-        /// Seconds allowed for TCP + TLS + the first SETTINGS.
+        /// Seconds allowed for TCP + the proxy's tunnel + TLS + the first SETTINGS.
         public var connectTimeout: Double = 10
         /// Send a PING after this many idle seconds (nil: never).
         public var pingInterval: Double? = 60
@@ -106,7 +108,8 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
         connectTimer = timer
         do {
             stream = try IOStream.connect(on: loop, host: configuration.host, port: configuration.port,
-                                          tls: configuration.tls, serverName: configuration.serverName, delegate: self)
+                                          tls: configuration.tls, serverName: configuration.serverName,
+                                          proxy: configuration.proxy, delegate: self)
         } catch let error as IOError {
             fail(error)
         } catch {

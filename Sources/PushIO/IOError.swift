@@ -16,6 +16,11 @@ public struct IOError: Error, Sendable, CustomStringConvertible, Equatable {
         case timeout
         /// Binding a listening socket failed.
         case bind
+        /// The proxy could not open the tunnel (it cannot reach the target, or answered nonsense); may pass.
+        case proxy
+        /// The proxy refused the tunnel for a reason retrying cannot fix: wrong or missing credentials
+        /// (HTTP 407, SOCKS5 authentication), or a target it forbids (HTTP 403, SOCKS5 ruleset).
+        case proxyRefused
     }
 
     /// The failure class.

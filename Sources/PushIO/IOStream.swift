@@ -12,7 +12,9 @@ public final class IOStream: @unchecked Sendable {
     public let loop: EventLoop
     /// Receives events; set before the stream is used.
     public var delegate: (any IOStreamDelegate)?
-    private var bev: OpaquePointer?
+    var bev: OpaquePointer?
+    /// The proxy handshake while a tunnel is being set up (the bufferevent then does not own its socket).
+    var tunnel: IOStreamTunnel?
     private var keepAlive: Unmanaged<IOStream>?
     private var closeWhenFlushed = false
     private let isTLS: Bool
@@ -20,23 +22,34 @@ public final class IOStream: @unchecked Sendable {
     /// TLS details after the handshake (ALPN, peer certificate); nil for plain TCP.
     public private(set) var tlsInfo: TLSSessionInfo?
 
-    private init(loop: EventLoop, bev: OpaquePointer, isTLS: Bool) {
+    init(loop: EventLoop, bev: OpaquePointer, isTLS: Bool) {
         self.loop = loop
-        self.bev = bev
         self.isTLS = isTLS
         keepAlive = Unmanaged.passRetained(self)
+        install(bev)
+    }
+
+    /// Makes `bev` the stream's bufferevent and routes its callbacks here.
+    func install(_ bev: OpaquePointer) {
+        self.bev = bev
         let context = Unmanaged.passUnretained(self).toOpaque()
         bufferevent_setcb(bev, ioStreamReadCallback, ioStreamWriteCallback, ioStreamEventCallback, context)
-        if isTLS { bufferevent_openssl_set_allow_dirty_shutdown(bev, 1) }
+        if bufferevent_openssl_get_ssl(bev) != nil { bufferevent_openssl_set_allow_dirty_shutdown(bev, 1) }
     }
 
     /// Opens a connection to `host:port` (TLS when `tls` is given, verifying `serverName`, default `host`).
-    /// Events reach `delegate`; a failure to connect arrives as `didCloseWith`.
+    /// With a `proxy`, TCP goes to the proxy and a tunnel to `host:port` is set up first; TLS then runs
+    /// inside it, for `serverName` as without a proxy. Events reach `delegate` (connected once the tunnel
+    /// and TLS are up); a failure to connect, or a refusal by the proxy, arrives as `didCloseWith`.
     public static func connect(
         on loop: EventLoop, host: String, port: Int, tls: TLSContext?, serverName: String? = nil,
-        delegate: any IOStreamDelegate
+        proxy: IOProxy? = nil, delegate: any IOStreamDelegate
     ) throws -> IOStream {
         precondition(loop.inEventLoop, "IOStream.connect must run on the loop thread")
+        if let proxy {
+            return try connect(on: loop, through: proxy, host: host, port: port, tls: tls,
+                               serverName: serverName ?? host, delegate: delegate)
+        }
         let bev: OpaquePointer?
         if let tls {
             let ssl = try tls.makeSSL(serverName: serverName ?? host)
@@ -48,13 +61,19 @@ public final class IOStream: @unchecked Sendable {
         guard let bev else { throw IOError(.connect, "bufferevent_socket_new failed") }
         let stream = IOStream(loop: loop, bev: bev, isTLS: tls != nil)
         stream.delegate = delegate
+        try stream.startConnecting(host: host, port: port)
+        return stream
+    }
+
+    /// Resolves `host` and starts TCP to it on the current bufferevent.
+    func startConnecting(host: String, port: Int) throws {
+        guard let bev else { return }
         bufferevent_enable(bev, Int16(EV_READ | EV_WRITE))
         let trimmed = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         if bufferevent_socket_connect_hostname(bev, loop.dnsBase, AF_UNSPEC, trimmed, Int32(port)) != 0 {
-            stream.release()
+            release()
             throw IOError(.connect, "cannot start connecting to \(host):\(port)")
         }
-        return stream
     }
 
     /// Wraps a socket a listener accepted; for TLS the server handshake starts at once.
@@ -127,17 +146,24 @@ public final class IOStream: @unchecked Sendable {
         release()
     }
 
-    private func release() {
-        guard let bev else { return }
-        bufferevent_setcb(bev, nil, nil, nil, nil)
-        bufferevent_free(bev)
+    /// Frees the bufferevent (closing the socket) and lets the stream go; safe to call twice.
+    func release() {
+        guard bev != nil || keepAlive != nil else { return }
+        if let bev {
+            // While tunnelling the bufferevent does not own the socket: close it here.
+            let unownedFD = tunnel != nil ? bufferevent_getfd(bev) : -1
+            bufferevent_setcb(bev, nil, nil, nil, nil)
+            bufferevent_free(bev)
+            if unownedFD >= 0 { evutil_closesocket(unownedFD) }
+        }
+        tunnel = nil
         self.bev = nil
         delegate = nil
         keepAlive?.release()
         keepAlive = nil
     }
 
-    private func markConnected() {
+    func markConnected() {
         guard !connected, let bev else { return }
         connected = true
         let fd = bufferevent_getfd(bev)
@@ -150,6 +176,7 @@ public final class IOStream: @unchecked Sendable {
 
     fileprivate func handleRead() {
         guard let bev else { return }
+        if tunnel != nil { return tunnelRead() }
         let input = bufferevent_get_input(bev)
         var vectors = [iovec](repeating: iovec(), count: 8)
         while let current = self.bev, current == bev, evbuffer_get_length(input) > 0 {
@@ -166,6 +193,7 @@ public final class IOStream: @unchecked Sendable {
     }
 
     fileprivate func handleWrite() {
+        if tunnel != nil { return }
         if closeWhenFlushed {
             release()
             return
@@ -176,17 +204,23 @@ public final class IOStream: @unchecked Sendable {
     fileprivate func handleEvent(_ events: Int16) {
         guard let bev else { return }
         if events & Int16(BEV_EVENT_CONNECTED) != 0 {
+            if tunnel != nil { return tunnelConnected() }
             markConnected()
             return
         }
         let error = describe(events: events, bev: bev)
+        fail(tunnel?.describe(error) ?? error)
+    }
+
+    /// Ends the stream with `error`, telling the delegate.
+    func fail(_ error: IOError) {
         let delegate = self.delegate
         release()
         delegate?.stream(self, didCloseWith: error)
     }
 
     private func describe(events: Int16, bev: OpaquePointer) -> IOError {
-        if isTLS {
+        if isTLS, tunnel == nil {
             var messages: [String] = []
             while true {
                 let code = bufferevent_get_openssl_error(bev)

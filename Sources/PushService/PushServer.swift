@@ -108,6 +108,7 @@ public final class PushServer: Sendable {
         logger.info("server.started", [("address", "\(configuration.host):\(http.port)"),
                                        ("pending_drops", "\(restored)"),
                                        ("database", configuration.resolvedDatabasePath),
+                                       ("apns_proxy", configuration.apns.proxySummary),
                                        ("tls", tls == nil ? "off" : configuration.tls.clientCAPath == nil ? "on" : "client-certificates")])
         return server
     }

@@ -82,7 +82,7 @@ public enum PushServerLauncher {
         try StartupChecks.apiKeys(configuration.apiKeys)
         let credentials = try StartupChecks.credentials(configuration.apns)
         let trustedCA = try StartupChecks.trustedCA(configuration.apns)
-        let senders = try makeSenders(configuration.apns, credentials: credentials, trustedCA: trustedCA)
+        let senders = try makeSenders(configuration.apns, credentials: credentials, trustedCA: trustedCA, logger: logger)
         let server: PushServer
         do {
             server = try await PushServer.start(configuration: configuration, senders: senders, logger: logger)
@@ -107,9 +107,11 @@ public enum PushServerLauncher {
                         trustedCA: try StartupChecks.trustedCA(settings))
     }
 
-    /// One APNs client per environment (both pointed at the override host when one is set).
+    /// One APNs client per environment (both pointed at the override host when one is set), through the
+    /// configured proxy; with a `logger`, failed connections are logged.
     static func makeSenders(_ settings: PushServiceConfiguration.APNSSettings,
-                            credentials: APNSClientConfiguration.Credentials, trustedCA: String?) throws -> PushSenders {
+                            credentials: APNSClientConfiguration.Credentials, trustedCA: String?,
+                            logger: ServiceLogger? = nil) throws -> PushSenders {
         func client(_ base: APNSEnvironment, development: Bool) throws -> APNSClient {
             var environment = base
             if let host = settings.host {
@@ -121,6 +123,8 @@ public enum PushServerLauncher {
             var configuration = APNSClientConfiguration(credentials: credentials, environment: environment,
                                                         connections: settings.connections, trustedCAPEM: trustedCA)
             configuration.requestTimeout = 30
+            configuration.proxy = settings.proxy(for: environment.host)
+            if let logger { configuration.metrics = APNSConnectionLog(logger: logger, environment: development ? "development" : "production") }
             return try APNSClient(configuration: configuration)
         }
         return PushSenders(production: try client(.production, development: false),

@@ -31,13 +31,15 @@ extension PushServiceConfiguration {
           --apns-host HOST       APNs host override (both environments)
           --apns-port N          APNs port override
           --apns-ca PATH         CA (PEM) to trust for the APNs host override
+          --apns-proxy URL       reach APNs through http://[user:pass@]host:port (CONNECT) or socks5://…;
+                                 'none' ignores HTTPS_PROXY (prefer PUSH_APNS_PROXY when it holds a password)
           --log-level LEVEL      debug, info, warning, error
           -h, --help             show this help
 
         ENVIRONMENT: PUSH_CONFIG, PUSH_HOST, PUSH_PORT, PUSH_DATA_DIR, PUSH_DATABASE, PUSH_API_KEY (comma-separated),
           PUSH_TLS_CERT, PUSH_TLS_KEY, PUSH_TLS_CLIENT_CA, PUSH_PROTECT_METRICS, PUSH_PROTECT_HEALTHZ, PUSH_TOPIC, PUSH_EMBEDDED, PUSH_APNS_P12, PUSH_APNS_PASSWORD, PUSH_APNS_P8, PUSH_APNS_KEY_ID,
-          PUSH_APNS_TEAM_ID, PUSH_APNS_HOST, PUSH_APNS_PORT, PUSH_APNS_CA,
-          PUSH_LOG_LEVEL.
+          PUSH_APNS_TEAM_ID, PUSH_APNS_HOST, PUSH_APNS_PORT, PUSH_APNS_CA, PUSH_APNS_PROXY,
+          PUSH_LOG_LEVEL; HTTPS_PROXY and NO_PROXY when no APNs proxy is set.
         EXIT CODES: 0 ok, 1 failure, 64 usage error, 78 configuration error.
         """
 
@@ -58,7 +60,7 @@ extension PushServiceConfiguration {
     private static let valueFlags: Set<String> = [
         "--config", "--data-dir", "--host", "--port", "--database", "--api-key", "--topic", "--apns-p12",
         "--apns-password", "--apns-host", "--apns-port", "--apns-ca", "--log-level", "--apns-p8", "--apns-key-id",
-        "--apns-team-id", "--tls-cert", "--tls-key", "--tls-client-ca",
+        "--apns-team-id", "--tls-cert", "--tls-key", "--tls-client-ca", "--apns-proxy",
     ]
     private static let switchFlags: Set<String> = ["--embedded", "--protect-metrics", "--protect-healthz"]
 
@@ -111,6 +113,7 @@ extension PushServiceConfiguration {
         case "--apns-host": apns.host = value
         case "--apns-port": apns.port = try Self.port(value, flag)
         case "--apns-ca": apns.caPath = value
+        case "--apns-proxy": apns.proxy = try APNSSettings.proxySetting(value, "--apns-proxy")
         case "--log-level": logLevel = try Self.level(value)
         default: throw .usage("unknown argument \(flag)")
         }
@@ -141,6 +144,8 @@ extension PushServiceConfiguration {
         if let value = environment["PUSH_APNS_HOST"] { apns.host = value }
         if let value = environment["PUSH_APNS_PORT"] { apns.port = try Self.port(value, "PUSH_APNS_PORT") }
         if let value = environment["PUSH_APNS_CA"] { apns.caPath = value }
+        if let value = environment["PUSH_APNS_PROXY"] { apns.proxy = try APNSSettings.proxySetting(value, "PUSH_APNS_PROXY") }
+        try apns.applyProxyEnvironment(environment)
         if let value = environment["PUSH_LOG_LEVEL"] { logLevel = try Self.level(value) }
     }
 
@@ -189,7 +194,7 @@ extension PushServiceConfiguration {
         if let value = try root.int("max_body_bytes") { maxBodyBytes = value }
         if let value = try root.int("http_timeout_s") { httpTimeoutSeconds = value }
         if let section = try root.object("apns") {
-            try section.checkKnown(["p12", "password", "p8", "key_id", "team_id", "host", "port", "ca", "connections"])
+            try section.checkKnown(["p12", "password", "p8", "key_id", "team_id", "host", "port", "ca", "connections", "proxy"])
             if let value = try section.string("p8") { apns.p8Path = value }
             if let value = try section.string("key_id") { apns.keyID = value }
             if let value = try section.string("team_id") { apns.teamID = value }
@@ -199,6 +204,13 @@ extension PushServiceConfiguration {
             if let value = try section.int("port") { apns.port = value }
             if let value = try section.string("ca") { apns.caPath = value }
             if let value = try section.int("connections") { apns.connections = max(1, value) }
+            if let value = try section.string("proxy") {
+                do {
+                    apns.proxy = try APNSSettings.proxySetting(value, "apns.proxy")
+                } catch {
+                    throw .invalidField("apns.proxy", error.message)
+                }
+            }
         }
         if let section = try root.object("outbox") {
             try section.checkKnown(["max_in_flight", "claim_batch", "retry_base_delay_s", "retry_max_delay_s",

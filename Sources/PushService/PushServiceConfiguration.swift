@@ -1,4 +1,5 @@
 import Foundation
+import PushIO
 
 /// Everything `push-server` needs to start: from a JSON file, then `PUSH_*` environment variables,
 /// then command-line flags (later sources win). See `Resources/push-server.example.json`.
@@ -74,6 +75,13 @@ public struct PushServiceConfiguration: Sendable, Equatable {
         public var caPath: String?
         /// HTTP/2 connections per environment.
         public var connections = 1
+        /// The egress proxy set explicitly (`apns.proxy`, `PUSH_APNS_PROXY`, `--apns-proxy`); nil: none set.
+        /// Its credentials are never logged.
+        public var proxy: APNSProxySetting?
+        /// The proxy `HTTPS_PROXY` / `https_proxy` names, used when `proxy` is nil (see `proxy(for:)`).
+        public var environmentProxy: IOProxy?
+        /// `NO_PROXY` / `no_proxy` entries: hosts `environmentProxy` does not apply to.
+        public var noProxy: [String] = []
 
         /// Defaults: Apple's hosts, one connection.
         public init() {}

@@ -1,6 +1,7 @@
 import APNS
 import APNSCore
 import Foundation
+import PushIO
 
 /// `push-bench client`: `APNSClient` throughput and CPU per notification against a running server.
 ///
@@ -27,6 +28,11 @@ enum ClientCommand {
         configuration.maxPendingRequests = max(configuration.maxPendingRequests, inFlight * 2)
         configuration.maxConcurrentStreams = try arguments.int("max-streams", 1000)
         configuration.requestTimeout = try arguments.double("timeout", 60)
+        if let url = arguments.string("proxy") {
+            do { configuration.proxy = try APNSProxy(url: url) } catch {
+                throw UsageError(description: "--proxy: \(error)")
+            }
+        }
         let client = try APNSClient(configuration: configuration)
         let notification = APNSNotification(token: token, topic: topic, pushType: .alert, payload: payload)
 
@@ -49,6 +55,7 @@ enum ClientCommand {
         report.add("in_flight", inFlight)
         report.add("connections", connections)
         report.add("payload_bytes", payload.count)
+        report.add("proxy", configuration.proxy?.description ?? "none")
         report.add("seconds", seconds)
         report.add("rate", Double(tally.accepted) / seconds)
         report.add("answered_rate", Double(tally.accepted + tally.rejected) / seconds)

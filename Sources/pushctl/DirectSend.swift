@@ -3,6 +3,7 @@ import APNSCore
 import Foundation
 import PushTLS
 import JSON
+import PushIO
 
 /// `send --direct`: loads the .p12 (or the .p8 signing key), opens one APNs connection and sends each token in turn.
 struct DirectSend {
@@ -16,6 +17,7 @@ struct DirectSend {
     let auth: Auth
     let environment: APNSEnvironment
     let trustedCA: String?
+    let proxy: APNSProxy?
 
     init(_ arguments: ParsedArguments, command: String) throws(CLIError) {
         let texts = arguments.all("token")
@@ -72,6 +74,13 @@ struct DirectSend {
         } else {
             trustedCA = nil
         }
+        if let url = arguments.value("proxy") {
+            do { proxy = try APNSProxy(url: url) } catch {
+                throw CLIError(ExitCode.usage, "--proxy: \(error)", hint: "use http://[user:pass@]host:port or socks5://[user:pass@]host:port")
+            }
+        } else {
+            proxy = nil
+        }
     }
 
     private static func password(_ arguments: ParsedArguments) throws(CLIError) -> String {
@@ -127,18 +136,25 @@ struct DirectSend {
         configuration.connectTimeout = 10
         configuration.requestTimeout = 20
         configuration.maxResends = 1
+        configuration.proxy = proxy
         let client = try APNSClient(configuration: configuration)
         var results: [JSONValue] = []
         var rejected = 0
         var failure: CLIError?
+        let via = proxy.map { " via \($0)" } ?? ""
         for token in tokens {
             do {
                 let outcome = try await client.send(push.notification(token: token, defaultTopic: bundleID))
                 if !outcome.isAccepted { rejected += 1 }
                 results.append(Self.json(outcome, token: token))
                 if format == .table { Console.out(Self.line(outcome, token: token, many: tokens.count > 1)) }
+            } catch let error as APNSTransportError where error.kind == .proxyRefused {
+                failure = CLIError(ExitCode.config, "the proxy refused the tunnel: \(error.message)",
+                                   hint: "check the user and password in --proxy")
+                results.append(["token": .string(token.hex), "status": "failed", "error": .string(error.description)])
+                break
             } catch let error as APNSTransportError {
-                failure = CLIError(ExitCode.failure, "could not send to \(environment.host):\(environment.port): \(error)",
+                failure = CLIError(ExitCode.failure, "could not send to \(environment.host):\(environment.port)\(via): \(error)",
                                    hint: "check the host, port and --ca, and that APNs (or the mock) is running")
                 results.append(["token": .string(token.hex), "status": "failed", "error": .string(error.description)])
                 break

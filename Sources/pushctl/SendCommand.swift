@@ -27,6 +27,7 @@ enum SendCommand: Command {
                 .value("host", "host", "Custom APNs host, e.g. a mock (--direct)."),
                 .value("port", "port", "Custom APNs port (--direct)."),
                 .value("ca", "pem", "CA to trust for the custom host (--direct)."),
+                .value("proxy", "url", "Reach APNs through http://[user:pass@]host:port (CONNECT) or socks5://... (--direct)."),
             ] + ServiceClient.specs + PushOptions.specs,
             examples: [
                 "pushctl send --user alice --title 'Woof' --body 'Someone dropped their profile' --wait",
@@ -47,7 +48,7 @@ enum SendCommand: Command {
             }
             return try await DirectSend(arguments, command: name).run(push, format: format)
         }
-        for flag in ["cert", "p8", "key-id", "team-id", "password-file", "env", "host", "port", "ca"] where arguments.value(flag) != nil {
+        for flag in ["cert", "p8", "key-id", "team-id", "password-file", "env", "host", "port", "ca", "proxy"] where arguments.value(flag) != nil {
             throw CLIError.usage("--\(flag) only applies with --direct", command: name)
         }
         return try await ServiceSend(arguments, command: name, format: format).run(push)

@@ -1,0 +1,24 @@
+import APNS
+
+/// Writes an APNs client's failed connections to the service log (at most ten lines a minute, then a
+/// count of those held back), so a proxy that refuses the tunnel or an unreachable APNs shows up with
+/// its reason. Error texts name proxies without their credentials.
+struct APNSConnectionLog: APNSClientMetrics {
+    let logger: ServiceLogger
+    let environment: String
+    private let throttle = LogThrottle(limit: 10, window: 60)
+
+    init(logger: ServiceLogger, environment: String) {
+        self.logger = logger
+        self.environment = environment
+    }
+
+    func record(_ event: APNSClientEvent) {
+        guard case .connectionClosed(let error?) = event else { return }
+        let (write, suppressed) = throttle.admit()
+        guard write else { return }
+        var fields = [("environment", environment), ("error", error)]
+        if suppressed > 0 { fields.append(("suppressed", "\(suppressed)")) }
+        logger.warning(error.hasPrefix("proxyRefused") ? "apns.proxy_refused" : "apns.connection_failed", fields)
+    }
+}

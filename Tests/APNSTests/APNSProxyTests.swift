@@ -1,0 +1,139 @@
+import APNS
+import APNSCore
+import APNSMock
+import Foundation
+import PushTLS
+import Testing
+import TestSupport
+import PushIO
+
+/// The real proxies the tests start (tinyproxy for HTTP CONNECT, danted for SOCKS5).
+enum ProxyCase: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case tinyproxy, tinyproxyBasicAuth, dantedUsername
+
+    var testDescription: String { rawValue }
+
+    func start() async throws -> ProxyProcess {
+        switch self {
+        case .tinyproxy: try await .tinyproxy()
+        case .tinyproxyBasicAuth: try await .tinyproxy(credentials: ("push", "pr0xy-\(UUID().uuidString.prefix(8))"))
+        case .dantedUsername: try await .danted()
+        }
+    }
+}
+
+/// Runs `body` with `proxy` started and stopped around it.
+func withProxy<T: Sendable>(_ proxy: ProxyCase, _ body: (ProxyProcess) async throws -> T) async throws -> T {
+    let process = try await proxy.start()
+    defer { process.stop() }
+    return try await body(process)
+}
+
+@Suite("APNs client through real egress proxies (tinyproxy, danted)", .serialized)
+struct APNSProxyTests {
+    @Test("sends succeed through each proxy; the tunnel reaches the mock", arguments: ProxyCase.allCases)
+    func sendsThroughProxy(_ proxy: ProxyCase) async throws {
+        try await withProxy(proxy) { process in
+            try await withClient(configureClient: { $0.proxy = try? APNSProxy(url: process.url) }) { fixture in
+                #expect(fixture.client.configuration.proxy != nil)
+                let results = await sendAll(fixture.client, (0..<200).map { alert(token($0)) })
+                #expect(results.allSatisfy { (try? $0.get())?.isAccepted == true })
+                #expect(fixture.server.counters().accepted == 200)
+                #expect(fixture.events.count("opened") == 1)
+                // The proxy logged the tunnel to the mock's port: the connection went through it.
+                #expect(process.output.contains("\(fixture.server.port)"), "\(process.output.suffix(800))")
+            }
+        }
+    }
+
+    @Test("SNI and certificate verification are for the APNs host, never the proxy")
+    func tlsIsForTheTarget() async throws {
+        try await withProxy(.tinyproxy) { process in
+            // The mock's certificate names only "localhost"; the proxy is 127.0.0.1. Verifying against the
+            // proxy's address would fail, so success shows TLS ran end to end with the target's name.
+            let fixture = try ClientFixture(configureServer: { configuration in
+                let authority = try! TestCertificateAuthority()
+                configuration.serverIdentity = try! authority.issueServerCertificate(hosts: ["localhost"]).identity()
+                configuration.serverCAPEM = authority.certificatePEM
+            })
+            defer { fixture.server.stop() }
+            var configuration = fixture.client.configuration
+            configuration.environment = .custom(host: "localhost", port: fixture.server.port, isDevelopment: true)
+            configuration.trustedCAPEM = fixture.server.credentials.caPEM
+            configuration.proxy = try APNSProxy(url: process.url)
+            let client = try APNSClient(configuration: configuration)
+            #expect(try await client.send(alert()).isAccepted)
+            #expect(process.output.contains("localhost:\(fixture.server.port)"), "the proxy was asked for the APNs name")
+            await client.shutdown()
+            await fixture.client.shutdown()
+        }
+    }
+
+    @Test("a wrong proxy password is a clear configuration error at once, not a retry loop",
+          .timeLimit(.minutes(1)), arguments: [ProxyCase.tinyproxyBasicAuth, .dantedUsername])
+    func wrongPassword(_ proxy: ProxyCase) async throws {
+        try await withProxy(proxy) { process in
+            let wrong = try #require(process.urlWithWrongPassword)
+            let secret = String(wrong.split(separator: ":")[2].split(separator: "@")[0])
+            try await withClient(configureClient: { $0.proxy = try? APNSProxy(url: wrong); $0.requestTimeout = 60 }) { fixture in
+                let started = ContinuousClock.now
+                let results = await sendAll(fixture.client, (0..<50).map { alert(token($0)) })
+                let errors = results.compactMap { result -> APNSTransportError? in
+                    if case .failure(let error) = result { return error }
+                    return nil
+                }
+                #expect(errors.count == 50)
+                #expect(errors.allSatisfy { $0.kind == .proxyRefused }, "\(errors.first.map(String.init(describing:)) ?? "")")
+                let message = try #require(errors.first?.message)
+                #expect(message.contains(proxy == .dantedUsername ? "rejected the user name or password" : "wrong proxy user or password"), "\(message)")
+                #expect(!message.contains(secret), "the password must not appear in the error")
+                // A later send fails fast with the same error while the back-off holds.
+                await #expect(throws: APNSTransportError.self) { try await fixture.client.send(alert()) }
+                #expect(ContinuousClock.now - started < .seconds(10))
+                #expect(fixture.events.count("opened") == 0)
+                #expect(fixture.events.count("closed") <= 2)
+                #expect(fixture.server.counters().accepted == 0)
+            }
+        }
+    }
+
+    @Test("an authenticating proxy without credentials says that it needs them")
+    func missingCredentials() async throws {
+        try await withProxy(.tinyproxyBasicAuth) { process in
+            let url = "http://127.0.0.1:\(process.port)"
+            try await withClient(configureClient: { $0.proxy = try? APNSProxy(url: url) }) { fixture in
+                let error = await #expect(throws: APNSTransportError.self) { try await fixture.client.send(alert()) }
+                #expect(error?.kind == .proxyRefused)
+                #expect(error?.message.contains("needs credentials") == true, "\(String(describing: error))")
+            }
+        }
+    }
+
+    @Test("GOAWAY mid-burst through the proxy: nothing lost, nothing sent twice")
+    func goAwayThroughProxy() async throws {
+        try await withProxy(.tinyproxy) { process in
+            try await withClient(configureServer: { $0.goAwayAfterStreams = 700 },
+                                 configureClient: { $0.proxy = try? APNSProxy(url: process.url) }) { fixture in
+                let results = await sendAll(fixture.client, (0..<3000).map { alert(token($0)) })
+                #expect(results.allSatisfy { (try? $0.get())?.isAccepted == true })
+                let accepted = fixture.server.records().filter { $0.outcome.isAccepted }.map(\.token)
+                #expect(accepted.count == 3000)
+                #expect(Set(accepted).count == 3000)
+                #expect(fixture.server.counters().goAwaysSent >= 4)
+                #expect(fixture.events.count("opened") >= 5, "each GOAWAY led to a new tunnel")
+            }
+        }
+    }
+
+    @Test("stream limits through the proxy: never more than the server allows, all answered", arguments: [ProxyCase.tinyproxy, .dantedUsername])
+    func streamLimitThroughProxy(_ proxy: ProxyCase) async throws {
+        try await withProxy(proxy) { process in
+            try await withClient(configureServer: { $0.maxConcurrentStreams = 100; $0.latency = .fixed(0.001) },
+                                 configureClient: { $0.proxy = try? APNSProxy(url: process.url) }) { fixture in
+                let results = await sendAll(fixture.client, (0..<3000).map { alert(token($0)) })
+                #expect(results.allSatisfy { (try? $0.get())?.isAccepted == true })
+                #expect(fixture.server.maxObservedConcurrentStreams <= 100)
+            }
+        }
+    }
+}
