@@ -13,7 +13,7 @@ DEB_PACKAGES += zsh python3-yaml
 TOOLS += zsh
 DEP_FILES += /usr/lib/python3/dist-packages/yaml/__init__.py
 
-.PHONY: deps conformance-tools build release run test test-examples bench chaos sanitize sanitize-address sanitize-thread fuzz clean
+.PHONY: deps conformance-tools lint format build release run test test-examples bench chaos sanitize sanitize-address sanitize-thread fuzz clean
 
 ## deps: install the Debian packages that are missing (apt-get as root, otherwise print the command), and
 ## the system account the SOCKS5 proxy tests authenticate as (Tests/Proxies/socks-test-user.sh, as root)
@@ -57,7 +57,7 @@ run: deps
 ## example suites outside the package (test-examples)
 CONFORMANCE_VENV := .build/conformance-venv
 SCHEMATHESIS_VERSION := 4.32.5
-test: deps conformance-tools
+test: deps conformance-tools lint
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --no-parallel
 	@$(MAKE) --no-print-directory test-examples
@@ -71,6 +71,15 @@ test-examples: deps
 	./examples/python-pytest/run.sh
 	$(SWIFT) build --build-tests --package-path examples/swift-package --scratch-path $(EXAMPLE_SCRATCH)
 	$(SWIFT) test --skip-build --package-path examples/swift-package --scratch-path $(EXAMPLE_SCRATCH)
+
+## lint: the house style (.swift-format, swift-format from the toolchain); any finding fails
+SWIFT_FORMAT_PATHS := Package.swift Sources Tests Fuzz examples/swift-package
+lint:
+	$(SWIFT) format lint --strict -r $(SWIFT_FORMAT_PATHS)
+
+## format: rewrite the Swift sources in the house style
+format:
+	$(SWIFT) format -i -r $(SWIFT_FORMAT_PATHS)
 
 ## conformance-tools: schemathesis (pinned) in .build/conformance-venv for the OpenAPI conformance test
 conformance-tools:

@@ -17,14 +17,18 @@ let package = Package(
     ],
     targets: [
         // C system libraries: a module map and a shim header each, nothing else.
-        .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2",
-                       providers: [.apt(["libnghttp2-dev"])]),
-        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl",
-                       providers: [.apt(["libssl-dev"])]),
-        .systemLibrary(name: "CEvent", pkgConfig: "libevent_openssl",
-                       providers: [.apt(["libevent-dev"])]),
-        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
-                       providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(
+            name: "CNGHTTP2", pkgConfig: "libnghttp2",
+            providers: [.apt(["libnghttp2-dev"])]),
+        .systemLibrary(
+            name: "COpenSSL", pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(
+            name: "CEvent", pkgConfig: "libevent_openssl",
+            providers: [.apt(["libevent-dev"])]),
+        .systemLibrary(
+            name: "CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]),
 
         // The package's one lock type, visible to ThreadSanitizer; no dependencies.
         .target(name: "PushSync", swiftSettings: strict),
@@ -42,45 +46,66 @@ let package = Package(
         .target(name: "APNS", dependencies: ["JSON", "APNSCore", "PushHTTP2", "PushIO", "PushSync", "PushTLS"], swiftSettings: strict),
         .target(name: "APNSMock", dependencies: ["JSON", "APNSCore", "PushHTTP2", "PushIO", "PushSync", "PushTLS"], swiftSettings: strict),
         .target(name: "ProfileDrop", dependencies: ["JSON", "APNSCore", "PushStore", "PushSync"], swiftSettings: strict),
-        .target(name: "PushService",
-                dependencies: ["JSON", "APNSCore", "APNS", "APNSMock", "PushStore", "ProfileDrop", "PushIO", "PushSync", "PushTLS"],
-                swiftSettings: strict),
+        .target(
+            name: "PushService",
+            dependencies: ["JSON", "APNSCore", "APNS", "APNSMock", "PushStore", "ProfileDrop", "PushIO", "PushSync", "PushTLS"],
+            swiftSettings: strict),
 
         // The chaos harness: push-server under a faulty mock APNs and SIGKILLs (make chaos, make test).
         .target(name: "PushChaos", dependencies: ["JSON", "APNSCore", "APNSMock", "PushStore", "PushTLS"], swiftSettings: strict),
 
         // Executables: wiring only.
         .executableTarget(name: "push-server", dependencies: ["PushService"], swiftSettings: strict),
-        .executableTarget(name: "pushctl",
-                          dependencies: ["JSON", "APNS", "APNSMock", "APNSCore", "PushIO", "PushSync", "PushTLS"],
-                          swiftSettings: strict),
+        .executableTarget(
+            name: "pushctl",
+            dependencies: ["JSON", "APNS", "APNSMock", "APNSCore", "PushIO", "PushSync", "PushTLS"],
+            swiftSettings: strict),
         .executableTarget(name: "push-chaos", dependencies: ["PushChaos", "APNSCore"], swiftSettings: strict),
-        .executableTarget(name: "push-bench", dependencies: ["APNS", "APNSMock", "APNSCore", "PushIO", "PushStore", "PushTLS", "ProfileDrop"], swiftSettings: strict),
+        .executableTarget(
+            name: "push-bench", dependencies: ["APNS", "APNSMock", "APNSCore", "PushIO", "PushStore", "PushTLS", "ProfileDrop"], swiftSettings: strict
+        ),
 
         // Fuzz targets. A normal build gives executables that replay input files through the same checks;
         // `make fuzz` builds them with libFuzzer (-sanitize=fuzzer and -D FUZZING) and fuzzes them.
         .target(name: "FuzzSupport", dependencies: ["JSON", "APNSCore"], path: "Fuzz/Support", swiftSettings: strict),
-        .executableTarget(name: "fuzz-requests", dependencies: ["JSON", "FuzzSupport", "PushService", "PushStore", "APNSCore"],
-                          path: "Fuzz/RequestDecoding", swiftSettings: strict),
-        .executableTarget(name: "fuzz-payload", dependencies: ["JSON", "FuzzSupport", "APNSCore"],
-                          path: "Fuzz/PayloadBuilder", swiftSettings: strict),
+        .executableTarget(
+            name: "fuzz-requests", dependencies: ["JSON", "FuzzSupport", "PushService", "PushStore", "APNSCore"],
+            path: "Fuzz/RequestDecoding", swiftSettings: strict),
+        .executableTarget(
+            name: "fuzz-payload", dependencies: ["JSON", "FuzzSupport", "APNSCore"],
+            path: "Fuzz/PayloadBuilder", swiftSettings: strict),
 
         // Tests mirror Sources.
         .testTarget(name: "PushSyncTests", dependencies: ["PushSync"], swiftSettings: strict),
         .testTarget(name: "PushTLSTests", dependencies: ["PushTLS"], swiftSettings: strict),
-        .testTarget(name: "APNSTests", dependencies: ["JSON", "APNS", "APNSMock", "APNSCore", "PushSync", "PushTLS", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "APNSTests", dependencies: ["JSON", "APNS", "APNSMock", "APNSCore", "PushSync", "PushTLS", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "PushIOTests", dependencies: ["PushIO", "PushSync", "PushTLS"], swiftSettings: strict),
         .testTarget(name: "PushHTTP2Tests", dependencies: ["PushHTTP2", "PushIO", "PushSync", "PushTLS"], swiftSettings: strict),
-        .executableTarget(name: "pushstore-crash-writer", dependencies: ["APNSCore", "PushStore"],
-                          path: "Tests/PushStoreCrashWriter", swiftSettings: strict),
+        .executableTarget(
+            name: "pushstore-crash-writer", dependencies: ["APNSCore", "PushStore"],
+            path: "Tests/PushStoreCrashWriter", swiftSettings: strict),
         .testTarget(name: "PushStoreTests", dependencies: ["APNSCore", "PushStore", "pushstore-crash-writer", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "APNSCoreTests", dependencies: ["JSON", "APNSCore", "TestSupport"], swiftSettings: strict),
         // Helpers shared by test targets: a seeded generator, tool processes, literals for APNSCore values.
         .target(name: "TestSupport", dependencies: ["APNSCore"], path: "Tests/TestSupport", swiftSettings: strict),
-        .testTarget(name: "ProfileDropTests", dependencies: ["JSON", "ProfileDrop", "PushStore", "PushSync", "APNSCore", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "APNSMockTests", dependencies: ["JSON", "APNSMock", "APNSCore", "PushHTTP2", "PushIO", "PushSync", "PushTLS"], swiftSettings: strict),
-        .testTarget(name: "PushCtlTests", dependencies: ["JSON", "pushctl", "push-server", "PushChaos", "APNSMock", "APNSCore", "PushSync", "PushTLS", "PushIO", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "FuzzCorpusTests", dependencies: ["JSON", "fuzz-requests", "fuzz-payload", "FuzzSupport", "APNSCore", "PushSync"], swiftSettings: strict),
-        .testTarget(name: "PushServiceTests", dependencies: ["JSON", "PushService", "PushChaos", "APNSMock", "APNS", "APNSCore", "PushStore", "ProfileDrop", "PushTLS", "PushIO", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "ProfileDropTests", dependencies: ["JSON", "ProfileDrop", "PushStore", "PushSync", "APNSCore", "TestSupport"], swiftSettings: strict
+        ),
+        .testTarget(
+            name: "APNSMockTests", dependencies: ["JSON", "APNSMock", "APNSCore", "PushHTTP2", "PushIO", "PushSync", "PushTLS"], swiftSettings: strict
+        ),
+        .testTarget(
+            name: "PushCtlTests",
+            dependencies: ["JSON", "pushctl", "push-server", "PushChaos", "APNSMock", "APNSCore", "PushSync", "PushTLS", "PushIO", "TestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "FuzzCorpusTests", dependencies: ["JSON", "fuzz-requests", "fuzz-payload", "FuzzSupport", "APNSCore", "PushSync"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "PushServiceTests",
+            dependencies: [
+                "JSON", "PushService", "PushChaos", "APNSMock", "APNS", "APNSCore", "PushStore", "ProfileDrop", "PushTLS", "PushIO", "TestSupport",
+            ], swiftSettings: strict),
     ]
 )

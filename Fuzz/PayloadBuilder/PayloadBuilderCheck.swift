@@ -25,12 +25,14 @@ enum PayloadBuilderCheck {
             checkAPS(parsed, of: payload)
         }
 
-        let notification = APNSNotification(token: DeviceToken(bytes: [UInt8](repeating: 0xAB, count: 32)),
-                                            topic: pushType.topic(forBundleID: "com.example.app"),
-                                            pushType: pushType, payload: encoded)
+        let notification = APNSNotification(
+            token: DeviceToken(bytes: [UInt8](repeating: 0xAB, count: 32)),
+            topic: pushType.topic(forBundleID: "com.example.app"),
+            pushType: pushType, payload: encoded)
         let tooLarge = notification.validate()?.reason == .payloadTooLarge
-        FuzzCheck.expect(tooLarge == (encoded.count > pushType.maxPayloadBytes),
-                         "\(encoded.count) bytes for \(pushType): payloadTooLarge is \(tooLarge)")
+        FuzzCheck.expect(
+            tooLarge == (encoded.count > pushType.maxPayloadBytes),
+            "\(encoded.count) bytes for \(pushType): payloadTooLarge is \(tooLarge)")
     }
 
     /// The `aps` dictionary carries the builder's fields under Apple's key names.
@@ -56,12 +58,13 @@ enum PayloadBuilderCheck {
         case 0: break
         case 1: payload.alert = .text(input.string())
         default:
-            payload.alert = .content(APNSPayload.AlertContent(
-                title: input.optionalString(), subtitle: input.optionalString(), body: input.optionalString(),
-                launchImage: input.optionalString(), titleLocKey: input.optionalString(),
-                titleLocArgs: input.bool() ? (0..<input.choice(4)).map { _ in input.string() } : nil,
-                subtitleLocKey: input.optionalString(), subtitleLocArgs: nil, locKey: input.optionalString(),
-                locArgs: input.bool() ? (0..<input.choice(4)).map { _ in input.string() } : nil))
+            payload.alert = .content(
+                APNSPayload.AlertContent(
+                    title: input.optionalString(), subtitle: input.optionalString(), body: input.optionalString(),
+                    launchImage: input.optionalString(), titleLocKey: input.optionalString(),
+                    titleLocArgs: input.bool() ? (0..<input.choice(4)).map { _ in input.string() } : nil,
+                    subtitleLocKey: input.optionalString(), subtitleLocArgs: nil, locKey: input.optionalString(),
+                    locArgs: input.bool() ? (0..<input.choice(4)).map { _ in input.string() } : nil))
         }
         if input.bool() { payload.badge = Int(input.int64()) }
         switch input.choice(3) {

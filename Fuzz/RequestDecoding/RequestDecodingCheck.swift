@@ -1,9 +1,9 @@
 import APNSCore
 import FuzzSupport
-import PushService
-import PushStore
 import JSON
 import PushIO
+import PushService
+import PushStore
 
 /// Feeds arbitrary bytes to what push-server does with a request body: the JSON parser, then the
 /// decoders of `POST /v1/pushes`, `POST /v1/devices`, `PUT /v1/users/{id}` and `POST /v1/drops`.
@@ -69,8 +69,9 @@ enum RequestDecodingCheck {
         }
         do {
             try request.validate(topic: request.topic ?? "com.example.app")
-            FuzzCheck.expect(request.payload.count <= request.pushType.maxPayloadBytes,
-                             "a \(request.payload.count)-byte payload passed validation")
+            FuzzCheck.expect(
+                request.payload.count <= request.pushType.maxPayloadBytes,
+                "a \(request.payload.count)-byte payload passed validation")
         } catch {
             checkRefusal(error)
         }

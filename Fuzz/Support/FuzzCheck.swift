@@ -17,8 +17,10 @@ public enum FuzzCheck {
 
     /// Reports `message` as a broken invariant unless `condition` holds: stops the process, or hands it to
     /// the reporter of ``reporting(to:_:)``.
-    public static func expect(_ condition: Bool, _ message: @autoclosure () -> String,
-                              file: StaticString = #fileID, line: UInt = #line) {
+    public static func expect(
+        _ condition: Bool, _ message: @autoclosure () -> String,
+        file: StaticString = #fileID, line: UInt = #line
+    ) {
         guard !condition else { return }
         if let reporter { return reporter(message(), file, line) }
         fatalError("invariant broken: \(message())", file: file, line: line)

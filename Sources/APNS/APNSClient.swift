@@ -1,7 +1,7 @@
-import PushSync
 import APNSCore
 import PushHTTP2
 import PushIO
+import PushSync
 import PushTLS
 import Synchronization
 
@@ -68,8 +68,9 @@ public final class APNSClient: Sendable {
         let dispatcher = self.dispatcher
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let send = APNSSend(id: id, request: request, started: started, deadline: deadline,
-                                    receiver: .continuation(continuation))
+                let send = APNSSend(
+                    id: id, request: request, started: started, deadline: deadline,
+                    receiver: .continuation(continuation))
                 loop.execute { dispatcher.submit(send) }
             }
         } onCancel: {
@@ -83,8 +84,10 @@ public final class APNSClient: Sendable {
     /// that complete in the same loop turn come together, on the loop thread, so keep it short.
     ///
     /// The outcomes are those of ``send(_:)``: local rejections, APNs' answers and transport errors.
-    public func send(batch notifications: [APNSNotification],
-                     deliver: @escaping @Sendable ([APNSBatchResult]) -> Void) async {
+    public func send(
+        batch notifications: [APNSNotification],
+        deliver: @escaping @Sendable ([APNSBatchResult]) -> Void
+    ) async {
         guard !notifications.isEmpty else { return }
         var local: [APNSBatchResult] = []
         var requests: [(index: Int, request: HTTP2Request)] = []
@@ -95,9 +98,13 @@ public final class APNSClient: Sendable {
                 local.append(APNSBatchResult(index: index, result: .success(.rejected(rejection))))
                 continue
             }
-            requests.append((index, HTTP2Request(
-                authority: configuration.environment.host, path: notification.path,
-                headers: notification.headerFields(authorization: nil), body: notification.payload)))
+            requests.append(
+                (
+                    index,
+                    HTTP2Request(
+                        authority: configuration.environment.host, path: notification.path,
+                        headers: notification.headerFields(authorization: nil), body: notification.payload)
+                ))
         }
         if !local.isEmpty { deliver(local) }
         guard !requests.isEmpty else { return }
@@ -120,8 +127,10 @@ public final class APNSClient: Sendable {
         sends.reserveCapacity(requests.count)
         for (index, request) in requests {
             id += 1
-            sends.append(APNSSend(id: id, request: request, started: started, deadline: deadline,
-                                  receiver: .batch(sink, index: index)))
+            sends.append(
+                APNSSend(
+                    id: id, request: request, started: started, deadline: deadline,
+                    receiver: .batch(sink, index: index)))
         }
         let dispatcher = self.dispatcher
         let batch = sends
@@ -132,8 +141,9 @@ public final class APNSClient: Sendable {
     public func statistics() async -> APNSClientStatistics {
         let dispatcher = self.dispatcher
         let snapshot = try? await loop.submit {
-            APNSClientStatistics(readyConnections: dispatcher.readyConnections, openStreams: dispatcher.openStreams,
-                                 inFlight: dispatcher.liveCount)
+            APNSClientStatistics(
+                readyConnections: dispatcher.readyConnections, openStreams: dispatcher.openStreams,
+                inFlight: dispatcher.liveCount)
         }
         return snapshot ?? APNSClientStatistics(readyConnections: 0, openStreams: 0, inFlight: 0)
     }

@@ -79,7 +79,8 @@ final class APNSDispatcher: @unchecked Sendable {
         var used: [HTTP2ClientConnection] = []
         for send in sends {
             if let connection = route(send, openSlots: false, writeNow: false),
-               !used.contains(where: { $0 === connection }) {
+                !used.contains(where: { $0 === connection })
+            {
                 used.append(connection)
             }
         }
@@ -124,8 +125,10 @@ final class APNSDispatcher: @unchecked Sendable {
         guard let request = authorizedRequest(for: send) else { return nil }
         send.connection = connection
         let completion: (HTTP2Result) -> Void = { [unowned self] result in self.complete(send, result) }
-        send.handle = writeNow ? connection.send(request, completion: completion)
-                               : connection.enqueue(request, completion: completion)
+        send.handle =
+            writeNow
+            ? connection.send(request, completion: completion)
+            : connection.enqueue(request, completion: completion)
         return connection
     }
 

@@ -54,10 +54,11 @@ public struct APNSTokenCredentials: Sendable {
 
     /// Apple's key and team ids: 10 ASCII letters or digits.
     static func isAppleID(_ text: String) -> Bool {
-        text.utf8.count == 10 && text.utf8.allSatisfy { byte in
-            (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
-                || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "z"))
-        }
+        text.utf8.count == 10
+            && text.utf8.allSatisfy { byte in
+                (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+                    || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "z"))
+            }
     }
 }
 

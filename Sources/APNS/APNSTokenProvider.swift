@@ -1,8 +1,8 @@
 import APNSCore
 import Foundation
-import PushTLS
-import PushSync
 import JSON
+import PushSync
+import PushTLS
 
 /// Makes and caches the provider token (an ES256 JWT) of one team: every connection of a client shares
 /// it, so APNs sees one token per team that changes about every 50 minutes. Thread-safe.
@@ -79,8 +79,9 @@ public final class APNSTokenProvider: Sendable {
 
     private func issue(now: Date, into state: inout State) throws -> Token {
         let seconds = Int64(now.timeIntervalSince1970.rounded(.down))
-        let token = Token(jwt: try Self.sign(keyID: keyID, teamID: teamID, issuedAt: seconds, key: key),
-                          issuedAt: Date(timeIntervalSince1970: Double(seconds)))
+        let token = Token(
+            jwt: try Self.sign(keyID: keyID, teamID: teamID, issuedAt: seconds, key: key),
+            issuedAt: Date(timeIntervalSince1970: Double(seconds)))
         state.token = token
         state.issued += 1
         return token

@@ -1,4 +1,5 @@
 import JSON
+
 /// Helpers for `apns-id`: the canonical 8-4-4-4-12 hex UUID that identifies one notification.
 public enum APNSID {
     /// A new random (version 4) UUID in lowercase, as APNs itself generates.
@@ -12,7 +13,7 @@ public enum APNSID {
         var high = generator.next() as UInt64
         var low = generator.next() as UInt64
         high = high & 0xFFFF_FFFF_FFFF_0FFF | 0x0000_0000_0000_4000  // version 4
-        low = low & 0x3FFF_FFFF_FFFF_FFFF | 0x8000_0000_0000_0000    // RFC 4122 variant
+        low = low & 0x3FFF_FFFF_FFFF_FFFF | 0x8000_0000_0000_0000  // RFC 4122 variant
         return format(high: high, low: low)
     }
 
@@ -48,8 +49,10 @@ public enum APNSID {
         for position in 0..<36 where position != 8 && position != 13 && position != 18 && position != 23 {
             let byte = bytes[position]
             let folded = byte | 0x20  // ASCII letters to lowercase
-            guard (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
-                || (folded >= UInt8(ascii: "a") && folded <= UInt8(ascii: "f")) else { return false }
+            guard
+                (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+                    || (folded >= UInt8(ascii: "a") && folded <= UInt8(ascii: "f"))
+            else { return false }
         }
         return true
     }

@@ -15,7 +15,8 @@ extension APNSNotification {
         if let collapseID { fields.append((APNSHeader.collapseID, collapseID)) }
         if let apnsID { fields.append((APNSHeader.id, apnsID)) }
         if let authorization {
-            let value = authorization.hasPrefix(APNSHeader.bearerPrefix)
+            let value =
+                authorization.hasPrefix(APNSHeader.bearerPrefix)
                 ? authorization : APNSHeader.bearerPrefix + authorization
             fields.append((APNSHeader.authorization, value))
         }

@@ -1,4 +1,5 @@
 import JSON
+
 extension APNSPayload {
     /// `aps.alert`: either a plain string or a dictionary.
     public enum Alert: Sendable, Hashable {

@@ -1,4 +1,5 @@
 import JSON
+
 extension APNSPayload {
     /// The whole payload as a JSON value: `{"aps": {…}, <custom keys>}`.
     public var jsonValue: JSONValue {

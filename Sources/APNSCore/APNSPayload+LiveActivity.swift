@@ -1,4 +1,5 @@
 import JSON
+
 extension APNSPayload {
     /// The `aps` keys that start, update or end a Live Activity (push type `liveactivity`).
     public struct LiveActivity: Sendable, Hashable {

@@ -1,4 +1,5 @@
 import JSON
+
 extension APNSPayload {
     /// `aps.sound`: a named sound, or a critical alert sound that plays despite mute and Focus.
     public enum Sound: Sendable, Hashable {

@@ -1,4 +1,5 @@
 import JSON
+
 /// Builds the JSON body of a notification: every `aps` key Apple documents plus custom top-level keys.
 ///
 /// Set the properties you need (or pass them to `init`), then call `encoded()`. Keys left `nil`

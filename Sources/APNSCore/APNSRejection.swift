@@ -1,9 +1,10 @@
+import JSON
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import JSON
 
 /// APNs refused a notification: the HTTP status, the reason and, for 410, when the token went bad.
 public struct APNSRejection: Error, Sendable, Hashable, CustomStringConvertible {

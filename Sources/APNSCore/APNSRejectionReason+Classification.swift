@@ -23,11 +23,11 @@ extension APNSRejectionReason {
     public var status: Int? {
         switch self {
         case .badCollapseId, .badDeviceToken, .badExpirationDate, .badMessageId, .badPriority, .badTopic,
-             .deviceTokenNotForTopic, .duplicateHeaders, .idleTimeout, .invalidPushType,
-             .missingDeviceToken, .missingTopic, .payloadEmpty, .topicDisallowed:
+            .deviceTokenNotForTopic, .duplicateHeaders, .idleTimeout, .invalidPushType,
+            .missingDeviceToken, .missingTopic, .payloadEmpty, .topicDisallowed:
             400
         case .badCertificate, .badCertificateEnvironment, .expiredProviderToken, .forbidden,
-             .invalidProviderToken, .missingProviderToken:
+            .invalidProviderToken, .missingProviderToken:
             403
         case .badPath: 404
         case .methodNotAllowed: 405

@@ -1,4 +1,5 @@
 import JSON
+
 /// An APNs device token: an even number of hex digits (64 in practice, up to 200), kept lowercase.
 public struct DeviceToken: Hashable, Sendable, CustomStringConvertible {
     /// The fewest hex digits a token may have.
@@ -22,7 +23,7 @@ public struct DeviceToken: Hashable, Sendable, CustomStringConvertible {
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"),
-                 UInt8(ascii: "<"), UInt8(ascii: ">"):
+                UInt8(ascii: "<"), UInt8(ascii: ">"):
                 continue
             case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"):
                 digits.append(byte)

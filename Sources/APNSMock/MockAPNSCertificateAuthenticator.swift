@@ -13,7 +13,7 @@ public struct MockAPNSCertificateAuthenticator: MockAPNSAuthenticator {
         guard let certificate = connection.clientCertificate else { return .rejected(.missingProviderToken) }
         switch connection.environment {
         case .development where !certificate.supportsDevelopment,
-             .production where !certificate.supportsProduction:
+            .production where !certificate.supportsProduction:
             return .rejected(.badCertificateEnvironment)
         default:
             break

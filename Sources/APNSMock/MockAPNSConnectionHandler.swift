@@ -74,7 +74,8 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
     func applyStreamLimit(_ knobs: MockAPNSKnobs) {
         assert(loop.inEventLoop, "MockAPNSConnectionHandler is confined to its loop")
         guard let connection, !connection.isClosed, !awaitingAuthentication, !streamLimitDropped,
-              knobs.maxConcurrentStreams != announcedStreams else { return }
+            knobs.maxConcurrentStreams != announcedStreams
+        else { return }
         announcedStreams = knobs.maxConcurrentStreams
         connection.updateSettings(maxConcurrentStreams: announcedStreams)
     }
@@ -95,18 +96,24 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
         loop.execute { withExtendedLifetime(timers) {} }
     }
 
-    private func decideAndAnswer(_ request: HTTP2ServerRequest, apnsID: String, knobs: MockAPNSKnobs,
-                                 on connection: HTTP2ServerConnection) {
-        let context = self.context ?? {
-            let made = MockAPNSConnectionContext(id: id, clientCertificate: connection.tlsInfo?.peerCertificate,
-                                                 environment: core.configuration.environment)
-            self.context = made
-            return made
-        }()
+    private func decideAndAnswer(
+        _ request: HTTP2ServerRequest, apnsID: String, knobs: MockAPNSKnobs,
+        on connection: HTTP2ServerConnection
+    ) {
+        let context =
+            self.context
+            ?? {
+                let made = MockAPNSConnectionContext(
+                    id: id, clientCertificate: connection.tlsInfo?.peerCertificate,
+                    environment: core.configuration.environment)
+                self.context = made
+                return made
+            }()
         context.maxObservedOpenStreams = connection.maxObservedOpenStreams
-        let mockRequest = MockAPNSRequest(method: request.method, path: request.path, headers: request.headers,
-                                          payload: request.body, clientCertificateUID: context.clientCertificate?.subjectUID,
-                                          connectionID: id)
+        let mockRequest = MockAPNSRequest(
+            method: request.method, path: request.path, headers: request.headers,
+            payload: request.body, clientCertificateUID: context.clientCertificate?.subjectUID,
+            connectionID: id)
         let verdict = core.decide(mockRequest, on: context, knobs: knobs)
         if awaitingAuthentication, context.isAuthenticated {
             // Apple: after the first valid provider token the connection gets its full stream limit.
@@ -114,13 +121,15 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
             announcedStreams = knobs.maxConcurrentStreams
             connection.updateSettings(maxConcurrentStreams: announcedStreams)
         }
-        let outcome: APNSOutcome = verdict.rejection.map {
-            .rejected(APNSRejection(status: $0.status, reason: $0.reason, timestamp: $0.timestamp, apnsID: apnsID))
-        } ?? .accepted(apnsID: apnsID, uniqueID: uniqueID())
-        core.recorder.record(MockAPNSRecord(
-            token: mockRequest.token.map(MockAPNSRules.lowercasedToken) ?? request.path, topic: verdict.topic,
-            headers: request.headers, payload: request.body, clientCertificateUID: mockRequest.clientCertificateUID,
-            apnsID: apnsID, outcome: outcome, connectionID: id, time: Date(), streamID: Int(request.streamID)))
+        let outcome: APNSOutcome =
+            verdict.rejection.map {
+                .rejected(APNSRejection(status: $0.status, reason: $0.reason, timestamp: $0.timestamp, apnsID: apnsID))
+            } ?? .accepted(apnsID: apnsID, uniqueID: uniqueID())
+        core.recorder.record(
+            MockAPNSRecord(
+                token: mockRequest.token.map(MockAPNSRules.lowercasedToken) ?? request.path, topic: verdict.topic,
+                headers: request.headers, payload: request.body, clientCertificateUID: mockRequest.clientCertificateUID,
+                apnsID: apnsID, outcome: outcome, connectionID: id, time: Date(), streamID: Int(request.streamID)))
 
         let delay = verdict.delay ?? core.nextDelay(knobs)
         guard delay > 0 else {
@@ -160,9 +169,10 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
                 streamLimitDropped = true
                 connection.updateSettings(maxConcurrentStreams: 1)
             }
-            connection.respond(to: streamID, status: rejection.status,
-                               headers: [("content-type", "application/json"), (APNSHeader.id, rejection.apnsID ?? "")],
-                               body: rejection.jsonBody())
+            connection.respond(
+                to: streamID, status: rejection.status,
+                headers: [("content-type", "application/json"), (APNSHeader.id, rejection.apnsID ?? "")],
+                body: rejection.jsonBody())
         }
         if let idle = configuration.idleTimeout { idleTimer?.schedule(after: idle) }
     }

@@ -68,8 +68,9 @@ extension MockAPNSControlCodec {
 
     /// The counters as the API shows them.
     static func json(_ counters: MockAPNSCounters) -> JSONValue {
-        let reasons = Dictionary(counters.rejectedByReason.map { ($0.key.rawValue, JSONValue.int(Int64($0.value))) },
-                                 uniquingKeysWith: { first, _ in first })
+        let reasons = Dictionary(
+            counters.rejectedByReason.map { ($0.key.rawValue, JSONValue.int(Int64($0.value))) },
+            uniquingKeysWith: { first, _ in first })
         return [
             "accepted": .int(Int64(counters.accepted)),
             "rejected": .int(Int64(counters.rejected)),

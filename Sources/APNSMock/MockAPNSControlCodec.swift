@@ -62,8 +62,10 @@ enum MockAPNSControlCodec {
     /// The knobs after applying a `PATCH /knobs` body to `current` (absent fields keep, null turns off).
     static func knobs(patching current: MockAPNSKnobs, with body: [UInt8]) throws(MockAPNSControlError) -> MockAPNSKnobs {
         let object = try MockAPNSControlObject(body: body, context: "knobs")
-        try object.onlyFields(["goaway_after", "goaway_reason", "close_after", "close_every", "rate_429", "rate_500",
-                               "rate_503", "max_streams", "latency_ms", "jitter_ms"])
+        try object.onlyFields([
+            "goaway_after", "goaway_reason", "close_after", "close_every", "rate_429", "rate_500",
+            "rate_503", "max_streams", "latency_ms", "jitter_ms",
+        ])
         var knobs = current
         if object.has("goaway_after") { knobs.goAwayAfterStreams = try object.int("goaway_after", in: 1...Int.max) }
         if object.isNull("goaway_reason") { knobs.goAwayReason = .shutdown }
@@ -90,7 +92,8 @@ enum MockAPNSControlCodec {
 
     /// `knobs` as the API shows them.
     static func json(_ knobs: MockAPNSKnobs) -> JSONValue {
-        var latency: JSONValue = .null, jitter: JSONValue = .null
+        var latency: JSONValue = .null
+        var jitter: JSONValue = .null
         switch knobs.latency {
         case .none: break
         case .fixed(let seconds): latency = .double(seconds * 1000)

@@ -1,6 +1,6 @@
 import APNSCore
-import PushIO
 import JSON
+import PushIO
 
 /// Routes control requests to the mock. Immutable; `handle` runs on the control loop and answers at
 /// once, except a long poll, which answers from a task when its records arrive or its time is up.
@@ -27,7 +27,8 @@ final class MockAPNSControlRouter: Sendable {
     }
 
     private func route(method: String, path: String, request: HTTPServerRequest) throws(MockAPNSControlError)
-        -> (Int, JSONValue?) {
+        -> (Int, JSONValue?)
+    {
         let segments = path.split(separator: "/").map(String.init)
         let resource = segments.first ?? ""
         let id = segments.count == 2 ? segments[1] : nil
@@ -80,8 +81,10 @@ final class MockAPNSControlRouter: Sendable {
     }
 
     /// Every path the API serves, for telling 405 from 404.
-    private static let routes: Set<String> = ["rules", "rules/{id}", "records", "records/wait", "counters", "knobs",
-                                              "goaway", "reset"]
+    private static let routes: Set<String> = [
+        "rules", "rules/{id}", "records", "records/wait", "counters", "knobs",
+        "goaway", "reset",
+    ]
 
     /// `GET /records/wait?count=N&timeout_ms=T[&token=…][&topic=…]`: 200 with the records once N match,
     /// 408 when the time is up first.
@@ -104,8 +107,9 @@ final class MockAPNSControlRouter: Sendable {
                 return
             }
             let have = mock.records(matching: filter).count
-            let error = MockAPNSControlError(status: 408, code: "timeout",
-                                             message: "\(have) of \(count) records after \(timeout) ms")
+            let error = MockAPNSControlError(
+                status: 408, code: "timeout",
+                message: "\(have) of \(count) records after \(timeout) ms")
             var body = error.json
             if case .object(var members) = body {
                 members["count"] = .int(Int64(have))
@@ -121,7 +125,8 @@ final class MockAPNSControlRouter: Sendable {
     }
 
     private static func filter(_ request: HTTPServerRequest, extra: Set<String>) throws(MockAPNSControlError)
-        -> MockAPNSRecordFilter {
+        -> MockAPNSRecordFilter
+    {
         let known: Set<String> = extra.union(["token", "topic"])
         if let unknown = request.query.first(where: { !known.contains($0.name) }) {
             throw .bad("unknown query parameter '\(unknown.name)' (known: \(known.sorted().joined(separator: ", ")))")

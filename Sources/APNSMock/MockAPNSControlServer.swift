@@ -23,8 +23,10 @@ public final class MockAPNSControlServer: Sendable {
         let router = MockAPNSControlRouter(mock: mock)
         do {
             // Long polls last up to `maxMillis`; evhttp's timeout must not cut them first.
-            http = try HTTPServer(loop: loop, host: host, port: port, maxBodyBytes: 1 << 20,
-                                  timeoutSeconds: MockAPNSControlCodec.maxMillis / 1000 + 30) { request, responder in
+            http = try HTTPServer(
+                loop: loop, host: host, port: port, maxBodyBytes: 1 << 20,
+                timeoutSeconds: MockAPNSControlCodec.maxMillis / 1000 + 30
+            ) { request, responder in
                 router.handle(request, responder: responder)
             }
         } catch {

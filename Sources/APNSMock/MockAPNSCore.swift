@@ -67,7 +67,8 @@ final class MockAPNSCore: Sendable {
             }
             let rates = knobs?.faultRates ?? self.knobs.withLock { $0.faultRates }
             if !rates.isZero,
-               let fault = rates.reason(forRoll: random.withLock { $0.unit() }) {
+                let fault = rates.reason(forRoll: random.withLock { $0.unit() })
+            {
                 return Verdict(rejection: (fault.status ?? 400, fault, nil), topic: passed.topic)
             }
             return Verdict(rejection: nil, topic: passed.topic)

@@ -21,9 +21,11 @@ public struct MockAPNSKnobs: Sendable, Hashable {
     public var latency: MockLatency
 
     /// Knobs with the given values.
-    public init(goAwayAfterStreams: Int? = nil, goAwayReason: APNSRejectionReason = .shutdown,
-                abruptCloseAfterStreams: Int? = nil, abruptCloseEveryStreams: Int? = nil,
-                faultRates: MockFaultRates = .none, maxConcurrentStreams: Int = 1000, latency: MockLatency = .none) {
+    public init(
+        goAwayAfterStreams: Int? = nil, goAwayReason: APNSRejectionReason = .shutdown,
+        abruptCloseAfterStreams: Int? = nil, abruptCloseEveryStreams: Int? = nil,
+        faultRates: MockFaultRates = .none, maxConcurrentStreams: Int = 1000, latency: MockLatency = .none
+    ) {
         self.goAwayAfterStreams = goAwayAfterStreams
         self.goAwayReason = goAwayReason
         self.abruptCloseAfterStreams = abruptCloseAfterStreams
@@ -35,10 +37,11 @@ public struct MockAPNSKnobs: Sendable, Hashable {
 
     /// The knobs a configuration starts with.
     public init(_ configuration: MockAPNSServer.Configuration) {
-        self.init(goAwayAfterStreams: configuration.goAwayAfterStreams, goAwayReason: configuration.goAwayReason,
-                  abruptCloseAfterStreams: configuration.abruptCloseAfterStreams,
-                  abruptCloseEveryStreams: configuration.abruptCloseEveryStreams,
-                  faultRates: configuration.faultRates, maxConcurrentStreams: configuration.maxConcurrentStreams,
-                  latency: configuration.latency)
+        self.init(
+            goAwayAfterStreams: configuration.goAwayAfterStreams, goAwayReason: configuration.goAwayReason,
+            abruptCloseAfterStreams: configuration.abruptCloseAfterStreams,
+            abruptCloseEveryStreams: configuration.abruptCloseEveryStreams,
+            faultRates: configuration.faultRates, maxConcurrentStreams: configuration.maxConcurrentStreams,
+            latency: configuration.latency)
     }
 }

@@ -25,9 +25,11 @@ public struct MockAPNSRecord: Sendable {
     public let time: Date
 
     /// A record with the given parts.
-    public init(token: String, topic: String?, headers: [(name: String, value: String)], payload: [UInt8],
-                clientCertificateUID: String?, apnsID: String, outcome: APNSOutcome, connectionID: Int, time: Date,
-                streamID: Int = 0) {
+    public init(
+        token: String, topic: String?, headers: [(name: String, value: String)], payload: [UInt8],
+        clientCertificateUID: String?, apnsID: String, outcome: APNSOutcome, connectionID: Int, time: Date,
+        streamID: Int = 0
+    ) {
         self.token = token
         self.topic = topic
         self.headers = headers

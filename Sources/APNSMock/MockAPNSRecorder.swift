@@ -59,8 +59,10 @@ final class MockAPNSRecorder: Sendable {
 
     /// Stores a decided notification and wakes whoever waits for it.
     func record(_ record: MockAPNSRecord) {
-        typealias Woken = (accepts: [CheckedContinuation<Void, Never>], rejection: CheckedContinuation<MockAPNSRecord, Never>?,
-                           records: [CheckedContinuation<Bool, Never>])
+        typealias Woken = (
+            accepts: [CheckedContinuation<Void, Never>], rejection: CheckedContinuation<MockAPNSRecord, Never>?,
+            records: [CheckedContinuation<Bool, Never>]
+        )
         let (accepts, rejectionWaiter, recordWaiters) = state.withLock { state -> Woken in
             state.records.append(record)
             let recordWaiters = state.takeSatisfiedRecordWaiters(after: record)
@@ -196,8 +198,10 @@ final class MockAPNSRecorder: Sendable {
                     if state.cancelledWaiters.remove(id) != nil { return false }
                     let have = state.records.reduce(0) { $0 + (filter.matches($1) ? 1 : 0) }
                     if have >= count { return true }
-                    state.recordWaiters.append(RecordWaiter(id: id, filter: filter, remaining: count - have,
-                                                            continuation: continuation))
+                    state.recordWaiters.append(
+                        RecordWaiter(
+                            id: id, filter: filter, remaining: count - have,
+                            continuation: continuation))
                     return nil
                 }
                 if let answer { continuation.resume(returning: answer) }

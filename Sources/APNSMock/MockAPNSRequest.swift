@@ -18,15 +18,18 @@ public struct MockAPNSRequest: Sendable {
     public let token: String?
 
     /// A request with the given parts.
-    public init(method: String = "POST", path: String, headers: [(name: String, value: String)] = [],
-                payload: [UInt8] = [], clientCertificateUID: String? = nil, connectionID: Int = 0) {
+    public init(
+        method: String = "POST", path: String, headers: [(name: String, value: String)] = [],
+        payload: [UInt8] = [], clientCertificateUID: String? = nil, connectionID: Int = 0
+    ) {
         self.method = method
         self.path = path
         self.headers = headers
         self.payload = payload
         self.clientCertificateUID = clientCertificateUID
         self.connectionID = connectionID
-        token = path.hasPrefix(APNSHeader.devicePathPrefix)
+        token =
+            path.hasPrefix(APNSHeader.devicePathPrefix)
             ? String(path.dropFirst(APNSHeader.devicePathPrefix.count)) : nil
     }
 

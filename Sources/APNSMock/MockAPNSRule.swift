@@ -21,8 +21,10 @@ public struct MockAPNSRule: Sendable, Hashable {
         public var payloadEquals: JSONValue?
 
         /// A match with the given criteria; none given matches every request.
-        public init(token: String? = nil, topic: String? = nil, pushType: String? = nil,
-                    payloadPointer: String? = nil, payloadEquals: JSONValue? = nil) {
+        public init(
+            token: String? = nil, topic: String? = nil, pushType: String? = nil,
+            payloadPointer: String? = nil, payloadEquals: JSONValue? = nil
+        ) {
             self.token = token
             self.topic = topic
             self.pushType = pushType
@@ -37,7 +39,8 @@ public struct MockAPNSRule: Sendable, Hashable {
             if let pushType, request.header(APNSHeader.pushType) != pushType { return false }
             if let payloadPointer {
                 guard let document = try? JSONValue.parse(request.payload),
-                      let found = MockJSONPointer.resolve(payloadPointer, in: document) else { return false }
+                    let found = MockJSONPointer.resolve(payloadPointer, in: document)
+                else { return false }
                 if let payloadEquals, !MockJSONPointer.sameValue(found, payloadEquals) { return false }
             }
             return true
@@ -108,7 +111,8 @@ enum MockJSONPointer {
                 current = next
             case .array(let items):
                 guard let index = Int(token), index >= 0, index < items.count,
-                      token == "0" || !token.hasPrefix("0") else { return nil }
+                    token == "0" || !token.hasPrefix("0")
+                else { return nil }
                 current = items[index]
             default:
                 return nil
@@ -137,7 +141,10 @@ enum MockJSONPointer {
             var token = ""
             var iterator = raw.makeIterator()
             while let character = iterator.next() {
-                guard character == "~" else { token.append(character); continue }
+                guard character == "~" else {
+                    token.append(character)
+                    continue
+                }
                 switch iterator.next() {
                 case "0": token.append("~")
                 case "1": token.append("/")

@@ -83,7 +83,8 @@ enum MockAPNSRules {
         guard let topic = headerTopic ?? grant.defaultTopic else { return reject(.missingTopic) }
         if let reason = grant.rejection(for: topic) { return reject(reason, topic: topic) }
 
-        let pushType = request.header(APNSHeader.pushType).map(PushType.init(rawValue:))
+        let pushType =
+            request.header(APNSHeader.pushType).map(PushType.init(rawValue:))
             ?? MockAPNSTopicRules.impliedPushType(of: topic)
         guard pushType.isKnown else { return reject(.invalidPushType, topic: topic) }
         if pushType != .mdm, MockAPNSTopicRules.suffix(of: topic) != pushType.topicSuffix {

@@ -74,9 +74,11 @@ extension MockAPNSServer {
         /// from `files`, client certificates required to chain to its CA, and that CA published for clients.
         public init(credentialFiles files: TestCredentialFiles) throws {
             let caPEM = try String(contentsOfFile: files.caCertificatePath, encoding: .utf8)
-            self.init(serverIdentity: try TLSIdentity(certificatePEMPath: files.serverCertificatePath,
-                                                      keyPEMPath: files.serverKeyPath),
-                      clientCATrustPEM: caPEM)
+            self.init(
+                serverIdentity: try TLSIdentity(
+                    certificatePEMPath: files.serverCertificatePath,
+                    keyPEMPath: files.serverKeyPath),
+                clientCATrustPEM: caPEM)
             serverCAPEM = caPEM
         }
 

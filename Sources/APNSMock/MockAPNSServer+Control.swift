@@ -50,8 +50,10 @@ extension MockAPNSServer {
 
     /// Waits until `count` records pass `filter` (kept now or arriving later; woken by each new record,
     /// no polling) and returns them, or nil when `timeout` passes first or the task is cancelled.
-    public func waitForRecords(count: Int, matching filter: MockAPNSRecordFilter = .all,
-                               timeout: Duration) async -> [MockAPNSRecord]? {
+    public func waitForRecords(
+        count: Int, matching filter: MockAPNSRecordFilter = .all,
+        timeout: Duration
+    ) async -> [MockAPNSRecord]? {
         let recorder = core.recorder
         let reached = await withTaskGroup(of: Bool.self) { group -> Bool in
             group.addTask { await recorder.waitForRecords(count: count, matching: filter) }

@@ -11,8 +11,10 @@ extension MockAPNSServer {
         topics: [String], keyID: String = "KEY123ABCD", teamID: String = "TEAM12345A",
         environment: Environment = .development, clock: @escaping @Sendable () -> Date = Date.init,
         authority: TestCertificateAuthority? = nil
-    ) throws -> (configuration: Configuration, authenticator: MockAPNSTokenAuthenticator,
-                 signingKey: ES256PrivateKey, keyID: String, teamID: String) {
+    ) throws -> (
+        configuration: Configuration, authenticator: MockAPNSTokenAuthenticator,
+        signingKey: ES256PrivateKey, keyID: String, teamID: String
+    ) {
         let authority = try authority ?? TestCertificateAuthority()
         let server = try authority.issueServerCertificate()
         let authenticator = MockAPNSTokenAuthenticator(clock: clock)

@@ -2,8 +2,8 @@ import APNSCore
 import Dispatch
 import PushHTTP2
 import PushIO
-import PushTLS
 import PushSync
+import PushTLS
 
 /// An in-process APNs server that behaves like Apple's: HTTP/2 over TLS with ALPN h2, client
 /// certificates required (or provider tokens, with `MockAPNSTokenAuthenticator`), Apple's request rules and reasons (see `MockAPNSRules`), token state,
@@ -24,17 +24,20 @@ public final class MockAPNSServer: Sendable {
 
     /// Starts listening on `configuration.host:port`, on `loop` or on a loop of its own.
     public init(configuration: Configuration, loop: EventLoop? = nil) throws {
-        let tls = try TLSContext.server(TLSServerConfiguration(
-            identity: configuration.serverIdentity,
-            clientCertificates: configuration.effectiveClientCertificatePolicy))
+        let tls = try TLSContext.server(
+            TLSServerConfiguration(
+                identity: configuration.serverIdentity,
+                clientCertificates: configuration.effectiveClientCertificatePolicy))
         let core = MockAPNSCore(configuration: configuration)
         var settings = HTTP2ServerSettings()
         // Token auth (Apple): one stream until the connection shows a valid token; the handler raises it.
         settings.maxConcurrentStreams = core.startsAtOneStream ? 1 : configuration.maxConcurrentStreams
         let serverLoop = loop ?? EventLoop(name: "mock-apns")
         do {
-            server = try HTTP2Server(loop: serverLoop, host: configuration.host, port: configuration.port,
-                                     tls: tls, settings: settings) { connection in
+            server = try HTTP2Server(
+                loop: serverLoop, host: configuration.host, port: configuration.port,
+                tls: tls, settings: settings
+            ) { connection in
                 MockAPNSConnectionHandler(core: core, connection: connection)
             }
         } catch {

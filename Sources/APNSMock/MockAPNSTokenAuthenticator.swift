@@ -1,8 +1,8 @@
 import APNSCore
 import Foundation
-import PushTLS
-import PushSync
 import JSON
+import PushSync
+import PushTLS
 
 /// Token auth (Apple's provider tokens): every request carries `authorization: bearer <jwt>`, an ES256
 /// JWT with header `{"alg":"ES256","kid":KEY}` and claims `{"iss":TEAM,"iat":SECONDS}`, signed with a
@@ -99,14 +99,16 @@ public final class MockAPNSTokenAuthenticator: MockAPNSAuthenticator {
         }
         guard let header = request.header(APNSHeader.authorization) else { return .rejected(.missingProviderToken) }
         guard header.count > APNSHeader.bearerPrefix.count,
-              header.prefix(APNSHeader.bearerPrefix.count).lowercased() == APNSHeader.bearerPrefix else {
+            header.prefix(APNSHeader.bearerPrefix.count).lowercased() == APNSHeader.bearerPrefix
+        else {
             return .rejected(.invalidProviderToken)
         }
         let jwt = String(header.dropFirst(APNSHeader.bearerPrefix.count))
         let now = clock().timeIntervalSince1970
 
         if jwt == connection.userInfo[Self.jwtKey], let team = connection.userInfo[Self.teamKey],
-           let issuedAt = connection.userInfo[Self.issuedAtKey].flatMap(Int64.init) {
+            let issuedAt = connection.userInfo[Self.issuedAtKey].flatMap(Int64.init)
+        {
             guard now - Double(issuedAt) <= Self.maximumTokenAge else { return .rejected(.expiredProviderToken) }
             return grant(team: team, request: request)
         }
@@ -117,13 +119,15 @@ public final class MockAPNSTokenAuthenticator: MockAPNSAuthenticator {
             return state.keys[token.keyID]
         }
         guard let key, key.teamID == token.teamID,
-              key.publicKey.verify(signature: token.signature, message: token.signingInput) else {
+            key.publicKey.verify(signature: token.signature, message: token.signingInput)
+        else {
             return .rejected(.invalidProviderToken)
         }
         if let team = connection.userInfo[Self.teamKey], team != token.teamID { return .rejected(.invalidProviderToken) }
         guard now - Double(token.issuedAt) <= Self.maximumTokenAge else { return .rejected(.expiredProviderToken) }
         if let previous = connection.userInfo[Self.issuedAtKey].flatMap(Int64.init),
-           Double(token.issuedAt - previous) < Self.minimumRefreshInterval {
+            Double(token.issuedAt - previous) < Self.minimumRefreshInterval
+        {
             return .rejected(.tooManyProviderTokenUpdates)
         }
 
@@ -157,17 +161,19 @@ public final class MockAPNSTokenAuthenticator: MockAPNSAuthenticator {
     static func parse(_ jwt: String) -> ParsedToken? {
         let parts = jwt.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3,
-              let headerBytes = Base64URL.decode(String(parts[0])),
-              let claimBytes = Base64URL.decode(String(parts[1])),
-              let signature = Base64URL.decode(String(parts[2])), signature.count == 64,
-              let header = try? JSONValue.parse(headerBytes),
-              let claims = try? JSONValue.parse(claimBytes),
-              header["alg"]?.stringValue == "ES256",
-              let keyID = header["kid"]?.stringValue,
-              let teamID = claims["iss"]?.stringValue,
-              let issuedAt = claims["iat"]?.int64Value else { return nil }
-        return ParsedToken(keyID: keyID, teamID: teamID, issuedAt: issuedAt,
-                           signingInput: Array(parts[0].utf8) + [UInt8(ascii: ".")] + Array(parts[1].utf8),
-                           signature: signature)
+            let headerBytes = Base64URL.decode(String(parts[0])),
+            let claimBytes = Base64URL.decode(String(parts[1])),
+            let signature = Base64URL.decode(String(parts[2])), signature.count == 64,
+            let header = try? JSONValue.parse(headerBytes),
+            let claims = try? JSONValue.parse(claimBytes),
+            header["alg"]?.stringValue == "ES256",
+            let keyID = header["kid"]?.stringValue,
+            let teamID = claims["iss"]?.stringValue,
+            let issuedAt = claims["iat"]?.int64Value
+        else { return nil }
+        return ParsedToken(
+            keyID: keyID, teamID: teamID, issuedAt: issuedAt,
+            signingInput: Array(parts[0].utf8) + [UInt8(ascii: ".")] + Array(parts[1].utf8),
+            signature: signature)
     }
 }

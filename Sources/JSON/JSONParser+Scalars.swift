@@ -46,12 +46,20 @@ extension JSONParser {
         var high: UInt8 = 0xBF
         switch lead {
         case 0xC2...0xDF: length = 2
-        case 0xE0: length = 3; low = 0xA0
+        case 0xE0:
+            length = 3
+            low = 0xA0
         case 0xE1...0xEC, 0xEE...0xEF: length = 3
-        case 0xED: length = 3; high = 0x9F
-        case 0xF0: length = 4; low = 0x90
+        case 0xED:
+            length = 3
+            high = 0x9F
+        case 0xF0:
+            length = 4
+            low = 0x90
         case 0xF1...0xF3: length = 4
-        case 0xF4: length = 4; high = 0x8F
+        case 0xF4:
+            length = 4
+            high = 0x8F
         default: throw fail("invalid UTF-8 lead byte")
         }
         guard bytes.count - index >= length else { throw fail("truncated UTF-8 sequence") }
@@ -150,7 +158,8 @@ extension JSONParser {
         } else {
             while let digit = peekDigit() {
                 let (times10, o1) = integer.multipliedReportingOverflow(by: 10)
-                let (next, o2) = negative
+                let (next, o2) =
+                    negative
                     ? times10.subtractingReportingOverflow(Int64(digit))
                     : times10.addingReportingOverflow(Int64(digit))
                 overflow = overflow || o1 || o2

@@ -9,7 +9,8 @@ extension JSONValue {
     /// and nesting deeper than `maximumDepth`. Integers without fraction or exponent that fit in
     /// 64 bits become `.int`; every other number becomes `.double`.
     public static func parse(_ bytes: some Collection<UInt8>) throws(JSONParseError) -> JSONValue {
-        let result = bytes.withContiguousStorageIfAvailable { JSONValue.parseResult($0) }
+        let result =
+            bytes.withContiguousStorageIfAvailable { JSONValue.parseResult($0) }
             ?? Array(bytes).withUnsafeBufferPointer { JSONValue.parseResult($0) }
         return try result.get()
     }

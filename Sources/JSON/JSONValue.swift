@@ -55,7 +55,8 @@ extension JSONValue {
         case .double(let value):
             // Exactly representable integral doubles only; 2^63 itself is out of range.
             guard value.rounded(.towardZero) == value,
-                  value >= -9_223_372_036_854_775_808.0, value < 9_223_372_036_854_775_808.0 else { return nil }
+                value >= -9_223_372_036_854_775_808.0, value < 9_223_372_036_854_775_808.0
+            else { return nil }
             return Int64(value)
         default:
             return nil

@@ -36,8 +36,10 @@ extension MatchService {
     }
 
     /// The user's mate requests in `role`, oldest first (for `GET /v1/users/{id}/mate-requests`).
-    public nonisolated func mateRequests(forUser userID: String,
-                                         role: MateRequestRole = .any) async throws -> [MateRequestRecord] {
+    public nonisolated func mateRequests(
+        forUser userID: String,
+        role: MateRequestRole = .any
+    ) async throws -> [MateRequestRecord] {
         try await mateRequests.requests(forUser: userID, role: role)
     }
 

@@ -13,16 +13,19 @@ extension MatchService {
     func completeMatch(_ drop: DropRecord, now: Date) async throws -> MatchedDrop {
         let (initiatorCard, peerCard) = try await cards(drop.initiatorID, drop.peerID)
         decided.insert(drop.id)
-        let toInitiator = try await storeRequest(MateRequestRecord(
-            id: Self.requestIDToInitiator(dropID: drop.id), dropID: drop.id, senderID: drop.peerID,
-            recipientID: drop.initiatorID, createdAt: now))
-        let toPeer = try await storeRequest(MateRequestRecord(
-            id: Self.requestIDToPeer(dropID: drop.id), dropID: drop.id, senderID: drop.initiatorID,
-            recipientID: drop.peerID, createdAt: now))
-        try await notifier.notifyMateRequests([
-            MateRequestNotice(request: toInitiator, senderCard: peerCard),
-            MateRequestNotice(request: toPeer, senderCard: initiatorCard),
-        ], at: now)
+        let toInitiator = try await storeRequest(
+            MateRequestRecord(
+                id: Self.requestIDToInitiator(dropID: drop.id), dropID: drop.id, senderID: drop.peerID,
+                recipientID: drop.initiatorID, createdAt: now))
+        let toPeer = try await storeRequest(
+            MateRequestRecord(
+                id: Self.requestIDToPeer(dropID: drop.id), dropID: drop.id, senderID: drop.initiatorID,
+                recipientID: drop.peerID, createdAt: now))
+        try await notifier.notifyMateRequests(
+            [
+                MateRequestNotice(request: toInitiator, senderCard: peerCard),
+                MateRequestNotice(request: toPeer, senderCard: initiatorCard),
+            ], at: now)
         let matched = try await markMatched(drop, now: now)
         release(drop)
         let done = MatchedDrop(drop: matched, requests: [toInitiator, toPeer])

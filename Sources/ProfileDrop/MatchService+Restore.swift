@@ -4,12 +4,16 @@ import PushStore
 extension MatchService {
     /// Creates a service over one store's repositories, with an `OutboxMateRequestNotifier` on its devices
     /// and outbox (pushing only devices registered for `topic`, when given).
-    public init(repositories: PushRepositories, condition: DropCondition = .default, topic: String? = nil,
-                clock: @escaping @Sendable () -> Date = { Date() }) {
-        self.init(drops: repositories.drops, mateRequests: repositories.mateRequests, users: repositories.users,
-                  notifier: OutboxMateRequestNotifier(devices: repositories.devices, outbox: repositories.outbox,
-                                                      topic: topic),
-                  condition: condition, clock: clock)
+    public init(
+        repositories: PushRepositories, condition: DropCondition = .default, topic: String? = nil,
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.init(
+            drops: repositories.drops, mateRequests: repositories.mateRequests, users: repositories.users,
+            notifier: OutboxMateRequestNotifier(
+                devices: repositories.devices, outbox: repositories.outbox,
+                topic: topic),
+            condition: condition, clock: clock)
     }
 
     /// Rebuilds engagements from the stored pending drops (call once at start, before serving).

@@ -40,10 +40,12 @@ public actor MatchService {
     public internal(set) var metrics = MatchMetrics()
 
     /// Creates a service over the given repositories; `clock` and `makeID` are injectable for tests.
-    public init(drops: any DropRepository, mateRequests: any MateRequestRepository, users: any UserRepository,
-                notifier: any MateRequestNotifier, condition: DropCondition = .default,
-                clock: @escaping @Sendable () -> Date = { Date() },
-                makeID: @escaping @Sendable () -> String = { OutboxID.make() }) {
+    public init(
+        drops: any DropRepository, mateRequests: any MateRequestRepository, users: any UserRepository,
+        notifier: any MateRequestNotifier, condition: DropCondition = .default,
+        clock: @escaping @Sendable () -> Date = { Date() },
+        makeID: @escaping @Sendable () -> String = { OutboxID.make() }
+    ) {
         self.drops = drops
         self.mateRequests = mateRequests
         self.users = users
@@ -57,11 +59,14 @@ public actor MatchService {
     /// (Nearby Interaction coordinates, see `DropCondition`).
     ///
     /// Throws `MatchError` for a self-report, an invalid measurement or an unknown user; storage errors pass through.
-    public func report(userID: String, peerID: String, distance: Double,
-                       direction: SIMD3<Double>? = nil) async throws -> DropReport {
+    public func report(
+        userID: String, peerID: String, distance: Double,
+        direction: SIMD3<Double>? = nil
+    ) async throws -> DropReport {
         do {
-            let result = try await checkedReport(userID: userID, peerID: peerID, distance: distance,
-                                                 direction: direction)
+            let result = try await checkedReport(
+                userID: userID, peerID: peerID, distance: distance,
+                direction: direction)
             metrics.reports[result.outcome, default: 0] += 1
             return result
         } catch let error as MatchError {
@@ -73,8 +78,10 @@ public actor MatchService {
         }
     }
 
-    private func checkedReport(userID: String, peerID: String, distance: Double,
-                               direction: SIMD3<Double>?) async throws -> DropReport {
+    private func checkedReport(
+        userID: String, peerID: String, distance: Double,
+        direction: SIMD3<Double>?
+    ) async throws -> DropReport {
         guard userID != peerID else { throw MatchError.selfReport(userID: userID) }
         switch condition.evaluate(distance: distance, direction: direction) {
         case .invalid(let why): throw MatchError.invalidMeasurement(why)
@@ -97,8 +104,9 @@ public actor MatchService {
             return .matched(done.drop, mateRequests: done.requests)
         }
         guard engaged[peerID] == nil else { return .busy }
-        let drop = DropRecord(id: makeID(), initiatorID: userID, peerID: peerID, createdAt: now,
-                              expiresAt: now.addingTimeInterval(condition.window))
+        let drop = DropRecord(
+            id: makeID(), initiatorID: userID, peerID: peerID, createdAt: now,
+            expiresAt: now.addingTimeInterval(condition.window))
         try await drops.insert(drop)
         engage(drop)
         return .pending(drop)

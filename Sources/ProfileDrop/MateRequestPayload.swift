@@ -1,6 +1,6 @@
 import APNSCore
-import PushStore
 import JSON
+import PushStore
 
 /// The APNs payloads of mate-request pushes.
 ///
@@ -19,14 +19,18 @@ public enum MateRequestPayload {
         let request = notice.request
         let card = notice.senderCard
         return APNSPayload(
-            alert: .content(.init(title: "New mate request",
-                                  body: "\(card.name) and \(card.dogName) want to walk together")),
+            alert: .content(
+                .init(
+                    title: "New mate request",
+                    body: "\(card.name) and \(card.dogName) want to walk together")),
             sound: .default, category: requestCategory,
-            custom: ["mate_request": .object([
-                "id": .string(request.id),
-                "drop_id": .string(request.dropID),
-                "from": .object(["user_id": .string(request.senderID), "card": json(card)]),
-            ])])
+            custom: [
+                "mate_request": .object([
+                    "id": .string(request.id),
+                    "drop_id": .string(request.dropID),
+                    "from": .object(["user_id": .string(request.senderID), "card": json(card)]),
+                ])
+            ])
     }
 
     /// The push telling the sender how the recipient answered.
@@ -37,16 +41,21 @@ public enum MateRequestPayload {
         var from: [String: JSONValue] = ["user_id": .string(request.recipientID)]
         from["card"] = notice.responderCard.map(json)
         return APNSPayload(
-            alert: .content(.init(title: accepted ? "Mate request accepted" : "Mate request declined",
-                                  body: accepted ? "\(who) accepted your mate request"
-                                                 : "\(who) declined your mate request")),
+            alert: .content(
+                .init(
+                    title: accepted ? "Mate request accepted" : "Mate request declined",
+                    body: accepted
+                        ? "\(who) accepted your mate request"
+                        : "\(who) declined your mate request")),
             sound: .default, category: answerCategory,
-            custom: ["mate_request_answer": .object([
-                "id": .string(request.id),
-                "drop_id": .string(request.dropID),
-                "state": .string(request.state.rawValue),
-                "from": .object(from),
-            ])])
+            custom: [
+                "mate_request_answer": .object([
+                    "id": .string(request.id),
+                    "drop_id": .string(request.dropID),
+                    "state": .string(request.state.rawValue),
+                    "from": .object(from),
+                ])
+            ])
     }
 
     /// The card as JSON with the store's snake_case keys; absent fields are omitted.

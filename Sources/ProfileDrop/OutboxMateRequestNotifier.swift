@@ -31,8 +31,9 @@ public struct OutboxMateRequestNotifier: MateRequestNotifier {
             let request = notice.request
             guard try await outbox.items(pushID: request.id).isEmpty else { continue }
             let payload = MateRequestPayload.request(notice).encoded()
-            items += try await rows(to: request.recipientID, pushID: request.id, collapseID: request.dropID,
-                                    payload: payload, now: now)
+            items += try await rows(
+                to: request.recipientID, pushID: request.id, collapseID: request.dropID,
+                payload: payload, now: now)
         }
         if !items.isEmpty { try await outbox.enqueue(items) }
     }
@@ -43,17 +44,21 @@ public struct OutboxMateRequestNotifier: MateRequestNotifier {
         let pushID = "\(request.id).\(request.state.rawValue)"
         guard try await outbox.items(pushID: pushID).isEmpty else { return }
         let payload = MateRequestPayload.answer(notice).encoded()
-        let items = try await rows(to: request.senderID, pushID: pushID, collapseID: request.dropID,
-                                   payload: payload, now: now)
+        let items = try await rows(
+            to: request.senderID, pushID: pushID, collapseID: request.dropID,
+            payload: payload, now: now)
         if !items.isEmpty { try await outbox.enqueue(items) }
     }
 
-    private func rows(to userID: String, pushID: String, collapseID: String, payload: [UInt8],
-                      now: Date) async throws -> [OutboxItem] {
+    private func rows(
+        to userID: String, pushID: String, collapseID: String, payload: [UInt8],
+        now: Date
+    ) async throws -> [OutboxItem] {
         try await devices.devices(forUser: userID).filter(accepts).map { device in
-            OutboxItem(pushID: pushID, token: device.token, topic: device.topic, pushType: .alert,
-                       payload: payload, environment: device.environment,
-                       priority: .immediately, collapseID: collapseID, now: now)
+            OutboxItem(
+                pushID: pushID, token: device.token, topic: device.topic, pushType: .alert,
+                payload: payload, environment: device.environment,
+                priority: .immediately, collapseID: collapseID, now: now)
         }
     }
 

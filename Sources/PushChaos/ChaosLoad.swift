@@ -1,9 +1,10 @@
 import APNSCore
 import Foundation
+import JSON
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import JSON
 
 /// Posts batches of fresh, unique device tokens to `POST /v1/pushes` until enough are acknowledged,
 /// riding over push-server's deaths: a post cut off by a kill counts as unanswered and the poster waits
@@ -139,14 +140,17 @@ final class ChaosLoad: Sendable {
         request.httpMethod = "POST"
         request.setValue("Bearer \(apiKey)", forHTTPHeaderField: "Authorization")
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        let body: JSONValue = ["tokens": .array(tokens.map { .string($0) }), "alert": "chaos",
-                               "environment": "development"]
+        let body: JSONValue = [
+            "tokens": .array(tokens.map { .string($0) }), "alert": "chaos",
+            "environment": "development",
+        ]
         request.httpBody = Data(body.serialized())
         do {
             let (data, response) = try await session.data(for: request)
             let status = (response as? HTTPURLResponse)?.statusCode ?? 0
             guard (200..<300).contains(status),
-                  let pushID = (try? JSONValue.parse(Array(data)))?["push_id"]?.stringValue else {
+                let pushID = (try? JSONValue.parse(Array(data)))?["push_id"]?.stringValue
+            else {
                 return .refused(status: status, body: String(decoding: data.prefix(200), as: UTF8.self))
             }
             return .acknowledged(pushID: pushID)

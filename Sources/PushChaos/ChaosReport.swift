@@ -71,8 +71,9 @@ public struct ChaosReport: Sendable {
         }
         require(acknowledged >= plannedPushes, "\(acknowledged) of \(plannedPushes) pushes acknowledged")
         require(kills == plannedKills, "\(kills) of \(plannedKills) SIGKILLs happened")
-        require(depthAtKills.count == kills && depthAtKills.allSatisfy { $0 >= 0 },
-                "outbox depth at the kills unknown: \(depthAtKills)")
+        require(
+            depthAtKills.count == kills && depthAtKills.allSatisfy { $0 >= 0 },
+            "outbox depth at the kills unknown: \(depthAtKills)")
         for (index, depth) in depthAtKills.enumerated().dropFirst() where depth == 0 {
             failures.append("kill \(index + 1) landed with nothing left to deliver")
         }

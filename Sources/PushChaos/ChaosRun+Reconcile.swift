@@ -1,13 +1,15 @@
+import APNSCore
 import APNSMock
 import PushStore
-import APNSCore
 
 extension ChaosRun {
     /// Compares every outbox row with the mock's records: rows of acknowledged pushes and rows of posts
     /// whose answer was cut off are counted apart (by push id and by token), each row must be final and
     /// match what the mock did with its `apns-id`, for the same token and topic.
-    static func reconcile(_ report: inout ChaosReport, load: ChaosLoad.Outcome, mock: MockAPNSServer,
-                          batchSize: Int, databasePath: String) async throws {
+    static func reconcile(
+        _ report: inout ChaosReport, load: ChaosLoad.Outcome, mock: MockAPNSServer,
+        batchSize: Int, databasePath: String
+    ) async throws {
         let records = mock.records()
         var accepted: [String: [MockAPNSRecord]] = [:]
         var rejection: [String: String] = [:]

@@ -13,18 +13,22 @@ public enum ChaosRun {
         let started = Date()
         let directory = plan.workDirectory
         try FileManager.default.createDirectory(atPath: directory + "/logs", withIntermediateDirectories: true)
-        let files = try TestCredentialFiles.write(to: directory + "/creds", bundleID: "com.example.sniffmeet",
-                                                  password: "chaos-password")
+        let files = try TestCredentialFiles.write(
+            to: directory + "/creds", bundleID: "com.example.sniffmeet",
+            password: "chaos-password")
         let mock = try MockAPNSServer(configuration: mockConfiguration(plan, files: files))
         defer { mock.stop() }
         let apiKey = "chaos-" + APNSID.generate()
-        let arguments = ["--data-dir", directory + "/data", "--port", "0", "--api-key", apiKey,
-                         "--topic", files.bundleID, "--apns-p12", files.clientP12Path, "--apns-password", files.password,
-                         "--apns-host", "127.0.0.1", "--apns-port", "\(mock.port)", "--apns-ca", files.caCertificatePath,
-                         "--log-level", "warning"]
+        let arguments = [
+            "--data-dir", directory + "/data", "--port", "0", "--api-key", apiKey,
+            "--topic", files.bundleID, "--apns-p12", files.clientP12Path, "--apns-password", files.password,
+            "--apns-host", "127.0.0.1", "--apns-port", "\(mock.port)", "--apns-ca", files.caCertificatePath,
+            "--log-level", "warning",
+        ]
         let launch: @Sendable (Int) async throws -> PushServerProcess = { generation in
-            try await PushServerProcess.start(binary: plan.serverBinary, arguments: arguments,
-                                              logPath: directory + "/logs/push-server-\(generation).log")
+            try await PushServerProcess.start(
+                binary: plan.serverBinary, arguments: arguments,
+                logPath: directory + "/logs/push-server-\(generation).log")
         }
 
         var report = ChaosReport()
@@ -45,9 +49,10 @@ public enum ChaosRun {
             var depths: [Int] = []  // one per kill: rows still to deliver when the server died (-1: unreadable)
             defer { Task { await target.finishKills() } }
             for (index, threshold) in plan.killThresholds.enumerated() {
-                let reached = await within(plan.deliveryTimeout) {
-                    if index == 0 { await poster.waitForAcknowledged(threshold) } else { await mock.waitForAccepted(count: threshold) }
-                } != nil
+                let reached =
+                    await within(plan.deliveryTimeout) {
+                        if index == 0 { await poster.waitForAcknowledged(threshold) } else { await mock.waitForAccepted(count: threshold) }
+                    } != nil
                 guard reached else { return (server, depths, "kill \(index + 1) never came: \(threshold) not reached") }
                 await target.markDown()
                 server.stop(SIGKILL)
@@ -59,8 +64,9 @@ public enum ChaosRun {
                     return (nil, depths, "restart \(depths.count) failed: \(error)")
                 }
                 await target.publish(port: server.port)
-                progress("chaos: SIGKILL \(depths.count) after \(threshold) \(index == 0 ? "acknowledged" : "accepted") "
-                         + "with \(depths[index]) rows to deliver; restarted on port \(server.port)")
+                progress(
+                    "chaos: SIGKILL \(depths.count) after \(threshold) \(index == 0 ? "acknowledged" : "accepted") "
+                        + "with \(depths[index]) rows to deliver; restarted on port \(server.port)")
             }
             return (server, depths, nil)
         }
@@ -79,7 +85,8 @@ public enum ChaosRun {
 
         // Every row stored so far must reach the mock: wait until it accepted that many distinct apns-ids,
         // then until no row is left to send (a row accepted before a kill may still wait to be resent).
-        let observer: SQLiteOutboxRepository, rows: Int
+        let observer: SQLiteOutboxRepository
+        let rows: Int
         do {
             observer = try observe(databasePath)
             rows = try await observer.counts().values.reduce(0, +)
@@ -88,10 +95,11 @@ public enum ChaosRun {
             throw error
         }
         progress("chaos: \(rows) rows stored; waiting for delivery")
-        report.deliveredInTime = await within(plan.deliveryTimeout) {
-            await waitForDistinctAccepted(rows, on: mock)
-            return await waitForEmptyOutbox(observer)
-        } == true
+        report.deliveredInTime =
+            await within(plan.deliveryTimeout) {
+                await waitForDistinctAccepted(rows, on: mock)
+                return await waitForEmptyOutbox(observer)
+            } == true
         report.finalExitStatus = server.stop(SIGTERM)
 
         try await reconcile(&report, load: load, mock: mock, batchSize: plan.batchSize, databasePath: databasePath)
@@ -103,8 +111,9 @@ public enum ChaosRun {
         var configuration = try MockAPNSServer.Configuration(credentialFiles: files)
         configuration.goAwayAfterStreams = plan.goAwayEvery
         configuration.abruptCloseEveryStreams = plan.abruptCloseEvery
-        configuration.faultRates = MockFaultRates(tooManyRequests: plan.tooManyRequestsRate,
-                                                  serviceUnavailable: plan.serviceUnavailableRate)
+        configuration.faultRates = MockFaultRates(
+            tooManyRequests: plan.tooManyRequestsRate,
+            serviceUnavailable: plan.serviceUnavailableRate)
         configuration.latency = .jitter(min: 0, max: plan.maxJitter)
         configuration.randomSeed = plan.seed
         return configuration

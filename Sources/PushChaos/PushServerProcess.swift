@@ -43,7 +43,8 @@ public final class PushServerProcess: @unchecked Sendable {
                     guard found == nil else { continue }
                     buffer += String(decoding: data, as: UTF8.self)
                     if let line = buffer.split(separator: "\n").first(where: { $0.hasPrefix("listening on ") }),
-                       let port = Int(line.split(separator: ":").last ?? "") {
+                        let port = Int(line.split(separator: ":").last ?? "")
+                    {
                         found = port
                         continuation.resume(returning: port)
                     }

@@ -1,7 +1,7 @@
 internal import CNGHTTP2
+import Foundation
 import PushIO
 import PushTLS
-import Foundation
 
 /// An HTTP/2 client connection on one event loop: TLS + ALPN h2 (or cleartext h2 with prior knowledge),
 /// requests queued while the server's MAX_CONCURRENT_STREAMS is reached, keep-alive PING, GOAWAY handling.
@@ -107,9 +107,10 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
         timer.schedule(after: configuration.connectTimeout)
         connectTimer = timer
         do {
-            stream = try IOStream.connect(on: loop, host: configuration.host, port: configuration.port,
-                                          tls: configuration.tls, serverName: configuration.serverName,
-                                          proxy: configuration.proxy, delegate: self)
+            stream = try IOStream.connect(
+                on: loop, host: configuration.host, port: configuration.port,
+                tls: configuration.tls, serverName: configuration.serverName,
+                proxy: configuration.proxy, delegate: self)
         } catch let error as IOError {
             fail(error)
         } catch {
@@ -214,8 +215,9 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
         var submitted = false
         while open.count < limit, stream.pendingOutputBytes < configuration.outputHighWater, let pending = queue.popFirst() {
             do {
-                let streamID = try session.submitRequest(headers: pending.request.headerBlock,
-                                                         body: pending.request.body.isEmpty ? nil : pending.request.body)
+                let streamID = try session.submitRequest(
+                    headers: pending.request.headerBlock,
+                    body: pending.request.body.isEmpty ? nil : pending.request.body)
                 open[streamID] = pending
                 submitted = true
             } catch {

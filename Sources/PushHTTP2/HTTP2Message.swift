@@ -1,4 +1,5 @@
 import PushIO
+
 /// One HTTP/2 request a client sends.
 public struct HTTP2Request: Sendable {
     /// `:method`.
@@ -15,8 +16,10 @@ public struct HTTP2Request: Sendable {
     public var body: [UInt8]
 
     /// A request with the given parts.
-    public init(method: String = "POST", scheme: String = "https", authority: String, path: String,
-                headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+    public init(
+        method: String = "POST", scheme: String = "https", authority: String, path: String,
+        headers: [(name: String, value: String)] = [], body: [UInt8] = []
+    ) {
         self.method = method
         self.scheme = scheme
         self.authority = authority

@@ -43,9 +43,11 @@ public final class HTTP2Server: @unchecked Sendable {
 
     /// Listens on `host:port` (0 picks a port) and serves each connection with the handler `makeHandler` returns.
     /// Call on any thread; binding happens on the loop.
-    public init(loop: EventLoop, host: String = "127.0.0.1", port: Int = 0, tls: TLSContext?,
-                settings: HTTP2ServerSettings = HTTP2ServerSettings(),
-                makeHandler: @escaping (HTTP2ServerConnection) -> any HTTP2ServerHandler) throws {
+    public init(
+        loop: EventLoop, host: String = "127.0.0.1", port: Int = 0, tls: TLSContext?,
+        settings: HTTP2ServerSettings = HTTP2ServerSettings(),
+        makeHandler: @escaping (HTTP2ServerConnection) -> any HTTP2ServerHandler
+    ) throws {
         self.loop = loop
         self.settings = settings
         self.makeHandler = makeHandler

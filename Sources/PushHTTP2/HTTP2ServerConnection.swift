@@ -43,8 +43,9 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
     public func respond(to streamID: Int32, status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         guard let session, !isClosed else { return }
         do {
-            try session.submitResponse(streamID: streamID, headers: HeaderBlock(status: status, fields: headers),
-                                       body: body.isEmpty ? nil : body)
+            try session.submitResponse(
+                streamID: streamID, headers: HeaderBlock(status: status, fields: headers),
+                body: body.isEmpty ? nil : body)
         } catch {
             return
         }

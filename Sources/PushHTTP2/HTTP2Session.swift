@@ -61,8 +61,9 @@ final class HTTP2Session {
     /// Queues a SETTINGS frame.
     func submitSettings(_ settings: [(id: Int32, value: UInt32)]) throws {
         var entries = settings.map { nghttp2_settings_entry(settings_id: $0.id, value: $0.value) }
-        try checkNGHTTP2(nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &entries, entries.count),
-                  "nghttp2_submit_settings")
+        try checkNGHTTP2(
+            nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &entries, entries.count),
+            "nghttp2_submit_settings")
     }
 
     /// Feeds received bytes; delegate callbacks run during the call.

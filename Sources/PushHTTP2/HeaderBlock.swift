@@ -40,9 +40,10 @@ struct HeaderBlock {
     private func entries<R>(base: UnsafeMutablePointer<UInt8>, _ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
         withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: max(1, spans.count)) { entries in
             for (index, span) in spans.enumerated() {
-                (entries.baseAddress! + index).initialize(to: nghttp2_nv(
-                    name: base + span.nameStart, value: base + span.valueStart,
-                    namelen: span.nameCount, valuelen: span.valueCount, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))
+                (entries.baseAddress! + index).initialize(
+                    to: nghttp2_nv(
+                        name: base + span.nameStart, value: base + span.valueStart,
+                        namelen: span.nameCount, valuelen: span.valueCount, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))
             }
             return body(entries.baseAddress!, spans.count)
         }

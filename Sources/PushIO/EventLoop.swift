@@ -32,9 +32,11 @@ public final class EventLoop: @unchecked Sendable {
         guard let base = event_base_new() else { fatalError("event_base_new failed: out of memory") }
         self.base = base
         let context = Unmanaged.passUnretained(self).toOpaque()
-        wakeEvent = event_new(base, -1, 0, { _, _, context in
-            Unmanaged<EventLoop>.fromOpaque(context!).takeUnretainedValue().runPendingJobs()
-        }, context)
+        wakeEvent = event_new(
+            base, -1, 0,
+            { _, _, context in
+                Unmanaged<EventLoop>.fromOpaque(context!).takeUnretainedValue().runPendingJobs()
+            }, context)
         let thread = Thread { [self] in self.run() }
         thread.name = name
         thread.stackSize = 4 << 20

@@ -29,8 +29,9 @@ extension HTTPServer {
                 }
             }
         }
-        return HTTPServerRequest(method: methodName(evhttp_request_get_command(request)), path: path,
-                                 query: query, headers: headers, body: body, remoteAddress: peer(of: request))
+        return HTTPServerRequest(
+            method: methodName(evhttp_request_get_command(request)), path: path,
+            query: query, headers: headers, body: body, remoteAddress: peer(of: request))
     }
 
     /// `host:port` of the connection the request came on.
@@ -77,8 +78,9 @@ extension HTTPServer {
             if byte == UInt8(ascii: "+") {
                 bytes.append(UInt8(ascii: " "))
             } else if byte == UInt8(ascii: "%"), iterator.count >= 2,
-                      let high = hexValue(iterator[iterator.startIndex]),
-                      let low = hexValue(iterator[iterator.startIndex + 1]) {
+                let high = hexValue(iterator[iterator.startIndex]),
+                let low = hexValue(iterator[iterator.startIndex + 1])
+            {
                 bytes.append(high << 4 | low)
                 iterator = iterator.dropFirst(2)
             } else {

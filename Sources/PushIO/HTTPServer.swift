@@ -25,15 +25,20 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Binds `host:port` (0 picks a free port) and starts serving on `loop`, over TLS when `tls` is given.
     /// Bodies over `maxBodyBytes` get 413; idle connections close after `timeoutSeconds`.
-    public init(loop: EventLoop, host: String = "127.0.0.1", port: Int, maxBodyBytes: Int = 1 << 20,
-                timeoutSeconds: Int = 30, tls: HTTPServerTLS? = nil, handler: @escaping Handler) throws {
+    public init(
+        loop: EventLoop, host: String = "127.0.0.1", port: Int, maxBodyBytes: Int = 1 << 20,
+        timeoutSeconds: Int = 30, tls: HTTPServerTLS? = nil, handler: @escaping Handler
+    ) throws {
         self.loop = loop
         self.host = host
         self.handler = handler
         self.tls = tls
         let box = UnsafeSendableBox(self)
-        let bound: Int = try loop.submitSync { try box.value.bind(port: port, maxBodyBytes: maxBodyBytes,
-                                                                  timeoutSeconds: timeoutSeconds) }
+        let bound: Int = try loop.submitSync {
+            try box.value.bind(
+                port: port, maxBodyBytes: maxBodyBytes,
+                timeoutSeconds: timeoutSeconds)
+        }
         self.port = bound
     }
 
@@ -49,15 +54,19 @@ public final class HTTPServer: @unchecked Sendable {
         // the application answers an unsupported one (405 with Allow and its own error body) instead of
         // evhttp's HTML 501.
         evhttp_set_allowed_methods(http, UInt16.max)
-        evhttp_set_gencb(http, { request, context in
-            guard let request, let context else { return }
-            Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().dispatch(request)
-        }, Unmanaged.passUnretained(self).toOpaque())
-        if tls != nil {
-            evhttp_set_bevcb(http, { base, context in
-                guard let base, let context else { return nil }
-                return Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().tls?.makeBufferEvent(base: base)
+        evhttp_set_gencb(
+            http,
+            { request, context in
+                guard let request, let context else { return }
+                Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().dispatch(request)
             }, Unmanaged.passUnretained(self).toOpaque())
+        if tls != nil {
+            evhttp_set_bevcb(
+                http,
+                { base, context in
+                    guard let base, let context else { return nil }
+                    return Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().tls?.makeBufferEvent(base: base)
+                }, Unmanaged.passUnretained(self).toOpaque())
         }
         guard let socket = evhttp_bind_socket_with_handle(http, host, UInt16(clamping: port)) else {
             evhttp_free(http)

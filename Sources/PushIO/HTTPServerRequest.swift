@@ -1,4 +1,5 @@
 import Foundation
+
 /// One HTTP/1.1 request as the server read it: no C types, safe to hand to any thread.
 public struct HTTPServerRequest: Sendable {
     /// The method in upper case ("GET", "POST", …).
@@ -15,8 +16,10 @@ public struct HTTPServerRequest: Sendable {
     public var remoteAddress: String
 
     /// Creates a request (the server builds these; tests may too).
-    public init(method: String, path: String, query: [(name: String, value: String)] = [],
-                headers: [(name: String, value: String)] = [], body: [UInt8] = [], remoteAddress: String = "") {
+    public init(
+        method: String, path: String, query: [(name: String, value: String)] = [],
+        headers: [(name: String, value: String)] = [], body: [UInt8] = [], remoteAddress: String = ""
+    ) {
         self.remoteAddress = remoteAddress
         self.method = method
         self.path = path

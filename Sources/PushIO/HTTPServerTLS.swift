@@ -25,8 +25,11 @@ public final class HTTPServerTLS: Sendable {
     /// A bufferevent that runs the server handshake over the socket evhttp will give it (loop thread).
     func makeBufferEvent(base: OpaquePointer) -> OpaquePointer? {
         guard let ssl = try? context.makeSSL(serverName: nil) else { return nil }
-        guard let bev = bufferevent_openssl_socket_new(base, -1, ssl, BUFFEREVENT_SSL_ACCEPTING,
-                                                       Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else {
+        guard
+            let bev = bufferevent_openssl_socket_new(
+                base, -1, ssl, BUFFEREVENT_SSL_ACCEPTING,
+                Int32(BEV_OPT_CLOSE_ON_FREE.rawValue))
+        else {
             TLSContext.freeSSL(ssl)
             return nil
         }

@@ -25,8 +25,10 @@ struct IOStreamTunnel {
 
 extension IOStream {
     /// A stream that first connects to `proxy` and asks it for a tunnel to `host:port`.
-    static func connect(on loop: EventLoop, through proxy: IOProxy, host: String, port: Int, tls: TLSContext?,
-                        serverName: String, delegate: IOStreamDelegate) throws -> IOStream {
+    static func connect(
+        on loop: EventLoop, through proxy: IOProxy, host: String, port: Int, tls: TLSContext?,
+        serverName: String, delegate: any IOStreamDelegate
+    ) throws -> IOStream {
         // Not BEV_OPT_CLOSE_ON_FREE: the socket moves to the bufferevent made once the tunnel is up.
         guard let bev = bufferevent_socket_new(loop.base, -1, 0) else {
             throw IOError(.connect, "bufferevent_socket_new failed")

@@ -1,6 +1,6 @@
 internal import CEvent
-import PushTLS
 import Foundation
+import PushTLS
 
 /// A TCP connection, optionally TLS, driven by a libevent bufferevent on one loop.
 ///
@@ -47,8 +47,9 @@ public final class IOStream: @unchecked Sendable {
     ) throws -> IOStream {
         precondition(loop.inEventLoop, "IOStream.connect must run on the loop thread")
         if let proxy {
-            return try connect(on: loop, through: proxy, host: host, port: port, tls: tls,
-                               serverName: serverName ?? host, delegate: delegate)
+            return try connect(
+                on: loop, through: proxy, host: host, port: port, tls: tls,
+                serverName: serverName ?? host, delegate: delegate)
         }
         let bev: OpaquePointer?
         if let tls {

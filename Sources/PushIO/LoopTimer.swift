@@ -16,9 +16,11 @@ public final class LoopTimer: @unchecked Sendable {
         self.action = action
         self.repeating = repeating
         let context = Unmanaged.passUnretained(self).toOpaque()
-        event = event_new(loop.base, -1, repeating ? Int16(EV_PERSIST) : 0, { _, _, context in
-            Unmanaged<LoopTimer>.fromOpaque(context!).takeUnretainedValue().action()
-        }, context)
+        event = event_new(
+            loop.base, -1, repeating ? Int16(EV_PERSIST) : 0,
+            { _, _, context in
+                Unmanaged<LoopTimer>.fromOpaque(context!).takeUnretainedValue().action()
+            }, context)
     }
 
     deinit {

@@ -39,9 +39,13 @@ public final class SignalWaiter: @unchecked Sendable {
     private func installEvents(for signals: [Int32]) -> [OpaquePointer] {
         let context = Unmanaged.passUnretained(self).toOpaque()
         return signals.compactMap { number -> OpaquePointer? in
-            guard let event = event_new(loop.base, number, Int16(EV_SIGNAL | EV_PERSIST), { number, _, context in
-                Unmanaged<SignalWaiter>.fromOpaque(context!).takeUnretainedValue().fire(Int32(number))
-            }, context) else { return nil }
+            guard
+                let event = event_new(
+                    loop.base, number, Int16(EV_SIGNAL | EV_PERSIST),
+                    { number, _, context in
+                        Unmanaged<SignalWaiter>.fromOpaque(context!).takeUnretainedValue().fire(Int32(number))
+                    }, context)
+            else { return nil }
             guard event_add(event, nil) == 0 else {
                 event_free(event)
                 return nil

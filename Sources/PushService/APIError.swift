@@ -1,6 +1,6 @@
 import APNSCore
-import PushIO
 import JSON
+import PushIO
 
 /// An error answered as `{"error":{"code":"...","message":"..."}}` with an HTTP status.
 public struct APIError: Error, Sendable, Equatable {
@@ -23,8 +23,9 @@ public struct APIError: Error, Sendable, Equatable {
 
     /// 429 `rate_limited`, retrying after `seconds` (rounded up to whole seconds, at least 1).
     public static func rateLimited(_ message: String, retryAfter seconds: Double) -> APIError {
-        APIError(status: 429, code: "rate_limited", message: message,
-                 retryAfterSeconds: max(1, Int(seconds.rounded(.up))))
+        APIError(
+            status: 429, code: "rate_limited", message: message,
+            retryAfterSeconds: max(1, Int(seconds.rounded(.up))))
     }
 
     /// 400 with `code`.

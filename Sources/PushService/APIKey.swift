@@ -15,8 +15,10 @@ public struct APIKey: Sendable, Equatable {
     public var rateLimit: APIRateLimit?
 
     /// A key given in the clear or as `sha256:<64 hex digits>`; every scope unless `scopes` says otherwise.
-    public init(name: String, secret: String, scopes: Set<APIScope> = Set(APIScope.allCases),
-                rateLimit: APIRateLimit? = nil) throws(ConfigurationError) {
+    public init(
+        name: String, secret: String, scopes: Set<APIScope> = Set(APIScope.allCases),
+        rateLimit: APIRateLimit? = nil
+    ) throws(ConfigurationError) {
         guard Self.isValidName(name) else {
             throw ConfigurationError("API key name \"\(name.prefix(64))\" must be 1-64 characters of A-Z a-z 0-9 _ . -")
         }
@@ -42,14 +44,15 @@ public struct APIKey: Sendable, Equatable {
     }
 
     static func isValidName(_ name: String) -> Bool {
-        (1...64).contains(name.utf8.count) && name.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "-"):
-                true
-            default: false
+        (1...64).contains(name.utf8.count)
+            && name.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "-"):
+                    true
+                default: false
+                }
             }
-        }
     }
 
     private static func decodeHex(_ hex: [UInt8]) -> [UInt8]? {

@@ -10,8 +10,10 @@ public struct APIRateLimit: Sendable, Equatable {
     public var notificationBurst: Double?
 
     /// A limit; nil fields are unlimited.
-    public init(requestsPerSecond: Double? = nil, requestBurst: Double? = nil,
-                notificationsPerSecond: Double? = nil, notificationBurst: Double? = nil) {
+    public init(
+        requestsPerSecond: Double? = nil, requestBurst: Double? = nil,
+        notificationsPerSecond: Double? = nil, notificationBurst: Double? = nil
+    ) {
         self.requestsPerSecond = requestsPerSecond
         self.requestBurst = requestBurst
         self.notificationsPerSecond = notificationsPerSecond

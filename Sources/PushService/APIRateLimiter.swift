@@ -44,12 +44,15 @@ public final class APIRateLimiter: Sendable {
     /// Takes `count` notifications from `key`'s notification bucket.
     public func takeNotifications(_ count: Int, for key: APIKey) -> Decision {
         guard let limit = key.rateLimit, let rate = limit.notificationsPerSecond,
-              let burst = limit.effectiveNotificationBurst else { return .allowed }
+            let burst = limit.effectiveNotificationBurst
+        else { return .allowed }
         return take(Double(count), rate: rate, burst: burst, name: key.name, in: \.notifications)
     }
 
-    private func take(_ amount: Double, rate: Double, burst: Double, name: String,
-                      in buckets: WritableKeyPath<Buckets, [String: Bucket]>) -> Decision {
+    private func take(
+        _ amount: Double, rate: Double, burst: Double, name: String,
+        in buckets: WritableKeyPath<Buckets, [String: Bucket]>
+    ) -> Decision {
         guard amount <= burst else { return .exceedsBurst(burst) }
         let now = clock()
         return state.withLock { state in

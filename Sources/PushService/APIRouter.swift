@@ -21,8 +21,10 @@ public struct APIRoute: Sendable {
     let handler: Handler
 
     /// Creates a route that needs `scope` (nil: open without a key), with a rule for each path parameter.
-    public init(_ method: String, _ pattern: String, scope: APIScope?, parameters: [String: PathParameter] = [:],
-                idempotent: Bool = false, handler: @escaping Handler) {
+    public init(
+        _ method: String, _ pattern: String, scope: APIScope?, parameters: [String: PathParameter] = [:],
+        idempotent: Bool = false, handler: @escaping Handler
+    ) {
         self.method = method
         self.pattern = pattern
         self.scope = scope
@@ -104,7 +106,8 @@ enum HTTPPath {
         var rest = Array(segment.utf8)[...]
         while let byte = rest.popFirst() {
             if byte == UInt8(ascii: "%"), rest.count >= 2,
-               let value = UInt8(String(decoding: rest.prefix(2), as: UTF8.self), radix: 16) {
+                let value = UInt8(String(decoding: rest.prefix(2), as: UTF8.self), radix: 16)
+            {
                 bytes.append(value)
                 rest = rest.dropFirst(2)
             } else {

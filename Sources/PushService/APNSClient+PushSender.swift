@@ -1,5 +1,5 @@
-import APNSCore
 import APNS
+import APNSCore
 
 /// The real APNs client is a `PushSender`: `send`, `send(batch:deliver:)` (its results are the outbox's
 /// input as they are) and `shutdown(deadline:)` already match.

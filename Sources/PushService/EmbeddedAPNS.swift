@@ -45,8 +45,11 @@ enum APIKeyFile {
             if !key.isEmpty { return key }
         }
         let key = randomHex(bytes: 24)
-        guard FileManager.default.createFile(atPath: path, contents: Data((key + "\n").utf8),
-                                             attributes: [.posixPermissions: 0o600]) else {
+        guard
+            FileManager.default.createFile(
+                atPath: path, contents: Data((key + "\n").utf8),
+                attributes: [.posixPermissions: 0o600])
+        else {
             throw ConfigurationError("cannot write the API key file \(path)")
         }
         return key

@@ -14,8 +14,9 @@ public struct JSONFields: Sendable {
     /// Wraps `value`; throws 400 unless it is an object.
     public init(_ value: JSONValue, prefix: String = "") throws(APIError) {
         guard case .object(let members) = value else {
-            throw prefix.isEmpty ? .badRequest("invalid_body", "the body must be a JSON object")
-                                 : .invalidField(String(prefix.dropLast()), "must be an object")
+            throw prefix.isEmpty
+                ? .badRequest("invalid_body", "the body must be a JSON object")
+                : .invalidField(String(prefix.dropLast()), "must be an object")
         }
         self.members = members
         self.prefix = prefix
@@ -57,8 +58,10 @@ public struct JSONFields: Sendable {
 
     /// An optional string of at most `maxBytes` UTF-8 bytes (and `maxLength` Unicode code points, JSON
     /// Schema's `maxLength`, when given); `null` counts as absent only with `allowNull`.
-    public func string(_ key: String, maxBytes: Int = 1024, maxLength: Int? = nil,
-                       allowNull: Bool = false) throws(APIError) -> String? {
+    public func string(
+        _ key: String, maxBytes: Int = 1024, maxLength: Int? = nil,
+        allowNull: Bool = false
+    ) throws(APIError) -> String? {
         guard let value = try present(key, allowNull: allowNull) else { return nil }
         guard case .string(let text) = value else { throw .invalidField(prefix + key, "must be a string") }
         guard text.utf8.count <= maxBytes else { throw .invalidField(prefix + key, "longer than \(maxBytes) bytes") }

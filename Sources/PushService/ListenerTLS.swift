@@ -36,8 +36,10 @@ enum ListenerTLS {
 
     /// Reads the certificate, key and client CA again and hands them to `tls` for new connections; a file
     /// that cannot be used leaves the old ones in place and throws why. Both outcomes are logged.
-    static func reload(_ tls: HTTPServerTLS, _ settings: PushServiceConfiguration.TLSListenerSettings,
-                       logger: ServiceLogger) throws(ConfigurationError) {
+    static func reload(
+        _ tls: HTTPServerTLS, _ settings: PushServiceConfiguration.TLSListenerSettings,
+        logger: ServiceLogger
+    ) throws(ConfigurationError) {
         do {
             tls.replace(with: try context(settings))
             logger.info("tls.reloaded", [("certificate", settings.certificatePath ?? "")])

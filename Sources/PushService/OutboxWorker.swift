@@ -1,7 +1,7 @@
+import APNS
 import APNSCore
 import Foundation
 import PushStore
-import APNS
 
 /// Drains the outbox into the APNs senders with bounded concurrency and applies the outcomes.
 ///
@@ -47,8 +47,10 @@ public actor OutboxWorker {
         }
     }
 
-    init(outbox: any OutboxRepository, devices: any DeviceRepository, senders: PushSenders, metrics: ServiceMetrics,
-         logger: ServiceLogger, waiters: PushWaiters, maxInFlight: Int, claimBatch: Int) {
+    init(
+        outbox: any OutboxRepository, devices: any DeviceRepository, senders: PushSenders, metrics: ServiceMetrics,
+        logger: ServiceLogger, waiters: PushWaiters, maxInFlight: Int, claimBatch: Int
+    ) {
         self.outbox = outbox
         self.devices = devices
         self.senders = senders
@@ -191,8 +193,9 @@ public actor OutboxWorker {
                 }
             }
         }
-        metrics.recordSends(seconds: seconds, environment: delivery.environment.name,
-                            answered: delivery.results.count - failures, transportFailures: failures)
+        metrics.recordSends(
+            seconds: seconds, environment: delivery.environment.name,
+            answered: delivery.results.count - failures, transportFailures: failures)
         finished(completions)
     }
 
@@ -246,15 +249,21 @@ public actor OutboxWorker {
             logger.debug("push.accepted", [("id", item.id), ("push_id", item.pushID)])
         case .rejected(let rejection) where !rejection.reason.isRetryable:
             metrics.recordPush(outcome: "rejected", reason: rejection.reason.rawValue)
-            logger.info("push.rejected", [("id", item.id), ("push_id", item.pushID), ("status", "\(rejection.status)"),
-                                          ("reason", rejection.reason.rawValue)])
+            logger.info(
+                "push.rejected",
+                [
+                    ("id", item.id), ("push_id", item.pushID), ("status", "\(rejection.status)"),
+                    ("reason", rejection.reason.rawValue),
+                ])
             if rejection.reason.invalidatesToken { await invalidate(item, rejection: rejection) }
         case .rejected, .transportFailed:
             let outcome = state == .failed ? "failed" : "retry"
             let reason = completion.result.storedReason ?? ""
             metrics.recordPush(outcome: outcome, reason: reason)
-            var fields = [("id", item.id), ("status", completion.result.storedStatus.map(String.init) ?? "-"),
-                          ("reason", reason), ("attempts", "\(item.attempts)")]
+            var fields = [
+                ("id", item.id), ("status", completion.result.storedStatus.map(String.init) ?? "-"),
+                ("reason", reason), ("attempts", "\(item.attempts)"),
+            ]
             if case .transportFailed(let error) = completion.result { fields.append(("transport", error.kind.rawValue)) }
             logger.log(outcome == "failed" ? .warning : .debug, "push.\(outcome)", fields)
         }
@@ -262,8 +271,9 @@ public actor OutboxWorker {
 
     private func invalidate(_ item: OutboxItem, rejection: APNSRejection) async {
         do {
-            let changed = try await devices.invalidate(token: item.token, topic: item.topic,
-                                                      reason: rejection.reason, at: rejection.timestamp ?? Date())
+            let changed = try await devices.invalidate(
+                token: item.token, topic: item.topic,
+                reason: rejection.reason, at: rejection.timestamp ?? Date())
             if changed {
                 metrics.recordTokenInvalidated(reason: rejection.reason.rawValue)
                 logger.info("device.invalidated", [("topic", item.topic), ("reason", rejection.reason.rawValue)])

@@ -25,16 +25,18 @@ extension PushAPI {
         if needsKey {
             guard let found = authenticator.authenticate(request.header("Authorization")) else {
                 recordAuthFailure(request)
-                let error = APIError(status: 401, code: "unauthorized",
-                                     message: "a valid API key is required (Authorization: Bearer <key>)")
+                let error = APIError(
+                    status: 401, code: "unauthorized",
+                    message: "a valid API key is required (Authorization: Bearer <key>)")
                 return .answer(error.response, route: "unauthorized")
             }
             key = found
         }
         switch match {
         case .notFound:
-            return .answer(APIError.notFound("not_found", "no route for \(request.method) \(request.path.prefix(200))").response,
-                           route: "unmatched")
+            return .answer(
+                APIError.notFound("not_found", "no route for \(request.method) \(request.path.prefix(200))").response,
+                route: "unmatched")
         case .methodNotAllowed(let allowed):
             var error = APIError(status: 405, code: "method_not_allowed", message: "allowed: \(allowed.joined(separator: ", "))").response
             error.headers.append(("Allow", allowed.joined(separator: ", ")))
@@ -42,8 +44,9 @@ extension PushAPI {
         case .found(let route, let parameters):
             guard let key else { return .run(route, parameters, nil) }
             if let scope = route.scope, !key.scopes.contains(scope) {
-                let error = APIError(status: 403, code: "forbidden",
-                                     message: "API key \(key.name) lacks the \(scope.rawValue) scope this route needs")
+                let error = APIError(
+                    status: 403, code: "forbidden",
+                    message: "API key \(key.name) lacks the \(scope.rawValue) scope this route needs")
                 return .answer(error.response, route: route.operation)
             }
             if case .limited(let after) = limiter.takeRequest(key) {
@@ -68,8 +71,9 @@ extension PushAPI {
             throw .rateLimited("API key \(key.name) is over its notification rate", retryAfter: after)
         case .exceedsBurst(let burst):
             metrics.recordRateLimited(key: key.name, limit: "notifications")
-            throw .badRequest("exceeds_rate_burst",
-                              "\(count) notifications in one push exceed API key \(key.name)'s burst of \(Int(burst)); split the push")
+            throw .badRequest(
+                "exceeds_rate_burst",
+                "\(count) notifications in one push exceed API key \(key.name)'s burst of \(Int(burst)); split the push")
         }
     }
 
@@ -79,9 +83,11 @@ extension PushAPI {
         metrics.recordAuthFailure()
         let (write, suppressed) = authFailureLog.admit()
         guard write else { return }
-        var fields = [("client", request.remoteAddress), ("method", request.method),
-                      ("path", String(request.path.prefix(100))),
-                      ("credential", request.header("Authorization") == nil ? "missing" : "invalid")]
+        var fields = [
+            ("client", request.remoteAddress), ("method", request.method),
+            ("path", String(request.path.prefix(100))),
+            ("credential", request.header("Authorization") == nil ? "missing" : "invalid"),
+        ]
         if suppressed > 0 { fields.append(("suppressed_since_last", "\(suppressed)")) }
         logger.warning("http.auth_failed", fields)
     }

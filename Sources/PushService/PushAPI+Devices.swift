@@ -1,8 +1,8 @@
 import APNSCore
 import Foundation
+import JSON
 import PushIO
 import PushStore
-import JSON
 
 extension PushAPI {
     /// `POST /v1/devices`: registers (or re-registers) a device token for a user (201).
@@ -11,8 +11,9 @@ extension PushAPI {
         guard let topic = registration.topic ?? configuration.topic, !topic.isEmpty else {
             throw APIError.invalidField("topic", "is required (no default topic is configured)")
         }
-        let device = try await repositories.devices.register(token: registration.token, topic: topic, userID: registration.userID,
-                                                    environment: registration.environment, now: Date())
+        let device = try await repositories.devices.register(
+            token: registration.token, topic: topic, userID: registration.userID,
+            environment: registration.environment, now: Date())
         return .json(status: 201, RecordJSON.device(device))
     }
 

@@ -1,21 +1,27 @@
 import APNSCore
 import Foundation
+import JSON
 import ProfileDrop
 import PushIO
 import PushStore
-import JSON
 
 extension PushAPI {
     /// `POST /v1/drops`: one phone's report; 201 pending, 200 matched, 409 busy, 422 condition not met.
     func reportDrop(_ request: APIRequest) async throws -> HTTPServerResponse {
         let report = try DropReportRequest(try request.jsonBody())
-        switch try await match.report(userID: report.userID, peerID: report.peerID, distance: report.distance,
-                                      direction: report.direction) {
+        switch try await match.report(
+            userID: report.userID, peerID: report.peerID, distance: report.distance,
+            direction: report.direction)
+        {
         case .pending(let drop):
             return .json(status: 201, ["state": "pending", "drop": RecordJSON.drop(drop)])
         case .matched(let drop, let requests):
-            return .json(status: 200, ["state": "matched", "drop": RecordJSON.drop(drop),
-                                       "mate_requests": .array(requests.map(RecordJSON.mateRequest))])
+            return .json(
+                status: 200,
+                [
+                    "state": "matched", "drop": RecordJSON.drop(drop),
+                    "mate_requests": .array(requests.map(RecordJSON.mateRequest)),
+                ])
         case .busy:
             throw APIError(status: 409, code: "busy", message: "a user of this pair is engaged in another drop")
         case .conditionNotMet(let why):

@@ -23,8 +23,9 @@ extension PushAPI {
         defer { Task { await idempotencyLocks.unlock(lockName) } }
         let claim: IdempotencyClaim
         do {
-            claim = try await repositories.idempotency.begin(key: key, scope: scope, fingerprint: SHA256Digest.hash(request.http.body),
-                                                              now: Date(), ttl: Self.idempotencyTTL)
+            claim = try await repositories.idempotency.begin(
+                key: key, scope: scope, fingerprint: SHA256Digest.hash(request.http.body),
+                now: Date(), ttl: Self.idempotencyTTL)
         } catch {
             logger.error("idempotency.begin_failed", [("route", route.operation), ("error", "\(error)")])
             return APIError(status: 503, code: "store_unavailable", message: "the store did not answer; retry later").response
@@ -35,17 +36,22 @@ extension PushAPI {
             response.headers.append(("Idempotent-Replayed", "true"))
             return response
         case .mismatch:
-            return APIError(status: 422, code: "idempotency_key_reused",
-                            message: "this Idempotency-Key was used with another request body").response
+            return APIError(
+                status: 422, code: "idempotency_key_reused",
+                message: "this Idempotency-Key was used with another request body"
+            ).response
         case .inProgress:
-            return APIError(status: 409, code: "idempotency_in_progress",
-                            message: "a request with this Idempotency-Key is still running; retry later").response
+            return APIError(
+                status: 409, code: "idempotency_in_progress",
+                message: "a request with this Idempotency-Key is still running; retry later"
+            ).response
         case .proceed:
             let response = await run(route, request)
             do {
                 if [400, 404, 413, 422].contains(response.status) || (200..<300).contains(response.status) {
-                    try await repositories.idempotency.finish(key: key, scope: scope,
-                                                              answer: IdempotentAnswer(status: response.status, body: response.body))
+                    try await repositories.idempotency.finish(
+                        key: key, scope: scope,
+                        answer: IdempotentAnswer(status: response.status, body: response.body))
                 } else {
                     try await repositories.idempotency.abandon(key: key, scope: scope)
                 }

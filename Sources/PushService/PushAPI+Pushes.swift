@@ -1,8 +1,8 @@
-import PushSync
 import APNSCore
 import Foundation
 import PushIO
 import PushStore
+import PushSync
 
 extension PushAPI {
     /// `POST /v1/pushes`: validates, writes one outbox row per device (durably) and answers 202 with the ids;
@@ -21,11 +21,12 @@ extension PushAPI {
             var items: [OutboxItem] = []
             items.reserveCapacity(targets.count)
             for target in targets {
-                items.append(OutboxItem(
-                    id: OutboxID.make(at: now, using: &random), pushID: pushID, token: target.token, topic: target.topic,
-                    pushType: push.pushType, payload: push.payload, environment: target.environment,
-                    priority: push.priority, expiration: push.expiration, collapseID: push.collapseID,
-                    apnsID: APNSID.generate(using: &random), now: now))
+                items.append(
+                    OutboxItem(
+                        id: OutboxID.make(at: now, using: &random), pushID: pushID, token: target.token, topic: target.topic,
+                        pushType: push.pushType, payload: push.payload, environment: target.environment,
+                        priority: push.priority, expiration: push.expiration, collapseID: push.collapseID,
+                        apnsID: APNSID.generate(using: &random), now: now))
             }
             let waitID = wait ? await waiters.register(rowIDs: items.map(\.id)) : nil
             do {
@@ -40,8 +41,12 @@ extension PushAPI {
                 if let waitID { await waiters.finish(waitID) }
                 throw error
             }
-            logger.info("push.enqueued", [("push_id", pushID), ("notifications", "\(items.count)"),
-                                          ("push_type", push.pushType.rawValue)])
+            logger.info(
+                "push.enqueued",
+                [
+                    ("push_id", pushID), ("notifications", "\(items.count)"),
+                    ("push_type", push.pushType.rawValue),
+                ])
             return (pushID, items, waitID)
         }
         metrics.recordEnqueued(items.count)

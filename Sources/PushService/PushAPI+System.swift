@@ -1,9 +1,9 @@
 import APNSCore
 import Foundation
-import PushIO
-import PushStore
 import JSON
 import ProfileDrop
+import PushIO
+import PushStore
 
 extension PushAPI {
     /// `POST /v1/admin/reload`: reads the listener's TLS certificate, key and client CA again (what SIGHUP
@@ -31,8 +31,10 @@ extension PushAPI {
             databaseOK = false
             databaseState = .string("error: \(error)")
         }
-        let apns: JSONValue = ["production": .string(metrics.apnsHealth("production").rawValue),
-                               "development": .string(metrics.apnsHealth("development").rawValue)]
+        let apns: JSONValue = [
+            "production": .string(metrics.apnsHealth("production").rawValue),
+            "development": .string(metrics.apnsHealth("development").rawValue),
+        ]
         let degraded = !databaseOK || [metrics.apnsHealth("production"), metrics.apnsHealth("development")].contains(.unreachable)
         let status = databaseOK ? (degraded ? "degraded" : "ok") : "unavailable"
         return .json(status: databaseOK ? 200 : 503, ["status": .string(status), "database": databaseState, "apns": apns])
@@ -55,9 +57,10 @@ extension PushAPI {
         let counts = try await outbox.counts()
         let oldest = try await outbox.oldestPendingEnqueuedAt()
         let dropMetrics = await match.metrics
-        let text = metrics.prometheusText(outboxCounts: Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) }),
-                                          oldestPendingAgeSeconds: oldest.map { Date().timeIntervalSince($0) } ?? 0,
-                                          extra: dropMetrics.prometheusText() + (await connectionMetrics()))
+        let text = metrics.prometheusText(
+            outboxCounts: Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) }),
+            oldestPendingAgeSeconds: oldest.map { Date().timeIntervalSince($0) } ?? 0,
+            extra: dropMetrics.prometheusText() + (await connectionMetrics()))
         return HTTPServerResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: Array(text.utf8))
     }
 }

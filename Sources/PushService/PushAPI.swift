@@ -1,9 +1,9 @@
-import PushSync
 import APNSCore
 import Foundation
 import ProfileDrop
 import PushIO
 import PushStore
+import PushSync
 
 /// The REST API: routes, authentication, error mapping and one log line per request.
 public struct PushAPI: Sendable {
@@ -49,8 +49,12 @@ public struct PushAPI: Sendable {
             APIRoute("GET", "/v1/users/{id}/drop", scope: .read, parameters: user) { try await self.dropStatus($0) },
             APIRoute("DELETE", "/v1/users/{id}/drop", scope: .send, parameters: user) { try await self.cancelDrop($0) },
             APIRoute("GET", "/v1/users/{id}/mate-requests", scope: .read, parameters: user) { try await self.listMateRequests($0) },
-            APIRoute("POST", "/v1/mate-requests/{id}/accept", scope: .send, parameters: mateRequest) { try await self.answerMateRequest($0, accept: true) },
-            APIRoute("POST", "/v1/mate-requests/{id}/decline", scope: .send, parameters: mateRequest) { try await self.answerMateRequest($0, accept: false) },
+            APIRoute("POST", "/v1/mate-requests/{id}/accept", scope: .send, parameters: mateRequest) {
+                try await self.answerMateRequest($0, accept: true)
+            },
+            APIRoute("POST", "/v1/mate-requests/{id}/decline", scope: .send, parameters: mateRequest) {
+                try await self.answerMateRequest($0, accept: false)
+            },
             APIRoute("POST", "/v1/admin/reload", scope: .admin) { try await self.reload($0) },
         ])
     }
@@ -72,8 +76,12 @@ public struct PushAPI: Sendable {
         metrics.recordRequest(route: routeName, status: response.status)
         let elapsed = ContinuousClock.now - started
         let millis = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-        logger.info("http.request", [("method", request.method), ("route", routeName), ("status", "\(response.status)"),
-                                     ("duration_ms", String(format: "%.2f", millis))])
+        logger.info(
+            "http.request",
+            [
+                ("method", request.method), ("route", routeName), ("status", "\(response.status)"),
+                ("duration_ms", String(format: "%.2f", millis)),
+            ])
         return response
     }
 

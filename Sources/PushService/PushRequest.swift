@@ -94,8 +94,10 @@ package struct PushRequest: Sendable {
         payload = try Self.payload(body)
     }
 
-    private static let apsFields = ["alert", "badge", "sound", "category", "thread_id", "data", "content_available",
-                                    "mutable_content"]
+    private static let apsFields = [
+        "alert", "badge", "sound", "category", "thread_id", "data", "content_available",
+        "mutable_content",
+    ]
 
     private static func payload(_ body: JSONFields) throws(APIError) -> [UInt8] {
         if body.has("payload") {
@@ -156,14 +158,17 @@ package struct PushRequest: Sendable {
     /// Checks the notification for `topic` as APNs would (suffix rules, priority, size): 413 for a payload
     /// over the push type's limit, 400 for the rest.
     package func validate(topic: String) throws(APIError) {
-        let notification = APNSNotification(token: DeviceToken(bytes: [UInt8](repeating: 0, count: 32)), topic: topic, pushType: pushType,
-                                            priority: priority,
-                                            expiration: expiration.map { .at(epochSeconds: Int64($0)) } ?? .none,
-                                            collapseID: collapseID, payload: payload)
+        let notification = APNSNotification(
+            token: DeviceToken(bytes: [UInt8](repeating: 0, count: 32)), topic: topic, pushType: pushType,
+            priority: priority,
+            expiration: expiration.map { .at(epochSeconds: Int64($0)) } ?? .none,
+            collapseID: collapseID, payload: payload)
         if let rejection = notification.validate() {
             if rejection.reason == .payloadTooLarge {
-                throw APIError(status: 413, code: "payload_too_large", message:
-                               "the payload is \(payload.count) bytes; a \(pushType.rawValue) push takes at most \(pushType.maxPayloadBytes)")
+                throw APIError(
+                    status: 413, code: "payload_too_large",
+                    message:
+                        "the payload is \(payload.count) bytes; a \(pushType.rawValue) push takes at most \(pushType.maxPayloadBytes)")
             }
             throw .badRequest("invalid_notification", "APNs would reject this notification: \(rejection.reason.rawValue)")
         }

@@ -2,8 +2,10 @@ import PushIO
 
 extension PushServer {
     /// Answers one request unless the server is draining (503 then).
-    static func serve(_ request: HTTPServerRequest, api: PushAPI, router: APIRouter,
-                      gate: RequestGate) async -> HTTPServerResponse {
+    static func serve(
+        _ request: HTTPServerRequest, api: PushAPI, router: APIRouter,
+        gate: RequestGate
+    ) async -> HTTPServerResponse {
         guard gate.enter() else {
             return APIError(status: 503, code: "shutting_down", message: "the server is shutting down").response
         }

@@ -29,10 +29,12 @@ public final class PushServer: Sendable {
     /// Every API operation as `"METHOD /pattern"`.
     public var operations: Set<String> { Set(routes.map(\.operation)) }
 
-    private init(port: Int, repositories: PushRepositories, match: MatchService, metrics: ServiceMetrics,
-                 worker: OutboxWorker, http: HTTPServer, loop: EventLoop, senders: PushSenders, logger: ServiceLogger,
-                 configuration: PushServiceConfiguration, background: Task<Void, Never>, gate: RequestGate,
-                 routes: [APIRoute]) {
+    private init(
+        port: Int, repositories: PushRepositories, match: MatchService, metrics: ServiceMetrics,
+        worker: OutboxWorker, http: HTTPServer, loop: EventLoop, senders: PushSenders, logger: ServiceLogger,
+        configuration: PushServiceConfiguration, background: Task<Void, Never>, gate: RequestGate,
+        routes: [APIRoute]
+    ) {
         self.port = port
         self.repositories = repositories
         self.match = match
@@ -50,44 +52,54 @@ public final class PushServer: Sendable {
 
     /// Opens the store the configuration names (`openRepositories`), restores pending drops, starts the
     /// worker and listens.
-    public static func start(configuration: PushServiceConfiguration, senders: PushSenders,
-                             logger: ServiceLogger) async throws -> PushServer {
-        try await start(configuration: configuration, repositories: try configuration.openRepositories(),
-                        senders: senders, logger: logger)
+    public static func start(
+        configuration: PushServiceConfiguration, senders: PushSenders,
+        logger: ServiceLogger
+    ) async throws -> PushServer {
+        try await start(
+            configuration: configuration, repositories: try configuration.openRepositories(),
+            senders: senders, logger: logger)
     }
 
     /// Serves the data in `repositories` (any store): restores pending drops, starts the worker and listens.
-    public static func start(configuration: PushServiceConfiguration, repositories store: PushRepositories,
-                             senders: PushSenders, logger: ServiceLogger) async throws -> PushServer {
+    public static func start(
+        configuration: PushServiceConfiguration, repositories store: PushRepositories,
+        senders: PushSenders, logger: ServiceLogger
+    ) async throws -> PushServer {
         if store.database.recoveredAtOpen > 0 {
             logger.info("outbox.recovered", [("rows", "\(store.database.recoveredAtOpen)")])
         }
         let metrics = ServiceMetrics()
         let waiters = PushWaiters()
-        let worker = OutboxWorker(outbox: store.outbox, devices: store.devices, senders: senders, metrics: metrics,
-                                  logger: logger, waiters: waiters, maxInFlight: configuration.maxInFlight,
-                                  claimBatch: configuration.claimBatch)
+        let worker = OutboxWorker(
+            outbox: store.outbox, devices: store.devices, senders: senders, metrics: metrics,
+            logger: logger, waiters: waiters, maxInFlight: configuration.maxInFlight,
+            claimBatch: configuration.claimBatch)
         // Everyone else enqueues through an outbox that wakes the worker.
         var repositories = store
         repositories.outbox = WakingOutboxRepository(base: store.outbox, wake: { worker.wake() })
-        let condition = DropCondition(maxDistanceMeters: configuration.dropMaxDistanceMeters,
-                                      maxAngleDegrees: configuration.dropMaxAngleDegrees,
-                                      window: configuration.dropWindowSeconds)
+        let condition = DropCondition(
+            maxDistanceMeters: configuration.dropMaxDistanceMeters,
+            maxAngleDegrees: configuration.dropMaxAngleDegrees,
+            window: configuration.dropWindowSeconds)
         let match = MatchService(repositories: repositories, condition: condition)
         let restored = try await match.restore()
         let tls = configuration.tls.isEnabled ? HTTPServerTLS(context: try ListenerTLS.context(configuration.tls)) : nil
-        let api = PushAPI(repositories: repositories, writer: OutboxWriter(outbox: repositories.outbox), match: match,
-                          waiters: waiters, metrics: metrics, logger: logger,
-                          authenticator: APIKeyAuthenticator(keys: configuration.apiKeys), configuration: configuration,
-                          senders: senders, listenerTLS: tls)
+        let api = PushAPI(
+            repositories: repositories, writer: OutboxWriter(outbox: repositories.outbox), match: match,
+            waiters: waiters, metrics: metrics, logger: logger,
+            authenticator: APIKeyAuthenticator(keys: configuration.apiKeys), configuration: configuration,
+            senders: senders, listenerTLS: tls)
         let router = api.router
         let gate = RequestGate()
         let loop = EventLoop(name: "push-http")
         let http: HTTPServer
         do {
-            http = try HTTPServer(loop: loop, host: configuration.host, port: configuration.port,
-                                  maxBodyBytes: configuration.maxBodyBytes,
-                                  timeoutSeconds: configuration.httpTimeoutSeconds, tls: tls) { request, responder in
+            http = try HTTPServer(
+                loop: loop, host: configuration.host, port: configuration.port,
+                maxBodyBytes: configuration.maxBodyBytes,
+                timeoutSeconds: configuration.httpTimeoutSeconds, tls: tls
+            ) { request, responder in
                 Task { responder.respond(await Self.serve(request, api: api, router: router, gate: gate)) }
             }
         } catch {
@@ -101,15 +113,20 @@ public final class PushServer: Sendable {
                 do { try await match.expireDue() } catch { logger.error("drops.expire_failed", [("error", "\(error)")]) }
             }
         }
-        let server = PushServer(port: http.port, repositories: repositories, match: match, metrics: metrics,
-                                worker: worker, http: http,
-                                loop: loop, senders: senders, logger: logger, configuration: configuration,
-                                background: background, gate: gate, routes: router.routes)
-        logger.info("server.started", [("address", "\(configuration.host):\(http.port)"),
-                                       ("pending_drops", "\(restored)"),
-                                       ("database", configuration.resolvedDatabasePath),
-                                       ("apns_proxy", configuration.apns.proxySummary),
-                                       ("tls", tls == nil ? "off" : configuration.tls.clientCAPath == nil ? "on" : "client-certificates")])
+        let server = PushServer(
+            port: http.port, repositories: repositories, match: match, metrics: metrics,
+            worker: worker, http: http,
+            loop: loop, senders: senders, logger: logger, configuration: configuration,
+            background: background, gate: gate, routes: router.routes)
+        logger.info(
+            "server.started",
+            [
+                ("address", "\(configuration.host):\(http.port)"),
+                ("pending_drops", "\(restored)"),
+                ("database", configuration.resolvedDatabasePath),
+                ("apns_proxy", configuration.apns.proxySummary),
+                ("tls", tls == nil ? "off" : configuration.tls.clientCAPath == nil ? "on" : "client-certificates"),
+            ])
         return server
     }
 }

@@ -103,32 +103,38 @@ public enum PushServerLauncher {
     /// The two APNs clients `settings` describe (certificate or token credentials, host override, CA),
     /// after the same checks the start-up runs.
     public static func makeSenders(for settings: PushServiceConfiguration.APNSSettings) throws -> PushSenders {
-        try makeSenders(settings, credentials: try StartupChecks.credentials(settings),
-                        trustedCA: try StartupChecks.trustedCA(settings))
+        try makeSenders(
+            settings, credentials: try StartupChecks.credentials(settings),
+            trustedCA: try StartupChecks.trustedCA(settings))
     }
 
     /// One APNs client per environment (both pointed at the override host when one is set), through the
     /// configured proxy; with a `logger`, failed connections are logged.
-    static func makeSenders(_ settings: PushServiceConfiguration.APNSSettings,
-                            credentials: APNSClientConfiguration.Credentials, trustedCA: String?,
-                            logger: ServiceLogger? = nil) throws -> PushSenders {
+    static func makeSenders(
+        _ settings: PushServiceConfiguration.APNSSettings,
+        credentials: APNSClientConfiguration.Credentials, trustedCA: String?,
+        logger: ServiceLogger? = nil
+    ) throws -> PushSenders {
         func client(_ base: APNSEnvironment, development: Bool) throws -> APNSClient {
             var environment = base
             if let host = settings.host {
-                environment = .custom(host: host, port: settings.port ?? APNSEnvironment.defaultPort,
-                                      isDevelopment: development)
+                environment = .custom(
+                    host: host, port: settings.port ?? APNSEnvironment.defaultPort,
+                    isDevelopment: development)
             } else if let port = settings.port {
                 environment = base.with(port: port)
             }
-            var configuration = APNSClientConfiguration(credentials: credentials, environment: environment,
-                                                        connections: settings.connections, trustedCAPEM: trustedCA)
+            var configuration = APNSClientConfiguration(
+                credentials: credentials, environment: environment,
+                connections: settings.connections, trustedCAPEM: trustedCA)
             configuration.requestTimeout = 30
             configuration.proxy = settings.proxy(for: environment.host)
             if let logger { configuration.metrics = APNSConnectionLog(logger: logger, environment: development ? "development" : "production") }
             return try APNSClient(configuration: configuration)
         }
-        return PushSenders(production: try client(.production, development: false),
-                           development: try client(.development, development: true))
+        return PushSenders(
+            production: try client(.production, development: false),
+            development: try client(.development, development: true))
     }
 
     private static func printBanner(_ launched: Launched) {

@@ -52,8 +52,9 @@ extension PushServiceConfiguration {
             scopes = []
             for item in list {
                 guard let text = item.stringValue, let scope = APIScope(rawValue: text) else {
-                    throw APIError.invalidField(object.prefix + "scopes",
-                                                "each scope is one of \(APIScope.allCases.map(\.rawValue).joined(separator: ", "))")
+                    throw APIError.invalidField(
+                        object.prefix + "scopes",
+                        "each scope is one of \(APIScope.allCases.map(\.rawValue).joined(separator: ", "))")
                 }
                 scopes.insert(scope)
             }
@@ -61,10 +62,11 @@ extension PushServiceConfiguration {
         var limit: APIRateLimit?
         if let section = try object.object("rate_limit") {
             try section.checkKnown(["requests_per_s", "request_burst", "notifications_per_s", "notification_burst"])
-            limit = APIRateLimit(requestsPerSecond: try positive(section, "requests_per_s"),
-                                 requestBurst: try positive(section, "request_burst"),
-                                 notificationsPerSecond: try positive(section, "notifications_per_s"),
-                                 notificationBurst: try positive(section, "notification_burst"))
+            limit = APIRateLimit(
+                requestsPerSecond: try positive(section, "requests_per_s"),
+                requestBurst: try positive(section, "request_burst"),
+                notificationsPerSecond: try positive(section, "notifications_per_s"),
+                notificationBurst: try positive(section, "notification_burst"))
         }
         return try APIKey(name: name, secret: secret, scopes: scopes, rateLimit: limit)
     }

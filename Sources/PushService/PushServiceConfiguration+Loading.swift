@@ -45,7 +45,8 @@ extension PushServiceConfiguration {
 
     /// Builds the configuration from `arguments` (without the program name) and `environment`.
     public static func load(arguments: [String], environment: [String: String]) throws(ConfigurationError)
-        -> PushServiceConfiguration {
+        -> PushServiceConfiguration
+    {
         var configuration = PushServiceConfiguration()
         let flags = try parseFlags(arguments)
         if let file = flags.last(where: { $0.0 == "--config" })?.1 ?? environment["PUSH_CONFIG"] {
@@ -167,9 +168,11 @@ extension PushServiceConfiguration {
     }
 
     private mutating func apply(json root: JSONFields) throws(APIError) {
-        try root.checkKnown(["host", "port", "data_dir", "database", "api_keys", "embedded", "topic", "log_level",
-                             "apns", "outbox", "drops", "wait_timeout_s", "shutdown_deadline_s", "max_body_bytes",
-                             "http_timeout_s", "protect_metrics", "protect_healthz", "tls", "$comment"])
+        try root.checkKnown([
+            "host", "port", "data_dir", "database", "api_keys", "embedded", "topic", "log_level",
+            "apns", "outbox", "drops", "wait_timeout_s", "shutdown_deadline_s", "max_body_bytes",
+            "http_timeout_s", "protect_metrics", "protect_healthz", "tls", "$comment",
+        ])
         if let value = try root.string("host") { host = value }
         if let value = try root.int("port") { port = value }
         if let value = try root.string("data_dir") { dataDirectory = value }
@@ -213,8 +216,10 @@ extension PushServiceConfiguration {
             }
         }
         if let section = try root.object("outbox") {
-            try section.checkKnown(["max_in_flight", "claim_batch", "retry_base_delay_s", "retry_max_delay_s",
-                                    "retry_max_attempts", "retry_tick_s"])
+            try section.checkKnown([
+                "max_in_flight", "claim_batch", "retry_base_delay_s", "retry_max_delay_s",
+                "retry_max_attempts", "retry_tick_s",
+            ])
             if let value = try section.int("max_in_flight") { maxInFlight = max(1, value) }
             if let value = try section.int("claim_batch") { claimBatch = max(1, value) }
             if let value = try section.double("retry_base_delay_s") { retryBaseDelaySeconds = value }

@@ -55,9 +55,10 @@ extension ProfileCard {
     /// members. Limits are checked by `validate()`, as the store does.
     package init(_ body: JSONFields) throws(APIError) {
         try body.checkKnown(["name", "dog_name", "breed", "age", "bio", "image_url"])
-        self.init(name: try body.requiredString("name"), dogName: try body.requiredString("dog_name"),
-                  breed: try body.string("breed", allowNull: true), age: try body.int("age", allowNull: true),
-                  bio: try body.string("bio", allowNull: true), imageURL: try body.string("image_url", allowNull: true))
+        self.init(
+            name: try body.requiredString("name"), dogName: try body.requiredString("dog_name"),
+            breed: try body.string("breed", allowNull: true), age: try body.int("age", allowNull: true),
+            bio: try body.string("bio", allowNull: true), imageURL: try body.string("image_url", allowNull: true))
     }
 }
 

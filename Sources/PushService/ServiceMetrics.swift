@@ -6,9 +6,18 @@ public final class ServiceMetrics: Sendable {
     /// Upper bounds (seconds) of the send latency histogram buckets.
     public static let latencyBuckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
-    struct PushKey: Hashable { var outcome: String; var reason: String }
-    struct RequestKey: Hashable { var route: String; var status: Int }
-    struct LimitKey: Hashable { var key: String; var limit: String }
+    struct PushKey: Hashable {
+        var outcome: String
+        var reason: String
+    }
+    struct RequestKey: Hashable {
+        var route: String
+        var status: Int
+    }
+    struct LimitKey: Hashable {
+        var key: String
+        var limit: String
+    }
 
     struct State {
         var pushes: [PushKey: Int] = [:]

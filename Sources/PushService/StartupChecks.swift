@@ -9,7 +9,8 @@ enum StartupChecks {
     static func credentials(_ settings: PushServiceConfiguration.APNSSettings) throws(ConfigurationError) -> APNSClientConfiguration.Credentials {
         guard let p8 = settings.p8Path, !p8.isEmpty else { return .identity(try identity(settings)) }
         guard let keyID = settings.keyID, let teamID = settings.teamID else {
-            throw ConfigurationError("token authentication needs a key id and a team id: set apns.key_id and apns.team_id (or PUSH_APNS_KEY_ID, PUSH_APNS_TEAM_ID)")
+            throw ConfigurationError(
+                "token authentication needs a key id and a team id: set apns.key_id and apns.team_id (or PUSH_APNS_KEY_ID, PUSH_APNS_TEAM_ID)")
         }
         guard FileManager.default.isReadableFile(atPath: p8) else {
             throw ConfigurationError("APNs signing key \(p8) does not exist or cannot be read")

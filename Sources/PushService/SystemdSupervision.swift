@@ -17,8 +17,9 @@ struct SystemdSupervision: Sendable {
             watchdog = try? await SystemdWatchdog.start(loop: server.loop, interval: interval, notifier: notifier)
             server.logger.info("systemd.watchdog", [("interval_s", "\(interval)")])
         }
-        return SystemdSupervision(notifier: notifier, watchdog: watchdog,
-                                  status: "listening on \(server.configuration.host):\(server.port)", logger: server.logger)
+        return SystemdSupervision(
+            notifier: notifier, watchdog: watchdog,
+            status: "listening on \(server.configuration.host):\(server.port)", logger: server.logger)
     }
 
     /// `READY=1`: serving (at start and after a reload).

@@ -24,8 +24,10 @@ public struct DeviceRecord: Sendable, Equatable {
     public var isActive: Bool { invalidatedAt == nil }
 
     /// Creates a record.
-    public init(token: DeviceToken, topic: String, userID: String, environment: APNSEnvironment, registeredAt: Date,
-                lastSeen: Date, invalidatedAt: Date? = nil, invalidReason: APNSRejectionReason? = nil) {
+    public init(
+        token: DeviceToken, topic: String, userID: String, environment: APNSEnvironment, registeredAt: Date,
+        lastSeen: Date, invalidatedAt: Date? = nil, invalidReason: APNSRejectionReason? = nil
+    ) {
         self.token = token
         self.topic = topic
         self.userID = userID

@@ -4,8 +4,10 @@ import Foundation
 /// Device-token registrations and Apple's invalidation rules.
 public protocol DeviceRepository: Sendable {
     /// Registers or re-registers `token` for `topic` (reviving it if invalidated).
-    func register(token: DeviceToken, topic: String, userID: String, environment: APNSEnvironment,
-                  now: Date) async throws -> DeviceRecord
+    func register(
+        token: DeviceToken, topic: String, userID: String, environment: APNSEnvironment,
+        now: Date
+    ) async throws -> DeviceRecord
     /// Deletes every registration of `token`; returns how many.
     func remove(token: DeviceToken) async throws -> Int
     /// The user's devices, oldest registration first; invalidated ones only if `includeInvalidated`.

@@ -32,8 +32,10 @@ public struct DropRecord: Sendable, Equatable {
     public var closedAt: Date?
 
     /// Creates a record (a new drop is `pending`).
-    public init(id: String, initiatorID: String, peerID: String, state: DropState = .pending,
-                createdAt: Date, expiresAt: Date, matchedAt: Date? = nil, closedAt: Date? = nil) {
+    public init(
+        id: String, initiatorID: String, peerID: String, state: DropState = .pending,
+        createdAt: Date, expiresAt: Date, matchedAt: Date? = nil, closedAt: Date? = nil
+    ) {
         self.id = id
         self.initiatorID = initiatorID
         self.peerID = peerID

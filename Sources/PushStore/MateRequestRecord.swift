@@ -38,8 +38,10 @@ public struct MateRequestRecord: Sendable, Equatable {
     public var answeredAt: Date?
 
     /// Creates a record (a new request is `pending`).
-    public init(id: String, dropID: String, senderID: String, recipientID: String,
-                state: MateRequestState = .pending, createdAt: Date, answeredAt: Date? = nil) {
+    public init(
+        id: String, dropID: String, senderID: String, recipientID: String,
+        state: MateRequestState = .pending, createdAt: Date, answeredAt: Date? = nil
+    ) {
         self.id = id
         self.dropID = dropID
         self.senderID = senderID

@@ -32,16 +32,22 @@ public enum OutboxBenchmark {
             let count = min(batchSize, total - done)
             let pushID = UUID().uuidString.lowercased()
             let items = (0..<count).map { _ in
-                OutboxItem(pushID: pushID, token: token, topic: "com.example.sniffmeet", pushType: .alert,
-                           payload: payload, environment: .development, priority: .immediately, now: now)
+                OutboxItem(
+                    pushID: pushID, token: token, topic: "com.example.sniffmeet", pushType: .alert,
+                    payload: payload, environment: .development, priority: .immediately, now: now)
             }
             try await store.enqueue(items)
             let claimed = try await store.claim(limit: count, now: now)
             // The sandbox answers every development notification with its own apns-unique-id.
-            try await store.complete(claimed.map { item in
-                (item.id, .accepted(apnsUniqueID: item.environment.isDevelopment
-                    ? UUID().uuidString.lowercased() : nil))
-            }, now: now)
+            try await store.complete(
+                claimed.map { item in
+                    (
+                        item.id,
+                        .accepted(
+                            apnsUniqueID: item.environment.isDevelopment
+                                ? UUID().uuidString.lowercased() : nil)
+                    )
+                }, now: now)
             done += claimed.count
             if claimed.isEmpty { break }
         }

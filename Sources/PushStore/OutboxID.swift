@@ -52,7 +52,8 @@ public enum OutboxID {
 
     /// The text of an id from its timestamp half (version bits added here) and 62 random bits.
     private static func format(high: UInt64, random: UInt64) -> String {
-        APNSID.format(high: high | 0x7000,                                              // version 7
-                      low: (random & 0x3fff_ffff_ffff_ffff) | 0x8000_0000_0000_0000)    // variant, 62 random bits
+        APNSID.format(
+            high: high | 0x7000,  // version 7
+            low: (random & 0x3fff_ffff_ffff_ffff) | 0x8000_0000_0000_0000)  // variant, 62 random bits
     }
 }

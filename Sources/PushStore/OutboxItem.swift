@@ -43,9 +43,11 @@ public struct OutboxItem: Sendable, Equatable {
     public var updatedAt: Date
 
     /// A new queued row, due at `now`.
-    public init(id: String = OutboxID.make(), pushID: String, token: DeviceToken, topic: String,
-                pushType: PushType, payload: [UInt8], environment: APNSEnvironment, priority: Priority? = nil,
-                expiration: Int? = nil, collapseID: String? = nil, apnsID: String? = nil, now: Date) {
+    public init(
+        id: String = OutboxID.make(), pushID: String, token: DeviceToken, topic: String,
+        pushType: PushType, payload: [UInt8], environment: APNSEnvironment, priority: Priority? = nil,
+        expiration: Int? = nil, collapseID: String? = nil, apnsID: String? = nil, now: Date
+    ) {
         let now = now.storeNormalized
         self.id = id
         self.pushID = pushID
@@ -70,9 +72,10 @@ public struct OutboxItem: Sendable, Equatable {
 
     /// The APNs request for this row: typed fields go straight across, nothing is parsed again.
     public var notification: APNSNotification {
-        APNSNotification(token: token, topic: topic, pushType: pushType, priority: priority,
-                         expiration: expiration.map { APNSExpiration.at(epochSeconds: Int64($0)) } ?? .none,
-                         collapseID: collapseID, apnsID: apnsID, payload: payload)
+        APNSNotification(
+            token: token, topic: topic, pushType: pushType, priority: priority,
+            expiration: expiration.map { APNSExpiration.at(epochSeconds: Int64($0)) } ?? .none,
+            collapseID: collapseID, apnsID: apnsID, payload: payload)
     }
 
     /// Throws `PushStoreError` unless the row can be stored.

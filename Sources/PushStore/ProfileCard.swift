@@ -24,8 +24,10 @@ public struct ProfileCard: Sendable, Equatable {
     public static let maxEncodedBytes = 2_048
 
     /// Creates a card; call `validate()` (the store does) before trusting it.
-    public init(name: String, dogName: String, breed: String? = nil, age: Int? = nil,
-                bio: String? = nil, imageURL: String? = nil) {
+    public init(
+        name: String, dogName: String, breed: String? = nil, age: Int? = nil,
+        bio: String? = nil, imageURL: String? = nil
+    ) {
         self.name = name
         self.dogName = dogName
         self.breed = breed
@@ -46,7 +48,8 @@ public struct ProfileCard: Sendable, Equatable {
         if let imageURL {
             try StoreValidation.optional(imageURL, field: "image_url", max: 512)
             guard imageURL.hasPrefix("https://") || imageURL.hasPrefix("http://"),
-                  imageURL.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+                imageURL.utf8.allSatisfy({ (0x21...0x7E).contains($0) })
+            else {
                 throw .invalidField(field: "image_url", reason: "must be an http(s) URL of printable ASCII without spaces")
             }
         }
@@ -54,8 +57,10 @@ public struct ProfileCard: Sendable, Equatable {
         guard size <= Self.maxEncodedBytes else { throw .profileTooLarge(bytes: size, limit: Self.maxEncodedBytes) }
     }
 
-    private static func check(_ value: String?, _ field: String, required: Bool,
-                              maxCharacters: Int) throws(PushStoreError) {
+    private static func check(
+        _ value: String?, _ field: String, required: Bool,
+        maxCharacters: Int
+    ) throws(PushStoreError) {
         guard let value, !value.isEmpty else {
             if required { throw .invalidField(field: field, reason: "must not be empty") }
             return
@@ -87,7 +92,8 @@ public struct ProfileCard: Sendable, Equatable {
         guard let name = value["name"]?.stringValue, let dogName = value["dog_name"]?.stringValue else {
             throw PushStoreError.invalidField(field: "card", reason: "stored card lacks name or dog_name")
         }
-        return ProfileCard(name: name, dogName: dogName, breed: value["breed"]?.stringValue, age: value["age"]?.intValue,
-                           bio: value["bio"]?.stringValue, imageURL: value["image_url"]?.stringValue)
+        return ProfileCard(
+            name: name, dogName: dogName, breed: value["breed"]?.stringValue, age: value["age"]?.intValue,
+            bio: value["bio"]?.stringValue, imageURL: value["image_url"]?.stringValue)
     }
 }

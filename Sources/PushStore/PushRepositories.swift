@@ -18,9 +18,11 @@ public struct PushRepositories: Sendable {
     public var database: any PushDatabase
 
     /// A set from its parts (a backend's constructor calls this).
-    public init(users: any UserRepository, devices: any DeviceRepository, outbox: any OutboxRepository,
-                drops: any DropRepository, mateRequests: any MateRequestRepository,
-                idempotency: any IdempotencyRepository, database: any PushDatabase) {
+    public init(
+        users: any UserRepository, devices: any DeviceRepository, outbox: any OutboxRepository,
+        drops: any DropRepository, mateRequests: any MateRequestRepository,
+        idempotency: any IdempotencyRepository, database: any PushDatabase
+    ) {
         self.users = users
         self.devices = devices
         self.outbox = outbox

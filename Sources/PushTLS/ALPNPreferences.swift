@@ -55,14 +55,16 @@ final class ALPNPreferences: Sendable {
             try OpenSSLCall.check(false, "SSL_CTX_set_ex_data")
             return
         }
-        SSL_CTX_set_alpn_select_cb(context, { _, out, outLength, input, inputLength, argument in
-            guard let out, let outLength, let input, let argument else { return SSL_TLSEXT_ERR_NOACK }
-            let preferences = Unmanaged<ALPNPreferences>.fromOpaque(argument).takeUnretainedValue()
-            let offered = UnsafeBufferPointer(start: input, count: Int(inputLength))
-            guard let match = preferences.choose(from: offered) else { return SSL_TLSEXT_ERR_NOACK }
-            out.pointee = input + match.lowerBound
-            outLength.pointee = UInt8(match.count)
-            return SSL_TLSEXT_ERR_OK
-        }, pointer)
+        SSL_CTX_set_alpn_select_cb(
+            context,
+            { _, out, outLength, input, inputLength, argument in
+                guard let out, let outLength, let input, let argument else { return SSL_TLSEXT_ERR_NOACK }
+                let preferences = Unmanaged<ALPNPreferences>.fromOpaque(argument).takeUnretainedValue()
+                let offered = UnsafeBufferPointer(start: input, count: Int(inputLength))
+                guard let match = preferences.choose(from: offered) else { return SSL_TLSEXT_ERR_NOACK }
+                out.pointee = input + match.lowerBound
+                outLength.pointee = UInt8(match.count)
+                return SSL_TLSEXT_ERR_OK
+            }, pointer)
     }
 }

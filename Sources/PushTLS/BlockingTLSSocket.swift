@@ -1,5 +1,5 @@
-import Foundation
 internal import COpenSSL
+import Foundation
 
 /// A TLS client session over an already connected, blocking socket: the handshake in `init`, then
 /// whole writes and plain reads. For tools and tests that speak raw bytes to a TLS server (hostile-input

@@ -1,5 +1,5 @@
-import Foundation
 internal import COpenSSL
+import Foundation
 
 /// Assembles and signs one X.509 v3 certificate with OpenSSL (test credentials only).
 final class CertificateBuilder {
@@ -11,10 +11,12 @@ final class CertificateBuilder {
         raw = try OpenSSLCall.check(X509_new(), "X509_new")
         try OpenSSLCall.check(status: X509_set_version(raw, 2), "X509_set_version")
         try setRandomSerial()
-        try OpenSSLCall.check(ASN1_TIME_set(X509_getm_notBefore(raw), time_t(notBefore.timeIntervalSince1970)),
-                              "ASN1_TIME_set")
-        try OpenSSLCall.check(ASN1_TIME_set(X509_getm_notAfter(raw), time_t(notAfter.timeIntervalSince1970)),
-                              "ASN1_TIME_set")
+        try OpenSSLCall.check(
+            ASN1_TIME_set(X509_getm_notBefore(raw), time_t(notBefore.timeIntervalSince1970)),
+            "ASN1_TIME_set")
+        try OpenSSLCall.check(
+            ASN1_TIME_set(X509_getm_notAfter(raw), time_t(notAfter.timeIntervalSince1970)),
+            "ASN1_TIME_set")
         let name = try OpenSSLCall.check(X509_NAME_new(), "X509_NAME_new")
         defer { X509_NAME_free(name) }
         for entry in subject {
@@ -45,8 +47,9 @@ final class CertificateBuilder {
     func addExtension(nid: Int32, _ value: String, issuer: X509Handle? = nil) throws {
         var context = X509V3_CTX()
         X509V3_set_ctx(&context, issuer?.raw ?? raw, raw, nil, nil, 0)
-        let ext = try OpenSSLCall.check(X509V3_EXT_conf_nid(nil, &context, nid, value), "X509V3_EXT_conf_nid",
-                                        "cannot make extension \(value)")
+        let ext = try OpenSSLCall.check(
+            X509V3_EXT_conf_nid(nil, &context, nid, value), "X509V3_EXT_conf_nid",
+            "cannot make extension \(value)")
         defer { X509_EXTENSION_free(ext) }
         try OpenSSLCall.check(status: X509_add_ext(raw, ext, -1), "X509_add_ext")
     }
@@ -58,8 +61,9 @@ final class CertificateBuilder {
         let value = try OpenSSLCall.check(ASN1_OCTET_STRING_new(), "ASN1_OCTET_STRING_new")
         defer { ASN1_OCTET_STRING_free(value) }
         try OpenSSLCall.check(status: ASN1_OCTET_STRING_set(value, der, Int32(der.count)), "ASN1_OCTET_STRING_set")
-        let ext = try OpenSSLCall.check(X509_EXTENSION_create_by_OBJ(nil, object, critical ? 1 : 0, value),
-                                        "X509_EXTENSION_create_by_OBJ")
+        let ext = try OpenSSLCall.check(
+            X509_EXTENSION_create_by_OBJ(nil, object, critical ? 1 : 0, value),
+            "X509_EXTENSION_create_by_OBJ")
         defer { X509_EXTENSION_free(ext) }
         try OpenSSLCall.check(status: X509_add_ext(raw, ext, -1), "X509_add_ext")
     }

@@ -17,8 +17,10 @@ enum ECDSASignature {
         ECDSA_SIG_get0(signature, &r, &s)
         var out = [UInt8](repeating: 0, count: 2 * coordinateSize)
         let written = out.withUnsafeMutableBufferPointer { buffer in
-            (BN_bn2binpad(r, buffer.baseAddress, Int32(coordinateSize)),
-             BN_bn2binpad(s, buffer.baseAddress! + coordinateSize, Int32(coordinateSize)))
+            (
+                BN_bn2binpad(r, buffer.baseAddress, Int32(coordinateSize)),
+                BN_bn2binpad(s, buffer.baseAddress! + coordinateSize, Int32(coordinateSize))
+            )
         }
         try OpenSSLCall.check(written.0 == Int32(coordinateSize) && written.1 == Int32(coordinateSize), "BN_bn2binpad")
         return out

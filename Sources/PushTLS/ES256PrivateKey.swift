@@ -45,8 +45,9 @@ public final class ES256PrivateKey: Sendable {
     public func sign(_ message: [UInt8]) throws -> [UInt8] {
         let context = try OpenSSLCall.check(EVP_MD_CTX_new(), "EVP_MD_CTX_new")
         defer { EVP_MD_CTX_free(context) }
-        try OpenSSLCall.check(status: EVP_DigestSignInit(context, nil, EVP_sha256(), nil, handle.raw),
-                              "EVP_DigestSignInit")
+        try OpenSSLCall.check(
+            status: EVP_DigestSignInit(context, nil, EVP_sha256(), nil, handle.raw),
+            "EVP_DigestSignInit")
         var length = 0
         try OpenSSLCall.check(status: EVP_DigestSign(context, nil, &length, message, message.count), "EVP_DigestSign")
         var der = [UInt8](repeating: 0, count: length)

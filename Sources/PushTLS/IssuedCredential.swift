@@ -27,7 +27,8 @@ public struct IssuedCredential: Sendable {
     public func pkcs12(password: String, legacy: Bool = false, includePrivateKey: Bool = true) throws -> [UInt8] {
         let certificate = try TLSCertificate(pem: certificatePEM)
         let key = includePrivateKey ? try PrivateKeyHandle(pem: privateKeyPEM) : nil
-        return try PKCS12Handle.build(certificate: certificate.handle, privateKey: key, chain: [],
-                                      password: password, friendlyName: certificate.commonName, legacy: legacy)
+        return try PKCS12Handle.build(
+            certificate: certificate.handle, privateKey: key, chain: [],
+            password: password, friendlyName: certificate.commonName, legacy: legacy)
     }
 }

@@ -28,11 +28,13 @@ final class PKCS12Handle {
     /// legacy provider and retrying once when the first attempt fails.
     func open(password: String, source: String) throws -> Contents {
         if PKCS12_mac_present(raw) == 1 {
-            let verified = PKCS12_verify_mac(raw, password, -1) == 1
+            let verified =
+                PKCS12_verify_mac(raw, password, -1) == 1
                 || (password.isEmpty && PKCS12_verify_mac(raw, nil, 0) == 1)
             if !verified {
-                throw TLSError(.wrongPassword, "wrong password for \(source)",
-                               function: "PKCS12_verify_mac", openSSLErrors: OpenSSLCall.errorQueue())
+                throw TLSError(
+                    .wrongPassword, "wrong password for \(source)",
+                    function: "PKCS12_verify_mac", openSSLErrors: OpenSSLCall.errorQueue())
             }
         }
         OpenSSLCall.clearErrors()
@@ -62,9 +64,10 @@ final class PKCS12Handle {
             }
             push_sk_X509_pop_free(extra)
         }
-        return Contents(certificate: certificate.map(X509Handle.init(taking:)),
-                        privateKey: key.map(PrivateKeyHandle.init(taking:)),
-                        chain: chain)
+        return Contents(
+            certificate: certificate.map(X509Handle.init(taking:)),
+            privateKey: key.map(PrivateKeyHandle.init(taking:)),
+            chain: chain)
     }
 
     /// Builds a .p12: modern is AES-256-CBC + PBKDF2 (OpenSSL 3's defaults); legacy is
@@ -85,8 +88,9 @@ final class PKCS12Handle {
         let keyNID: Int32 = legacy ? NID_pbe_WithSHA1And3_Key_TripleDES_CBC : 0
         let certificateNID: Int32 = legacy ? NID_pbe_WithSHA1And40BitRC2_CBC : 0
         let p12 = try OpenSSLCall.check(
-            PKCS12_create(password, friendlyName, privateKey?.raw, certificate.raw, stack,
-                          keyNID, certificateNID, 0, 0, 0),
+            PKCS12_create(
+                password, friendlyName, privateKey?.raw, certificate.raw, stack,
+                keyNID, certificateNID, 0, 0, 0),
             "PKCS12_create")
         defer { PKCS12_free(p12) }
         let bio = try MemoryBIO()

@@ -7,11 +7,13 @@ public enum SHA256Digest {
         OpenSSLRuntime.ensureInitialized()
         var digest = [UInt8](repeating: 0, count: 32)
         var length: UInt32 = 0
-        let ok = bytes.withContiguousStorageIfAvailable { input in
-            EVP_Digest(input.baseAddress, input.count, &digest, &length, EVP_sha256(), nil)
-        } ?? Array(bytes).withUnsafeBufferPointer { input in
-            EVP_Digest(input.baseAddress, input.count, &digest, &length, EVP_sha256(), nil)
-        }
+        let ok =
+            bytes.withContiguousStorageIfAvailable { input in
+                EVP_Digest(input.baseAddress, input.count, &digest, &length, EVP_sha256(), nil)
+            }
+            ?? Array(bytes).withUnsafeBufferPointer { input in
+                EVP_Digest(input.baseAddress, input.count, &digest, &length, EVP_sha256(), nil)
+            }
         // EVP_Digest with SHA-256 fails only when OpenSSL cannot allocate; nothing sensible can go on.
         precondition(ok == 1 && length == 32, "EVP_Digest(SHA-256) failed")
         return digest

@@ -16,8 +16,9 @@ final class SSLContextHandle: @unchecked Sendable {
     /// only `serverTLS12Ciphers` under TLS 1.2.
     init(server: Bool) throws {
         raw = try OpenSSLCall.check(SSL_CTX_new(server ? TLS_server_method() : TLS_client_method()), "SSL_CTX_new")
-        try OpenSSLCall.check(push_SSL_CTX_set_min_proto_version(raw, TLS1_2_VERSION) == 1,
-                              "SSL_CTX_set_min_proto_version")
+        try OpenSSLCall.check(
+            push_SSL_CTX_set_min_proto_version(raw, TLS1_2_VERSION) == 1,
+            "SSL_CTX_set_min_proto_version")
         if server {
             try OpenSSLCall.check(status: SSL_CTX_set_cipher_list(raw, Self.serverTLS12Ciphers), "SSL_CTX_set_cipher_list")
         }
@@ -31,8 +32,9 @@ final class SSLContextHandle: @unchecked Sendable {
 
     /// Presents `identity`: certificate, key, and chain; checks that key and certificate match.
     func use(_ identity: TLSIdentity) throws {
-        try OpenSSLCall.check(status: SSL_CTX_use_certificate(raw, identity.certificate.handle.raw),
-                              "SSL_CTX_use_certificate")
+        try OpenSSLCall.check(
+            status: SSL_CTX_use_certificate(raw, identity.certificate.handle.raw),
+            "SSL_CTX_use_certificate")
         try OpenSSLCall.check(status: SSL_CTX_use_PrivateKey(raw, identity.privateKey.raw), "SSL_CTX_use_PrivateKey")
         for certificate in identity.chain {
             // SSL_CTX_add_extra_chain_cert takes ownership of one reference.
@@ -43,8 +45,9 @@ final class SSLContextHandle: @unchecked Sendable {
                 return
             }
         }
-        try OpenSSLCall.check(status: SSL_CTX_check_private_key(raw), "SSL_CTX_check_private_key",
-                              kind: .keyMismatch, "the private key does not match the certificate in \(identity.source)")
+        try OpenSSLCall.check(
+            status: SSL_CTX_check_private_key(raw), "SSL_CTX_check_private_key",
+            kind: .keyMismatch, "the private key does not match the certificate in \(identity.source)")
     }
 
     /// Adds the CAs of `trust` to the context's verification store.
@@ -54,8 +57,9 @@ final class SSLContextHandle: @unchecked Sendable {
             try OpenSSLCall.check(status: SSL_CTX_set_default_verify_paths(raw), "SSL_CTX_set_default_verify_paths")
         case .caFile(let path):
             _ = try CredentialFile.readBytes(path)
-            try OpenSSLCall.check(status: SSL_CTX_load_verify_file(raw, path), "SSL_CTX_load_verify_file",
-                                  kind: .invalidPEM, "no usable CA certificate in \(path)")
+            try OpenSSLCall.check(
+                status: SSL_CTX_load_verify_file(raw, path), "SSL_CTX_load_verify_file",
+                kind: .invalidPEM, "no usable CA certificate in \(path)")
         case .caPEM(let pem):
             let store = try OpenSSLCall.check(SSL_CTX_get_cert_store(raw), "SSL_CTX_get_cert_store")
             for certificate in try TLSCertificate.all(pem: pem) {
@@ -94,7 +98,8 @@ final class SSLContextHandle: @unchecked Sendable {
     /// Servers that verify clients need a session id context for resumption to work.
     func setSessionIDContext(_ name: String) throws {
         let bytes = Array(name.utf8)
-        try OpenSSLCall.check(status: SSL_CTX_set_session_id_context(raw, bytes, UInt32(bytes.count)),
-                              "SSL_CTX_set_session_id_context")
+        try OpenSSLCall.check(
+            status: SSL_CTX_set_session_id_context(raw, bytes, UInt32(bytes.count)),
+            "SSL_CTX_set_session_id_context")
     }
 }

@@ -1,5 +1,5 @@
-import Foundation
 internal import COpenSSL
+import Foundation
 
 /// An immutable X.509 certificate with the facts an APNs service needs read out once.
 public final class TLSCertificate: Sendable {
@@ -34,7 +34,8 @@ public final class TLSCertificate: Sendable {
         subjectUID = handle.subjectEntry(nid: NID_userId)
         commonName = handle.subjectEntry(nid: NID_commonName)
         subject = handle.subjectLine()
-        apnsTopicEntries = handle.extensionValue(oid: APNSCertificateExtensions.topicsOID)
+        apnsTopicEntries =
+            handle.extensionValue(oid: APNSCertificateExtensions.topicsOID)
             .map(APNSCertificateExtensions.decodeTopics) ?? []
         supportsDevelopment = handle.extensionValue(oid: APNSCertificateExtensions.developmentOID) != nil
         supportsProduction = handle.extensionValue(oid: APNSCertificateExtensions.productionOID) != nil
@@ -57,8 +58,9 @@ public final class TLSCertificate: Sendable {
         do {
             return try TLSCertificate(pem: CredentialFile.readText(path))
         } catch let error as TLSError where error.kind == .invalidPEM {
-            throw TLSError(.invalidPEM, "no PEM certificate in \(path)", function: error.function,
-                           openSSLErrors: error.openSSLErrors)
+            throw TLSError(
+                .invalidPEM, "no PEM certificate in \(path)", function: error.function,
+                openSSLErrors: error.openSSLErrors)
         }
     }
 

@@ -1,5 +1,5 @@
-import Foundation
 internal import COpenSSL
+import Foundation
 
 extension TLSContext {
     /// A new `SSL*` from this context, in connect (client) or accept (server) state.
@@ -45,8 +45,9 @@ extension TLSContext {
             peer = try? TLSCertificate(handle: X509Handle(taking: raw))
         }
         let version = SSL_get_version(ssl).map { String(cString: $0) } ?? "unknown"
-        return TLSSessionInfo(alpn: alpn, peerCertificate: peer, protocolVersion: version,
-                              verifyResult: Int(SSL_get_verify_result(ssl)))
+        return TLSSessionInfo(
+            alpn: alpn, peerCertificate: peer, protocolVersion: version,
+            verifyResult: Int(SSL_get_verify_result(ssl)))
     }
 
     /// Drains this thread's OpenSSL error queue into readable lines, oldest first.

@@ -1,5 +1,5 @@
-import Foundation
 internal import COpenSSL
+import Foundation
 
 /// An immutable OpenSSL context (`SSL_CTX`) from which connections are made; build it once, share it.
 public final class TLSContext: Sendable {
@@ -29,8 +29,9 @@ public final class TLSContext: Sendable {
         try handle.trust(configuration.trust)
         handle.verify(peer: configuration.verifyPeer)
         try handle.offerALPN(configuration.alpn)
-        return TLSContext(handle: handle, isServer: false, verifiesPeer: configuration.verifyPeer,
-                          alpn: configuration.alpn)
+        return TLSContext(
+            handle: handle, isServer: false, verifiesPeer: configuration.verifyPeer,
+            alpn: configuration.alpn)
     }
 
     /// A server context: TLS 1.2+, its identity, ALPN selection and the client certificate policy.

@@ -1,5 +1,5 @@
-import Foundation
 internal import COpenSSL
+import Foundation
 
 /// A certificate with its private key and any intermediate certificates: what a TLS peer presents.
 ///
@@ -17,8 +17,9 @@ public final class TLSIdentity: Sendable {
     /// Pairs a certificate with its key; `.keyMismatch` when they do not belong together.
     init(certificate: TLSCertificate, privateKey: PrivateKeyHandle, chain: [TLSCertificate], source: String) throws {
         guard privateKey.matches(certificate.handle) else {
-            throw TLSError(.keyMismatch, "the private key does not match the certificate in \(source)",
-                           function: "X509_check_private_key")
+            throw TLSError(
+                .keyMismatch, "the private key does not match the certificate in \(source)",
+                function: "X509_check_private_key")
         }
         self.certificate = certificate
         self.privateKey = privateKey
@@ -46,8 +47,9 @@ public final class TLSIdentity: Sendable {
         guard let certificate = contents.certificate else {
             throw TLSError(.noCertificate, "no certificate for the private key in \(source)")
         }
-        try self.init(certificate: TLSCertificate(handle: certificate), privateKey: key,
-                      chain: contents.chain.map(TLSCertificate.init(handle:)), source: source)
+        try self.init(
+            certificate: TLSCertificate(handle: certificate), privateKey: key,
+            chain: contents.chain.map(TLSCertificate.init(handle:)), source: source)
     }
 
     /// Reads a PEM certificate file (leaf first, then any chain) and a PEM private key file.
@@ -55,8 +57,9 @@ public final class TLSIdentity: Sendable {
         OpenSSLRuntime.ensureInitialized()
         let certificatePEM = try CredentialFile.readText(certificatePEMPath)
         let keyPEM = try CredentialFile.readText(keyPEMPath)
-        try self.init(certificatePEM: certificatePEM, keyPEM: keyPEM,
-                      source: "\(certificatePEMPath) + \(keyPEMPath)")
+        try self.init(
+            certificatePEM: certificatePEM, keyPEM: keyPEM,
+            source: "\(certificatePEMPath) + \(keyPEMPath)")
     }
 
     /// Parses a PEM certificate (leaf first, then any chain) and an unencrypted PEM private key.
@@ -76,23 +79,27 @@ public final class TLSIdentity: Sendable {
         do {
             key = try PrivateKeyHandle(pem: keyPEM)
         } catch let error as TLSError where error.kind == .invalidPEM {
-            throw TLSError(.noPrivateKey, "no unencrypted PEM private key in \(source)",
-                           function: error.function, openSSLErrors: error.openSSLErrors)
+            throw TLSError(
+                .noPrivateKey, "no unencrypted PEM private key in \(source)",
+                function: error.function, openSSLErrors: error.openSSLErrors)
         }
-        try self.init(certificate: certificates[0], privateKey: key,
-                      chain: Array(certificates.dropFirst()), source: source)
+        try self.init(
+            certificate: certificates[0], privateKey: key,
+            chain: Array(certificates.dropFirst()), source: source)
     }
 
     /// Throws `.expiredCertificate` when the certificate is not valid at `date`.
     public func checkNotExpired(at date: Date = Date()) throws {
         let formatter = ISO8601DateFormatter()
         if date > certificate.notAfter {
-            throw TLSError(.expiredCertificate,
-                           "certificate in \(source) expired at \(formatter.string(from: certificate.notAfter))")
+            throw TLSError(
+                .expiredCertificate,
+                "certificate in \(source) expired at \(formatter.string(from: certificate.notAfter))")
         }
         if date < certificate.notBefore {
-            throw TLSError(.expiredCertificate,
-                           "certificate in \(source) is not valid before \(formatter.string(from: certificate.notBefore))")
+            throw TLSError(
+                .expiredCertificate,
+                "certificate in \(source) is not valid before \(formatter.string(from: certificate.notBefore))")
         }
     }
 
@@ -103,8 +110,9 @@ public final class TLSIdentity: Sendable {
 
     /// Exports this identity as PKCS#12; `legacy` uses RC2-40/3DES like old Keychain exports.
     public func pkcs12(password: String, legacy: Bool = false) throws -> [UInt8] {
-        try PKCS12Handle.build(certificate: certificate.handle, privateKey: privateKey,
-                               chain: chain.map(\.handle), password: password,
-                               friendlyName: certificate.commonName, legacy: legacy)
+        try PKCS12Handle.build(
+            certificate: certificate.handle, privateKey: privateKey,
+            chain: chain.map(\.handle), password: password,
+            friendlyName: certificate.commonName, legacy: legacy)
     }
 }

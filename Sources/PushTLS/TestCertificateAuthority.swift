@@ -1,5 +1,5 @@
-import Foundation
 internal import COpenSSL
+import Foundation
 
 /// A throw-away certificate authority with EC P-256 keys, for tests and the mock APNs server.
 /// Nothing it makes is ever written to the repository; everything is generated at run time.
@@ -59,17 +59,20 @@ public final class TestCertificateAuthority: Sendable {
         ) { builder in
             try builder.addExtension(nid: NID_ext_key_usage, "clientAuth")
             if environments.contains(.development) {
-                try builder.addExtension(oid: APNSCertificateExtensions.developmentOID,
-                                         der: APNSCertificateExtensions.markerValue)
+                try builder.addExtension(
+                    oid: APNSCertificateExtensions.developmentOID,
+                    der: APNSCertificateExtensions.markerValue)
             }
             if environments.contains(.production) {
-                try builder.addExtension(oid: APNSCertificateExtensions.productionOID,
-                                         der: APNSCertificateExtensions.markerValue)
+                try builder.addExtension(
+                    oid: APNSCertificateExtensions.productionOID,
+                    der: APNSCertificateExtensions.markerValue)
             }
             if !topics.isEmpty {
                 let entries = topics.map(APNSCertificateTopic.init(inferringKindOf:))
-                try builder.addExtension(oid: APNSCertificateExtensions.topicsOID,
-                                         der: APNSCertificateExtensions.encodeTopics(entries))
+                try builder.addExtension(
+                    oid: APNSCertificateExtensions.topicsOID,
+                    der: APNSCertificateExtensions.encodeTopics(entries))
             }
         }
     }
@@ -80,8 +83,9 @@ public final class TestCertificateAuthority: Sendable {
         extensions: (CertificateBuilder) throws -> Void
     ) throws -> IssuedCredential {
         let leafKey = try PrivateKeyHandle.generateP256()
-        let builder = try CertificateBuilder(subject: subject, publicKey: leafKey,
-                                             notBefore: notBefore, notAfter: notAfter)
+        let builder = try CertificateBuilder(
+            subject: subject, publicKey: leafKey,
+            notBefore: notBefore, notAfter: notAfter)
         try builder.addExtension(nid: NID_basic_constraints, "critical,CA:FALSE")
         try builder.addExtension(nid: NID_key_usage, "critical,digitalSignature")
         try builder.addExtension(nid: NID_subject_key_identifier, "hash")

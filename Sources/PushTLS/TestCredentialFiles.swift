@@ -47,8 +47,9 @@ public struct TestCredentialFiles: Sendable {
         try CredentialFile.write(Array(client.certificatePEM.utf8), to: files.clientCertificatePath)
         try CredentialFile.write(Array(client.privateKeyPEM.utf8), to: files.clientKeyPath, secret: true)
         try CredentialFile.write(client.pkcs12(password: password), to: files.clientP12Path, secret: true)
-        try CredentialFile.write(client.pkcs12(password: password, legacy: true),
-                                 to: files.clientLegacyP12Path, secret: true)
+        try CredentialFile.write(
+            client.pkcs12(password: password, legacy: true),
+            to: files.clientLegacyP12Path, secret: true)
         return files
     }
 }

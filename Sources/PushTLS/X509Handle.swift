@@ -1,5 +1,5 @@
-import Foundation
 internal import COpenSSL
+import Foundation
 
 /// Owns one OpenSSL `X509*`, freed in `deinit`.
 ///
@@ -36,7 +36,8 @@ final class X509Handle: @unchecked Sendable {
         guard let name = X509_get_subject_name(raw) else { return nil }
         let index = X509_NAME_get_index_by_NID(name, nid, -1)
         guard index >= 0, let entry = X509_NAME_get_entry(name, index),
-              let data = X509_NAME_ENTRY_get_data(entry) else { return nil }
+            let data = X509_NAME_ENTRY_get_data(entry)
+        else { return nil }
         var out: UnsafeMutablePointer<UInt8>?
         let length = ASN1_STRING_to_UTF8(&out, data)
         guard length >= 0, let out else { return nil }

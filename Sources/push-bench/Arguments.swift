@@ -1,4 +1,5 @@
 import Foundation
+
 /// A bad or missing command-line argument.
 struct UsageError: Error, CustomStringConvertible {
     let description: String

@@ -38,14 +38,16 @@ enum ClientCommand {
 
         // Warm-up: open every connection and settle the pools before the clock starts.
         let warmUpCount = min(total, inFlight * 2)
-        let warmUp = try await Self.send(client, notification, total: warmUpCount,
-                                         inFlight: inFlight, latencies: false)
+        let warmUp = try await Self.send(
+            client, notification, total: warmUpCount,
+            inFlight: inFlight, latencies: false)
 
         let clock = ContinuousClock()
         let cpuStart = ProcessCPU.microseconds()
         let start = clock.now
-        let tally = try await Self.send(client, notification, total: total, inFlight: inFlight,
-                                        latencies: recordLatencies)
+        let tally = try await Self.send(
+            client, notification, total: total, inFlight: inFlight,
+            latencies: recordLatencies)
         let seconds = (clock.now - start).seconds
         let cpu = ProcessCPU.microseconds() - cpuStart
         await client.shutdown()
@@ -95,8 +97,10 @@ enum ClientCommand {
     }
 
     /// Sends `total` copies of `notification` from `inFlight` concurrent senders.
-    static func send(_ client: APNSClient, _ notification: APNSNotification, total: Int, inFlight: Int,
-                     latencies: Bool) async throws -> Tally {
+    static func send(
+        _ client: APNSClient, _ notification: APNSNotification, total: Int, inFlight: Int,
+        latencies: Bool
+    ) async throws -> Tally {
         let workers = min(inFlight, max(total, 1))
         return await withTaskGroup(of: Tally.self) { group in
             for worker in 0..<workers {

@@ -29,7 +29,8 @@ enum DropsCommand {
             throw UsageError(description: "--store must be memory or sqlite, got \(storeKind)")
         }
         defer { if let scratch { try? FileManager.default.removeItem(atPath: scratch) } }
-        let users = repositories.users, devices = repositories.devices
+        let users = repositories.users
+        let devices = repositories.devices
         let service = MatchService(
             drops: repositories.drops, mateRequests: repositories.mateRequests, users: users,
             notifier: OutboxMateRequestNotifier(devices: devices, outbox: repositories.outbox))
@@ -38,8 +39,9 @@ enum DropsCommand {
             let id = "u\(number)"
             _ = try await users.put(id: id, card: ProfileCard(name: "Owner \(id)", dogName: "Dog \(id)"), now: now)
             let hex = String(number, radix: 16)
-            _ = try await devices.register(token: try DeviceToken(String(repeating: "0", count: 64 - hex.count) + hex),
-                                           topic: topic, userID: id, environment: .development, now: now)
+            _ = try await devices.register(
+                token: try DeviceToken(String(repeating: "0", count: 64 - hex.count) + hex),
+                topic: topic, userID: id, environment: .development, now: now)
         }
 
         var latencies: [Double] = []
@@ -55,8 +57,9 @@ enum DropsCommand {
                     let peer = "u\(base + (index ^ 1))"
                     group.addTask {
                         let started = clock.now
-                        let outcome = try? await service.report(userID: user, peerID: peer, distance: 0.1,
-                                                               direction: SIMD3(0, 0, -1))
+                        let outcome = try? await service.report(
+                            userID: user, peerID: peer, distance: 0.1,
+                            direction: SIMD3(0, 0, -1))
                         return ((clock.now - started).seconds, outcome.map { $0.outcome.rawValue })
                     }
                 }

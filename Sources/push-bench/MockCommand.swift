@@ -81,6 +81,6 @@ enum MockCommand {
             reader.start()
         }
         done.wait()
-        sources.forEach { $0.cancel() }
+        for source in sources { source.cancel() }
     }
 }

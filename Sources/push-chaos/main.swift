@@ -1,7 +1,7 @@
 import APNSCore
 import Foundation
-import PushChaos
 import JSON
+import PushChaos
 
 /// `push-chaos`: push-server under a faulty mock APNs and SIGKILLs; prints the summary, exit 0 when it passed.
 let usage = """
@@ -20,15 +20,20 @@ func parse() -> (options: [String: String], keep: Bool) {
     var keep = false
     var arguments = CommandLine.arguments.dropFirst()
     while let flag = arguments.popFirst() {
-        if flag == "--keep" { keep = true; continue }
+        if flag == "--keep" {
+            keep = true
+            continue
+        }
         guard flag.hasPrefix("--"), let value = arguments.popFirst() else { fail("bad argument '\(flag)'") }
         options[String(flag.dropFirst(2))] = value
     }
     return (options, keep)
 }
 let (options, keep) = parse()
-let known: Set = ["server", "work", "pushes", "kills", "batch", "concurrency", "goaway-every", "close-every",
-                  "rate-429", "rate-503", "jitter-ms", "json"]
+let known: Set = [
+    "server", "work", "pushes", "kills", "batch", "concurrency", "goaway-every", "close-every",
+    "rate-429", "rate-503", "jitter-ms", "json",
+]
 if let unknown = options.keys.first(where: { !known.contains($0) }) { fail("unknown option --\(unknown)") }
 guard let server = options["server"] else { fail("--server is required") }
 

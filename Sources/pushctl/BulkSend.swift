@@ -46,7 +46,9 @@ struct BulkSend {
             summary["seconds"] = .double((seconds * 1000).rounded() / 1000)
             format.print(.object(summary)) {}
         } else {
-            Console.out("sent \(tokens.count) tokens in \(batches) batches in \(String(format: "%.1f", seconds))s (\(Int(Double(tokens.count) / max(seconds, 0.001)))/s)")
+            Console.out(
+                "sent \(tokens.count) tokens in \(batches) batches in \(String(format: "%.1f", seconds))s (\(Int(Double(tokens.count) / max(seconds, 0.001)))/s)"
+            )
             Console.table(["OUTCOME", "COUNT"], tally.byOutcome.keys.sorted().map { [$0, String(tally.byOutcome[$0] ?? 0)] })
             if !tally.byReason.isEmpty {
                 Console.table(["REASON", "COUNT"], tally.byReason.keys.sorted().map { [$0, String(tally.byReason[$0] ?? 0)] })

@@ -18,9 +18,10 @@ struct CommandGroup {
     var examples: [String] = []
 
     var help: CommandHelp {
-        CommandHelp(overview: summary, usage: ["pushctl \(name) <subcommand> [options]"],
-                    subcommands: children.map { (String($0.name.split(separator: " ").last ?? ""), $0.summary) },
-                    examples: examples + ["pushctl \(name) <subcommand> --help"])
+        CommandHelp(
+            overview: summary, usage: ["pushctl \(name) <subcommand> [options]"],
+            subcommands: children.map { (String($0.name.split(separator: " ").last ?? ""), $0.summary) },
+            examples: examples + ["pushctl \(name) <subcommand> --help"])
     }
 }
 

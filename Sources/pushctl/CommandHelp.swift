@@ -1,4 +1,5 @@
 import Foundation
+
 /// One option as shown in help and understood by the parser.
 struct OptionSpec: Sendable {
     /// The long name without dashes, e.g. `title`.
@@ -44,10 +45,11 @@ struct CommandHelp: Sendable {
         if !subcommands.isEmpty {
             lines += ["", "SUBCOMMANDS:"] + Self.columns(subcommands)
         }
-        let optionRows = options.map { spec -> (String, String) in
-            let left = "--\(spec.name)" + (spec.value.map { " <\($0)>" } ?? "")
-            return (left, spec.help + (spec.repeatable ? " (repeatable)" : ""))
-        } + [("-h, --help", "Show this help.")]
+        let optionRows =
+            options.map { spec -> (String, String) in
+                let left = "--\(spec.name)" + (spec.value.map { " <\($0)>" } ?? "")
+                return (left, spec.help + (spec.repeatable ? " (repeatable)" : ""))
+            } + [("-h, --help", "Show this help.")]
         lines += ["", "OPTIONS:"] + Self.columns(optionRows)
         if !examples.isEmpty {
             lines += ["", "EXAMPLES:"] + examples.map { "  \($0)" }
@@ -58,7 +60,9 @@ struct CommandHelp: Sendable {
     private static func columns(_ rows: [(String, String)]) -> [String] {
         let width = min(34, (rows.map(\.0.count).max() ?? 0) + 2)
         return rows.map { left, right in
-            let padded = left.count >= width ? left + "\n  " + String(repeating: " ", count: width) : left.padding(toLength: width, withPad: " ", startingAt: 0)
+            let padded =
+                left.count >= width
+                ? left + "\n  " + String(repeating: " ", count: width) : left.padding(toLength: width, withPad: " ", startingAt: 0)
             return "  " + padded + right
         }
     }

@@ -5,13 +5,16 @@ enum CompletionCommand: Command {
     static let name = "completion"
     static let summary = "Print a bash or zsh completion script."
     static var help: CommandHelp {
-        CommandHelp(overview: "Print a shell completion script for pushctl's commands, subcommands, options and their values, "
-                              + "built from the same table as --help.",
-                    usage: ["pushctl completion bash|zsh"],
-                    arguments: [("<bash|zsh>", "The shell.")],
-                    examples: ["source <(pushctl completion bash)                 # this bash session",
-                               "pushctl completion bash > /etc/bash_completion.d/pushctl",
-                               "pushctl completion zsh > \"${fpath[1]}/_pushctl\"     # zsh, with compinit"])
+        CommandHelp(
+            overview: "Print a shell completion script for pushctl's commands, subcommands, options and their values, "
+                + "built from the same table as --help.",
+            usage: ["pushctl completion bash|zsh"],
+            arguments: [("<bash|zsh>", "The shell.")],
+            examples: [
+                "source <(pushctl completion bash)                 # this bash session",
+                "pushctl completion bash > /etc/bash_completion.d/pushctl",
+                "pushctl completion zsh > \"${fpath[1]}/_pushctl\"     # zsh, with compinit",
+            ])
     }
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {
@@ -40,7 +43,10 @@ enum CompletionValue: Equatable {
 
     /// The kind for `spec`: its choices, else guessed from its placeholder (`file`, `file.p12`, `pem`, `dir`).
     init(_ spec: OptionSpec) {
-        guard let placeholder = spec.value else { self = .none; return }
+        guard let placeholder = spec.value else {
+            self = .none
+            return
+        }
         if !spec.choices.isEmpty {
             self = .words(spec.choices)
         } else if placeholder == "dir" {

@@ -6,15 +6,18 @@ enum DevicesAddCommand: Command {
     static let name = "devices add"
     static let summary = "Register a device token for a user."
     static var help: CommandHelp {
-        CommandHelp(overview: "Register a device token for a user (POST /v1/devices).",
-                    usage: ["pushctl devices add --token <hex> --user <id> [--topic <bundle-id>] [--environment production|development (default production)]"],
-                    options: [
-                        .value("token", "hex", "The device token (required)."),
-                        .value("user", "id", "The owner (required)."),
-                        .value("topic", "bundle-id", "The app's bundle id (default: the service's)."),
-                        .choice("environment", ["production", "development"], "Which APNs the device uses (default production)."),
-                    ] + ServiceClient.specs,
-                    examples: ["pushctl devices add --token 3f2a...c9 --user alice --environment development"])
+        CommandHelp(
+            overview: "Register a device token for a user (POST /v1/devices).",
+            usage: [
+                "pushctl devices add --token <hex> --user <id> [--topic <bundle-id>] [--environment production|development (default production)]"
+            ],
+            options: [
+                .value("token", "hex", "The device token (required)."),
+                .value("user", "id", "The owner (required)."),
+                .value("topic", "bundle-id", "The app's bundle id (default: the service's)."),
+                .choice("environment", ["production", "development"], "Which APNs the device uses (default production)."),
+            ] + ServiceClient.specs,
+            examples: ["pushctl devices add --token 3f2a...c9 --user alice --environment development"])
     }
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {
@@ -35,8 +38,9 @@ enum DevicesAddCommand: Command {
             ServiceOutput.print(response, format: format)
         } else {
             let device = response.json
-            Console.out("registered \(device?["token"]?.stringValue ?? token.hex) for \(device?["user_id"]?.stringValue ?? "")"
-                        + " (topic \(device?["topic"]?.stringValue ?? "-"), \(device?["environment"]?.stringValue ?? environment))")
+            Console.out(
+                "registered \(device?["token"]?.stringValue ?? token.hex) for \(device?["user_id"]?.stringValue ?? "")"
+                    + " (topic \(device?["topic"]?.stringValue ?? "-"), \(device?["environment"]?.stringValue ?? environment))")
         }
         return ExitCode.ok
     }

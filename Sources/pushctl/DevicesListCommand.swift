@@ -3,10 +3,11 @@ enum DevicesListCommand: Command {
     static let name = "devices ls"
     static let summary = "List a user's devices."
     static var help: CommandHelp {
-        CommandHelp(overview: "List a user's devices (GET /v1/users/{id}/devices).",
-                    usage: ["pushctl devices ls --user <id> [--output table|json|yaml]"],
-                    options: [.value("user", "id", "The user (required).")] + ServiceClient.specs,
-                    examples: ["pushctl devices ls --user alice", "pushctl devices ls --user alice --output json | jq '.devices[].token'"])
+        CommandHelp(
+            overview: "List a user's devices (GET /v1/users/{id}/devices).",
+            usage: ["pushctl devices ls --user <id> [--output table|json|yaml]"],
+            options: [.value("user", "id", "The user (required).")] + ServiceClient.specs,
+            examples: ["pushctl devices ls --user alice", "pushctl devices ls --user alice --output json | jq '.devices[].token'"])
     }
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {

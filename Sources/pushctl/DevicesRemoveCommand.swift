@@ -5,9 +5,10 @@ enum DevicesRemoveCommand: Command {
     static let name = "devices rm"
     static let summary = "Remove a device token."
     static var help: CommandHelp {
-        CommandHelp(overview: "Remove a device token (DELETE /v1/devices/{token}).",
-                    usage: ["pushctl devices rm <token>"], arguments: [("<token>", "The device token (hex).")],
-                    options: ServiceClient.specs, examples: ["pushctl devices rm 3f2a...c9"])
+        CommandHelp(
+            overview: "Remove a device token (DELETE /v1/devices/{token}).",
+            usage: ["pushctl devices rm <token>"], arguments: [("<token>", "The device token (hex).")],
+            options: ServiceClient.specs, examples: ["pushctl devices rm 3f2a...c9"])
     }
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {

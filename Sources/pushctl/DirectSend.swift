@@ -1,9 +1,9 @@
 import APNS
 import APNSCore
 import Foundation
-import PushTLS
 import JSON
 import PushIO
+import PushTLS
 
 /// `send --direct`: loads the .p12 (or the .p8 signing key), opens one APNs connection and sends each token in turn.
 struct DirectSend {
@@ -36,8 +36,9 @@ struct DirectSend {
             if arguments.value("cert") != nil || arguments.value("password-file") != nil {
                 throw CLIError.usage("--p8 and --cert/--password-file exclude each other", command: command)
             }
-            auth = .token(p8Path: p8, keyID: try arguments.required("key-id", command: command),
-                          teamID: try arguments.required("team-id", command: command))
+            auth = .token(
+                p8Path: p8, keyID: try arguments.required("key-id", command: command),
+                teamID: try arguments.required("team-id", command: command))
         } else {
             guard let certPath = arguments.value("cert") else {
                 throw CLIError.usage("--direct needs --cert <file.p12> or --p8 <file.p8> --key-id <id> --team-id <id>", command: command)
@@ -129,10 +130,13 @@ struct DirectSend {
         return (.identity(identity), identity.certificate.subjectUID ?? identity.certificate.apnsTopics.first ?? "")
     }
 
-    private func send(_ push: PushOptions, credentials: APNSClientConfiguration.Credentials, bundleID: String,
-                      format: OutputFormat) async throws -> Int32 {
-        var configuration = APNSClientConfiguration(credentials: credentials, environment: environment,
-                                                    trustedCAPEM: trustedCA)
+    private func send(
+        _ push: PushOptions, credentials: APNSClientConfiguration.Credentials, bundleID: String,
+        format: OutputFormat
+    ) async throws -> Int32 {
+        var configuration = APNSClientConfiguration(
+            credentials: credentials, environment: environment,
+            trustedCAPEM: trustedCA)
         configuration.connectTimeout = 10
         configuration.requestTimeout = 20
         configuration.maxResends = 1
@@ -149,13 +153,15 @@ struct DirectSend {
                 results.append(Self.json(outcome, token: token))
                 if format == .table { Console.out(Self.line(outcome, token: token, many: tokens.count > 1)) }
             } catch let error as APNSTransportError where error.kind == .proxyRefused {
-                failure = CLIError(ExitCode.config, "the proxy refused the tunnel: \(error.message)",
-                                   hint: "check the user and password in --proxy")
+                failure = CLIError(
+                    ExitCode.config, "the proxy refused the tunnel: \(error.message)",
+                    hint: "check the user and password in --proxy")
                 results.append(["token": .string(token.hex), "status": "failed", "error": .string(error.description)])
                 break
             } catch let error as APNSTransportError {
-                failure = CLIError(ExitCode.failure, "could not send to \(environment.host):\(environment.port)\(via): \(error)",
-                                   hint: "check the host, port and --ca, and that APNs (or the mock) is running")
+                failure = CLIError(
+                    ExitCode.failure, "could not send to \(environment.host):\(environment.port)\(via): \(error)",
+                    hint: "check the host, port and --ca, and that APNs (or the mock) is running")
                 results.append(["token": .string(token.hex), "status": "failed", "error": .string(error.description)])
                 break
             } catch let error as APNSValidationError {
@@ -207,8 +213,9 @@ struct DirectSend {
         case .fileMissing:
             CLIError(ExitCode.config, "certificate file '\(path)' is missing or unreadable", hint: "check --cert")
         case .wrongPassword:
-            CLIError(ExitCode.config, "wrong password for '\(path)'",
-                     hint: "check --password-file or PUSHCTL_P12_PASSWORD")
+            CLIError(
+                ExitCode.config, "wrong password for '\(path)'",
+                hint: "check --password-file or PUSHCTL_P12_PASSWORD")
         case .notPKCS12:
             CLIError(ExitCode.config, "'\(path)' is not a PKCS#12 (.p12) file", hint: "export the certificate with its key as .p12")
         case .noPrivateKey:

@@ -3,10 +3,11 @@ enum DropCancelCommand: Command {
     static let name = "drop cancel"
     static let summary = "Cancel a user's pending drop."
     static var help: CommandHelp {
-        CommandHelp(overview: "Cancel the user's pending profile drop (DELETE /v1/users/{id}/drop).",
-                    usage: ["pushctl drop cancel --user <id>"],
-                    options: [.value("user", "id", "The user (required).")] + ServiceClient.specs,
-                    examples: ["pushctl drop cancel --user alice"])
+        CommandHelp(
+            overview: "Cancel the user's pending profile drop (DELETE /v1/users/{id}/drop).",
+            usage: ["pushctl drop cancel --user <id>"],
+            options: [.value("user", "id", "The user (required).")] + ServiceClient.specs,
+            examples: ["pushctl drop cancel --user alice"])
     }
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {

@@ -1,5 +1,5 @@
-import Foundation
 import APNSCore
+import Foundation
 import JSON
 
 /// `pushctl drop report`: POST /v1/drops.
@@ -7,15 +7,16 @@ enum DropReportCommand: Command {
     static let name = "drop report"
     static let summary = "Report that a user's phone sees a peer nearby."
     static var help: CommandHelp {
-        CommandHelp(overview: "Report a profile drop: the user's phone measured the peer at this distance (POST /v1/drops).",
-                    usage: ["pushctl drop report --user <id> --peer <id> --distance <m> [--direction x,y,z]"],
-                    options: [
-                        .value("user", "id", "The reporting user (required)."),
-                        .value("peer", "id", "The peer seen (required)."),
-                        .value("distance", "m", "Distance in metres (required)."),
-                        .value("direction", "x,y,z", "Unit direction vector, when the phone measured one."),
-                    ] + ServiceClient.specs,
-                    examples: ["pushctl drop report --user alice --peer bob --distance 0.2 --direction 0,0,-1"])
+        CommandHelp(
+            overview: "Report a profile drop: the user's phone measured the peer at this distance (POST /v1/drops).",
+            usage: ["pushctl drop report --user <id> --peer <id> --distance <m> [--direction x,y,z]"],
+            options: [
+                .value("user", "id", "The reporting user (required)."),
+                .value("peer", "id", "The peer seen (required)."),
+                .value("distance", "m", "Distance in metres (required)."),
+                .value("direction", "x,y,z", "Unit direction vector, when the phone measured one."),
+            ] + ServiceClient.specs,
+            examples: ["pushctl drop report --user alice --peer bob --distance 0.2 --direction 0,0,-1"])
     }
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {
@@ -46,8 +47,9 @@ enum DropOutput {
             return
         }
         let drop = value["drop"]
-        Console.out("drop \(drop?["id"]?.stringValue ?? "-"): \(state)"
-                    + " (\(drop?["initiator_id"]?.stringValue ?? "?") -> \(drop?["peer_id"]?.stringValue ?? "?"))")
+        Console.out(
+            "drop \(drop?["id"]?.stringValue ?? "-"): \(state)"
+                + " (\(drop?["initiator_id"]?.stringValue ?? "?") -> \(drop?["peer_id"]?.stringValue ?? "?"))")
         if let requests = value["mate_requests"]?.arrayValue {
             ServiceOutput.table(requests, emptyText: "no mate requests")
         }

@@ -3,10 +3,11 @@ enum DropStatusCommand: Command {
     static let name = "drop status"
     static let summary = "Show a user's current drop."
     static var help: CommandHelp {
-        CommandHelp(overview: "Show the user's current profile drop, if any (GET /v1/users/{id}/drop).",
-                    usage: ["pushctl drop status --user <id> [--output table|json|yaml]"],
-                    options: [.value("user", "id", "The user (required).")] + ServiceClient.specs,
-                    examples: ["pushctl drop status --user alice"])
+        CommandHelp(
+            overview: "Show the user's current profile drop, if any (GET /v1/users/{id}/drop).",
+            usage: ["pushctl drop status --user <id> [--output table|json|yaml]"],
+            options: [.value("user", "id", "The user (required).")] + ServiceClient.specs,
+            examples: ["pushctl drop status --user alice"])
     }
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {

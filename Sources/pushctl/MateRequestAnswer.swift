@@ -5,10 +5,11 @@ import JSON
 /// What `mate-requests accept` and `decline` share: POST /v1/mate-requests/{id}/{answer}.
 enum MateRequestAnswer {
     static func help(_ answer: String, name: String) -> CommandHelp {
-        CommandHelp(overview: "\(answer.capitalized) a mate request as its recipient (POST /v1/mate-requests/{id}/\(answer)); the sender gets a push.",
-                    usage: ["pushctl \(name) <request-id> --user <id>"], arguments: [("<request-id>", "The mate request id.")],
-                    options: [.value("user", "id", "The recipient answering (required).")] + ServiceClient.specs,
-                    examples: ["pushctl \(name) 7c1e0b2a --user bob"])
+        CommandHelp(
+            overview: "\(answer.capitalized) a mate request as its recipient (POST /v1/mate-requests/{id}/\(answer)); the sender gets a push.",
+            usage: ["pushctl \(name) <request-id> --user <id>"], arguments: [("<request-id>", "The mate request id.")],
+            options: [.value("user", "id", "The recipient answering (required).")] + ServiceClient.specs,
+            examples: ["pushctl \(name) 7c1e0b2a --user bob"])
     }
 
     static func run(_ answer: String, name: String, _ arguments: ParsedArguments) async throws -> Int32 {
@@ -17,7 +18,11 @@ enum MateRequestAnswer {
         let user = try arguments.required("user", command: name)
         let response = try await ServiceClient(arguments).send(
             "POST", "/v1/mate-requests/\(ServiceClient.segment(id))/\(answer)", body: ["user_id": .string(user)])
-        if format == .table { Console.out("\(answer == "accept" ? "accepted" : "declined") \(id)") } else { ServiceOutput.print(response, format: format) }
+        if format == .table {
+            Console.out("\(answer == "accept" ? "accepted" : "declined") \(id)")
+        } else {
+            ServiceOutput.print(response, format: format)
+        }
         return ExitCode.ok
     }
 }

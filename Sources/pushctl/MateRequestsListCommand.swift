@@ -3,11 +3,14 @@ enum MateRequestsListCommand: Command {
     static let name = "mate-requests ls"
     static let summary = "List a user's mate requests."
     static var help: CommandHelp {
-        CommandHelp(overview: "List the mate requests a user sent and received (GET /v1/users/{id}/mate-requests).",
-                    usage: ["pushctl mate-requests ls --user <id> [--role recipient|sender|any] [--output table|json|yaml]"],
-                    options: [.value("user", "id", "The user (required)."),
-                              .choice("role", ["recipient", "sender", "any"], "Which requests: received, sent or both (default any).")] + ServiceClient.specs,
-                    examples: ["pushctl mate-requests ls --user bob"])
+        CommandHelp(
+            overview: "List the mate requests a user sent and received (GET /v1/users/{id}/mate-requests).",
+            usage: ["pushctl mate-requests ls --user <id> [--role recipient|sender|any] [--output table|json|yaml]"],
+            options: [
+                .value("user", "id", "The user (required)."),
+                .choice("role", ["recipient", "sender", "any"], "Which requests: received, sent or both (default any)."),
+            ] + ServiceClient.specs,
+            examples: ["pushctl mate-requests ls --user bob"])
     }
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {

@@ -2,9 +2,9 @@ import APNSCore
 import APNSMock
 import Dispatch
 import Foundation
+import JSON
 import PushIO
 import PushTLS
-import JSON
 
 /// `pushctl mock-apns`: the mock APNs server on its own, with fresh credentials, until Ctrl-C.
 enum MockAPNSCommand: Command {
@@ -13,12 +13,15 @@ enum MockAPNSCommand: Command {
 
     static var help: CommandHelp {
         CommandHelp(
-            overview: "Run the mock APNs server on its own: HTTP/2 over TLS with Apple's rules, accepting client certificates and provider tokens (a .p8 key it writes), with fresh test credentials. Prints 'mock-apns listening on HOST:PORT' once ready; SIGINT/SIGTERM stops it.",
+            overview:
+                "Run the mock APNs server on its own: HTTP/2 over TLS with Apple's rules, accepting client certificates and provider tokens (a .p8 key it writes), with fresh test credentials. Prints 'mock-apns listening on HOST:PORT' once ready; SIGINT/SIGTERM stops it.",
             usage: ["pushctl mock-apns [--port 2197] [--write-credentials DIR] [--control-port N] [fault options]"],
             options: [
                 .value("host", "address", "Address to bind (default 127.0.0.1)."),
                 .value("port", "port", "Port to bind (default 2197; 0 picks a free one)."),
-                .value("write-credentials", "dir", "Write CA, server and client credentials plus credentials.json here (default: a temporary directory)."),
+                .value(
+                    "write-credentials", "dir", "Write CA, server and client credentials plus credentials.json here (default: a temporary directory)."
+                ),
                 .value("bundle-id", "id", "Bundle id in the client certificate and the token key's topics (default com.sniffmeet.app)."),
                 .value("key-id", "id", "Key id of the written .p8 signing key (default MOCKKEY001)."),
                 .value("team-id", "id", "Team id of the written .p8 signing key (default MOCKTEAM01)."),
@@ -33,7 +36,10 @@ enum MockAPNSCommand: Command {
                 .value("jitter-ms", "n", "Delay each answer by a random 0-n milliseconds."),
                 .value("max-streams", "n", "SETTINGS_MAX_CONCURRENT_STREAMS (default 1000)."),
                 .flag("accept-all", "Benchmark mode: accept everything at once, no rules or records."),
-                .value("control-port", "port", "Serve the JSON control API (rules, records, waits, knobs, reset; docs/mock-control.yaml) on 127.0.0.1:port; 0 picks a free one. Its URL goes into credentials.json as control_url."),
+                .value(
+                    "control-port", "port",
+                    "Serve the JSON control API (rules, records, waits, knobs, reset; docs/mock-control.yaml) on 127.0.0.1:port; 0 picks a free one. Its URL goes into credentials.json as control_url."
+                ),
             ],
             examples: [
                 "pushctl mock-apns --port 2197 --write-credentials ./mock-creds",
@@ -59,12 +65,14 @@ enum MockAPNSCommand: Command {
             throw CLIError.usage("--control-port needs rules and records: leave out --accept-all", command: name)
         }
         let explicitDirectory = arguments.value("write-credentials")
-        let directory = explicitDirectory
+        let directory =
+            explicitDirectory
             ?? NSTemporaryDirectory() + "pushctl-mock-apns-\(ProcessInfo.processInfo.processIdentifier)"
         let password = APNSID.generate()
         let files: TestCredentialFiles
         let signingKey: ES256PrivateKey
-        let keyID = arguments.value("key-id") ?? "MOCKKEY001", teamID = arguments.value("team-id") ?? "MOCKTEAM01"
+        let keyID = arguments.value("key-id") ?? "MOCKKEY001"
+        let teamID = arguments.value("team-id") ?? "MOCKTEAM01"
         for (flag, value) in [("key-id", keyID), ("team-id", teamID)] where !isAppleID(value) {
             throw CLIError.usage("--\(flag) must be 10 letters or digits, got '\(value)'", command: name)
         }
@@ -77,8 +85,9 @@ enum MockAPNSCommand: Command {
             signingKey = try ES256PrivateKey.generate()
             try SecretFile.write(Array(signingKey.pkcs8PEM.utf8), to: p8Path)
         } catch {
-            throw CLIError(ExitCode.config, "cannot write credentials to '\(directory)': \(error)",
-                           hint: "pass a writable directory to --write-credentials")
+            throw CLIError(
+                ExitCode.config, "cannot write credentials to '\(directory)': \(error)",
+                hint: "pass a writable directory to --write-credentials")
         }
         var configuration = configurationBase
         configuration.host = host
@@ -103,8 +112,9 @@ enum MockAPNSCommand: Command {
         do {
             server = try MockAPNSServer(configuration: configuration)
         } catch {
-            throw CLIError(ExitCode.unavailable, "cannot listen on \(host):\(port): \(error)",
-                           hint: "pick another --port, or --port 0 for a free one")
+            throw CLIError(
+                ExitCode.unavailable, "cannot listen on \(host):\(port): \(error)",
+                hint: "pick another --port, or --port 0 for a free one")
         }
         var control: MockAPNSControlServer?
         if let controlPort {
@@ -112,8 +122,9 @@ enum MockAPNSCommand: Command {
                 control = try server.startControlServer(port: controlPort)
             } catch {
                 server.stop()
-                throw CLIError(ExitCode.unavailable, "cannot serve the control API on 127.0.0.1:\(controlPort): \(error)",
-                               hint: "pick another --control-port, or 0 for a free one")
+                throw CLIError(
+                    ExitCode.unavailable, "cannot serve the control API on 127.0.0.1:\(controlPort): \(error)",
+                    hint: "pick another --control-port, or 0 for a free one")
             }
         }
         var manifest: JSONValue = [
@@ -143,8 +154,9 @@ enum MockAPNSCommand: Command {
         } catch {
             control?.stop()
             server.stop()
-            throw CLIError(ExitCode.config, "cannot write '\(directory)/credentials.json': \(error)",
-                           hint: "pass a writable directory to --write-credentials")
+            throw CLIError(
+                ExitCode.config, "cannot write '\(directory)/credentials.json': \(error)",
+                hint: "pass a writable directory to --write-credentials")
         }
         let signals = SignalWaiter([SIGINT, SIGTERM])
         if explicitDirectory == nil { Console.err("mock-apns: credentials in \(directory)") }
@@ -154,7 +166,9 @@ enum MockAPNSCommand: Command {
         let counters = server.counters()
         control?.stop()
         server.stop()
-        Console.err("mock-apns: stopped on signal \(signal) after \(counters.streams) requests (\(counters.accepted) accepted, \(counters.rejected) rejected)")
+        Console.err(
+            "mock-apns: stopped on signal \(signal) after \(counters.streams) requests (\(counters.accepted) accepted, \(counters.rejected) rejected)"
+        )
         return ExitCode.ok
     }
 

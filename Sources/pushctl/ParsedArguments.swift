@@ -19,8 +19,14 @@ struct ParsedArguments: Sendable {
                 positionals.append(argument)
                 continue
             }
-            if argument == "--" { onlyPositionals = true; continue }
-            if argument == "--help" || argument == "-h" { wantsHelp = true; continue }
+            if argument == "--" {
+                onlyPositionals = true
+                continue
+            }
+            if argument == "--help" || argument == "-h" {
+                wantsHelp = true
+                continue
+            }
             guard argument.hasPrefix("--") else {
                 throw CLIError.usage("unknown option '\(argument)'", command: command)
             }
@@ -32,8 +38,9 @@ struct ParsedArguments: Sendable {
             }
             guard let spec = specs[name] else {
                 if name == "password" || name == "pass" {
-                    throw CLIError(ExitCode.usage, "passwords are never taken as flag values",
-                                   hint: "use --password-file FILE or the PUSHCTL_P12_PASSWORD environment variable")
+                    throw CLIError(
+                        ExitCode.usage, "passwords are never taken as flag values",
+                        hint: "use --password-file FILE or the PUSHCTL_P12_PASSWORD environment variable")
                 }
                 throw CLIError.usage("unknown option '--\(name)'", command: command)
             }

@@ -4,23 +4,35 @@ import Foundation
 enum PushCtl {
     static let version = "0.1.0"
 
-    static var commands: [CommandEntry] { [
-        .leaf(SendCommand.self),
-        .group(CommandGroup(name: "pushes", summary: "Inspect sent pushes.", children: [PushesGetCommand.self])),
-        .group(CommandGroup(name: "devices", summary: "Register, remove and list devices.",
-                            children: [DevicesAddCommand.self, DevicesRemoveCommand.self, DevicesListCommand.self])),
-        .group(CommandGroup(name: "users", summary: "Create, update and show user profiles.",
-                            children: [UsersPutCommand.self, UsersGetCommand.self])),
-        .group(CommandGroup(name: "drop", summary: "Report, cancel and inspect profile drops.",
-                            children: [DropReportCommand.self, DropCancelCommand.self, DropStatusCommand.self])),
-        .group(CommandGroup(name: "mate-requests", summary: "List, accept and decline mate requests.",
-                            children: [MateRequestsListCommand.self, MateRequestsAcceptCommand.self,
-                                       MateRequestsDeclineCommand.self])),
-        .leaf(StatusCommand.self),
-        .leaf(VersionCommand.self),
-        .leaf(MockAPNSCommand.self),
-        .leaf(CompletionCommand.self),
-    ] }
+    static var commands: [CommandEntry] {
+        [
+            .leaf(SendCommand.self),
+            .group(CommandGroup(name: "pushes", summary: "Inspect sent pushes.", children: [PushesGetCommand.self])),
+            .group(
+                CommandGroup(
+                    name: "devices", summary: "Register, remove and list devices.",
+                    children: [DevicesAddCommand.self, DevicesRemoveCommand.self, DevicesListCommand.self])),
+            .group(
+                CommandGroup(
+                    name: "users", summary: "Create, update and show user profiles.",
+                    children: [UsersPutCommand.self, UsersGetCommand.self])),
+            .group(
+                CommandGroup(
+                    name: "drop", summary: "Report, cancel and inspect profile drops.",
+                    children: [DropReportCommand.self, DropCancelCommand.self, DropStatusCommand.self])),
+            .group(
+                CommandGroup(
+                    name: "mate-requests", summary: "List, accept and decline mate requests.",
+                    children: [
+                        MateRequestsListCommand.self, MateRequestsAcceptCommand.self,
+                        MateRequestsDeclineCommand.self,
+                    ])),
+            .leaf(StatusCommand.self),
+            .leaf(VersionCommand.self),
+            .leaf(MockAPNSCommand.self),
+            .leaf(CompletionCommand.self),
+        ]
+    }
 
     static var help: CommandHelp {
         CommandHelp(
@@ -73,13 +85,15 @@ enum PushCtl {
                     Console.out(group.help.render())
                     return ExitCode.ok
                 }
-                throw CLIError(ExitCode.usage, "'\(group.name)' needs a subcommand",
-                               hint: "run 'pushctl \(group.name) --help'")
+                throw CLIError(
+                    ExitCode.usage, "'\(group.name)' needs a subcommand",
+                    hint: "run 'pushctl \(group.name) --help'")
             }
             let leafName = group.name + " " + sub
             guard let command = group.children.first(where: { $0.name == leafName || aliases(of: $0.name).contains(leafName) }) else {
-                throw CLIError(ExitCode.usage, "unknown subcommand '\(sub)' of '\(group.name)'",
-                               hint: "run 'pushctl \(group.name) --help'")
+                throw CLIError(
+                    ExitCode.usage, "unknown subcommand '\(sub)' of '\(group.name)'",
+                    hint: "run 'pushctl \(group.name) --help'")
             }
             return try await run(command, Array(rest.dropFirst()))
         }

@@ -14,8 +14,9 @@ struct PushOptions {
         .value("thread-id", "id", "Thread identifier for grouping."),
         .value("data", "key=value", "Custom top-level key; the value is JSON if it parses, else a string.", repeatable: true),
         .value("payload", "json|@file", "The whole APNs payload as JSON (instead of the flags above)."),
-        OptionSpec(name: "push-type", value: "type", help: "apns-push-type: alert (default), background, voip, liveactivity, ...",
-                   choices: PushType.all.map(\.rawValue)),
+        OptionSpec(
+            name: "push-type", value: "type", help: "apns-push-type: alert (default), background, voip, liveactivity, ...",
+            choices: PushType.all.map(\.rawValue)),
         .choice("priority", ["10", "5", "1"], "apns-priority."),
         .value("expiration", "epoch-s", "apns-expiration in seconds since 1970 (0: deliver once or drop)."),
         .value("collapse-id", "id", "apns-collapse-id (at most 64 bytes)."),
@@ -57,9 +58,10 @@ struct PushOptions {
 
     /// The notification for one token (direct sends).
     func notification(token: DeviceToken, defaultTopic: String) -> APNSNotification {
-        APNSNotification(token: token, topic: topic ?? pushType.topic(forBundleID: defaultTopic), pushType: pushType,
-                         priority: priority, expiration: expiration.map { APNSExpiration.at(epochSeconds: $0) } ?? .none,
-                         collapseID: collapseID, payload: payload.serialized())
+        APNSNotification(
+            token: token, topic: topic ?? pushType.topic(forBundleID: defaultTopic), pushType: pushType,
+            priority: priority, expiration: expiration.map { APNSExpiration.at(epochSeconds: $0) } ?? .none,
+            collapseID: collapseID, payload: payload.serialized())
     }
 
     /// The members of a `POST /v1/pushes` body besides the recipients.
@@ -82,7 +84,9 @@ struct PushOptions {
             return try parsePayload(raw, command: command)
         }
         var payload = APNSPayload()
-        let title = arguments.value("title"), subtitle = arguments.value("subtitle"), body = arguments.value("body")
+        let title = arguments.value("title")
+        let subtitle = arguments.value("subtitle")
+        let body = arguments.value("body")
         if title != nil || subtitle != nil || body != nil {
             payload.alert = .content(.init(title: title, subtitle: subtitle, body: body))
         }
@@ -97,7 +101,8 @@ struct PushOptions {
             guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
                 throw CLIError.usage("--data needs key=value, got '\(pair)'", command: command)
             }
-            let key = String(pair[..<equals]), text = String(pair[pair.index(after: equals)...])
+            let key = String(pair[..<equals])
+            let text = String(pair[pair.index(after: equals)...])
             payload.custom[key] = (try? JSONValue.parse(Array(text.utf8))) ?? .string(text)
         }
         if pushType == .background, payload.alert == nil { payload.contentAvailable = true }

@@ -21,11 +21,13 @@ enum RunningServers {
         let listening = listeningSockets()
         return pids.map { pid in
             let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
-            let inodes = Set(fds.compactMap { fd -> String? in
-                guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(fd)"),
-                      target.hasPrefix("socket:[") else { return nil }
-                return String(target.dropFirst(8).dropLast())
-            })
+            let inodes = Set(
+                fds.compactMap { fd -> String? in
+                    guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(fd)"),
+                        target.hasPrefix("socket:[")
+                    else { return nil }
+                    return String(target.dropFirst(8).dropLast())
+                })
             return Server(pid: pid, ports: Set(inodes.compactMap { listening[$0] }).sorted())
         }
     }
@@ -38,7 +40,8 @@ enum RunningServers {
             for line in text.split(separator: "\n").dropFirst() {
                 let fields = line.split(separator: " ")
                 guard fields.count > 9, fields[3] == "0A", let portHex = fields[1].split(separator: ":").last,
-                      let port = Int(portHex, radix: 16) else { continue }
+                    let port = Int(portHex, radix: 16)
+                else { continue }
                 ports[String(fields[9])] = port
             }
         }

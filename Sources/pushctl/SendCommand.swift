@@ -5,7 +5,8 @@ enum SendCommand: Command {
 
     static var help: CommandHelp {
         CommandHelp(
-            overview: "Send a push through push-server to a user, tokens or a tokens file; or, with --direct, straight to APNs with a .p12 certificate or a .p8 signing key (token auth).",
+            overview:
+                "Send a push through push-server to a user, tokens or a tokens file; or, with --direct, straight to APNs with a .p12 certificate or a .p8 signing key (token auth).",
             usage: [
                 "pushctl send (--user <id> | --token <hex>... | --tokens-file <file>) [--wait] [payload options]",
                 "pushctl send --direct --cert <file.p12> [--password-file <file>] (--env production|development | --host <h> --port <p> [--ca <pem>]) --token <hex> [payload options]",

@@ -1,26 +1,29 @@
 import APNSCore
 import Foundation
+import JSON
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import JSON
 
 /// push-server's REST API over HTTP: URL and key from flags, environment, the config file or `./var/api-key`
 /// (`ServiceSettings`), failures mapped to exit codes (connection refused 69, 401 77) with messages naming the fix.
 struct ServiceClient: Sendable {
     /// The options of every command that talks to push-server: where it is, the key, and the output format.
-    static let specs: [OptionSpec] = [
-        .value("url", "url", "push-server URL (default $PUSHCTL_URL, the config file's url, or http://127.0.0.1:8080)."),
-        .value("api-key-file", "file", "File holding the API key (else $PUSHCTL_API_KEY, the config file's api_key, ./var/api-key)."),
-    ] + OutputFormat.specs
+    static let specs: [OptionSpec] =
+        [
+            .value("url", "url", "push-server URL (default $PUSHCTL_URL, the config file's url, or http://127.0.0.1:8080)."),
+            .value("api-key-file", "file", "File holding the API key (else $PUSHCTL_API_KEY, the config file's api_key, ./var/api-key)."),
+        ] + OutputFormat.specs
 
     let settings: ServiceSettings
     var baseURL: String { settings.url }
     private let session: URLSession
 
     init(_ arguments: ParsedArguments) throws(CLIError) {
-        settings = try ServiceSettings(arguments, environment: ProcessInfo.processInfo.environment,
-                                       directory: FileManager.default.currentDirectoryPath)
+        settings = try ServiceSettings(
+            arguments, environment: ProcessInfo.processInfo.environment,
+            directory: FileManager.default.currentDirectoryPath)
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = 120
         configuration.httpMaximumConnectionsPerHost = 4
@@ -48,7 +51,8 @@ struct ServiceClient: Sendable {
             request.httpBody = Data(body.serialized())
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
-        let data: Data, response: URLResponse
+        let data: Data
+        let response: URLResponse
         do {
             (data, response) = try await session.data(for: request)
         } catch {
@@ -60,12 +64,14 @@ struct ServiceClient: Sendable {
             throw refused(status, detail: Self.detail(answer), method: method, path: path)
         }
         if status == 503 || status == 502 {
-            throw CLIError(ExitCode.unavailable, "push-server is unavailable (\(status))\(Self.detail(answer))",
-                           hint: "check 'pushctl status'")
+            throw CLIError(
+                ExitCode.unavailable, "push-server is unavailable (\(status))\(Self.detail(answer))",
+                hint: "check 'pushctl status'")
         }
         if check, !(200..<300).contains(status) {
-            throw CLIError(ExitCode.failure, "\(method) \(path) failed with \(status)\(Self.detail(answer))",
-                           hint: status == 404 ? "check the id" : "see docs/openapi.yaml for the request shape")
+            throw CLIError(
+                ExitCode.failure, "\(method) \(path) failed with \(status)\(Self.detail(answer))",
+                hint: status == 404 ? "check the id" : "see docs/openapi.yaml for the request shape")
         }
         return answer
     }
@@ -77,7 +83,8 @@ struct ServiceClient: Sendable {
             return text.isEmpty ? "" : ": \(text)"
         }
         if let message = json["error"]?["message"]?.stringValue ?? json["message"]?.stringValue ?? json["error"]?.stringValue
-            ?? json["reason"]?.stringValue {
+            ?? json["reason"]?.stringValue
+        {
             return ": \(message)"
         }
         return ": " + String(decoding: json.serialized(), as: UTF8.self)

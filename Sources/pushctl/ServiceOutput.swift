@@ -4,8 +4,10 @@ import JSON
 /// Printing service answers: JSON or YAML for scripts, key/value lines or tables for people.
 enum ServiceOutput {
     /// Prints `response` in `format`: its JSON as is, as YAML, or readably (`listKey`'s list as a table).
-    static func print(_ response: ServiceClient.Response, format: OutputFormat, listKey: String? = nil,
-                      emptyText: String = "(none)") {
+    static func print(
+        _ response: ServiceClient.Response, format: OutputFormat, listKey: String? = nil,
+        emptyText: String = "(none)"
+    ) {
         guard let value = response.json else {
             if !response.body.isEmpty { Console.out(String(decoding: response.body, as: UTF8.self)) }
             return
@@ -27,7 +29,10 @@ enum ServiceOutput {
 
     /// A table of objects; columns are the union of their keys, in first-seen order.
     static func table(_ list: [JSONValue], emptyText: String) {
-        guard !list.isEmpty else { Console.out(emptyText); return }
+        guard !list.isEmpty else {
+            Console.out(emptyText)
+            return
+        }
         var columns: [String] = []
         for item in list {
             for key in (item.objectValue ?? [:]).keys.sorted() where !columns.contains(key) { columns.append(key) }

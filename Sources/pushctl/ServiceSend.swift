@@ -17,11 +17,15 @@ struct ServiceSend {
     let client: ServiceClient
 
     init(_ arguments: ParsedArguments, command: String, format: OutputFormat) throws(CLIError) {
-        let user = arguments.value("user"), tokens = arguments.all("token"), file = arguments.value("tokens-file")
+        let user = arguments.value("user")
+        let tokens = arguments.all("token")
+        let file = arguments.value("tokens-file")
         let given = [user != nil, !tokens.isEmpty, file != nil].filter { $0 }.count
         guard given == 1 else {
-            throw CLIError.usage(given == 0 ? "say who gets the push: --user, --token or --tokens-file"
-                                    : "--user, --token and --tokens-file exclude each other", command: command)
+            throw CLIError.usage(
+                given == 0
+                    ? "say who gets the push: --user, --token or --tokens-file"
+                    : "--user, --token and --tokens-file exclude each other", command: command)
         }
         if let user {
             recipients = .user(user)
@@ -55,8 +59,10 @@ struct ServiceSend {
             return try await single(body)
         case .file(let path):
             let tokens = try Self.readTokens(path)
-            return try await BulkSend(client: client, push: push, tokens: tokens, batchSize: batchSize,
-                                      wait: wait, format: format).run()
+            return try await BulkSend(
+                client: client, push: push, tokens: tokens, batchSize: batchSize,
+                wait: wait, format: format
+            ).run()
         }
     }
 
@@ -142,7 +148,9 @@ enum PushOutput {
         let rows = notifications.map { item in
             ["token", "state", "reason", "status", "apns_id"].map { key in item[key].map(ServiceOutput.text) ?? "-" }
         }
-        if rows.isEmpty { Console.out("no notifications") } else {
+        if rows.isEmpty {
+            Console.out("no notifications")
+        } else {
             Console.table(["TOKEN", "STATE", "REASON", "STATUS", "APNS-ID"], rows)
         }
     }

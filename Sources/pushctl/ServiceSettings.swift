@@ -34,16 +34,18 @@ struct ServiceSettings: Sendable {
         }
         while url.hasSuffix("/") { url.removeLast() }
         guard let parsed = URL(string: url), parsed.scheme == "http" || parsed.scheme == "https", parsed.host != nil else {
-            throw CLIError(ExitCode.config, "bad service URL '\(url)' (from \(urlSource))",
-                           hint: "use --url http://HOST:PORT or set PUSHCTL_URL")
+            throw CLIError(
+                ExitCode.config, "bad service URL '\(url)' (from \(urlSource))",
+                hint: "use --url http://HOST:PORT or set PUSHCTL_URL")
         }
         self.url = url
         let varKey = directory + "/var/api-key"
         keyPlaces = ["--api-key-file", "PUSHCTL_API_KEY", "\(fileName) (api_key)", "./var/api-key in \(directory)"]
         if let path = arguments.value("api-key-file") {
             guard let data = FileManager.default.contents(atPath: path) else {
-                throw CLIError(ExitCode.config, "cannot read the API key file '\(path)' (--api-key-file)",
-                               hint: "check the path; the file holds the key on one line")
+                throw CLIError(
+                    ExitCode.config, "cannot read the API key file '\(path)' (--api-key-file)",
+                    hint: "check the path; the file holds the key on one line")
             }
             (apiKey, keySource) = (Self.trimmed(data), "--api-key-file \(Self.absolute(path, in: directory))")
         } else if let key = environment["PUSHCTL_API_KEY"], !key.isEmpty {

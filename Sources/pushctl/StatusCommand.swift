@@ -1,5 +1,5 @@
-import Foundation
 import APNSCore
+import Foundation
 import JSON
 
 /// `pushctl status`: GET /healthz plus a summary of GET /metrics.
@@ -7,9 +7,10 @@ enum StatusCommand: Command {
     static let name = "status"
     static let summary = "Show push-server's health and a metrics summary."
     static var help: CommandHelp {
-        CommandHelp(overview: "Show push-server's health (GET /healthz) and a summary of its metrics (GET /metrics).",
-                    usage: ["pushctl status [--url <url>] [--output table|json|yaml]"], options: ServiceClient.specs,
-                    examples: ["pushctl status", "PUSHCTL_URL=http://10.0.0.5:8080 pushctl status --output json"])
+        CommandHelp(
+            overview: "Show push-server's health (GET /healthz) and a summary of its metrics (GET /metrics).",
+            usage: ["pushctl status [--url <url>] [--output table|json|yaml]"], options: ServiceClient.specs,
+            examples: ["pushctl status", "PUSHCTL_URL=http://10.0.0.5:8080 pushctl status --output json"])
     }
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {

@@ -3,9 +3,10 @@ enum UsersGetCommand: Command {
     static let name = "users get"
     static let summary = "Show a user's profile card."
     static var help: CommandHelp {
-        CommandHelp(overview: "Show a user's profile card (GET /v1/users/{id}).",
-                    usage: ["pushctl users get <id> [--output table|json|yaml]"], arguments: [("<id>", "The user id.")],
-                    options: ServiceClient.specs, examples: ["pushctl users get alice"])
+        CommandHelp(
+            overview: "Show a user's profile card (GET /v1/users/{id}).",
+            usage: ["pushctl users get <id> [--output table|json|yaml]"], arguments: [("<id>", "The user id.")],
+            options: ServiceClient.specs, examples: ["pushctl users get alice"])
     }
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {

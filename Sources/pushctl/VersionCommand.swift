@@ -1,11 +1,13 @@
 import JSON
+
 /// `pushctl version`.
 enum VersionCommand: Command {
     static let name = "version"
     static let summary = "Print pushctl's version."
     static var help: CommandHelp {
-        CommandHelp(overview: summary, usage: ["pushctl version [--output table|json|yaml]"],
-                    options: OutputFormat.specs, examples: ["pushctl version", "pushctl version --output yaml"])
+        CommandHelp(
+            overview: summary, usage: ["pushctl version [--output table|json|yaml]"],
+            options: OutputFormat.specs, examples: ["pushctl version", "pushctl version --output yaml"])
     }
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {

@@ -67,7 +67,8 @@ enum YAMLText {
     /// letter (so never a number, date, time or indicator), is no boolean or null word, and holds no `: ` or ` #`.
     private static func plainIsSafe(_ text: String) -> Bool {
         guard let first = text.unicodeScalars.first, ("a"..."z").contains(first) || ("A"..."Z").contains(first),
-              !reserved.contains(text.lowercased()) else { return false }
+            !reserved.contains(text.lowercased())
+        else { return false }
         if text.contains(": ") || text.contains(" #") || text.hasSuffix(":") || text.hasSuffix(" ") { return false }
         return text.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value < 0x7F }
     }

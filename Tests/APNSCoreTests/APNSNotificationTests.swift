@@ -1,5 +1,5 @@
-import Testing
 import APNSCore
+import Testing
 
 @Suite("APNSNotification headers")
 struct APNSNotificationTests {
@@ -12,14 +12,16 @@ struct APNSNotificationTests {
             expiration: .at(epochSeconds: 1_700_000_000), collapseID: "drop-42",
             apnsID: "123E4567-E89B-12D3-A456-426614174000", payload: Array(#"{"aps":{}}"#.utf8))
         let fields = note.headerFields(authorization: "eyJ.jwt.sig")
-        #expect(fields.map(\.name) == [
-            "apns-topic", "apns-push-type", "apns-priority", "apns-expiration",
-            "apns-collapse-id", "apns-id", "authorization",
-        ])
-        #expect(fields.map(\.value) == [
-            "com.example.app.voip", "voip", "10", "1700000000",
-            "drop-42", "123e4567-e89b-12d3-a456-426614174000", "bearer eyJ.jwt.sig",
-        ])
+        #expect(
+            fields.map(\.name) == [
+                "apns-topic", "apns-push-type", "apns-priority", "apns-expiration",
+                "apns-collapse-id", "apns-id", "authorization",
+            ])
+        #expect(
+            fields.map(\.value) == [
+                "com.example.app.voip", "voip", "10", "1700000000",
+                "drop-42", "123e4567-e89b-12d3-a456-426614174000", "bearer eyJ.jwt.sig",
+            ])
         #expect(note.path == "/3/device/" + String(repeating: "0a", count: 32))
     }
 

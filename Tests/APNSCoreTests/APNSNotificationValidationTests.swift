@@ -1,5 +1,5 @@
-import Testing
 import APNSCore
+import Testing
 
 @Suite("APNSNotification local validation")
 struct APNSNotificationValidationTests {
@@ -20,13 +20,15 @@ struct APNSNotificationValidationTests {
             collapseID: collapseID, apnsID: apnsID, payload: size == 0 ? [] : body(size: size))
     }
 
-    @Test("payload size limits at the edges", arguments: [
-        (PushType.alert, 4096, nil),
-        (.alert, 4097, "PayloadTooLarge"),
-        (.background, 4097, "PayloadTooLarge"),
-        (.voip, 5120, nil),
-        (.voip, 5121, "PayloadTooLarge"),
-    ] as [(PushType, Int, String?)])
+    @Test(
+        "payload size limits at the edges",
+        arguments: [
+            (PushType.alert, 4096, nil),
+            (.alert, 4097, "PayloadTooLarge"),
+            (.background, 4097, "PayloadTooLarge"),
+            (.voip, 5120, nil),
+            (.voip, 5121, "PayloadTooLarge"),
+        ] as [(PushType, Int, String?)])
     func sizes(type: PushType, size: Int, reason: String?) throws {
         let topic = type.topic(forBundleID: "com.example.app")
         let rejection = Self.note(topic: topic, pushType: type, size: size).validate()
@@ -35,26 +37,28 @@ struct APNSNotificationValidationTests {
         #expect(rejection?.status == (reason == nil ? nil : 413))
     }
 
-    @Test("each header rule with its Apple status and reason", arguments: [
-        (note(size: 0), 400, "PayloadEmpty"),
-        (note(topic: ""), 400, "MissingTopic"),
-        (note(collapseID: String(repeating: "c", count: 64)), nil, nil),
-        (note(collapseID: String(repeating: "c", count: 65)), 400, "BadCollapseId"),
-        (note(collapseID: String(repeating: "é", count: 32)), nil, nil),
-        (note(collapseID: String(repeating: "é", count: 32) + "x"), 400, "BadCollapseId"),
-        (note(pushType: .background, priority: .immediately), 400, "BadPriority"),
-        (note(pushType: .background, priority: .consideringDevicePower), nil, nil),
-        (note(pushType: .alert, priority: .immediately), nil, nil),
-        (note(apnsID: "123e4567-e89b-12d3-a456-426614174000"), nil, nil),
-        (note(apnsID: "123e4567"), 400, "BadMessageId"),
-        (note(expiration: .at(epochSeconds: -5)), 400, "BadExpirationDate"),
-        (note(pushType: .voip), 400, "InvalidPushType"),
-        (note(topic: ".voip", pushType: .voip), 400, "InvalidPushType"),
-        (note(topic: "com.example.app.push-type.controls", pushType: .controls), nil, nil),
-        (note(topic: "com.example.app", pushType: .widgets), 400, "InvalidPushType"),
-        (note(topic: "com.example.app.voip", pushType: .pushtotalk), 400, "InvalidPushType"),
-        (note(topic: "mdm-uid-123", pushType: .mdm), nil, nil),
-    ] as [(APNSNotification, Int?, String?)])
+    @Test(
+        "each header rule with its Apple status and reason",
+        arguments: [
+            (note(size: 0), 400, "PayloadEmpty"),
+            (note(topic: ""), 400, "MissingTopic"),
+            (note(collapseID: String(repeating: "c", count: 64)), nil, nil),
+            (note(collapseID: String(repeating: "c", count: 65)), 400, "BadCollapseId"),
+            (note(collapseID: String(repeating: "é", count: 32)), nil, nil),
+            (note(collapseID: String(repeating: "é", count: 32) + "x"), 400, "BadCollapseId"),
+            (note(pushType: .background, priority: .immediately), 400, "BadPriority"),
+            (note(pushType: .background, priority: .consideringDevicePower), nil, nil),
+            (note(pushType: .alert, priority: .immediately), nil, nil),
+            (note(apnsID: "123e4567-e89b-12d3-a456-426614174000"), nil, nil),
+            (note(apnsID: "123e4567"), 400, "BadMessageId"),
+            (note(expiration: .at(epochSeconds: -5)), 400, "BadExpirationDate"),
+            (note(pushType: .voip), 400, "InvalidPushType"),
+            (note(topic: ".voip", pushType: .voip), 400, "InvalidPushType"),
+            (note(topic: "com.example.app.push-type.controls", pushType: .controls), nil, nil),
+            (note(topic: "com.example.app", pushType: .widgets), 400, "InvalidPushType"),
+            (note(topic: "com.example.app.voip", pushType: .pushtotalk), 400, "InvalidPushType"),
+            (note(topic: "mdm-uid-123", pushType: .mdm), nil, nil),
+        ] as [(APNSNotification, Int?, String?)])
     func rules(note: APNSNotification, status: Int?, reason: String?) {
         let rejection = note.validate()
         #expect(rejection?.status == status)

@@ -1,6 +1,6 @@
+import APNSCore
 import Foundation
 import Testing
-import APNSCore
 
 @Suite("APNSRejection")
 struct APNSRejectionTests {
@@ -29,9 +29,11 @@ struct APNSRejectionTests {
         #expect(rejection.jsonBody() == Array(#"{"reason":"BrandNewReason"}"#.utf8))
     }
 
-    @Test("garbage or missing bodies give unknown(\"\")", arguments: [
-        "", "not json", "{", #"{"reason":42}"#, "[]", #"{"timestamp":"x"}"#, "\u{0}\u{1}",
-    ])
+    @Test(
+        "garbage or missing bodies give unknown(\"\")",
+        arguments: [
+            "", "not json", "{", #"{"reason":42}"#, "[]", #"{"timestamp":"x"}"#, "\u{0}\u{1}",
+        ])
     func garbage(body: String) {
         let rejection = APNSRejection.parse(status: 500, body: Array(body.utf8), apnsID: nil)
         #expect(rejection.status == 500)
@@ -43,8 +45,9 @@ struct APNSRejectionTests {
     func bodyShape() {
         let date = Date(timeIntervalSince1970: 1_700_000_000)
         #expect(APNSRejection(.badTopic, timestamp: date).jsonBody() == Array(#"{"reason":"BadTopic"}"#.utf8))
-        #expect(APNSRejection(.unregistered, timestamp: date).jsonBody()
-            == Array(#"{"reason":"Unregistered","timestamp":1700000000000}"#.utf8))
+        #expect(
+            APNSRejection(.unregistered, timestamp: date).jsonBody()
+                == Array(#"{"reason":"Unregistered","timestamp":1700000000000}"#.utf8))
         #expect(APNSRejection(.unregistered).jsonBody() == Array(#"{"reason":"Unregistered"}"#.utf8))
     }
 }
@@ -52,11 +55,15 @@ struct APNSRejectionTests {
 @Suite("APNSRejectionReason")
 struct APNSRejectionReasonTests {
     static let statuses: [Int: [String]] = [
-        400: ["BadCollapseId", "BadDeviceToken", "BadExpirationDate", "BadMessageId", "BadPriority", "BadTopic",
-              "DeviceTokenNotForTopic", "DuplicateHeaders", "IdleTimeout", "InvalidPushType", "MissingDeviceToken",
-              "MissingTopic", "PayloadEmpty", "TopicDisallowed"],
-        403: ["BadCertificate", "BadCertificateEnvironment", "ExpiredProviderToken", "Forbidden",
-              "InvalidProviderToken", "MissingProviderToken"],
+        400: [
+            "BadCollapseId", "BadDeviceToken", "BadExpirationDate", "BadMessageId", "BadPriority", "BadTopic",
+            "DeviceTokenNotForTopic", "DuplicateHeaders", "IdleTimeout", "InvalidPushType", "MissingDeviceToken",
+            "MissingTopic", "PayloadEmpty", "TopicDisallowed",
+        ],
+        403: [
+            "BadCertificate", "BadCertificateEnvironment", "ExpiredProviderToken", "Forbidden",
+            "InvalidProviderToken", "MissingProviderToken",
+        ],
         404: ["BadPath"], 405: ["MethodNotAllowed"], 410: ["ExpiredToken", "Unregistered"],
         413: ["PayloadTooLarge"], 429: ["TooManyProviderTokenUpdates", "TooManyRequests"],
         500: ["InternalServerError"], 503: ["ServiceUnavailable", "Shutdown"],

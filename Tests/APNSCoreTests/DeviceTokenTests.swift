@@ -1,30 +1,34 @@
+import APNSCore
 import Foundation
 import Testing
-import APNSCore
 
 @Suite("DeviceToken")
 struct DeviceTokenTests {
     static let hex64 = String(repeating: "ab12", count: 16)
 
-    @Test("pasted forms normalize to lowercase hex", arguments: [
-        "<AB12AB12 AB12AB12 AB12AB12 AB12AB12 AB12AB12 AB12AB12 AB12AB12 AB12AB12>",
-        "ab12ab12ab12ab12ab12ab12ab12ab12ab12ab12ab12ab12ab12ab12ab12ab12",
-        "  AB12ab12\tAB12ab12\nAB12ab12\r\nAB12ab12 AB12ab12AB12ab12AB12ab12AB12ab12\n",
-    ])
+    @Test(
+        "pasted forms normalize to lowercase hex",
+        arguments: [
+            "<AB12AB12 AB12AB12 AB12AB12 AB12AB12 AB12AB12 AB12AB12 AB12AB12 AB12AB12>",
+            "ab12ab12ab12ab12ab12ab12ab12ab12ab12ab12ab12ab12ab12ab12ab12ab12",
+            "  AB12ab12\tAB12ab12\nAB12ab12\r\nAB12ab12 AB12ab12AB12ab12AB12ab12AB12ab12\n",
+        ])
     func normalizes(text: String) throws {
         let token = try DeviceToken(text)
         #expect(token.hex == Self.hex64)
         #expect(token.description == Self.hex64)
     }
 
-    @Test("malformed tokens are rejected", arguments: [
-        ("", "fewer than 64"),
-        (String(repeating: "a", count: 62), "fewer than 64"),
-        (String(repeating: "a", count: 65), "odd number"),
-        (String(repeating: "a", count: 202), "more than 200"),
-        (String(repeating: "a", count: 63) + "g", "not a hex digit"),
-        (String(repeating: "ab", count: 16) + "-" + String(repeating: "ab", count: 16), "not a hex digit"),
-    ])
+    @Test(
+        "malformed tokens are rejected",
+        arguments: [
+            ("", "fewer than 64"),
+            (String(repeating: "a", count: 62), "fewer than 64"),
+            (String(repeating: "a", count: 65), "odd number"),
+            (String(repeating: "a", count: 202), "more than 200"),
+            (String(repeating: "a", count: 63) + "g", "not a hex digit"),
+            (String(repeating: "ab", count: 16) + "-" + String(repeating: "ab", count: 16), "not a hex digit"),
+        ])
     func rejects(text: String, fragment: String) {
         #expect {
             try DeviceToken(text)

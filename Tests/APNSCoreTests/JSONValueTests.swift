@@ -1,31 +1,33 @@
-import Testing
 import APNSCore
 import JSON
+import Testing
 
 @Suite("JSONValue serialization and accessors")
 struct JSONValueTests {
-    @Test("serialized text", arguments: [
-        (JSONValue.null, "null"),
-        (true, "true"),
-        (false, "false"),
-        (0, "0"),
-        (.int(-9_223_372_036_854_775_808), "-9223372036854775808"),
-        (0.5, "0.5"),
-        (1.0, "1.0"),
-        (-0.0, "-0.0"),
-        (1e-7, "1e-07"),
-        (1e21, "1e+21"),
-        (.double(.infinity), "null"),
-        (.double(.nan), "null"),
-        ("", #""""#),
-        ("a\"b\\c/d", #""a\"b\\c/d""#),
-        ("\u{8}\u{C}\n\r\t", #""\b\f\n\r\t""#),
-        ("\u{0}\u{1F}\u{7F}", #""\u0000\u001f"# + "\u{7F}\""),
-        ("é😀\u{2028}", "\"é😀\u{2028}\""),
-        ([], "[]"),
-        ([:], "{}"),
-        (["b": 1, "a": [nil, "x"], "B": true], #"{"B":true,"a":[null,"x"],"b":1}"#),
-    ] as [(JSONValue, String)])
+    @Test(
+        "serialized text",
+        arguments: [
+            (JSONValue.null, "null"),
+            (true, "true"),
+            (false, "false"),
+            (0, "0"),
+            (.int(-9_223_372_036_854_775_808), "-9223372036854775808"),
+            (0.5, "0.5"),
+            (1.0, "1.0"),
+            (-0.0, "-0.0"),
+            (1e-7, "1e-07"),
+            (1e21, "1e+21"),
+            (.double(.infinity), "null"),
+            (.double(.nan), "null"),
+            ("", #""""#),
+            ("a\"b\\c/d", #""a\"b\\c/d""#),
+            ("\u{8}\u{C}\n\r\t", #""\b\f\n\r\t""#),
+            ("\u{0}\u{1F}\u{7F}", #""\u0000\u001f"# + "\u{7F}\""),
+            ("é😀\u{2028}", "\"é😀\u{2028}\""),
+            ([], "[]"),
+            ([:], "{}"),
+            (["b": 1, "a": [nil, "x"], "B": true], #"{"B":true,"a":[null,"x"],"b":1}"#),
+        ] as [(JSONValue, String)])
     func serialize(value: JSONValue, text: String) {
         #expect(String(decoding: value.serialized(), as: UTF8.self) == text)
         #expect(value.description == text)

@@ -1,22 +1,24 @@
+import APNSCore
 import Foundation
 import Testing
-import APNSCore
 
 @Suite("PushType")
 struct PushTypeTests {
-    @Test("topic suffix per push type", arguments: [
-        (PushType.alert, nil),
-        (.background, nil),
-        (.mdm, nil),
-        (.voip, ".voip"),
-        (.complication, ".complication"),
-        (.fileprovider, ".pushkit.fileprovider"),
-        (.location, ".location-query"),
-        (.liveactivity, ".push-type.liveactivity"),
-        (.pushtotalk, ".voip-ptt"),
-        (.widgets, ".push-type.widgets"),
-        (.controls, ".push-type.controls"),
-    ] as [(PushType, String?)])
+    @Test(
+        "topic suffix per push type",
+        arguments: [
+            (PushType.alert, nil),
+            (.background, nil),
+            (.mdm, nil),
+            (.voip, ".voip"),
+            (.complication, ".complication"),
+            (.fileprovider, ".pushkit.fileprovider"),
+            (.location, ".location-query"),
+            (.liveactivity, ".push-type.liveactivity"),
+            (.pushtotalk, ".voip-ptt"),
+            (.widgets, ".push-type.widgets"),
+            (.controls, ".push-type.controls"),
+        ] as [(PushType, String?)])
     func suffix(type: PushType, suffix: String?) {
         #expect(type.topicSuffix == suffix)
         #expect(type.topic(forBundleID: "com.example.app") == "com.example.app" + (suffix ?? ""))
@@ -25,10 +27,11 @@ struct PushTypeTests {
 
     @Test("all lists the eleven documented types with their header values")
     func all() {
-        #expect(PushType.all.map(\.rawValue) == [
-            "alert", "background", "location", "voip", "complication", "fileprovider",
-            "mdm", "liveactivity", "pushtotalk", "widgets", "controls",
-        ])
+        #expect(
+            PushType.all.map(\.rawValue) == [
+                "alert", "background", "location", "voip", "complication", "fileprovider",
+                "mdm", "liveactivity", "pushtotalk", "widgets", "controls",
+            ])
         #expect(Set(PushType.all).count == 11)
     }
 
@@ -117,22 +120,24 @@ struct ExpirationAndIDTests {
         }
     }
 
-    @Test("id validation", arguments: [
-        ("123e4567-e89b-12d3-a456-426614174000", true),
-        ("123E4567-E89B-12D3-A456-426614174000", true),
-        ("123e4567e89b12d3a456426614174000", false),
-        ("123e4567-e89b-12d3-a456-42661417400", false),
-        ("123e4567-e89b-12d3-a456-4266141740000", false),
-        ("123e4567-e89b-12d3-a456_426614174000", false),
-        ("g23e4567-e89b-12d3-a456-426614174000", false),
-        ("123e4567-e89b-12d3-a456-42661417400-", false),
-        ("123e4567-e89b-12d3-a456-4266141740\u{0}0", false),
-        ("123e4567-e89b-12d3-a456-42661417400:", false),
-        ("123e4567-e89b-12d3-a456-42661417400\u{10}", false),
-        ("123e4567-e89b-12d3-a456-42661417400\u{01}", false),
-        ("123e4567-e89b-12d3-a456-42661417400G", false),
-        ("", false),
-    ])
+    @Test(
+        "id validation",
+        arguments: [
+            ("123e4567-e89b-12d3-a456-426614174000", true),
+            ("123E4567-E89B-12D3-A456-426614174000", true),
+            ("123e4567e89b12d3a456426614174000", false),
+            ("123e4567-e89b-12d3-a456-42661417400", false),
+            ("123e4567-e89b-12d3-a456-4266141740000", false),
+            ("123e4567-e89b-12d3-a456_426614174000", false),
+            ("g23e4567-e89b-12d3-a456-426614174000", false),
+            ("123e4567-e89b-12d3-a456-42661417400-", false),
+            ("123e4567-e89b-12d3-a456-4266141740\u{0}0", false),
+            ("123e4567-e89b-12d3-a456-42661417400:", false),
+            ("123e4567-e89b-12d3-a456-42661417400\u{10}", false),
+            ("123e4567-e89b-12d3-a456-42661417400\u{01}", false),
+            ("123e4567-e89b-12d3-a456-42661417400G", false),
+            ("", false),
+        ])
     func valid(text: String, expected: Bool) {
         #expect(APNSID.isValid(text) == expected)
     }

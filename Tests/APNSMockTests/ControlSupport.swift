@@ -1,12 +1,13 @@
 import APNSCore
 import APNSMock
-import PushHTTP2
 import Foundation
+import JSON
+import PushHTTP2
+import PushIO
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import JSON
-import PushIO
 
 /// A JSON client for the mock's control API over real HTTP (URLSession).
 struct ControlClient: Sendable {
@@ -38,8 +39,9 @@ struct ControlClient: Sendable {
         }
         let (data, response) = try await session.data(for: request)
         let http = response as! HTTPURLResponse
-        return Response(status: http.statusCode, body: Array(data),
-                        contentType: http.value(forHTTPHeaderField: "Content-Type"))
+        return Response(
+            status: http.statusCode, body: Array(data),
+            contentType: http.value(forHTTPHeaderField: "Content-Type"))
     }
 
     /// Sends `json` as the body.
@@ -70,8 +72,10 @@ struct ControlFailure: Error, CustomStringConvertible {
 }
 
 /// Runs `body` with a fresh mock fixture and its control API; stops both afterwards.
-func withControl<T: Sendable>(configure: (inout MockAPNSServer.Configuration) -> Void = { _ in },
-                              _ body: (MockFixture, ControlClient) async throws -> T) async throws -> T {
+func withControl<T: Sendable>(
+    configure: (inout MockAPNSServer.Configuration) -> Void = { _ in },
+    _ body: (MockFixture, ControlClient) async throws -> T
+) async throws -> T {
     try await withFixture(configure: configure) { fixture in
         let control = try fixture.server.startControlServer()
         defer { control.stop() }

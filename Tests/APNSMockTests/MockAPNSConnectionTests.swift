@@ -1,8 +1,8 @@
 import APNSCore
 import APNSMock
 import PushHTTP2
-import Testing
 import PushIO
+import Testing
 
 @Suite("Mock APNs server: stream limits, GOAWAY, resets, faults, idle timeout, latency, stop")
 struct MockAPNSConnectionTests {
@@ -66,10 +66,13 @@ struct MockAPNSConnectionTests {
         }
     }
 
-    @Test("fault rate 1.0 turns every valid notification into that failure",
-          arguments: [(MockFaultRates(tooManyRequests: 1), APNSRejectionReason.tooManyRequests),
-                      (MockFaultRates(internalServerError: 1), .internalServerError),
-                      (MockFaultRates(serviceUnavailable: 1), .serviceUnavailable)])
+    @Test(
+        "fault rate 1.0 turns every valid notification into that failure",
+        arguments: [
+            (MockFaultRates(tooManyRequests: 1), APNSRejectionReason.tooManyRequests),
+            (MockFaultRates(internalServerError: 1), .internalServerError),
+            (MockFaultRates(serviceUnavailable: 1), .serviceUnavailable),
+        ])
     func faults(rates: MockFaultRates, reason: APNSRejectionReason) async throws {
         try await withFixture(configure: { $0.faultRates = rates }) { fixture in
             let connection = try fixture.connection()

@@ -1,10 +1,10 @@
 import APNSCore
 import APNSMock
 import Foundation
-import PushHTTP2
-import Testing
 import JSON
+import PushHTTP2
 import PushIO
+import Testing
 
 @Suite("Mock control API: fault knobs on live connections, GOAWAY, bad requests")
 struct MockAPNSControlKnobTests {

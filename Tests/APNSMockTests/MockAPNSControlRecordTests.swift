@@ -1,10 +1,10 @@
 import APNSCore
 import APNSMock
 import Foundation
-import PushHTTP2
-import Testing
 import JSON
+import PushHTTP2
 import PushIO
+import Testing
 
 @Suite("Mock control API: records, long-poll waits, reset")
 struct MockAPNSControlRecordTests {
@@ -16,8 +16,9 @@ struct MockAPNSControlRecordTests {
                 ("apns-topic", bundleID), ("apns-push-type", "alert"), ("apns-priority", "10"),
                 ("apns-collapse-id", "walk-1"), ("apns-id", "6f9a2c3e-1b2d-4e5f-8a9b-0c1d2e3f4a5b"),
             ]
-            let request = HTTP2Request(authority: "127.0.0.1", path: APNSHeader.devicePathPrefix + tokenA,
-                                       headers: headers, body: payload)
+            let request = HTTP2Request(
+                authority: "127.0.0.1", path: APNSHeader.devicePathPrefix + tokenA,
+                headers: headers, body: payload)
             let connection = try fixture.connection()
             let response = try await respond(connection, request)
             #expect(response.status == 200)

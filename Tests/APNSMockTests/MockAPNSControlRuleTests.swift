@@ -1,10 +1,10 @@
 import APNSCore
 import APNSMock
 import Foundation
-import PushHTTP2
-import Testing
 import JSON
+import PushHTTP2
 import PushIO
+import Testing
 
 @Suite("Mock control API: rules by token, topic, push type and payload pointer; counts, delays")
 struct MockAPNSControlRuleTests {
@@ -34,8 +34,11 @@ struct MockAPNSControlRuleTests {
             let connection = try fixture.connection()
             let voip = try await respond(connection, apnsRequest(topic: bundleID + ".voip", pushType: "voip"))
             #expect(voip.status == 400 && reason(voip) == "TopicDisallowed")
-            let background = try await respond(connection, apnsRequest(pushType: "background",
-                                                                       extraHeaders: [("apns-priority", "5")]))
+            let background = try await respond(
+                connection,
+                apnsRequest(
+                    pushType: "background",
+                    extraHeaders: [("apns-priority", "5")]))
             #expect(background.status == 503 && reason(background) == "Shutdown")
             #expect(try await respond(connection, apnsRequest()).status == 200)
         }
@@ -107,8 +110,10 @@ struct MockAPNSControlRuleTests {
 
     @Test("concurrent tests, each with its own token and rule, see only their own answers and records")
     func concurrentTestsByToken() async throws {
-        let reasons = ["BadDeviceToken", "Unregistered", "TooManyRequests", "ExpiredToken", "BadTopic", "Shutdown",
-                       "InternalServerError", "PayloadTooLarge"]
+        let reasons = [
+            "BadDeviceToken", "Unregistered", "TooManyRequests", "ExpiredToken", "BadTopic", "Shutdown",
+            "InternalServerError", "PayloadTooLarge",
+        ]
         try await withControl { fixture, control in
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for (index, reasonText) in reasons.enumerated() {

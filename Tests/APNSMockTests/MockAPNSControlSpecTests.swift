@@ -1,8 +1,8 @@
 import APNSCore
 import APNSMock
 import Foundation
-import Testing
 import JSON
+import Testing
 
 /// The operations `docs/mock-control.yaml` documents, read from its `paths:` section.
 func documentedControlOperations() throws -> [(method: String, path: String)] {
@@ -39,8 +39,9 @@ struct MockAPNSControlSpecTests {
             for path in Set(operations.map(\.path)) {
                 let documented = Set(operations.filter { $0.path == path }.map(\.method))
                 for method in ["GET", "POST", "DELETE", "PATCH", "PUT"] where !documented.contains(method) {
-                    let response = try await control.send(method, path.replacingOccurrences(of: "{id}", with: "1"),
-                                                          body: method == "GET" || method == "DELETE" ? nil : "{}")
+                    let response = try await control.send(
+                        method, path.replacingOccurrences(of: "{id}", with: "1"),
+                        body: method == "GET" || method == "DELETE" ? nil : "{}")
                     #expect(response.status == 405, "\(method) \(path)")
                 }
             }

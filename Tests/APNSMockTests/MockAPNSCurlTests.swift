@@ -2,9 +2,9 @@ import APNSCore
 import APNSMock
 import Foundation
 import PushHTTP2
+import PushIO
 import PushTLS
 import Testing
-import PushIO
 
 /// Files from `TestCredentialFiles` and a server configured from them; removed at deinit.
 final class CurlFixture: Sendable {
@@ -50,7 +50,8 @@ final class CurlFixture: Sendable {
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         guard process.terminationStatus == 0, let newline = text.lastIndex(of: "\n"),
-              let status = Int(text[text.index(after: newline)...]) else {
+            let status = Int(text[text.index(after: newline)...])
+        else {
             throw CurlFailure(output: text, exitCode: process.terminationStatus)
         }
         let headers = (try? String(contentsOfFile: headerFile, encoding: .utf8)) ?? ""
@@ -87,12 +88,15 @@ struct CurlCase: Sendable, CustomTestStringConvertible {
 struct MockAPNSCurlTests {
     static let cases = [
         CurlCase(name: "accepted", token: tokenA, topic: bundleID, payload: alertPayload, status: 200, body: ""),
-        CurlCase(name: "BadDeviceToken", token: "0123456789", topic: bundleID, payload: alertPayload, status: 400,
-                 body: #"{"reason":"BadDeviceToken"}"#),
-        CurlCase(name: "BadTopic", token: tokenA, topic: "com.other.app", payload: alertPayload, status: 400,
-                 body: #"{"reason":"BadTopic"}"#),
-        CurlCase(name: "PayloadTooLarge", token: tokenA, topic: bundleID, payload: paddedPayload(4097), status: 413,
-                 body: #"{"reason":"PayloadTooLarge"}"#),
+        CurlCase(
+            name: "BadDeviceToken", token: "0123456789", topic: bundleID, payload: alertPayload, status: 400,
+            body: #"{"reason":"BadDeviceToken"}"#),
+        CurlCase(
+            name: "BadTopic", token: tokenA, topic: "com.other.app", payload: alertPayload, status: 400,
+            body: #"{"reason":"BadTopic"}"#),
+        CurlCase(
+            name: "PayloadTooLarge", token: tokenA, topic: bundleID, payload: paddedPayload(4097), status: 413,
+            body: #"{"reason":"PayloadTooLarge"}"#),
     ]
 
     @Test("curl --http2 --cert-type P12 and HTTP2ClientConnection: same status and body", arguments: cases)
@@ -103,8 +107,9 @@ struct MockAPNSCurlTests {
         let connection = try fixture.swiftClient()
         let watcher = ConnectionWatcher()
         try await connection.loop.submit { connection.delegate = watcher }
-        let request = HTTP2Request(authority: "127.0.0.1:\(fixture.server.port)", path: "/3/device/" + testCase.token,
-                                   headers: [(APNSHeader.topic, testCase.topic)], body: testCase.payload)
+        let request = HTTP2Request(
+            authority: "127.0.0.1:\(fixture.server.port)", path: "/3/device/" + testCase.token,
+            headers: [(APNSHeader.topic, testCase.topic)], body: testCase.payload)
         let bySwift = try await respond(connection, request)
         connection.loop.execute { connection.close() }
         await watcher.closed()

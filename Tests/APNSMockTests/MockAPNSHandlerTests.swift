@@ -1,8 +1,9 @@
-@testable import APNSMock
 import APNSCore
-import PushTLS
 import Foundation
+import PushTLS
 import Testing
+
+@testable import APNSMock
 
 @Suite("Mock APNs programmable handler")
 struct MockAPNSHandlerTests {
@@ -15,8 +16,9 @@ struct MockAPNSHandlerTests {
         withHandler.handler = MockAPNSHandlers.rejectAll(.badDeviceToken)
         let core = MockAPNSCore(configuration: withHandler)
         let context = MockAPNSConnectionContext(id: 1, clientCertificate: nil, environment: .development)
-        let request = MockAPNSRequest(path: "/3/device/" + String(repeating: "ab", count: 32),
-                                      headers: [("apns-topic", "com.example.app")], payload: Array(#"{"aps":{}}"#.utf8))
+        let request = MockAPNSRequest(
+            path: "/3/device/" + String(repeating: "ab", count: 32),
+            headers: [("apns-topic", "com.example.app")], payload: Array(#"{"aps":{}}"#.utf8))
         var rejected = 0
         for _ in 0..<100_000 where core.decide(request, on: context).rejection?.reason == .badDeviceToken {
             rejected += 1
@@ -31,10 +33,11 @@ struct MockAPNSRecordLimitTests {
     func boundedRecords() throws {
         let recorder = MockAPNSRecorder(maxRecords: 100)
         for index in 0..<1_000 {
-            recorder.record(MockAPNSRecord(
-                token: String(format: "%064x", index), topic: "com.example.app", headers: [], payload: [],
-                clientCertificateUID: nil, apnsID: APNSID.generate(), outcome: .accepted(apnsID: "", uniqueID: nil),
-                connectionID: 1, time: Date()))
+            recorder.record(
+                MockAPNSRecord(
+                    token: String(format: "%064x", index), topic: "com.example.app", headers: [], payload: [],
+                    clientCertificateUID: nil, apnsID: APNSID.generate(), outcome: .accepted(apnsID: "", uniqueID: nil),
+                    connectionID: 1, time: Date()))
         }
         let records = recorder.records
         #expect(records.count >= 100 && records.count <= 126)

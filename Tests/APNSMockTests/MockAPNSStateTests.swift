@@ -2,9 +2,9 @@ import APNSCore
 import APNSMock
 import Foundation
 import PushHTTP2
+import PushIO
 import PushTLS
 import Testing
-import PushIO
 
 @Suite("Mock APNs server: token state, identifiers, certificate environments, recording")
 struct MockAPNSStateTests {
@@ -72,13 +72,17 @@ struct MockAPNSStateTests {
         }
     }
 
-    @Test("a certificate without the server's environment marker gets 403 BadCertificateEnvironment",
-          arguments: [(MockAPNSServer.Environment.development, APNSCertificateEnvironments.production),
-                      (.production, .development)])
+    @Test(
+        "a certificate without the server's environment marker gets 403 BadCertificateEnvironment",
+        arguments: [
+            (MockAPNSServer.Environment.development, APNSCertificateEnvironments.production),
+            (.production, .development),
+        ])
     func badCertificateEnvironment(server: MockAPNSServer.Environment, certificate: APNSCertificateEnvironments) async throws {
         try await withFixture(configure: { $0.environment = server }) { fixture in
-            let wrong = try fixture.authority.issueClientCertificate(bundleID: bundleID, topics: universalTopics,
-                                                                     environments: certificate)
+            let wrong = try fixture.authority.issueClientCertificate(
+                bundleID: bundleID, topics: universalTopics,
+                environments: certificate)
             let response = try await respond(try fixture.connection(identity: wrong), apnsRequest())
             #expect(response.status == 403)
             #expect(text(response.body) == #"{"reason":"BadCertificateEnvironment"}"#)
@@ -179,7 +183,8 @@ struct MockAPNSReasonTests {
             try await respond(try fixture.connection(), apnsRequest(extraHeaders: [("x-reject-with", reason.rawValue)]))
         }
         #expect(response.status == reason.status)
-        let expected = reason.status == 410
+        let expected =
+            reason.status == 410
             ? #"{"reason":"\#(reason.rawValue)","timestamp":1234567891}"#
             : #"{"reason":"\#(reason.rawValue)"}"#
         #expect(text(response.body) == expected)

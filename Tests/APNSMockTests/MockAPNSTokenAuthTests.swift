@@ -1,12 +1,12 @@
 import APNSCore
 import APNSMock
 import Foundation
+import JSON
 import PushHTTP2
 import PushIO
-import PushTLS
 import PushSync
+import PushTLS
 import Testing
-import JSON
 
 /// A settable clock for the mock's token rules.
 final class MockTokenClock: Sendable {
@@ -44,10 +44,12 @@ struct MockAPNSTokenAuthenticatorTests {
 
     init() throws {
         authenticator = MockAPNSTokenAuthenticator(clock: clock.read)
-        try authenticator.registerSigningKey(publicKeyPEM: key.publicKeyPEM, keyID: "KEY123ABCD", teamID: "TEAM12345A",
-                                             topics: [bundleID])
-        try authenticator.registerSigningKey(publicKeyPEM: otherTeamKey.publicKeyPEM, keyID: "KEY999ZZZZ", teamID: "TEAM99999Z",
-                                             topics: ["com.other.app"])
+        try authenticator.registerSigningKey(
+            publicKeyPEM: key.publicKeyPEM, keyID: "KEY123ABCD", teamID: "TEAM12345A",
+            topics: [bundleID])
+        try authenticator.registerSigningKey(
+            publicKeyPEM: otherTeamKey.publicKeyPEM, keyID: "KEY999ZZZZ", teamID: "TEAM99999Z",
+            topics: ["com.other.app"])
     }
 
     func connection() -> MockAPNSConnectionContext {
@@ -75,9 +77,9 @@ struct MockAPNSTokenAuthenticatorTests {
         let invalid: [String] = [
             "not-a-jwt",
             "a.b",
-            try appleJWT(kid: "UNKNOWN123", iat: now, key: key),                       // unknown key id
-            try appleJWT(iss: "TEAM99999Z", iat: now, key: key),                       // team not the key's
-            try appleJWT(iat: now, key: otherTeamKey),                                 // wrong signature
+            try appleJWT(kid: "UNKNOWN123", iat: now, key: key),  // unknown key id
+            try appleJWT(iss: "TEAM99999Z", iat: now, key: key),  // team not the key's
+            try appleJWT(iat: now, key: otherTeamKey),  // wrong signature
             try signedJWT(["alg": "HS256", "kid": "KEY123ABCD"], ["iss": "TEAM12345A", "iat": .int(now)], key: key),
             try signedJWT(["alg": "ES256", "kid": "KEY123ABCD"], ["iss": "TEAM12345A", "iat": "soon"], key: key),
             try signedJWT(["alg": "ES256"], ["iss": "TEAM12345A", "iat": .int(now)], key: key),
@@ -153,8 +155,10 @@ struct MockAPNSTokenServerTests {
         defer { server.stop() }
         #expect(server.tokenAuthenticator === setup.authenticator)
         let tls = try TLSContext.client(TLSClientConfiguration(trust: server.credentials.trust))
-        let connection = HTTP2ClientConnection(loop: clientLoop, configuration: .init(
-            host: "127.0.0.1", port: server.port, tls: tls, serverName: "127.0.0.1"))
+        let connection = HTTP2ClientConnection(
+            loop: clientLoop,
+            configuration: .init(
+                host: "127.0.0.1", port: server.port, tls: tls, serverName: "127.0.0.1"))
         let watcher = ConnectionWatcher()
         clientLoop.execute { connection.delegate = watcher }
 

@@ -1,8 +1,8 @@
 import APNSCore
 import APNSMock
 import PushHTTP2
-import Testing
 import PushIO
+import Testing
 
 /// One request that deserves one answer.
 struct ValidationCase: Sendable, CustomTestStringConvertible {
@@ -31,14 +31,23 @@ struct MockAPNSValidationTests {
         oldPath.path = "/2/device/" + tokenA
         return [
             .expect("a valid alert", apnsRequest(), 200),
-            .expect("a valid background push at priority 5", apnsRequest(pushType: "background",
+            .expect(
+                "a valid background push at priority 5",
+                apnsRequest(
+                    pushType: "background",
                     extraHeaders: [(APNSHeader.priority, "5")], body: Array(#"{"aps":{"content-available":1}}"#.utf8)), 200),
             .expect("a voip push on the .voip topic", apnsRequest(topic: bundleID + ".voip", pushType: "voip"), 200),
             .expect("a complication push without apns-push-type", apnsRequest(topic: bundleID + ".complication", pushType: nil), 200),
-            .expect("expiration 0 and a 64-byte collapse id", apnsRequest(extraHeaders: [
-                (APNSHeader.expiration, "0"), (APNSHeader.collapseID, String(repeating: "c", count: 64))]), 200),
+            .expect(
+                "expiration 0 and a 64-byte collapse id",
+                apnsRequest(extraHeaders: [
+                    (APNSHeader.expiration, "0"), (APNSHeader.collapseID, String(repeating: "c", count: 64)),
+                ]), 200),
             .expect("an upper-case token", apnsRequest(token: tokenA.uppercased()), 200),
-            .expect("a voip payload of 5120 bytes", apnsRequest(topic: bundleID + ".voip", pushType: "voip",
+            .expect(
+                "a voip payload of 5120 bytes",
+                apnsRequest(
+                    topic: bundleID + ".voip", pushType: "voip",
                     body: paddedPayload(5120)), 200),
             .expect("GET", get, 405, "MethodNotAllowed"),
             .expect("a path outside /3/device/", wrongPrefix, 404, "BadPath"),
@@ -49,30 +58,39 @@ struct MockAPNSValidationTests {
             .expect("a token of odd length", apnsRequest(token: tokenA + "a"), 400, "BadDeviceToken"),
             .expect("apns-id that is not a UUID", apnsRequest(extraHeaders: [(APNSHeader.id, "not-a-uuid")]), 400, "BadMessageId"),
             .expect("apns-topic twice", apnsRequest(extraHeaders: [(APNSHeader.topic, bundleID)]), 400, "DuplicateHeaders"),
-            .expect("apns-priority twice", apnsRequest(extraHeaders: [(APNSHeader.priority, "10"), (APNSHeader.priority, "5")]),
-                    400, "DuplicateHeaders"),
+            .expect(
+                "apns-priority twice", apnsRequest(extraHeaders: [(APNSHeader.priority, "10"), (APNSHeader.priority, "5")]),
+                400, "DuplicateHeaders"),
             .expect("no apns-topic with a multi-topic certificate", apnsRequest(topic: nil), 400, "MissingTopic"),
             .expect("another app's topic", apnsRequest(topic: "com.other.app"), 400, "BadTopic"),
             .expect("another app's voip topic", apnsRequest(topic: "com.other.app.voip", pushType: "voip"), 400, "BadTopic"),
-            .expect("our live-activity topic the certificate does not list",
-                    apnsRequest(topic: bundleID + ".push-type.liveactivity", pushType: "liveactivity"), 400, "TopicDisallowed"),
-            .expect("our widgets topic the certificate does not list",
-                    apnsRequest(topic: bundleID + ".push-type.widgets", pushType: "widgets"), 400, "TopicDisallowed"),
+            .expect(
+                "our live-activity topic the certificate does not list",
+                apnsRequest(topic: bundleID + ".push-type.liveactivity", pushType: "liveactivity"), 400, "TopicDisallowed"),
+            .expect(
+                "our widgets topic the certificate does not list",
+                apnsRequest(topic: bundleID + ".push-type.widgets", pushType: "widgets"), 400, "TopicDisallowed"),
             .expect("an unknown apns-push-type", apnsRequest(pushType: "telepathy"), 400, "InvalidPushType"),
             .expect("voip push type on the bare bundle id", apnsRequest(pushType: "voip"), 400, "InvalidPushType"),
             .expect("alert push type on the .voip topic", apnsRequest(topic: bundleID + ".voip", pushType: "alert"), 400, "InvalidPushType"),
             .expect("apns-priority 7", apnsRequest(extraHeaders: [(APNSHeader.priority, "7")]), 400, "BadPriority"),
             .expect("apns-priority high", apnsRequest(extraHeaders: [(APNSHeader.priority, "high")]), 400, "BadPriority"),
-            .expect("priority 10 for a background push", apnsRequest(pushType: "background",
+            .expect(
+                "priority 10 for a background push",
+                apnsRequest(
+                    pushType: "background",
                     extraHeaders: [(APNSHeader.priority, "10")]), 400, "BadPriority"),
-            .expect("apns-expiration that is not an integer", apnsRequest(extraHeaders: [(APNSHeader.expiration, "tomorrow")]),
-                    400, "BadExpirationDate"),
-            .expect("a 65-byte collapse id", apnsRequest(extraHeaders: [(APNSHeader.collapseID, String(repeating: "c", count: 65))]),
-                    400, "BadCollapseId"),
+            .expect(
+                "apns-expiration that is not an integer", apnsRequest(extraHeaders: [(APNSHeader.expiration, "tomorrow")]),
+                400, "BadExpirationDate"),
+            .expect(
+                "a 65-byte collapse id", apnsRequest(extraHeaders: [(APNSHeader.collapseID, String(repeating: "c", count: 65))]),
+                400, "BadCollapseId"),
             .expect("an empty payload", apnsRequest(body: []), 400, "PayloadEmpty"),
             .expect("a 4097-byte alert payload", apnsRequest(body: paddedPayload(4097)), 413, "PayloadTooLarge"),
-            .expect("a 5121-byte voip payload", apnsRequest(topic: bundleID + ".voip", pushType: "voip", body: paddedPayload(5121)),
-                    413, "PayloadTooLarge"),
+            .expect(
+                "a 5121-byte voip payload", apnsRequest(topic: bundleID + ".voip", pushType: "voip", body: paddedPayload(5121)),
+                413, "PayloadTooLarge"),
         ]
     }()
 

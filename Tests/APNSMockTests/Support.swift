@@ -3,8 +3,8 @@ import APNSMock
 import Foundation
 import PushHTTP2
 import PushIO
-import PushTLS
 import PushSync
+import PushTLS
 
 /// One client loop for the whole test target.
 let clientLoop = EventLoop(name: "apns-mock-tests-client")
@@ -28,8 +28,10 @@ final class MockFixture: Sendable {
     let client: IssuedCredential
     private let clients = PThreadLock<[(connection: HTTP2ClientConnection, watcher: ConnectionWatcher)]>([])
 
-    init(topics: [String] = universalTopics, environments: APNSCertificateEnvironments = .both,
-         configure: (inout MockAPNSServer.Configuration) -> Void = { _ in }) throws {
+    init(
+        topics: [String] = universalTopics, environments: APNSCertificateEnvironments = .both,
+        configure: (inout MockAPNSServer.Configuration) -> Void = { _ in }
+    ) throws {
         authority = try TestCertificateAuthority()
         var (configuration, client) = try MockAPNSServer.makeForTesting(
             bundleID: bundleID, topics: topics, environments: environments, authority: authority)
@@ -67,9 +69,11 @@ final class MockFixture: Sendable {
 }
 
 /// Runs `body` with a fresh fixture and shuts it down afterwards, also when `body` throws.
-func withFixture<T: Sendable>(topics: [String] = universalTopics, environments: APNSCertificateEnvironments = .both,
-                              configure: (inout MockAPNSServer.Configuration) -> Void = { _ in },
-                              _ body: (MockFixture) async throws -> T) async throws -> T {
+func withFixture<T: Sendable>(
+    topics: [String] = universalTopics, environments: APNSCertificateEnvironments = .both,
+    configure: (inout MockAPNSServer.Configuration) -> Void = { _ in },
+    _ body: (MockFixture) async throws -> T
+) async throws -> T {
     let fixture = try MockFixture(topics: topics, environments: environments, configure: configure)
     do {
         let result = try await body(fixture)
@@ -82,8 +86,10 @@ func withFixture<T: Sendable>(topics: [String] = universalTopics, environments: 
 }
 
 /// A valid APNs request: alert to `token` on the bare bundle id.
-func apnsRequest(token: String = tokenA, topic: String? = bundleID, pushType: String? = "alert",
-                 extraHeaders: [(name: String, value: String)] = [], body: [UInt8] = alertPayload) -> HTTP2Request {
+func apnsRequest(
+    token: String = tokenA, topic: String? = bundleID, pushType: String? = "alert",
+    extraHeaders: [(name: String, value: String)] = [], body: [UInt8] = alertPayload
+) -> HTTP2Request {
     var headers: [(name: String, value: String)] = []
     if let topic { headers.append((APNSHeader.topic, topic)) }
     if let pushType { headers.append((APNSHeader.pushType, pushType)) }
@@ -110,7 +116,10 @@ func sendBatch(_ connection: HTTP2ClientConnection, _ requests: [HTTP2Request]) 
         connection.loop.execute {
             for (index, request) in requests.enumerated() {
                 connection.send(request) { result in
-                    let done = results.withLock { $0[index] = result; return $0.count == requests.count }
+                    let done = results.withLock {
+                        $0[index] = result
+                        return $0.count == requests.count
+                    }
                     if done { continuation.resume() }
                 }
             }

@@ -33,7 +33,10 @@ struct APNSClientTests {
 
     @Test("10,000 notifications on one connection limited to 100 streams: never more than 100 open, all answered")
     func streamLimit() async throws {
-        try await withClient(configureServer: { $0.maxConcurrentStreams = 100; $0.latency = .fixed(0.001) }) { fixture in
+        try await withClient(configureServer: {
+            $0.maxConcurrentStreams = 100
+            $0.latency = .fixed(0.001)
+        }) { fixture in
             let results = await sendAll(fixture.client, (0..<10_000).map { alert(token($0)) })
             #expect(results.allSatisfy { (try? $0.get())?.isAccepted == true })
             #expect(fixture.server.maxObservedConcurrentStreams <= 100)
@@ -81,8 +84,13 @@ struct APNSClientTests {
 
     @Test("server drops the connection mid-burst: every send ends with an outcome or a transport error")
     func abruptClose() async throws {
-        try await withClient(configureServer: { $0.abruptCloseAfterStreams = 300; $0.latency = .fixed(0.002) },
-                             configureClient: { $0.requestTimeout = 20 }) { fixture in
+        try await withClient(
+            configureServer: {
+                $0.abruptCloseAfterStreams = 300
+                $0.latency = .fixed(0.002)
+            },
+            configureClient: { $0.requestTimeout = 20 }
+        ) { fixture in
             let results = await sendAll(fixture.client, (0..<1000).map { alert(token($0)) })
             #expect(results.count == 1000)
             var accepted = 0
@@ -148,10 +156,11 @@ struct APNSClientTests {
         let path = NSTemporaryDirectory() + "client-\(UUID().uuidString).p12"
         defer { try? FileManager.default.removeItem(atPath: path) }
         try Data(try credential.pkcs12(password: "s3cret", legacy: legacy)).write(to: URL(fileURLWithPath: path))
-        let client = try APNSClient(configuration: APNSClientConfiguration(
-            credentials: .pkcs12(path: path, password: "s3cret"),
-            environment: .custom(host: "127.0.0.1", port: server.port, isDevelopment: true),
-            trustedCAPEM: server.credentials.caPEM))
+        let client = try APNSClient(
+            configuration: APNSClientConfiguration(
+                credentials: .pkcs12(path: path, password: "s3cret"),
+                environment: .custom(host: "127.0.0.1", port: server.port, isDevelopment: true),
+                trustedCAPEM: server.credentials.caPEM))
         let outcome = try await client.send(alert())
         #expect(outcome.isAccepted)
         #expect(server.records().first?.clientCertificateUID == bundleID)

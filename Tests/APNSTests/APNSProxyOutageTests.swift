@@ -2,11 +2,11 @@ import APNS
 import APNSCore
 import APNSMock
 import Foundation
+import PushIO
 import PushSync
 import PushTLS
-import Testing
 import TestSupport
-import PushIO
+import Testing
 
 /// Connection events with their times, and a wait for the n-th failed connection.
 final class ConnectionTimeline: APNSClientMetrics {
@@ -59,13 +59,16 @@ struct APNSProxyOutageTests {
         let first = try await ProxyProcess.tinyproxy()
         let port = first.port
         let timeline = ConnectionTimeline()
-        try await withClient(configureServer: { $0.latency = .fixed(0.002) }, configureClient: { configuration in
-            configuration.proxy = try? APNSProxy(url: first.url)
-            configuration.metrics = timeline
-            configuration.initialReconnectDelay = 0.1
-            configuration.maxReconnectDelay = 2
-            configuration.requestTimeout = 60
-        }) { fixture in
+        try await withClient(
+            configureServer: { $0.latency = .fixed(0.002) },
+            configureClient: { configuration in
+                configuration.proxy = try? APNSProxy(url: first.url)
+                configuration.metrics = timeline
+                configuration.initialReconnectDelay = 0.1
+                configuration.maxReconnectDelay = 2
+                configuration.requestTimeout = 60
+            }
+        ) { fixture in
             #expect(try await fixture.client.send(alert()).isAccepted)
             let load = Task { await sendAll(fixture.client, (0..<3000).map { alert(token($0)) }) }
             await fixture.server.waitForAccepted(count: 300)

@@ -2,10 +2,10 @@ import APNS
 import APNSCore
 import APNSMock
 import Foundation
-import PushTLS
-import Testing
-import TestSupport
 import PushIO
+import PushTLS
+import TestSupport
+import Testing
 
 /// The real proxies the tests start (tinyproxy for HTTP CONNECT, danted for SOCKS5).
 enum ProxyCase: String, CaseIterable, CustomTestStringConvertible, Sendable {
@@ -69,13 +69,17 @@ struct APNSProxyTests {
         }
     }
 
-    @Test("a wrong proxy password is a clear configuration error at once, not a retry loop",
-          .timeLimit(.minutes(1)), arguments: [ProxyCase.tinyproxyBasicAuth, .dantedUsername])
+    @Test(
+        "a wrong proxy password is a clear configuration error at once, not a retry loop",
+        .timeLimit(.minutes(1)), arguments: [ProxyCase.tinyproxyBasicAuth, .dantedUsername])
     func wrongPassword(_ proxy: ProxyCase) async throws {
         try await withProxy(proxy) { process in
             let wrong = try #require(process.urlWithWrongPassword)
             let secret = String(wrong.split(separator: ":")[2].split(separator: "@")[0])
-            try await withClient(configureClient: { $0.proxy = try? APNSProxy(url: wrong); $0.requestTimeout = 60 }) { fixture in
+            try await withClient(configureClient: {
+                $0.proxy = try? APNSProxy(url: wrong)
+                $0.requestTimeout = 60
+            }) { fixture in
                 let started = ContinuousClock.now
                 let results = await sendAll(fixture.client, (0..<50).map { alert(token($0)) })
                 let errors = results.compactMap { result -> APNSTransportError? in
@@ -85,7 +89,8 @@ struct APNSProxyTests {
                 #expect(errors.count == 50)
                 #expect(errors.allSatisfy { $0.kind == .proxyRefused }, "\(errors.first.map(String.init(describing:)) ?? "")")
                 let message = try #require(errors.first?.message)
-                #expect(message.contains(proxy == .dantedUsername ? "rejected the user name or password" : "wrong proxy user or password"), "\(message)")
+                #expect(
+                    message.contains(proxy == .dantedUsername ? "rejected the user name or password" : "wrong proxy user or password"), "\(message)")
                 #expect(!message.contains(secret), "the password must not appear in the error")
                 // A later send fails fast with the same error while the back-off holds.
                 await #expect(throws: APNSTransportError.self) { try await fixture.client.send(alert()) }
@@ -112,8 +117,10 @@ struct APNSProxyTests {
     @Test("GOAWAY mid-burst through the proxy: nothing lost, nothing sent twice")
     func goAwayThroughProxy() async throws {
         try await withProxy(.tinyproxy) { process in
-            try await withClient(configureServer: { $0.goAwayAfterStreams = 700 },
-                                 configureClient: { $0.proxy = try? APNSProxy(url: process.url) }) { fixture in
+            try await withClient(
+                configureServer: { $0.goAwayAfterStreams = 700 },
+                configureClient: { $0.proxy = try? APNSProxy(url: process.url) }
+            ) { fixture in
                 let results = await sendAll(fixture.client, (0..<3000).map { alert(token($0)) })
                 #expect(results.allSatisfy { (try? $0.get())?.isAccepted == true })
                 let accepted = fixture.server.records().filter { $0.outcome.isAccepted }.map(\.token)
@@ -128,8 +135,13 @@ struct APNSProxyTests {
     @Test("stream limits through the proxy: never more than the server allows, all answered", arguments: [ProxyCase.tinyproxy, .dantedUsername])
     func streamLimitThroughProxy(_ proxy: ProxyCase) async throws {
         try await withProxy(proxy) { process in
-            try await withClient(configureServer: { $0.maxConcurrentStreams = 100; $0.latency = .fixed(0.001) },
-                                 configureClient: { $0.proxy = try? APNSProxy(url: process.url) }) { fixture in
+            try await withClient(
+                configureServer: {
+                    $0.maxConcurrentStreams = 100
+                    $0.latency = .fixed(0.001)
+                },
+                configureClient: { $0.proxy = try? APNSProxy(url: process.url) }
+            ) { fixture in
                 let results = await sendAll(fixture.client, (0..<3000).map { alert(token($0)) })
                 #expect(results.allSatisfy { (try? $0.get())?.isAccepted == true })
                 #expect(fixture.server.maxObservedConcurrentStreams <= 100)

@@ -20,13 +20,15 @@ let reasonCases: [ReasonCase] = [
     ReasonCase(reason: .badTopic, status: 400) { alert(topic: "com.someone.else") },
     ReasonCase(reason: .topicDisallowed, status: 400) { alert(topic: bundleID + ".complication") },
     ReasonCase(reason: .payloadTooLarge, status: 413) {
-        APNSNotification(token: tokenA, topic: bundleID,
-                         payload: Array(#"{"aps":{"alert":""#.utf8) + [UInt8](repeating: 97, count: 4080) + Array(#""}}"#.utf8))
+        APNSNotification(
+            token: tokenA, topic: bundleID,
+            payload: Array(#"{"aps":{"alert":""#.utf8) + [UInt8](repeating: 97, count: 4080) + Array(#""}}"#.utf8))
     },
     ReasonCase(reason: .payloadEmpty, status: 400) { APNSNotification(token: tokenA, topic: bundleID, payload: [UInt8]()) },
     ReasonCase(reason: .badPriority, status: 400) {
-        APNSNotification(token: tokenA, topic: bundleID, pushType: .background, priority: .immediately,
-                         payload: Array(#"{"aps":{"content-available":1}}"#.utf8))
+        APNSNotification(
+            token: tokenA, topic: bundleID, pushType: .background, priority: .immediately,
+            payload: Array(#"{"aps":{"content-available":1}}"#.utf8))
     },
     ReasonCase(reason: .badCollapseId, status: 400) {
         APNSNotification(token: tokenA, topic: bundleID, collapseID: String(repeating: "c", count: 65), payload: .alert("x"))
@@ -37,11 +39,13 @@ let reasonCases: [ReasonCase] = [
     ReasonCase(reason: .invalidPushType, status: 400) {
         APNSNotification(token: tokenA, topic: bundleID, pushType: .voip, payload: .alert("x"))
     },
-    ReasonCase(reason: .unregistered, status: 410, notification: { alert(tokenB) },
-               prepare: { $0.unregisterToken(tokenB, at: unregisteredAt) }),
+    ReasonCase(
+        reason: .unregistered, status: 410, notification: { alert(tokenB) },
+        prepare: { $0.unregisterToken(tokenB, at: unregisteredAt) }),
     ReasonCase(reason: .expiredToken, status: 410, notification: { alert(tokenB) }, prepare: { $0.expireToken(tokenB) }),
-    ReasonCase(reason: .deviceTokenNotForTopic, status: 400, notification: { alert(tokenB) },
-               prepare: { $0.registerToken(tokenA, topic: bundleID) }),
+    ReasonCase(
+        reason: .deviceTokenNotForTopic, status: 400, notification: { alert(tokenB) },
+        prepare: { $0.registerToken(tokenA, topic: bundleID) }),
 ]
 
 /// Reasons no request can cause: produced with the handler shortcut.

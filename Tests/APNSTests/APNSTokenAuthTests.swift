@@ -2,10 +2,10 @@ import APNS
 import APNSCore
 import APNSMock
 import Foundation
-import PushTLS
-import PushSync
-import Testing
 import JSON
+import PushSync
+import PushTLS
+import Testing
 
 /// A settable wall clock for token tests: no real waiting.
 final class TokenTestClock: Sendable {
@@ -48,8 +48,10 @@ final class TokenFixture: Sendable {
     }
 
     /// A client on the client clock; shut down by `close()`.
-    func client(_ credentials: APNSClientConfiguration.Credentials? = nil,
-                configure: (inout APNSClientConfiguration) -> Void = { _ in }) throws -> APNSClient {
+    func client(
+        _ credentials: APNSClientConfiguration.Credentials? = nil,
+        configure: (inout APNSClientConfiguration) -> Void = { _ in }
+    ) throws -> APNSClient {
         var configuration = APNSClientConfiguration(
             credentials: try credentials ?? .token(self.credentials()),
             environment: .custom(host: "127.0.0.1", port: server.port, isDevelopment: true),

@@ -2,8 +2,8 @@ import APNS
 import APNSCore
 import APNSMock
 import Foundation
-import PushTLS
 import PushSync
+import PushTLS
 
 let bundleID = "com.example.sniffmeet"
 let tokenA = try! DeviceToken(String(repeating: "ab", count: 32))
@@ -17,10 +17,12 @@ final class ClientFixture: Sendable {
     let client: APNSClient
     let events: EventLog
 
-    init(topics: [String] = [bundleID, bundleID + ".voip"], environments: APNSCertificateEnvironments = .both,
-         serverEnvironment: MockAPNSServer.Environment = .development,
-         configureServer: (inout MockAPNSServer.Configuration) -> Void = { _ in },
-         configureClient: (inout APNSClientConfiguration) -> Void = { _ in }) throws {
+    init(
+        topics: [String] = [bundleID, bundleID + ".voip"], environments: APNSCertificateEnvironments = .both,
+        serverEnvironment: MockAPNSServer.Environment = .development,
+        configureServer: (inout MockAPNSServer.Configuration) -> Void = { _ in },
+        configureClient: (inout APNSClientConfiguration) -> Void = { _ in }
+    ) throws {
         authority = try TestCertificateAuthority()
         var (configuration, credential) = try MockAPNSServer.makeForTesting(
             bundleID: bundleID, topics: topics, environments: environments, environment: serverEnvironment, authority: authority)
@@ -51,8 +53,9 @@ func withClient<T: Sendable>(
     configureClient: (inout APNSClientConfiguration) -> Void = { _ in },
     _ body: (ClientFixture) async throws -> T
 ) async throws -> T {
-    let fixture = try ClientFixture(topics: topics, environments: environments, serverEnvironment: serverEnvironment,
-                                    configureServer: configureServer, configureClient: configureClient)
+    let fixture = try ClientFixture(
+        topics: topics, environments: environments, serverEnvironment: serverEnvironment,
+        configureServer: configureServer, configureClient: configureClient)
     do {
         let result = try await body(fixture)
         await fixture.close()

@@ -1,11 +1,12 @@
-import Foundation
 import APNSCore
+import Foundation
 import FuzzSupport
+import JSON
 import PushSync
 import Testing
+
 @testable import fuzz_payload
 @testable import fuzz_requests
-import JSON
 
 /// Replays the checked-in fuzz corpora through the fuzz targets' checks, so every seed, and every input
 /// saved there after a fuzzer crash, stays a regression test of the normal suite.
@@ -54,9 +55,10 @@ struct FuzzCorpusTests {
         }
         #expect(seen.messages == ["arithmetic", "a spaced object is not in canonical form"])
         #expect(value == ["a": 1])
-        #expect(FuzzCheck.reporting(to: { message, _, _ in seen.add(message) }) {
-            FuzzCheck.expectCanonicalJSON(Array("{".utf8), "half an object")
-        } == .null)
+        #expect(
+            FuzzCheck.reporting(to: { message, _, _ in seen.add(message) }) {
+                FuzzCheck.expectCanonicalJSON(Array("{".utf8), "half an object")
+            } == .null)
         #expect(seen.messages.count == 3 && seen.messages[2].hasPrefix("half an object is not valid JSON"))
     }
 }

@@ -1,7 +1,7 @@
 import APNSCore
-import TestSupport
 import Foundation
 import ProfileDrop
+import TestSupport
 import Testing
 
 @Suite("DropCondition")
@@ -22,9 +22,11 @@ struct DropConditionTests {
         #expect(condition.evaluate(distance: 0.300001, direction: nil) == .notMet(.tooFar(meters: 0.300001, max: 0.3)))
     }
 
-    @Test("angle exactly 30° counts, in any plane and at any vector length", arguments: [
-        (false, 1.0), (true, 1.0), (false, 0.5), (true, 7.0),
-    ])
+    @Test(
+        "angle exactly 30° counts, in any plane and at any vector length",
+        arguments: [
+            (false, 1.0), (true, 1.0), (false, 0.5), (true, 7.0),
+        ])
     func angleEdge(sideways: Bool, length: Double) {
         #expect(condition.evaluate(distance: 0.3, direction: Self.tilted(30, sideways: sideways, length: length)) == .met)
     }
@@ -55,9 +57,11 @@ struct DropConditionTests {
         }
     }
 
-    @Test("a zero-length or non-finite direction is invalid input", arguments: [
-        SIMD3<Double>(0, 0, 0), SIMD3(.nan, 0, -1), SIMD3(0, .infinity, -1), SIMD3(1e-200, 0, 0) * 1e-200,
-    ])
+    @Test(
+        "a zero-length or non-finite direction is invalid input",
+        arguments: [
+            SIMD3<Double>(0, 0, 0), SIMD3(.nan, 0, -1), SIMD3(0, .infinity, -1), SIMD3(1e-200, 0, 0) * 1e-200,
+        ])
     func invalidDirection(direction: SIMD3<Double>) {
         #expect(condition.evaluate(distance: 0.1, direction: direction) == .invalid(.direction))
     }

@@ -1,10 +1,10 @@
-import TestSupport
 import APNSCore
 import Foundation
+import JSON
 import ProfileDrop
 import PushStore
+import TestSupport
 import Testing
-import JSON
 
 /// Where a fixture keeps its data. Tests that must hold on every store push-server can run on take
 /// `arguments: DropStoreKind.allCases`; a new store is one more case here and one more branch in `make`.
@@ -54,9 +54,10 @@ struct DropFixture {
         users = repositories.users
         devices = repositories.devices
         outbox = repositories.outbox
-        service = MatchService(drops: drops, mateRequests: mateRequests, users: users,
-                               notifier: OutboxMateRequestNotifier(devices: devices, outbox: outbox),
-                               condition: condition, clock: clock.closure)
+        service = MatchService(
+            drops: drops, mateRequests: mateRequests, users: users,
+            notifier: OutboxMateRequestNotifier(devices: devices, outbox: outbox),
+            condition: condition, clock: clock.closure)
     }
 
     /// A 64-hex-character token unique to (user, device).
@@ -75,8 +76,9 @@ struct DropFixture {
         let id = "u\(number)"
         _ = try await users.put(id: id, card: Self.card(id), now: clock.now)
         for device in 0..<deviceCount {
-            _ = try await devices.register(token: Self.token(user: number, device: device), topic: Self.topic,
-                                           userID: id, environment: "development", now: clock.now)
+            _ = try await devices.register(
+                token: Self.token(user: number, device: device), topic: Self.topic,
+                userID: id, environment: "development", now: clock.now)
         }
         return id
     }

@@ -1,16 +1,17 @@
 import APNSCore
-import TestSupport
 import Foundation
+import JSON
 import ProfileDrop
 import PushStore
+import TestSupport
 import Testing
-import JSON
 
 @Suite("MatchService answers to mate requests")
 struct MatchServiceAnswerTests {
     /// A matched pair u1 (initiator) – u2 and the two requests: [to u1, to u2].
     func matched(_ f: DropFixture) async throws -> [MateRequestRecord] {
-        let a = try await f.addUser(1), b = try await f.addUser(2)
+        let a = try await f.addUser(1)
+        let b = try await f.addUser(2)
         _ = try await f.report(a, b)
         guard case .matched(_, let requests) = try await f.report(b, a) else { throw MatchError.unknownUser("?") }
         return requests

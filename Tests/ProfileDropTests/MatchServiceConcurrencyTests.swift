@@ -1,16 +1,17 @@
 import APNSCore
-import TestSupport
 import Foundation
 import ProfileDrop
 import PushStore
+import TestSupport
 import Testing
 
 /// Each test runs on every store kind push-server can use (`DropStoreKind.allCases`), not only on the
 /// in-memory twins: the races these tests provoke are settled by the store.
 @Suite("MatchService under concurrency (the app team's 1,000-connects test, at service level)")
 struct MatchServiceConcurrencyTests {
-    @Test("1,000 users report X at once while X reports one of them: one pair, one push per device, 999 busy",
-          arguments: DropStoreKind.allCases, [UInt64(1), 2])
+    @Test(
+        "1,000 users report X at once while X reports one of them: one pair, one push per device, 999 busy",
+        arguments: DropStoreKind.allCases, [UInt64(1), 2])
     func thousandTowardOne(store: DropStoreKind, seed: UInt64) async throws {
         let f = try DropFixture(store: store)
         let x = try await f.addUser(0)
@@ -45,8 +46,10 @@ struct MatchServiceConcurrencyTests {
 
         let pushes = try await f.queuedPushes()
         let expectedTokens = [0, 1].flatMap { device in
-            [DropFixture.token(user: 0, device: device),
-             DropFixture.token(user: Int(winner.dropFirst())!, device: device)]
+            [
+                DropFixture.token(user: 0, device: device),
+                DropFixture.token(user: Int(winner.dropFirst())!, device: device),
+            ]
         }
         #expect(pushes.map(\.token.hex).sorted() == expectedTokens.map(\.hex).sorted())  // exactly one per device on each side
         #expect(pushes.allSatisfy { $0.collapseID == drop.id && $0.category == "MATE_REQUEST" })
@@ -58,11 +61,13 @@ struct MatchServiceConcurrencyTests {
         #expect(metrics.reports[.pending] == 1 && metrics.reports[.matched] == 1 && metrics.matches == 1)
     }
 
-    @Test("1,000 concurrent duplicate reports of one pair: one drop, one mate request per side, one push per device",
-          arguments: DropStoreKind.allCases)
+    @Test(
+        "1,000 concurrent duplicate reports of one pair: one drop, one mate request per side, one push per device",
+        arguments: DropStoreKind.allCases)
     func thousandDuplicates(store: DropStoreKind) async throws {
         let f = try DropFixture(store: store)
-        let a = try await f.addUser(1), b = try await f.addUser(2)
+        let a = try await f.addUser(1)
+        let b = try await f.addUser(2)
         let results = try await withThrowingTaskGroup(of: DropReport.self) { group in
             for index in 0..<1_000 {
                 group.addTask { index % 2 == 0 ? try await f.report(a, b) : try await f.report(b, a) }
@@ -73,10 +78,13 @@ struct MatchServiceConcurrencyTests {
         #expect(Set(results.compactMap(\.drop?.id)).count == 1)
         let matched = results.filter(\.isMatched)
         #expect(!matched.isEmpty)
-        #expect(Set(matched.map { result -> [String] in
-            guard case .matched(_, let requests) = result else { return [] }
-            return requests.map(\.id)
-        }).count == 1)
+        #expect(
+            Set(
+                matched.map { result -> [String] in
+                    guard case .matched(_, let requests) = result else { return [] }
+                    return requests.map(\.id)
+                }
+            ).count == 1)
         let dropID = try #require(results.first?.drop?.id)
         let requests = try await f.mateRequests.requests(forDrop: dropID)
         #expect(requests.map(\.recipientID).sorted() == [a, b])
@@ -87,15 +95,17 @@ struct MatchServiceConcurrencyTests {
         #expect(try await f.drops.pending().isEmpty)
     }
 
-    @Test("cancel racing match, 1,000 seeded rounds: never an acknowledged cancel and a push for the same drop",
-          arguments: DropStoreKind.allCases)
+    @Test(
+        "cancel racing match, 1,000 seeded rounds: never an acknowledged cancel and a push for the same drop",
+        arguments: DropStoreKind.allCases)
     func cancelRacesMatch(store: DropStoreKind) async throws {
         let f = try DropFixture(store: store)
         var random = SeededGenerator(seed: 42)
         var cancelled: Set<String> = []
         var matchedIDs: Set<String> = []
         for round in 0..<1_000 {
-            let a = try await f.addUser(2 * round, devices: 1), b = try await f.addUser(2 * round + 1, devices: 1)
+            let a = try await f.addUser(2 * round, devices: 1)
+            let b = try await f.addUser(2 * round + 1, devices: 1)
             let drop = try #require(try await f.report(a, b).drop)
             let canceller = Bool.random(using: &random) ? a : b
             let mode = Int.random(in: 0..<4, using: &random)  // 0: cancel first, 1: match first, else concurrent

@@ -1,8 +1,8 @@
 import APNSCore
-import TestSupport
 import Foundation
 import ProfileDrop
 import PushStore
+import TestSupport
 import Testing
 
 @Suite("MatchService expiry (the clock is moved, never waited on)")
@@ -10,13 +10,15 @@ struct MatchServiceExpiryTests {
     @Test("a one-sided drop past its window expires on access, frees both users and sends nothing")
     func lazyExpiry() async throws {
         let f = try DropFixture()
-        let a = try await f.addUser(1), b = try await f.addUser(2), c = try await f.addUser(3)
+        let a = try await f.addUser(1)
+        let b = try await f.addUser(2)
+        let c = try await f.addUser(3)
         let drop = try #require(try await f.report(a, b).drop)
         f.clock.advance(10.001)
         #expect(try await f.service.status(userID: a) == nil)
         #expect(try await f.drops.drop(id: drop.id)?.state == .expired)
         #expect(try await f.report(c, a).isPending)  // a is free again
-        #expect(try await f.report(b, c) == .busy)   // c is now engaged with a, b is free
+        #expect(try await f.report(b, c) == .busy)  // c is now engaged with a, b is free
         #expect(try await f.service.cancel(userID: b) == .nothingPending)
         #expect(try await f.queuedPushes().isEmpty)
         #expect(await f.service.metrics.expiries == 1)
@@ -25,7 +27,10 @@ struct MatchServiceExpiryTests {
     @Test("the peer's report exactly at the end of the window still matches; just after, it starts over")
     func windowEdge() async throws {
         let f = try DropFixture()
-        let a = try await f.addUser(1), b = try await f.addUser(2), c = try await f.addUser(3), d = try await f.addUser(4)
+        let a = try await f.addUser(1)
+        let b = try await f.addUser(2)
+        let c = try await f.addUser(3)
+        let d = try await f.addUser(4)
         _ = try await f.report(a, b)
         _ = try await f.report(c, d)
         f.clock.advance(10)
@@ -58,7 +63,8 @@ struct MatchServiceExpiryTests {
     @Test("a matched pair's repeats are idempotent for one window after the match, then a new drop can start")
     func matchMemoryExpires() async throws {
         let f = try DropFixture()
-        let a = try await f.addUser(1), b = try await f.addUser(2)
+        let a = try await f.addUser(1)
+        let b = try await f.addUser(2)
         _ = try await f.report(a, b)
         let matched = try await f.report(b, a)
         f.clock.advance(10)

@@ -1,8 +1,8 @@
 import APNSCore
-import TestSupport
 import Foundation
 import ProfileDrop
 import PushStore
+import TestSupport
 import Testing
 
 @Suite("MatchService restart over a real SQLite store")
@@ -11,9 +11,10 @@ struct MatchServiceRestoreTests {
         for number in users {
             _ = try await store.users.put(id: "u\(number)", card: DropFixture.card("u\(number)"), now: now)
             for device in 0..<2 {
-                _ = try await store.devices.register(token: DropFixture.token(user: number, device: device),
-                                                     topic: DropFixture.topic, userID: "u\(number)",
-                                                     environment: "production", now: now)
+                _ = try await store.devices.register(
+                    token: DropFixture.token(user: number, device: device),
+                    topic: DropFixture.topic, userID: "u\(number)",
+                    environment: "production", now: now)
             }
         }
     }
@@ -40,9 +41,10 @@ struct MatchServiceRestoreTests {
         clock.advance(3)
         do {  // a crash after the first mate request of u3–u4's match was written
             let store = try PushRepositories.sqlite(path: path)
-            try await store.mateRequests.insert(MateRequestRecord(
-                id: MatchService.requestIDToInitiator(dropID: interrupted.id), dropID: interrupted.id,
-                senderID: "u4", recipientID: "u3", createdAt: clock.now))
+            try await store.mateRequests.insert(
+                MateRequestRecord(
+                    id: MatchService.requestIDToInitiator(dropID: interrupted.id), dropID: interrupted.id,
+                    senderID: "u4", recipientID: "u3", createdAt: clock.now))
         }
 
         let store = try PushRepositories.sqlite(path: path)
@@ -60,7 +62,10 @@ struct MatchServiceRestoreTests {
         #expect(try await service.cancel(userID: "u3") == .alreadyMatched(try #require(try await store.drops.drop(id: interrupted.id))))
 
         guard case .matched(let drop, let requests) = try await service.report(userID: "u2", peerID: "u1", distance: 0.3)
-        else { Issue.record("expected the restored drop to match"); return }
+        else {
+            Issue.record("expected the restored drop to match")
+            return
+        }
         #expect(drop.id == pendingDrop.id)
         #expect(try await store.mateRequests.requests(forDrop: drop.id) == requests)
         let pushes = try await outbox.claim(limit: 100, now: clock.now)

@@ -1,17 +1,18 @@
-import TestSupport
 import APNSCore
 import Foundation
+import JSON
 import ProfileDrop
 import PushStore
+import TestSupport
 import Testing
-import JSON
 
 @Suite("MatchService: report, match, cancel, status")
 struct MatchServiceTests {
     @Test("A→B is pending and engages both; B→A matches with one mate request per side and one push per device")
     func mutualMatch() async throws {
         let f = try DropFixture()
-        let a = try await f.addUser(1), b = try await f.addUser(2)
+        let a = try await f.addUser(1)
+        let b = try await f.addUser(2)
         let first = try await f.report(a, b)
         let pendingDrop = try #require(first.drop)
         #expect(first == .pending(pendingDrop))
@@ -20,7 +21,10 @@ struct MatchServiceTests {
         #expect(try await f.report(a, b) == .pending(pendingDrop))  // repeat: same drop
 
         let second = try await f.report(b, a)
-        guard case .matched(let drop, let requests) = second else { Issue.record("expected match"); return }
+        guard case .matched(let drop, let requests) = second else {
+            Issue.record("expected match")
+            return
+        }
         #expect(drop.id == pendingDrop.id && drop.state == .matched)
         #expect(requests.map(\.recipientID) == [a, b] && requests.map(\.senderID) == [b, a])
         #expect(try await f.mateRequests.requests(forDrop: drop.id) == requests)
@@ -51,7 +55,8 @@ struct MatchServiceTests {
     @Test("repeated reports of a matched pair, either way, return the same drop and ids and push nothing more")
     func matchedIsIdempotent() async throws {
         let f = try DropFixture()
-        let a = try await f.addUser(1), b = try await f.addUser(2)
+        let a = try await f.addUser(1)
+        let b = try await f.addUser(2)
         _ = try await f.report(a, b)
         let matched = try await f.report(b, a)
         f.clock.advance(5)
@@ -65,7 +70,9 @@ struct MatchServiceTests {
     @Test("after a match both users are free for someone else")
     func freeAfterMatch() async throws {
         let f = try DropFixture()
-        let a = try await f.addUser(1), b = try await f.addUser(2), c = try await f.addUser(3)
+        let a = try await f.addUser(1)
+        let b = try await f.addUser(2)
+        let c = try await f.addUser(3)
         _ = try await f.report(a, b)
         #expect(try await f.report(c, a) == .busy)
         #expect(try await f.report(c, b) == .busy)
@@ -77,7 +84,8 @@ struct MatchServiceTests {
     @Test("self-report, bad measurements and unknown users throw and count as invalid; a failed condition changes nothing")
     func rejects() async throws {
         let f = try DropFixture()
-        let a = try await f.addUser(1), b = try await f.addUser(2)
+        let a = try await f.addUser(1)
+        let b = try await f.addUser(2)
         await #expect(throws: MatchError.selfReport(userID: a)) { try await f.report(a, a) }
         await #expect(throws: MatchError.unknownUser("ghost")) { try await f.report(a, "ghost") }
         await #expect(throws: MatchError.unknownUser("ghost")) { try await f.report("ghost", a) }
@@ -97,10 +105,12 @@ struct MatchServiceTests {
     @Test("cancel frees both users, and the peer's later report starts a fresh drop; nothing is pushed")
     func cancel() async throws {
         let f = try DropFixture()
-        let a = try await f.addUser(1), b = try await f.addUser(2)
+        let a = try await f.addUser(1)
+        let b = try await f.addUser(2)
         let drop = try #require(try await f.report(a, b).drop)
         guard case .cancelled(let cancelled) = try await f.service.cancel(userID: b) else {
-            Issue.record("expected cancelled"); return
+            Issue.record("expected cancelled")
+            return
         }
         #expect(cancelled.id == drop.id && cancelled.state == .cancelled)
         #expect(try await f.service.cancel(userID: a) == .nothingPending)
@@ -114,7 +124,8 @@ struct MatchServiceTests {
     @Test("metrics export as Prometheus text")
     func prometheus() async throws {
         let f = try DropFixture()
-        let a = try await f.addUser(1), b = try await f.addUser(2)
+        let a = try await f.addUser(1)
+        let b = try await f.addUser(2)
         _ = try await f.report(a, b)
         let text = await f.service.metrics.prometheusText()
         #expect(text.contains("profile_drop_reports_total{result=\"pending\"} 1"))

@@ -1,26 +1,31 @@
-import TestSupport
 import APNSCore
 import Foundation
+import JSON
 import ProfileDrop
 import PushStore
+import TestSupport
 import Testing
-import JSON
 
 @Suite("OutboxMateRequestNotifier")
 struct OutboxMateRequestNotifierTests {
     let now = Date(timeIntervalSince1970: 1_700_000_000)
 
     func notice(_ id: String = "d1.peer") -> MateRequestNotice {
-        MateRequestNotice(request: MateRequestRecord(id: id, dropID: "d1", senderID: "u1", recipientID: "u2",
-                                                     createdAt: now),
-                          senderCard: ProfileCard(name: "Jimin", dogName: "Bori", breed: "Maltese", age: 4,
-                                                  imageURL: "https://example.com/bori.jpg"))
+        MateRequestNotice(
+            request: MateRequestRecord(
+                id: id, dropID: "d1", senderID: "u1", recipientID: "u2",
+                createdAt: now),
+            senderCard: ProfileCard(
+                name: "Jimin", dogName: "Bori", breed: "Maltese", age: 4,
+                imageURL: "https://example.com/bori.jpg"))
     }
 
     @Test("one alert row per active alert-capable device; invalidated and PushKit devices are skipped")
     func skipsDevices() async throws {
-        let devices = InMemoryDeviceRepository(), outbox = InMemoryOutboxRepository()
-        let live = DropFixture.token(user: 2, device: 0), dead = DropFixture.token(user: 2, device: 1)
+        let devices = InMemoryDeviceRepository()
+        let outbox = InMemoryOutboxRepository()
+        let live = DropFixture.token(user: 2, device: 0)
+        let dead = DropFixture.token(user: 2, device: 1)
         let voip = DropFixture.token(user: 2, device: 2)
         _ = try await devices.register(token: live, topic: "app", userID: "u2", environment: "production", now: now)
         _ = try await devices.register(token: dead, topic: "app", userID: "u2", environment: "production", now: now)
@@ -38,20 +43,29 @@ struct OutboxMateRequestNotifierTests {
         let json = try JSONValue.parse(row.payload)
         #expect(json["aps"]?["category"]?.stringValue == "MATE_REQUEST")
         #expect(json["aps"]?["alert"]?["body"]?.stringValue == "Jimin and Bori want to walk together")
-        #expect(json["mate_request"] == [
-            "id": "d1.peer", "drop_id": "d1",
-            "from": ["user_id": "u1", "card": ["name": "Jimin", "dog_name": "Bori", "breed": "Maltese", "age": 4,
-                                               "image_url": "https://example.com/bori.jpg"]],
-        ])
+        #expect(
+            json["mate_request"] == [
+                "id": "d1.peer", "drop_id": "d1",
+                "from": [
+                    "user_id": "u1",
+                    "card": [
+                        "name": "Jimin", "dog_name": "Bori", "breed": "Maltese", "age": 4,
+                        "image_url": "https://example.com/bori.jpg",
+                    ],
+                ],
+            ])
     }
 
     @Test("with a topic, only devices of that topic are pushed")
     func topicFilter() async throws {
-        let devices = InMemoryDeviceRepository(), outbox = InMemoryOutboxRepository()
-        _ = try await devices.register(token: DropFixture.token(user: 2, device: 0), topic: "app", userID: "u2",
-                                       environment: "production", now: now)
-        _ = try await devices.register(token: DropFixture.token(user: 2, device: 1), topic: "other", userID: "u2",
-                                       environment: "production", now: now)
+        let devices = InMemoryDeviceRepository()
+        let outbox = InMemoryOutboxRepository()
+        _ = try await devices.register(
+            token: DropFixture.token(user: 2, device: 0), topic: "app", userID: "u2",
+            environment: "production", now: now)
+        _ = try await devices.register(
+            token: DropFixture.token(user: 2, device: 1), topic: "other", userID: "u2",
+            environment: "production", now: now)
         try await OutboxMateRequestNotifier(devices: devices, outbox: outbox, topic: "app")
             .notifyMateRequests([notice()], at: now)
         #expect(await outbox.items(pushID: "d1.peer").map(\.topic) == ["app"])
@@ -60,10 +74,11 @@ struct OutboxMateRequestNotifierTests {
     @Test("a payload with the largest card the store accepts fits in 4 KB")
     func payloadSize() throws {
         var big = notice()
-        big.senderCard = ProfileCard(name: String(repeating: "가", count: 50), dogName: String(repeating: "나", count: 50),
-                                     breed: String(repeating: "다", count: 50), age: 40,
-                                     bio: String(repeating: "\"", count: 300),
-                                     imageURL: "https://" + String(repeating: "x", count: 500))
+        big.senderCard = ProfileCard(
+            name: String(repeating: "가", count: 50), dogName: String(repeating: "나", count: 50),
+            breed: String(repeating: "다", count: 50), age: 40,
+            bio: String(repeating: "\"", count: 300),
+            imageURL: "https://" + String(repeating: "x", count: 500))
         let size = MateRequestPayload.request(big).byteCount
         #expect(size <= PushType.alert.maxPayloadBytes)
     }

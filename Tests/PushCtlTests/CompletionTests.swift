@@ -24,7 +24,8 @@ struct CompletionTests {
         /// What bash's `_pushctl` offers for the command line `words`, the cursor in the last word.
         func bash(_ words: [String]) throws -> [String] {
             let quoted = words.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
-            let script = "source ./pushctl.bash; COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _pushctl; "
+            let script =
+                "source ./pushctl.bash; COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _pushctl; "
                 + #"printf '%s\n' "${COMPREPLY[@]}""#
             let result = try Shell.run("/bin/bash", ["-c", script], in: directory)
             #expect(result.status == 0, "\(result.stderr)")
@@ -40,22 +41,24 @@ struct CompletionTests {
     static let scripts = Result { try Scripts() }
     static let groups: [[String]] = [["devices"], ["users"], ["drop"], ["mate-requests"], ["pushes"]]
 
-    @Test("bash offers commands, subcommands, options, choices and paths", arguments: [
-        (["pushctl", "dev"], ["devices"]),
-        (["pushctl", "com"], ["completion"]),
-        (["pushctl", "devices", ""], ["add", "rm", "ls", "--help"]),
-        (["pushctl", "devices", "ls", "--output", ""], ["table", "json", "yaml"]),
-        (["pushctl", "devices", "ls", "--output", "=", "y"], ["yaml"]),
-        (["pushctl", "send", "--push-type", "vo"], ["voip"]),
-        (["pushctl", "mate-requests", "ls", "--role", ""], ["recipient", "sender", "any"]),
-        (["pushctl", "devices", "add", "--environment", "d"], ["development"]),
-        (["pushctl", "completion", ""], ["bash", "zsh"]),
-        (["pushctl", "send", "--tokens-file", "tok"], ["tokens.txt"]),
-        (["pushctl", "mock-apns", "--write-credentials", ""], ["credsdir"]),
-        (["pushctl", "users", "get", ""], []),
-        (["pushctl", "devices", "rm", "--url", ""], []),
-        (["pushctl", "status", "--js"], ["--json"]),
-    ])
+    @Test(
+        "bash offers commands, subcommands, options, choices and paths",
+        arguments: [
+            (["pushctl", "dev"], ["devices"]),
+            (["pushctl", "com"], ["completion"]),
+            (["pushctl", "devices", ""], ["add", "rm", "ls", "--help"]),
+            (["pushctl", "devices", "ls", "--output", ""], ["table", "json", "yaml"]),
+            (["pushctl", "devices", "ls", "--output", "=", "y"], ["yaml"]),
+            (["pushctl", "send", "--push-type", "vo"], ["voip"]),
+            (["pushctl", "mate-requests", "ls", "--role", ""], ["recipient", "sender", "any"]),
+            (["pushctl", "devices", "add", "--environment", "d"], ["development"]),
+            (["pushctl", "completion", ""], ["bash", "zsh"]),
+            (["pushctl", "send", "--tokens-file", "tok"], ["tokens.txt"]),
+            (["pushctl", "mock-apns", "--write-credentials", ""], ["credsdir"]),
+            (["pushctl", "users", "get", ""], []),
+            (["pushctl", "devices", "rm", "--url", ""], []),
+            (["pushctl", "status", "--js"], ["--json"]),
+        ])
     func bash(_ words: [String], _ expected: [String]) throws {
         let offered = try Self.scripts.get().bash(words)
         #expect(offered.sorted() == expected.sorted(), "\(words)")
@@ -82,15 +85,22 @@ struct CompletionTests {
         let scripts = try Self.scripts.get()
         let syntax = try Shell.run("/usr/bin/zsh", ["-n", "pushctl.zsh"], in: scripts.directory)
         #expect(syntax.status == 0, "\(syntax.stderr)")
-        let loaded = try Shell.run("/usr/bin/zsh", ["-f", "-c", "autoload -Uz compinit && compinit -u -d ./zcompdump "
-                                                    + "&& source ./pushctl.zsh && print -r -- $_comps[pushctl] && whence -w _pushctl"],
-                                   in: scripts.directory)
+        let loaded = try Shell.run(
+            "/usr/bin/zsh",
+            [
+                "-f", "-c",
+                "autoload -Uz compinit && compinit -u -d ./zcompdump "
+                    + "&& source ./pushctl.zsh && print -r -- $_comps[pushctl] && whence -w _pushctl",
+            ],
+            in: scripts.directory)
         #expect(loaded.status == 0, "\(loaded.stderr)")
         #expect(loaded.stdout == "_pushctl\n_pushctl: function\n", "\(loaded.stdout) \(loaded.stderr)")
         let text = try String(contentsOf: scripts.directory.appendingPathComponent("pushctl.zsh"), encoding: .utf8)
-        for expected in ["'--output[table (default), json or yaml.]:table|json|yaml:(table json yaml)'",
-                         "'*--token[Device token. (repeatable)]:hex: '", "'--write-credentials[", ":dir:_files -/'",
-                         "'devices:Register, remove and list devices.'", "'1:argument 1:(bash zsh)'"] {
+        for expected in [
+            "'--output[table (default), json or yaml.]:table|json|yaml:(table json yaml)'",
+            "'*--token[Device token. (repeatable)]:hex: '", "'--write-credentials[", ":dir:_files -/'",
+            "'devices:Register, remove and list devices.'", "'1:argument 1:(bash zsh)'",
+        ] {
             #expect(text.contains(expected), "\(expected)")
         }
     }
@@ -123,7 +133,8 @@ enum Shell {
         process.executableURL = URL(fileURLWithPath: program)
         process.arguments = arguments
         process.currentDirectoryURL = directory
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
@@ -131,7 +142,8 @@ enum Shell {
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return PushCtlProcess.Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                                     stderr: String(decoding: stderr, as: UTF8.self))
+        return PushCtlProcess.Result(
+            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+            stderr: String(decoding: stderr, as: UTF8.self))
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("send --direct --proxy through tinyproxy and danted", .serialized)
 struct DirectProxyTests {

@@ -1,7 +1,7 @@
 import APNSCore
 import Foundation
-import Testing
 import JSON
+import Testing
 
 @Suite("send --direct against pushctl mock-apns")
 struct DirectSendTests {
@@ -22,7 +22,9 @@ struct DirectSendTests {
     @Test("token auth: the .p8 key mock-apns wrote gets a push accepted")
     func tokenAuth() throws {
         let mock = try MockAPNSProcess()
-        let p8 = mock.path("p8"), keyID = mock.path("key_id"), teamID = mock.path("team_id")
+        let p8 = mock.path("p8")
+        let keyID = mock.path("key_id")
+        let teamID = mock.path("team_id")
         #expect(p8.hasSuffix("/AuthKey_\(keyID).p8"))
         let mode = try FileManager.default.attributesOfItem(atPath: p8)[.posixPermissions] as? Int
         #expect(mode == 0o600)
@@ -112,8 +114,10 @@ struct DirectSendTests {
 
     @Test("a missing certificate exits 78")
     func missingCertificate() throws {
-        let result = try PushCtlProcess.run(["send", "--direct", "--cert", "/nonexistent/c.p12", "--env", "development",
-                                              "--token", Self.token, "--body", "x"])
+        let result = try PushCtlProcess.run([
+            "send", "--direct", "--cert", "/nonexistent/c.p12", "--env", "development",
+            "--token", Self.token, "--body", "x",
+        ])
         #expect(result.status == 78)
     }
 

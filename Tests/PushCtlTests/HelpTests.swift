@@ -23,19 +23,23 @@ struct HelpTests {
     @Test("send --help lists the payload flags and never a password flag")
     func sendHelp() throws {
         let result = try PushCtlProcess.run(["send", "--help"])
-        for flag in ["--title", "--body", "--data", "--payload", "--push-type", "--collapse-id", "--tokens-file",
-                     "--direct", "--password-file", "--p8", "--key-id", "--team-id"] {
+        for flag in [
+            "--title", "--body", "--data", "--payload", "--push-type", "--collapse-id", "--tokens-file",
+            "--direct", "--password-file", "--p8", "--key-id", "--team-id",
+        ] {
             #expect(result.stdout.contains(flag))
         }
         #expect(!result.stdout.contains("--password <"))
     }
 
-    @Test("usage errors exit 64 with one line on stderr", arguments: [
-        ["send", "--bogus"], ["frobnicate"], ["devices"], ["devices", "zap"], ["users", "get"],
-        ["devices", "ls"], ["send", "--direct", "--token"], ["send", "--direct", "--password", "x"],
-        ["users", "get", "a", "b"], ["mock-apns", "--port", "lots"], ["mock-apns", "--rate-429", "2"],
-        ["mock-apns", "--latency-ms", "5", "--jitter-ms", "5"],
-    ])
+    @Test(
+        "usage errors exit 64 with one line on stderr",
+        arguments: [
+            ["send", "--bogus"], ["frobnicate"], ["devices"], ["devices", "zap"], ["users", "get"],
+            ["devices", "ls"], ["send", "--direct", "--token"], ["send", "--direct", "--password", "x"],
+            ["users", "get", "a", "b"], ["mock-apns", "--port", "lots"], ["mock-apns", "--rate-429", "2"],
+            ["mock-apns", "--latency-ms", "5", "--jitter-ms", "5"],
+        ])
     func usageErrors(_ arguments: [String]) throws {
         let result = try PushCtlProcess.run(arguments)
         #expect(result.status == 64)

@@ -1,14 +1,15 @@
 import APNSCore
 import Foundation
-import Testing
 import JSON
+import Testing
 
 /// Calls the control API with curl; returns the status and the parsed body.
 func controlCurl(_ method: String, _ url: String, body: String? = nil) throws -> (status: Int, json: JSONValue?) {
     let process = Process()
     let output = Pipe()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-    process.arguments = ["--silent", "--show-error", "-X", method, "--write-out", "\n%{http_code}"]
+    process.arguments =
+        ["--silent", "--show-error", "-X", method, "--write-out", "\n%{http_code}"]
         + (body.map { ["-H", "Content-Type: application/json", "--data", $0] } ?? []) + [url]
     process.standardOutput = output
     try process.run()
@@ -28,8 +29,9 @@ struct MockControlCommandTests {
         let mock = try MockAPNSProcess(["--control-port", "0"])
         let url = try #require(mock.manifest["control_url"] as? String)
         #expect(url.hasPrefix("http://127.0.0.1:"))
-        let rule = try controlCurl("POST", url + "/rules",
-                                   body: #"{"match":{"token":"\#(Self.token)"},"answer":{"reason":"Unregistered"},"times":1}"#)
+        let rule = try controlCurl(
+            "POST", url + "/rules",
+            body: #"{"match":{"token":"\#(Self.token)"},"answer":{"reason":"Unregistered"},"times":1}"#)
         #expect(rule.status == 201)
         let rejected = try PushCtlProcess.run(mock.directArguments + ["--token", Self.token, "--body", "Woof"])
         #expect(rejected.status != 0)
@@ -52,9 +54,11 @@ struct MockControlCommandTests {
         #expect(mock.stop() == 0)
     }
 
-    @Test("--control-port with --accept-all, or out of range, is a usage error", arguments: [
-        ["--control-port", "0", "--accept-all"], ["--control-port", "70000"], ["--control-port", "x"],
-    ])
+    @Test(
+        "--control-port with --accept-all, or out of range, is a usage error",
+        arguments: [
+            ["--control-port", "0", "--accept-all"], ["--control-port", "70000"], ["--control-port", "x"],
+        ])
     func usage(_ extra: [String]) throws {
         let result = try PushCtlProcess.run(["mock-apns", "--port", "0"] + extra)
         #expect(result.status == 64, "\(result.stderr)")

@@ -1,7 +1,7 @@
 import APNSCore
 import Foundation
-import Testing
 import JSON
+import Testing
 
 /// `--output table|json|yaml` on every command that prints an answer, `--json` as `--output json`, and YAML that
 /// reads back (with Python's yaml) as the same data as the JSON.
@@ -18,8 +18,11 @@ struct OutputFormatTests {
             #expect(put.status == 0, "\(put.stderr)")
         }
         let token = String(repeating: "cd", count: 32)
-        let add = try PushCtlProcess.run(["devices", "add", "--token", token, "--user", "alice", "--environment", "development",
-                                          "--output", "yaml"], environment: env)
+        let add = try PushCtlProcess.run(
+            [
+                "devices", "add", "--token", token, "--user", "alice", "--environment", "development",
+                "--output", "yaml",
+            ], environment: env)
         #expect(add.status == 0, "\(add.stderr)")
         #expect(add.stdout.contains("token: \(token)\n"), "\(add.stdout)")
         let drop = try PushCtlProcess.run(["drop", "report", "--user", "alice", "--peer", "bob", "--distance", "0.2"], environment: env)
@@ -54,10 +57,12 @@ struct OutputFormatTests {
         #expect(try JSONValue.parse(Array(user.stdout.utf8))["bio"]?.stringValue == tricky)
     }
 
-    @Test("--output with a bad format, or --json with another --output, is a usage error", arguments: [
-        ["devices", "ls", "--user", "a", "--output", "xml"], ["status", "--json", "--output", "yaml"],
-        ["version", "--output"], ["send", "--user", "a", "--body", "x", "--output", "csv"],
-    ])
+    @Test(
+        "--output with a bad format, or --json with another --output, is a usage error",
+        arguments: [
+            ["devices", "ls", "--user", "a", "--output", "xml"], ["status", "--json", "--output", "yaml"],
+            ["version", "--output"], ["send", "--user", "a", "--body", "x", "--output", "csv"],
+        ])
     func usage(_ arguments: [String]) throws {
         let result = try PushCtlProcess.run(arguments + ["--url", "http://127.0.0.1:1"])
         #expect(result.status == 64, "\(result.stderr)")
@@ -78,7 +83,8 @@ struct OutputFormatTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         try Data(yaml.utf8).write(to: directory.appendingPathComponent("a.yaml"))
         try Data(json.utf8).write(to: directory.appendingPathComponent("a.json"))
-        let check = "import json, sys, yaml; a = yaml.safe_load(open('a.yaml', encoding='utf-8')); "
+        let check =
+            "import json, sys, yaml; a = yaml.safe_load(open('a.yaml', encoding='utf-8')); "
             + "b = json.load(open('a.json', encoding='utf-8')); print(a == b); sys.exit(0 if a == b else 1)"
         let result = try Shell.run("/usr/bin/python3", ["-c", check], in: directory)
         return result.status == 0

@@ -38,10 +38,12 @@ struct PushCtlProcess {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data(text.utf8).write(to: url)
         }
-        let outURL = directory.appendingPathComponent("out"), errURL = directory.appendingPathComponent("err")
+        let outURL = directory.appendingPathComponent("out")
+        let errURL = directory.appendingPathComponent("err")
         _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
+        let out = try FileHandle(forWritingTo: outURL)
+        let err = try FileHandle(forWritingTo: errURL)
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
@@ -64,9 +66,10 @@ struct PushCtlProcess {
         watchdog.cancel()
         try out.close()
         try err.close()
-        return Result(status: process.terminationStatus,
-                      stdout: try String(contentsOf: outURL, encoding: .utf8),
-                      stderr: try String(contentsOf: errURL, encoding: .utf8))
+        return Result(
+            status: process.terminationStatus,
+            stdout: try String(contentsOf: outURL, encoding: .utf8),
+            stderr: try String(contentsOf: errURL, encoding: .utf8))
     }
 }
 
@@ -121,8 +124,10 @@ final class MockAPNSProcess {
 
     /// The arguments `send --direct` needs to reach this mock with the credentials it wrote.
     var directArguments: [String] {
-        ["send", "--direct", "--cert", path("client_p12"), "--password-file", path("client_p12_password_file"),
-         "--host", "127.0.0.1", "--port", String(port), "--ca", path("ca")]
+        [
+            "send", "--direct", "--cert", path("client_p12"), "--password-file", path("client_p12_password_file"),
+            "--host", "127.0.0.1", "--port", String(port), "--ca", path("ca"),
+        ]
     }
 
     /// SIGINT, then the exit status.

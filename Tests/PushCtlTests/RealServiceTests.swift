@@ -1,8 +1,8 @@
 import APNSCore
 import Foundation
+import JSON
 import PushChaos
 import Testing
-import JSON
 
 /// A `push-server --embedded` child (built next to pushctl) on a fresh data directory, stopped with SIGTERM.
 final class EmbeddedServer {
@@ -45,13 +45,15 @@ struct RealServiceTests {
         #expect(put.status == 0, "\(put.stderr)")
         #expect(put.stdout.contains("created user alice"))
         let token = String(repeating: "ab", count: 32)
-        let add = try PushCtlProcess.run(["devices", "add", "--token", token, "--user", "alice", "--environment", "development"],
-                                         environment: env)
+        let add = try PushCtlProcess.run(
+            ["devices", "add", "--token", token, "--user", "alice", "--environment", "development"],
+            environment: env)
         #expect(add.status == 0, "\(add.stderr)")
         let list = try PushCtlProcess.run(["devices", "ls", "--user", "alice", "--json"], environment: env)
         #expect(try JSONValue.parse(Array(list.stdout.utf8))["devices"]?[0]?["token"]?.stringValue == token)
-        let send = try PushCtlProcess.run(["send", "--user", "alice", "--title", "Woof", "--body", "Hi", "--wait", "--json"],
-                                          environment: env)
+        let send = try PushCtlProcess.run(
+            ["send", "--user", "alice", "--title", "Woof", "--body", "Hi", "--wait", "--json"],
+            environment: env)
         #expect(send.status == 0, "\(send.stdout) \(send.stderr)")
         let answer = try JSONValue.parse(Array(send.stdout.utf8))
         #expect(answer["complete"]?.boolValue == true)
@@ -71,8 +73,11 @@ struct RealServiceTests {
         #expect(noDevices.stderr.contains("no active device"))
         let bob = try PushCtlProcess.run(["users", "put", "bob", "--name", "Bob", "--dog-name", "Kong"], environment: env)
         #expect(bob.status == 0, "\(bob.stderr)")
-        let drop = try PushCtlProcess.run(["drop", "report", "--user", "alice", "--peer", "bob", "--distance", "0.2",
-                                           "--direction", "0,0,-1", "--json"], environment: env)
+        let drop = try PushCtlProcess.run(
+            [
+                "drop", "report", "--user", "alice", "--peer", "bob", "--distance", "0.2",
+                "--direction", "0,0,-1", "--json",
+            ], environment: env)
         #expect(drop.status == 0, "\(drop.stderr)")
         #expect(try JSONValue.parse(Array(drop.stdout.utf8))["state"]?.stringValue == "pending")
         let dropStatus = try PushCtlProcess.run(["drop", "status", "--user", "alice"], environment: env)
@@ -100,8 +105,9 @@ struct RealServiceTests {
         try Data(text.utf8).write(to: path)
         defer { try? FileManager.default.removeItem(at: path) }
         let start = Date()
-        let result = try PushCtlProcess.run(["send", "--tokens-file", path.path, "--body", "Park meetup at 5", "--json"],
-                                            environment: server.environment)
+        let result = try PushCtlProcess.run(
+            ["send", "--tokens-file", path.path, "--body", "Park meetup at 5", "--json"],
+            environment: server.environment)
         let seconds = Date().timeIntervalSince(start)
         #expect(result.status == 0, "\(result.stderr)")
         let summary = try JSONValue.parse(Array(result.stdout.utf8))

@@ -5,11 +5,13 @@ import Testing
 struct ServiceCommandTests {
     static let closed = "http://127.0.0.1:1"
 
-    @Test("a closed port exits 69 with one line", arguments: [
-        ["status"], ["users", "get", "alice"], ["devices", "ls", "--user", "alice"],
-        ["send", "--user", "alice", "--body", "hi"], ["drop", "status", "--user", "alice"],
-        ["mate-requests", "ls", "--user", "bob"],
-    ])
+    @Test(
+        "a closed port exits 69 with one line",
+        arguments: [
+            ["status"], ["users", "get", "alice"], ["devices", "ls", "--user", "alice"],
+            ["send", "--user", "alice", "--body", "hi"], ["drop", "status", "--user", "alice"],
+            ["mate-requests", "ls", "--user", "bob"],
+        ])
     func unavailable(_ arguments: [String]) throws {
         let result = try PushCtlProcess.run(arguments + ["--url", Self.closed])
         #expect(result.status == 69)

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import PushChaos
+import Testing
 
 /// Messages that name the fix: a refused key says where pushctl read it (or where it looked), a refused
 /// connection says which URL (and from where) and whether push-server runs on this machine.
@@ -31,16 +31,18 @@ struct ServiceMessageTests {
             (send, [:], ["var/api-key": "wrong\n"], "from ./var/api-key (/"),
         ]
         for item in cases {
-            let result = try PushCtlProcess.run(item.arguments, environment: item.environment.merging(["HOME": home]) { $1 },
-                                                files: item.files)
+            let result = try PushCtlProcess.run(
+                item.arguments, environment: item.environment.merging(["HOME": home]) { $1 },
+                files: item.files)
             #expect(result.status == 77, "\(item.source): \(result.stderr)")
             #expect(result.stderr.split(separator: "\n").count == 1)
             #expect(result.stderr.contains("refused the API key " + item.source), "\(result.stderr)")
             #expect(result.stderr.contains(stub.url))
             #expect(result.stderr.contains("hint: fix the key in"))
         }
-        let right = try PushCtlProcess.run(send + ["--api-key-file", "key.txt"], environment: ["PUSHCTL_API_KEY": "wrong", "HOME": home],
-                                           files: ["key.txt": "k\n"])
+        let right = try PushCtlProcess.run(
+            send + ["--api-key-file", "key.txt"], environment: ["PUSHCTL_API_KEY": "wrong", "HOME": home],
+            files: ["key.txt": "k\n"])
         #expect(right.status == 0, "--api-key-file wins over PUSHCTL_API_KEY: \(right.stderr)")
     }
 
@@ -52,8 +54,10 @@ struct ServiceMessageTests {
         defer { try? FileManager.default.removeItem(atPath: home) }
         let result = try PushCtlProcess.run(["users", "get", "alice", "--url", stub.url], environment: ["HOME": home])
         #expect(result.status == 77)
-        for place in ["found none", "--api-key-file", "PUSHCTL_API_KEY", "the config file \(home)/.config/pushctl/config.json (api_key)",
-                      "./var/api-key in /"] {
+        for place in [
+            "found none", "--api-key-file", "PUSHCTL_API_KEY", "the config file \(home)/.config/pushctl/config.json (api_key)",
+            "./var/api-key in /",
+        ] {
             #expect(result.stderr.contains(place), "\(place): \(result.stderr)")
         }
     }
@@ -77,15 +81,18 @@ struct ServiceMessageTests {
             ([], ["PUSHCTL_CONFIG": config], "(URL from the config file \(config) (url))"),
         ]
         for (arguments, environment, source) in cases {
-            let result = try PushCtlProcess.run(["devices", "ls", "--user", "alice"] + arguments,
-                                                environment: environment.merging(["HOME": home]) { $1 })
+            let result = try PushCtlProcess.run(
+                ["devices", "ls", "--user", "alice"] + arguments,
+                environment: environment.merging(["HOME": home]) { $1 })
             #expect(result.status == 69)
             #expect(result.stderr.split(separator: "\n").count == 1)
-            #expect(result.stderr.contains("cannot reach push-server at http://127.0.0.1:1 \(source): connection refused"),
-                    "\(result.stderr)")
+            #expect(
+                result.stderr.contains("cannot reach push-server at http://127.0.0.1:1 \(source): connection refused"),
+                "\(result.stderr)")
             #expect(result.stderr.contains("nothing accepts connections on 127.0.0.1:1"))
             // Other push-servers may run on this machine (other suites); either verdict names its fix.
-            #expect(result.stderr.contains("no push-server process is running on this machine (hint: start it with 'make run'")
+            #expect(
+                result.stderr.contains("no push-server process is running on this machine (hint: start it with 'make run'")
                     || result.stderr.contains("push-server is running, but elsewhere: pid "), "\(result.stderr)")
         }
     }

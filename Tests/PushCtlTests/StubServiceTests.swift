@@ -1,9 +1,9 @@
 import APNSCore
 import Foundation
+import JSON
 import PushIO
 import PushSync
 import Testing
-import JSON
 
 /// A stand-in for push-server's `POST /v1/pushes` and `GET /healthz` with the real service's shapes
 /// (docs/openapi.yaml): checks the bearer key; 202 `{push_id, notifications:[{id, token}]}`, or with
@@ -17,19 +17,24 @@ final class StubPushServer: Sendable {
     var url: String { "http://127.0.0.1:\(server.port)" }
 
     init(apiKey: String) throws {
-        let received = self.received, requests = self.requests
+        let received = self.received
+        let requests = self.requests
         server = try HTTPServer(loop: loop, port: 0, maxBodyBytes: 4 << 20) { request, responder in
             guard request.header("authorization") == "Bearer \(apiKey)" else {
-                responder.respond(HTTPServerResponse(status: 401, body: Array(#"{"error":{"code":"unauthorized","message":"missing or wrong API key"}}"#.utf8)))
+                responder.respond(
+                    HTTPServerResponse(status: 401, body: Array(#"{"error":{"code":"unauthorized","message":"missing or wrong API key"}}"#.utf8)))
                 return
             }
             if request.path == "/healthz" {
-                responder.respond(HTTPServerResponse(status: 200, body: Array(#"{"status":"ok","database":"ok","apns":{"production":"ok","development":"ok"}}"#.utf8)))
+                responder.respond(
+                    HTTPServerResponse(
+                        status: 200, body: Array(#"{"status":"ok","database":"ok","apns":{"production":"ok","development":"ok"}}"#.utf8)))
                 return
             }
             guard request.method == "POST", request.path == "/v1/pushes",
-                  let body = try? JSONValue.parse(request.body), let tokens = body["tokens"]?.arrayValue,
-                  body["payload"]?["aps"] != nil else {
+                let body = try? JSONValue.parse(request.body), let tokens = body["tokens"]?.arrayValue,
+                body["payload"]?["aps"] != nil
+            else {
                 responder.respond(HTTPServerResponse(status: 400, body: Array(#"{"error":{"code":"invalid_field","message":"bad request"}}"#.utf8)))
                 return
             }
@@ -42,18 +47,24 @@ final class StubPushServer: Sendable {
                 guard wait else { return ["id": id, "token": token] }
                 let rejected = (token.stringValue ?? "").hasPrefix("00")
                 counts[rejected ? "rejected" : "accepted", default: 0] += 1
-                return ["id": id, "token": token, "topic": "com.sniffmeet.app", "environment": "production",
-                        "state": rejected ? "rejected" : "accepted", "attempts": 1, "status": rejected ? 400 : 200,
-                        "reason": rejected ? "BadDeviceToken" : .null, "apns_id": .string(APNSID.generate()),
-                        "apns_unique_id": .null, "updated_at": "2026-11-29T20:00:00.000Z"]
+                return [
+                    "id": id, "token": token, "topic": "com.sniffmeet.app", "environment": "production",
+                    "state": rejected ? "rejected" : "accepted", "attempts": 1, "status": rejected ? 400 : 200,
+                    "reason": rejected ? "BadDeviceToken" : .null, "apns_id": .string(APNSID.generate()),
+                    "apns_unique_id": .null, "updated_at": "2026-11-29T20:00:00.000Z",
+                ]
             }
             var answer: JSONValue = ["push_id": .string(UUID().uuidString.lowercased()), "notifications": .array(notifications)]
             if wait {
-                answer = ["push_id": answer["push_id"] ?? .null, "complete": true,
-                          "counts": .object(counts.mapValues { .int($0) }), "notifications": .array(notifications)]
+                answer = [
+                    "push_id": answer["push_id"] ?? .null, "complete": true,
+                    "counts": .object(counts.mapValues { .int($0) }), "notifications": .array(notifications),
+                ]
             }
-            responder.respond(HTTPServerResponse(status: wait ? 200 : 202, headers: [("Content-Type", "application/json")],
-                                                 body: answer.serialized()))
+            responder.respond(
+                HTTPServerResponse(
+                    status: wait ? 200 : 202, headers: [("Content-Type", "application/json")],
+                    body: answer.serialized()))
         }
     }
 
@@ -84,8 +95,11 @@ struct StubServiceTests {
         }
         try Data(text.utf8).write(to: path)
         defer { try? FileManager.default.removeItem(at: path) }
-        let result = try PushCtlProcess.run(["send", "--tokens-file", path.path, "--body", "hi", "--wait", "--json",
-                                             "--url", stub.url], environment: ["PUSHCTL_API_KEY": "k"])
+        let result = try PushCtlProcess.run(
+            [
+                "send", "--tokens-file", path.path, "--body", "hi", "--wait", "--json",
+                "--url", stub.url,
+            ], environment: ["PUSHCTL_API_KEY": "k"])
         #expect(result.status == 2, "\(result.stderr)")
         let summary = try JSONValue.parse(Array(result.stdout.utf8))
         #expect(summary["total"]?.intValue == 100_000)
@@ -104,8 +118,11 @@ struct StubServiceTests {
     func authRefused() throws {
         let stub = try StubPushServer(apiKey: "k")
         defer { stub.stop() }
-        let result = try PushCtlProcess.run(["send", "--token", String(repeating: "ab", count: 32), "--body", "x",
-                                             "--url", stub.url], environment: ["PUSHCTL_API_KEY": "wrong"])
+        let result = try PushCtlProcess.run(
+            [
+                "send", "--token", String(repeating: "ab", count: 32), "--body", "x",
+                "--url", stub.url,
+            ], environment: ["PUSHCTL_API_KEY": "wrong"])
         #expect(result.status == 77)
         #expect(result.stderr.split(separator: "\n").count == 1)
         #expect(result.stderr.contains("PUSHCTL_API_KEY"))
@@ -116,13 +133,15 @@ struct StubServiceTests {
         let stub = try StubPushServer(apiKey: "k")
         defer { stub.stop() }
         let good = String(repeating: "ab", count: 32)
-        let table = try PushCtlProcess.run(["send", "--token", good, "--body", "x", "--wait", "--url", stub.url],
-                                           environment: ["PUSHCTL_API_KEY": "k"])
+        let table = try PushCtlProcess.run(
+            ["send", "--token", good, "--body", "x", "--wait", "--url", stub.url],
+            environment: ["PUSHCTL_API_KEY": "k"])
         #expect(table.status == 0, "\(table.stderr)")
         #expect(table.stdout.contains("STATE"))
         #expect(table.stdout.contains("accepted"))
-        let json = try PushCtlProcess.run(["send", "--token", good, "--data", "n=1", "--wait", "--json", "--url", stub.url],
-                                          environment: ["PUSHCTL_API_KEY": "k"])
+        let json = try PushCtlProcess.run(
+            ["send", "--token", good, "--data", "n=1", "--wait", "--json", "--url", stub.url],
+            environment: ["PUSHCTL_API_KEY": "k"])
         #expect(try JSONValue.parse(Array(json.stdout.utf8))["notifications"]?[0]?["state"]?.stringValue == "accepted")
     }
 }

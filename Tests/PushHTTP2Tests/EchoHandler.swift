@@ -1,4 +1,5 @@
 import PushHTTP2
+import PushIO
 import PushTLS
 
 /// Answers every request with 200, echoing the body and reporting the client certificate's UID.
@@ -39,5 +40,3 @@ final class ConnectionEvents: HTTP2ClientConnectionDelegate, @unchecked Sendable
         closeErrors.append(error?.description ?? "orderly")
     }
 }
-
-import PushIO

@@ -1,16 +1,18 @@
 import Foundation
-import Testing
 import PushHTTP2
 import PushIO
 import PushTLS
+import Testing
 
 /// Our client against our server, over TLS with ALPN h2.
 @Suite("HTTP/2 client and server over TLS")
 struct HTTP2LoopbackTests {
     let loop = EventLoop(name: "test-loop")
 
-    func makeServer(requireClientCertificate: Bool = false, deferred: Bool = false,
-                    settings: HTTP2ServerSettings = HTTP2ServerSettings()) throws -> HTTP2Server {
+    func makeServer(
+        requireClientCertificate: Bool = false, deferred: Bool = false,
+        settings: HTTP2ServerSettings = HTTP2ServerSettings()
+    ) throws -> HTTP2Server {
         let tls = try Credentials.shared.serverContext(requireClientCertificate: requireClientCertificate)
         return try HTTP2Server(loop: loop, tls: tls, settings: settings) { _ in EchoHandler(deferred: deferred) }
     }
@@ -47,8 +49,9 @@ struct HTTP2LoopbackTests {
         let server = try makeServer(requireClientCertificate: true)
         defer { server.stop(graceful: false) }
         let events = ConnectionEvents()
-        let client = makeClient(port: server.port, tls: try Credentials.shared.clientContext(withIdentity: false),
-                                delegate: events)
+        let client = makeClient(
+            port: server.port, tls: try Credentials.shared.clientContext(withIdentity: false),
+            delegate: events)
         let result = await send(client, request())
         guard case .failure = result else {
             Issue.record("request without a client certificate succeeded")
@@ -67,8 +70,9 @@ struct HTTP2LoopbackTests {
         defer { server.stop(graceful: false) }
         let other = try TestCertificateAuthority(commonName: "Somebody Else's CA")
         let events = ConnectionEvents()
-        let client = makeClient(port: server.port, tls: try Credentials.shared.clientContext(trust: .caPEM(other.certificatePEM)),
-                                delegate: events)
+        let client = makeClient(
+            port: server.port, tls: try Credentials.shared.clientContext(trust: .caPEM(other.certificatePEM)),
+            delegate: events)
         let result = await send(client, request())
         #expect(throws: HTTP2ClientFailure.self) { try result.get() }
         let errors = try await onLoop(loop) { events.closeErrors }
@@ -80,8 +84,9 @@ struct HTTP2LoopbackTests {
         let server = try makeServer()
         defer { server.stop(graceful: false) }
         let events = ConnectionEvents()
-        let client = makeClient(port: server.port, tls: try Credentials.shared.clientContext(), serverName: "api.push.apple.com",
-                                delegate: events)
+        let client = makeClient(
+            port: server.port, tls: try Credentials.shared.clientContext(), serverName: "api.push.apple.com",
+            delegate: events)
         let result = await send(client, request())
         #expect(throws: HTTP2ClientFailure.self) { try result.get() }
         let errors = try await onLoop(loop) { events.closeErrors }

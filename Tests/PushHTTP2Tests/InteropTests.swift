@@ -1,8 +1,8 @@
 import Foundation
-import Testing
 import PushHTTP2
 import PushIO
 import PushTLS
+import Testing
 
 /// Against programs nobody on this team wrote: nghttpd (server) and h2load (client), from Debian's nghttp2.
 @Suite("HTTP/2 interop with nghttpd and h2load", .serialized)
@@ -17,14 +17,17 @@ struct InteropTests {
         try content.write(toFile: docs.path + "/hello.txt", atomically: true, encoding: .utf8)
         // nghttpd reports "listen" only with -v, and cannot report a port it chose, so it gets a free one.
         let port = try freePort()
-        let nghttpd = try ChildProcess("/usr/sbin/nghttpd", [
-            "-v", "-a", "127.0.0.1", "-d", docs.path, "\(port)", credentials.serverKeyFile, credentials.serverCertFile,
-        ])
+        let nghttpd = try ChildProcess(
+            "/usr/sbin/nghttpd",
+            [
+                "-v", "-a", "127.0.0.1", "-d", docs.path, "\(port)", credentials.serverKeyFile, credentials.serverCertFile,
+            ])
         defer { nghttpd.terminate() }
         #expect(nghttpd.waitForLine(containing: "listen") != nil)
 
-        var configuration = HTTP2ClientConnection.Configuration(host: "127.0.0.1", port: port,
-                                                                tls: try credentials.clientContext(), serverName: "localhost")
+        var configuration = HTTP2ClientConnection.Configuration(
+            host: "127.0.0.1", port: port,
+            tls: try credentials.clientContext(), serverName: "localhost")
         configuration.connectTimeout = 5
         let client = HTTP2ClientConnection(loop: loop, configuration: configuration)
         let get = HTTP2Request(method: "GET", authority: "localhost", path: "/hello.txt")
@@ -45,10 +48,12 @@ struct InteropTests {
         let work = TemporaryDirectory()
         let bodyFile = work.path + "/body.json"
         try #"{"aps":{"alert":"hello from h2load"}}"#.write(toFile: bodyFile, atomically: true, encoding: .utf8)
-        let h2load = try ChildProcess("/usr/bin/h2load", [
-            "-n", "10000", "-c", "2", "-m", "100", "-d", bodyFile,
-            "-H", "apns-topic: com.example.sniffmeet", "https://127.0.0.1:\(server.port)/3/device/abc",
-        ])
+        let h2load = try ChildProcess(
+            "/usr/bin/h2load",
+            [
+                "-n", "10000", "-c", "2", "-m", "100", "-d", bodyFile,
+                "-H", "apns-topic: com.example.sniffmeet", "https://127.0.0.1:\(server.port)/3/device/abc",
+            ])
         let (output, timedOut) = h2load.readToEnd(timeLimit: 60)
         #expect(!timedOut, "h2load did not finish within 60 s: \(output)")
         #expect(h2load.process.terminationStatus == 0, "\(output)")

@@ -59,8 +59,9 @@ struct Credentials: Sendable {
         try! authority.certificatePEM.write(toFile: caFile, atomically: true, encoding: .utf8)
         try! server.certificatePEM.write(toFile: certFile, atomically: true, encoding: .utf8)
         try! server.privateKeyPEM.write(toFile: keyFile, atomically: true, encoding: .utf8)
-        return Credentials(authority: authority, server: server, client: client, directory: directory,
-                           caFile: caFile, serverCertFile: certFile, serverKeyFile: keyFile)
+        return Credentials(
+            authority: authority, server: server, client: client, directory: directory,
+            caFile: caFile, serverCertFile: certFile, serverKeyFile: keyFile)
     }()
 
     func serverContext(requireClientCertificate: Bool = false) throws -> TLSContext {

@@ -1,7 +1,7 @@
 import Foundation
+import PushIO
 import PushSync
 import Testing
-import PushIO
 
 /// Collects bytes a stream reads and reports events through continuations.
 final class RecordingDelegate: IOStreamDelegate, @unchecked Sendable {

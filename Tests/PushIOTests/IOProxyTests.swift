@@ -29,30 +29,48 @@ struct IOProxyTests {
         let proxy = IOProxy(kind: .httpConnect, host: "127.0.0.1", port: 3128, username: "u", password: "p")
         var handshake = IOProxyHandshake(proxy: proxy, targetHost: "api.push.apple.com", targetPort: 443)
         let request = String(decoding: handshake.greeting(), as: UTF8.self)
-        #expect(request == "CONNECT api.push.apple.com:443 HTTP/1.1\r\nHost: api.push.apple.com:443\r\n"
+        #expect(
+            request == "CONNECT api.push.apple.com:443 HTTP/1.1\r\nHost: api.push.apple.com:443\r\n"
                 + "Proxy-Authorization: Basic dTpw\r\n\r\n")
         #expect(feed(&handshake, "HTTP/1.1 200 Connection established\r\n") == .needMore)
         #expect(feed(&handshake, "Proxy-Agent: x\r\n\r\n") == .established(extra: []))
 
         func answer(_ head: String, username: String? = "u") -> IOProxyHandshake.Step {
-            var handshake = IOProxyHandshake(proxy: IOProxy(kind: .httpConnect, host: "p", port: 1, username: username, password: "secret"),
-                                             targetHost: "h", targetPort: 443)
+            var handshake = IOProxyHandshake(
+                proxy: IOProxy(kind: .httpConnect, host: "p", port: 1, username: username, password: "secret"),
+                targetHost: "h", targetPort: 443)
             return feed(&handshake, head)
         }
         guard case .failed(let denied) = answer("HTTP/1.1 407 Proxy Authentication Required\r\n\r\n") else {
-            Issue.record("407 must fail"); return
+            Issue.record("407 must fail")
+            return
         }
         #expect(denied.kind == .proxyRefused)
         #expect(denied.message.contains("wrong proxy user or password") && !denied.message.contains("secret"))
-        guard case .failed(let missing) = answer("HTTP/1.0 407 Nope\r\n\r\n", username: nil) else { Issue.record("407"); return }
+        guard case .failed(let missing) = answer("HTTP/1.0 407 Nope\r\n\r\n", username: nil) else {
+            Issue.record("407")
+            return
+        }
         #expect(missing.message.contains("needs credentials"))
-        guard case .failed(let unauthorized) = answer("HTTP/1.0 401 Unauthorized\r\n\r\n") else { Issue.record("401"); return }
+        guard case .failed(let unauthorized) = answer("HTTP/1.0 401 Unauthorized\r\n\r\n") else {
+            Issue.record("401")
+            return
+        }
         #expect(unauthorized.kind == .proxyRefused)
-        guard case .failed(let forbidden) = answer("HTTP/1.1 403 Forbidden\r\n\r\n") else { Issue.record("403"); return }
+        guard case .failed(let forbidden) = answer("HTTP/1.1 403 Forbidden\r\n\r\n") else {
+            Issue.record("403")
+            return
+        }
         #expect(forbidden.kind == .proxyRefused)
-        guard case .failed(let gateway) = answer("HTTP/1.1 502 Bad Gateway\r\n\r\n") else { Issue.record("502"); return }
+        guard case .failed(let gateway) = answer("HTTP/1.1 502 Bad Gateway\r\n\r\n") else {
+            Issue.record("502")
+            return
+        }
         #expect(gateway.kind == .proxy)
-        guard case .failed(let nonsense) = answer("SSH-2.0-OpenSSH\r\n\r\n") else { Issue.record("nonsense"); return }
+        guard case .failed(let nonsense) = answer("SSH-2.0-OpenSSH\r\n\r\n") else {
+            Issue.record("nonsense")
+            return
+        }
         #expect(nonsense.kind == .proxy)
     }
 

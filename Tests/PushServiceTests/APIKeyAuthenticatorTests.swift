@@ -1,7 +1,7 @@
 import PushService
 import PushTLS
-import Testing
 import TestSupport
+import Testing
 
 @Suite("API key check: exactly the configured keys")
 struct APIKeyAuthenticatorTests {
@@ -14,10 +14,13 @@ struct APIKeyAuthenticatorTests {
 
     static func randomBytes(_ count: Int, using random: inout SeededGenerator) -> String {
         // Any Unicode scalar a header could carry, ASCII-heavy so suffixes look like key material.
-        String(String.UnicodeScalarView((0..<count).map { _ in
-            Bool.random(using: &random) ? Unicode.Scalar(keyAlphabet.randomElement(using: &random)!)
-                                        : Unicode.Scalar(UInt32.random(in: 0x01...0x2FF, using: &random))!
-        }))
+        String(
+            String.UnicodeScalarView(
+                (0..<count).map { _ in
+                    Bool.random(using: &random)
+                        ? Unicode.Scalar(keyAlphabet.randomElement(using: &random)!)
+                        : Unicode.Scalar(UInt32.random(in: 0x01...0x2FF, using: &random))!
+                }))
     }
 
     @Test("the reported bypass: a 48-character key followed by 256 (or 512) extra bytes is refused")
@@ -26,20 +29,24 @@ struct APIKeyAuthenticatorTests {
         let authenticator = APIKeyAuthenticator(keys: [try APIKey(name: "k", secret: key)])
         #expect(authenticator.authenticate("Bearer " + key)?.name == "k")
         for extra in [1, 255, 256, 257, 512, 768] {
-            #expect(authenticator.authenticate("Bearer " + key + String(repeating: "x", count: extra)) == nil,
-                    "key + \(extra) bytes")
+            #expect(
+                authenticator.authenticate("Bearer " + key + String(repeating: "x", count: extra)) == nil,
+                "key + \(extra) bytes")
         }
     }
 
-    @Test("random keys: accepted whole, refused with any prefix, any suffix up to 1 KiB, repeated, or in another form",
-          arguments: [UInt64(1), 2, 3, 4])
+    @Test(
+        "random keys: accepted whole, refused with any prefix, any suffix up to 1 KiB, repeated, or in another form",
+        arguments: [UInt64(1), 2, 3, 4])
     func randomKeys(seed: UInt64) throws {
         var random = SeededGenerator(seed: seed)
         for _ in 0..<8 {
             let key = Self.randomKey(length: Int.random(in: 1...120, using: &random), using: &random)
             let other = Self.randomKey(length: Int.random(in: 1...120, using: &random), using: &random)
-            let authenticator = APIKeyAuthenticator(keys: [try APIKey(name: "other", secret: other),
-                                                           try APIKey(name: "key", secret: key)])
+            let authenticator = APIKeyAuthenticator(keys: [
+                try APIKey(name: "other", secret: other),
+                try APIKey(name: "key", secret: key),
+            ])
             for scheme in ["Bearer ", "bearer ", "BEARER ", "bEaReR "] {
                 #expect(authenticator.authenticate(scheme + key)?.name == "key")
             }
@@ -56,10 +63,12 @@ struct APIKeyAuthenticatorTests {
             where forged != key {
                 #expect(authenticator.authenticate("Bearer " + forged) == nil)
             }
-            for header in ["Basic " + key, "Token " + key, "Bearer" + key, "Bearerx " + key, "Bear " + key, key,
-                           "Bearer  " + key, "Bearer\t" + key, " Bearer " + key, "Bearer " + key + " ",
-                           "Bearer " + key + "\r\n", "Bearer " + key + "\0", "Bearer\u{00A0}" + key, "Bearer\0" + key,
-                           "Bearer " + " " + key, "Bearer " + key + "\t", "", "Bearer", "Bearer "] {
+            for header in [
+                "Basic " + key, "Token " + key, "Bearer" + key, "Bearerx " + key, "Bear " + key, key,
+                "Bearer  " + key, "Bearer\t" + key, " Bearer " + key, "Bearer " + key + " ",
+                "Bearer " + key + "\r\n", "Bearer " + key + "\0", "Bearer\u{00A0}" + key, "Bearer\0" + key,
+                "Bearer " + " " + key, "Bearer " + key + "\t", "", "Bearer", "Bearer ",
+            ] {
                 #expect(authenticator.authenticate(header) == nil, "header \(header.debugDescription)")
             }
         }
@@ -84,10 +93,13 @@ struct APIKeyAuthenticatorTests {
         #expect(SHA256Digest.hex(of: "abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
     }
 
-    @Test("malformed keys and names are configuration errors",
-          arguments: [("k", "sha256:abc"), ("k", "sha256:" + String(repeating: "g", count: 64)),
-                      ("k", "has space"), ("k", ""), ("k", "tab\tkey"), ("bad name", "key"), ("", "key"),
-                      (String(repeating: "n", count: 65), "key")])
+    @Test(
+        "malformed keys and names are configuration errors",
+        arguments: [
+            ("k", "sha256:abc"), ("k", "sha256:" + String(repeating: "g", count: 64)),
+            ("k", "has space"), ("k", ""), ("k", "tab\tkey"), ("bad name", "key"), ("", "key"),
+            (String(repeating: "n", count: 65), "key"),
+        ])
     func malformed(name: String, secret: String) {
         #expect(throws: ConfigurationError.self) { try APIKey(name: name, secret: secret) }
     }

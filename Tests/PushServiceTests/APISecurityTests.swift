@@ -1,10 +1,10 @@
 import APNSCore
 import Foundation
+import JSON
 import PushService
+import PushStore
 import Synchronization
 import Testing
-import JSON
-import PushStore
 
 @Suite("API security over HTTP: exact keys, scopes, rate limits, failed-authentication logs")
 struct APISecurityTests {
@@ -74,8 +74,9 @@ struct APISecurityTests {
 
     @Test("request rate: the burst passes, then 429 with Retry-After, counted by key name")
     func requestRate() async throws {
-        let limited = try APIKey(name: "limited", secret: "limited-key-0123456789",
-                                 rateLimit: APIRateLimit(requestsPerSecond: 0.01, requestBurst: 3))
+        let limited = try APIKey(
+            name: "limited", secret: "limited-key-0123456789",
+            rateLimit: APIRateLimit(requestsPerSecond: 0.01, requestBurst: 3))
         let harness = try await ServiceHarness.start { $0.apiKeys.append(limited) }
         let client = harness.client.with(apiKey: "limited-key-0123456789")
         for _ in 0..<3 { #expect(try await client.send("GET", "/v1/users/nobody").status == 404) }
@@ -95,8 +96,9 @@ struct APISecurityTests {
 
     @Test("notification rate: pushes within the burst pass, then 429; one push larger than the burst is a 400")
     func notificationRate() async throws {
-        let limited = try APIKey(name: "bulk", secret: "bulk-key-0123456789",
-                                 rateLimit: APIRateLimit(notificationsPerSecond: 0.01, notificationBurst: 5))
+        let limited = try APIKey(
+            name: "bulk", secret: "bulk-key-0123456789",
+            rateLimit: APIRateLimit(notificationsPerSecond: 0.01, notificationBurst: 5))
         let harness = try await ServiceHarness.start { $0.apiKeys.append(limited) }
         let client = harness.client.with(apiKey: "bulk-key-0123456789")
         func push(_ count: Int) async throws -> TestHTTPClient.Response {

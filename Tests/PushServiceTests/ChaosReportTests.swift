@@ -27,7 +27,13 @@ struct ChaosReportTests {
 
     static let spoilers: [(what: String, spoil: @Sendable (inout ChaosReport) -> Void)] = [
         ("a push not acknowledged", { $0.acknowledged = 2_750 }),
-        ("a planned kill that never came", { $0.kills = 1; $0.depthAtKills = [1_200] }),
+        (
+            "a planned kill that never came",
+            {
+                $0.kills = 1
+                $0.depthAtKills = [1_200]
+            }
+        ),
         ("a kill during delivery with an empty outbox", { $0.depthAtKills = [1_200, 0] }),
         ("an unknown depth at a kill", { $0.depthAtKills = [1_200] }),
         ("no GOAWAY injected", { $0.goAways = 0 }),
@@ -48,8 +54,9 @@ struct ChaosReportTests {
         #expect(Self.passing.summary.hasPrefix("chaos: PASSED"))
     }
 
-    @Test("each missing fault, unacknowledged push or disagreement fails the run and is named",
-          arguments: Self.spoilers.indices)
+    @Test(
+        "each missing fault, unacknowledged push or disagreement fails the run and is named",
+        arguments: Self.spoilers.indices)
     func spoiledRunFails(index: Int) {
         var report = Self.passing
         Self.spoilers[index].spoil(&report)

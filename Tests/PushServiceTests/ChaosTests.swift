@@ -5,8 +5,9 @@ import Testing
 /// The short form of `make chaos`: the same harness with fewer pushes and faults scaled to match.
 @Suite("Chaos: faulty APNs and SIGKILLs")
 struct ChaosTests {
-    @Test("3,000 pushes through GOAWAYs, resets, 429/503, jitter and two SIGKILLs: none lost, outbox agrees with the mock",
-          .timeLimit(.minutes(3)))
+    @Test(
+        "3,000 pushes through GOAWAYs, resets, 429/503, jitter and two SIGKILLs: none lost, outbox agrees with the mock",
+        .timeLimit(.minutes(3)))
     func shortChaos() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("push-chaos-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -1,12 +1,12 @@
-import TestSupport
 import APNSCore
 import APNSMock
 import Foundation
+import JSON
 import PushChaos
 import PushStore
 import PushTLS
+import TestSupport
 import Testing
-import JSON
 
 /// The `push-server` binary next to the test bundle (built by `swift build --build-tests`).
 enum BuiltServer {
@@ -17,8 +17,9 @@ enum BuiltServer {
 
 @Suite("push-server survives SIGKILL")
 struct CrashRecoveryTests {
-    @Test("SIGKILL during a 10,000-notification load: every acknowledged notification reaches APNs, the outbox drains",
-          .timeLimit(.minutes(3)))
+    @Test(
+        "SIGKILL during a 10,000-notification load: every acknowledged notification reaches APNs, the outbox drains",
+        .timeLimit(.minutes(3)))
     func killDuringLoad() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("push-crash-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -29,10 +30,12 @@ struct CrashRecoveryTests {
         mockConfiguration.latency = .fixed(0.01)
         let mock = try MockAPNSServer(configuration: mockConfiguration)
         defer { mock.stop() }
-        let arguments = ["--data-dir", directory + "/data", "--port", "0", "--api-key", "crash-key",
-                         "--topic", "com.example.sniffmeet", "--apns-p12", files.clientP12Path, "--apns-password", "pw",
-                         "--apns-host", "127.0.0.1", "--apns-port", "\(mock.port)", "--apns-ca", files.caCertificatePath,
-                         "--log-level", "error"]
+        let arguments = [
+            "--data-dir", directory + "/data", "--port", "0", "--api-key", "crash-key",
+            "--topic", "com.example.sniffmeet", "--apns-p12", files.clientP12Path, "--apns-password", "pw",
+            "--apns-host", "127.0.0.1", "--apns-port", "\(mock.port)", "--apns-ca", files.caCertificatePath,
+            "--log-level", "error",
+        ]
 
         let first = try await PushServerProcess.start(binary: BuiltServer.path, arguments: arguments)
         let client = TestHTTPClient(port: first.port, apiKey: "crash-key")
@@ -44,10 +47,13 @@ struct CrashRecoveryTests {
         let acknowledged = await withTaskGroup(of: [String].self) { group in
             for batch in batches {
                 group.addTask {
-                    let body: JSONValue = ["tokens": .array(batch.map { .string($0) }), "alert": "load",
-                                           "environment": "development"]
+                    let body: JSONValue = [
+                        "tokens": .array(batch.map { .string($0) }), "alert": "load",
+                        "environment": "development",
+                    ]
                     guard let response = try? await client.send("POST", "/v1/pushes", json: body),
-                          (200..<300).contains(response.status) else { return [] }
+                        (200..<300).contains(response.status)
+                    else { return [] }
                     return batch
                 }
             }

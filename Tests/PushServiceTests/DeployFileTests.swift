@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The repository's `deploy/` directory.
 enum DeployDirectory {
@@ -33,10 +33,12 @@ struct DeployFileTests {
     @Test("the unit is Type=notify with a watchdog, reloads with SIGHUP, and is hardened")
     func unitSettings() throws {
         let lines = Set(try String(contentsOfFile: Self.unitPath, encoding: .utf8).split(separator: "\n").map(String.init))
-        for required in ["Type=notify", "NotifyAccess=main", "ExecReload=/bin/kill -HUP $MAINPID", "DynamicUser=yes",
-                         "StateDirectory=push-server", "ProtectSystem=strict", "NoNewPrivileges=yes", "ProtectHome=yes",
-                         "PrivateTmp=yes", "CapabilityBoundingSet=", "EnvironmentFile=/etc/push-server/push-server.env",
-                         "Environment=PUSH_DATA_DIR=%S/push-server"] {
+        for required in [
+            "Type=notify", "NotifyAccess=main", "ExecReload=/bin/kill -HUP $MAINPID", "DynamicUser=yes",
+            "StateDirectory=push-server", "ProtectSystem=strict", "NoNewPrivileges=yes", "ProtectHome=yes",
+            "PrivateTmp=yes", "CapabilityBoundingSet=", "EnvironmentFile=/etc/push-server/push-server.env",
+            "Environment=PUSH_DATA_DIR=%S/push-server",
+        ] {
             #expect(lines.contains(required), "missing \(required)")
         }
         #expect(lines.contains { $0.hasPrefix("WatchdogSec=") })

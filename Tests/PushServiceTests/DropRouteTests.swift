@@ -1,9 +1,9 @@
 import APNSCore
+import APNSMock
 import Foundation
+import JSON
 import PushService
 import Testing
-import JSON
-import APNSMock
 
 @Suite("profile drops over HTTP")
 struct DropRouteTests {
@@ -31,17 +31,21 @@ struct DropRouteTests {
         let tooFar = try await client.send("POST", "/v1/drops", json: ["user_id": "ben", "peer_id": "anna", "distance_m": 0.5])
         #expect(tooFar.status == 422)
         #expect(tooFar.errorCode == "condition_not_met")
-        let offAxis = try await client.send("POST", "/v1/drops", json: [
-            "user_id": "ben", "peer_id": "anna", "distance_m": 0.1, "direction": ["x": 1, "y": 0, "z": 0],
-        ])
+        let offAxis = try await client.send(
+            "POST", "/v1/drops",
+            json: [
+                "user_id": "ben", "peer_id": "anna", "distance_m": 0.1, "direction": ["x": 1, "y": 0, "z": 0],
+            ])
         #expect(offAxis.status == 422)
 
         let status = try await client.send("GET", "/v1/users/ben/drop")
         #expect(status.json?["state"]?.stringValue == "pending")
 
-        let matched = try await client.send("POST", "/v1/drops", json: [
-            "user_id": "ben", "peer_id": "anna", "distance_m": 0.1, "direction": ["x": 0, "y": 0.1, "z": -1],
-        ])
+        let matched = try await client.send(
+            "POST", "/v1/drops",
+            json: [
+                "user_id": "ben", "peer_id": "anna", "distance_m": 0.1, "direction": ["x": 0, "y": 0.1, "z": -1],
+            ])
         #expect(matched.status == 200)
         #expect(matched.json?["state"]?.stringValue == "matched")
         let requests = try #require(matched.json?["mate_requests"]?.arrayValue)

@@ -10,8 +10,10 @@ struct ExpiredPushTests {
     func waitEndsOnExpiry() async throws {
         // The harness waits up to 120 s: a wait that missed the expiry would end only then, incomplete.
         let harness = try await ServiceHarness.start()
-        let body: JSONValue = ["tokens": .array([.string(ServiceHarness.randomToken())]), "alert": "too late",
-                               "expiration": 44_802]
+        let body: JSONValue = [
+            "tokens": .array([.string(ServiceHarness.randomToken())]), "alert": "too late",
+            "expiration": 44_802,
+        ]
         let answer = try await harness.client.send("POST", "/v1/pushes?wait=true", json: body)
         #expect(answer.status == 200)
         #expect(answer.json?["complete"] == true)

@@ -1,12 +1,13 @@
-import TestSupport
 import APNSCore
-import Foundation
-@testable import PushStore
-import PushTLS
-import Testing
-import JSON
 import APNSMock
+import Foundation
+import JSON
 import PushService
+import PushTLS
+import TestSupport
+import Testing
+
+@testable import PushStore
 
 /// Input a push service meets on the open internet: each gets a 4xx JSON error or a closed connection,
 /// the server stays up, and nothing is written.
@@ -16,55 +17,112 @@ struct HostileInputTests {
 
     /// Raw bodies that are not valid JSON text at all, or are JSON of the wrong shape, each with the answer
     /// it must get: status, error code, and a piece of the message naming the reason.
-    static let hostileBodies: [(label: String, method: String, path: String, body: [UInt8],
-                                status: Int, code: String, reason: String)] = [
-        ("invalid UTF-8 in a string", "PUT", "/v1/users/zed", Array(#"{"name":""#.utf8) + [0xFF, 0xFE, 0xC3] + Array(#"","dog_name":"Rex"}"#.utf8),
-         400, "malformed_json", "invalid UTF-8"),
-        ("overlong UTF-8 encoding", "POST", "/v1/pushes", Array(#"{"tokens":["\#(token)"],"alert":""#.utf8) + [0xC0, 0xAF] + Array(#""}"#.utf8),
-         400, "malformed_json", "invalid UTF-8"),
-        ("lone surrogate escape", "POST", "/v1/pushes", Array(#"{"tokens":["\#(token)"],"alert":"\ud800"}"#.utf8),
-         400, "malformed_json", "lone high surrogate"),
-        ("NUL byte in the body", "POST", "/v1/devices", Array(#"{"token":"\#(token)","user_id":"zed""#.utf8) + [0] + Array("}".utf8),
-         400, "malformed_json", "expected ',' or '}'"),
-        ("nesting 100,000 deep", "POST", "/v1/pushes", Array(String(repeating: "[", count: 100_000).utf8),
-         400, "malformed_json", "nesting deeper than"),
-        ("a number too large", "PUT", "/v1/users/zed", Array(#"{"name":"Zed","dog_name":"Rex","age":1e999}"#.utf8),
-         400, "malformed_json", "number out of range"),
-        ("a huge integer", "POST", "/v1/pushes", Array(#"{"tokens":["\#(token)"],"alert":"hi","priority":99999999999999999999999}"#.utf8),
-         400, "invalid_field", "priority: out of range"),
-        ("duplicate keys", "POST", "/v1/devices", Array(#"{"token":"\#(token)","token":"\#(token)","user_id":"zed","environment":"development"}"#.utf8),
-         400, "malformed_json", "duplicate object key"),
-        ("10,001 tokens", "POST", "/v1/pushes", Array(("{\"tokens\":[" + Array(repeating: "\"\(token)\"", count: 10_001).joined(separator: ",") + "],\"alert\":\"hi\"}").utf8),
-         400, "invalid_field", "at most 10000 tokens"),
-        ("a million-element array", "POST", "/v1/pushes", Array(("{\"tokens\":[" + Array(repeating: "1", count: 1_000_000).joined(separator: ",") + "],\"alert\":\"hi\"}").utf8),
-         400, "invalid_field", "at most 10000 tokens"),
-        ("an injection string as a token", "POST", "/v1/pushes", Array(#"{"tokens":["'); DROP TABLE devices;--"],"alert":"hi"}"#.utf8),
-         400, "invalid_field", "tokens[0]: not a device token"),
-        ("an injection string as a user id", "POST", "/v1/devices", Array(#"{"token":"\#(token)","user_id":"x'); DROP TABLE users;--","environment":"development"}"#.utf8),
-         400, "invalid_field", "user_id: must be 1-64 characters"),
-        ("a payload over 4 KB", "POST", "/v1/pushes", Array(#"{"tokens":["\#(token)"],"payload":{"aps":{"alert":"\#(String(repeating: "x", count: 4100))"}}}"#.utf8),
-         413, "payload_too_large", "takes at most 4096"),
-        ("an unknown push type", "POST", "/v1/pushes", Array(#"{"tokens":["\#(token)"],"alert":"hi","push_type":"../../etc"}"#.utf8),
-         400, "unknown_push_type", "unknown push_type"),
-        ("an unknown field", "POST", "/v1/devices", Array(#"{"token":"\#(token)","user_id":"zed","environment":"development","admin":true}"#.utf8),
-         400, "invalid_field", "admin: unknown field"),
-        ("a wrong type", "POST", "/v1/pushes", Array(#"{"tokens":[{"$gt":""}],"alert":"hi"}"#.utf8),
-         400, "invalid_field", "tokens[0]: must be a string"),
-        ("path traversal in an id", "PUT", "/v1/users/..%2F..%2Fetc%2Fpasswd", Array(#"{"name":"Zed","dog_name":"Rex"}"#.utf8),
-         400, "invalid_path", "id must be 1-64 characters"),
-        ("an encoded NUL in an id", "PUT", "/v1/users/zed%00", Array(#"{"name":"Zed","dog_name":"Rex"}"#.utf8),
-         400, "invalid_path", "id must be 1-64 characters"),
-        ("dot segments in the path", "GET", "/v1/users/../../v1/users/zed", [],
-         404, "not_found", "no route"),
-        ("an over-long id", "PUT", "/v1/users/" + String(repeating: "z", count: 5_000), Array(#"{"name":"Zed","dog_name":"Rex"}"#.utf8),
-         400, "invalid_path", "id must be 1-64 characters"),
-        ("an injection string in a push id", "GET", "/v1/pushes/x'%20OR%20'1'='1", [],
-         400, "invalid_path", "id must be a lowercase UUID"),
-        ("a token with a path trick", "DELETE", "/v1/devices/..%2F\(token)", [],
-         400, "invalid_path", "token must be an even number"),
-        ("null for a required field", "POST", "/v1/devices", Array(#"{"token":null,"user_id":"zed","environment":"development"}"#.utf8),
-         400, "invalid_field", "token: must not be null"),
-    ]
+    static let hostileBodies:
+        [(
+            label: String, method: String, path: String, body: [UInt8],
+            status: Int, code: String, reason: String
+        )] = [
+            (
+                "invalid UTF-8 in a string", "PUT", "/v1/users/zed",
+                Array(#"{"name":""#.utf8) + [0xFF, 0xFE, 0xC3] + Array(#"","dog_name":"Rex"}"#.utf8),
+                400, "malformed_json", "invalid UTF-8"
+            ),
+            (
+                "overlong UTF-8 encoding", "POST", "/v1/pushes",
+                Array(#"{"tokens":["\#(token)"],"alert":""#.utf8) + [0xC0, 0xAF] + Array(#""}"#.utf8),
+                400, "malformed_json", "invalid UTF-8"
+            ),
+            (
+                "lone surrogate escape", "POST", "/v1/pushes", Array(#"{"tokens":["\#(token)"],"alert":"\ud800"}"#.utf8),
+                400, "malformed_json", "lone high surrogate"
+            ),
+            (
+                "NUL byte in the body", "POST", "/v1/devices", Array(#"{"token":"\#(token)","user_id":"zed""#.utf8) + [0] + Array("}".utf8),
+                400, "malformed_json", "expected ',' or '}'"
+            ),
+            (
+                "nesting 100,000 deep", "POST", "/v1/pushes", Array(String(repeating: "[", count: 100_000).utf8),
+                400, "malformed_json", "nesting deeper than"
+            ),
+            (
+                "a number too large", "PUT", "/v1/users/zed", Array(#"{"name":"Zed","dog_name":"Rex","age":1e999}"#.utf8),
+                400, "malformed_json", "number out of range"
+            ),
+            (
+                "a huge integer", "POST", "/v1/pushes", Array(#"{"tokens":["\#(token)"],"alert":"hi","priority":99999999999999999999999}"#.utf8),
+                400, "invalid_field", "priority: out of range"
+            ),
+            (
+                "duplicate keys", "POST", "/v1/devices",
+                Array(#"{"token":"\#(token)","token":"\#(token)","user_id":"zed","environment":"development"}"#.utf8),
+                400, "malformed_json", "duplicate object key"
+            ),
+            (
+                "10,001 tokens", "POST", "/v1/pushes",
+                Array(("{\"tokens\":[" + Array(repeating: "\"\(token)\"", count: 10_001).joined(separator: ",") + "],\"alert\":\"hi\"}").utf8),
+                400, "invalid_field", "at most 10000 tokens"
+            ),
+            (
+                "a million-element array", "POST", "/v1/pushes",
+                Array(("{\"tokens\":[" + Array(repeating: "1", count: 1_000_000).joined(separator: ",") + "],\"alert\":\"hi\"}").utf8),
+                400, "invalid_field", "at most 10000 tokens"
+            ),
+            (
+                "an injection string as a token", "POST", "/v1/pushes", Array(#"{"tokens":["'); DROP TABLE devices;--"],"alert":"hi"}"#.utf8),
+                400, "invalid_field", "tokens[0]: not a device token"
+            ),
+            (
+                "an injection string as a user id", "POST", "/v1/devices",
+                Array(#"{"token":"\#(token)","user_id":"x'); DROP TABLE users;--","environment":"development"}"#.utf8),
+                400, "invalid_field", "user_id: must be 1-64 characters"
+            ),
+            (
+                "a payload over 4 KB", "POST", "/v1/pushes",
+                Array(#"{"tokens":["\#(token)"],"payload":{"aps":{"alert":"\#(String(repeating: "x", count: 4100))"}}}"#.utf8),
+                413, "payload_too_large", "takes at most 4096"
+            ),
+            (
+                "an unknown push type", "POST", "/v1/pushes", Array(#"{"tokens":["\#(token)"],"alert":"hi","push_type":"../../etc"}"#.utf8),
+                400, "unknown_push_type", "unknown push_type"
+            ),
+            (
+                "an unknown field", "POST", "/v1/devices",
+                Array(#"{"token":"\#(token)","user_id":"zed","environment":"development","admin":true}"#.utf8),
+                400, "invalid_field", "admin: unknown field"
+            ),
+            (
+                "a wrong type", "POST", "/v1/pushes", Array(#"{"tokens":[{"$gt":""}],"alert":"hi"}"#.utf8),
+                400, "invalid_field", "tokens[0]: must be a string"
+            ),
+            (
+                "path traversal in an id", "PUT", "/v1/users/..%2F..%2Fetc%2Fpasswd", Array(#"{"name":"Zed","dog_name":"Rex"}"#.utf8),
+                400, "invalid_path", "id must be 1-64 characters"
+            ),
+            (
+                "an encoded NUL in an id", "PUT", "/v1/users/zed%00", Array(#"{"name":"Zed","dog_name":"Rex"}"#.utf8),
+                400, "invalid_path", "id must be 1-64 characters"
+            ),
+            (
+                "dot segments in the path", "GET", "/v1/users/../../v1/users/zed", [],
+                404, "not_found", "no route"
+            ),
+            (
+                "an over-long id", "PUT", "/v1/users/" + String(repeating: "z", count: 5_000), Array(#"{"name":"Zed","dog_name":"Rex"}"#.utf8),
+                400, "invalid_path", "id must be 1-64 characters"
+            ),
+            (
+                "an injection string in a push id", "GET", "/v1/pushes/x'%20OR%20'1'='1", [],
+                400, "invalid_path", "id must be a lowercase UUID"
+            ),
+            (
+                "a token with a path trick", "DELETE", "/v1/devices/..%2F\(token)", [],
+                400, "invalid_path", "token must be an even number"
+            ),
+            (
+                "null for a required field", "POST", "/v1/devices", Array(#"{"token":null,"user_id":"zed","environment":"development"}"#.utf8),
+                400, "invalid_field", "token: must not be null"
+            ),
+        ]
 
     /// The service under attack, over plain HTTP or over TLS (its listener with a test certificate), and
     /// how to open a raw connection to it.
@@ -96,8 +154,9 @@ struct HostileInputTests {
         }
     }
 
-    @Test("malformed, oversized and tricky bodies and paths: each its own 4xx status and error code, nothing written, server up",
-          arguments: [false, true])
+    @Test(
+        "malformed, oversized and tricky bodies and paths: each its own 4xx status and error code, nothing written, server up",
+        arguments: [false, true])
     func hostileBodies(overTLS: Bool) async throws {
         let target = try await Target.start(overTLS: overTLS)
         for example in Self.hostileBodies {
@@ -116,8 +175,9 @@ struct HostileInputTests {
         await target.stop()
     }
 
-    @Test("a body on a GET, DELETE, TRACE or unknown method is never read as a second request: one answer, then close",
-          arguments: ["GET", "DELETE", "TRACE", "QUERY"], [false, true])
+    @Test(
+        "a body on a GET, DELETE, TRACE or unknown method is never read as a second request: one answer, then close",
+        arguments: ["GET", "DELETE", "TRACE", "QUERY"], [false, true])
     func unreadBodyIsNotASecondRequest(method: String, overTLS: Bool) async throws {
         let target = try await Target.start(overTLS: overTLS)
         let connection = try target.connect()
@@ -195,7 +255,8 @@ struct HostileInputTests {
         #expect(try await harness.server.repositories.outbox.counts().values.reduce(0, +) == 0)
         #expect(try await harness.server.repositories.users.user(id: "zed") == nil)
         #expect(try await harness.server.repositories.devices.devices(forUser: "zed", includeInvalidated: true).isEmpty)
-        #expect(try await harness.server.repositories.devices.device(token: DeviceToken(stringLiteral: Self.token), topic: ServiceHarness.topic) == nil)
+        #expect(
+            try await harness.server.repositories.devices.device(token: DeviceToken(stringLiteral: Self.token), topic: ServiceHarness.topic) == nil)
         #expect(harness.mock.counters().streams == 0)
         let connection = try target.connect()
         connection.write(RawHTTPConnection.request("GET", "/healthz", body: []))

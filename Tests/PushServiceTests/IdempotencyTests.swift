@@ -36,14 +36,19 @@ struct IdempotencyTests {
     @Test("the same key with another body is 422 and changes nothing; a malformed key is 400")
     func mismatch() async throws {
         let harness = try await ServiceHarness.start()
-        #expect(try await harness.client.send("POST", "/v1/pushes", json: Self.pushBody(),
-                                              headers: ["Idempotency-Key": "k"]).status == 202)
-        let other = try await harness.client.send("POST", "/v1/pushes", json: Self.pushBody(alert: "other"),
-                                                  headers: ["Idempotency-Key": "k"])
+        #expect(
+            try await harness.client.send(
+                "POST", "/v1/pushes", json: Self.pushBody(),
+                headers: ["Idempotency-Key": "k"]
+            ).status == 202)
+        let other = try await harness.client.send(
+            "POST", "/v1/pushes", json: Self.pushBody(alert: "other"),
+            headers: ["Idempotency-Key": "k"])
         #expect(other.status == 422)
         #expect(other.errorCode == "idempotency_key_reused")
-        let bad = try await harness.client.send("POST", "/v1/pushes", json: Self.pushBody(),
-                                                headers: ["Idempotency-Key": String(repeating: "x", count: 256)])
+        let bad = try await harness.client.send(
+            "POST", "/v1/pushes", json: Self.pushBody(),
+            headers: ["Idempotency-Key": String(repeating: "x", count: 256)])
         #expect(bad.status == 400)
         #expect(bad.errorCode == "invalid_idempotency_key")
         #expect(try await Self.rows(harness) == 3)

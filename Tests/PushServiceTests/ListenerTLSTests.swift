@@ -2,8 +2,8 @@ import Foundation
 import PushChaos
 import PushService
 import PushTLS
-import Testing
 import TestSupport
+import Testing
 
 @Suite("TLS on the REST listener: curl, client certificates, protocol floor, reload")
 struct ListenerTLSTests {
@@ -14,16 +14,21 @@ struct ListenerTLSTests {
 
     static func tlsHarness(_ files: TestCredentialFiles, clientCA: Bool = false) async throws -> ServiceHarness {
         try await ServiceHarness.start { configuration in
-            configuration.tls = .init(certificatePath: files.serverCertificatePath, keyPath: files.serverKeyPath,
-                                      clientCAPath: clientCA ? files.caCertificatePath : nil)
+            configuration.tls = .init(
+                certificatePath: files.serverCertificatePath, keyPath: files.serverKeyPath,
+                clientCAPath: clientCA ? files.caCertificatePath : nil)
         }
     }
 
     /// `curl` over HTTPS with the test key: (exit status, HTTP status or 0, output).
     static func curl(_ port: Int, _ path: String, _ extra: [String]) async throws -> (exit: Int32, status: Int, output: String) {
-        let result = try await ToolProcess.run("curl", ["-sS", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "20",
-                                                  "-H", "Authorization: Bearer \(ServiceHarness.apiKey)"]
-                                                 + extra + ["https://127.0.0.1:\(port)\(path)"])
+        let result = try await ToolProcess.run(
+            "curl",
+            [
+                "-sS", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "20",
+                "-H", "Authorization: Bearer \(ServiceHarness.apiKey)",
+            ]
+                + extra + ["https://127.0.0.1:\(port)\(path)"])
         let status = Int(result.output.suffix(3)) ?? 0
         return (result.status, status, result.output)
     }
@@ -56,9 +61,14 @@ struct ListenerTLSTests {
         // The TLS alert says why: openssl s_client shows it (TLS 1.3 sends it after the client's Finished,
         // so the client stays to read it with -ign_eof).
         func alert(_ options: [String]) async throws -> String {
-            try await ToolProcess.run("openssl", ["s_client", "-connect", "127.0.0.1:\(port)", "-CAfile", files.caCertificatePath,
-                                                  "-ign_eof", "-quiet"] + options,
-                                      input: "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", timeout: 30).output
+            try await ToolProcess.run(
+                "openssl",
+                [
+                    "s_client", "-connect", "127.0.0.1:\(port)", "-CAfile", files.caCertificatePath,
+                    "-ign_eof", "-quiet",
+                ] + options,
+                input: "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", timeout: 30
+            ).output
         }
         let noCertificate = try await alert([])
         #expect(noCertificate.contains("alert certificate required"), "\(noCertificate)")
@@ -80,18 +90,25 @@ struct ListenerTLSTests {
         let files = try Self.credentials()
         let harness = try await Self.tlsHarness(files)
         func handshake(_ options: [String]) async throws -> ToolProcess.Result {
-            try await ToolProcess.run("openssl", ["s_client", "-connect", "127.0.0.1:\(harness.server.port)",
-                                            "-CAfile", files.caCertificatePath, "-verify_return_error"] + options,
-                                input: "", timeout: 30)
+            try await ToolProcess.run(
+                "openssl",
+                [
+                    "s_client", "-connect", "127.0.0.1:\(harness.server.port)",
+                    "-CAfile", files.caCertificatePath, "-verify_return_error",
+                ] + options,
+                input: "", timeout: 30)
         }
         // The client side is opened up (security level 0) so that it really offers what the server must refuse.
-        for refused in [["-tls1", "-cipher", "DEFAULT:@SECLEVEL=0"], ["-tls1_1", "-cipher", "DEFAULT:@SECLEVEL=0"],
-                        ["-tls1_2", "-cipher", "AES128-SHA:@SECLEVEL=0"], ["-tls1_2", "-cipher", "ECDHE-RSA-AES128-SHA:ECDHE-ECDSA-AES128-SHA"],
-                        ["-tls1_2", "-cipher", "DES-CBC3-SHA:@SECLEVEL=0"], ["-tls1_2", "-cipher", "AES256-GCM-SHA384"]] {
+        for refused in [
+            ["-tls1", "-cipher", "DEFAULT:@SECLEVEL=0"], ["-tls1_1", "-cipher", "DEFAULT:@SECLEVEL=0"],
+            ["-tls1_2", "-cipher", "AES128-SHA:@SECLEVEL=0"], ["-tls1_2", "-cipher", "ECDHE-RSA-AES128-SHA:ECDHE-ECDSA-AES128-SHA"],
+            ["-tls1_2", "-cipher", "DES-CBC3-SHA:@SECLEVEL=0"], ["-tls1_2", "-cipher", "AES256-GCM-SHA384"],
+        ] {
             let result = try await handshake(refused)
             #expect(result.status != 0, "\(refused) must fail: \(result.output.suffix(400))")
-            #expect(!result.output.contains("Verify return code: 0 (ok)") || result.output.contains("Cipher is (NONE)"),
-                    "\(refused)")
+            #expect(
+                !result.output.contains("Verify return code: 0 (ok)") || result.output.contains("Cipher is (NONE)"),
+                "\(refused)")
         }
         for accepted in [["-tls1_2", "-cipher", "ECDHE+AESGCM"], ["-tls1_3"]] {
             let result = try await handshake(accepted)
@@ -134,11 +151,17 @@ struct ListenerTLSTests {
         let logPath = directory + "/push-server.log"
         let server = try await PushServerProcess.start(
             binary: BuiltServer.path,
-            arguments: ["--embedded", "--data-dir", directory + "/data", "--port", "0",
-                        "--tls-cert", files.serverCertificatePath, "--tls-key", files.serverKeyPath],
+            arguments: [
+                "--embedded", "--data-dir", directory + "/data", "--port", "0",
+                "--tls-cert", files.serverCertificatePath, "--tls-key", files.serverKeyPath,
+            ],
             logPath: logPath)
-        let before = try await ToolProcess.run("curl", ["-sS", "--cacert", files.caCertificatePath, "--max-time", "20",
-                                                  "https://127.0.0.1:\(server.port)/healthz"])
+        let before = try await ToolProcess.run(
+            "curl",
+            [
+                "-sS", "--cacert", files.caCertificatePath, "--max-time", "20",
+                "https://127.0.0.1:\(server.port)/healthz",
+            ])
         #expect(before.status == 0 && before.output.contains("\"status\""), "\(before.output)")
         kill(server.processIdentifier, SIGHUP)
         // Pending together, SIGHUP is handled before SIGTERM (lower number, one queue), so the reload is in
@@ -148,8 +171,10 @@ struct ListenerTLSTests {
         #expect(log.components(separatedBy: "event=tls.reloaded").count - 1 == 1, "\(log)")
         #expect(log.contains("signal=SIGTERM"))
         let missing = await PushServerLauncher.main(
-            arguments: ["--embedded", "--data-dir", directory + "/data2", "--port", "0", "--tls-cert", files.serverCertificatePath,
-                        "--log-level", "error"], environment: [:])
+            arguments: [
+                "--embedded", "--data-dir", directory + "/data2", "--port", "0", "--tls-cert", files.serverCertificatePath,
+                "--log-level", "error",
+            ], environment: [:])
         #expect(missing == 78)
         try? FileManager.default.removeItem(atPath: directory)
     }

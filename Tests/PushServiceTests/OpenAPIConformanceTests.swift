@@ -1,7 +1,7 @@
 import Foundation
 import PushChaos
-import Testing
 import TestSupport
+import Testing
 
 /// docs/openapi.yaml against the running server, driven by a third-party property-based tester.
 @Suite("OpenAPI conformance (schemathesis)")
@@ -22,12 +22,14 @@ struct OpenAPIConformanceTests {
         defer { _ = server.stop(SIGTERM) }
         let key = try String(contentsOfFile: directory + "/api-key", encoding: .utf8)
             .trimmingCharacters(in: .whitespacesAndNewlines)
-        let run = try await ToolProcess.run(tool, [
-            "--config-file", Self.root + "/Tests/Conformance/schemathesis.toml", "--no-color",
-            "run", Self.root + "/docs/openapi.yaml", "--url", "http://127.0.0.1:\(server.port)",
-            "-H", "Authorization: Bearer \(key)", "--generation-deterministic",
-            "--max-examples", "50", "--workers", "1",
-        ], timeout: 400, in: directory)
+        let run = try await ToolProcess.run(
+            tool,
+            [
+                "--config-file", Self.root + "/Tests/Conformance/schemathesis.toml", "--no-color",
+                "run", Self.root + "/docs/openapi.yaml", "--url", "http://127.0.0.1:\(server.port)",
+                "-H", "Authorization: Bearer \(key)", "--generation-deterministic",
+                "--max-examples", "50", "--workers", "1",
+            ], timeout: 400, in: directory)
         #expect(run.status == 0, "schemathesis found disagreements:\n\(run.output.suffix(6000))")
         // The run really exercised the API: every operation, and the stateful phase.
         #expect(run.output.contains("Selected: 16/16"), "\(run.output.suffix(2000))")

@@ -20,7 +20,10 @@ struct OpenAPIRouterTests {
         var currentOperation: String?
         let methods: Set<String> = ["get", "put", "post", "delete", "patch", "head", "options"]
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            if !line.hasPrefix(" ") && !line.isEmpty { inPaths = line == "paths:"; continue }
+            if !line.hasPrefix(" ") && !line.isEmpty {
+                inPaths = line == "paths:"
+                continue
+            }
             guard inPaths else { continue }
             if line.hasPrefix("  /"), !line.hasPrefix("   "), line.hasSuffix(":") {
                 currentPath = String(line.dropFirst(2).dropLast())

@@ -1,8 +1,8 @@
 import APNSCore
 import Foundation
+import JSON
 import PushService
 import Testing
-import JSON
 
 /// A sender whose transport fails for the first `failures` sends, then accepts everything.
 actor FlakySender: PushSender {
@@ -39,13 +39,16 @@ struct OutageTests {
         configuration.waitTimeoutSeconds = 30
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let sender = FlakySender(failures: 3)
-        let server = try await PushServer.start(configuration: configuration,
-                                                senders: PushSenders(production: sender, development: sender),
-                                                logger: .silent)
+        let server = try await PushServer.start(
+            configuration: configuration,
+            senders: PushSenders(production: sender, development: sender),
+            logger: .silent)
         let client = TestHTTPClient(port: server.port, apiKey: "k")
-        let response = try await client.send("POST", "/v1/pushes?wait=true", json: [
-            "tokens": .array([.string(ServiceHarness.randomToken())]), "alert": "hi",
-        ])
+        let response = try await client.send(
+            "POST", "/v1/pushes?wait=true",
+            json: [
+                "tokens": .array([.string(ServiceHarness.randomToken())]), "alert": "hi",
+            ])
         #expect(response.status == 200)
         #expect(response.json?["notifications"]?[0]?["state"]?.stringValue == "accepted")
         #expect(response.json?["notifications"]?[0]?["attempts"]?.intValue == 4)

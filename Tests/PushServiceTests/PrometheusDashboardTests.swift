@@ -1,10 +1,10 @@
 import APNSCore
 import APNSMock
 import Foundation
+import JSON
 import PushChaos
 import PushTLS
 import Testing
-import JSON
 
 /// The Grafana dashboard and the alert rules against real data: Debian's Prometheus scrapes a `push-server`
 /// child process (sending to an in-process mock APNs) under a little load, and every panel query of
@@ -50,8 +50,9 @@ struct PrometheusDashboardTests {
         #expect(try Self.alertMetrics().contains("push_apns_certificate_not_after_timestamp_seconds"))
     }
 
-    @Test("every panel query and every alert metric returns data from a scraped push-server",
-          .timeLimit(.minutes(3)))
+    @Test(
+        "every panel query and every alert metric returns data from a scraped push-server",
+        .timeLimit(.minutes(3)))
     func panelsReturnData() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("push-prom-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -65,31 +66,36 @@ struct PrometheusDashboardTests {
                           {"name": "limited", "key": "limited-key", "rate_limit": {"requests_per_s": 1, "request_burst": 1}}]}
             """
         try config.write(toFile: directory + "/push-server.json", atomically: true, encoding: .utf8)
-        let server = try await PushServerProcess.start(binary: BuiltServer.path, arguments: [
-            "--config", directory + "/push-server.json", "--data-dir", directory + "/data", "--port", "0",
-            "--topic", Self.topic, "--apns-p12", files.clientP12Path, "--apns-password", "pw", "--apns-host", "127.0.0.1",
-            "--apns-port", "\(mock.port)", "--apns-ca", files.caCertificatePath, "--log-level", "error"])
+        let server = try await PushServerProcess.start(
+            binary: BuiltServer.path,
+            arguments: [
+                "--config", directory + "/push-server.json", "--data-dir", directory + "/data", "--port", "0",
+                "--topic", Self.topic, "--apns-p12", files.clientP12Path, "--apns-password", "pw", "--apns-host", "127.0.0.1",
+                "--apns-port", "\(mock.port)", "--apns-ca", files.caCertificatePath, "--log-level", "error",
+            ])
         defer { server.stop(SIGTERM) }
         let client = TestHTTPClient(port: server.port, apiKey: "load-key")
         let tokens: [JSONValue] = try await Self.seed(client, mock: mock).map { .string($0) }
 
         let load = Task {
             while !Task.isCancelled {
-                _ = try? await client.send("POST", "/v1/pushes?wait=true",
-                                           json: ["tokens": .array(tokens), "alert": "walk?", "environment": "development"])
+                _ = try? await client.send(
+                    "POST", "/v1/pushes?wait=true",
+                    json: ["tokens": .array(tokens), "alert": "walk?", "environment": "development"])
                 // Pacing the load (a few sends a second keeps every rate above zero), not waiting for anything.
                 try? await Task.sleep(for: .milliseconds(100))
             }
         }
         defer { load.cancel() }
 
-        let prometheus = try await PrometheusServer.start(configuration: """
-            global: {scrape_interval: 1s, evaluation_interval: 1s}
-            rule_files: ["\(DeployDirectory.path("prometheus/alerts.yml"))"]
-            scrape_configs:
-              - job_name: push-server
-                static_configs: [{targets: ["127.0.0.1:\(server.port)"]}]
-            """, directory: directory)
+        let prometheus = try await PrometheusServer.start(
+            configuration: """
+                global: {scrape_interval: 1s, evaluation_interval: 1s}
+                rule_files: ["\(DeployDirectory.path("prometheus/alerts.yml"))"]
+                scrape_configs:
+                  - job_name: push-server
+                    static_configs: [{targets: ["127.0.0.1:\(server.port)"]}]
+                """, directory: directory)
         defer { prometheus.stop() }
 
         // Prometheus announces nothing when it scrapes, so there is no event to wait on: ask until each query
@@ -133,8 +139,9 @@ struct PrometheusDashboardTests {
         let gone = ServiceHarness.randomToken()
         let otherTopic = ServiceHarness.randomToken()
         for token in good + [gone, otherTopic] {
-            let response = try await client.send("POST", "/v1/devices",
-                                                 json: ["token": .string(token), "user_id": "rex", "environment": "development"])
+            let response = try await client.send(
+                "POST", "/v1/devices",
+                json: ["token": .string(token), "user_id": "rex", "environment": "development"])
             #expect((200..<300).contains(response.status))
         }
         mock.unregisterToken(gone, at: Date().addingTimeInterval(60))

@@ -22,8 +22,10 @@ final class PrometheusServer: Sendable {
         let port = try freeLoopbackPort()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/prometheus")
-        process.arguments = ["--config.file=\(configPath)", "--storage.tsdb.path=\(directory)/tsdb",
-                             "--web.listen-address=127.0.0.1:\(port)", "--log.level=info"]
+        process.arguments = [
+            "--config.file=\(configPath)", "--storage.tsdb.path=\(directory)/tsdb",
+            "--web.listen-address=127.0.0.1:\(port)", "--log.level=info",
+        ]
         let log = Pipe()
         process.standardError = log
         process.standardOutput = FileHandle.nullDevice
@@ -82,8 +84,9 @@ final class PrometheusServer: Sendable {
     private static func freeLoopbackPort() throws -> Int {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(descriptor) }
-        var address = sockaddr_in(sin_family: sa_family_t(AF_INET), sin_port: 0,
-                                  sin_addr: in_addr(s_addr: in_addr_t(UInt32(0x7f00_0001).bigEndian)), sin_zero: (0, 0, 0, 0, 0, 0, 0, 0))
+        var address = sockaddr_in(
+            sin_family: sa_family_t(AF_INET), sin_port: 0,
+            sin_addr: in_addr(s_addr: in_addr_t(UInt32(0x7f00_0001).bigEndian)), sin_zero: (0, 0, 0, 0, 0, 0, 0, 0))
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let ok = withUnsafeMutablePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {

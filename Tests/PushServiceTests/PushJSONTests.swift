@@ -1,25 +1,28 @@
-import TestSupport
 import APNSCore
 import Foundation
-@testable import PushService
-import PushStore
-import Testing
 import JSON
+import PushStore
+import TestSupport
+import Testing
+
+@testable import PushService
 
 @Suite("push answers written straight to bytes")
 struct PushJSONTests {
     static func rows() -> [OutboxItem] {
         let now = Date(timeIntervalSince1970: 1_780_000_000.123)
-        var first = OutboxItem(id: "row-1", pushID: "push-\"1\"", token: DeviceToken(stringLiteral: String(repeating: "ab", count: 32)),
-                               topic: "com.example.app", pushType: "alert", payload: Array("{}".utf8),
-                               environment: "development", apnsID: "2F8D3B55-61A4-4A0B-9D2C-6C9B2A8F0E11", now: now)
+        var first = OutboxItem(
+            id: "row-1", pushID: "push-\"1\"", token: DeviceToken(stringLiteral: String(repeating: "ab", count: 32)),
+            topic: "com.example.app", pushType: "alert", payload: Array("{}".utf8),
+            environment: "development", apnsID: "2F8D3B55-61A4-4A0B-9D2C-6C9B2A8F0E11", now: now)
         first.state = .accepted
         first.attempts = 1
         first.lastStatus = 200
         first.apnsUniqueID = "unique\n\\id"
-        var second = OutboxItem(id: "row-2", pushID: "push-\"1\"", token: DeviceToken(stringLiteral: String(repeating: "cd", count: 32)),
-                                topic: "com.example.app", pushType: "alert", payload: Array("{}".utf8),
-                                environment: "production", now: now.addingTimeInterval(0.001))
+        var second = OutboxItem(
+            id: "row-2", pushID: "push-\"1\"", token: DeviceToken(stringLiteral: String(repeating: "cd", count: 32)),
+            topic: "com.example.app", pushType: "alert", payload: Array("{}".utf8),
+            environment: "production", now: now.addingTimeInterval(0.001))
         second.state = .queued
         var third = second
         third.id = "row-3"
@@ -36,8 +39,10 @@ struct PushJSONTests {
         for rows in [Self.rows(), [], Array(Self.rows().prefix(1))] {
             var counts: [String: JSONValue] = [:]
             for row in rows { counts[row.state.rawValue] = .int((counts[row.state.rawValue]?.int64Value ?? 0) + 1) }
-            let tree: JSONValue = ["push_id": .string("push-\"1\""), "complete": .bool(rows.allSatisfy { $0.state.isTerminal }),
-                                   "counts": .object(counts), "notifications": .array(rows.map(RecordJSON.notification))]
+            let tree: JSONValue = [
+                "push_id": .string("push-\"1\""), "complete": .bool(rows.allSatisfy { $0.state.isTerminal }),
+                "counts": .object(counts), "notifications": .array(rows.map(RecordJSON.notification)),
+            ]
             #expect(PushJSON.push(pushID: "push-\"1\"", rows: rows) == tree.serialized())
         }
     }
@@ -45,9 +50,13 @@ struct PushJSONTests {
     @Test("the 202 answer of POST /v1/pushes equals the JSONValue tree's serialization")
     func acceptedMatchesTree() {
         let rows = Self.rows()
-        let tree: JSONValue = ["push_id": .string("p"), "notifications": .array(rows.map {
-            .object(["id": .string($0.id), "token": .string($0.token.hex)])
-        })]
+        let tree: JSONValue = [
+            "push_id": .string("p"),
+            "notifications": .array(
+                rows.map {
+                    .object(["id": .string($0.id), "token": .string($0.token.hex)])
+                }),
+        ]
         #expect(PushJSON.accepted(pushID: "p", items: rows) == tree.serialized())
     }
 

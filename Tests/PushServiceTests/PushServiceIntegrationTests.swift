@@ -1,11 +1,11 @@
-import TestSupport
 import APNSCore
+import APNSMock
 import Foundation
+import JSON
 import PushService
 import PushStore
+import TestSupport
 import Testing
-import JSON
-import APNSMock
 
 @Suite("push-server in-process with the mock APNs")
 struct PushServiceIntegrationTests {
@@ -13,9 +13,11 @@ struct PushServiceIntegrationTests {
     func pushToUser() async throws {
         let harness = try await ServiceHarness.start()
         let token = try await harness.addUser("alice")
-        let created = try await harness.client.send("POST", "/v1/pushes", json: [
-            "user_id": "alice", "alert": ["title": "Woof", "body": "Rex says hi"], "category": "GREETING",
-        ])
+        let created = try await harness.client.send(
+            "POST", "/v1/pushes",
+            json: [
+                "user_id": "alice", "alert": ["title": "Woof", "body": "Rex says hi"], "category": "GREETING",
+            ])
         #expect(created.status == 202)
         let pushID = try #require(created.json?["push_id"]?.stringValue)
         #expect(created.json?["notifications"]?[0]?["token"]?.stringValue == token)
@@ -43,8 +45,10 @@ struct PushServiceIntegrationTests {
     func pushToTokens() async throws {
         let harness = try await ServiceHarness.start()
         let tokens = (0..<50).map { _ in ServiceHarness.randomToken() }
-        let body: JSONValue = ["tokens": .array((tokens + [tokens[0].uppercased()]).map { .string($0) }),
-                               "payload": ["aps": ["alert": "hi"], "x": 1], "environment": "development"]
+        let body: JSONValue = [
+            "tokens": .array((tokens + [tokens[0].uppercased()]).map { .string($0) }),
+            "payload": ["aps": ["alert": "hi"], "x": 1], "environment": "development",
+        ]
         let response = try await harness.client.send("POST", "/v1/pushes?wait=true", json: body)
         #expect(response.status == 200)
         #expect(response.json?["notifications"]?.arrayValue?.count == 50)
@@ -102,8 +106,14 @@ struct PushServiceIntegrationTests {
         ("POST", "/v1/pushes", #"{"tokens":["\#(String(repeating: "b", count: 64))"]}"#, 400),
         ("POST", "/v1/pushes", #"{"tokens":["\#(String(repeating: "b", count: 64))"],"payload":"text"}"#, 400),
         ("POST", "/v1/pushes", #"{"tokens":["\#(String(repeating: "b", count: 64))"],"payload":{"aps":{}},"alert":"x"}"#, 400),
-        ("POST", "/v1/pushes", #"{"tokens":["\#(String(repeating: "b", count: 64))"],"content_available":true,"push_type":"background","priority":10}"#, 400),
-        ("POST", "/v1/pushes", #"{"tokens":["\#(String(repeating: "b", count: 64))"],"alert":"hi","push_type":"voip","topic":"com.example.sniffmeet"}"#, 400),
+        (
+            "POST", "/v1/pushes",
+            #"{"tokens":["\#(String(repeating: "b", count: 64))"],"content_available":true,"push_type":"background","priority":10}"#, 400
+        ),
+        (
+            "POST", "/v1/pushes",
+            #"{"tokens":["\#(String(repeating: "b", count: 64))"],"alert":"hi","push_type":"voip","topic":"com.example.sniffmeet"}"#, 400
+        ),
         ("POST", "/v1/pushes", #"{"tokens":["\#(String(repeating: "b", count: 64))"],"alert":"\#(String(repeating: "x", count: 5000))"}"#, 400),
         ("POST", "/v1/pushes", #"{"user_id":"nobody","alert":"hi"}"#, 422),
         ("POST", "/v1/pushes", #"{"tokens":["\#(String(repeating: "b", count: 64))"],"user_id":"zed","alert":"hi"}"#, 400),
@@ -147,9 +157,11 @@ struct PushServiceIntegrationTests {
             let parts = operation.split(separator: " ", maxSplits: 1)
             let path = parts[1].replacingOccurrences(of: "{id}", with: "u1")
                 .replacingOccurrences(of: "{token}", with: String(repeating: "c", count: 64))
-            for client in [harness.client.with(apiKey: nil), harness.client.with(apiKey: "wrong-key"),
-                           harness.client.with(apiKey: ServiceHarness.apiKey + "x"),
-                           harness.client.with(apiKey: ServiceHarness.apiKey + String(repeating: "x", count: 256))] {
+            for client in [
+                harness.client.with(apiKey: nil), harness.client.with(apiKey: "wrong-key"),
+                harness.client.with(apiKey: ServiceHarness.apiKey + "x"),
+                harness.client.with(apiKey: ServiceHarness.apiKey + String(repeating: "x", count: 256)),
+            ] {
                 let method = String(parts[0])
                 let response = try await client.send(method, path, body: ["GET", "DELETE"].contains(method) ? nil : "{}")
                 #expect(response.status == 401, "\(operation)")

@@ -1,8 +1,9 @@
+import Foundation
+import PushTLS
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-import PushTLS
 
 /// A TCP (or TLS) connection to the service for requests URLSession cannot make: invalid UTF-8 on the wire,
 /// a body sent slowly or never, a 10 MB upload. Reads block, bounded by `SO_RCVTIMEO` as a safety net.
@@ -70,7 +71,10 @@ final class RawHTTPConnection {
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
             let count = receive(into: &buffer)
-            if count > 0 { result += buffer[0..<count]; continue }
+            if count > 0 {
+                result += buffer[0..<count]
+                continue
+            }
             if count == 0 || errno == ECONNRESET { return (result, false) }
             if errno == EINTR { continue }
             return (result, true)
@@ -85,11 +89,12 @@ final class RawHTTPConnection {
             if let end = data.firstRange(of: Array("\r\n\r\n".utf8)) {
                 let head = String(decoding: data[..<end.lowerBound], as: UTF8.self)
                 let status = Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0
-                let length = head.split(separator: "\r\n").compactMap { line -> Int? in
-                    let parts = line.split(separator: ":", maxSplits: 1)
-                    guard parts.count == 2, parts[0].lowercased() == "content-length" else { return nil }
-                    return Int(parts[1].trimmingCharacters(in: .whitespaces))
-                }.first ?? 0
+                let length =
+                    head.split(separator: "\r\n").compactMap { line -> Int? in
+                        let parts = line.split(separator: ":", maxSplits: 1)
+                        guard parts.count == 2, parts[0].lowercased() == "content-length" else { return nil }
+                        return Int(parts[1].trimmingCharacters(in: .whitespaces))
+                    }.first ?? 0
                 if data.count - end.upperBound >= length {
                     return (status, Array(data[end.upperBound..<(end.upperBound + length)]))
                 }
@@ -101,8 +106,10 @@ final class RawHTTPConnection {
     }
 
     /// A whole HTTP/1.1 request with the service's key and `body` as is.
-    static func request(_ method: String, _ path: String, body: [UInt8], apiKey: String = ServiceHarness.apiKey,
-                        close: Bool = false) -> [UInt8] {
+    static func request(
+        _ method: String, _ path: String, body: [UInt8], apiKey: String = ServiceHarness.apiKey,
+        close: Bool = false
+    ) -> [UInt8] {
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(apiKey)\r\n"
         head += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n"
         if close { head += "Connection: close\r\n" }

@@ -1,10 +1,10 @@
 import APNSCore
 import APNSMock
 import Foundation
+import JSON
 import PushChaos
 import PushTLS
 import Testing
-import JSON
 
 @Suite("secrets stay out of the logs")
 struct SecretLoggingTests {
@@ -21,15 +21,23 @@ struct SecretLoggingTests {
         let logPath = directory + "/push-server.log"
         let server = try await PushServerProcess.start(
             binary: BuiltServer.path,
-            arguments: ["--data-dir", directory + "/data", "--port", "0", "--api-key", apiKey, "--topic", ServiceHarness.topic,
-                        "--apns-p12", files.clientP12Path, "--apns-password", password, "--apns-host", "127.0.0.1",
-                        "--apns-port", "\(mock.port)", "--apns-ca", files.caCertificatePath, "--log-level", "debug"],
+            arguments: [
+                "--data-dir", directory + "/data", "--port", "0", "--api-key", apiKey, "--topic", ServiceHarness.topic,
+                "--apns-p12", files.clientP12Path, "--apns-password", password, "--apns-host", "127.0.0.1",
+                "--apns-port", "\(mock.port)", "--apns-ca", files.caCertificatePath, "--log-level", "debug",
+            ],
             logPath: logPath)
         let client = TestHTTPClient(port: server.port, apiKey: apiKey)
         #expect(try await client.send("PUT", "/v1/users/amy", json: ["name": "Amy", "dog_name": "Bo"]).status == 201)
         #expect(try await client.with(apiKey: wrongKey).send("GET", "/v1/users/amy").status == 401)
-        #expect(try await client.send("POST", "/v1/pushes", json: ["tokens": .array([.string(ServiceHarness.randomToken())]),
-                                                                    "alert": "secret-alert-text"]).status == 202)
+        #expect(
+            try await client.send(
+                "POST", "/v1/pushes",
+                json: [
+                    "tokens": .array([.string(ServiceHarness.randomToken())]),
+                    "alert": "secret-alert-text",
+                ]
+            ).status == 202)
         await mock.waitForAccepted(count: 1)
         #expect(server.stop(SIGTERM) == 0)
 

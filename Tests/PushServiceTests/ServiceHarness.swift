@@ -1,12 +1,12 @@
-import TestSupport
 import APNS
 import APNSCore
 import APNSMock
 import Foundation
+import JSON
 import PushService
 import PushStore
 import PushTLS
-import JSON
+import TestSupport
 
 /// The whole service in-process on 127.0.0.1:0, talking to an in-process mock APNs.
 struct ServiceHarness: Sendable {
@@ -18,8 +18,10 @@ struct ServiceHarness: Sendable {
     let client: TestHTTPClient
     let directory: String
 
-    static func start(logger: ServiceLogger = .silent,
-                      configure: @Sendable (inout PushServiceConfiguration) -> Void = { _ in }) async throws -> ServiceHarness {
+    static func start(
+        logger: ServiceLogger = .silent,
+        configure: @Sendable (inout PushServiceConfiguration) -> Void = { _ in }
+    ) async throws -> ServiceHarness {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("push-service-tests-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -27,10 +29,11 @@ struct ServiceHarness: Sendable {
         let mock = try MockAPNSServer(configuration: mockConfiguration)
         let identity = try credential.identity()
         func sender(development: Bool) throws -> APNSClient {
-            try APNSClient(configuration: APNSClientConfiguration(
-                credentials: .identity(identity),
-                environment: .custom(host: "127.0.0.1", port: mock.port, isDevelopment: development),
-                trustedCAPEM: mock.credentials.caPEM))
+            try APNSClient(
+                configuration: APNSClientConfiguration(
+                    credentials: .identity(identity),
+                    environment: .custom(host: "127.0.0.1", port: mock.port, isDevelopment: development),
+                    trustedCAPEM: mock.credentials.caPEM))
         }
         var configuration = PushServiceConfiguration()
         configuration.port = 0
@@ -45,8 +48,9 @@ struct ServiceHarness: Sendable {
             configuration: configuration,
             senders: PushSenders(production: try sender(development: false), development: try sender(development: true)),
             logger: logger)
-        return ServiceHarness(server: server, mock: mock, client: TestHTTPClient(port: server.port, apiKey: apiKey),
-                              directory: directory)
+        return ServiceHarness(
+            server: server, mock: mock, client: TestHTTPClient(port: server.port, apiKey: apiKey),
+            directory: directory)
     }
 
     func stop() async {
@@ -65,8 +69,12 @@ struct ServiceHarness: Sendable {
         let put = try await client.send("PUT", "/v1/users/\(id)", json: ["name": .string(id.capitalized), "dog_name": .string(dog)])
         precondition(put.status == 201 || put.status == 200, "PUT user: \(put.status)")
         let token = Self.randomToken()
-        let device = try await client.send("POST", "/v1/devices", json: ["token": .string(token), "user_id": .string(id),
-                                                                          "environment": "development"])
+        let device = try await client.send(
+            "POST", "/v1/devices",
+            json: [
+                "token": .string(token), "user_id": .string(id),
+                "environment": "development",
+            ])
         precondition(device.status == 201, "POST device: \(device.status)")
         return token
     }

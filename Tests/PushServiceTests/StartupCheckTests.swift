@@ -1,7 +1,8 @@
 import Foundation
-@testable import PushService
 import PushTLS
 import Testing
+
+@testable import PushService
 
 @Suite("push-server start-up checks")
 struct StartupCheckTests {
@@ -37,26 +38,41 @@ struct StartupCheckTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let files = try TestCredentialFiles.write(to: directory + "/creds", bundleID: "com.example.sniffmeet", password: "secret")
         let authority = try TestCertificateAuthority()
-        let expired = try authority.issueClientCertificate(bundleID: "com.example.sniffmeet",
-                                                           notBefore: Date().addingTimeInterval(-7200),
-                                                           notAfter: Date().addingTimeInterval(-3600))
+        let expired = try authority.issueClientCertificate(
+            bundleID: "com.example.sniffmeet",
+            notBefore: Date().addingTimeInterval(-7200),
+            notAfter: Date().addingTimeInterval(-3600))
         let expiredPath = directory + "/expired.p12"
         _ = FileManager.default.createFile(atPath: expiredPath, contents: Data(try expired.pkcs12(password: "pw")))
         let common = ["--data-dir", directory + "/data", "--api-key", "k"]
         let cases: [(arguments: [String], message: String)] = [
-            (common + ["--apns-p12", directory + "/missing.p12", "--apns-password", "x"],
-             "APNs certificate \(directory)/missing.p12 does not exist or cannot be read"),
-            (common + ["--apns-p12", files.clientP12Path, "--apns-password", "wrong"],
-             "wrong password for APNs certificate \(files.clientP12Path)"),
-            (common + ["--apns-p12", expiredPath, "--apns-password", "pw"],
-             "APNs certificate \(expiredPath) has expired or is not yet valid"),
-            (common + ["--apns-p12", files.clientCertificatePath, "--apns-password", "secret"],
-             "APNs certificate \(files.clientCertificatePath) is not a PKCS#12 (.p12) file"),
-            (["--database", "/dev/null/nope/push.sqlite", "--api-key", "k", "--apns-p12", files.clientP12Path,
-              "--apns-password", "secret"],
-             "database directory /dev/null/nope cannot be created"),
-            (["--data-dir", directory + "/data", "--apns-p12", files.clientP12Path, "--apns-password", "secret"],
-             "no API key configured"),
+            (
+                common + ["--apns-p12", directory + "/missing.p12", "--apns-password", "x"],
+                "APNs certificate \(directory)/missing.p12 does not exist or cannot be read"
+            ),
+            (
+                common + ["--apns-p12", files.clientP12Path, "--apns-password", "wrong"],
+                "wrong password for APNs certificate \(files.clientP12Path)"
+            ),
+            (
+                common + ["--apns-p12", expiredPath, "--apns-password", "pw"],
+                "APNs certificate \(expiredPath) has expired or is not yet valid"
+            ),
+            (
+                common + ["--apns-p12", files.clientCertificatePath, "--apns-password", "secret"],
+                "APNs certificate \(files.clientCertificatePath) is not a PKCS#12 (.p12) file"
+            ),
+            (
+                [
+                    "--database", "/dev/null/nope/push.sqlite", "--api-key", "k", "--apns-p12", files.clientP12Path,
+                    "--apns-password", "secret",
+                ],
+                "database directory /dev/null/nope cannot be created"
+            ),
+            (
+                ["--data-dir", directory + "/data", "--apns-p12", files.clientP12Path, "--apns-password", "secret"],
+                "no API key configured"
+            ),
         ]
         for (arguments, message) in cases {
             let error = await Self.startupError(arguments)

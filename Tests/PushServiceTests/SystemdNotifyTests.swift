@@ -1,8 +1,9 @@
 import Foundation
 import PushChaos
 import PushIO
-@testable import PushService
 import Testing
+
+@testable import PushService
 
 @Suite("systemd notify protocol")
 struct SystemdNotifyTests {
@@ -43,16 +44,18 @@ struct SystemdNotifyTests {
         let socket = try NotifySocket(abstract: true)
         let loop = EventLoop(name: "watchdog-test")
         defer { loop.shutdown() }
-        let watchdog = try await SystemdWatchdog.start(loop: loop, interval: 0.02,
-                                                       notifier: SystemdNotifier(socketPath: socket.address))
+        let watchdog = try await SystemdWatchdog.start(
+            loop: loop, interval: 0.02,
+            notifier: SystemdNotifier(socketPath: socket.address))
         for _ in 0..<3 { #expect(await socket.next(timeout: 10) == "WATCHDOG=1") }
         #expect(await watchdog.isPinging)
         await watchdog.stop()
         #expect(await !watchdog.isPinging)
     }
 
-    @Test("push-server tells systemd: READY once it serves, WATCHDOG pings, RELOADING/READY on SIGHUP, STOPPING on SIGTERM",
-          .timeLimit(.minutes(2)))
+    @Test(
+        "push-server tells systemd: READY once it serves, WATCHDOG pings, RELOADING/READY on SIGHUP, STOPPING on SIGTERM",
+        .timeLimit(.minutes(2)))
     func pushServer() async throws {
         let socket = try NotifySocket(abstract: false)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("push-notify-\(UUID().uuidString)").path

@@ -1,9 +1,10 @@
 import APNSCore
 import Foundation
+import JSON
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import JSON
 
 /// A small JSON-over-HTTP client for the service under test.
 struct TestHTTPClient: Sendable {
@@ -56,7 +57,8 @@ struct TestHTTPClient: Sendable {
         for (name, value) in http.allHeaderFields {
             if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
         }
-        return Response(status: http.statusCode, body: Array(data),
-                        contentType: http.value(forHTTPHeaderField: "Content-Type"), headers: headers)
+        return Response(
+            status: http.statusCode, body: Array(data),
+            contentType: http.value(forHTTPHeaderField: "Content-Type"), headers: headers)
     }
 }

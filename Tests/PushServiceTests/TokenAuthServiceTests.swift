@@ -1,10 +1,10 @@
 import APNSCore
 import APNSMock
 import Foundation
-import PushService
-import Testing
 import JSON
+import PushService
 import PushTLS
+import Testing
 
 @Suite("push-server with token (.p8) authentication")
 struct TokenAuthServiceTests {
@@ -32,18 +32,23 @@ struct TokenAuthServiceTests {
         configuration.apns.host = "127.0.0.1"
         configuration.apns.port = mock.port
         configuration.apns.caPath = caPath
-        let server = try await PushServer.start(configuration: configuration,
-                                                senders: try PushServerLauncher.makeSenders(for: configuration.apns),
-                                                logger: .silent)
+        let server = try await PushServer.start(
+            configuration: configuration,
+            senders: try PushServerLauncher.makeSenders(for: configuration.apns),
+            logger: .silent)
         let client = TestHTTPClient(port: server.port, apiKey: ServiceHarness.apiKey)
         let token = ServiceHarness.randomToken()
-        let device = try await client.send("POST", "/v1/devices", json: [
-            "token": .string(token), "user_id": "rex", "environment": "development",
-        ])
+        let device = try await client.send(
+            "POST", "/v1/devices",
+            json: [
+                "token": .string(token), "user_id": "rex", "environment": "development",
+            ])
         #expect(device.status == 201)
-        let push = try await client.send("POST", "/v1/pushes?wait=true", json: [
-            "tokens": .array([.string(token)]), "alert": ["title": "Walk", "body": "Rex is waiting"],
-        ])
+        let push = try await client.send(
+            "POST", "/v1/pushes?wait=true",
+            json: [
+                "tokens": .array([.string(token)]), "alert": ["title": "Walk", "body": "Rex is waiting"],
+            ])
         #expect(push.status == 200)
         await mock.waitForAccepted(count: 1)
         let record = try #require(mock.records().first)
@@ -57,11 +62,19 @@ struct TokenAuthServiceTests {
         let directory = try StartupCheckTests.scratch()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let common = ["--data-dir", directory, "--api-key", "k"]
-        #expect(await StartupCheckTests.run(common + ["--apns-p8", directory + "/missing.p8", "--apns-key-id", "KEY123ABCD",
-                                                      "--apns-team-id", "TEAM12345A"]) == 78)
+        #expect(
+            await StartupCheckTests.run(
+                common + [
+                    "--apns-p8", directory + "/missing.p8", "--apns-key-id", "KEY123ABCD",
+                    "--apns-team-id", "TEAM12345A",
+                ]) == 78)
         try "not a key".write(toFile: directory + "/bad.p8", atomically: true, encoding: .utf8)
         #expect(await StartupCheckTests.run(common + ["--apns-p8", directory + "/bad.p8"]) == 78)
-        #expect(await StartupCheckTests.run(common + ["--apns-p8", directory + "/bad.p8", "--apns-key-id", "KEY123ABCD",
-                                                      "--apns-team-id", "TEAM12345A"]) == 78)
+        #expect(
+            await StartupCheckTests.run(
+                common + [
+                    "--apns-p8", directory + "/bad.p8", "--apns-key-id", "KEY123ABCD",
+                    "--apns-team-id", "TEAM12345A",
+                ]) == 78)
     }
 }

@@ -21,8 +21,9 @@ while true {
     round += 1
     let pushID = "crash-\(round)"
     let items = (0..<3).map { index in
-        OutboxItem(id: "\(pushID)-\(index)", pushID: pushID, token: token, topic: "com.example.sniffmeet",
-                   pushType: .alert, payload: payload, environment: .development, now: Date())
+        OutboxItem(
+            id: "\(pushID)-\(index)", pushID: pushID, token: token, topic: "com.example.sniffmeet",
+            pushType: .alert, payload: payload, environment: .development, now: Date())
     }
     try await store.enqueue(items)
     // FileHandle writes straight to the descriptor: nothing is left in a buffer when the process dies.

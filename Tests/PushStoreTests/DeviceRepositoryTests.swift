@@ -1,7 +1,8 @@
 import APNSCore
-import TestSupport
 import Foundation
+import TestSupport
 import Testing
+
 @testable import PushStore
 
 @Suite("DeviceRepository (both twins)")
@@ -81,18 +82,22 @@ struct DeviceRepositoryTests {
     func onlyApplesTwoEnvironmentsAreStored(kind: StoreKind) async throws {
         // Malformed tokens cannot reach the store: `DeviceToken` refuses them (see DeviceTokenTests).
         let repos = try kind.make()
-        await #expect(throws: PushStoreError.invalidField(field: "environment",
-                                                       reason: "must be production or development, got \"custom\"")) {
-            _ = try await repos.devices.register(token: token(1), topic: topic, userID: "ana",
-                                                 environment: .custom(host: "127.0.0.1", port: 2197), now: t0)
+        await #expect(
+            throws: PushStoreError.invalidField(
+                field: "environment",
+                reason: "must be production or development, got \"custom\"")
+        ) {
+            _ = try await repos.devices.register(
+                token: token(1), topic: topic, userID: "ana",
+                environment: .custom(host: "127.0.0.1", port: 2197), now: t0)
         }
         #expect(try await repos.devices.devices(forUser: "ana", includeInvalidated: true).isEmpty)
         if let store = repos.store { #expect(try await store.rowCount("devices") == 0) }
         // The longest valid token is fine.
-        _ = try await repos.devices.register(token: DeviceToken(stringLiteral: String(repeating: "ab", count: 100)), topic: topic,
-                                             userID: "ana", environment: "production", now: t0)
+        _ = try await repos.devices.register(
+            token: DeviceToken(stringLiteral: String(repeating: "ab", count: 100)), topic: topic,
+            userID: "ana", environment: "production", now: t0)
     }
-
 
     @Test(arguments: StoreKind.allCases)
     func sqlInjectionTextIsStoredAsData(kind: StoreKind) async throws {
@@ -105,8 +110,11 @@ struct DeviceRepositoryTests {
         evilCard.name = evil
         _ = try await repos.users.put(id: "ana", card: evilCard, now: t0)
         #expect(try await repos.users.user(id: "ana")?.card.bio == evil)
-        try await repos.outbox.enqueue([OutboxItem(id: evil, pushID: evil, token: token(1), topic: evil, pushType: "alert",
-                                                   payload: Array(evil.utf8), environment: "production", now: t0)])
+        try await repos.outbox.enqueue([
+            OutboxItem(
+                id: evil, pushID: evil, token: token(1), topic: evil, pushType: "alert",
+                payload: Array(evil.utf8), environment: "production", now: t0)
+        ])
         let item = try #require(try await repos.outbox.item(id: evil))
         #expect(item.topic == evil && item.payload == Array(evil.utf8))
         #expect(try await repos.devices.devices(forUser: "ana").count == 1)

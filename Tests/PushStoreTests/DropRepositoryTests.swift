@@ -1,7 +1,8 @@
 import APNSCore
-import TestSupport
 import Foundation
+import TestSupport
 import Testing
+
 @testable import PushStore
 
 @Suite("DropRepository (both twins)")
@@ -50,8 +51,10 @@ struct DropRepositoryTests {
         do {
             let store = try PushRepositories.sqlite(path: path)
             try await store.drops.insert(DropRecord(id: "d", initiatorID: "ana", peerID: "bob", createdAt: t0, expiresAt: at(10)))
-            try await store.mateRequests.insert(MateRequestRecord(id: "m", dropID: "d", senderID: "ana", recipientID: "bob",
-                                                                createdAt: t0))
+            try await store.mateRequests.insert(
+                MateRequestRecord(
+                    id: "m", dropID: "d", senderID: "ana", recipientID: "bob",
+                    createdAt: t0))
         }
         let reopened = try PushRepositories.sqlite(path: path)
         #expect(try await reopened.drops.pending().map(\.id) == ["d"])

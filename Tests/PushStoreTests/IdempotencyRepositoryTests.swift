@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PushStore
 
 @Suite("IdempotencyRepository (both twins)")
@@ -13,7 +14,8 @@ struct IdempotencyRepositoryTests {
         #expect(try await keys.begin(key: "k", scope: "a POST /v1/pushes", fingerprint: [1], now: t0, ttl: Self.day) == .proceed)
         #expect(try await keys.begin(key: "k", scope: "a POST /v1/pushes", fingerprint: [1], now: at(1), ttl: Self.day) == .inProgress)
         try await keys.finish(key: "k", scope: "a POST /v1/pushes", answer: Self.answer)
-        #expect(try await keys.begin(key: "k", scope: "a POST /v1/pushes", fingerprint: [1], now: at(2), ttl: Self.day)
+        #expect(
+            try await keys.begin(key: "k", scope: "a POST /v1/pushes", fingerprint: [1], now: at(2), ttl: Self.day)
                 == .replay(Self.answer))
         #expect(try await keys.begin(key: "k", scope: "a POST /v1/pushes", fingerprint: [2], now: at(3), ttl: Self.day) == .mismatch)
         // Another scope is another key.
@@ -32,7 +34,8 @@ struct IdempotencyRepositoryTests {
         // An answered key is not abandoned by mistake.
         try await keys.finish(key: "k", scope: "s", answer: Self.answer)
         try await keys.abandon(key: "k", scope: "s")
-        #expect(try await keys.begin(key: "k", scope: "s", fingerprint: [7], now: at(Self.day + 3), ttl: Self.day)
+        #expect(
+            try await keys.begin(key: "k", scope: "s", fingerprint: [7], now: at(Self.day + 3), ttl: Self.day)
                 == .replay(Self.answer))
     }
 
@@ -47,7 +50,8 @@ struct IdempotencyRepositoryTests {
             #expect(try await keys.begin(key: "cut", scope: "s", fingerprint: [1], now: t0, ttl: Self.day) == .proceed)
         }
         let reopened = SQLiteIdempotencyRepository(database: try SQLiteDatabase(path: path))
-        #expect(try await reopened.begin(key: "answered", scope: "s", fingerprint: [1], now: at(5), ttl: Self.day)
+        #expect(
+            try await reopened.begin(key: "answered", scope: "s", fingerprint: [1], now: at(5), ttl: Self.day)
                 == .replay(Self.answer))
         #expect(try await reopened.begin(key: "cut", scope: "s", fingerprint: [1], now: at(5), ttl: Self.day) == .proceed)
     }

@@ -1,6 +1,7 @@
 import APNSCore
 import Foundation
 import Testing
+
 @testable import PushStore
 
 /// Outbox rows are read by named column (`SQLiteOutboxColumn`), never by a bare index.
@@ -33,11 +34,13 @@ struct OutboxColumnTests {
             try await outbox.complete([("x1", .retry(status: 503, reason: "ServiceUnavailable"))], now: at(1))
         }
         // What a later schema step does (e.g. the lease columns of a shared outbox): new columns in both tables.
-        let widen = SQLiteMigration(name: "test-widen", sql: """
-            ALTER TABLE outbox_items ADD COLUMN region TEXT NOT NULL DEFAULT 'eu';
-            ALTER TABLE outbox_state ADD COLUMN owner TEXT;
-            ALTER TABLE outbox_state ADD COLUMN lease_until INTEGER NOT NULL DEFAULT 42;
-            """)
+        let widen = SQLiteMigration(
+            name: "test-widen",
+            sql: """
+                ALTER TABLE outbox_items ADD COLUMN region TEXT NOT NULL DEFAULT 'eu';
+                ALTER TABLE outbox_state ADD COLUMN owner TEXT;
+                ALTER TABLE outbox_state ADD COLUMN lease_until INTEGER NOT NULL DEFAULT 42;
+                """)
         let database = try SQLiteDatabase(path: path, migrations: SQLiteSchema.migrations + [widen], recoverInFlight: true)
         #expect(try await database.schemaVersion() == SQLiteSchema.migrations.count + 1)
         let outbox = SQLiteOutboxRepository(database: database)

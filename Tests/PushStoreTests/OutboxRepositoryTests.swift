@@ -1,7 +1,8 @@
 import APNSCore
-import TestSupport
 import Foundation
+import TestSupport
 import Testing
+
 @testable import PushStore
 
 @Suite("OutboxRepository (both twins)")
@@ -44,8 +45,10 @@ struct OutboxRepositoryTests {
     @Test(arguments: StoreKind.allCases)
     func claimTakesDueRowsOldestFirstOnce(kind: StoreKind) async throws {
         let outbox = try kind.make().outbox
-        try await outbox.enqueue([outboxItem("late", now: at(5)), outboxItem("first", now: at(0)),
-                                  outboxItem("second", now: at(1)), outboxItem("third", now: at(1))])
+        try await outbox.enqueue([
+            outboxItem("late", now: at(5)), outboxItem("first", now: at(0)),
+            outboxItem("second", now: at(1)), outboxItem("third", now: at(1)),
+        ])
         let batch = try await outbox.claim(limit: 2, now: at(2))
         #expect(batch.map(\.id) == ["first", "second"])
         #expect(batch.allSatisfy { $0.state == .inFlight && $0.attempts == 1 && $0.updatedAt == at(2) })
@@ -62,10 +65,13 @@ struct OutboxRepositoryTests {
         let outbox = try kind.make().outbox
         try await outbox.enqueue([outboxItem("ok"), outboxItem("no"), outboxItem("idle")])
         _ = try await outbox.claim(limit: 2, now: t0)
-        let states = try await outbox.complete([("ok", .accepted(apnsUniqueID: "u-1")),
-                                                ("no", .rejected(status: 410, reason: "Unregistered")),
-                                                ("idle", .accepted(apnsUniqueID: nil)),
-                                                ("ghost", .rejected(status: 400, reason: "BadTopic"))], now: at(1))
+        let states = try await outbox.complete(
+            [
+                ("ok", .accepted(apnsUniqueID: "u-1")),
+                ("no", .rejected(status: 410, reason: "Unregistered")),
+                ("idle", .accepted(apnsUniqueID: nil)),
+                ("ghost", .rejected(status: 400, reason: "BadTopic")),
+            ], now: at(1))
         #expect(states == ["ok": .accepted, "no": .rejected])
         let ok = try #require(try await outbox.item(id: "ok"))
         #expect(ok.state == .accepted && ok.lastStatus == 200 && ok.apnsUniqueID == "u-1" && ok.updatedAt == at(1))
@@ -118,9 +124,11 @@ struct OutboxRepositoryTests {
     func expiredRowsAreNeverSentLate(kind: StoreKind) async throws {
         let outbox = try kind.make().outbox
         let nowSeconds = Int(t0.timeIntervalSince1970)
-        try await outbox.enqueue([outboxItem("past", expiration: nowSeconds - 1), outboxItem("edge", expiration: nowSeconds),
-                                  outboxItem("future", expiration: nowSeconds + 60), outboxItem("once", expiration: 0),
-                                  outboxItem("none")])
+        try await outbox.enqueue([
+            outboxItem("past", expiration: nowSeconds - 1), outboxItem("edge", expiration: nowSeconds),
+            outboxItem("future", expiration: nowSeconds + 60), outboxItem("once", expiration: 0),
+            outboxItem("none"),
+        ])
         let claimed = try await outbox.claim(limit: 10, now: t0)
         #expect(claimed.map(\.id) == ["edge", "future", "once", "none"])
         #expect(claimed.expired == ["past"], "the claim names what it expired")
@@ -141,8 +149,11 @@ struct OutboxRepositoryTests {
     func expiredRowsDoNotUseUpTheClaimLimit(kind: StoreKind) async throws {
         let outbox = try kind.make().outbox
         let past = Int(t0.timeIntervalSince1970) - 10
-        try await outbox.enqueue((0..<5).map { outboxItem("old\($0)", expiration: past) } + [outboxItem("a", now: at(1)),
-                                                                                          outboxItem("b", now: at(1))])
+        try await outbox.enqueue(
+            (0..<5).map { outboxItem("old\($0)", expiration: past) } + [
+                outboxItem("a", now: at(1)),
+                outboxItem("b", now: at(1)),
+            ])
         #expect(try await outbox.claim(limit: 2, now: at(2)).map(\.id) == ["a", "b"])
         #expect(try await outbox.counts()[.expired] == 5)
     }
@@ -227,10 +238,13 @@ struct OutboxRepositoryTests {
         let outbox = try kind.make().outbox
         try await outbox.enqueue([outboxItem("a"), outboxItem("b")])
         _ = try await outbox.claim(limit: 2, now: t0)
-        let states = try await outbox.complete([("a", .retry(status: 500, reason: "InternalServerError")),
-                                                ("a", .accepted(apnsUniqueID: nil)),
-                                                ("b", .rejected(status: 400, reason: "BadTopic")),
-                                                ("b", .accepted(apnsUniqueID: "u"))], now: t0)
+        let states = try await outbox.complete(
+            [
+                ("a", .retry(status: 500, reason: "InternalServerError")),
+                ("a", .accepted(apnsUniqueID: nil)),
+                ("b", .rejected(status: 400, reason: "BadTopic")),
+                ("b", .accepted(apnsUniqueID: "u")),
+            ], now: t0)
         #expect(states == ["a": .queued, "b": .rejected])
         #expect(try await outbox.item(id: "b")?.apnsUniqueID == nil)
     }

@@ -1,7 +1,8 @@
 import APNSCore
-import TestSupport
 import Foundation
+import TestSupport
 import Testing
+
 @testable import PushStore
 
 @Suite("SQLiteConnection")
@@ -64,8 +65,10 @@ struct SQLiteConnectionTests {
 
     @Test func migrationsRunOnceInOrder() throws {
         let db = try SQLiteConnection(path: ":memory:")
-        let steps = [SQLiteMigration(name: "one", sql: "CREATE TABLE a (x)"),
-                     SQLiteMigration(name: "two", sql: "ALTER TABLE a ADD COLUMN y")]
+        let steps = [
+            SQLiteMigration(name: "one", sql: "CREATE TABLE a (x)"),
+            SQLiteMigration(name: "two", sql: "ALTER TABLE a ADD COLUMN y"),
+        ]
         try db.migrate(Array(steps.prefix(1)))
         #expect(try db.userVersion == 1)
         try db.migrate(steps)

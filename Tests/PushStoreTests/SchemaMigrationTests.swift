@@ -1,7 +1,8 @@
 import APNSCore
-import TestSupport
 import Foundation
+import TestSupport
 import Testing
+
 @testable import PushStore
 
 @Suite("Schema migrations")
@@ -23,18 +24,26 @@ struct SchemaMigrationTests {
         let rows: [[SQLiteValue]] = [
             // id, push, token, topic, priority, expiration, collapse, apns-id, payload, state, attempts,
             // next attempt, status, reason, unique id, created, updated
-            [.text("q1"), .text("p1"), .text(token(1).hex), .text(topic), .integer(10), .null, .null, .null,
-             .blob(Array("one".utf8)), .text("queued"), .integer(0), .integer(t), .null, .null, .null,
-             .integer(t), .integer(t)],
-            [.text("f1"), .text("p1"), .text(token(2).hex), .text(topic), .integer(5), .integer(0), .text("c"),
-             .text("0a1b2c3d-0000-4000-8000-000000000001"), .blob(Array("two".utf8)), .text("in_flight"),
-             .integer(1), .integer(t), .null, .null, .null, .integer(t + 1), .integer(t + 2)],
-            [.text("a1"), .text("p2"), .text(token(3).hex), .text(topic), .null, .integer(1_900_000_000), .null, .null,
-             .blob(Array("three".utf8)), .text("accepted"), .integer(1), .integer(t), .integer(200), .null,
-             .text("u-9"), .integer(t + 3), .integer(t + 4)],
-            [.text("r1"), .text("p1"), .text(token(4).hex), .text(topic), .integer(10), .null, .null, .null,
-             .blob(Array("four".utf8)), .text("queued"), .integer(2), .integer(t + 5_000), .integer(503),
-             .text("ServiceUnavailable"), .null, .integer(t + 5), .integer(t + 6)],
+            [
+                .text("q1"), .text("p1"), .text(token(1).hex), .text(topic), .integer(10), .null, .null, .null,
+                .blob(Array("one".utf8)), .text("queued"), .integer(0), .integer(t), .null, .null, .null,
+                .integer(t), .integer(t),
+            ],
+            [
+                .text("f1"), .text("p1"), .text(token(2).hex), .text(topic), .integer(5), .integer(0), .text("c"),
+                .text("0a1b2c3d-0000-4000-8000-000000000001"), .blob(Array("two".utf8)), .text("in_flight"),
+                .integer(1), .integer(t), .null, .null, .null, .integer(t + 1), .integer(t + 2),
+            ],
+            [
+                .text("a1"), .text("p2"), .text(token(3).hex), .text(topic), .null, .integer(1_900_000_000), .null, .null,
+                .blob(Array("three".utf8)), .text("accepted"), .integer(1), .integer(t), .integer(200), .null,
+                .text("u-9"), .integer(t + 3), .integer(t + 4),
+            ],
+            [
+                .text("r1"), .text("p1"), .text(token(4).hex), .text(topic), .integer(10), .null, .null, .null,
+                .blob(Array("four".utf8)), .text("queued"), .integer(2), .integer(t + 5_000), .integer(503),
+                .text("ServiceUnavailable"), .null, .integer(t + 5), .integer(t + 6),
+            ],
         ]
         for row in rows { try db.run(insert, row) }
     }

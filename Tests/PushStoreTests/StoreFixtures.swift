@@ -1,7 +1,8 @@
 import APNSCore
-import TestSupport
 import Foundation
+import TestSupport
 import Testing
+
 @testable import PushStore
 
 /// Which twin a shared test runs against.
@@ -23,8 +24,9 @@ struct Repositories {
 
 extension Repositories {
     init(_ set: PushRepositories, store: SQLiteDatabase?) {
-        self.init(users: set.users, devices: set.devices, outbox: set.outbox, drops: set.drops,
-                  mates: set.mateRequests, idempotency: set.idempotency, store: store)
+        self.init(
+            users: set.users, devices: set.devices, outbox: set.outbox, drops: set.drops,
+            mates: set.mateRequests, idempotency: set.idempotency, store: store)
     }
 }
 
@@ -52,15 +54,19 @@ func token(_ n: Int) -> DeviceToken { DeviceToken(stringLiteral: String(repeatin
 let topic = "com.example.sniffmeet"
 
 func card(_ name: String = "Ana") -> ProfileCard {
-    ProfileCard(name: name, dogName: "Rex", breed: "Beagle", age: 3, bio: "Loves the park",
-                imageURL: "https://example.com/rex.jpg")
+    ProfileCard(
+        name: name, dogName: "Rex", breed: "Beagle", age: 3, bio: "Loves the park",
+        imageURL: "https://example.com/rex.jpg")
 }
 
-func outboxItem(_ id: String, push: String = "push-1", token n: Int = 1, expiration: Int? = nil,
-                now: Date = t0) -> OutboxItem {
-    OutboxItem(id: id, pushID: push, token: token(n), topic: topic, pushType: "alert",
-               payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8), environment: "development",
-               priority: 10, expiration: expiration, collapseID: nil, apnsID: nil, now: now)
+func outboxItem(
+    _ id: String, push: String = "push-1", token n: Int = 1, expiration: Int? = nil,
+    now: Date = t0
+) -> OutboxItem {
+    OutboxItem(
+        id: id, pushID: push, token: token(n), topic: topic, pushType: "alert",
+        payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8), environment: "development",
+        priority: 10, expiration: expiration, collapseID: nil, apnsID: nil, now: now)
 }
 
 extension OutboxResult {

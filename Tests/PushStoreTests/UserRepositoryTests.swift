@@ -1,7 +1,8 @@
 import APNSCore
-import TestSupport
 import Foundation
+import TestSupport
 import Testing
+
 @testable import PushStore
 
 @Suite("UserRepository (both twins)")
@@ -50,9 +51,10 @@ struct UserRepositoryTests {
         #expect(throws: PushStoreError.self) { try badURL.validate() }
         // Within every character limit (Unicode code points), yet over the byte limit: four bytes each.
         let grin = "😀"
-        let wide = ProfileCard(name: String(repeating: grin, count: 50), dogName: String(repeating: grin, count: 50),
-                               breed: String(repeating: grin, count: 50), bio: String(repeating: grin, count: 300),
-                               imageURL: "https://example.com/" + String(repeating: "x", count: 480))
+        let wide = ProfileCard(
+            name: String(repeating: grin, count: 50), dogName: String(repeating: grin, count: 50),
+            breed: String(repeating: grin, count: 50), bio: String(repeating: grin, count: 300),
+            imageURL: "https://example.com/" + String(repeating: "x", count: 480))
         #expect {
             try wide.validate()
         } throws: { error in

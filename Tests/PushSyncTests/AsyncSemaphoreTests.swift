@@ -23,11 +23,12 @@ struct AsyncSemaphoreTests {
         let order = Order()
         var tasks: [Task<Void, Never>] = []
         for index in 0..<50 {
-            tasks.append(Task {
-                await semaphore.acquireUninterruptibly()
-                order.add(index)
-                semaphore.release()
-            })
+            tasks.append(
+                Task {
+                    await semaphore.acquireUninterruptibly()
+                    order.add(index)
+                    semaphore.release()
+                })
             await Self.untilWaiting(index + 1, on: semaphore)  // arrival order = index order
         }
         semaphore.release()

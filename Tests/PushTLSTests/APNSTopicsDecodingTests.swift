@@ -1,19 +1,26 @@
-@testable import PushTLS
 import Testing
+
+@testable import PushTLS
 
 @Suite("Apple topics extension")
 struct APNSTopicsDecodingTests {
     /// SEQUENCE { "com.a", SEQUENCE { "app" }, "com.a.voip", SEQUENCE { "voip" } }, written by hand.
-    static let appleLayout: [UInt8] = [0x30, 0x22,
-        0x0C, 0x05] + Array("com.a".utf8) + [0x30, 0x05, 0x0C, 0x03] + Array("app".utf8)
+    static let appleLayout: [UInt8] =
+        [
+            0x30, 0x22,
+            0x0C, 0x05,
+        ] + Array("com.a".utf8) + [0x30, 0x05, 0x0C, 0x03] + Array("app".utf8)
         + [0x0C, 0x0A] + Array("com.a.voip".utf8) + [0x30, 0x06, 0x0C, 0x04] + Array("voip".utf8)
 
     @Test("decodes Apple's flat alternating layout")
     func flatLayout() {
         #expect(Self.appleLayout.count == 0x24)
         let entries = APNSCertificateExtensions.decodeTopics(Self.appleLayout)
-        #expect(entries == [APNSCertificateTopic(topic: "com.a", kinds: ["app"]),
-                            APNSCertificateTopic(topic: "com.a.voip", kinds: ["voip"])])
+        #expect(
+            entries == [
+                APNSCertificateTopic(topic: "com.a", kinds: ["app"]),
+                APNSCertificateTopic(topic: "com.a.voip", kinds: ["voip"]),
+            ])
     }
 
     @Test("encoder output equals the hand-written bytes")

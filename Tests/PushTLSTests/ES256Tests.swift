@@ -1,6 +1,7 @@
 import Foundation
-@testable import PushTLS
 import Testing
+
+@testable import PushTLS
 
 @Suite("ES256 and Base64URL")
 struct ES256Tests {
@@ -41,21 +42,25 @@ struct ES256Tests {
 
         let ours = try key.sign(message)
         try directory.write(try #require(ECDSASignature.der(fromJOSE: ours)), to: "ours.der")
-        let verified = try run(openSSLTool, ["dgst", "-sha256", "-verify", "pub.pem", "-signature", "ours.der", "message"],
-                               in: directory.path)
+        let verified = try run(
+            openSSLTool, ["dgst", "-sha256", "-verify", "pub.pem", "-signature", "ours.der", "message"],
+            in: directory.path)
         #expect(verified.status == 0, "\(verified.stderr)")
 
-        let signed = try run(openSSLTool, ["dgst", "-sha256", "-sign", "key.pem", "-out", "theirs.der", "message"],
-                             in: directory.path)
+        let signed = try run(
+            openSSLTool, ["dgst", "-sha256", "-sign", "key.pem", "-out", "theirs.der", "message"],
+            in: directory.path)
         try #require(signed.status == 0)
         let theirs = try [UInt8](Data(contentsOf: URL(fileURLWithPath: directory.file("theirs.der"))))
         let jose = try ECDSASignature.jose(fromDER: theirs)
         #expect(try ES256PublicKey(pem: key.publicKeyPEM).verify(signature: jose, message: message))
     }
 
-    @Test("Base64URL", arguments: [
-        ([], ""), ([0xFB], "-w"), ([0xFF, 0xFF], "__8"), ([0x66, 0x6F, 0x6F], "Zm9v"), ([0xFB, 0xEF, 0xBE, 0x00], "----AA"),
-    ] as [([UInt8], String)])
+    @Test(
+        "Base64URL",
+        arguments: [
+            ([], ""), ([0xFB], "-w"), ([0xFF, 0xFF], "__8"), ([0x66, 0x6F, 0x6F], "Zm9v"), ([0xFB, 0xEF, 0xBE, 0x00], "----AA"),
+        ] as [([UInt8], String)])
     func base64URL(bytes: [UInt8], text: String) {
         #expect(Base64URL.encode(bytes) == text)
         #expect(Base64URL.decode(text) == bytes)

@@ -23,13 +23,15 @@ struct TLSContextTests {
             #expect(!context.isServer)
             #expect(context.alpn == ["h2"])
         }
-        #expect(tlsErrorKind { _ = try TLSContext.client(TLSClientConfiguration(trust: .caFile(directory.file("none")))) }
-            == .fileMissing)
+        #expect(
+            tlsErrorKind { _ = try TLSContext.client(TLSClientConfiguration(trust: .caFile(directory.file("none")))) }
+                == .fileMissing)
         #expect(tlsErrorKind { _ = try TLSContext.client(TLSClientConfiguration(trust: .caPEM("junk"))) } == .invalidPEM)
     }
 
-    @Test("server contexts build with each client certificate policy",
-          arguments: [ClientCertificatePolicy.none, .request, .require(trust: .system)])
+    @Test(
+        "server contexts build with each client certificate policy",
+        arguments: [ClientCertificatePolicy.none, .request, .require(trust: .system)])
     func serverContexts(policy: ClientCertificatePolicy) throws {
         let context = try TLSContext.server(TLSServerConfiguration(identity: serverIdentity, clientCertificates: policy))
         #expect(context.isServer)
@@ -47,10 +49,12 @@ struct TLSContextTests {
 
     @Test("in-memory handshake negotiates h2 and verifies both sides", arguments: ["localhost", "127.0.0.1", "::1"])
     func handshake(host: String) throws {
-        let server = try TLSContext.server(TLSServerConfiguration(
-            identity: serverIdentity, clientCertificates: .require(trust: .caPEM(authority.certificatePEM))))
-        let client = try TLSContext.client(TLSClientConfiguration(
-            identity: clientIdentity, trust: .caPEM(authority.certificatePEM), alpn: ["h2", "http/1.1"]))
+        let server = try TLSContext.server(
+            TLSServerConfiguration(
+                identity: serverIdentity, clientCertificates: .require(trust: .caPEM(authority.certificatePEM))))
+        let client = try TLSContext.client(
+            TLSClientConfiguration(
+                identity: clientIdentity, trust: .caPEM(authority.certificatePEM), alpn: ["h2", "http/1.1"]))
         let (clientSide, serverSide) = try TLSContext.handshakeInMemory(client: client, server: server, serverName: host)
         #expect(clientSide.alpn == "h2")
         #expect(serverSide.alpn == "h2")
@@ -80,8 +84,10 @@ struct TLSContextTests {
     func clientCertificatePolicies() throws {
         let trust = TLSTrust.caPEM(authority.certificatePEM)
         let anonymous = try TLSContext.client(TLSClientConfiguration(trust: trust))
-        let strict = try TLSContext.server(TLSServerConfiguration(identity: serverIdentity,
-                                                                  clientCertificates: .require(trust: trust)))
+        let strict = try TLSContext.server(
+            TLSServerConfiguration(
+                identity: serverIdentity,
+                clientCertificates: .require(trust: trust)))
         #expect(throws: TLSError.self) {
             _ = try TLSContext.handshakeInMemory(client: anonymous, server: strict, serverName: "localhost")
         }

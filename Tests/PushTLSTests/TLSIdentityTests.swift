@@ -62,9 +62,10 @@ struct TLSIdentityTests {
         let pemPath = try directory.write(Array(client.certificatePEM.utf8), to: "not.p12")
         #expect(tlsErrorKind { _ = try TLSIdentity(p12Path: pemPath, password: "x") } == .notPKCS12)
         #expect(tlsErrorKind { _ = try TLSIdentity(p12Path: directory.file("absent.p12"), password: "x") } == .fileMissing)
-        #expect(tlsErrorKind {
-            _ = try TLSIdentity(certificatePEMPath: directory.file("absent.pem"), keyPEMPath: path)
-        } == .fileMissing)
+        #expect(
+            tlsErrorKind {
+                _ = try TLSIdentity(certificatePEMPath: directory.file("absent.pem"), keyPEMPath: path)
+            } == .fileMissing)
     }
 
     @Test("a certificate-only .p12 is .noPrivateKey")
@@ -76,9 +77,10 @@ struct TLSIdentityTests {
     @Test("a key from another credential is .keyMismatch")
     func keyMismatch() throws {
         let other = try authority.issueServerCertificate()
-        #expect(tlsErrorKind {
-            _ = try TLSIdentity(certificatePEM: client.certificatePEM, keyPEM: other.privateKeyPEM)
-        } == .keyMismatch)
+        #expect(
+            tlsErrorKind {
+                _ = try TLSIdentity(certificatePEM: client.certificatePEM, keyPEM: other.privateKeyPEM)
+            } == .keyMismatch)
         #expect(tlsErrorKind { _ = try TLSIdentity(certificatePEM: "x", keyPEM: other.privateKeyPEM) } == .noCertificate)
         #expect(tlsErrorKind { _ = try TLSIdentity(certificatePEM: client.certificatePEM, keyPEM: "x") } == .noPrivateKey)
     }
@@ -102,15 +104,18 @@ struct TLSIdentityTests {
         let directory = try TemporaryDirectory()
         try directory.write(Array(client.certificatePEM.utf8), to: "client.pem")
         try directory.write(Array(client.privateKeyPEM.utf8), to: "client-key.pem")
-        let result = try run(openSSLTool, ["pkcs12", "-export"] + extra + [
-            "-in", "client.pem", "-inkey", "client-key.pem", "-out", "client.p12", "-passout", "pass:hunter2",
-        ], in: directory.path)
+        let result = try run(
+            openSSLTool,
+            ["pkcs12", "-export"] + extra + [
+                "-in", "client.pem", "-inkey", "client-key.pem", "-out", "client.p12", "-passout", "pass:hunter2",
+            ], in: directory.path)
         try #require(result.status == 0, "openssl failed: \(result.stderr)")
         let identity = try TLSIdentity(p12Path: directory.file("client.p12"), password: "hunter2")
         expectAPNSFields(identity)
-        #expect(tlsErrorKind {
-            _ = try TLSIdentity(p12Path: directory.file("client.p12"), password: "hunter3")
-        } == .wrongPassword)
+        #expect(
+            tlsErrorKind {
+                _ = try TLSIdentity(p12Path: directory.file("client.p12"), password: "hunter3")
+            } == .wrongPassword)
     }
 
     @Test("an identity exports to a .p12 that loads again")

@@ -7,8 +7,9 @@ struct TestCredentialFilesTests {
     @Test("writes every file, keeps keys private, and they all load")
     func writeAndLoad() throws {
         let directory = try TemporaryDirectory()
-        let files = try TestCredentialFiles.write(to: directory.file("creds"), bundleID: testBundleID,
-                                                  topics: [testBundleID], password: "pw")
+        let files = try TestCredentialFiles.write(
+            to: directory.file("creds"), bundleID: testBundleID,
+            topics: [testBundleID], password: "pw")
         for path in [files.serverKeyPath, files.clientKeyPath, files.clientP12Path, files.clientLegacyP12Path] {
             let attributes = try FileManager.default.attributesOfItem(atPath: path)
             #expect((attributes[.posixPermissions] as? Int) == 0o600, "\(path)")
@@ -19,10 +20,12 @@ struct TestCredentialFilesTests {
         #expect(modern.certificate.sha256Fingerprint == legacy.certificate.sha256Fingerprint)
         #expect(pem.certificate.apnsTopics == [files.bundleID])
         let server = try TLSIdentity(certificatePEMPath: files.serverCertificatePath, keyPEMPath: files.serverKeyPath)
-        let serverContext = try TLSContext.server(TLSServerConfiguration(
-            identity: server, clientCertificates: .require(trust: .caFile(files.caCertificatePath))))
-        let clientContext = try TLSContext.client(TLSClientConfiguration(
-            identity: legacy, trust: .caFile(files.caCertificatePath)))
+        let serverContext = try TLSContext.server(
+            TLSServerConfiguration(
+                identity: server, clientCertificates: .require(trust: .caFile(files.caCertificatePath))))
+        let clientContext = try TLSContext.client(
+            TLSClientConfiguration(
+                identity: legacy, trust: .caFile(files.caCertificatePath)))
         let result = try TLSContext.handshakeInMemory(client: clientContext, server: serverContext, serverName: "localhost")
         #expect(result.server.peerCertificate?.subjectUID == testBundleID)
     }

@@ -45,7 +45,10 @@ final class ProcessLog: @unchecked Sendable {
 
     private func resume(_ value: Bool) {
         let continuation = lock.withLock { () -> CheckedContinuation<Bool, Never>? in
-            defer { waiter = nil; if value { marker = nil } }
+            defer {
+                waiter = nil
+                if value { marker = nil }
+            }
             return waiter
         }
         continuation?.resume(returning: value)

@@ -34,8 +34,9 @@ public final class ProxyProcess: Sendable {
         try (lines.joined(separator: "\n") + "\n").write(to: config, atomically: true, encoding: .utf8)
         let auth = credentials.map { "\($0.user):\($0.password)@" } ?? ""
         let wrong = credentials.map { "http://\($0.user):not-\($0.password)@127.0.0.1:\(port)" }
-        return try await start("/usr/bin/tinyproxy", ["-d", "-c", config.path], ready: "Accepting connections",
-                               port: port, url: "http://\(auth)127.0.0.1:\(port)", wrongURL: wrong, directory: directory)
+        return try await start(
+            "/usr/bin/tinyproxy", ["-d", "-c", config.path], ready: "Accepting connections",
+            port: port, url: "http://\(auth)127.0.0.1:\(port)", wrongURL: wrong, directory: directory)
     }
 
     /// danted on a free port; with `authenticated`, `socksmethod: username` and the test account.
@@ -44,21 +45,21 @@ public final class ProxyProcess: Sendable {
         let directory = try scratch("danted")
         let config = directory.appendingPathComponent("danted.conf")
         try """
-            logoutput: stderr
-            internal: 127.0.0.1 port = \(port)
-            external: 127.0.0.1
-            socksmethod: \(authenticated ? "username" : "none")
-            clientmethod: none
-            user.privileged: root
-            user.unprivileged: nobody
-            client pass { from: 127.0.0.1/32 to: 0.0.0.0/0 }
-            socks pass {
-                from: 127.0.0.1/32 to: 0.0.0.0/0
-                command: connect
-                log: connect
-            }
+        logoutput: stderr
+        internal: 127.0.0.1 port = \(port)
+        external: 127.0.0.1
+        socksmethod: \(authenticated ? "username" : "none")
+        clientmethod: none
+        user.privileged: root
+        user.unprivileged: nobody
+        client pass { from: 127.0.0.1/32 to: 0.0.0.0/0 }
+        socks pass {
+            from: 127.0.0.1/32 to: 0.0.0.0/0
+            command: connect
+            log: connect
+        }
 
-            """.write(to: config, atomically: true, encoding: .utf8)
+        """.write(to: config, atomically: true, encoding: .utf8)
         var url = "socks5://127.0.0.1:\(port)"
         var wrong: String?
         if authenticated {
@@ -66,8 +67,9 @@ public final class ProxyProcess: Sendable {
             url = "socks5://\(SOCKSTestAccount.user):\(password)@127.0.0.1:\(port)"
             wrong = "socks5://\(SOCKSTestAccount.user):not-\(password)@127.0.0.1:\(port)"
         }
-        return try await start("/usr/sbin/danted", ["-f", config.path, "-N", "1", "-p", directory.appendingPathComponent("pid").path],
-                               ready: "running", port: port, url: url, wrongURL: wrong, directory: directory)
+        return try await start(
+            "/usr/sbin/danted", ["-f", config.path, "-N", "1", "-p", directory.appendingPathComponent("pid").path],
+            ready: "running", port: port, url: url, wrongURL: wrong, directory: directory)
     }
 
     private static func scratch(_ name: String) throws -> URL {
@@ -76,8 +78,10 @@ public final class ProxyProcess: Sendable {
         return directory
     }
 
-    private static func start(_ executable: String, _ arguments: [String], ready: String, port: Int, url: String,
-                              wrongURL: String?, directory: URL) async throws -> ProxyProcess {
+    private static func start(
+        _ executable: String, _ arguments: [String], ready: String, port: Int, url: String,
+        wrongURL: String?, directory: URL
+    ) async throws -> ProxyProcess {
         guard FileManager.default.isExecutableFile(atPath: executable) else {
             throw ProxyProcessError("\(executable) is missing: run `make deps` (tinyproxy, dante-server)")
         }
@@ -132,7 +136,7 @@ public enum SOCKSTestAccount {
             setup.killGroup()
         }
         guard let data = FileManager.default.contents(atPath: passwordFile),
-              let text = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty
+            let text = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty
         else { throw ProxyProcessError("no SOCKS test account: run `make deps` as root (Tests/Proxies/socks-test-user.sh)") }
         return text
     }

@@ -15,20 +15,25 @@ public enum ToolProcess {
     /// the suite; the result then says so. It runs in `directory` when given (where a tool leaves its
     /// caches). The waiting happens on a thread of its own, never on the
     /// concurrency pool, so a server in the same process keeps answering the tool.
-    public static func run(_ executable: String, _ arguments: [String], input: String = "",
-                           timeout: Double = 60, in directory: String? = nil) async throws -> Result {
+    public static func run(
+        _ executable: String, _ arguments: [String], input: String = "",
+        timeout: Double = 60, in directory: String? = nil
+    ) async throws -> Result {
         try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {
-                continuation.resume(with: Swift.Result {
-                    try runBlocking(executable, arguments, input: input, timeout: timeout, in: directory)
-                })
+                continuation.resume(
+                    with: Swift.Result {
+                        try runBlocking(executable, arguments, input: input, timeout: timeout, in: directory)
+                    })
             }
             thread.start()
         }
     }
 
-    private static func runBlocking(_ executable: String, _ arguments: [String], input: String,
-                                    timeout: Double, in directory: String?) throws -> Result {
+    private static func runBlocking(
+        _ executable: String, _ arguments: [String], input: String,
+        timeout: Double, in directory: String?
+    ) throws -> Result {
         let process = Process()
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         if executable.hasPrefix("/") {

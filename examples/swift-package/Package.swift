@@ -8,17 +8,21 @@ let package = Package(
     name: "walk-reminders",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(name: "sniffmeet-push", path: "../.."),
+        .package(name: "sniffmeet-push", path: "../..")
     ],
     targets: [
-        .target(name: "WalkReminders", dependencies: [
-            .product(name: "APNS", package: "sniffmeet-push"),
-            .product(name: "APNSCore", package: "sniffmeet-push"),
-        ]),
-        .testTarget(name: "WalkRemindersTests", dependencies: [
-            "WalkReminders",
-            .product(name: "APNSMock", package: "sniffmeet-push"),
-            .product(name: "APNSCore", package: "sniffmeet-push"),
-        ]),
+        .target(
+            name: "WalkReminders",
+            dependencies: [
+                .product(name: "APNS", package: "sniffmeet-push"),
+                .product(name: "APNSCore", package: "sniffmeet-push"),
+            ]),
+        .testTarget(
+            name: "WalkRemindersTests",
+            dependencies: [
+                "WalkReminders",
+                .product(name: "APNSMock", package: "sniffmeet-push"),
+                .product(name: "APNSCore", package: "sniffmeet-push"),
+            ]),
     ]
 )

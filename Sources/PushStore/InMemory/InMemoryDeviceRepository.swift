@@ -14,14 +14,17 @@ public actor InMemoryDeviceRepository: DeviceRepository {
     public init() {}
 
     /// See `DeviceRepository.register`.
-    public func register(token: DeviceToken, topic: String, userID: String, environment: APNSEnvironment,
-                         now: Date) throws -> DeviceRecord {
+    public func register(
+        token: DeviceToken, topic: String, userID: String, environment: APNSEnvironment,
+        now: Date
+    ) throws -> DeviceRecord {
         try StoreValidation.required(topic, field: "topic")
         try StoreValidation.userID(userID)
         try StoreValidation.environment(environment.name)
         let now = now.storeNormalized
-        let record = DeviceRecord(token: token, topic: topic, userID: userID, environment: environment,
-                                  registeredAt: now, lastSeen: now)
+        let record = DeviceRecord(
+            token: token, topic: topic, userID: userID, environment: environment,
+            registeredAt: now, lastSeen: now)
         devices[Key(token: token, topic: topic)] = record
         return record
     }
@@ -56,8 +59,10 @@ public actor InMemoryDeviceRepository: DeviceRepository {
     public func invalidate(token: DeviceToken, topic: String, reason: APNSRejectionReason, at timestamp: Date) -> Bool {
         let key = Key(token: token, topic: topic)
         guard var device = devices[key], device.isActive,
-              DeviceInvalidationRule.invalidates(reason: reason, timestamp: timestamp,
-                                                 registeredAt: device.registeredAt) else { return false }
+            DeviceInvalidationRule.invalidates(
+                reason: reason, timestamp: timestamp,
+                registeredAt: device.registeredAt)
+        else { return false }
         device.invalidatedAt = timestamp.storeNormalized
         device.invalidReason = reason
         devices[key] = device

@@ -11,9 +11,10 @@ public actor InMemoryDropRepository: DropRepository {
     public func insert(_ drop: DropRecord) throws {
         try drop.validate()
         guard drops[drop.id] == nil else { throw PushStoreError.duplicateID(drop.id) }
-        drops[drop.id] = DropRecord(id: drop.id, initiatorID: drop.initiatorID, peerID: drop.peerID, state: drop.state,
-                                    createdAt: drop.createdAt, expiresAt: drop.expiresAt,
-                                    matchedAt: drop.matchedAt, closedAt: drop.closedAt)  // store precision
+        drops[drop.id] = DropRecord(
+            id: drop.id, initiatorID: drop.initiatorID, peerID: drop.peerID, state: drop.state,
+            createdAt: drop.createdAt, expiresAt: drop.expiresAt,
+            matchedAt: drop.matchedAt, closedAt: drop.closedAt)  // store precision
     }
 
     /// See `DropRepository.update(id:to:at:)`.

@@ -17,9 +17,10 @@ public actor InMemoryMateRequestRepository: MateRequestRepository {
             throw PushStoreError.notFound("drop \(request.dropID)")
         }
         guard requests[request.id] == nil else { throw PushStoreError.duplicateID(request.id) }
-        requests[request.id] = MateRequestRecord(id: request.id, dropID: request.dropID, senderID: request.senderID,
-                                                 recipientID: request.recipientID, state: request.state,
-                                                 createdAt: request.createdAt, answeredAt: request.answeredAt)
+        requests[request.id] = MateRequestRecord(
+            id: request.id, dropID: request.dropID, senderID: request.senderID,
+            recipientID: request.recipientID, state: request.state,
+            createdAt: request.createdAt, answeredAt: request.answeredAt)
     }
 
     /// See `MateRequestRepository.answer`.
@@ -32,13 +33,14 @@ public actor InMemoryMateRequestRepository: MateRequestRepository {
 
     /// See `MateRequestRepository.requests(forUser:role:)`.
     public func requests(forUser userID: String, role: MateRequestRole) -> [MateRequestRecord] {
-        sorted(requests.values.filter { request in
-            switch role {
-            case .recipient: return request.recipientID == userID
-            case .sender: return request.senderID == userID
-            case .any: return request.recipientID == userID || request.senderID == userID
-            }
-        })
+        sorted(
+            requests.values.filter { request in
+                switch role {
+                case .recipient: return request.recipientID == userID
+                case .sender: return request.senderID == userID
+                case .any: return request.recipientID == userID || request.senderID == userID
+                }
+            })
     }
 
     /// See `MateRequestRepository.requests(forDrop:)`.

@@ -2,10 +2,11 @@ extension PushRepositories {
     /// Fresh in-memory repositories (the twins of the SQLite ones, same rules).
     public static func inMemory(retryPolicy: OutboxRetryPolicy = .default) -> PushRepositories {
         let drops = InMemoryDropRepository()
-        return PushRepositories(users: InMemoryUserRepository(), devices: InMemoryDeviceRepository(),
-                                outbox: InMemoryOutboxRepository(retryPolicy: retryPolicy), drops: drops,
-                                mateRequests: InMemoryMateRequestRepository(drops: drops),
-                                idempotency: InMemoryIdempotencyRepository(), database: InMemoryDatabase())
+        return PushRepositories(
+            users: InMemoryUserRepository(), devices: InMemoryDeviceRepository(),
+            outbox: InMemoryOutboxRepository(retryPolicy: retryPolicy), drops: drops,
+            mateRequests: InMemoryMateRequestRepository(drops: drops),
+            idempotency: InMemoryIdempotencyRepository(), database: InMemoryDatabase())
     }
 }
 

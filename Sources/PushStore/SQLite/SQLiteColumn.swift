@@ -11,8 +11,9 @@ protocol SQLiteColumn: RawRepresentable<Int32>, CaseIterable where AllCases == [
 extension SQLiteColumn {
     /// Every case's expression, in offset order, comma-separated.
     static var selectList: String {
-        precondition(allCases.enumerated().allSatisfy { Int32($0.offset) == $0.element.rawValue },
-                     "\(Self.self): cases must be numbered 0, 1, 2, … in declaration order")
+        precondition(
+            allCases.enumerated().allSatisfy { Int32($0.offset) == $0.element.rawValue },
+            "\(Self.self): cases must be numbered 0, 1, 2, … in declaration order")
         return allCases.map(\.expression).joined(separator: ", ")
     }
 

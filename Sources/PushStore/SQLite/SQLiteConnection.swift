@@ -11,7 +11,10 @@ internal import CSQLite
 /// (SIGKILL mid-stream) proves the process-kill half. Pass `synchronous: .full` for power-loss safety.
 final class SQLiteConnection {
     /// How hard SQLite syncs on commit.
-    enum Synchronous: String { case normal = "NORMAL", full = "FULL" }
+    enum Synchronous: String {
+        case normal = "NORMAL"
+        case full = "FULL"
+    }
 
     private let handle: OpaquePointer
     private var statements: [String: SQLiteStatement] = [:]
@@ -29,8 +32,10 @@ final class SQLiteConnection {
     /// and checkpoint reads per row. Existing files keep the page size they were created with.
     static let newDatabasePageSize = 16_384
 
-    init(path: String, busyTimeoutMilliseconds: Int32 = 5_000, synchronous: Synchronous = .normal,
-         pageSize: Int = newDatabasePageSize) throws(SQLiteError) {
+    init(
+        path: String, busyTimeoutMilliseconds: Int32 = 5_000, synchronous: Synchronous = .normal,
+        pageSize: Int = newDatabasePageSize
+    ) throws(SQLiteError) {
         _ = Self.configured
         var db: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
@@ -88,8 +93,10 @@ final class SQLiteConnection {
     }
 
     /// Runs a query and maps every row with `row`.
-    func query<T>(_ sql: String, _ bindings: [SQLiteValue] = [],
-                  row: (SQLiteStatement) throws -> T) throws -> [T] {
+    func query<T>(
+        _ sql: String, _ bindings: [SQLiteValue] = [],
+        row: (SQLiteStatement) throws -> T
+    ) throws -> [T] {
         let stmt = try statement(sql)
         defer { stmt.reset() }
         try stmt.bind(bindings)
@@ -133,8 +140,9 @@ final class SQLiteConnection {
     func migrate(_ steps: [SQLiteMigration]) throws {
         let current = try userVersion
         guard current <= steps.count else {
-            throw SQLiteError(function: "migrate", code: SQLITE_ERROR,
-                              message: "database schema version \(current) is newer than this build (\(steps.count))")
+            throw SQLiteError(
+                function: "migrate", code: SQLITE_ERROR,
+                message: "database schema version \(current) is newer than this build (\(steps.count))")
         }
         for (index, step) in steps.enumerated() where index + 1 > current {
             try transaction {

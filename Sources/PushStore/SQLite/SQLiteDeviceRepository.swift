@@ -30,29 +30,36 @@ public struct SQLiteDeviceRepository: DeviceRepository {
 
     private static func record(_ row: SQLiteStatement) -> DeviceRecord {
         // Every column was checked on the way in, so the typed values come back as stored.
-        DeviceRecord(token: DeviceToken(storedHex: row.string(Column.token)), topic: row.string(Column.topic),
-                     userID: row.string(Column.userID),
-                     environment: APNSEnvironment(named: row.string(Column.environment)) ?? .production,
-                     registeredAt: row.date(Column.registeredAt), lastSeen: row.date(Column.lastSeen),
-                     invalidatedAt: row.optionalDate(Column.invalidatedAt),
-                     invalidReason: row.optionalString(Column.invalidReason).map(APNSRejectionReason.init(rawValue:)))
+        DeviceRecord(
+            token: DeviceToken(storedHex: row.string(Column.token)), topic: row.string(Column.topic),
+            userID: row.string(Column.userID),
+            environment: APNSEnvironment(named: row.string(Column.environment)) ?? .production,
+            registeredAt: row.date(Column.registeredAt), lastSeen: row.date(Column.lastSeen),
+            invalidatedAt: row.optionalDate(Column.invalidatedAt),
+            invalidReason: row.optionalString(Column.invalidReason).map(APNSRejectionReason.init(rawValue:)))
     }
 
     /// See `DeviceRepository.register`.
-    public func register(token: DeviceToken, topic: String, userID: String, environment: APNSEnvironment,
-                         now: Date) async throws -> DeviceRecord {
+    public func register(
+        token: DeviceToken, topic: String, userID: String, environment: APNSEnvironment,
+        now: Date
+    ) async throws -> DeviceRecord {
         try StoreValidation.required(topic, field: "topic")
         try StoreValidation.userID(userID)
         try StoreValidation.environment(environment.name)
         return try await database.perform { db in
-            try db.run("""
+            try db.run(
+                """
                 INSERT INTO devices (token, topic, user_id, environment, registered_at, last_seen)
                 VALUES (?1, ?2, ?3, ?4, ?5, ?5)
                 ON CONFLICT (token, topic) DO UPDATE SET user_id = excluded.user_id,
                     environment = excluded.environment, registered_at = excluded.registered_at,
                     last_seen = excluded.last_seen, invalidated_at = NULL, invalid_reason = NULL
-                """, [.text(token.hex), .text(topic), .text(userID), .text(environment.name),
-                      .integer(now.storeMillis)])
+                """,
+                [
+                    .text(token.hex), .text(topic), .text(userID), .text(environment.name),
+                    .integer(now.storeMillis),
+                ])
             guard let device = try Self.device(token: token, topic: topic, db) else {
                 throw PushStoreError.notFound("device \(token) \(topic)")
             }
@@ -69,7 +76,8 @@ public struct SQLiteDeviceRepository: DeviceRepository {
     public func devices(forUser userID: String, includeInvalidated: Bool) async throws -> [DeviceRecord] {
         let filter = includeInvalidated ? "" : " AND invalidated_at IS NULL"
         return try await database.perform { db in
-            try db.query("""
+            try db.query(
+                """
                 SELECT \(Self.columns) FROM devices WHERE user_id = ?1\(filter)
                 ORDER BY registered_at, token, topic
                 """, [.text(userID)], row: Self.record)
@@ -101,13 +109,18 @@ public struct SQLiteDeviceRepository: DeviceRepository {
     }
 
     /// See `DeviceRepository.invalidate`: Apple's rule (`DeviceInvalidationRule`) on an active registration.
-    public func invalidate(token: DeviceToken, topic: String, reason: APNSRejectionReason,
-                           at timestamp: Date) async throws -> Bool {
+    public func invalidate(
+        token: DeviceToken, topic: String, reason: APNSRejectionReason,
+        at timestamp: Date
+    ) async throws -> Bool {
         try await database.write { db in
             guard let current = try Self.device(token: token, topic: topic, db), current.isActive,
-                  DeviceInvalidationRule.invalidates(reason: reason, timestamp: timestamp,
-                                                     registeredAt: current.registeredAt) else { return false }
-            try db.run("""
+                DeviceInvalidationRule.invalidates(
+                    reason: reason, timestamp: timestamp,
+                    registeredAt: current.registeredAt)
+            else { return false }
+            try db.run(
+                """
                 UPDATE devices SET invalidated_at = ?3, invalid_reason = ?4 WHERE token = ?1 AND topic = ?2
                 """, [.text(token.hex), .text(topic), .integer(timestamp.storeMillis), .text(reason.rawValue)])
             return true
@@ -115,7 +128,9 @@ public struct SQLiteDeviceRepository: DeviceRepository {
     }
 
     private static func device(token: DeviceToken, topic: String, _ db: SQLiteConnection) throws -> DeviceRecord? {
-        try db.query("SELECT \(columns) FROM devices WHERE token = ?1 AND topic = ?2",
-                     [.text(token.hex), .text(topic)], row: record).first
+        try db.query(
+            "SELECT \(columns) FROM devices WHERE token = ?1 AND topic = ?2",
+            [.text(token.hex), .text(topic)], row: record
+        ).first
     }
 }

@@ -28,10 +28,11 @@ public struct SQLiteDropRepository: DropRepository {
     private static let columns = Column.selectList
 
     private static func record(_ row: SQLiteStatement) -> DropRecord {
-        DropRecord(id: row.string(Column.id), initiatorID: row.string(Column.initiatorID),
-                   peerID: row.string(Column.peerID), state: DropState(rawValue: row.string(Column.state)) ?? .expired,
-                   createdAt: row.date(Column.createdAt), expiresAt: row.date(Column.expiresAt),
-                   matchedAt: row.optionalDate(Column.matchedAt), closedAt: row.optionalDate(Column.closedAt))
+        DropRecord(
+            id: row.string(Column.id), initiatorID: row.string(Column.initiatorID),
+            peerID: row.string(Column.peerID), state: DropState(rawValue: row.string(Column.state)) ?? .expired,
+            createdAt: row.date(Column.createdAt), expiresAt: row.date(Column.expiresAt),
+            matchedAt: row.optionalDate(Column.matchedAt), closedAt: row.optionalDate(Column.closedAt))
     }
 
     /// See `DropRepository.insert`.
@@ -39,12 +40,14 @@ public struct SQLiteDropRepository: DropRepository {
         try drop.validate()
         try await database.perform { db in
             do {
-                try db.run("INSERT INTO drops (\(Self.columns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", [
-                    .text(drop.id), .text(drop.initiatorID), .text(drop.peerID), .text(drop.state.rawValue),
-                    .integer(drop.createdAt.storeMillis), .integer(drop.expiresAt.storeMillis),
-                    drop.matchedAt.map { .integer($0.storeMillis) } ?? .null,
-                    drop.closedAt.map { .integer($0.storeMillis) } ?? .null,
-                ])
+                try db.run(
+                    "INSERT INTO drops (\(Self.columns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                    [
+                        .text(drop.id), .text(drop.initiatorID), .text(drop.peerID), .text(drop.state.rawValue),
+                        .integer(drop.createdAt.storeMillis), .integer(drop.expiresAt.storeMillis),
+                        drop.matchedAt.map { .integer($0.storeMillis) } ?? .null,
+                        drop.closedAt.map { .integer($0.storeMillis) } ?? .null,
+                    ])
             } catch {
                 // A constraint failure here is the primary key.
                 if let sqlite = error as? SQLiteError, sqlite.isConstraintViolation {
@@ -60,11 +63,13 @@ public struct SQLiteDropRepository: DropRepository {
         try await database.write { db in
             guard var drop = try Self.drop(id: id, db) else { throw PushStoreError.notFound("drop \(id)") }
             try DropTransition.apply(state, at: now, to: &drop)
-            try db.run("UPDATE drops SET state = ?2, matched_at = ?3, closed_at = ?4 WHERE id = ?1", [
-                .text(id), .text(drop.state.rawValue),
-                drop.matchedAt.map { .integer($0.storeMillis) } ?? .null,
-                drop.closedAt.map { .integer($0.storeMillis) } ?? .null,
-            ])
+            try db.run(
+                "UPDATE drops SET state = ?2, matched_at = ?3, closed_at = ?4 WHERE id = ?1",
+                [
+                    .text(id), .text(drop.state.rawValue),
+                    drop.matchedAt.map { .integer($0.storeMillis) } ?? .null,
+                    drop.closedAt.map { .integer($0.storeMillis) } ?? .null,
+                ])
             return drop
         }
     }
@@ -72,8 +77,9 @@ public struct SQLiteDropRepository: DropRepository {
     /// See `DropRepository.pending`.
     public func pending() async throws -> [DropRecord] {
         try await database.perform { db in
-            try db.query("SELECT \(Self.columns) FROM drops WHERE state = 'pending' ORDER BY created_at, id",
-                         row: Self.record)
+            try db.query(
+                "SELECT \(Self.columns) FROM drops WHERE state = 'pending' ORDER BY created_at, id",
+                row: Self.record)
         }
     }
 

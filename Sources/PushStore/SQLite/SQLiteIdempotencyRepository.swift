@@ -9,13 +9,17 @@ public struct SQLiteIdempotencyRepository: IdempotencyRepository {
     public init(database: SQLiteDatabase) { self.database = database }
 
     /// See `IdempotencyRepository.begin`.
-    public func begin(key: String, scope: String, fingerprint: [UInt8], now: Date,
-                      ttl: TimeInterval) async throws -> IdempotencyClaim {
+    public func begin(
+        key: String, scope: String, fingerprint: [UInt8], now: Date,
+        ttl: TimeInterval
+    ) async throws -> IdempotencyClaim {
         let since = now.addingTimeInterval(-ttl).storeMillis
         return try await database.write { db in
-            let found = try db.query("""
+            let found = try db.query(
+                """
                 SELECT fingerprint, status, body, created_at FROM idempotency_keys WHERE scope = ?1 AND key = ?2
-                """, [.text(scope), .text(key)]) { row in
+                """, [.text(scope), .text(key)]
+            ) { row in
                 (fingerprint: row.blob(at: 0), status: row.optionalInt(at: 1), body: row.blob(at: 2), created: row.int64(at: 3))
             }.first
             if let found, found.created > since {
@@ -23,7 +27,8 @@ public struct SQLiteIdempotencyRepository: IdempotencyRepository {
                 guard let status = found.status else { return .inProgress }
                 return .replay(IdempotentAnswer(status: status, body: found.body))
             }
-            try db.run("""
+            try db.run(
+                """
                 INSERT INTO idempotency_keys (scope, key, fingerprint, status, body, created_at)
                 VALUES (?1, ?2, ?3, NULL, X'', ?4)
                 ON CONFLICT (scope, key) DO UPDATE SET fingerprint = excluded.fingerprint, status = NULL,
@@ -36,16 +41,18 @@ public struct SQLiteIdempotencyRepository: IdempotencyRepository {
     /// See `IdempotencyRepository.finish`.
     public func finish(key: String, scope: String, answer: IdempotentAnswer) async throws {
         _ = try await database.perform { db in
-            try db.run("UPDATE idempotency_keys SET status = ?3, body = ?4 WHERE scope = ?1 AND key = ?2",
-                       [.text(scope), .text(key), .integer(Int64(answer.status)), .blob(answer.body)])
+            try db.run(
+                "UPDATE idempotency_keys SET status = ?3, body = ?4 WHERE scope = ?1 AND key = ?2",
+                [.text(scope), .text(key), .integer(Int64(answer.status)), .blob(answer.body)])
         }
     }
 
     /// See `IdempotencyRepository.abandon`.
     public func abandon(key: String, scope: String) async throws {
         _ = try await database.perform { db in
-            try db.run("DELETE FROM idempotency_keys WHERE scope = ?1 AND key = ?2 AND status IS NULL",
-                       [.text(scope), .text(key)])
+            try db.run(
+                "DELETE FROM idempotency_keys WHERE scope = ?1 AND key = ?2 AND status IS NULL",
+                [.text(scope), .text(key)])
         }
     }
 

@@ -27,10 +27,11 @@ public struct SQLiteMateRequestRepository: MateRequestRepository {
     private static let columns = Column.selectList
 
     private static func record(_ row: SQLiteStatement) -> MateRequestRecord {
-        MateRequestRecord(id: row.string(Column.id), dropID: row.string(Column.dropID),
-                          senderID: row.string(Column.senderID), recipientID: row.string(Column.recipientID),
-                          state: MateRequestState(rawValue: row.string(Column.state)) ?? .declined,
-                          createdAt: row.date(Column.createdAt), answeredAt: row.optionalDate(Column.answeredAt))
+        MateRequestRecord(
+            id: row.string(Column.id), dropID: row.string(Column.dropID),
+            senderID: row.string(Column.senderID), recipientID: row.string(Column.recipientID),
+            state: MateRequestState(rawValue: row.string(Column.state)) ?? .declined,
+            createdAt: row.date(Column.createdAt), answeredAt: row.optionalDate(Column.answeredAt))
     }
 
     /// See `MateRequestRepository.insert`.
@@ -41,11 +42,13 @@ public struct SQLiteMateRequestRepository: MateRequestRepository {
                 throw PushStoreError.notFound("drop \(request.dropID)")
             }
             guard try Self.request(id: request.id, db) == nil else { throw PushStoreError.duplicateID(request.id) }
-            try db.run("INSERT INTO mate_requests (\(Self.columns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", [
-                .text(request.id), .text(request.dropID), .text(request.senderID), .text(request.recipientID),
-                .text(request.state.rawValue), .integer(request.createdAt.storeMillis),
-                request.answeredAt.map { .integer($0.storeMillis) } ?? .null,
-            ])
+            try db.run(
+                "INSERT INTO mate_requests (\(Self.columns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                [
+                    .text(request.id), .text(request.dropID), .text(request.senderID), .text(request.recipientID),
+                    .text(request.state.rawValue), .integer(request.createdAt.storeMillis),
+                    request.answeredAt.map { .integer($0.storeMillis) } ?? .null,
+                ])
         }
     }
 
@@ -56,9 +59,11 @@ public struct SQLiteMateRequestRepository: MateRequestRepository {
                 throw PushStoreError.notFound("mate request \(id)")
             }
             try MateRequestAnswer.apply(accept: accept, by: userID, at: now, to: &request)
-            try db.run("UPDATE mate_requests SET state = ?2, answered_at = ?3 WHERE id = ?1", [
-                .text(id), .text(request.state.rawValue), .integer(now.storeMillis),
-            ])
+            try db.run(
+                "UPDATE mate_requests SET state = ?2, answered_at = ?3 WHERE id = ?1",
+                [
+                    .text(id), .text(request.state.rawValue), .integer(now.storeMillis),
+                ])
             return request
         }
     }
@@ -72,16 +77,18 @@ public struct SQLiteMateRequestRepository: MateRequestRepository {
         case .any: filter = "(recipient_id = ?1 OR sender_id = ?1)"
         }
         return try await database.perform { db in
-            try db.query("SELECT \(Self.columns) FROM mate_requests WHERE \(filter) ORDER BY created_at, id",
-                         [.text(userID)], row: Self.record)
+            try db.query(
+                "SELECT \(Self.columns) FROM mate_requests WHERE \(filter) ORDER BY created_at, id",
+                [.text(userID)], row: Self.record)
         }
     }
 
     /// See `MateRequestRepository.requests(forDrop:)`.
     public func requests(forDrop dropID: String) async throws -> [MateRequestRecord] {
         try await database.perform { db in
-            try db.query("SELECT \(Self.columns) FROM mate_requests WHERE drop_id = ?1 ORDER BY created_at, id",
-                         [.text(dropID)], row: Self.record)
+            try db.query(
+                "SELECT \(Self.columns) FROM mate_requests WHERE drop_id = ?1 ORDER BY created_at, id",
+                [.text(dropID)], row: Self.record)
         }
     }
 

@@ -40,7 +40,8 @@ enum SQLiteOutboxColumn: Int32, SQLiteColumn {
     /// The item in the current row of a statement selecting `selectList` first. With `previous` (the row
     /// before), push id, topic and payload are shared with it when equal, as along one fan-out push.
     static func item(_ row: SQLiteStatement, previous: OutboxItem? = nil) -> OutboxItem {
-        let pushID, topic: String
+        let pushID: String
+        let topic: String
         let payload: [UInt8]
         if let previous {
             pushID = row.string(Self.pushID, reusing: previous.pushID)
@@ -52,14 +53,15 @@ enum SQLiteOutboxColumn: Int32, SQLiteColumn {
             payload = row.blob(Self.payload)
         }
         // Every column was checked on the way in (`OutboxItem.validate`), so the typed values come back as is.
-        var item = OutboxItem(id: row.string(Self.id), pushID: pushID,
-                              token: DeviceToken(storedHex: row.string(Self.token)), topic: topic,
-                              pushType: PushType(rawValue: row.string(Self.pushType)), payload: payload,
-                              environment: APNSEnvironment(named: row.string(Self.environment)) ?? .production,
-                              priority: row.optionalInt(Self.priority).flatMap(Priority.init(rawValue:)),
-                              expiration: row.optionalInt(Self.expiration),
-                              collapseID: row.optionalString(Self.collapseID),
-                              apnsID: row.optionalString(Self.apnsID), now: row.date(Self.createdAt))
+        var item = OutboxItem(
+            id: row.string(Self.id), pushID: pushID,
+            token: DeviceToken(storedHex: row.string(Self.token)), topic: topic,
+            pushType: PushType(rawValue: row.string(Self.pushType)), payload: payload,
+            environment: APNSEnvironment(named: row.string(Self.environment)) ?? .production,
+            priority: row.optionalInt(Self.priority).flatMap(Priority.init(rawValue:)),
+            expiration: row.optionalInt(Self.expiration),
+            collapseID: row.optionalString(Self.collapseID),
+            apnsID: row.optionalString(Self.apnsID), now: row.date(Self.createdAt))
         item.state = OutboxState(rawValue: row.string(Self.state)) ?? .failed
         item.attempts = row.int(Self.attempts)
         item.nextAttemptAt = row.date(Self.nextAttemptAt)

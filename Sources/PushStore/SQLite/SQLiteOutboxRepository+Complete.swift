@@ -8,14 +8,18 @@ extension SQLiteOutboxRepository {
     /// completed) are left alone and left out of the answer; when an id is listed twice, its first
     /// outcome counts.
     @discardableResult
-    public func complete(_ results: [(id: String, result: OutboxResult)],
-                         now: Date) async throws -> [String: OutboxState] {
+    public func complete(
+        _ results: [(id: String, result: OutboxResult)],
+        now: Date
+    ) async throws -> [String: OutboxState] {
         let policy = retryPolicy
         return try await database.write { db in try Self.complete(results, policy: policy, now: now, db) }
     }
 
-    private static func complete(_ results: [(id: String, result: OutboxResult)], policy: OutboxRetryPolicy, now: Date,
-                                 _ db: SQLiteConnection) throws -> [String: OutboxState] {
+    private static func complete(
+        _ results: [(id: String, result: OutboxResult)], policy: OutboxRetryPolicy, now: Date,
+        _ db: SQLiteConnection
+    ) throws -> [String: OutboxState] {
         let millis = now.storeMillis
         var states: [String: OutboxState] = [:]
         states.reserveCapacity(results.count)
@@ -100,9 +104,12 @@ extension SQLiteOutboxRepository {
     }
 
     /// A retry: back to queued with backoff, or failed when attempts are used up. Nil if not in flight.
-    private static func completeRetry(id: String, result: OutboxResult, policy: OutboxRetryPolicy, millis: Int64,
-                                      _ db: SQLiteConnection) throws -> OutboxState? {
-        let attemptsOf = try db.statement("""
+    private static func completeRetry(
+        id: String, result: OutboxResult, policy: OutboxRetryPolicy, millis: Int64,
+        _ db: SQLiteConnection
+    ) throws -> OutboxState? {
+        let attemptsOf = try db.statement(
+            """
             SELECT s.seq, s.attempts FROM \(SQLiteOutboxColumn.join) WHERE i.id = ?1 AND s.state = 'in_flight'
             """)
         try attemptsOf.bind(id, at: 1)
@@ -111,13 +118,17 @@ extension SQLiteOutboxRepository {
         attemptsOf.reset()
         guard let (seq, attempts) = found else { return nil }
         let next = OutboxTransition(result, id: id, attempts: attempts, policy: policy, nowMillis: millis)
-        try db.run("""
+        try db.run(
+            """
             UPDATE outbox_state SET state = ?2, last_status = ?3, last_reason = ?4,
                 next_attempt_at = coalesce(?5, next_attempt_at), updated_at = ?6
             WHERE seq = ?1
-            """, [.integer(seq), .text(next.state.rawValue), next.status.map { .integer(Int64($0)) } ?? .null,
-                  next.reason.map { .text($0) } ?? .null, next.nextAttemptMillis.map { .integer($0) } ?? .null,
-                  .integer(millis)])
+            """,
+            [
+                .integer(seq), .text(next.state.rawValue), next.status.map { .integer(Int64($0)) } ?? .null,
+                next.reason.map { .text($0) } ?? .null, next.nextAttemptMillis.map { .integer($0) } ?? .null,
+                .integer(millis),
+            ])
         return next.state
     }
 }

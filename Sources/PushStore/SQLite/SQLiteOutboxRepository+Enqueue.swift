@@ -1,4 +1,5 @@
 import APNSCore
+
 extension SQLiteOutboxRepository {
     /// Rows per multi-row INSERT: fewer, larger statements cost less per row.
     static let insertChunk = 64
@@ -30,7 +31,8 @@ extension SQLiteOutboxRepository {
                 // Ids were unique within the batch, so a constraint failure means one exists already.
                 // OR ROLLBACK has undone the whole transaction, so only rows stored before are found.
                 if let sqlite = error as? SQLiteError, sqlite.isConstraintViolation,
-                   let taken = try chunk.first(where: { try item(id: $0.id, db) != nil }) {
+                    let taken = try chunk.first(where: { try item(id: $0.id, db) != nil })
+                {
                     throw PushStoreError.duplicateID(taken.id)
                 }
                 throw error
@@ -58,13 +60,16 @@ extension SQLiteOutboxRepository {
             let p = placeholders(stateParameters, row: row)
             return "(\(p[0]), 'queued', 0, \(p[1]), \(p[2]), NULL, NULL, NULL, \(p[3]))"
         }
-        return ("""
+        return (
+            """
             INSERT OR ROLLBACK INTO outbox_items (seq, id, push_id, token, topic, push_type, priority, collapse_id, \
             apns_id, payload, environment, created_at) VALUES \(items.joined(separator: ", "))
-            """, """
+            """,
+            """
             INSERT OR ROLLBACK INTO outbox_state (seq, state, attempts, next_attempt_at, expiration, last_status, \
             last_reason, apns_unique_id, updated_at) VALUES \(state.joined(separator: ", "))
-            """)
+            """
+        )
     }
 
     private static let fullChunkInsertSQL = insertSQL(rows: insertChunk)

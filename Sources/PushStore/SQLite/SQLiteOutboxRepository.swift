@@ -61,7 +61,7 @@ public struct SQLiteOutboxRepository: OutboxRepository {
             }
         }
         var counts = Dictionary(uniqueKeysWithValues: OutboxState.allCases.map { ($0, 0) })
-        for case let (state?, count) in rows { counts[state] = count }
+        for case (let state?, let count) in rows { counts[state] = count }
         return counts
     }
 
@@ -79,10 +79,12 @@ public struct SQLiteOutboxRepository: OutboxRepository {
     /// row, without sorting.
     public func oldestPendingEnqueuedAt() async throws -> Date? {
         try await database.perform { db in
-            try db.query("""
+            try db.query(
+                """
                 SELECT i.created_at FROM outbox_items i
                 WHERE i.seq = (SELECT min(seq) FROM outbox_state WHERE state IN ('queued', 'in_flight'))
-                """) { Date(storeMillis: $0.int64(at: 0)) }.first
+                """
+            ) { Date(storeMillis: $0.int64(at: 0)) }.first
         }
     }
 
@@ -91,11 +93,13 @@ public struct SQLiteOutboxRepository: OutboxRepository {
     public func purge(olderThan date: Date) async throws -> Int {
         try await database.write { db in
             let cutoff = SQLiteValue.integer(date.storeMillis)
-            try db.run("""
+            try db.run(
+                """
                 DELETE FROM outbox_items WHERE seq IN (SELECT seq FROM outbox_state
                     WHERE state IN ('accepted', 'rejected', 'failed', 'expired') AND updated_at < ?1)
                 """, [cutoff])
-            return try db.run("""
+            return try db.run(
+                """
                 DELETE FROM outbox_state
                 WHERE state IN ('accepted', 'rejected', 'failed', 'expired') AND updated_at < ?1
                 """, [cutoff])

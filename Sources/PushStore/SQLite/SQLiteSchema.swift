@@ -4,139 +4,145 @@
 /// `outbox.expiration` is whole seconds, as in the `apns-expiration` header.
 enum SQLiteSchema {
     static let migrations: [SQLiteMigration] = [
-        SQLiteMigration(name: "initial", sql: """
-            CREATE TABLE users (
-                id         TEXT PRIMARY KEY NOT NULL,
-                card       TEXT NOT NULL,
-                created_at INTEGER NOT NULL,
-                updated_at INTEGER NOT NULL
-            );
-            CREATE TABLE devices (
-                token          TEXT NOT NULL,
-                topic          TEXT NOT NULL,
-                user_id        TEXT NOT NULL,
-                environment    TEXT NOT NULL CHECK (environment IN ('production', 'development')),
-                registered_at  INTEGER NOT NULL,
-                last_seen      INTEGER NOT NULL,
-                invalidated_at INTEGER,
-                invalid_reason TEXT,
-                UNIQUE (token, topic)
-            );
-            CREATE INDEX devices_by_user ON devices (user_id);
-            CREATE TABLE outbox (
-                id              TEXT PRIMARY KEY NOT NULL,
-                push_id         TEXT NOT NULL,
-                token           TEXT NOT NULL,
-                topic           TEXT NOT NULL,
-                push_type       TEXT NOT NULL,
-                priority        INTEGER,
-                expiration      INTEGER,
-                collapse_id     TEXT,
-                apns_id         TEXT,
-                payload         BLOB NOT NULL,
-                environment     TEXT NOT NULL,
-                state           TEXT NOT NULL CHECK (state IN
-                                ('queued', 'in_flight', 'accepted', 'rejected', 'failed', 'expired')),
-                attempts        INTEGER NOT NULL DEFAULT 0,
-                next_attempt_at INTEGER NOT NULL,
-                last_status     INTEGER,
-                last_reason     TEXT,
-                apns_unique_id  TEXT,
-                created_at      INTEGER NOT NULL,
-                updated_at      INTEGER NOT NULL
-            );
-            -- Only queued rows are indexed for claiming: state changes after the claim touch no index.
-            CREATE INDEX outbox_queue ON outbox (next_attempt_at) WHERE state = 'queued';
-            CREATE INDEX outbox_by_push ON outbox (push_id);
-            CREATE TABLE drops (
-                id           TEXT PRIMARY KEY NOT NULL,
-                initiator_id TEXT NOT NULL,
-                peer_id      TEXT NOT NULL,
-                state        TEXT NOT NULL CHECK (state IN ('pending', 'matched', 'cancelled', 'expired')),
-                created_at   INTEGER NOT NULL,
-                expires_at   INTEGER NOT NULL,
-                matched_at   INTEGER,
-                closed_at    INTEGER
-            );
-            CREATE INDEX drops_pending ON drops (created_at) WHERE state = 'pending';
-            CREATE TABLE mate_requests (
-                id           TEXT PRIMARY KEY NOT NULL,
-                drop_id      TEXT NOT NULL REFERENCES drops (id),
-                sender_id    TEXT NOT NULL,
-                recipient_id TEXT NOT NULL,
-                state        TEXT NOT NULL CHECK (state IN ('pending', 'accepted', 'declined')),
-                created_at   INTEGER NOT NULL,
-                answered_at  INTEGER
-            );
-            CREATE INDEX mate_requests_by_recipient ON mate_requests (recipient_id);
-            CREATE INDEX mate_requests_by_sender ON mate_requests (sender_id);
-            CREATE INDEX mate_requests_by_drop ON mate_requests (drop_id);
-            """),
+        SQLiteMigration(
+            name: "initial",
+            sql: """
+                CREATE TABLE users (
+                    id         TEXT PRIMARY KEY NOT NULL,
+                    card       TEXT NOT NULL,
+                    created_at INTEGER NOT NULL,
+                    updated_at INTEGER NOT NULL
+                );
+                CREATE TABLE devices (
+                    token          TEXT NOT NULL,
+                    topic          TEXT NOT NULL,
+                    user_id        TEXT NOT NULL,
+                    environment    TEXT NOT NULL CHECK (environment IN ('production', 'development')),
+                    registered_at  INTEGER NOT NULL,
+                    last_seen      INTEGER NOT NULL,
+                    invalidated_at INTEGER,
+                    invalid_reason TEXT,
+                    UNIQUE (token, topic)
+                );
+                CREATE INDEX devices_by_user ON devices (user_id);
+                CREATE TABLE outbox (
+                    id              TEXT PRIMARY KEY NOT NULL,
+                    push_id         TEXT NOT NULL,
+                    token           TEXT NOT NULL,
+                    topic           TEXT NOT NULL,
+                    push_type       TEXT NOT NULL,
+                    priority        INTEGER,
+                    expiration      INTEGER,
+                    collapse_id     TEXT,
+                    apns_id         TEXT,
+                    payload         BLOB NOT NULL,
+                    environment     TEXT NOT NULL,
+                    state           TEXT NOT NULL CHECK (state IN
+                                    ('queued', 'in_flight', 'accepted', 'rejected', 'failed', 'expired')),
+                    attempts        INTEGER NOT NULL DEFAULT 0,
+                    next_attempt_at INTEGER NOT NULL,
+                    last_status     INTEGER,
+                    last_reason     TEXT,
+                    apns_unique_id  TEXT,
+                    created_at      INTEGER NOT NULL,
+                    updated_at      INTEGER NOT NULL
+                );
+                -- Only queued rows are indexed for claiming: state changes after the claim touch no index.
+                CREATE INDEX outbox_queue ON outbox (next_attempt_at) WHERE state = 'queued';
+                CREATE INDEX outbox_by_push ON outbox (push_id);
+                CREATE TABLE drops (
+                    id           TEXT PRIMARY KEY NOT NULL,
+                    initiator_id TEXT NOT NULL,
+                    peer_id      TEXT NOT NULL,
+                    state        TEXT NOT NULL CHECK (state IN ('pending', 'matched', 'cancelled', 'expired')),
+                    created_at   INTEGER NOT NULL,
+                    expires_at   INTEGER NOT NULL,
+                    matched_at   INTEGER,
+                    closed_at    INTEGER
+                );
+                CREATE INDEX drops_pending ON drops (created_at) WHERE state = 'pending';
+                CREATE TABLE mate_requests (
+                    id           TEXT PRIMARY KEY NOT NULL,
+                    drop_id      TEXT NOT NULL REFERENCES drops (id),
+                    sender_id    TEXT NOT NULL,
+                    recipient_id TEXT NOT NULL,
+                    state        TEXT NOT NULL CHECK (state IN ('pending', 'accepted', 'declined')),
+                    created_at   INTEGER NOT NULL,
+                    answered_at  INTEGER
+                );
+                CREATE INDEX mate_requests_by_recipient ON mate_requests (recipient_id);
+                CREATE INDEX mate_requests_by_sender ON mate_requests (sender_id);
+                CREATE INDEX mate_requests_by_drop ON mate_requests (drop_id);
+                """),
         // The outbox is split in two tables sharing `seq` (the old rowid, so enqueue order is kept):
         // `outbox_items` holds what never changes after enqueue (id, payload, headers), `outbox_state`
         // the few columns that claim and complete rewrite. SQLite rewrites a whole record on UPDATE
         // and a commit writes whole pages, so keeping the payload out of the updated rows makes each
         // claim and complete dirty (and write to the WAL) a fraction of the pages. `expiration` sits
         // with the state because claim decides on it. The view `outbox` shows the old single table.
-        SQLiteMigration(name: "outbox-state-split", sql: """
-            CREATE TABLE outbox_items (
-                seq         INTEGER PRIMARY KEY,
-                id          TEXT NOT NULL UNIQUE,
-                push_id     TEXT NOT NULL,
-                token       TEXT NOT NULL,
-                topic       TEXT NOT NULL,
-                push_type   TEXT NOT NULL,
-                priority    INTEGER,
-                collapse_id TEXT,
-                apns_id     TEXT,
-                payload     BLOB NOT NULL,
-                environment TEXT NOT NULL,
-                created_at  INTEGER NOT NULL
-            );
-            CREATE TABLE outbox_state (
-                seq             INTEGER PRIMARY KEY,  -- outbox_items.seq
-                state           TEXT NOT NULL CHECK (state IN
-                                ('queued', 'in_flight', 'accepted', 'rejected', 'failed', 'expired')),
-                attempts        INTEGER NOT NULL DEFAULT 0,
-                next_attempt_at INTEGER NOT NULL,
-                expiration      INTEGER,
-                last_status     INTEGER,
-                last_reason     TEXT,
-                apns_unique_id  TEXT,
-                updated_at      INTEGER NOT NULL
-            );
-            INSERT INTO outbox_items (seq, id, push_id, token, topic, push_type, priority, collapse_id, apns_id,
-                                      payload, environment, created_at)
-                SELECT rowid, id, push_id, token, topic, push_type, priority, collapse_id, apns_id,
-                       payload, environment, created_at
-                FROM outbox;
-            INSERT INTO outbox_state (seq, state, attempts, next_attempt_at, expiration, last_status, last_reason,
-                                      apns_unique_id, updated_at)
-                SELECT rowid, state, attempts, next_attempt_at, expiration, last_status, last_reason,
-                       apns_unique_id, updated_at
-                FROM outbox;
-            DROP TABLE outbox;
-            CREATE INDEX outbox_queue ON outbox_state (next_attempt_at) WHERE state = 'queued';
-            CREATE INDEX outbox_by_push ON outbox_items (push_id);
-            CREATE VIEW outbox AS
-                SELECT i.seq, i.id, i.push_id, i.token, i.topic, i.push_type, i.priority, s.expiration,
-                       i.collapse_id, i.apns_id, i.payload, i.environment, s.state, s.attempts,
-                       s.next_attempt_at, s.last_status, s.last_reason, s.apns_unique_id, i.created_at,
-                       s.updated_at
-                FROM outbox_items i JOIN outbox_state s ON s.seq = i.seq;
-            """),
+        SQLiteMigration(
+            name: "outbox-state-split",
+            sql: """
+                CREATE TABLE outbox_items (
+                    seq         INTEGER PRIMARY KEY,
+                    id          TEXT NOT NULL UNIQUE,
+                    push_id     TEXT NOT NULL,
+                    token       TEXT NOT NULL,
+                    topic       TEXT NOT NULL,
+                    push_type   TEXT NOT NULL,
+                    priority    INTEGER,
+                    collapse_id TEXT,
+                    apns_id     TEXT,
+                    payload     BLOB NOT NULL,
+                    environment TEXT NOT NULL,
+                    created_at  INTEGER NOT NULL
+                );
+                CREATE TABLE outbox_state (
+                    seq             INTEGER PRIMARY KEY,  -- outbox_items.seq
+                    state           TEXT NOT NULL CHECK (state IN
+                                    ('queued', 'in_flight', 'accepted', 'rejected', 'failed', 'expired')),
+                    attempts        INTEGER NOT NULL DEFAULT 0,
+                    next_attempt_at INTEGER NOT NULL,
+                    expiration      INTEGER,
+                    last_status     INTEGER,
+                    last_reason     TEXT,
+                    apns_unique_id  TEXT,
+                    updated_at      INTEGER NOT NULL
+                );
+                INSERT INTO outbox_items (seq, id, push_id, token, topic, push_type, priority, collapse_id, apns_id,
+                                          payload, environment, created_at)
+                    SELECT rowid, id, push_id, token, topic, push_type, priority, collapse_id, apns_id,
+                           payload, environment, created_at
+                    FROM outbox;
+                INSERT INTO outbox_state (seq, state, attempts, next_attempt_at, expiration, last_status, last_reason,
+                                          apns_unique_id, updated_at)
+                    SELECT rowid, state, attempts, next_attempt_at, expiration, last_status, last_reason,
+                           apns_unique_id, updated_at
+                    FROM outbox;
+                DROP TABLE outbox;
+                CREATE INDEX outbox_queue ON outbox_state (next_attempt_at) WHERE state = 'queued';
+                CREATE INDEX outbox_by_push ON outbox_items (push_id);
+                CREATE VIEW outbox AS
+                    SELECT i.seq, i.id, i.push_id, i.token, i.topic, i.push_type, i.priority, s.expiration,
+                           i.collapse_id, i.apns_id, i.payload, i.environment, s.state, s.attempts,
+                           s.next_attempt_at, s.last_status, s.last_reason, s.apns_unique_id, i.created_at,
+                           s.updated_at
+                    FROM outbox_items i JOIN outbox_state s ON s.seq = i.seq;
+                """),
         // Idempotency-Key records: the request's body hash and, once it is answered, the answer.
-        SQLiteMigration(name: "idempotency-keys", sql: """
-            CREATE TABLE idempotency_keys (
-                scope       TEXT NOT NULL,
-                key         TEXT NOT NULL,
-                fingerprint BLOB NOT NULL,
-                status      INTEGER,
-                body        BLOB NOT NULL,
-                created_at  INTEGER NOT NULL,
-                PRIMARY KEY (scope, key)
-            );
-            CREATE INDEX idempotency_by_age ON idempotency_keys (created_at);
-            """),
+        SQLiteMigration(
+            name: "idempotency-keys",
+            sql: """
+                CREATE TABLE idempotency_keys (
+                    scope       TEXT NOT NULL,
+                    key         TEXT NOT NULL,
+                    fingerprint BLOB NOT NULL,
+                    status      INTEGER,
+                    body        BLOB NOT NULL,
+                    created_at  INTEGER NOT NULL,
+                    PRIMARY KEY (scope, key)
+                );
+                CREATE INDEX idempotency_by_age ON idempotency_keys (created_at);
+                """),
     ]
 }

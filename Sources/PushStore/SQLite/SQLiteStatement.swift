@@ -1,5 +1,5 @@
-import Foundation
 internal import CSQLite
+import Foundation
 
 /// Owns one prepared `sqlite3_stmt*`; finalized in `deinit`. Used only by its connection's owner.
 final class SQLiteStatement {
@@ -49,8 +49,9 @@ final class SQLiteStatement {
         let code = value.withUTF8 { bytes -> Int32 in
             // A nil base address would bind NULL; an empty string must stay an empty string.
             let base = bytes.baseAddress.map { UnsafeRawPointer($0) } ?? UnsafeRawPointer(("" as StaticString).utf8Start)
-            return sqlite3_bind_text(handle, index, base.assumingMemoryBound(to: CChar.self),
-                                     Int32(bytes.count), push_sqlite_transient())
+            return sqlite3_bind_text(
+                handle, index, base.assumingMemoryBound(to: CChar.self),
+                Int32(bytes.count), push_sqlite_transient())
         }
         try sqliteCheck(code, "sqlite3_bind_text", db)
     }

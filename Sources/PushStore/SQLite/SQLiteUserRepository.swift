@@ -13,7 +13,8 @@ public struct SQLiteUserRepository: UserRepository {
         try card.validate()
         let json = card.encodedJSON()
         return try await database.perform { db in
-            try db.run("""
+            try db.run(
+                """
                 INSERT INTO users (id, card, created_at, updated_at) VALUES (?1, ?2, ?3, ?3)
                 ON CONFLICT (id) DO UPDATE SET card = excluded.card, updated_at = excluded.updated_at
                 """, [.text(id), .text(json), .integer(now.storeMillis)])
@@ -29,8 +30,9 @@ public struct SQLiteUserRepository: UserRepository {
 
     private static func user(id: String, _ db: SQLiteConnection) throws -> UserRecord? {
         try db.query("SELECT id, card, created_at, updated_at FROM users WHERE id = ?1", [.text(id)]) {
-            UserRecord(id: $0.string(at: 0), card: try ProfileCard.decode(json: $0.string(at: 1)),
-                       createdAt: Date(storeMillis: $0.int64(at: 2)), updatedAt: Date(storeMillis: $0.int64(at: 3)))
+            UserRecord(
+                id: $0.string(at: 0), card: try ProfileCard.decode(json: $0.string(at: 1)),
+                createdAt: Date(storeMillis: $0.int64(at: 2)), updatedAt: Date(storeMillis: $0.int64(at: 3)))
         }.first
     }
 }

@@ -14,10 +14,11 @@ struct MockAPNS {
     init() throws {
         let (configuration, credential) = try MockAPNSServer.makeForTesting(bundleID: Self.topic)
         server = try MockAPNSServer(configuration: configuration)
-        client = try APNSClient(configuration: APNSClientConfiguration(
-            credentials: .identity(try credential.identity()),
-            environment: .custom(host: "127.0.0.1", port: server.port, isDevelopment: true),
-            trustedCAPEM: server.credentials.caPEM))
+        client = try APNSClient(
+            configuration: APNSClientConfiguration(
+                credentials: .identity(try credential.identity()),
+                environment: .custom(host: "127.0.0.1", port: server.port, isDevelopment: true),
+                trustedCAPEM: server.credentials.caPEM))
     }
 
     func stop() async {
@@ -74,8 +75,10 @@ struct WalkReminderSenderTests {
     @Test("payload rules: a reminder for one dog is refused by matching a JSON pointer")
     func payloadRule() async throws {
         let mock = try MockAPNS()
-        mock.server.addRule(MockAPNSRule(match: .init(payloadPointer: "/aps/alert", payloadEquals: "Time for a walk with Bori"),
-                                         answer: .reject(.badDeviceToken)))
+        mock.server.addRule(
+            MockAPNSRule(
+                match: .init(payloadPointer: "/aps/alert", payloadEquals: "Time for a walk with Bori"),
+                answer: .reject(.badDeviceToken)))
         let sender = WalkReminderSender(client: mock.client, topic: MockAPNS.topic, tokens: ["mina": [phone], "jun": [tablet]])
         #expect(try await sender.remind("mina", dog: "Rex").delivered == [phone])
         #expect(try await sender.remind("jun", dog: "Bori").removed == [tablet])
