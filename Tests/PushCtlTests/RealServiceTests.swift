@@ -21,8 +21,13 @@ final class EmbeddedServer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushctl-server-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let binary = PushCtlProcess.binary.deletingLastPathComponent().appendingPathComponent("push-server").path
+        // A one-hour drop window: a pending drop these tests read back must not expire on a slow machine
+        // (sanitizer builds run many times slower than the default ten seconds allow).
+        let config = directory.appendingPathComponent("push-server.json").path
+        try #"{"drops": {"window_s": 3600}}"#.write(toFile: config, atomically: true, encoding: .utf8)
         let process = try await PushServerProcess.start(
-            binary: binary, arguments: ["--embedded", "--data-dir", directory.path, "--port", "0", "--api-key", "K"])
+            binary: binary,
+            arguments: ["--config", config, "--embedded", "--data-dir", directory.path, "--port", "0", "--api-key", "K"])
         return EmbeddedServer(process: process, directory: directory)
     }
 
