@@ -260,6 +260,12 @@ public actor OutboxWorker {
             let outcome = state == .failed ? "failed" : "retry"
             let reason = completion.result.storedReason ?? ""
             metrics.recordPush(outcome: outcome, reason: reason)
+            if outcome == "retry" {
+                switch completion.result {
+                case .transportFailed(let error): metrics.recordResend(cause: error.isSafeToRetry ? "not_sent" : "outcome_unknown")
+                default: metrics.recordResend(cause: "retryable_rejection")
+                }
+            }
             var fields = [
                 ("id", item.id), ("status", completion.result.storedStatus.map(String.init) ?? "-"),
                 ("reason", reason), ("attempts", "\(item.attempts)"),

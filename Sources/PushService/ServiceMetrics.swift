@@ -1,3 +1,4 @@
+import APNSCore
 import Foundation
 import PushSync
 
@@ -33,10 +34,17 @@ public final class ServiceMetrics: Sendable {
         /// Known invalidating reasons start at zero, so the series exist before the first invalidation.
         var invalidated: [String: Int] = Dictionary(uniqueKeysWithValues: ServiceMetrics.invalidationReasons.map { ($0, 0) })
         var certificateNotAfter: [String: Double] = [:]
+        /// Every cause starts at zero, so the series exist before the first re-send.
+        var resends: [String: Int] = Dictionary(uniqueKeysWithValues: ServiceMetrics.resendCauses.map { ($0, 0) })
     }
 
+    /// Why a notification goes back to the queue to be sent again: APNs answered 429/500/503
+    /// (`retryable_rejection`), the transport failed before it was sent (`not_sent`), or while it was on the
+    /// wire, so APNs may have delivered it (`outcome_unknown`: the only cause that can duplicate).
+    public static let resendCauses = ["not_sent", "outcome_unknown", "retryable_rejection"]
+
     /// The APNs reasons that invalidate a device token (each a `push_tokens_invalidated_total` series from the start).
-    public static let invalidationReasons = ["BadDeviceToken", "DeviceTokenNotForTopic", "ExpiredToken", "Unregistered"]
+    public static let invalidationReasons = APNSRejectionReason.allKnown.filter(\.invalidatesToken).map(\.rawValue)
 
     private let state = PThreadLock(State())
 
@@ -101,6 +109,11 @@ public final class ServiceMetrics: Sendable {
         state.withLock { $0.pushes[PushKey(outcome: outcome, reason: reason), default: 0] += count }
     }
 
+    /// Counts one notification queued to be sent again, by `cause` (one of `resendCauses`).
+    public func recordResend(cause: String) {
+        state.withLock { $0.resends[cause, default: 0] += 1 }
+    }
+
     /// Counts one device token marked invalid because APNs answered `reason`.
     public func recordTokenInvalidated(reason: String) {
         state.withLock { $0.invalidated[reason, default: 0] += 1 }
@@ -150,6 +163,11 @@ public final class ServiceMetrics: Sendable {
         lines.append("# HELP push_outbox_oldest_age_seconds Age of the oldest notification queued or in flight; 0 when none is.")
         lines.append("# TYPE push_outbox_oldest_age_seconds gauge")
         lines.append("push_outbox_oldest_age_seconds \(max(0, oldestPendingAgeSeconds))")
+        lines.append("# HELP push_resends_total Notifications queued to be sent again, by what the last attempt left known.")
+        lines.append("# TYPE push_resends_total counter")
+        for (cause, count) in snapshot.resends.sorted(by: { $0.key < $1.key }) {
+            lines.append("push_resends_total{cause=\"\(cause)\"} \(count)")
+        }
         lines.append("# HELP push_tokens_invalidated_total Device tokens marked invalid, by the APNs reason.")
         lines.append("# TYPE push_tokens_invalidated_total counter")
         for (reason, count) in snapshot.invalidated.sorted(by: { $0.key < $1.key }) {

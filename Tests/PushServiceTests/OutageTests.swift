@@ -54,6 +54,11 @@ struct OutageTests {
         #expect(response.json?["notifications"]?[0]?["attempts"]?.intValue == 4)
         #expect(await sender.calls == 4)
         #expect(server.metrics.pushCount(outcome: "retry") == 3)
+        // The sender's failures say nothing of the notifications' fate: each re-send is after an unknown outcome.
+        let text = server.metrics.prometheusText(outboxCounts: [:], extra: "")
+        #expect(text.contains(#"push_resends_total{cause="outcome_unknown"} 3"#))
+        #expect(text.contains(#"push_resends_total{cause="not_sent"} 0"#))
+        #expect(text.contains(#"push_resends_total{cause="retryable_rejection"} 0"#))
         await server.shutdown(deadline: 2)
     }
 }
