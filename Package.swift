@@ -81,7 +81,7 @@ let package = Package(
         .testTarget(
             name: "APNSTests", dependencies: ["JSON", "APNS", "APNSMock", "APNSCore", "PushSync", "PushTLS", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "PushIOTests", dependencies: ["PushIO", "PushSync", "PushTLS"], swiftSettings: strict),
-        .testTarget(name: "PushHTTP2Tests", dependencies: ["PushHTTP2", "PushIO", "PushSync", "PushTLS"], swiftSettings: strict),
+        .testTarget(name: "PushHTTP2Tests", dependencies: ["PushHTTP2", "PushIO", "PushSync", "PushTLS", "TestSupport"], swiftSettings: strict),
         .executableTarget(
             name: "pushstore-crash-writer", dependencies: ["APNSCore", "PushStore"],
             path: "Tests/PushStoreCrashWriter", swiftSettings: strict),

@@ -28,7 +28,7 @@ public enum MateRequestPayload {
                 "mate_request": .object([
                     "id": .string(request.id),
                     "drop_id": .string(request.dropID),
-                    "from": .object(["user_id": .string(request.senderID), "card": json(card)]),
+                    "from": .object(["user_id": .string(request.senderID), "card": card.json]),
                 ])
             ])
     }
@@ -39,7 +39,7 @@ public enum MateRequestPayload {
         let accepted = request.state == .accepted
         let who = notice.responderCard.map { "\($0.name) and \($0.dogName)" } ?? "Your match"
         var from: [String: JSONValue] = ["user_id": .string(request.recipientID)]
-        from["card"] = notice.responderCard.map(json)
+        from["card"] = notice.responderCard.map(\.json)
         return APNSPayload(
             alert: .content(
                 .init(
@@ -58,6 +58,4 @@ public enum MateRequestPayload {
             ])
     }
 
-    /// The card as JSON with the store's snake_case keys; absent fields are omitted.
-    public static func json(_ card: ProfileCard) -> JSONValue { card.json }
 }

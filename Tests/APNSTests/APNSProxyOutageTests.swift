@@ -106,19 +106,9 @@ struct APNSProxyOutageTests {
     @Test("connection set-up time includes the tunnel: a proxy that never answers hits the connect timeout")
     func silentProxyTimesOut() async throws {
         // A listening socket nobody accepts from: TCP completes in the kernel, the CONNECT gets no answer.
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let listening = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && listen(fd, 16) == 0 && getsockname(fd, $0, &length) == 0
-            }
-        }
-        try #require(listening)
-        let port = Int(UInt16(bigEndian: address.sin_port))
+        let silent = try LoopbackSocket(listening: true)
+        defer { silent.close() }
+        let port = silent.port
         let timeline = ConnectionTimeline()
         try await withClient(configureClient: { configuration in
             configuration.proxy = APNSProxy(kind: .httpConnect, host: "127.0.0.1", port: port)

@@ -2,6 +2,7 @@ import Foundation
 import PushHTTP2
 import PushIO
 import PushTLS
+import TestSupport
 import Testing
 
 /// Against programs nobody on this team wrote: nghttpd (server) and h2load (client), from Debian's nghttp2.
@@ -16,7 +17,7 @@ struct InteropTests {
         let content = "served by nghttpd\n"
         try content.write(toFile: docs.path + "/hello.txt", atomically: true, encoding: .utf8)
         // nghttpd reports "listen" only with -v, and cannot report a port it chose, so it gets a free one.
-        let port = try freePort()
+        let port = try FreePort.pick()
         let nghttpd = try ChildProcess(
             "/usr/sbin/nghttpd",
             [

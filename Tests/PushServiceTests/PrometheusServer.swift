@@ -1,6 +1,7 @@
 import APNSCore
 import Foundation
 import JSON
+import TestSupport
 
 /// Debian's `prometheus` running as a child process on a free loopback port with a throw-away database,
 /// for tests that evaluate queries against what it scraped.
@@ -19,7 +20,7 @@ final class PrometheusServer: Sendable {
     static func start(configuration: String, directory: String) async throws -> PrometheusServer {
         let configPath = directory + "/prometheus.yml"
         try configuration.write(toFile: configPath, atomically: true, encoding: .utf8)
-        let port = try freeLoopbackPort()
+        let port = try FreePort.pick()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/prometheus")
         process.arguments = [
@@ -77,24 +78,6 @@ final class PrometheusServer: Sendable {
     func stop() {
         process.terminate()
         process.waitUntilExit()
-    }
-
-    /// A TCP port on 127.0.0.1 that the kernel just handed out and that nothing holds (Prometheus cannot
-    /// listen on port 0 and say which port it got).
-    private static func freeLoopbackPort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in(
-            sin_family: sa_family_t(AF_INET), sin_port: 0,
-            sin_addr: in_addr(s_addr: in_addr_t(UInt32(0x7f00_0001).bigEndian)), sin_zero: (0, 0, 0, 0, 0, 0, 0, 0))
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ok = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
-            }
-        }
-        guard ok else { throw PrometheusError(message: "no free loopback port: errno \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 
 /// What a child process writes, read on a thread of its own until the pipe closes (so the child never
 /// blocks on a full pipe), with a wait for the first appearance of a marker.
@@ -60,18 +61,42 @@ final class ProcessLog: @unchecked Sendable {
 public enum FreePort {
     /// A port nothing listens on right now.
     public static func pick() throws -> Int {
+        let socket = try LoopbackSocket(listening: false)
+        defer { socket.close() }
+        return socket.port
+    }
+}
+
+/// A TCP socket bound to 127.0.0.1 on a port the kernel picked; optionally listening (connections then
+/// complete in the kernel and wait, unaccepted, which makes a silent peer). Close it when done.
+public struct LoopbackSocket: Sendable {
+    /// The descriptor.
+    public let fd: Int32
+    /// The bound port.
+    public let port: Int
+
+    /// Binds (and, if `listening`, listens on) a fresh socket.
+    public init(listening: Bool) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw ProxyProcessError("socket() failed") }
-        defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = 0
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        let ready = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && (!listening || listen(fd, 16) == 0) && getsockname(fd, $0, &length) == 0
+            }
         }
-        guard bound else { throw ProxyProcessError("cannot bind a free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
+        guard ready else {
+            Glibc.close(fd)
+            throw ProxyProcessError("cannot bind a loopback port")
+        }
+        self.fd = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
     }
+
+    /// Closes the socket.
+    public func close() { Glibc.close(fd) }
 }
