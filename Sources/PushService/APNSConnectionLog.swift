@@ -5,11 +5,13 @@ import APNS
 /// its reason. Error texts name proxies without their credentials.
 struct APNSConnectionLog: APNSClientMetrics {
     let logger: ServiceLogger
+    let app: String
     let environment: String
     private let throttle = LogThrottle(limit: 10, window: 60)
 
-    init(logger: ServiceLogger, environment: String) {
+    init(logger: ServiceLogger, app: String = "default", environment: String) {
         self.logger = logger
+        self.app = app
         self.environment = environment
     }
 
@@ -17,7 +19,7 @@ struct APNSConnectionLog: APNSClientMetrics {
         guard case .connectionClosed(let error?) = event else { return }
         let (write, suppressed) = throttle.admit()
         guard write else { return }
-        var fields = [("environment", environment), ("error", error)]
+        var fields = [("app", app), ("environment", environment), ("error", error)]
         if suppressed > 0 { fields.append(("suppressed", "\(suppressed)")) }
         logger.warning(error.hasPrefix("proxyRefused") ? "apns.proxy_refused" : "apns.connection_failed", fields)
     }

@@ -55,6 +55,7 @@ extension PushServiceConfiguration {
         try configuration.apply(environment: environment)
         for (flag, value) in flags where flag != "--config" { try configuration.apply(flag: flag, value: value) }
         try checkUnique(configuration.apiKeys)
+        try configuration.checkApps()
         return configuration
     }
 
@@ -171,8 +172,9 @@ extension PushServiceConfiguration {
         try root.checkKnown([
             "host", "port", "data_dir", "database", "api_keys", "embedded", "topic", "log_level",
             "apns", "outbox", "drops", "wait_timeout_s", "shutdown_deadline_s", "max_body_bytes",
-            "http_timeout_s", "protect_metrics", "protect_healthz", "tls", "$comment",
+            "http_timeout_s", "protect_metrics", "protect_healthz", "tls", "apps", "$comment",
         ])
+        if let list = try root.array("apps") { apps = try Self.apps(json: list) }
         if let value = try root.string("host") { host = value }
         if let value = try root.int("port") { port = value }
         if let value = try root.string("data_dir") { dataDirectory = value }
