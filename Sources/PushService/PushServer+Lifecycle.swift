@@ -28,7 +28,7 @@ extension PushServer {
     }
 
     /// Makes reloads read the configuration through `load` (the launcher re-reads file, environment and flags).
-    public func setReloadSource(_ load: @escaping @Sendable () throws(ConfigurationError) -> PushServiceConfiguration) {
+    public func setReloadSource(_ load: @escaping @Sendable () throws -> PushServiceConfiguration) {
         reloader.setSource(load)
     }
 

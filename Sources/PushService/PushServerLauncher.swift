@@ -36,7 +36,7 @@ public enum PushServerLauncher {
         // Reloads read the configuration file, environment and flags again (for new API keys and paths).
         let embeddedKeys = launched.configuration.embedded ? launched.configuration.apiKeys : []
         let embeddedApps = launched.configuration.embedded ? launched.configuration.apps : []
-        launched.server.setReloadSource { () throws(ConfigurationError) in
+        launched.server.setReloadSource {
             var configuration = try PushServiceConfiguration.load(arguments: arguments, environment: environment)
             if configuration.apiKeys.isEmpty { configuration.apiKeys = embeddedKeys }
             if configuration.apps.isEmpty, !embeddedApps.isEmpty { configuration.apps = embeddedApps }

@@ -94,11 +94,11 @@ extension PushServiceConfiguration {
         var owners: [String: String] = [:]
         for app in apps {
             guard !app.topic.isEmpty else { throw ConfigurationError("app \(app.name): topic (the bundle id) is required") }
-            guard names.insert(app.name).inserted else { throw ConfigurationError("app name \(app.name) is used twice") }
             for topic in app.configuredTopics {
                 if let other = owners[topic] { throw ConfigurationError("topic \(topic) is served by two apps: \(other) and \(app.name)") }
                 owners[topic] = app.name
             }
+            guard names.insert(app.name).inserted else { throw ConfigurationError("app name \(app.name) is used twice") }
             let hasP12 = !(app.p12Path ?? "").isEmpty
             if hasP12 == app.usesToken {
                 throw ConfigurationError("app \(app.name): set either p12 (a certificate) or p8 with key_id and team_id (a signing key)")

@@ -166,8 +166,9 @@ public final class ServiceMetrics: Sendable {
         lines.append("# HELP push_notifications_total Send results by app, outcome and APNs reason.")
         lines.append("# TYPE push_notifications_total counter")
         for (key, count) in snapshot.pushes.sorted(by: { ($0.key.app, $0.key.outcome, $0.key.reason) < ($1.key.app, $1.key.outcome, $1.key.reason) }) {
-            lines.append(
-                "push_notifications_total{app=\"\(Self.escape(key.app))\",outcome=\"\(key.outcome)\",reason=\"\(Self.escape(key.reason))\"} \(count)")
+            // Rows that expired before an app took them carry no app.
+            let app = key.app.isEmpty ? "" : "app=\"\(Self.escape(key.app))\","
+            lines.append("push_notifications_total{\(app)outcome=\"\(key.outcome)\",reason=\"\(Self.escape(key.reason))\"} \(count)")
         }
         lines.append("# HELP push_notifications_enqueued_total Notifications accepted into the outbox by the API.")
         lines.append("# TYPE push_notifications_enqueued_total counter")

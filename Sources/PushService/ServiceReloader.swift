@@ -12,7 +12,7 @@ final class ServiceReloader: Sendable {
     private let metrics: ServiceMetrics
     /// Reads the configuration again (the launcher's loads the file, environment and flags anew); the
     /// default returns the configuration the server started with, so credential files are read again.
-    private let source: PThreadLock<@Sendable () throws(ConfigurationError) -> PushServiceConfiguration>
+    private let source: PThreadLock<@Sendable () throws -> PushServiceConfiguration>
 
     init(
         configuration: PushServiceConfiguration, apps: PushAppSet?, keys: ReloadableAuthenticator,
@@ -23,11 +23,11 @@ final class ServiceReloader: Sendable {
         self.listenerTLS = listenerTLS
         self.logger = logger
         self.metrics = metrics
-        source = PThreadLock({ () throws(ConfigurationError) in configuration })
+        source = PThreadLock({ configuration })
     }
 
     /// Where reloads read the configuration from.
-    func setSource(_ load: @escaping @Sendable () throws(ConfigurationError) -> PushServiceConfiguration) {
+    func setSource(_ load: @escaping @Sendable () throws -> PushServiceConfiguration) {
         source.withLock { $0 = load }
     }
 
@@ -60,10 +60,12 @@ final class ServiceReloader: Sendable {
         var result = Result()
         let configuration: PushServiceConfiguration
         do {
-            configuration = try source.withLock { $0 }()
+            let load = source.withLock { $0 }
+            configuration = try load()
         } catch {
-            logger.error("config.reload_failed", [("error", error.message)])
-            result.errors.append(error.message)
+            let message = (error as? ConfigurationError)?.message ?? "\(error)"
+            logger.error("config.reload_failed", [("error", message)])
+            result.errors.append(message)
             return result
         }
         if let listenerTLS {
