@@ -165,7 +165,8 @@ public final class ServiceMetrics: Sendable {
         var lines: [String] = []
         lines.append("# HELP push_notifications_total Send results by app, outcome and APNs reason.")
         lines.append("# TYPE push_notifications_total counter")
-        for (key, count) in snapshot.pushes.sorted(by: { ($0.key.app, $0.key.outcome, $0.key.reason) < ($1.key.app, $1.key.outcome, $1.key.reason) }) {
+        for (key, count) in snapshot.pushes.sorted(by: { ($0.key.app, $0.key.outcome, $0.key.reason) < ($1.key.app, $1.key.outcome, $1.key.reason) })
+        {
             // Rows that expired before an app took them carry no app.
             let app = key.app.isEmpty ? "" : "app=\"\(Self.escape(key.app))\","
             lines.append("push_notifications_total{\(app)outcome=\"\(key.outcome)\",reason=\"\(Self.escape(key.reason))\"} \(count)")

@@ -99,17 +99,21 @@ struct AppConfigurationTests {
         let second = try TestCredentialFiles.write(to: directory + "/b", bundleID: "com.b", topics: ["com.b", "com.shared"], password: "pw")
         let common = ["--data-dir", directory + "/data", "--api-key", "k"]
         let duplicate = try Self.write(
-            #"{"apps": [{"topic": "com.a", "p12": "\#(first.clientP12Path)", "password": "pw"}, {"topic": "com.a", "p12": "\#(second.clientP12Path)", "password": "pw"}]}"#)
+            #"{"apps": [{"topic": "com.a", "p12": "\#(first.clientP12Path)", "password": "pw"}, {"topic": "com.a", "p12": "\#(second.clientP12Path)", "password": "pw"}]}"#
+        )
         #expect(await StartupCheckTests.run(common + ["--config", duplicate]) == 78)
         let noKeyID = try Self.write(#"{"apps": [{"topic": "com.a", "p8": "\#(directory)/a.p8", "team_id": "TEAM12345A"}]}"#)
         #expect(await StartupCheckTests.run(common + ["--config", noKeyID]) == 78)
         let shared = try Self.write(
-            #"{"apps": [{"topic": "com.a", "p12": "\#(first.clientP12Path)", "password": "pw"}, {"topic": "com.b", "p12": "\#(second.clientP12Path)", "password": "pw"}]}"#)
+            #"{"apps": [{"topic": "com.a", "p12": "\#(first.clientP12Path)", "password": "pw"}, {"topic": "com.b", "p12": "\#(second.clientP12Path)", "password": "pw"}]}"#
+        )
         let error = await StartupCheckTests.startupError(common + ["--config", shared])
         #expect(error?.exitCode == 78)
         #expect(error?.message == "topic com.shared is served by two apps: com.a and com.b")
         let wrongCertificate = try Self.write(#"{"apps": [{"topic": "com.c", "p12": "\#(first.clientP12Path)", "password": "pw"}]}"#)
-        #expect(await StartupCheckTests.startupError(common + ["--config", wrongCertificate])?.message.contains("not for app com.c's topic com.c") == true)
+        #expect(
+            await StartupCheckTests.startupError(common + ["--config", wrongCertificate])?.message.contains("not for app com.c's topic com.c") == true
+        )
     }
 
     static func write(_ text: String) throws -> String {

@@ -1,7 +1,7 @@
+import APNSCore
 import APNSMock
 import Foundation
 import JSON
-import APNSCore
 import PushTLS
 import Testing
 

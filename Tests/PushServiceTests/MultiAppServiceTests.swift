@@ -93,7 +93,8 @@ struct MultiAppServiceTests {
         let dog = try await fixture.device("rex", topic: MultiAppFixture.dogs)
         let walker = try await fixture.device("sam", topic: MultiAppFixture.walks)
         let refused = try await fixture.client.send(
-            "POST", "/v1/pushes", json: [
+            "POST", "/v1/pushes",
+            json: [
                 "tokens": .array([.string(cat)] + (1..<50).map { _ in .string(ServiceHarness.randomToken()) }),
                 "topic": .string(MultiAppFixture.cats), "environment": "development", "alert": "Meow",
             ])
