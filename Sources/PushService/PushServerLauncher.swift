@@ -152,7 +152,8 @@ public enum PushServerLauncher {
             let key = launched.generatedKey?.key ?? "$PUSH_API_KEY"
             let url = "\(configuration.tls.isEnabled ? "https" : "http")://\(address)"
             lines += [
-                "push-server is running with an embedded mock APNs (credentials in \(configuration.dataDirectory)/credentials).",
+                "push-server is running with an embedded mock APNs (credentials in \(configuration.dataDirectory)/credentials)",
+                "for two apps: sniffmeet (\(configuration.defaultTopic ?? EmbeddedAPNS.defaultTopic), .p12 certificate) and dogwalk (\(configuration.apps.last?.topic ?? EmbeddedAPNS.tokenTopic), .p8 token key).",
                 launched.generatedKey.map { "API key: \($0.key) (saved in \($0.path))" } ?? "API key: the one you configured",
                 "",
                 "Try it:",

@@ -61,6 +61,17 @@ struct AppConfigurationTests {
         #expect(configuration.defaultTopic == "com.a")
     }
 
+    @Test("the example file for several apps loads: three apps, two sharing one team's .p8")
+    func exampleFile() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let configuration = try PushServiceConfiguration.load(
+            arguments: ["--config", root.appendingPathComponent("Resources/push-server.apps.example.json").path], environment: [:])
+        #expect(configuration.apps.map(\.name) == ["sniffmeet", "dogwalk", "dogwalk-staging"])
+        #expect(configuration.apps[1].p8Path == configuration.apps[2].p8Path)
+        #expect(configuration.apnsSettings(for: configuration.apps[0]).connections == 4)
+        #expect(configuration.apnsSettings(for: configuration.apps[1]).connections == 2)
+    }
+
     @Test("without apps, the single-credential settings are one app named default that takes every topic")
     func singleApp() throws {
         let configuration = try PushServiceConfiguration.load(
