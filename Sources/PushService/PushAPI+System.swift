@@ -31,7 +31,7 @@ extension PushAPI {
             "production": .string(metrics.apnsHealth("production").rawValue),
             "development": .string(metrics.apnsHealth("development").rawValue),
         ]
-        let reloadFailed = senders.apps.contains { $0.credential.reloadError != nil }
+        let reloadFailed = senders.apps.contains { $0.credential.reloadError != nil || !$0.connections.failures.isEmpty }
         let degraded =
             !databaseOK || reloadFailed
             || [metrics.apnsHealth("production"), metrics.apnsHealth("development")].contains(.unreachable)
@@ -61,11 +61,14 @@ extension PushAPI {
     /// One app as `/healthz` and `GET /v1/apps` show it.
     func appJSON(_ app: PushApp, connections: JSONValue?) -> JSONValue {
         let credential = app.credential
+        let failures = app.connections.failures
+        func state(_ environment: String) -> JSONValue {
+            failures[environment] != nil ? "unreachable" : .string(metrics.apnsHealth(app: app.name, environment: environment).rawValue)
+        }
         var fields: [String: JSONValue] = [
             "name": .string(app.name), "topics": .array(app.topics.map { .string($0) }),
             "any_topic": .bool(app.servesAnyTopic), "credential": .string(credential.kind),
-            "production": .string(metrics.apnsHealth(app: app.name, environment: "production").rawValue),
-            "development": .string(metrics.apnsHealth(app: app.name, environment: "development").rawValue),
+            "production": state("production"), "development": state("development"),
             "loaded_at": .string(ISO8601DateFormatter().string(from: credential.loadedAt)),
         ]
         if let notAfter = credential.notAfter { fields["certificate_not_after"] = .string(ISO8601DateFormatter().string(from: notAfter)) }
@@ -75,6 +78,7 @@ extension PushAPI {
         if let maxInFlight = app.maxInFlight { fields["max_in_flight"] = .int(Int64(maxInFlight)) }
         if let error = credential.reloadError { fields["reload_error"] = .string(error) }
         if let connections { fields["connections"] = connections }
+        if !failures.isEmpty { fields["connection_errors"] = .object(failures.mapValues { .string($0) }) }
         return .object(fields)
     }
 

@@ -18,11 +18,14 @@ public final class PushApp: Sendable {
     /// For devices registered with `.development`.
     public let development: any PushSender
     private let status: PThreadLock<PushAppStatus>
+    /// Connection failures of the app's clients (kept when they are built by `PushAppSet`).
+    public let connections: AppConnectionHealth
 
     /// An app with its senders; `credential` describes them for `/healthz`.
     public init(
         name: String, topics: [String], servesAnyTopic: Bool = false, maxInFlight: Int? = nil,
-        production: any PushSender, development: any PushSender, credential: PushAppStatus = PushAppStatus()
+        production: any PushSender, development: any PushSender, credential: PushAppStatus = PushAppStatus(),
+        connections: AppConnectionHealth = AppConnectionHealth()
     ) {
         self.name = name
         self.topics = topics
@@ -31,6 +34,7 @@ public final class PushApp: Sendable {
         self.production = production
         self.development = development
         status = PThreadLock(credential)
+        self.connections = connections
     }
 
     /// The sender for an outbox row's environment.

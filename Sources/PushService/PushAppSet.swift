@@ -9,6 +9,7 @@ public final class PushAppSet: Sendable {
     struct Member: Sendable {
         let app: PushApp
         let settings: PushServiceConfiguration.AppSettings
+        let health: AppConnectionHealth
         let production: SwappableSender
         let development: SwappableSender
     }
@@ -49,14 +50,16 @@ public final class PushAppSet: Sendable {
                 }
                 owners[topic] = settings.name
             }
-            let (production, development) = try clients(configuration, settings, credential, logger: logger)
+            let health = AppConnectionHealth()
+            let (production, development) = try clients(configuration, settings, credential, logger: logger, health: health)
             let productionSender = SwappableSender(production, drainDeadline: configuration.shutdownDeadlineSeconds)
             let developmentSender = SwappableSender(development, drainDeadline: configuration.shutdownDeadlineSeconds)
             let app = PushApp(
                 name: settings.name, topics: topics, servesAnyTopic: settings.servesAnyTopic,
                 maxInFlight: settings.maxInFlight, production: productionSender, development: developmentSender,
-                credential: credential.status)
-            members.append(Member(app: app, settings: settings, production: productionSender, development: developmentSender))
+                credential: credential.status, connections: health)
+            members.append(
+                Member(app: app, settings: settings, health: health, production: productionSender, development: developmentSender))
             fingerprints[settings.name] = credential.fingerprint
         }
         return PushAppSet(members: members, fingerprints: fingerprints, logger: logger)
@@ -65,14 +68,14 @@ public final class PushAppSet: Sendable {
     /// The production and development clients of one app.
     static func clients(
         _ configuration: PushServiceConfiguration, _ app: PushServiceConfiguration.AppSettings,
-        _ credential: PushAppCredential, logger: ServiceLogger?
+        _ credential: PushAppCredential, logger: ServiceLogger?, health: AppConnectionHealth?
     ) throws(ConfigurationError) -> (APNSClient, APNSClient) {
         let settings = configuration.apnsSettings(for: app)
         let trustedCA = try StartupChecks.trustedCA(settings)
         do {
             let senders = try PushServerLauncher.clients(
                 settings, credentials: credential.credentials, trustedCA: trustedCA, logger: logger,
-                app: app.name, maxPending: app.maxInFlight)
+                app: app.name, maxPending: app.maxInFlight, health: health)
             return senders
         } catch {
             throw ConfigurationError("app \(app.name): APNs client cannot be set up: \(error)")
@@ -120,7 +123,7 @@ public final class PushAppSet: Sendable {
             member.app.updateCredential { $0.reloadError = nil }
             return .unchanged
         }
-        let (production, development) = try Self.clients(configuration, settings, credential, logger: logger)
+        let (production, development) = try Self.clients(configuration, settings, credential, logger: logger, health: member.health)
         member.production.replace(with: production)
         member.development.replace(with: development)
         fingerprints[settings.name] = credential.fingerprint

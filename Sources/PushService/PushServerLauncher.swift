@@ -118,7 +118,8 @@ public enum PushServerLauncher {
     static func clients(
         _ settings: PushServiceConfiguration.APNSSettings,
         credentials: APNSClientConfiguration.Credentials, trustedCA: String?,
-        logger: ServiceLogger? = nil, app: String = "default", maxPending: Int? = nil
+        logger: ServiceLogger? = nil, app: String = "default", maxPending: Int? = nil,
+        health: AppConnectionHealth? = nil
     ) throws -> (production: APNSClient, development: APNSClient) {
         func client(_ base: APNSEnvironment, development: Bool) throws -> APNSClient {
             var environment = base
@@ -136,7 +137,8 @@ public enum PushServerLauncher {
             configuration.proxy = settings.proxy(for: environment.host)
             if let maxPending { configuration.maxPendingRequests = maxPending }
             if let logger {
-                configuration.metrics = APNSConnectionLog(logger: logger, app: app, environment: development ? "development" : "production")
+                configuration.metrics = APNSConnectionLog(
+                    logger: logger, app: app, environment: development ? "development" : "production", health: health)
             }
             return try APNSClient(configuration: configuration)
         }

@@ -112,6 +112,14 @@ struct MultiAppServiceTests {
         #expect(fixture.catsMock?.records().isEmpty == true)
         #expect(try await fixture.metric(#"push_notifications_total{app="cats",outcome="accepted",reason=""}"#) == nil)
         #expect(try await fixture.metric(#"push_apns_connections{app="cats",environment="development"}"#) == 0)
+        // The handshake failure is recorded as the clients see it; /healthz shows it for cats alone.
+        var health = try await fixture.client.send("GET", "/healthz").json
+        for _ in 0..<2_000 where health?["apps"]?[2]?["development"]?.stringValue != "unreachable" {
+            health = try await fixture.client.send("GET", "/healthz").json
+        }
+        #expect(health?["status"]?.stringValue == "degraded")
+        #expect(health?["apps"]?.arrayValue?.compactMap { $0["development"]?.stringValue } == ["ok", "ok", "unreachable"])
+        #expect(health?["apps"]?[2]?["connection_errors"]?["development"]?.stringValue != nil)
         let pushID = try #require(refused.json?["push_id"]?.stringValue)
         let states = try await fixture.client.send("GET", "/v1/pushes/\(pushID)").json?["notifications"]?.arrayValue ?? []
         #expect(states.count == 50)
