@@ -83,6 +83,7 @@ final class ServiceReloader: Sendable {
         }
         if let apps {
             result.apps = apps.reload(configuration, metrics: metrics)
+            logger.info("credentials.reloaded", [("apps", result.apps.map { "\($0.app):\($0.outcome.rawValue)" }.joined(separator: ","))])
             result.errors += result.apps.compactMap { app in app.error.map { "app \(app.app): \($0)" } }
             result.reloaded.append("apps")
         }
