@@ -20,8 +20,8 @@ final class APNSDispatcher: @unchecked Sendable {
     private var sweepTimer: LoopTimer?
     private(set) var shuttingDown = false
     private var drained: [CheckedContinuation<Void, Never>] = []
-    /// The proxy's last refusal while no new connection attempt is under way: sends fail at once with it
-    /// (a configuration error) instead of waiting for a connection that the proxy will refuse again.
+    /// The proxy's (or the TLS handshake's) last refusal while no new connection attempt is under way: sends
+    /// fail at once with it instead of waiting for a connection that will be refused again.
     private var refusal: APNSTransportError?
 
     init(loop: EventLoop, configuration: APNSClientConfiguration, tls: TLSContext, tokenProvider: APNSTokenProvider? = nil) {
@@ -163,7 +163,7 @@ final class APNSDispatcher: @unchecked Sendable {
         return true
     }
 
-    /// The proxy's refusal, unless the back-off now allows a new attempt (which then starts).
+    /// The last refusal, unless the back-off now allows a new attempt (which then starts).
     private func currentRefusal() -> APNSTransportError? {
         guard refusal != nil else { return nil }
         openIdleSlots()
@@ -308,6 +308,8 @@ final class APNSDispatcher: @unchecked Sendable {
 
     func connectionClosed(_ connection: HTTP2ClientConnection, slot: APNSConnectionSlot, error: IOError?) {
         let now = MonotonicClock.now
+        // A handshake the server refused (never ready), not a broken session: the certificate is the problem.
+        let handshakeRefused = error?.kind == .tls && slot.connection === connection && slot.readySince == nil
         slot.observers[ObjectIdentifier(connection)] = nil
         slot.retiring[ObjectIdentifier(connection)] = nil
         if slot.connection === connection {
@@ -318,9 +320,12 @@ final class APNSDispatcher: @unchecked Sendable {
             }
         }
         configuration.metrics.record(.connectionClosed(error: error?.description))
-        if let error, error.kind == .proxyRefused, slot.connection == nil {
-            // Retrying cannot help until the configuration (or the proxy's) changes: fail what waits.
-            let refused = APNSTransportError(.proxyRefused, error.message)
+        if let error, slot.connection == nil, error.kind == .proxyRefused || (handshakeRefused && readyConnections == 0) {
+            // Retrying cannot help until the configuration (or the proxy's, or the certificate the server
+            // accepts) changes: fail what waits, and new sends at once until the back-off allows an attempt,
+            // so a client whose certificate is refused holds nobody's sends for the request timeout.
+            let refused =
+                error.kind == .tls ? APNSTransportError(.notSent, error.description) : APNSTransportError(.proxyRefused, error.message)
             refusal = refused
             for send in waiting.takeAll() { finish(send, .failure(refused)) }
         }

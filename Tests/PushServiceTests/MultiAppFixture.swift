@@ -25,7 +25,9 @@ struct MultiAppFixture {
     /// The authority the dogs mock trusts.
     let dogsAuthority: TestCertificateAuthority
 
-    static func start(withFailingApp: Bool = false, latency: MockLatency = .none) async throws -> MultiAppFixture {
+    static func start(
+        withFailingApp: Bool = false, latency: MockLatency = .none, maxInFlight: Int = 1_000, waitTimeout: Double = 120
+    ) async throws -> MultiAppFixture {
         let directory = try StartupCheckTests.scratch()
         let dogsAuthority = try TestCertificateAuthority()
         var (dogsConfiguration, dogsCredential) = try MockAPNSServer.makeForTesting(
@@ -59,7 +61,8 @@ struct MultiAppFixture {
             catsMock = mock
         }
         let file = directory + "/push-server.json"
-        try #"{"apps": [\#(apps.joined(separator: ", "))], "outbox": {"retry_base_delay_s": 0.05}, "wait_timeout_s": 120}"#
+        let outbox = #""outbox": {"retry_base_delay_s": 0.05, "max_in_flight": \#(maxInFlight)}, "wait_timeout_s": \#(waitTimeout)"#
+        try #"{"apps": [\#(apps.joined(separator: ", "))], \#(outbox)}"#
             .write(toFile: file, atomically: true, encoding: .utf8)
         var configuration = try PushServiceConfiguration.load(
             arguments: [
