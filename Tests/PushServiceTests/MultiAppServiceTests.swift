@@ -86,7 +86,7 @@ struct MultiAppServiceTests {
         await fixture.stop()
     }
 
-    @Test("an app whose certificate its APNs rejects fails alone: with its backlog over the in-flight limit, the others' pushes still go through at once")
+    @Test("an app whose certificate its APNs rejects fails alone: its backlog over the in-flight limit, the others still go through at once")
     func failingAppIsolated() async throws {
         // 20 in flight at most, 200 of the failing app's notifications queued first: were they held for the
         // request timeout (30 s), the others' ?wait=true (10 s here) would end incomplete.
