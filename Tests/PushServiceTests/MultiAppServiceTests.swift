@@ -1,3 +1,4 @@
+import APNSCore
 import APNSMock
 import Foundation
 import JSON
@@ -83,6 +84,24 @@ struct MultiAppServiceTests {
         let health = try await fixture.client.send("GET", "/healthz")
         #expect(health.json?["status"]?.stringValue == "ok")
         #expect(health.json?["apps"]?.arrayValue?.compactMap { $0["development"]?.stringValue } == ["ok", "ok"])
+        await fixture.stop()
+    }
+
+    @Test("a queued row whose topic no app serves any more (its app left the configuration) ends rejected, TopicDisallowed")
+    func rowOfRemovedApp() async throws {
+        let fixture = try await MultiAppFixture.start()
+        let item = OutboxItem(
+            pushID: OutboxID.make(), token: try DeviceToken(ServiceHarness.randomToken()), topic: "com.example.gone",
+            pushType: .alert, payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8), environment: .development, now: Date())
+        try await fixture.server.repositories.outbox.enqueue([item])
+        var row = try await fixture.server.repositories.outbox.item(id: item.id)
+        for _ in 0..<2_000 where row?.state != .rejected {
+            await Task.yield()
+            row = try await fixture.server.repositories.outbox.item(id: item.id)
+        }
+        #expect(row?.state == .rejected)
+        #expect(row?.lastReason == "TopicDisallowed")
+        #expect(fixture.dogsMock.records().isEmpty && fixture.walksMock.records().isEmpty)
         await fixture.stop()
     }
 
