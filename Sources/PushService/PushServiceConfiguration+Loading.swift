@@ -10,8 +10,9 @@ extension PushServiceConfiguration {
         USAGE: push-server [--embedded] [--data-dir DIR] [--port N] [options]
 
         OPTIONS:
-          --config FILE          JSON configuration file (see Resources/push-server.example.json)
-          --embedded             run an in-process mock APNs with fresh credentials (no Apple account)
+          --config FILE          JSON configuration file (see Resources/push-server.example.json; several apps,
+                                 each with its own .p12 or .p8: "apps", see Resources/push-server.apps.example.json)
+          --embedded             run two apps (.p12 and .p8) against in-process mock APNs servers (no Apple account)
           --data-dir DIR         database, credentials and api-key live here (default ./var)
           --host ADDR            listen address (default 127.0.0.1)
           --port N               listen port (default 8080; 0 picks one and prints it)
@@ -23,7 +24,7 @@ extension PushServiceConfiguration {
           --protect-metrics      GET /metrics needs a key with the read scope
           --protect-healthz      GET /healthz needs a key with the read scope
           --topic BUNDLE_ID      default apns-topic
-          --apns-p12 PATH        APNs provider certificate (.p12)
+          --apns-p12 PATH        APNs provider certificate (.p12) of the single app (without "apps")
           --apns-password PW     its password (prefer PUSH_APNS_PASSWORD)
           --apns-p8 PATH         token authentication instead: the .p8 signing key
           --apns-key-id ID       its 10-character key id
@@ -40,6 +41,7 @@ extension PushServiceConfiguration {
           PUSH_TLS_CERT, PUSH_TLS_KEY, PUSH_TLS_CLIENT_CA, PUSH_PROTECT_METRICS, PUSH_PROTECT_HEALTHZ, PUSH_TOPIC, PUSH_EMBEDDED, PUSH_APNS_P12, PUSH_APNS_PASSWORD, PUSH_APNS_P8, PUSH_APNS_KEY_ID,
           PUSH_APNS_TEAM_ID, PUSH_APNS_HOST, PUSH_APNS_PORT, PUSH_APNS_CA, PUSH_APNS_PROXY,
           PUSH_LOG_LEVEL; HTTPS_PROXY and NO_PROXY when no APNs proxy is set.
+        SIGNALS: SIGTERM/SIGINT drain and stop; SIGHUP reloads TLS files, API keys and APNs credentials.
         EXIT CODES: 0 ok, 1 failure, 64 usage error, 78 configuration error.
         """
 
