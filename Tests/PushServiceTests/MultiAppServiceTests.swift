@@ -1,8 +1,10 @@
+import APNS
 import APNSCore
 import APNSMock
 import Foundation
 import JSON
 import PushStore
+import PushTLS
 import Testing
 
 @testable import PushService
@@ -85,6 +87,59 @@ struct MultiAppServiceTests {
         #expect(health.json?["status"]?.stringValue == "ok")
         #expect(health.json?["apps"]?.arrayValue?.compactMap { $0["development"]?.stringValue } == ["ok", "ok"])
         await fixture.stop()
+    }
+
+    @Test("one app throttled (429 TooManyRequests, TooManyProviderTokenUpdates) slows nobody else: the other app's pushes are accepted")
+    func throttledAppIsolated() async throws {
+        let fixture = try await MultiAppFixture.start()
+        let dog = try await fixture.device("rex", topic: MultiAppFixture.dogs)
+        let walker = try await fixture.device("sam", topic: MultiAppFixture.walks)
+        fixture.dogsMock.setHandler(MockAPNSHandlers.rejectAll(.tooManyRequests))
+        fixture.walksMock.setHandler(MockAPNSHandlers.rejectAll(.tooManyProviderTokenUpdates))
+        _ = try await fixture.client.send(
+            "POST", "/v1/pushes", json: ["tokens": .array([.string(dog)]), "topic": .string(MultiAppFixture.dogs), "alert": "Throttled"])
+        _ = try await fixture.client.send(
+            "POST", "/v1/pushes", json: ["tokens": .array([.string(walker)]), "topic": .string(MultiAppFixture.walks), "alert": "Throttled"])
+        #expect(await fixture.dogsMock.nextRejection().rejection?.reason == .tooManyRequests)
+        #expect(await fixture.walksMock.nextRejection().rejection?.reason == .tooManyProviderTokenUpdates)
+        // Walks recovers while dogs stays throttled (its row keeps coming back): walks' next push goes through.
+        fixture.walksMock.setHandler(nil)
+        let walk = try await fixture.client.send(
+            "POST", "/v1/pushes?wait=true",
+            json: ["tokens": .array([.string(ServiceHarness.randomToken())]), "topic": .string(MultiAppFixture.walks), "alert": "Walk"])
+        #expect(walk.json?["notifications"]?[0]?["state"]?.stringValue == "accepted")
+        #expect(walk.json?["complete"]?.boolValue == true)
+        #expect(fixture.dogsMock.records().allSatisfy { !$0.isAccepted })
+        await fixture.stop()
+    }
+
+    @Test("apps naming the same .p8, key id and team id share one token provider; another key gets its own")
+    func sharedTeamKey() throws {
+        let directory = try StartupCheckTests.scratch()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let key = try ES256PrivateKey.generate()
+        try key.pkcs8PEM.write(toFile: directory + "/team.p8", atomically: true, encoding: .utf8)
+        try ES256PrivateKey.generate().pkcs8PEM.write(toFile: directory + "/other.p8", atomically: true, encoding: .utf8)
+        func app(_ topic: String, _ file: String) -> PushServiceConfiguration.AppSettings {
+            var app = PushServiceConfiguration.AppSettings(topic: topic)
+            app.p8Path = directory + "/" + file
+            app.keyID = "KEY123ABCD"
+            app.teamID = "TEAM12345A"
+            return app
+        }
+        var providers: [String: APNSTokenProvider] = [:]
+        let first = try PushAppCredential.load(app("com.a", "team.p8"), providers: &providers)
+        let second = try PushAppCredential.load(app("com.b", "team.p8"), providers: &providers)
+        let third = try PushAppCredential.load(app("com.c", "other.p8"), providers: &providers)
+        guard case .tokenProvider(let a) = first.credentials, case .tokenProvider(let b) = second.credentials,
+            case .tokenProvider(let c) = third.credentials
+        else {
+            Issue.record("token credentials expected")
+            return
+        }
+        #expect(a === b)
+        #expect(a !== c)
+        #expect(first.fingerprint == second.fingerprint && first.fingerprint != third.fingerprint)
     }
 
     @Test("a queued row whose topic no app serves any more (its app left the configuration) ends rejected, TopicDisallowed")
