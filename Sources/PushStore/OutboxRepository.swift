@@ -7,9 +7,11 @@ public protocol OutboxRepository: Sendable {
     /// Claims up to `limit` due rows (in flight, attempt counted); expired rows end as `expired` and are
     /// named in the claim's `expired`.
     func claim(limit: Int, now: Date) async throws -> OutboxClaim
-    /// Records outcomes of in-flight rows; returns the new state of each row changed.
+    /// Records outcomes of in-flight rows; returns the new state of each row changed. An outcome whose row is
+    /// no longer in flight under the same claim (`OutboxCompletion.attempt`) is stale: it changes nothing and
+    /// is left out of the answer. When an id is listed twice, its first outcome counts.
     @discardableResult
-    func complete(_ results: [(id: String, result: OutboxResult)], now: Date) async throws -> [String: OutboxState]
+    func complete(_ results: [OutboxCompletion], now: Date) async throws -> [String: OutboxState]
     /// Puts in-flight rows back to queued; returns how many.
     @discardableResult
     func recoverInFlight() async throws -> Int
