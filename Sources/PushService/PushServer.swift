@@ -106,10 +106,16 @@ public final class PushServer: Sendable {
             throw ConfigurationError("cannot listen on \(configuration.host):\(configuration.port): \(error)")
         }
         await worker.start(tickSeconds: configuration.retryTickSeconds)
+        let retention = RetentionJob(repositories: store, policy: configuration.retention, metrics: metrics, logger: logger)
         let background = Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(1))
-                do { try await match.expireDue() } catch { logger.error("drops.expire_failed", [("error", "\(error)")]) }
+            await withDiscardingTaskGroup { group in
+                group.addTask { await retention.loop() }
+                group.addTask {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: .seconds(1))
+                        do { try await match.expireDue() } catch { logger.error("drops.expire_failed", [("error", "\(error)")]) }
+                    }
+                }
             }
         }
         let server = PushServer(

@@ -17,4 +17,7 @@ public protocol DropRepository: Sendable {
     func pending() async throws -> [DropRecord]
     /// The drop with `id`.
     func drop(id: String) async throws -> DropRecord?
+    /// Deletes up to `limit` drops that ended (matched, cancelled or expired) before `date` and have no mate
+    /// request left; returns how many.
+    func purgeEnded(olderThan date: Date, limit: Int) async throws -> Int
 }

@@ -15,4 +15,6 @@ public protocol MateRequestRepository: Sendable {
     func requests(forDrop dropID: String) async throws -> [MateRequestRecord]
     /// The request with `id`.
     func request(id: String) async throws -> MateRequestRecord?
+    /// Deletes up to `limit` answered requests answered before `date`; returns how many.
+    func purgeAnswered(olderThan date: Date, limit: Int) async throws -> Int
 }

@@ -75,6 +75,24 @@ public actor InMemoryDropRepository: DropRepository, MateRequestRepository {
     /// See `MateRequestRepository.request(id:)`.
     public func request(id: String) -> MateRequestRecord? { tables.requests[id] }
 
+    /// See `MateRequestRepository.purgeAnswered`.
+    public func purgeAnswered(olderThan date: Date, limit: Int) -> Int {
+        let ids = tables.requests.values.filter { $0.state != .pending && ($0.answeredAt ?? .distantFuture) < date }
+            .prefix(max(0, limit)).map(\.id)
+        for id in ids { tables.requests[id] = nil }
+        return ids.count
+    }
+
+    /// See `DropRepository.purgeEnded`.
+    public func purgeEnded(olderThan date: Date, limit: Int) -> Int {
+        let referenced = Set(tables.requests.values.map(\.dropID))
+        let ids = tables.drops.values.filter { drop in
+            drop.state != .pending && (drop.closedAt ?? drop.matchedAt ?? .distantFuture) < date && !referenced.contains(drop.id)
+        }.prefix(max(0, limit)).map(\.id)
+        for id in ids { tables.drops[id] = nil }
+        return ids.count
+    }
+
     /// Hands the rows the rules queued to the outbox.
     private func flushOutbox() async throws {
         guard !tables.outbox.isEmpty else { return }

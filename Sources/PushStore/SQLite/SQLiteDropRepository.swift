@@ -82,6 +82,19 @@ public struct SQLiteDropRepository: DropRepository {
         try await database.perform { try Self.drop(id: id, $0) }
     }
 
+    /// See `DropRepository.purgeEnded`.
+    public func purgeEnded(olderThan date: Date, limit: Int) async throws -> Int {
+        try await database.write { db in
+            try db.run(
+                """
+                DELETE FROM drops WHERE id IN (SELECT id FROM drops d
+                    WHERE state <> 'pending' AND coalesce(closed_at, matched_at) < ?1
+                      AND NOT EXISTS (SELECT 1 FROM mate_requests m WHERE m.drop_id = d.id)
+                    LIMIT ?2)
+                """, [.integer(date.storeMillis), .integer(Int64(max(0, limit)))])
+        }
+    }
+
     /// The drop with `id`, read on `db` (also inside other repositories' transactions).
     static func drop(id: String, _ db: SQLiteConnection) throws -> DropRecord? {
         try db.query("SELECT \(columns) FROM drops WHERE id = ?1", [.text(id)], row: record).first

@@ -102,6 +102,17 @@ public struct SQLiteMateRequestRepository: MateRequestRepository {
         try await database.perform { try Self.request(id: id, $0) }
     }
 
+    /// See `MateRequestRepository.purgeAnswered`.
+    public func purgeAnswered(olderThan date: Date, limit: Int) async throws -> Int {
+        try await database.write { db in
+            try db.run(
+                """
+                DELETE FROM mate_requests WHERE id IN (SELECT id FROM mate_requests
+                    WHERE state <> 'pending' AND answered_at < ?1 LIMIT ?2)
+                """, [.integer(date.storeMillis), .integer(Int64(max(0, limit)))])
+        }
+    }
+
     private static func request(id: String, _ db: SQLiteConnection) throws -> MateRequestRecord? {
         try db.query("SELECT \(columns) FROM mate_requests WHERE id = ?1", [.text(id)], row: record).first
     }
