@@ -28,14 +28,16 @@ extension IOStream {
     }
 
     /// Reads what the kernel still holds for this stream straight from the socket (through OpenSSL for
-    /// TLS) and hands it to the delegate, up to the first would-block, end or error.
+    /// TLS) and hands it to the delegate, up to the first would-block, end or error, and at most 4 MiB
+    /// (a peer that only stopped reading could otherwise keep this loop busy).
     private func readWhatTheKernelHolds() {
         guard let bev else { return }
         let ssl = isTLS ? bufferevent_openssl_get_ssl(bev) : nil
         let fd = bufferevent_getfd(bev)
         guard ssl != nil || fd >= 0 else { return }
+        var budget = 1 << 22
         withUnsafeTemporaryAllocation(byteCount: 16384, alignment: 1) { buffer in
-            while self.bev == bev {
+            while self.bev == bev, budget > 0 {
                 let count: Int
                 if let ssl {
                     count = Int(SSL_read(ssl, buffer.baseAddress, Int32(buffer.count)))
@@ -43,6 +45,7 @@ extension IOStream {
                     count = recv(fd, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT))
                 }
                 guard count > 0 else { break }
+                budget -= count
                 delegate?.stream(self, didRead: UnsafeRawBufferPointer(rebasing: buffer[..<count]))
             }
         }
