@@ -213,6 +213,8 @@ public final class IOStream: @unchecked Sendable {
         }
         let error = describe(events: events, bev: bev)
         if let tunnel { return fail(tunnel.describe(error)) }
+        // Before the stream connected there is nothing of the peer's to deliver.
+        guard connected else { return fail(error) }
         finishReading(then: error)
     }
 
