@@ -13,7 +13,7 @@ DEB_PACKAGES += zsh python3-yaml
 TOOLS += zsh
 DEP_FILES += /usr/lib/python3/dist-packages/yaml/__init__.py
 
-.PHONY: deps conformance-tools lint format build release run test test-examples bench chaos sanitize sanitize-address sanitize-thread fuzz clean
+.PHONY: deps conformance-tools lint format build release run test test-examples bench chaos chaos-goaway sanitize sanitize-address sanitize-thread fuzz clean
 
 ## deps: install the Debian packages that are missing (apt-get as root, otherwise print the command), and
 ## the system account the SOCKS5 proxy tests authenticate as (Tests/Proxies/socks-test-user.sh, as root)
@@ -99,6 +99,17 @@ chaos: deps
 	$(SWIFT) build -c release --product push-server
 	$(SWIFT) build -c release --product push-chaos
 	./.build/release/push-chaos --server ./.build/release/push-server --pushes $(CHAOS_PUSHES) --json bench/chaos.json
+	$(MAKE) chaos-goaway
+
+## chaos-goaway: 100,000 pushes while the mock sends GOAWAY every 1,000 streams and closes the connection
+## 0.5 s later (answers owed then go out just before the FIN), answers 1% 429 + 1% 503 and drops the stream
+## limit to 1 after each; no reset, no kill, so any notification accepted twice fails; writes bench/chaos-goaway.json
+chaos-goaway: deps
+	$(SWIFT) build -c release --product push-server
+	$(SWIFT) build -c release --product push-chaos
+	./.build/release/push-chaos --server ./.build/release/push-server --pushes $(CHAOS_PUSHES) --kills 0 \
+		--close-every 0 --goaway-every 1000 --goaway-close-ms 500 --limit-flip 1 --jitter-ms 1000 \
+		--batch 100 --concurrency 8 --json bench/chaos-goaway.json
 
 ## sanitize: the whole suite under ThreadSanitizer, then under AddressSanitizer
 sanitize: sanitize-thread sanitize-address

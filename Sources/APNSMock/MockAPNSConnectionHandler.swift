@@ -15,6 +15,8 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
     private let id: Int
     private var context: MockAPNSConnectionContext?
     private var requestCount = 0
+    /// The highest stream id handed over so far: a GOAWAY names it, so no request it decided lies above.
+    private var highestStreamID: Int32 = 0
     private var streamLimitDropped = false
     /// The MAX_CONCURRENT_STREAMS this connection was last told (outside the two throttles).
     private var announcedStreams: Int
@@ -22,8 +24,10 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
     /// Token auth: the connection still runs at one stream until its first valid token.
     private var awaitingAuthentication: Bool
     private var ids = MockRandom.systemSeeded()
-    private var delayed: [Int32: LoopTimer] = [:]
+    /// Answers waiting for their latency, by stream: the timer and what it will answer.
+    private var delayed: [Int32: (timer: LoopTimer, outcome: APNSOutcome)] = [:]
     private var idleTimer: LoopTimer?
+    private var closeTimer: LoopTimer?
     private let isDevelopment: Bool
 
     init(core: MockAPNSCore, connection: HTTP2ServerConnection) {
@@ -45,6 +49,7 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
         let configuration = core.configuration
         let knobs = core.knobs.withLock { $0 }
         requestCount += 1
+        highestStreamID = max(highestStreamID, request.streamID)
         let cutOff = core.countRequestAndCheckAbruptClose(knobs)
         if cutOff || knobs.abruptCloseAfterStreams.map({ requestCount > $0 }) == true {
             core.recorder.countStream(concurrentStreams: connection.maxObservedOpenStreams)
@@ -66,7 +71,7 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
         }
 
         if let limit = knobs.goAwayAfterStreams, requestCount >= limit, !goAwaySent {
-            sendGoAway(knobs.goAwayReason, lastStreamID: request.streamID)
+            sendGoAway(knobs.goAwayReason, lastStreamID: highestStreamID)
         }
     }
 
@@ -89,9 +94,10 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
     func connectionDidClose(_ connection: HTTP2ServerConnection) {
         core.recorder.countConnectionClosed()
         // Timers may be the ones firing right now: free them on a later loop turn.
-        let timers = Array(delayed.values) + (idleTimer.map { [$0] } ?? [])
+        let timers = delayed.values.map(\.timer) + [idleTimer, closeTimer].compactMap { $0 }
         delayed.removeAll()
         idleTimer = nil
+        closeTimer = nil
         for timer in timers { timer.cancel() }
         loop.execute { withExtendedLifetime(timers) {} }
     }
@@ -143,7 +149,7 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
             self.answer(streamID: streamID, outcome: outcome)
         }
         timer.schedule(after: delay)
-        delayed[streamID] = timer
+        delayed[streamID] = (timer, outcome)
     }
 
     private func uniqueID() -> String? {
@@ -182,6 +188,27 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
         goAwaySent = true
         core.recorder.countGoAways()
         connection.goAway(debugData: APNSRejection(reason).jsonBody(), lastStreamID: lastStreamID)
+        if let delay = core.configuration.closeAfterGoAway {
+            // Answered or not: the streams still open then end without an answer.
+            let timer = LoopTimer(loop: loop) { [weak self] in self?.closeAfterGoAway() }
+            timer.schedule(after: delay)
+            closeTimer = timer
+        }
+    }
+
+    /// The close that follows a GOAWAY after `closeAfterGoAway`: answers still waiting for their latency
+    /// go out now, right before the close (their bytes and the FIN reach the client together), and
+    /// streams not received whole by then get no answer.
+    private func closeAfterGoAway() {
+        guard let connection, !connection.isClosed else { return }
+        let waiting = delayed.sorted { $0.key < $1.key }
+        delayed.removeAll()
+        for (streamID, answer) in waiting {
+            answer.timer.cancel()
+            self.answer(streamID: streamID, outcome: answer.outcome)
+        }
+        loop.execute { withExtendedLifetime(waiting) {} }
+        connection.close()
     }
 
     private func idleTimerFired() {

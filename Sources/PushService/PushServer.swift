@@ -70,6 +70,8 @@ public final class PushServer: Sendable {
             logger.info("outbox.recovered", [("rows", "\(store.database.recoveredAtOpen)")])
         }
         let metrics = ServiceMetrics()
+        // Rows a crash left in flight go out again with their outcome unknown: at most what was in flight.
+        metrics.recordResend(cause: "outcome_unknown", count: store.database.recoveredAtOpen)
         let waiters = PushWaiters()
         let worker = OutboxWorker(
             outbox: store.outbox, devices: store.devices, senders: senders, metrics: metrics,

@@ -111,9 +111,10 @@ public final class ServiceMetrics: Sendable {
         state.withLock { $0.pushes[PushKey(outcome: outcome, reason: reason), default: 0] += count }
     }
 
-    /// Counts one notification queued to be sent again, by `cause` (one of `resendCauses`).
-    public func recordResend(cause: String) {
-        state.withLock { $0.resends[cause, default: 0] += 1 }
+    /// Counts `count` notifications (default one) queued to be sent again, by `cause` (one of `resendCauses`).
+    public func recordResend(cause: String, count: Int = 1) {
+        guard count > 0 else { return }
+        state.withLock { $0.resends[cause, default: 0] += count }
     }
 
     /// Counts outcomes the outbox refused because their row had been claimed again since (fenced off).

@@ -29,6 +29,8 @@ enum MockAPNSCommand: Command {
                 .value("reject", "reason", "Reject every request with this reason, e.g. BadDeviceToken or Unregistered."),
                 .value("latency-ms", "n", "Delay each answer by n milliseconds."),
                 .value("goaway-after", "n", "Send GOAWAY after n requests on a connection."),
+                .value("goaway-close-ms", "n", "Close each connection n milliseconds after its GOAWAY, answered or not."),
+                .flag("limit-flip", "After each rejection announce MAX_CONCURRENT_STREAMS 1, restore it after the next success."),
                 .value("close-after", "n", "Reset the connection when request n+1 arrives."),
                 .value("close-every", "n", "Reset the connection carrying every n-th request (counted over all connections)."),
                 .value("rate-429", "p", "Answer this share (0-1) of otherwise accepted requests with 429 TooManyRequests."),
@@ -195,6 +197,11 @@ enum MockAPNSCommand: Command {
             knobs.latency = .fixed(Double(millis) / 1000)
         }
         if let count = try arguments.int("goaway-after", command: name) { knobs.goAwayAfterStreams = count }
+        if let millis = try arguments.int("goaway-close-ms", command: name) {
+            guard millis >= 0 else { throw CLIError.usage("--goaway-close-ms must be 0 or more", command: name) }
+            knobs.closeAfterGoAway = Double(millis) / 1000
+        }
+        if arguments.has("limit-flip") { knobs.dropStreamLimitAfterRejection = true }
         if let count = try arguments.int("close-after", command: name) { knobs.abruptCloseAfterStreams = count }
         if let count = try arguments.int("close-every", command: name) {
             guard count > 0 else { throw CLIError.usage("--close-every must be at least 1", command: name) }
@@ -233,6 +240,8 @@ private struct Knobs: Sendable {
     var handler: MockAPNSHandler?
     var latency: MockLatency?
     var goAwayAfterStreams: Int?
+    var closeAfterGoAway: Double?
+    var dropStreamLimitAfterRejection = false
     var abruptCloseAfterStreams: Int?
     var abruptCloseEveryStreams: Int?
     var faultRates: MockFaultRates?
@@ -244,6 +253,8 @@ private struct Knobs: Sendable {
         if let handler { configuration.handler = handler }
         if let latency { configuration.latency = latency }
         if let goAwayAfterStreams { configuration.goAwayAfterStreams = goAwayAfterStreams }
+        if let closeAfterGoAway { configuration.closeAfterGoAway = closeAfterGoAway }
+        if dropStreamLimitAfterRejection { configuration.dropStreamLimitAfterRejection = true }
         if let abruptCloseAfterStreams { configuration.abruptCloseAfterStreams = abruptCloseAfterStreams }
         if let abruptCloseEveryStreams { configuration.abruptCloseEveryStreams = abruptCloseEveryStreams }
         if let faultRates { configuration.faultRates = faultRates }
