@@ -1,0 +1,64 @@
+/// The PostgreSQL schema as an ordered list of migrations. Append new steps; never edit shipped ones.
+///
+/// As in the SQLite schema, times are integer milliseconds since 1970 (exact comparisons for Apple's 410
+/// timestamp rule) and `outbox.expiration` is whole seconds. Keys and ids compare byte by byte
+/// (`COLLATE "C"`), so orderings match SQLite's whatever the database's default collation.
+enum PostgresSchema {
+    static let migrations: [PostgresMigration] = [
+        PostgresMigration(
+            name: "initial",
+            sql: """
+                CREATE TABLE users (
+                    id         text COLLATE "C" PRIMARY KEY,
+                    card       text NOT NULL,
+                    created_at bigint NOT NULL,
+                    updated_at bigint NOT NULL
+                );
+                CREATE TABLE devices (
+                    token          text COLLATE "C" NOT NULL,
+                    topic          text COLLATE "C" NOT NULL,
+                    user_id        text COLLATE "C" NOT NULL,
+                    environment    text NOT NULL CHECK (environment IN ('production', 'development')),
+                    registered_at  bigint NOT NULL,
+                    last_seen      bigint NOT NULL,
+                    invalidated_at bigint,
+                    invalid_reason text,
+                    PRIMARY KEY (token, topic)
+                );
+                CREATE INDEX devices_by_user ON devices (user_id, registered_at);
+                CREATE TABLE drops (
+                    id           text COLLATE "C" PRIMARY KEY,
+                    initiator_id text COLLATE "C" NOT NULL,
+                    peer_id      text COLLATE "C" NOT NULL,
+                    state        text NOT NULL CHECK (state IN ('pending', 'matched', 'cancelled', 'expired')),
+                    created_at   bigint NOT NULL,
+                    expires_at   bigint NOT NULL,
+                    matched_at   bigint,
+                    closed_at    bigint
+                );
+                CREATE INDEX drops_pending ON drops (created_at, id) WHERE state = 'pending';
+                CREATE TABLE mate_requests (
+                    id           text COLLATE "C" PRIMARY KEY,
+                    drop_id      text COLLATE "C" NOT NULL REFERENCES drops (id),
+                    sender_id    text COLLATE "C" NOT NULL,
+                    recipient_id text COLLATE "C" NOT NULL,
+                    state        text NOT NULL CHECK (state IN ('pending', 'accepted', 'declined')),
+                    created_at   bigint NOT NULL,
+                    answered_at  bigint
+                );
+                CREATE INDEX mate_requests_by_recipient ON mate_requests (recipient_id);
+                CREATE INDEX mate_requests_by_sender ON mate_requests (sender_id);
+                CREATE INDEX mate_requests_by_drop ON mate_requests (drop_id);
+                CREATE TABLE idempotency_keys (
+                    scope       text COLLATE "C" NOT NULL,
+                    key         text COLLATE "C" NOT NULL,
+                    fingerprint bytea NOT NULL,
+                    status      integer,
+                    body        bytea NOT NULL,
+                    created_at  bigint NOT NULL,
+                    PRIMARY KEY (scope, key)
+                );
+                CREATE INDEX idempotency_by_age ON idempotency_keys (created_at);
+                """),
+    ]
+}
