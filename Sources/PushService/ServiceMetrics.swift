@@ -35,6 +35,7 @@ public final class ServiceMetrics: Sendable {
         var invalidated: [String: Int] = Dictionary(uniqueKeysWithValues: ServiceMetrics.invalidationReasons.map { ($0, 0) })
         var certificateNotAfter: [String: Double] = [:]
         /// Every cause starts at zero, so the series exist before the first re-send.
+        var staleCompletions = 0
         var resends: [String: Int] = Dictionary(uniqueKeysWithValues: ServiceMetrics.resendCauses.map { ($0, 0) })
     }
 
@@ -114,6 +115,12 @@ public final class ServiceMetrics: Sendable {
         state.withLock { $0.resends[cause, default: 0] += 1 }
     }
 
+    /// Counts outcomes the outbox refused because their row had been claimed again since (fenced off).
+    public func recordStaleCompletions(_ count: Int) {
+        guard count > 0 else { return }
+        state.withLock { $0.staleCompletions += count }
+    }
+
     /// Counts one device token marked invalid because APNs answered `reason`.
     public func recordTokenInvalidated(reason: String) {
         state.withLock { $0.invalidated[reason, default: 0] += 1 }
@@ -163,6 +170,9 @@ public final class ServiceMetrics: Sendable {
         lines.append("# HELP push_outbox_oldest_age_seconds Age of the oldest notification queued or in flight; 0 when none is.")
         lines.append("# TYPE push_outbox_oldest_age_seconds gauge")
         lines.append("push_outbox_oldest_age_seconds \(max(0, oldestPendingAgeSeconds))")
+        lines.append("# HELP outbox_stale_completions_total Outcomes not recorded because another claim had taken the row over.")
+        lines.append("# TYPE outbox_stale_completions_total counter")
+        lines.append("outbox_stale_completions_total \(snapshot.staleCompletions)")
         lines.append("# HELP push_resends_total Notifications queued to be sent again, by what the last attempt left known.")
         lines.append("# TYPE push_resends_total counter")
         for (cause, count) in snapshot.resends.sorted(by: { $0.key < $1.key }) {

@@ -15,7 +15,7 @@ struct WakingOutboxRepository: OutboxRepository {
     func claim(limit: Int, now: Date) async throws -> OutboxClaim { try await base.claim(limit: limit, now: now) }
 
     @discardableResult
-    func complete(_ results: [(id: String, result: OutboxResult)], now: Date) async throws -> [String: OutboxState] {
+    func complete(_ results: [OutboxCompletion], now: Date) async throws -> [String: OutboxState] {
         try await base.complete(results, now: now)
     }
 

@@ -41,12 +41,8 @@ public enum OutboxBenchmark {
             // The sandbox answers every development notification with its own apns-unique-id.
             try await store.complete(
                 claimed.map { item in
-                    (
-                        item.id,
-                        .accepted(
-                            apnsUniqueID: item.environment.isDevelopment
-                                ? UUID().uuidString.lowercased() : nil)
-                    )
+                    OutboxCompletion(
+                        item, .accepted(apnsUniqueID: item.environment.isDevelopment ? UUID().uuidString.lowercased() : nil))
                 }, now: now)
             done += claimed.count
             if claimed.isEmpty { break }

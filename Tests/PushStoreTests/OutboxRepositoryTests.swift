@@ -67,10 +67,10 @@ struct OutboxRepositoryTests {
         _ = try await outbox.claim(limit: 2, now: t0)
         let states = try await outbox.complete(
             [
-                ("ok", .accepted(apnsUniqueID: "u-1")),
-                ("no", .rejected(status: 410, reason: "Unregistered")),
-                ("idle", .accepted(apnsUniqueID: nil)),
-                ("ghost", .rejected(status: 400, reason: "BadTopic")),
+                done("ok", .accepted(apnsUniqueID: "u-1")),
+                done("no", .rejected(status: 410, reason: "Unregistered")),
+                done("idle", .accepted(apnsUniqueID: nil)),
+                done("ghost", .rejected(status: 400, reason: "BadTopic")),
             ], now: at(1))
         #expect(states == ["ok": .accepted, "no": .rejected])
         let ok = try #require(try await outbox.item(id: "ok"))
@@ -79,7 +79,7 @@ struct OutboxRepositoryTests {
         #expect(no.state == .rejected && no.lastStatus == 410 && no.lastReason == "Unregistered")
         #expect(try await outbox.item(id: "idle")?.state == .queued)
         // A late second answer for a finished row changes nothing.
-        #expect(try await outbox.complete([("ok", .rejected(status: 400, reason: "BadTopic"))], now: at(2)).isEmpty)
+        #expect(try await outbox.complete([done("ok", .rejected(status: 400, reason: "BadTopic"))], now: at(2)).isEmpty)
         #expect(try await outbox.item(id: "ok")?.state == .accepted)
         #expect(try await outbox.depth() == 1)
     }
@@ -92,7 +92,7 @@ struct OutboxRepositoryTests {
         for (attempt, delay) in [(1, 1.0), (2, 2.0), (3, 4.0)] {
             let claimed = try await outbox.claim(limit: 1, now: now)
             #expect(claimed.map(\.attempts) == [attempt])
-            let state = try await outbox.complete([("r", .retry(status: 503, reason: "ServiceUnavailable"))], now: now)
+            let state = try await outbox.complete([done("r", .retry(status: 503, reason: "ServiceUnavailable"), attempt: attempt)], now: now)
             #expect(state == ["r": .queued])
             let item = try #require(try await outbox.item(id: "r"))
             #expect(item.nextAttemptAt == now.addingTimeInterval(delay))
@@ -101,7 +101,7 @@ struct OutboxRepositoryTests {
             now = now.addingTimeInterval(delay)
         }
         #expect(try await outbox.claim(limit: 1, now: now).map(\.attempts) == [4])
-        let final = try await outbox.complete([("r", .retry(status: nil, reason: "connection reset"))], now: now)
+        let final = try await outbox.complete([done("r", .retry(status: nil, reason: "connection reset"), attempt: 4)], now: now)
         #expect(final == ["r": .failed])
         let item = try #require(try await outbox.item(id: "r"))
         #expect(item.state == .failed && item.lastStatus == nil && item.lastReason == "TransportError")
@@ -135,7 +135,7 @@ struct OutboxRepositoryTests {
         let past = try #require(try await outbox.item(id: "past"))
         #expect(past.state == .expired && past.attempts == 0)
         // Retried rows: the 0-expiration one may not be tried twice; the future one expires meanwhile.
-        try await outbox.complete(claimed.map { ($0.id, .retry(status: 429, reason: "TooManyRequests")) }, now: t0)
+        try await outbox.complete(claimed.map { OutboxCompletion($0, .retry(status: 429, reason: "TooManyRequests")) }, now: t0)
         let again = try await outbox.claim(limit: 10, now: at(61))
         #expect(again.map(\.id) == ["none"])
         #expect(Set(again.expired) == ["future", "once", "edge"])
@@ -174,8 +174,8 @@ struct OutboxRepositoryTests {
         let outbox = try kind.make().outbox
         try await outbox.enqueue([outboxItem("done"), outboxItem("fresh"), outboxItem("waiting")])
         _ = try await outbox.claim(limit: 2, now: t0)
-        try await outbox.complete([("done", .accepted(apnsUniqueID: nil))], now: at(10))
-        try await outbox.complete([("fresh", .rejected(status: 400, reason: "BadTopic"))], now: at(100))
+        try await outbox.complete([done("done", .accepted(apnsUniqueID: nil))], now: at(10))
+        try await outbox.complete([done("fresh", .rejected(status: 400, reason: "BadTopic"))], now: at(100))
         #expect(try await outbox.purge(olderThan: at(50)) == 1)
         #expect(try await outbox.item(id: "done") == nil)
         #expect(try await outbox.item(id: "fresh") != nil)
@@ -193,7 +193,7 @@ struct OutboxRepositoryTests {
         try await outbox.enqueue((0..<1_000).map { outboxItem("m\($0)", push: "big", token: $0, now: at(Double($0) / 1_000)) })
         let claimed = try await outbox.claim(limit: 2_000, now: at(5))
         #expect(claimed.map(\.id) == ["taken"] + (0..<1_000).map { "m\($0)" })
-        let states = try await outbox.complete(claimed.map { ($0.id, .accepted(apnsUniqueID: nil)) }, now: at(6))
+        let states = try await outbox.complete(claimed.map { OutboxCompletion($0, .accepted(apnsUniqueID: nil)) }, now: at(6))
         #expect(states.count == 1_001 && Set(states.values) == [.accepted])
         #expect(try await outbox.counts()[.accepted] == 1_001)
         #expect(try await outbox.depth() == 0)
@@ -208,12 +208,12 @@ struct OutboxRepositoryTests {
         try await outbox.enqueue((0..<count).map { outboxItem("r\($0)", push: "many", token: $0) })
         let claimed = try await outbox.claim(limit: count, now: at(1))
         #expect(claimed.count == count)
-        #expect(try await outbox.complete([("r0", .accepted(apnsUniqueID: "first"))], now: at(1)) == ["r0": .accepted])
-        let outcomes: [(id: String, result: OutboxResult)] = (0..<count).map { n in
+        #expect(try await outbox.complete([done("r0", .accepted(apnsUniqueID: "first"))], now: at(1)) == ["r0": .accepted])
+        let outcomes: [OutboxCompletion] = (0..<count).map { n in
             switch n % 5 {
-            case 3: ("r\(n)", .accepted(apnsUniqueID: nil))
-            case 4: ("r\(n)", .rejected(status: 400, reason: "BadDeviceToken"))
-            default: ("r\(n)", .accepted(apnsUniqueID: "u-\(n)"))
+            case 3: done("r\(n)", .accepted(apnsUniqueID: nil))
+            case 4: done("r\(n)", .rejected(status: 400, reason: "BadDeviceToken"))
+            default: done("r\(n)", .accepted(apnsUniqueID: "u-\(n)"))
             }
         }
         let states = try await outbox.complete(outcomes, now: at(2))
@@ -240,10 +240,10 @@ struct OutboxRepositoryTests {
         _ = try await outbox.claim(limit: 2, now: t0)
         let states = try await outbox.complete(
             [
-                ("a", .retry(status: 500, reason: "InternalServerError")),
-                ("a", .accepted(apnsUniqueID: nil)),
-                ("b", .rejected(status: 400, reason: "BadTopic")),
-                ("b", .accepted(apnsUniqueID: "u")),
+                done("a", .retry(status: 500, reason: "InternalServerError")),
+                done("a", .accepted(apnsUniqueID: nil)),
+                done("b", .rejected(status: 400, reason: "BadTopic")),
+                done("b", .accepted(apnsUniqueID: "u")),
             ], now: t0)
         #expect(states == ["a": .queued, "b": .rejected])
         #expect(try await outbox.item(id: "b")?.apnsUniqueID == nil)
@@ -255,7 +255,7 @@ struct OutboxRepositoryTests {
         let second = Int(t0.timeIntervalSince1970)
         try await outbox.enqueue([outboxItem("e", expiration: second)])
         #expect(try await outbox.claim(limit: 1, now: at(0.999)).map(\.id) == ["e"])
-        try await outbox.complete([("e", .retry(status: 429, reason: "TooManyRequests"))], now: at(0.999))
+        try await outbox.complete([done("e", .retry(status: 429, reason: "TooManyRequests"))], now: at(0.999))
         #expect(try await outbox.claim(limit: 1, now: at(2)).isEmpty)
         #expect(try await outbox.item(id: "e")?.state == .expired)
     }

@@ -106,7 +106,7 @@ actor HeldOutbox: OutboxRepository {
     }
 
     func claim(limit: Int, now: Date) async throws -> OutboxClaim { try await base.claim(limit: limit, now: now) }
-    func complete(_ results: [(id: String, result: OutboxResult)], now: Date) async throws -> [String: OutboxState] {
+    func complete(_ results: [OutboxCompletion], now: Date) async throws -> [String: OutboxState] {
         try await base.complete(results, now: now)
     }
     func recoverInFlight() async throws -> Int { try await base.recoverInFlight() }

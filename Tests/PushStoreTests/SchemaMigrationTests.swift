@@ -85,7 +85,7 @@ struct SchemaMigrationTests {
         let claimed = try await store.claim(limit: 10, now: t0)
         #expect(claimed.map(\.id) == ["q1"])
         #expect(try await store.item(id: "f1")?.state == .expired)
-        #expect(try await store.complete([("q1", .accepted(apnsUniqueID: nil))], now: t0) == ["q1": .accepted])
+        #expect(try await store.complete([done("q1", .accepted(apnsUniqueID: nil))], now: t0) == ["q1": .accepted])
         // New rows continue after the migrated ones.
         try await store.enqueue([outboxItem("n1", push: "p1")])
         #expect(try await store.items(pushID: "p1").map(\.id) == ["q1", "f1", "r1", "n1"])

@@ -69,6 +69,11 @@ func outboxItem(
         priority: 10, expiration: expiration, collapseID: nil, apnsID: nil, now: now)
 }
 
+/// The outcome `result` of row `id`, sent under the claim that made its attempt count `attempt`.
+func done(_ id: String, _ result: OutboxResult, attempt: Int = 1) -> OutboxCompletion {
+    OutboxCompletion(id: id, attempt: attempt, result: result)
+}
+
 extension OutboxResult {
     /// A final rejection by status and reason name.
     static func rejected(status: Int, reason: String) -> OutboxResult {
