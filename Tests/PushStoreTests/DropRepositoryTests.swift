@@ -9,7 +9,7 @@ import Testing
 struct DropRepositoryTests {
     @Test(arguments: StoreKind.allCases)
     func insertUpdateAndListPending(kind: StoreKind) async throws {
-        let drops = try kind.make().drops
+        let drops = try await kind.make().drops
         try await drops.insert(DropRecord(id: "d2", initiatorID: "bob", peerID: "cy", createdAt: at(2), expiresAt: at(12)))
         try await drops.insert(DropRecord(id: "d1", initiatorID: "ana", peerID: "bob", createdAt: at(1), expiresAt: at(11)))
         try await drops.insert(DropRecord(id: "d3", initiatorID: "dee", peerID: "eve", createdAt: at(3), expiresAt: at(13)))
@@ -27,7 +27,7 @@ struct DropRepositoryTests {
 
     @Test(arguments: StoreKind.allCases)
     func onlyPendingDropsChangeState(kind: StoreKind) async throws {
-        let drops = try kind.make().drops
+        let drops = try await kind.make().drops
         try await drops.insert(DropRecord(id: "d", initiatorID: "ana", peerID: "bob", createdAt: t0, expiresAt: at(10)))
         await #expect(throws: PushStoreError.duplicateID("d")) {
             try await drops.insert(DropRecord(id: "d", initiatorID: "x", peerID: "y", createdAt: t0, expiresAt: at(10)))

@@ -8,7 +8,7 @@ import Testing
 @Suite("MateRequestRepository (both twins)")
 struct MateRequestRepositoryTests {
     private func seeded(_ kind: StoreKind) async throws -> Repositories {
-        let repos = try kind.make()
+        let repos = try await kind.make()
         try await repos.drops.insert(DropRecord(id: "d", initiatorID: "ana", peerID: "bob", createdAt: t0, expiresAt: at(10)))
         try await repos.mates.insert(MateRequestRecord(id: "m1", dropID: "d", senderID: "ana", recipientID: "bob", createdAt: at(1)))
         try await repos.mates.insert(MateRequestRecord(id: "m2", dropID: "d", senderID: "bob", recipientID: "ana", createdAt: at(1)))

@@ -11,7 +11,9 @@ enum ClusterGuard {
     /// Starts the guard for the cluster in `directory`.
     static func start(directory: String, asPostgres: Bool) throws {
         var ends: [Int32] = [0, 0]
-        guard pipe2(&ends, O_CLOEXEC) == 0 else { throw PostgresTestClusterError("pipe2() failed") }
+        guard pipe(&ends) == 0 else { throw PostgresTestClusterError("pipe() failed") }
+        _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
         let quoted = "'" + directory.replacingOccurrences(of: "'", with: "'\\''") + "'"
         let runAs = asPostgres ? "/usr/sbin/runuser -u postgres -- " : ""
         let script = """
@@ -33,7 +35,8 @@ enum ClusterGuard {
         defer { posix_spawnattr_destroy(&attributes) }
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
         posix_spawnattr_setpgroup(&attributes, 0)
-        let argv = ["/bin/sh", "-c", script].map { strdup($0) } + [nil]
+        let arguments: [String] = ["/bin/sh", "-c", script]
+        let argv = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var child: pid_t = 0
         let result = posix_spawn(&child, "/bin/sh", &actions, &attributes, argv, environ)

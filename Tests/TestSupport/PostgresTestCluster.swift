@@ -48,10 +48,9 @@ public final class PostgresTestCluster: Sendable {
 
     /// Runs one SQL command as the superuser on the `postgres` database (`psql -c`).
     public func psql(_ sql: String, database: String = "postgres") async throws {
-        let result = try await ToolProcess.run(
+        let result = try await Self.spawn(
             "/usr/bin/psql",
-            ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-d", database, "-c", sql],
-            timeout: 60)
+            ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-d", database, "-c", sql])
         guard result.status == 0 else { throw PostgresTestClusterError("psql \(sql) failed: \(result.output)") }
     }
 
@@ -104,9 +103,19 @@ public final class PostgresTestCluster: Sendable {
         let path = "\(binaries)/\(program)"
         let result =
             asPostgres
-            ? try await ToolProcess.run("/usr/sbin/runuser", ["-u", "postgres", "--", path] + arguments, timeout: 120)
-            : try await ToolProcess.run(path, arguments, timeout: 120)
+            ? try await spawn("/usr/sbin/runuser", ["-u", "postgres", "--", path] + arguments)
+            : try await spawn(path, arguments)
         guard result.status == 0 else { throw PostgresTestClusterError("\(program) failed: \(result.output)") }
+    }
+
+    /// Runs `executable` to completion on a thread of its own (with `posix_spawn`: Foundation's `Process`
+    /// waits for every descriptor it passed on to close, and the postmaster that `pg_ctl` starts keeps
+    /// running).
+    private static func spawn(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
+        let process = try SpawnedProcess(executable, arguments)
+        return await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: process.waitForExit()) }.start()
+        }
     }
 
     /// Starts the cluster once; every caller gets the same one.

@@ -39,7 +39,7 @@ public final class PostgresDatabase: PushDatabase {
         try PostgresConnection.validate(url)
         let pool = PostgresPool(conninfo: url, size: poolSize)
         let now = Date().storeMillis
-        try await pool.withConnection { try $0.migrate(migrations, now: now) }
+        _ = try await pool.withConnection { try $0.migrate(migrations, now: now) }
         let listener = try await PostgresListener.start(conninfo: url, channels: [outboxChannel])
         let name = instanceID ?? "\(ProcessInfo.processInfo.hostName)-\(getpid())-\(OutboxID.make().suffix(8))"
         return PostgresDatabase(instanceID: name, pool: pool, listener: listener)

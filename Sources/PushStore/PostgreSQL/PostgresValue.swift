@@ -18,11 +18,16 @@ enum PostgresValue: Sendable, Equatable {
     /// `.text`, or `.null` for nil.
     static func text(_ value: String?) -> PostgresValue { value.map { .text($0) } ?? .null }
 
-    /// A `text[]` parameter (in the array's text form, every element quoted): for `= ANY ($n::text[])`.
-    static func textArray(_ values: [String]) -> PostgresValue {
+    /// A `text[]` parameter (in the array's text form, every element quoted, nil as NULL): for
+    /// `= ANY ($n::text[])` and `unnest`.
+    static func textArray(_ values: [String?]) -> PostgresValue {
         var literal = "{"
         for (index, value) in values.enumerated() {
             if index > 0 { literal += "," }
+            guard let value else {
+                literal += "NULL"
+                continue
+            }
             literal += "\""
             for character in value.unicodeScalars {
                 if character == "\"" || character == "\\" { literal += "\\" }
@@ -31,6 +36,11 @@ enum PostgresValue: Sendable, Equatable {
             literal += "\""
         }
         return .text(literal + "}")
+    }
+
+    /// A `bigint[]` parameter (nil as NULL).
+    static func integerArray(_ values: [Int64?]) -> PostgresValue {
+        .text("{" + values.map { $0.map(String.init) ?? "NULL" }.joined(separator: ",") + "}")
     }
 
     /// The wire form: the bytes (nil for NULL) and the format code (0 text, 1 binary). Text-format values
