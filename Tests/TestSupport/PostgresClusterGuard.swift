@@ -54,5 +54,10 @@ final class Counter: Sendable {
     private let value = PThreadLock(0)
 
     /// The next number, from 1.
-    func next() -> Int { value.withLock { $0 += 1; return $0 } }
+    func next() -> Int {
+        value.withLock {
+            $0 += 1
+            return $0
+        }
+    }
 }

@@ -57,8 +57,9 @@ public struct PostgresDropRepository: DropRepository {
     /// decided, so two instances changing one drop at once decide it once.
     public func update(id: String, to state: DropState, at now: Date) async throws -> DropRecord {
         try await database.pool.transaction { db in
-            guard var drop = try db.query("SELECT \(Self.columns) FROM drops WHERE id = $1 FOR UPDATE", [.text(id)])
-                .map(Self.record).first
+            guard
+                var drop = try db.query("SELECT \(Self.columns) FROM drops WHERE id = $1 FOR UPDATE", [.text(id)])
+                    .map(Self.record).first
             else { throw PushStoreError.notFound("drop \(id)") }
             try DropTransition.apply(state, at: now, to: &drop)
             try db.run(

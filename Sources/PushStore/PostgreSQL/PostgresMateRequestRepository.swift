@@ -57,8 +57,9 @@ public struct PostgresMateRequestRepository: MateRequestRepository {
     /// See `MateRequestRepository.answer`: decided on the row locked with `FOR UPDATE`.
     public func answer(id: String, accept: Bool, by userID: String, at now: Date) async throws -> MateRequestRecord {
         try await database.pool.transaction { db in
-            guard var request = try db.query("SELECT \(Self.columns) FROM mate_requests WHERE id = $1 FOR UPDATE", [.text(id)])
-                .map(Self.record).first
+            guard
+                var request = try db.query("SELECT \(Self.columns) FROM mate_requests WHERE id = $1 FOR UPDATE", [.text(id)])
+                    .map(Self.record).first
             else { throw PushStoreError.notFound("mate request \(id)") }
             try MateRequestAnswer.apply(accept: accept, by: userID, at: now, to: &request)
             try db.run(
