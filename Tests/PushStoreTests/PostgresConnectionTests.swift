@@ -100,3 +100,29 @@ struct PostgresConnectionTests {
         #expect(pids.count <= 2)
     }
 }
+
+@Suite("PostgreSQL connections that break")
+struct PostgresBrokenConnectionTests {
+    @Test func aBrokenConnectionFailsOnceThenThePoolAndTheListenerConnectAgain() async throws {
+        let cluster = try await PostgresTestCluster.shared()
+        let url = try await cluster.createDatabase()
+        let name = try #require(url.split(separator: "/").last.map(String.init))
+        let database = try await PostgresDatabase.open(url: url, poolSize: 1)
+        try await database.ping()
+        let seen = database.outboxGeneration
+        // The server ends every session of the database (as a restart or a failover would) and waits until
+        // they are gone.
+        try await cluster.psql("SELECT pg_terminate_backend(pid, 10000) FROM pg_stat_activity WHERE datname = '\(name)'")
+        await #expect {
+            try await database.ping()
+        } throws: { error in
+            (error as? PostgresError)?.kind == .connectionLost
+        }
+        try await database.ping()  // a new connection
+        // The listener reconnected by itself, and says announcements may have been missed meanwhile.
+        #expect(await database.waitForOutbox(after: seen) > seen)
+        let after = database.outboxGeneration
+        try await PostgresOutboxRepository(database: database).enqueue([outboxItem("after-the-break")])
+        #expect(await database.waitForOutbox(after: after) > after)
+    }
+}

@@ -41,8 +41,15 @@ public final class PostgresDatabase: PushDatabase {
         let now = Date().storeMillis
         _ = try await pool.withConnection { try $0.migrate(migrations, now: now) }
         let listener = try await PostgresListener.start(conninfo: url, channels: [outboxChannel])
-        let name = instanceID ?? "\(ProcessInfo.processInfo.hostName)-\(getpid())-\(OutboxID.make().suffix(8))"
+        let name = instanceID ?? "\(hostName())-\(getpid())-\(OutboxID.make().suffix(8))"
         return PostgresDatabase(instanceID: name, pool: pool, listener: listener)
+    }
+
+    /// This machine's name (`gethostname`, no resolver lookups).
+    private static func hostName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "host" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     deinit {
