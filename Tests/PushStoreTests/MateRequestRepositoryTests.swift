@@ -53,6 +53,10 @@ struct MateRequestRepositoryTests {
         await #expect(throws: PushStoreError.duplicateID("m1")) {
             try await mates.insert(MateRequestRecord(id: "m1", dropID: "d", senderID: "a", recipientID: "b", createdAt: t0))
         }
+        // Both wrong: the missing drop is named, on every store.
+        await #expect(throws: PushStoreError.notFound("drop ghost")) {
+            try await mates.insert(MateRequestRecord(id: "m1", dropID: "ghost", senderID: "a", recipientID: "b", createdAt: t0))
+        }
         #expect(try await mates.requests(forDrop: "d").count == 2)
     }
 }

@@ -49,7 +49,10 @@ public struct PostgresMateRequestRepository: MateRequestRepository {
             } catch let error as PostgresError where error.isForeignKeyViolation {
                 throw PushStoreError.notFound("drop \(request.dropID)")
             } catch let error as PostgresError where error.isUniqueViolation {
-                throw PushStoreError.duplicateID(request.id)
+                // The id check comes first here, the drop's after the statement: name a missing drop first,
+                // as the other stores do.
+                let dropExists = try db.query("SELECT 1 FROM drops WHERE id = $1", [.text(request.dropID)]).count == 1
+                throw dropExists ? PushStoreError.duplicateID(request.id) : PushStoreError.notFound("drop \(request.dropID)")
             }
         }
     }
