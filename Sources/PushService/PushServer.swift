@@ -61,7 +61,7 @@ public final class PushServer: Sendable {
             senders: senders, logger: logger)
     }
 
-    /// Serves the data in `repositories` (any store): restores pending drops, starts the worker and listens.
+    /// Serves the data in `repositories` (any store): starts the worker and listens.
     public static func start(
         configuration: PushServiceConfiguration, repositories store: PushRepositories,
         senders: PushSenders, logger: ServiceLogger
@@ -82,8 +82,7 @@ public final class PushServer: Sendable {
             maxDistanceMeters: configuration.dropMaxDistanceMeters,
             maxAngleDegrees: configuration.dropMaxAngleDegrees,
             window: configuration.dropWindowSeconds)
-        let match = MatchService(repositories: repositories, condition: condition)
-        let restored = try await match.restore()
+        let match = MatchService(repositories: repositories, condition: condition, queued: { worker.wake() })
         let tls = configuration.tls.isEnabled ? HTTPServerTLS(context: try ListenerTLS.context(configuration.tls)) : nil
         let api = PushAPI(
             repositories: repositories, writer: OutboxWriter(outbox: repositories.outbox), match: match,
@@ -107,10 +106,16 @@ public final class PushServer: Sendable {
             throw ConfigurationError("cannot listen on \(configuration.host):\(configuration.port): \(error)")
         }
         await worker.start(tickSeconds: configuration.retryTickSeconds)
+        let retention = RetentionJob(repositories: store, policy: configuration.retention, metrics: metrics, logger: logger)
         let background = Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(1))
-                do { try await match.expireDue() } catch { logger.error("drops.expire_failed", [("error", "\(error)")]) }
+            await withDiscardingTaskGroup { group in
+                group.addTask { await retention.loop() }
+                group.addTask {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: .seconds(1))
+                        do { try await match.expireDue() } catch { logger.error("drops.expire_failed", [("error", "\(error)")]) }
+                    }
+                }
             }
         }
         let server = PushServer(
@@ -122,7 +127,7 @@ public final class PushServer: Sendable {
             "server.started",
             [
                 ("address", "\(configuration.host):\(http.port)"),
-                ("pending_drops", "\(restored)"),
+                ("pending_drops", "\(try await store.drops.pending().count)"),
                 ("database", configuration.resolvedDatabasePath),
                 ("apns_proxy", configuration.apns.proxySummary),
                 ("tls", tls == nil ? "off" : configuration.tls.clientCAPath == nil ? "on" : "client-certificates"),

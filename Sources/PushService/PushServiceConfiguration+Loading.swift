@@ -171,8 +171,9 @@ extension PushServiceConfiguration {
         try root.checkKnown([
             "host", "port", "data_dir", "database", "api_keys", "embedded", "topic", "log_level",
             "apns", "outbox", "drops", "wait_timeout_s", "shutdown_deadline_s", "max_body_bytes",
-            "http_timeout_s", "protect_metrics", "protect_healthz", "tls", "$comment",
+            "http_timeout_s", "protect_metrics", "protect_healthz", "tls", "retention", "$comment",
         ])
+        if let section = try root.object("retention") { try retention.apply(json: section) }
         if let value = try root.string("host") { host = value }
         if let value = try root.int("port") { port = value }
         if let value = try root.string("data_dir") { dataDirectory = value }

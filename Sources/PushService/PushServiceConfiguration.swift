@@ -54,6 +54,8 @@ public struct PushServiceConfiguration: Sendable, Equatable {
     public var dropMaxAngleDegrees = 30.0
     /// Profile drop: seconds a one-sided drop waits for the peer.
     public var dropWindowSeconds = 10.0
+    /// How long finished rows stay before the retention job deletes them.
+    public var retention = RetentionPolicy()
 
     /// How to reach APNs.
     public struct APNSSettings: Sendable, Equatable {

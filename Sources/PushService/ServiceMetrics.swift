@@ -36,6 +36,7 @@ public final class ServiceMetrics: Sendable {
         var certificateNotAfter: [String: Double] = [:]
         /// Every cause starts at zero, so the series exist before the first re-send.
         var staleCompletions = 0
+        var purged: [String: Int] = Dictionary(uniqueKeysWithValues: RetentionTable.allCases.map { ($0.rawValue, 0) })
         var resends: [String: Int] = Dictionary(uniqueKeysWithValues: ServiceMetrics.resendCauses.map { ($0, 0) })
     }
 
@@ -121,6 +122,12 @@ public final class ServiceMetrics: Sendable {
         state.withLock { $0.staleCompletions += count }
     }
 
+    /// Counts rows the retention job deleted from `table`.
+    func recordPurged(table: String, count: Int) {
+        guard count > 0 else { return }
+        state.withLock { $0.purged[table, default: 0] += count }
+    }
+
     /// Counts one device token marked invalid because APNs answered `reason`.
     public func recordTokenInvalidated(reason: String) {
         state.withLock { $0.invalidated[reason, default: 0] += 1 }
@@ -177,6 +184,11 @@ public final class ServiceMetrics: Sendable {
         lines.append("# TYPE push_resends_total counter")
         for (cause, count) in snapshot.resends.sorted(by: { $0.key < $1.key }) {
             lines.append("push_resends_total{cause=\"\(cause)\"} \(count)")
+        }
+        lines.append("# HELP push_store_purged_rows_total Finished rows the retention job deleted, by table.")
+        lines.append("# TYPE push_store_purged_rows_total counter")
+        for (table, count) in snapshot.purged.sorted(by: { $0.key < $1.key }) {
+            lines.append("push_store_purged_rows_total{table=\"\(table)\"} \(count)")
         }
         lines.append("# HELP push_tokens_invalidated_total Device tokens marked invalid, by the APNs reason.")
         lines.append("# TYPE push_tokens_invalidated_total counter")

@@ -33,5 +33,5 @@ struct WakingOutboxRepository: OutboxRepository {
     func oldestPendingEnqueuedAt() async throws -> Date? { try await base.oldestPendingEnqueuedAt() }
 
     @discardableResult
-    func purge(olderThan date: Date) async throws -> Int { try await base.purge(olderThan: date) }
+    func purge(olderThan date: Date, limit: Int) async throws -> Int { try await base.purge(olderThan: date, limit: limit) }
 }

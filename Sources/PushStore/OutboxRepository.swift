@@ -31,7 +31,8 @@ public protocol OutboxRepository: Sendable {
     func depth() async throws -> Int
     /// When the oldest row still to be sent (queued or in flight) was enqueued; nil when none is.
     func oldestPendingEnqueuedAt() async throws -> Date?
-    /// Deletes terminal rows last changed before `date`; returns how many.
+    /// Deletes up to `limit` final rows (accepted, rejected, failed, expired) last changed before `date`,
+    /// oldest first; returns how many. Retention calls it in batches until fewer than `limit` come back.
     @discardableResult
-    func purge(olderThan date: Date) async throws -> Int
+    func purge(olderThan date: Date, limit: Int) async throws -> Int
 }

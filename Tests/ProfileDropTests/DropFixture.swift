@@ -57,10 +57,7 @@ struct DropFixture {
         users = repositories.users
         devices = repositories.devices
         outbox = repositories.outbox
-        service = MatchService(
-            drops: drops, mateRequests: mateRequests, users: users,
-            notifier: OutboxMateRequestNotifier(devices: devices, outbox: outbox),
-            condition: condition, clock: clock.closure)
+        service = MatchService(repositories: repositories, condition: condition, clock: clock.closure)
     }
 
     /// A 64-hex-character token unique to (user, device).

@@ -176,7 +176,7 @@ struct OutboxRepositoryTests {
         _ = try await outbox.claim(limit: 2, now: t0)
         try await outbox.complete([done("done", .accepted(apnsUniqueID: nil))], now: at(10))
         try await outbox.complete([done("fresh", .rejected(status: 400, reason: "BadTopic"))], now: at(100))
-        #expect(try await outbox.purge(olderThan: at(50)) == 1)
+        #expect(try await outbox.purge(olderThan: at(50), limit: 10) == 1)
         #expect(try await outbox.item(id: "done") == nil)
         #expect(try await outbox.item(id: "fresh") != nil)
         #expect(try await outbox.item(id: "waiting") != nil)

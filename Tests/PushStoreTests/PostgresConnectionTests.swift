@@ -116,7 +116,8 @@ struct PostgresBrokenConnectionTests {
         await #expect {
             try await database.ping()
         } throws: { error in
-            (error as? PostgresError)?.kind == .connectionLost
+            guard case .unavailable(let why) = error as? PushStoreError else { return false }
+            return why.contains("connection lost")
         }
         try await database.ping()  // a new connection
         // The listener reconnected by itself, and says announcements may have been missed meanwhile.

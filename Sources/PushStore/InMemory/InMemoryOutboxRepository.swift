@@ -113,11 +113,12 @@ public actor InMemoryOutboxRepository: OutboxRepository {
             .min { (sequence[$0.id] ?? 0) < (sequence[$1.id] ?? 0) }?.createdAt
     }
 
-    /// See `OutboxRepository.purge(olderThan:)`.
+    /// See `OutboxRepository.purge(olderThan:limit:)`.
     @discardableResult
-    public func purge(olderThan date: Date) -> Int {
+    public func purge(olderThan date: Date, limit: Int) -> Int {
         let cutoff = date.storeMillis
-        let ids = rows.values.filter { $0.state.isTerminal && $0.updatedAt.storeMillis < cutoff }.map(\.id)
+        let ids = rows.values.filter { $0.state.isTerminal && $0.updatedAt.storeMillis < cutoff }
+            .sorted { (sequence[$0.id] ?? 0) < (sequence[$1.id] ?? 0) }.prefix(max(0, limit)).map(\.id)
         for id in ids {
             rows[id] = nil
             sequence[id] = nil

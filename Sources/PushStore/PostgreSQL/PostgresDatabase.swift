@@ -57,9 +57,31 @@ public final class PostgresDatabase: PushDatabase {
         pool.close()
     }
 
-    /// Throws unless the database answers `SELECT 1`.
+    /// Throws (`PushStoreError.unavailable` when it cannot be reached) unless the database answers `SELECT 1`.
     public func ping() async throws {
-        try await pool.withConnection { _ = try $0.query("SELECT 1") }
+        try await withConnection { _ = try $0.query("SELECT 1") }
+    }
+
+    /// Runs `body` on a pooled connection (`PostgresPool.withConnection`) for a repository: a database that
+    /// cannot be reached is reported as `PushStoreError.unavailable`.
+    func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
+        do {
+            return try await pool.withConnection(body)
+        } catch let error as PostgresError where error.isUnavailable {
+            throw PushStoreError.unavailable(error.description)
+        }
+    }
+
+    /// Runs `body` in one transaction (`PostgresPool.transaction`) for a repository, reporting a database
+    /// that cannot be reached as `PushStoreError.unavailable`.
+    func transaction<T: Sendable>(
+        isolation: PostgresIsolation = .readCommitted, _ body: @escaping @Sendable (PostgresConnection) throws -> T
+    ) async throws -> T {
+        do {
+            return try await pool.transaction(isolation: isolation, body)
+        } catch let error as PostgresError where error.isUnavailable {
+            throw PushStoreError.unavailable(error.description)
+        }
     }
 
     /// The schema version recorded in `schema_migrations`.

@@ -47,7 +47,7 @@ public struct PostgresDeviceRepository: DeviceRepository {
         try StoreValidation.required(topic, field: "topic")
         try StoreValidation.userID(userID)
         try StoreValidation.environment(environment.name)
-        return try await database.pool.withConnection { db in
+        return try await database.withConnection { db in
             let rows = try db.query(
                 """
                 INSERT INTO devices (token, topic, user_id, environment, registered_at, last_seen)
@@ -65,13 +65,13 @@ public struct PostgresDeviceRepository: DeviceRepository {
 
     /// See `DeviceRepository.remove(token:)`.
     public func remove(token: DeviceToken) async throws -> Int {
-        try await database.pool.withConnection { try $0.run("DELETE FROM devices WHERE token = $1", [.text(token.hex)]) }
+        try await database.withConnection { try $0.run("DELETE FROM devices WHERE token = $1", [.text(token.hex)]) }
     }
 
     /// See `DeviceRepository.devices(forUser:includeInvalidated:)`.
     public func devices(forUser userID: String, includeInvalidated: Bool) async throws -> [DeviceRecord] {
         let filter = includeInvalidated ? "" : " AND invalidated_at IS NULL"
-        return try await database.pool.withConnection { db in
+        return try await database.withConnection { db in
             try db.query(
                 """
                 SELECT \(Self.columns) FROM devices WHERE user_id = $1\(filter)
@@ -83,7 +83,7 @@ public struct PostgresDeviceRepository: DeviceRepository {
 
     /// See `DeviceRepository.device(token:topic:)`.
     public func device(token: DeviceToken, topic: String) async throws -> DeviceRecord? {
-        try await database.pool.withConnection { db in
+        try await database.withConnection { db in
             try db.query("SELECT \(Self.columns) FROM devices WHERE token = $1 AND topic = $2", [.text(token.hex), .text(topic)])
                 .map(Self.record).first
         }
@@ -93,7 +93,7 @@ public struct PostgresDeviceRepository: DeviceRepository {
     public func devices(tokens: [DeviceToken], topic: String) async throws -> [DeviceToken: DeviceRecord] {
         guard !tokens.isEmpty else { return [:] }
         let list = PostgresValue.textArray(tokens.map(\.hex))
-        return try await database.pool.withConnection { db in
+        return try await database.withConnection { db in
             var found: [DeviceToken: DeviceRecord] = [:]
             let rows = try db.query(
                 "SELECT \(Self.columns) FROM devices WHERE topic = $1 AND token = ANY ($2::text[])", [.text(topic), list])
@@ -108,7 +108,7 @@ public struct PostgresDeviceRepository: DeviceRepository {
         token: DeviceToken, topic: String, reason: APNSRejectionReason,
         at timestamp: Date
     ) async throws -> Bool {
-        try await database.pool.transaction { db in
+        try await database.transaction { db in
             let rows = try db.query(
                 "SELECT \(Self.columns) FROM devices WHERE token = $1 AND topic = $2 FOR UPDATE", [.text(token.hex), .text(topic)])
             guard let current = rows.map(Self.record).first, current.isActive,

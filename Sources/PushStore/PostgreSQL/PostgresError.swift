@@ -47,6 +47,19 @@ public struct PostgresError: Error, Equatable, Sendable, CustomStringConvertible
     /// True for `serialization_failure` (40001) and `deadlock_detected` (40P01): the transaction may be run again.
     public var isRetryable: Bool { sqlState == "40001" || sqlState == "40P01" }
 
+    /// True when the database could not be reached or went away (connection failures, SQLSTATE class 08,
+    /// the server shutting down or refusing connections, too many connections): the same request may
+    /// succeed once it is back. The repositories report these as `PushStoreError.unavailable`.
+    public var isUnavailable: Bool {
+        switch kind {
+        case .connectionRefused, .connectionFailed, .connectionLost, .authenticationFailed, .unknownDatabase: return true
+        case .badURL, .schemaTooNew: return false
+        case .statement:
+            guard let sqlState else { return false }
+            return sqlState.hasPrefix("08") || ["57P01", "57P02", "57P03", "53300"].contains(sqlState)
+        }
+    }
+
     /// True for `unique_violation` (23505).
     public var isUniqueViolation: Bool { sqlState == "23505" }
 

@@ -26,7 +26,7 @@ public struct PostgresIdempotencyRepository: IdempotencyRepository {
         let since = now.addingTimeInterval(-ttl).storeMillis
         let abandonedBefore = now.addingTimeInterval(-unansweredClaimLease).storeMillis
         let nowMillis = now.storeMillis
-        return try await database.pool.transaction { db in
+        return try await database.transaction { db in
             let inserted = try db.run(
                 """
                 INSERT INTO idempotency_keys (scope, key, fingerprint, status, body, created_at)
@@ -60,7 +60,7 @@ public struct PostgresIdempotencyRepository: IdempotencyRepository {
 
     /// See `IdempotencyRepository.finish`.
     public func finish(key: String, scope: String, answer: IdempotentAnswer) async throws {
-        _ = try await database.pool.withConnection { db in
+        _ = try await database.withConnection { db in
             try db.run(
                 "UPDATE idempotency_keys SET status = $3, body = $4 WHERE scope = $1 AND key = $2",
                 [.text(scope), .text(key), .integer(Int64(answer.status)), .bytes(answer.body)])
@@ -69,8 +69,20 @@ public struct PostgresIdempotencyRepository: IdempotencyRepository {
 
     /// See `IdempotencyRepository.abandon`.
     public func abandon(key: String, scope: String) async throws {
-        _ = try await database.pool.withConnection { db in
+        _ = try await database.withConnection { db in
             try db.run("DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND status IS NULL", [.text(scope), .text(key)])
+        }
+    }
+
+    /// See `IdempotencyRepository.purge(olderThan:limit:)`.
+    public func purge(olderThan date: Date, limit: Int) async throws -> Int {
+        guard limit > 0 else { return 0 }
+        return try await database.withConnection { db in
+            try db.run(
+                """
+                DELETE FROM idempotency_keys WHERE (scope, key) IN (SELECT scope, key FROM idempotency_keys
+                    WHERE created_at < $1 ORDER BY created_at LIMIT $2)
+                """, [.integer(date.storeMillis), .integer(Int64(limit))])
         }
     }
 }

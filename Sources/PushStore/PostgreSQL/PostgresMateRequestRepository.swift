@@ -24,9 +24,9 @@ public struct PostgresMateRequestRepository: MateRequestRepository {
         }
     }
 
-    private static let columns = Column.selectList
+    static let columns = Column.selectList
 
-    private static func record(_ row: PostgresRow) -> MateRequestRecord {
+    static func record(_ row: PostgresRow) -> MateRequestRecord {
         MateRequestRecord(
             id: row.string(Column.id), dropID: row.string(Column.dropID),
             senderID: row.string(Column.senderID), recipientID: row.string(Column.recipientID),
@@ -34,41 +34,46 @@ public struct PostgresMateRequestRepository: MateRequestRepository {
             createdAt: row.date(Column.createdAt), answeredAt: row.optionalDate(Column.answeredAt))
     }
 
-    /// See `MateRequestRepository.insert`: the foreign key names a missing drop, the primary key a taken id.
-    public func insert(_ request: MateRequestRecord) async throws {
+    /// Stores a new mate request on `db`, inside the caller's transaction (the drop rules' match): its drop
+    /// must exist (`notFound`), its id must be new (`duplicateID`).
+    static func insert(_ request: MateRequestRecord, _ db: PostgresConnection) throws {
         try request.validate()
-        try await database.pool.withConnection { db in
-            do {
-                try db.run(
-                    "INSERT INTO mate_requests (\(Self.columns)) VALUES ($1, $2, $3, $4, $5, $6, $7)",
-                    [
-                        .text(request.id), .text(request.dropID), .text(request.senderID), .text(request.recipientID),
-                        .text(request.state.rawValue), .integer(request.createdAt.storeMillis),
-                        .integer(request.answeredAt?.storeMillis),
-                    ])
-            } catch let error as PostgresError where error.isForeignKeyViolation {
-                throw PushStoreError.notFound("drop \(request.dropID)")
-            } catch let error as PostgresError where error.isUniqueViolation {
-                // The id check comes first here, the drop's after the statement: name a missing drop first,
-                // as the other stores do.
-                let dropExists = try db.query("SELECT 1 FROM drops WHERE id = $1", [.text(request.dropID)]).count == 1
-                throw dropExists ? PushStoreError.duplicateID(request.id) : PushStoreError.notFound("drop \(request.dropID)")
-            }
+        guard try db.query("SELECT 1 FROM drops WHERE id = $1", [.text(request.dropID)]).count == 1 else {
+            throw PushStoreError.notFound("drop \(request.dropID)")
         }
+        guard try db.query("SELECT 1 FROM mate_requests WHERE id = $1", [.text(request.id)]).count == 0 else {
+            throw PushStoreError.duplicateID(request.id)
+        }
+        try db.run(
+            "INSERT INTO mate_requests (\(columns)) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            [
+                .text(request.id), .text(request.dropID), .text(request.senderID), .text(request.recipientID),
+                .text(request.state.rawValue), .integer(request.createdAt.storeMillis), .integer(request.answeredAt?.storeMillis),
+            ])
     }
 
-    /// See `MateRequestRepository.answer`: decided on the row locked with `FOR UPDATE`.
-    public func answer(id: String, accept: Bool, by userID: String, at now: Date) async throws -> MateRequestRecord {
-        try await database.pool.transaction { db in
-            guard
-                var request = try db.query("SELECT \(Self.columns) FROM mate_requests WHERE id = $1 FOR UPDATE", [.text(id)])
-                    .map(Self.record).first
-            else { throw PushStoreError.notFound("mate request \(id)") }
-            try MateRequestAnswer.apply(accept: accept, by: userID, at: now, to: &request)
-            try db.run(
-                "UPDATE mate_requests SET state = $2, answered_at = $3 WHERE id = $1",
-                [.text(id), .text(request.state.rawValue), .integer(now.storeMillis)])
-            return request
+    /// See `MateRequestRepository.answer`: decided on the row locked with `FOR UPDATE`; the answer and its
+    /// outbox rows in one transaction.
+    public func answer(
+        id: String, accept: Bool, by userID: String, at now: Date,
+        pushes: @Sendable (_ answered: MateRequestRecord) -> [OutboxItem]
+    ) async throws -> MateRequestRecord {
+        // The transaction ends before `answer` returns, so `pushes` is never called after it.
+        try await withoutActuallyEscaping(pushes) { pushes in
+            try await database.transaction { db in
+                guard
+                    var request = try db.query("SELECT \(Self.columns) FROM mate_requests WHERE id = $1 FOR UPDATE", [.text(id)])
+                        .map(Self.record).first
+                else { throw PushStoreError.notFound("mate request \(id)") }
+                try MateRequestAnswer.apply(accept: accept, by: userID, at: now, to: &request)
+                let items = pushes(request)
+                for item in items { try item.validate() }
+                try db.run(
+                    "UPDATE mate_requests SET state = $2, answered_at = $3 WHERE id = $1",
+                    [.text(id), .text(request.state.rawValue), .integer(now.storeMillis)])
+                try PostgresOutboxRepository.insert(items, db)
+                return request
+            }
         }
     }
 
@@ -80,7 +85,7 @@ public struct PostgresMateRequestRepository: MateRequestRepository {
         case .sender: filter = "sender_id = $1"
         case .any: filter = "(recipient_id = $1 OR sender_id = $1)"
         }
-        return try await database.pool.withConnection { db in
+        return try await database.withConnection { db in
             try db.query("SELECT \(Self.columns) FROM mate_requests WHERE \(filter) ORDER BY created_at, id", [.text(userID)])
                 .map(Self.record)
         }
@@ -88,16 +93,30 @@ public struct PostgresMateRequestRepository: MateRequestRepository {
 
     /// See `MateRequestRepository.requests(forDrop:)`.
     public func requests(forDrop dropID: String) async throws -> [MateRequestRecord] {
-        try await database.pool.withConnection { db in
-            try db.query("SELECT \(Self.columns) FROM mate_requests WHERE drop_id = $1 ORDER BY created_at, id", [.text(dropID)])
-                .map(Self.record)
-        }
+        try await database.withConnection { try Self.requests(forDrop: dropID, $0) }
+    }
+
+    /// The requests of one drop, read on `db` (also inside the drop rules' transaction).
+    static func requests(forDrop dropID: String, _ db: PostgresConnection) throws -> [MateRequestRecord] {
+        try db.query("SELECT \(columns) FROM mate_requests WHERE drop_id = $1 ORDER BY created_at, id", [.text(dropID)]).map(record)
     }
 
     /// See `MateRequestRepository.request(id:)`.
     public func request(id: String) async throws -> MateRequestRecord? {
-        try await database.pool.withConnection { db in
+        try await database.withConnection { db in
             try db.query("SELECT \(Self.columns) FROM mate_requests WHERE id = $1", [.text(id)]).map(Self.record).first
+        }
+    }
+
+    /// See `MateRequestRepository.purgeAnswered`.
+    public func purgeAnswered(olderThan date: Date, limit: Int) async throws -> Int {
+        guard limit > 0 else { return 0 }
+        return try await database.withConnection { db in
+            try db.run(
+                """
+                DELETE FROM mate_requests WHERE id IN (SELECT id FROM mate_requests
+                    WHERE state <> 'pending' AND answered_at < $1 LIMIT $2)
+                """, [.integer(date.storeMillis), .integer(Int64(limit))])
         }
     }
 }

@@ -12,7 +12,7 @@ extension PostgresOutboxRepository {
             .integer(now.storeMillis), .integer(Int64(now.timeIntervalSince1970.rounded(.down))), .integer(Int64(limit)),
             .text(database.instanceID), .integer(now.addingTimeInterval(lease).storeMillis),
         ]
-        return try await database.pool.transaction { db in
+        return try await database.transaction { db in
             var claim = OutboxClaim()
             // Expired rows are reported but do not count against `limit`: pick again until it is reached
             // or a statement finds fewer rows than it asked for.

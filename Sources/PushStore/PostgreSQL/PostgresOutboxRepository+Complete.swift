@@ -33,7 +33,7 @@ extension PostgresOutboxRepository {
             .textArray(ids), .integerArray(attempts), .textArray(states), .integerArray(statuses), .textArray(reasons),
             .textArray(uniqueIDs), .integerArray(nextAttempts), .integer(millis),
         ]
-        let rows = try await database.pool.withConnection { db in
+        let rows = try await database.withConnection { db in
             try db.query(Self.completeSQL, parameters).map { ($0.string(at: 0), $0.string(at: 1)) }
         }
         var answer: [String: OutboxState] = [:]

@@ -16,25 +16,29 @@ extension PostgresOutboxRepository {
         }
         guard !items.isEmpty else { return }
         do {
-            try await database.pool.transaction { db in
-                var start = 0
-                while start < items.count {
-                    let chunk = items[start..<min(start + Self.insertChunk, items.count)]
-                    start = chunk.endIndex
-                    try db.run(Self.insertSQL(rows: chunk.count), Self.parameters(chunk))
-                }
-                // Delivered to the listeners when (and only if) the transaction commits.
-                try db.query("SELECT pg_notify($1, '')", [.text(PostgresDatabase.outboxChannel)])
-            }
+            try await database.transaction { db in try Self.insert(items, db) }
         } catch let error as PostgresError where error.isUniqueViolation {
             // Ids were unique within the batch, so one exists already; the transaction stored nothing.
             let ids = items.map(\.id)
-            let taken = try await database.pool.withConnection { db in
+            let taken = try await database.withConnection { db in
                 Set(try db.query("SELECT id FROM outbox WHERE id = ANY ($1::text[])", [.textArray(ids)]).map { $0.string(at: 0) })
             }
             if let first = ids.first(where: taken.contains) { throw PushStoreError.duplicateID(first) }
             throw error
         }
+    }
+
+    /// Inserts `items` (already validated, ids unique among them) on `db`, inside the caller's transaction,
+    /// and announces them to every instance's listener when (and only if) that transaction commits.
+    static func insert(_ items: [OutboxItem], _ db: PostgresConnection) throws {
+        guard !items.isEmpty else { return }
+        var start = 0
+        while start < items.count {
+            let chunk = items[start..<min(start + insertChunk, items.count)]
+            start = chunk.endIndex
+            try db.run(insertSQL(rows: chunk.count), parameters(chunk))
+        }
+        try db.query("SELECT pg_notify($1, '')", [.text(PostgresDatabase.outboxChannel)])
     }
 
     /// The INSERT for `rows` rows (`rowParameters` each).

@@ -28,7 +28,7 @@ public struct PostgresOutboxRepository: OutboxRepository {
     @discardableResult
     public func recoverInFlight() async throws -> Int {
         let owner = database.instanceID
-        return try await database.pool.withConnection { db in
+        return try await database.withConnection { db in
             try db.run(
                 "UPDATE outbox SET state = 'queued', owner = NULL, lease_until = NULL WHERE state = 'in_flight' AND owner = $1",
                 [.text(owner)])
@@ -37,14 +37,14 @@ public struct PostgresOutboxRepository: OutboxRepository {
 
     /// See `OutboxRepository.item(id:)`.
     public func item(id: String) async throws -> OutboxItem? {
-        try await database.pool.withConnection { db in
+        try await database.withConnection { db in
             try db.query("\(PostgresOutboxColumn.select) WHERE o.id = $1", [.text(id)]).map(PostgresOutboxColumn.item).first
         }
     }
 
     /// See `OutboxRepository.items(pushID:)`.
     public func items(pushID: String) async throws -> [OutboxItem] {
-        try await database.pool.withConnection { db in
+        try await database.withConnection { db in
             try db.query("\(PostgresOutboxColumn.select) WHERE o.push_id = $1 ORDER BY o.seq", [.text(pushID)])
                 .map(PostgresOutboxColumn.item)
         }
@@ -52,14 +52,14 @@ public struct PostgresOutboxRepository: OutboxRepository {
 
     /// Every row, in enqueue order: for audits that reconcile the whole outbox, not for serving requests.
     public func allItems() async throws -> [OutboxItem] {
-        try await database.pool.withConnection { db in
+        try await database.withConnection { db in
             try db.query("\(PostgresOutboxColumn.select) ORDER BY o.seq").map(PostgresOutboxColumn.item)
         }
     }
 
     /// See `OutboxRepository.counts`.
     public func counts() async throws -> [OutboxState: Int] {
-        let rows = try await database.pool.withConnection { db in
+        let rows = try await database.withConnection { db in
             try db.query("SELECT state, count(*) FROM outbox GROUP BY state").map {
                 (OutboxState(rawValue: $0.string(at: 0)), $0.int(at: 1))
             }
@@ -71,7 +71,7 @@ public struct PostgresOutboxRepository: OutboxRepository {
 
     /// See `OutboxRepository.depth`.
     public func depth() async throws -> Int {
-        try await database.pool.withConnection { db in
+        try await database.withConnection { db in
             try db.query("SELECT count(*) FROM outbox WHERE state IN ('queued', 'in_flight')")[0].int(at: 0)
         }
     }
@@ -79,19 +79,22 @@ public struct PostgresOutboxRepository: OutboxRepository {
     /// See `OutboxRepository.oldestPendingEnqueuedAt`: the lowest pending `seq` is the oldest row
     /// (index `outbox_pending`).
     public func oldestPendingEnqueuedAt() async throws -> Date? {
-        try await database.pool.withConnection { db in
+        try await database.withConnection { db in
             try db.query("SELECT created_at FROM outbox WHERE state IN ('queued', 'in_flight') ORDER BY seq LIMIT 1")
                 .map { Date(storeMillis: $0.int64(at: 0)) }.first
         }
     }
 
-    /// See `OutboxRepository.purge(olderThan:)`.
+    /// See `OutboxRepository.purge(olderThan:limit:)`: final rows from the oldest `seq` on.
     @discardableResult
-    public func purge(olderThan date: Date) async throws -> Int {
-        try await database.pool.withConnection { db in
+    public func purge(olderThan date: Date, limit: Int) async throws -> Int {
+        guard limit > 0 else { return 0 }
+        return try await database.withConnection { db in
             try db.run(
-                "DELETE FROM outbox WHERE state IN ('accepted', 'rejected', 'failed', 'expired') AND updated_at < $1",
-                [.integer(date.storeMillis)])
+                """
+                DELETE FROM outbox WHERE seq IN (SELECT seq FROM outbox
+                    WHERE state IN ('accepted', 'rejected', 'failed', 'expired') AND updated_at < $1 ORDER BY seq LIMIT $2)
+                """, [.integer(date.storeMillis), .integer(Int64(limit))])
         }
     }
 }

@@ -97,5 +97,28 @@ enum PostgresSchema {
                 CREATE INDEX outbox_by_push ON outbox (push_id, seq);
                 CREATE INDEX outbox_finished ON outbox (updated_at) WHERE state IN ('accepted', 'rejected', 'failed', 'expired');
                 """),
+        // Profile-drop engagements: one row per user engaged by a pending drop, so "at most one pending drop
+        // per user" is the primary key (as in SQLite's step of the same name, with the same fix-ups of drops
+        // the previous version left pending).
+        PostgresMigration(
+            name: "drop-engagements",
+            sql: """
+                UPDATE drops SET state = 'matched',
+                    matched_at = (SELECT min(created_at) FROM mate_requests m WHERE m.drop_id = drops.id)
+                WHERE state = 'pending' AND EXISTS (SELECT 1 FROM mate_requests m WHERE m.drop_id = drops.id);
+                CREATE TABLE drop_engagements (
+                    user_id text COLLATE "C" PRIMARY KEY,
+                    drop_id text COLLATE "C" NOT NULL REFERENCES drops (id)
+                );
+                CREATE INDEX drop_engagements_by_drop ON drop_engagements (drop_id);
+                INSERT INTO drop_engagements (user_id, drop_id)
+                    SELECT initiator_id, id FROM drops WHERE state = 'pending' ORDER BY created_at, id
+                    ON CONFLICT DO NOTHING;
+                INSERT INTO drop_engagements (user_id, drop_id)
+                    SELECT peer_id, id FROM drops WHERE state = 'pending' ORDER BY created_at, id
+                    ON CONFLICT DO NOTHING;
+                CREATE INDEX drops_matched_by_initiator ON drops (initiator_id, matched_at) WHERE state = 'matched';
+                CREATE INDEX drops_matched_by_peer ON drops (peer_id, matched_at) WHERE state = 'matched';
+                """),
     ]
 }

@@ -29,10 +29,31 @@ final class PostgresThread: Sendable {
         ready.signal()
     }
 
-    /// Runs `body` on the thread and returns its result to the awaiting task.
+    /// Runs `body` on the thread and returns its result to the awaiting task. The thread lets go of `body`
+    /// before the task resumes, so a caller may pass a closure it does not let escape
+    /// (`withoutActuallyEscaping`).
     func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            execute { continuation.resume(with: Result { try body() }) }
+        let held = Held(body)
+        return try await withCheckedThrowingContinuation { continuation in
+            execute {
+                let result = held.runOnce()
+                continuation.resume(with: result)
+            }
+        }
+    }
+
+    /// A job's body, released as soon as it has run.
+    ///
+    /// `@unchecked Sendable`: `body` is taken once, on the thread that runs the job.
+    private final class Held<T>: @unchecked Sendable {
+        private var body: (@Sendable () throws -> T)?
+
+        init(_ body: @escaping @Sendable () throws -> T) { self.body = body }
+
+        func runOnce() -> Result<T, any Error> {
+            guard let body else { preconditionFailure("a PostgreSQL job ran twice") }
+            self.body = nil
+            return Result { try body() }
         }
     }
 

@@ -32,7 +32,7 @@ public struct PostgresUserRepository: UserRepository {
         try StoreValidation.userID(id)
         try card.validate()
         let json = card.encodedJSON()
-        return try await database.pool.withConnection { db in
+        return try await database.withConnection { db in
             let rows = try db.query(
                 """
                 INSERT INTO users (id, card, created_at, updated_at) VALUES ($1, $2, $3, $3)
@@ -46,7 +46,7 @@ public struct PostgresUserRepository: UserRepository {
 
     /// See `UserRepository.user(id:)`.
     public func user(id: String) async throws -> UserRecord? {
-        try await database.pool.withConnection { db in
+        try await database.withConnection { db in
             try db.query("SELECT \(Column.selectList) FROM users WHERE id = $1", [.text(id)]).map(Self.record).first
         }
     }
