@@ -56,8 +56,13 @@ struct PostgresConnectionTests {
             guard let error = error as? PostgresError else { return false }
             return error.kind == .statement && error.sqlState == "42P01" && error.function == "PQprepare"
         }
-        // The connection is still good afterwards.
+        // The connection is still good afterwards, with the wrapper's defaults (the URL may override them).
         try await database.ping()
+        let settings = try await database.pool.withConnection { db in
+            let row = try db.query("SELECT current_setting('application_name'), current_setting('lc_messages')")[0]
+            return [row.string(at: 0), row.string(at: 1)]
+        }
+        #expect(settings == ["push-server", "C"])
     }
 
     @Test func serializationFailuresRunTheTransactionAgainABoundedNumberOfTimes() async throws {

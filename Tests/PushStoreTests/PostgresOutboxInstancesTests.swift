@@ -94,4 +94,11 @@ struct PostgresOutboxInstancesTests {
         }
         #expect(try await PostgresOutboxRepository(database: b).item(id: "m") == nil)
     }
+
+    @Test func theBenchmarkLoopRunsOnPostgreSQL() async throws {
+        let (a, _) = try await Self.instances()
+        let result = try await OutboxBenchmark.run(outbox: a.outbox, total: 2_000, batchSize: 500)
+        #expect(result.cycles == 2_000)
+        #expect(try await a.outbox.counts()[.accepted] == 2_000)
+    }
 }

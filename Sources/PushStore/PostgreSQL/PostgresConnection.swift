@@ -15,8 +15,14 @@ final class PostgresConnection {
     /// Connects with `conninfo` (a `postgres://` URL or `key=value` pairs); throws a classified error.
     init(conninfo: String) throws(PostgresError) {
         try Self.validate(conninfo)
-        guard let connection = PQconnectdb(conninfo) else {
-            throw PostgresError(kind: .connectionFailed, function: "PQconnectdb", message: "out of memory")
+        // Defaults first; anything the URL says overrides them (libpq expands `dbname` in place).
+        let keywords = Self.defaults.map(\.key) + ["dbname"]
+        let values = Self.defaults.map(\.value) + [conninfo]
+        let connection = Self.withCStrings(keywords) { keywords in
+            Self.withCStrings(values) { values in PQconnectdbParams(keywords, values, 1) }
+        }
+        guard let connection else {
+            throw PostgresError(kind: .connectionFailed, function: "PQconnectdbParams", message: "out of memory")
         }
         guard PQstatus(connection) == CONNECTION_OK else {
             let message = String(cString: PQerrorMessage(connection))
@@ -30,6 +36,21 @@ final class PostgresConnection {
     }
 
     deinit { PQfinish(handle) }
+
+    /// Connection settings used unless the URL sets them: give up on a host that does not answer after 10 s,
+    /// notice a peer that vanished (TCP keepalives after 30 s idle, 3 probes 10 s apart: what wakes an idle
+    /// `LISTEN` connection), and name the program in `pg_stat_activity`.
+    static let defaults: [(key: String, value: String)] = [
+        ("connect_timeout", "10"), ("keepalives", "1"), ("keepalives_idle", "30"), ("keepalives_interval", "10"),
+        ("keepalives_count", "3"), ("application_name", "push-server"),
+    ]
+
+    /// Calls `body` with `strings` as a NULL-terminated array of C strings.
+    private static func withCStrings<R>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+        let copies = strings.map { strdup($0) }
+        defer { for copy in copies { free(copy) } }
+        return body(copies.map { UnsafePointer($0) } + [nil])
+    }
 
     /// Throws `badURL` unless libpq can parse `conninfo`.
     static func validate(_ conninfo: String) throws(PostgresError) {

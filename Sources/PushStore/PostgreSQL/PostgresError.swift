@@ -88,6 +88,6 @@ public struct PostgresError: Error, Equatable, Sendable, CustomStringConvertible
         } else {
             (kind, state) = (.connectionFailed, "08001")
         }
-        return PostgresError(kind: kind, function: "PQconnectdb", sqlState: state, message: message)
+        return PostgresError(kind: kind, function: "PQconnectdbParams", sqlState: state, message: message)
     }
 }
