@@ -103,6 +103,15 @@ struct PostgresConnectionTests {
             return try await group.reduce(into: Set<Int64>()) { $0.insert($1) }
         }
         #expect(pids.count <= 2)
+        // Closed (an instance shutting down): calls fail as unavailable instead of waiting.
+        database.close()
+        database.close()
+        await #expect {
+            try await database.ping()
+        } throws: { error in
+            guard case .unavailable(let why) = error as? PushStoreError else { return false }
+            return why.contains("pool is closed")
+        }
     }
 }
 

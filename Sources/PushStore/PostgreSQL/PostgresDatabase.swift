@@ -1,4 +1,5 @@
 import Foundation
+import PushSync
 
 /// One PostgreSQL database shared by any number of push-server instances: this instance's connection pool
 /// and its `LISTEN` connection, shared by the PostgreSQL repositories of one `PushRepositories`.
@@ -17,6 +18,7 @@ public final class PostgresDatabase: PushDatabase {
     let pool: PostgresPool
     /// The `LISTEN` connection.
     let listener: PostgresListener
+    private let closed = PThreadLock(false)
     /// Always 0: in-flight rows are reclaimed by lease, not at open (see the type's summary).
     public let recoveredAtOpen = 0
 
@@ -52,7 +54,17 @@ public final class PostgresDatabase: PushDatabase {
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    deinit {
+    deinit { close() }
+
+    /// Stops listening and closes the idle connections (those in use close when given back); repository
+    /// calls after this fail as `PushStoreError.unavailable`. For an instance shutting down. Idempotent.
+    public func close() {
+        guard
+            closed.withLock({ closed in
+                defer { closed = true }
+                return !closed
+            })
+        else { return }
         listener.stop()
         pool.close()
     }

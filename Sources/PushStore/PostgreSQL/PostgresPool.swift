@@ -39,7 +39,9 @@ final class PostgresPool: Sendable {
     /// Runs `body` with a connection of the pool on that connection's thread (reconnecting first if the
     /// last one broke).
     func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
-        let slot = await checkout()
+        guard let slot = await checkout() else {
+            throw PostgresError(kind: .connectionFailed, function: "PostgresPool", message: "the connection pool is closed")
+        }
         defer { checkin(slot) }
         let conninfo = self.conninfo
         return try await slot.thread.run {
@@ -60,13 +62,16 @@ final class PostgresPool: Sendable {
         try await withConnection { try $0.transaction(isolation: isolation, body) }
     }
 
-    private func checkout() async -> Slot {
+    /// A slot to use, waiting for one if all are busy; nil once the pool is closed.
+    private func checkout() async -> Slot? {
         enum Next {
             case ready(Slot)
             case open(Int)
             case wait
+            case closed
         }
         let next: Next = state.withLock { state in
+            if state.closed { return .closed }
             if let slot = state.idle.popLast() { return .ready(slot) }
             if state.opened < size {
                 state.opened += 1
@@ -75,6 +80,7 @@ final class PostgresPool: Sendable {
             return .wait
         }
         switch next {
+        case .closed: return nil
         case .ready(let slot): return slot
         case .open(let number): return Slot(name: "push-pg-\(number)")
         case .wait:
