@@ -12,6 +12,12 @@ DEP_FILES := /usr/share/java/junit-platform-console-standalone.jar
 DEB_PACKAGES += zsh python3-yaml
 TOOLS += zsh
 DEP_FILES += /usr/lib/python3/dist-packages/yaml/__init__.py
+# PostgreSQL: libpq for the PostgreSQL store (CLibPQ), and the server the tests start throwaway clusters of
+# (initdb, pg_ctl and postgres from Debian's postgresql-15, which the `postgresql` package pulls in; psql).
+DEB_PACKAGES += postgresql libpq-dev
+PKG_MODULES += libpq
+TOOLS += psql
+DEP_FILES += /usr/lib/postgresql/15/bin/initdb /usr/lib/postgresql/15/bin/pg_ctl /usr/lib/postgresql/15/bin/postgres
 
 .PHONY: deps conformance-tools lint format build release run test test-examples bench chaos chaos-goaway sanitize sanitize-address sanitize-thread fuzz clean
 

@@ -16,7 +16,7 @@ func dropReport(_ reporter: String, _ peer: String, id: String = OutboxID.make()
 struct DropRepositoryTests {
     @Test(arguments: StoreKind.allCases)
     func thePeersReportMatchesOnceAndRepeatsAreIdempotent(kind: StoreKind) async throws {
-        let repos = try kind.make()
+        let repos = try await kind.make()
         let drops = repos.drops
         #expect(try await drops.report(dropReport("ana", "bob", id: "d1"), now: t0).0 == .pending(try #require(try await drops.drop(id: "d1"))))
         let pending = try #require(try await drops.drop(id: "d1"))
@@ -51,7 +51,7 @@ struct DropRepositoryTests {
 
     @Test(arguments: StoreKind.allCases)
     func aUserHasAtMostOnePendingDrop(kind: StoreKind) async throws {
-        let drops = try kind.make().drops
+        let drops = try await kind.make().drops
         _ = try await drops.report(dropReport("ana", "bob", id: "d1"), now: t0)
         for (reporter, peer) in [("cy", "ana"), ("cy", "bob"), ("ana", "cy"), ("bob", "cy")] {
             #expect(try await drops.report(dropReport(reporter, peer), now: at(1)).0 == .busy, "\(reporter) → \(peer)")
@@ -68,7 +68,7 @@ struct DropRepositoryTests {
 
     @Test(arguments: StoreKind.allCases)
     func cancelAndMatchAreDecidedOnce(kind: StoreKind) async throws {
-        let repos = try kind.make()
+        let repos = try await kind.make()
         let drops = repos.drops
         #expect(try await drops.cancel(userID: "ana", now: t0, window: 10).0 == .nothingPending)
         _ = try await drops.report(dropReport("ana", "bob", id: "d1"), now: t0)
@@ -92,7 +92,7 @@ struct DropRepositoryTests {
 
     @Test(arguments: StoreKind.allCases)
     func dropsExpireAfterTheirWindow(kind: StoreKind) async throws {
-        let drops = try kind.make().drops
+        let drops = try await kind.make().drops
         _ = try await drops.report(dropReport("ana", "bob", id: "d1"), now: t0)
         _ = try await drops.report(dropReport("cy", "dee", id: "d2"), now: at(5))
         #expect(try await drops.current(userID: "ana", now: at(10), window: 10).0?.id == "d1", "still pending at its last instant")
@@ -111,7 +111,7 @@ struct DropRepositoryTests {
 
     @Test(arguments: StoreKind.allCases)
     func badInputChangesNothing(kind: StoreKind) async throws {
-        let repos = try kind.make()
+        let repos = try await kind.make()
         await #expect(throws: PushStoreError.invalidUserID("a b")) {
             _ = try await repos.drops.report(dropReport("a b", "bob"), now: t0)
         }

@@ -9,7 +9,7 @@ import Testing
 struct MateRequestRepositoryTests {
     /// Repositories where ana's drop toward bob ("d") matched at t0 + 1 s.
     private func matched(_ kind: StoreKind) async throws -> Repositories {
-        let repos = try kind.make()
+        let repos = try await kind.make()
         _ = try await repos.drops.report(dropReport("ana", "bob", id: "d"), now: t0)
         _ = try await repos.drops.report(dropReport("bob", "ana"), now: at(1))
         return repos

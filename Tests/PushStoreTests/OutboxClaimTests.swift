@@ -11,7 +11,7 @@ struct OutboxClaimTests {
     /// share or differ in push id, topic and payload.
     @Test(arguments: StoreKind.allCases)
     func claimedItemsMatchWhatWasEnqueued(kind: StoreKind) async throws {
-        let outbox = try kind.make().outbox
+        let outbox = try await kind.make().outbox
         var items: [OutboxItem] = []
         for n in 0..<40 {
             var item = outboxItem("c\(n)", push: n % 7 < 4 ? "fan" : "solo-\(n)", token: n, now: at(Double(n) / 1_000))
@@ -36,7 +36,7 @@ struct OutboxClaimTests {
     /// expired lease), the first claim's late answer changes nothing, whichever outcome it carries.
     @Test(arguments: StoreKind.allCases)
     func staleOutcomesAreFencedOff(kind: StoreKind) async throws {
-        let outbox = try kind.make().outbox
+        let outbox = try await kind.make().outbox
         try await outbox.enqueue([outboxItem("a"), outboxItem("b")])
         let first = try await outbox.claim(limit: 2, now: t0)
         #expect(first.map(\.attempts) == [1, 1])

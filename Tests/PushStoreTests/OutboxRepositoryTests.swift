@@ -9,7 +9,7 @@ import Testing
 struct OutboxRepositoryTests {
     @Test(arguments: StoreKind.allCases)
     func enqueueManyAndQueryByPush(kind: StoreKind) async throws {
-        let outbox = try kind.make().outbox
+        let outbox = try await kind.make().outbox
         try await outbox.enqueue((0..<1_000).map { outboxItem("a\($0)", push: "fanout", token: $0) })
         try await outbox.enqueue([outboxItem("b0", push: "other")])
         let fanout = try await outbox.items(pushID: "fanout")
@@ -25,7 +25,7 @@ struct OutboxRepositoryTests {
 
     @Test(arguments: StoreKind.allCases)
     func enqueueIsAllOrNothing(kind: StoreKind) async throws {
-        let repos = try kind.make()
+        let repos = try await kind.make()
         var bad = outboxItem("x2")
         bad.pushType = "no-such-type"  // a token cannot be malformed any more: DeviceToken refuses it
         await #expect(throws: PushStoreError.self) { try await repos.outbox.enqueue([outboxItem("x1"), bad]) }
@@ -39,12 +39,12 @@ struct OutboxRepositoryTests {
         #expect(try await repos.outbox.depth() == 1)
         #expect(try await repos.outbox.item(id: "x1") == nil)
         #expect(try await repos.outbox.item(id: "e") == nil)
-        if let store = repos.store { #expect(try await store.rowCount("outbox") == 1) }
+        if let rows = try await repos.rowCount("outbox") { #expect(rows == 1) }
     }
 
     @Test(arguments: StoreKind.allCases)
     func claimTakesDueRowsOldestFirstOnce(kind: StoreKind) async throws {
-        let outbox = try kind.make().outbox
+        let outbox = try await kind.make().outbox
         try await outbox.enqueue([
             outboxItem("late", now: at(5)), outboxItem("first", now: at(0)),
             outboxItem("second", now: at(1)), outboxItem("third", now: at(1)),
@@ -62,7 +62,7 @@ struct OutboxRepositoryTests {
 
     @Test(arguments: StoreKind.allCases)
     func completeRecordsOutcomesOfInFlightRowsOnly(kind: StoreKind) async throws {
-        let outbox = try kind.make().outbox
+        let outbox = try await kind.make().outbox
         try await outbox.enqueue([outboxItem("ok"), outboxItem("no"), outboxItem("idle")])
         _ = try await outbox.claim(limit: 2, now: t0)
         let states = try await outbox.complete(
@@ -86,7 +86,7 @@ struct OutboxRepositoryTests {
 
     @Test(arguments: StoreKind.allCases)
     func retryBacksOffExponentiallyThenFails(kind: StoreKind) async throws {
-        let outbox = try kind.make(retryPolicy: OutboxRetryPolicy(maxAttempts: 4, baseDelay: 1, maxDelay: 300)).outbox
+        let outbox = try await kind.make(retryPolicy: OutboxRetryPolicy(maxAttempts: 4, baseDelay: 1, maxDelay: 300)).outbox
         try await outbox.enqueue([outboxItem("r")])
         var now = t0
         for (attempt, delay) in [(1, 1.0), (2, 2.0), (3, 4.0)] {
@@ -122,7 +122,7 @@ struct OutboxRepositoryTests {
 
     @Test(arguments: StoreKind.allCases)
     func expiredRowsAreNeverSentLate(kind: StoreKind) async throws {
-        let outbox = try kind.make().outbox
+        let outbox = try await kind.make().outbox
         let nowSeconds = Int(t0.timeIntervalSince1970)
         try await outbox.enqueue([
             outboxItem("past", expiration: nowSeconds - 1), outboxItem("edge", expiration: nowSeconds),
@@ -147,7 +147,7 @@ struct OutboxRepositoryTests {
 
     @Test(arguments: StoreKind.allCases)
     func expiredRowsDoNotUseUpTheClaimLimit(kind: StoreKind) async throws {
-        let outbox = try kind.make().outbox
+        let outbox = try await kind.make().outbox
         let past = Int(t0.timeIntervalSince1970) - 10
         try await outbox.enqueue(
             (0..<5).map { outboxItem("old\($0)", expiration: past) } + [
@@ -160,7 +160,7 @@ struct OutboxRepositoryTests {
 
     @Test(arguments: StoreKind.allCases)
     func recoverInFlightRequeuesClaimedRows(kind: StoreKind) async throws {
-        let outbox = try kind.make().outbox
+        let outbox = try await kind.make().outbox
         try await outbox.enqueue([outboxItem("a"), outboxItem("b"), outboxItem("c")])
         _ = try await outbox.claim(limit: 2, now: t0)
         #expect(try await outbox.recoverInFlight() == 2)
@@ -171,7 +171,7 @@ struct OutboxRepositoryTests {
 
     @Test(arguments: StoreKind.allCases)
     func purgeDeletesOnlyOldTerminalRows(kind: StoreKind) async throws {
-        let outbox = try kind.make().outbox
+        let outbox = try await kind.make().outbox
         try await outbox.enqueue([outboxItem("done"), outboxItem("fresh"), outboxItem("waiting")])
         _ = try await outbox.claim(limit: 2, now: t0)
         try await outbox.complete([done("done", .accepted(apnsUniqueID: nil))], now: at(10))
@@ -184,7 +184,7 @@ struct OutboxRepositoryTests {
 
     @Test(arguments: StoreKind.allCases)
     func largeBatchesRoundTripAndDuplicatesFailWhole(kind: StoreKind) async throws {
-        let outbox = try kind.make().outbox
+        let outbox = try await kind.make().outbox
         try await outbox.enqueue([outboxItem("taken")])
         await #expect(throws: PushStoreError.duplicateID("taken")) {
             try await outbox.enqueue((0..<150).map { outboxItem("n\($0)", token: $0) } + [outboxItem("taken")])
@@ -201,7 +201,7 @@ struct OutboxRepositoryTests {
 
     @Test(arguments: StoreKind.allCases)
     func everyAcceptedRowKeepsItsOwnUniqueID(kind: StoreKind) async throws {
-        let outbox = try kind.make().outbox
+        let outbox = try await kind.make().outbox
         // More rows than one UPDATE takes, mixing sandbox answers (a unique id each), answers without
         // one, rejections and a row no longer in flight.
         let count = 600
@@ -235,7 +235,7 @@ struct OutboxRepositoryTests {
 
     @Test(arguments: StoreKind.allCases)
     func firstOutcomeForAnIDWins(kind: StoreKind) async throws {
-        let outbox = try kind.make().outbox
+        let outbox = try await kind.make().outbox
         try await outbox.enqueue([outboxItem("a"), outboxItem("b")])
         _ = try await outbox.claim(limit: 2, now: t0)
         let states = try await outbox.complete(
@@ -251,7 +251,7 @@ struct OutboxRepositoryTests {
 
     @Test(arguments: StoreKind.allCases)
     func expirationIsComparedInWholeSeconds(kind: StoreKind) async throws {
-        let outbox = try kind.make().outbox
+        let outbox = try await kind.make().outbox
         let second = Int(t0.timeIntervalSince1970)
         try await outbox.enqueue([outboxItem("e", expiration: second)])
         #expect(try await outbox.claim(limit: 1, now: at(0.999)).map(\.id) == ["e"])

@@ -11,7 +11,7 @@ struct OutboxWriterTests {
     /// Without group commit each caller would get its own transaction: 201 commits instead of 2.
     @Test(arguments: StoreKind.allCases)
     func callersQueuedDuringACommitShareTheNextOne(kind: StoreKind) async throws {
-        let outbox = HeldOutbox(try kind.make().outbox)
+        let outbox = HeldOutbox(try await kind.make().outbox)
         let writer = OutboxWriter(outbox: outbox)
         let first = Task { try await writer.enqueue([outboxItem("first")]) }
         await outbox.waitUntilHeld()
@@ -33,7 +33,7 @@ struct OutboxWriterTests {
     /// the bad one fails, and the commits are the two rounds plus one per request of the failed round.
     @Test(arguments: StoreKind.allCases)
     func aBadRequestFailsAloneInItsRound(kind: StoreKind) async throws {
-        let base = try kind.make().outbox
+        let base = try await kind.make().outbox
         try await base.enqueue([outboxItem("taken")])
         let outbox = HeldOutbox(base)
         let writer = OutboxWriter(outbox: outbox)

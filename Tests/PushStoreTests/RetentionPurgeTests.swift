@@ -9,7 +9,7 @@ import Testing
 struct RetentionPurgeTests {
     @Test(arguments: StoreKind.allCases)
     func outboxPurgesFinalRowsInBatchesOldestFirst(kind: StoreKind) async throws {
-        let outbox = try kind.make().outbox
+        let outbox = try await kind.make().outbox
         try await outbox.enqueue((0..<7).map { outboxItem("r\($0)", token: $0) } + [outboxItem("waiting", token: 99)])
         let claimed = try await outbox.claim(limit: 7, now: t0)
         try await outbox.complete(
@@ -28,7 +28,7 @@ struct RetentionPurgeTests {
 
     @Test(arguments: StoreKind.allCases)
     func answeredRequestsGoFirstThenTheirDrops(kind: StoreKind) async throws {
-        let repos = try kind.make()
+        let repos = try await kind.make()
         _ = try await repos.drops.report(dropReport("ana", "bob", id: "m"), now: t0)
         _ = try await repos.drops.report(dropReport("bob", "ana"), now: at(1))
         _ = try await repos.drops.report(dropReport("cy", "dee", id: "c"), now: at(1))
@@ -50,7 +50,7 @@ struct RetentionPurgeTests {
 
     @Test(arguments: StoreKind.allCases)
     func idempotencyKeysGoByAge(kind: StoreKind) async throws {
-        let keys = try kind.make().idempotency
+        let keys = try await kind.make().idempotency
         for (n, key) in ["a", "b", "c"].enumerated() {
             #expect(try await keys.begin(key: key, scope: "s", fingerprint: [1], now: at(Double(n)), ttl: 60) == .proceed)
             try await keys.finish(key: key, scope: "s", answer: IdempotentAnswer(status: 201, body: []))
