@@ -10,6 +10,9 @@ TOOLS := h2load nghttpd nghttp curl openssl python3 java javac prometheus promto
 DEP_FILES := /usr/share/java/junit-platform-console-standalone.jar
 # pushctl's completion tests run zsh; its --output yaml tests read the YAML back with Python's yaml.
 DEB_PACKAGES += zsh python3-yaml
+# make cluster and the cluster tests put haproxy in front of several push-server instances.
+DEB_PACKAGES += haproxy
+TOOLS += haproxy
 TOOLS += zsh
 DEP_FILES += /usr/lib/python3/dist-packages/yaml/__init__.py
 # PostgreSQL: libpq for the PostgreSQL store (CLibPQ), and the server the tests start throwaway clusters of
@@ -19,7 +22,7 @@ PKG_MODULES += libpq
 TOOLS += psql
 DEP_FILES += /usr/lib/postgresql/15/bin/initdb /usr/lib/postgresql/15/bin/pg_ctl /usr/lib/postgresql/15/bin/postgres
 
-.PHONY: deps conformance-tools lint format build release run test test-examples bench chaos chaos-goaway sanitize sanitize-address sanitize-thread fuzz clean
+.PHONY: deps conformance-tools lint format build release run cluster test test-examples bench chaos chaos-goaway sanitize sanitize-address sanitize-thread fuzz clean
 
 ## deps: install the Debian packages that are missing (apt-get as root, otherwise print the command), and
 ## the system account the SOCKS5 proxy tests authenticate as (Tests/Proxies/socks-test-user.sh, as root)
@@ -57,6 +60,13 @@ run: deps
 	$(SWIFT) build -c release --product pushctl
 	@echo "pushctl is at ./.build/release/pushctl"
 	./.build/release/push-server --embedded --data-dir ./var
+
+## cluster: a local PostgreSQL, three push-server instances on it (each with the embedded mock APNs) and
+## haproxy on 127.0.0.1:8080 in front of them; prints the API key and how to reach them; Ctrl-C stops all
+cluster: deps
+	$(SWIFT) build -c release --product push-server
+	$(SWIFT) build -c release --product pushctl
+	./deploy/cluster/run.sh 3 8080
 
 ## test: the whole test suite (unit, integration, interop against nghttpd, h2load and curl, and the API
 ## contract check with schemathesis from PyPI, installed once into .build/conformance-venv), then the

@@ -57,7 +57,7 @@ public final class PushServer: Sendable {
         logger: ServiceLogger
     ) async throws -> PushServer {
         try await start(
-            configuration: configuration, repositories: try configuration.openRepositories(),
+            configuration: configuration, repositories: try await configuration.openRepositories(),
             senders: senders, logger: logger)
     }
 
@@ -112,6 +112,16 @@ public final class PushServer: Sendable {
         let background = Task {
             await withDiscardingTaskGroup { group in
                 group.addTask { await retention.loop() }
+                if let shared = store.database as? PostgresDatabase {
+                    // Rows other instances enqueue (and matches they store) wake this worker too.
+                    group.addTask {
+                        var generation = shared.outboxGeneration
+                        while !Task.isCancelled {
+                            generation = await shared.waitForOutbox(after: generation)
+                            worker.wake()
+                        }
+                    }
+                }
                 group.addTask {
                     while !Task.isCancelled {
                         try? await Task.sleep(for: .seconds(1))
@@ -130,7 +140,7 @@ public final class PushServer: Sendable {
             [
                 ("address", "\(configuration.host):\(http.port)"),
                 ("pending_drops", "\(try await store.drops.pending().count)"),
-                ("database", configuration.resolvedDatabasePath),
+                ("database", configuration.databaseDescription),
                 ("apns_proxy", configuration.apns.proxySummary),
                 ("tls", tls == nil ? "off" : configuration.tls.clientCAPath == nil ? "on" : "client-certificates"),
             ])

@@ -61,7 +61,7 @@ public enum PushServerLauncher {
         let logger = ServiceLogger(level: configuration.logLevel)
         var embedded: EmbeddedAPNS?
         var generatedKey: (key: String, path: String)?
-        try StartupChecks.databasePath(configuration.resolvedDatabasePath)
+        try StartupChecks.database(configuration)
         if configuration.embedded {
             let topic = configuration.topic ?? EmbeddedAPNS.defaultTopic
             configuration.topic = topic
@@ -89,7 +89,7 @@ public enum PushServerLauncher {
         } catch let error as ConfigurationError {
             throw error
         } catch {
-            throw ConfigurationError("database \(configuration.resolvedDatabasePath) cannot be opened: \(error)")
+            throw ConfigurationError("database \(configuration.databaseDescription) cannot be opened: \(error)")
         }
         if case .identity(let identity) = credentials {
             // One certificate serves both environments' clients.

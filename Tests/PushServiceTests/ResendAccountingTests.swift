@@ -22,7 +22,7 @@ struct ResendAccountingTests {
         configuration.topic = ServiceHarness.topic
         do {
             // What a killed server leaves: 30 rows stored, 10 of them claimed (in flight), none completed.
-            let store = try configuration.openRepositories()
+            let store = try await configuration.openRepositories()
             let now = Date()
             let items = (0..<30).map { index in
                 OutboxItem(
