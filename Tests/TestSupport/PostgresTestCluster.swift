@@ -12,7 +12,8 @@ import Foundation
 public final class PostgresTestCluster: Sendable {
     /// The directory of the PostgreSQL 15 programs.
     public static let binaries = "/usr/lib/postgresql/15/bin"
-    /// The role that logs in with a password (scram-sha-256 over TCP); every other role is trusted.
+    /// The role that logs in with a password (scram-sha-256 over TCP), an ordinary role as an application's
+    /// would be (no superuser); every other role is trusted.
     public static let passwordUser = "push_password_user"
     /// That role's password.
     public static let password = "s3cret-pw"
@@ -39,10 +40,10 @@ public final class PostgresTestCluster: Sendable {
         return "postgres://\(credentials)@127.0.0.1:\(port)/\(database)"
     }
 
-    /// Creates a new, empty database and returns its URL.
-    public func createDatabase() async throws -> String {
+    /// Creates a new, empty database (owned by `owner`, the superuser by default) and returns its URL.
+    public func createDatabase(owner: String? = nil) async throws -> String {
         let name = "push_test_\(getpid())_\(counter.next())"
-        try await psql("CREATE DATABASE \(name)")
+        try await psql("CREATE DATABASE \(name)" + (owner.map { " OWNER \($0)" } ?? ""))
         return url(database: name)
     }
 
@@ -89,7 +90,7 @@ public final class PostgresTestCluster: Sendable {
             do {
                 try await run(asPostgres, "pg_ctl", ["-D", data, "-o", options, "-l", "\(directory)/server.log", "-w", "-t", "60", "start"])
                 let cluster = PostgresTestCluster(port: port, directory: directory)
-                try await cluster.psql("CREATE ROLE \(passwordUser) LOGIN SUPERUSER PASSWORD '\(password)'")
+                try await cluster.psql("CREATE ROLE \(passwordUser) LOGIN PASSWORD '\(password)'")
                 return cluster
             } catch {
                 lastError = error

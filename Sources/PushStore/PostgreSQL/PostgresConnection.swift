@@ -31,8 +31,6 @@ final class PostgresConnection {
         }
         handle = connection
         owner = pthread_self()
-        // Keep the server's messages untranslated (the error classification reads them) and times in UTC.
-        try execute("SET lc_messages TO 'C'; SET TIME ZONE 'UTC'")
     }
 
     deinit { PQfinish(handle) }

@@ -2,9 +2,10 @@ import Foundation
 
 /// An error from PostgreSQL or libpq: what failed, the SQLSTATE when the server sent one, and its message.
 ///
-/// Connection failures carry no SQLSTATE in libpq's API, so `kind` classifies them from libpq's message
-/// (the client's messages are not translated in this process): a refused connection, a rejected password
-/// and an unknown database are told apart for the start-up line an operator reads.
+/// Connection failures carry no SQLSTATE in libpq's API, so `kind` classifies them from the message (libpq's
+/// and the server's, which are English unless a locale translates them; a translated one is still reported,
+/// as `connectionFailed`): a refused connection, a rejected password and an unknown database are told apart
+/// for the start-up line an operator reads.
 public struct PostgresError: Error, Equatable, Sendable, CustomStringConvertible {
     /// What kind of failure this is.
     public enum Kind: String, Sendable, Equatable {

@@ -13,6 +13,11 @@ extension PostgresOutboxRepository {
             .text(database.instanceID), .integer(now.addingTimeInterval(lease).storeMillis),
         ]
         return try await database.transaction { db in
+            // Walk the queue index in claim order. The planner's row estimates for a queue lag far behind
+            // (autovacuum analyzes it now and then while it grows and drains by thousands a second); with a
+            // low estimate it collects and sorts every due row to take the first `limit`, which costs
+            // time in proportion to the backlog (15 ms instead of 1 ms for 1,000 of 20,000 due rows).
+            try db.execute("SET LOCAL enable_sort = off; SET LOCAL enable_bitmapscan = off")
             var claim = OutboxClaim()
             // Expired rows are reported but do not count against `limit`: pick again until it is reached
             // or a statement finds fewer rows than it asked for.
