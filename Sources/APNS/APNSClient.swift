@@ -19,11 +19,11 @@ public final class APNSClient: Sendable {
     public let configuration: APNSClientConfiguration
     /// The shared provider token source with token auth (one per client, so one per team), else nil.
     public let tokenProvider: APNSTokenProvider?
-    private let loop: EventLoop
-    private let dispatcher: APNSDispatcher
-    private let permits: AsyncSemaphore
-    private let nextID = Atomic<UInt64>(0)
-    private let closed = Atomic<Bool>(false)
+    let loop: EventLoop
+    let dispatcher: APNSDispatcher
+    let permits: AsyncSemaphore
+    let nextID = Atomic<UInt64>(0)
+    let closed = Atomic<Bool>(false)
 
     /// Loads the credentials and prepares TLS; connections open on the first send.
     public init(configuration: APNSClientConfiguration) throws {

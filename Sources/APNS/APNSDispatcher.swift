@@ -218,7 +218,8 @@ final class APNSDispatcher: @unchecked Sendable {
         guard live[send.id] != nil else { return }
         switch result {
         case .success(let response):
-            let apnsID = response.header("apns-id")
+            // Broadcasts answer with `apns-request-id` where device pushes answer with `apns-id`.
+            let apnsID = response.header(APNSHeader.id) ?? response.header(APNSHeader.requestID)
             if response.status == 200 {
                 finish(send, .success(.accepted(apnsID: apnsID ?? "", uniqueID: response.header("apns-unique-id"))))
             } else {
