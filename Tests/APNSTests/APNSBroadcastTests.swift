@@ -1,5 +1,6 @@
 import APNSCore
 import APNSMock
+import PushTLS
 import Foundation
 import PushHTTP2
 import Testing
@@ -146,6 +147,16 @@ struct APNSBroadcastTests {
             let outcome = try await fixture.push.send(broadcast(channel))
             #expect(outcome.rejection?.reason == reason)
             #expect(outcome.rejection?.status == reason.status)
+        }
+    }
+
+    @Test("a production-only certificate against a development push listener: 403 BadCertificateEnvironment")
+    func certificateEnvironment() async throws {
+        try await withBroadcast(environments: .production) { fixture in
+            let channel = try #require(fixture.server.createChannel(bundleID: bundleID, storagePolicy: .noMessageStored)).id
+            let outcome = try await fixture.push.send(broadcast(channel))
+            #expect(outcome.rejection?.reason == .badCertificateEnvironment)
+            #expect(outcome.rejection?.status == 403)
         }
     }
 
