@@ -1,8 +1,8 @@
 import APNSCore
 import APNSMock
-import PushTLS
 import Foundation
 import PushHTTP2
+import PushTLS
 import Testing
 
 @testable import APNS
