@@ -150,6 +150,27 @@ struct APNSBroadcastTests {
         }
     }
 
+    @Test("a batch: every broadcast's result once, local rejections included, in one hand-over")
+    func batch() async throws {
+        try await withBroadcast { fixture in
+            let channel = try await fixture.makeChannel()
+            var broadcasts = (0..<20).map { _ in broadcast(channel) }
+            broadcasts[3] = broadcast(APNSChannelID(""))
+            broadcasts[7] = broadcast(unknownChannel)
+            let (stream, continuation) = AsyncStream<[APNSBatchResult]>.makeStream()
+            await fixture.push.send(broadcasts: broadcasts) { continuation.yield($0) }
+            var results: [Int: APNSOutcome] = [:]
+            for await chunk in stream {
+                for result in chunk { results[result.index] = try result.result.get() }
+                if results.count == broadcasts.count { break }
+            }
+            #expect(results[3]?.rejection?.reason == .missingChannelId)
+            #expect(results[7]?.rejection?.reason == .channelNotRegistered)
+            #expect(results.filter { $0.value.isAccepted }.count == 18)
+            #expect(fixture.server.broadcasts(channelID: channel).count == 18)
+        }
+    }
+
     @Test("a production-only certificate against a development push listener: 403 BadCertificateEnvironment")
     func certificateEnvironment() async throws {
         try await withBroadcast(environments: .production) { fixture in
