@@ -41,6 +41,12 @@ extension MockAPNSServer {
         core.recorder.records.filter(\.isBroadcast)
     }
 
+    /// Waits (woken by each new record, no polling) until `count` broadcasts on `channelID` were decided
+    /// and returns them, or nil when `timeout` passes first or the task is cancelled.
+    public func waitForBroadcasts(count: Int, channelID: APNSChannelID, timeout: Duration) async -> [MockAPNSRecord]? {
+        await waitForRecords(count: count, matching: MockAPNSRecordFilter(channelID: channelID.rawValue), timeout: timeout)
+    }
+
     /// The channel management requests answered, oldest first.
     public func channelRequests() -> [MockAPNSChannelRequestRecord] {
         core.channels.requests

@@ -125,6 +125,21 @@ struct APNSChannelManagementTests {
         }
     }
 
+    @Test("a .p12 file: the same credentials make a channel on the management listener and broadcast to it")
+    func pkcs12() async throws {
+        let directory = NSTemporaryDirectory() + "apns-channels-p12-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let files = try TestCredentialFiles.write(to: directory, bundleID: bundleID, password: "p12-secret")
+        let fixture = try BroadcastFixture(
+            configuration: try MockAPNSServer.Configuration(credentialFiles: files),
+            credentials: .pkcs12(path: files.clientP12Path, password: files.password))
+        let channel = try await fixture.makeChannel()
+        #expect(try await fixture.push.send(broadcast(channel)).isAccepted)
+        let seen = await fixture.server.waitForBroadcasts(count: 1, channelID: channel, timeout: .seconds(10))
+        #expect(seen?.first?.clientCertificateUID == bundleID)
+        await fixture.close()
+    }
+
     @Test("a production-only certificate on a development management listener: 403 BadCertificateEnvironment")
     func certificateEnvironment() async throws {
         try await withBroadcast(environments: .production) { fixture in
