@@ -6,6 +6,12 @@ public struct APNSCreatedChannel: Sendable, Hashable {
     public let channelID: APNSChannelID
     /// The `apns-request-id` APNs answered with (the one sent, or one it made up).
     public let requestID: String?
+
+    /// A created channel, as a fake channel manager would report it.
+    public init(channelID: APNSChannelID, requestID: String? = nil) {
+        self.channelID = channelID
+        self.requestID = requestID
+    }
 }
 
 /// A channel's configuration as APNs reports it.
@@ -18,6 +24,17 @@ public struct APNSChannelConfiguration: Sendable, Hashable {
     public let pushType: String
     /// The `apns-request-id` APNs answered with.
     public let requestID: String?
+
+    /// A channel's configuration, as a fake channel manager would report it.
+    public init(
+        channelID: APNSChannelID, storagePolicy: APNSMessageStoragePolicy,
+        pushType: String = APNSChannelManagementClient.liveActivityPushType, requestID: String? = nil
+    ) {
+        self.channelID = channelID
+        self.storagePolicy = storagePolicy
+        self.pushType = pushType
+        self.requestID = requestID
+    }
 }
 
 /// Every channel of one bundle ID in one environment.
@@ -26,6 +43,12 @@ public struct APNSChannelList: Sendable, Hashable {
     public let channelIDs: [APNSChannelID]
     /// The `apns-request-id` APNs answered with.
     public let requestID: String?
+
+    /// A list of channels, as a fake channel manager would report it.
+    public init(channelIDs: [APNSChannelID], requestID: String? = nil) {
+        self.channelIDs = channelIDs
+        self.requestID = requestID
+    }
 }
 
 /// A deleted channel (APNs may still deliver messages it stored for it).
@@ -34,6 +57,12 @@ public struct APNSDeletedChannel: Sendable, Hashable {
     public let channelID: APNSChannelID
     /// The `apns-request-id` APNs answered with.
     public let requestID: String?
+
+    /// A deleted channel, as a fake channel manager would report it.
+    public init(channelID: APNSChannelID, requestID: String? = nil) {
+        self.channelID = channelID
+        self.requestID = requestID
+    }
 }
 
 /// Why a channel management request did not succeed: APNs (or the same rules checked locally)

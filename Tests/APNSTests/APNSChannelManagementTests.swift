@@ -94,8 +94,12 @@ struct APNSChannelManagementTests {
             let broadcastAfterDelete = try await fixture.push.send(broadcast(created.channelID))
             #expect(broadcastAfterDelete.rejection?.reason == .channelNotRegistered)
 
+            // The same client through the protocol a service holds.
+            let manager: any APNSChannelManaging = fixture.channels
+            #expect(try await manager.channels(bundleID: bundleID, requestID: nil).channelIDs == [second.channelID])
+
             let log = fixture.server.channelRequests()
-            #expect(log.map(\.status) == [201, 201, 200, 200, 200, 204, 200, 400])
+            #expect(log.map(\.status) == [201, 201, 200, 200, 200, 204, 200, 400, 200])
             #expect(log.first?.requestID == requestID.lowercased())
             #expect(fixture.server.channels(bundleID: bundleID).map(\.id) == [second.channelID])
         }
