@@ -12,10 +12,8 @@ extension APNSChannelManagementClient {
     /// - a channel id that is empty: 400 `MissingChannelId`; not base64: 400 `BadChannelId`
     static func validate(bundleID: String, channelID: APNSChannelID?, requestID: String?) -> APNSRejection? {
         let reason: APNSRejectionReason? =
-            if bundleID.isEmpty || bundleID.contains("/") {
-                .badPath
-            } else if PushType.all.contains(where: { $0.topicSuffix.map { bundleID.hasSuffix($0) } == true }) {
-                .topicDisallowed
+            if let reason = APNSBroadcast.bundleIDRejection(bundleID) {
+                reason
             } else if let requestID, !APNSID.isValid(requestID) {
                 .badMessageId
             } else if let channelID, channelID.rawValue.isEmpty {

@@ -86,8 +86,7 @@ public struct APNSBroadcast: Sendable, Hashable {
     /// - expiration left out or negative, or nonzero on a No Message Stored channel: `BadExpirationDate`
     /// - empty body: `PayloadEmpty`; over 5,120 bytes: 413 `PayloadTooLarge`
     public func validate(storagePolicy: APNSMessageStoragePolicy? = nil) -> APNSRejection? {
-        if bundleID.isEmpty || bundleID.contains("/") { return reject(.badPath) }
-        if PushType.all.contains(where: { $0.topicSuffix.map { bundleID.hasSuffix($0) } == true }) { return reject(.topicDisallowed) }
+        if let reason = Self.bundleIDRejection(bundleID) { return reject(reason) }
         if let requestID, !APNSID.isValid(requestID) { return reject(.badMessageId) }
         if channelID.rawValue.isEmpty { return reject(.missingChannelId) }
         if !channelID.isWellFormed { return reject(.badChannelId) }
@@ -96,6 +95,15 @@ public struct APNSBroadcast: Sendable, Hashable {
         if seconds != 0, storagePolicy == .noMessageStored { return reject(.badExpirationDate) }
         if payload.isEmpty { return reject(.payloadEmpty) }
         if payload.count > APNSHeader.maxBroadcastPayloadBytes { return reject(.payloadTooLarge) }
+        return nil
+    }
+
+    /// What APNs answers to `bundleID` in a broadcast or channel management path: 404 `BadPath` when it
+    /// is empty or holds `/` (the path no longer names one app), 400 `TopicDisallowed` when it carries a
+    /// push-type suffix such as `.push-type.liveactivity` (Apple: "no push type suffix"); nil when fine.
+    public static func bundleIDRejection(_ bundleID: String) -> APNSRejectionReason? {
+        if bundleID.isEmpty || bundleID.contains("/") { return .badPath }
+        if PushType.all.contains(where: { $0.topicSuffix.map { bundleID.hasSuffix($0) } == true }) { return .topicDisallowed }
         return nil
     }
 

@@ -30,8 +30,8 @@ extension MockAPNSServer {
         core.channels.setEnabled(enabled, bundleID: bundleID)
     }
 
-    /// Every broadcast decided on `channelID` (accepted or not), in decision order: device pushes'
-    /// records, whose `token` is the request path.
+    /// Every broadcast decided on `channelID` (accepted or not), in decision order: records like device
+    /// pushes', whose `token` is the request path, `topic` the bundle ID and `apnsID` the `apns-request-id`.
     public func broadcasts(channelID: APNSChannelID) -> [MockAPNSRecord] {
         core.recorder.records.filter { $0.channelID == channelID.rawValue }
     }
