@@ -132,7 +132,11 @@ final class APNSChannelManagementTransport: @unchecked Sendable {
             guard delay > 0 else { return write(job) }
             let timer = LoopTimer(loop: loop) { [self] in self.write(job) }
             timer.schedule(after: delay)
+            // The timer replaced may be the one firing now (a connection that failed at once): release
+            // it on a later loop turn.
+            let replaced = job.retryTimer
             job.retryTimer = timer
+            loop.execute { withExtendedLifetime(replaced) {} }
         case .failure(.outcomeUnknown(let why)):
             finish(job, .failure(APNSTransportError(.outcomeUnknown, why)))
         case .failure(.cancelled):
