@@ -67,7 +67,7 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
 
         if configuration.acceptAll {
             core.recorder.countFastAccept(concurrentStreams: connection.maxObservedOpenStreams)
-            answer(streamID: request.streamID, outcome: .accepted(apnsID: apnsID, uniqueID: uniqueID()))
+            answer(streamID: request.streamID, outcome: .accepted(apnsID: apnsID, uniqueID: uniqueID(always: broadcast)))
         } else {
             core.recorder.countStream(concurrentStreams: connection.maxObservedOpenStreams)
             applyStreamLimit(knobs)
