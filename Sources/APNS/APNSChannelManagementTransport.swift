@@ -15,6 +15,8 @@ final class APNSChannelManagementTransport: @unchecked Sendable {
         let request: HTTP2Request
         let continuation: CheckedContinuation<HTTP2Response, any Error>
         var attempts = 0
+        /// Attempts that ended with their connection failing (not GOAWAY or a refused stream).
+        var failedConnections = 0
         var refreshedToken = false
         var jwt: String?
         var timer: LoopTimer?
@@ -108,6 +110,7 @@ final class APNSChannelManagementTransport: @unchecked Sendable {
 
     private func complete(_ job: Job, _ result: HTTP2Result) {
         guard !job.finished else { return }
+        let via = job.connection
         job.connection = nil
         switch result {
         case .success(let response):
@@ -125,10 +128,13 @@ final class APNSChannelManagementTransport: @unchecked Sendable {
                 return finish(job, .failure(APNSTransportError(closed ? .shutdown : .notSent, why)))
             }
             configuration.metrics.record(.resent)
-            // The first resend at once (GOAWAY: another connection takes it), later ones after a back-off.
+            // After GOAWAY or a refused stream a new connection takes it at once; after a connection that
+            // failed, the first resend is at once too, later ones after a doubling back-off.
+            if via?.state == .closed { job.failedConnections += 1 }
             let delay =
-                job.attempts <= 1
-                ? 0 : min(configuration.maxReconnectDelay, configuration.initialReconnectDelay * Double(1 << min(job.attempts - 2, 16)))
+                job.failedConnections <= 1
+                ? 0
+                : min(configuration.maxReconnectDelay, configuration.initialReconnectDelay * Double(1 << min(job.failedConnections - 2, 16)))
             guard delay > 0 else { return write(job) }
             let timer = LoopTimer(loop: loop) { [self] in self.write(job) }
             timer.schedule(after: delay)

@@ -13,6 +13,8 @@ final class MockAPNSChannelHandler: HTTP2ServerHandler {
     private let id: Int
     private var context: MockAPNSConnectionContext?
     private var requestCount = 0
+    /// The highest stream id handed over so far: a GOAWAY names it, so no request decided lies above it.
+    private var highestStreamID: Int32 = 0
     private var goAwaySent = false
     private var ids = MockRandom.systemSeeded()
 
@@ -24,6 +26,7 @@ final class MockAPNSChannelHandler: HTTP2ServerHandler {
     func connection(_ connection: HTTP2ServerConnection, didReceive request: HTTP2ServerRequest) {
         let knobs = core.knobs.withLock { $0 }
         requestCount += 1
+        highestStreamID = max(highestStreamID, request.streamID)
         if knobs.abruptCloseAfterStreams.map({ requestCount > $0 }) == true {
             connection.abort()
             return
@@ -61,7 +64,7 @@ final class MockAPNSChannelHandler: HTTP2ServerHandler {
         if let limit = knobs.goAwayAfterStreams, requestCount >= limit, !goAwaySent {
             goAwaySent = true
             core.recorder.countGoAways()
-            connection.goAway(debugData: APNSRejection(knobs.goAwayReason).jsonBody(), lastStreamID: request.streamID)
+            connection.goAway(debugData: APNSRejection(knobs.goAwayReason).jsonBody(), lastStreamID: highestStreamID)
         }
     }
 

@@ -183,6 +183,25 @@ struct APNSChannelManagementTests {
         }
     }
 
+    @Test("30 concurrent creates on one connection with GOAWAY every 9: 30 channels, no duplicate, list agrees")
+    func concurrentCreates() async throws {
+        try await withBroadcast(configureServer: { $0.goAwayAfterStreams = 9 }) { fixture in
+            let channels = fixture.channels
+            let made = try await withThrowingTaskGroup(of: APNSChannelID.self) { group in
+                for _ in 0..<30 {
+                    group.addTask { try await channels.createChannel(bundleID: bundleID, storagePolicy: .noMessageStored).channelID }
+                }
+                var ids: [APNSChannelID] = []
+                for try await id in group { ids.append(id) }
+                return ids
+            }
+            #expect(Set(made).count == 30)
+            let listed = try await channels.channels(bundleID: bundleID).channelIDs
+            #expect(Set(listed) == Set(made))
+            #expect(listed.count == 30)
+        }
+    }
+
     @Test("GOAWAY after every second request: a new connection takes the next ones, nothing fails")
     func goAway() async throws {
         try await withBroadcast(configureServer: { $0.goAwayAfterStreams = 2 }) { fixture in
