@@ -10,10 +10,19 @@ TOOLS := h2load nghttpd nghttp curl openssl python3 java javac prometheus promto
 DEP_FILES := /usr/share/java/junit-platform-console-standalone.jar
 # pushctl's completion tests run zsh; its --output yaml tests read the YAML back with Python's yaml.
 DEB_PACKAGES += zsh python3-yaml
+# make cluster and the cluster tests put haproxy in front of several push-server instances.
+DEB_PACKAGES += haproxy
+TOOLS += haproxy
 TOOLS += zsh
 DEP_FILES += /usr/lib/python3/dist-packages/yaml/__init__.py
+# PostgreSQL: libpq for the PostgreSQL store (CLibPQ), and the server the tests start throwaway clusters of
+# (initdb, pg_ctl and postgres from Debian's postgresql-15, which the `postgresql` package pulls in; psql).
+DEB_PACKAGES += postgresql libpq-dev
+PKG_MODULES += libpq
+TOOLS += psql
+DEP_FILES += /usr/lib/postgresql/15/bin/initdb /usr/lib/postgresql/15/bin/pg_ctl /usr/lib/postgresql/15/bin/postgres
 
-.PHONY: deps conformance-tools lint format build release run test test-examples bench chaos sanitize sanitize-address sanitize-thread fuzz clean
+.PHONY: deps conformance-tools lint format build release run cluster test test-examples bench chaos chaos-goaway sanitize sanitize-address sanitize-thread fuzz clean
 
 ## deps: install the Debian packages that are missing (apt-get as root, otherwise print the command), and
 ## the system account the SOCKS5 proxy tests authenticate as (Tests/Proxies/socks-test-user.sh, as root)
@@ -51,6 +60,13 @@ run: deps
 	$(SWIFT) build -c release --product pushctl
 	@echo "pushctl is at ./.build/release/pushctl"
 	./.build/release/push-server --embedded --data-dir ./var
+
+## cluster: a local PostgreSQL, three push-server instances on it (each with the embedded mock APNs) and
+## haproxy on 127.0.0.1:8080 in front of them; prints the API key and how to reach them; Ctrl-C stops all
+cluster: deps
+	$(SWIFT) build -c release --product push-server
+	$(SWIFT) build -c release --product pushctl
+	./deploy/cluster/run.sh 3 8080
 
 ## test: the whole test suite (unit, integration, interop against nghttpd, h2load and curl, and the API
 ## contract check with schemathesis from PyPI, installed once into .build/conformance-venv), then the
@@ -99,6 +115,17 @@ chaos: deps
 	$(SWIFT) build -c release --product push-server
 	$(SWIFT) build -c release --product push-chaos
 	./.build/release/push-chaos --server ./.build/release/push-server --pushes $(CHAOS_PUSHES) --json bench/chaos.json
+	$(MAKE) chaos-goaway
+
+## chaos-goaway: 100,000 pushes while the mock sends GOAWAY every 1,000 streams and closes the connection
+## 0.5 s later (answers owed then go out just before the FIN), answers 1% 429 + 1% 503 and drops the stream
+## limit to 1 after each; no reset, no kill, so any notification accepted twice fails; writes bench/chaos-goaway.json
+chaos-goaway: deps
+	$(SWIFT) build -c release --product push-server
+	$(SWIFT) build -c release --product push-chaos
+	./.build/release/push-chaos --server ./.build/release/push-server --pushes $(CHAOS_PUSHES) --kills 0 \
+		--close-every 0 --goaway-every 1000 --goaway-close-ms 500 --limit-flip 1 --jitter-ms 1000 \
+		--batch 100 --concurrency 8 --json bench/chaos-goaway.json
 
 ## sanitize: the whole suite under ThreadSanitizer, then under AddressSanitizer
 sanitize: sanitize-thread sanitize-address

@@ -12,17 +12,17 @@ final class APNSDispatcher: @unchecked Sendable {
     let tls: TLSContext
     /// Token auth: the source of the `authorization` header, read when a request is written.
     let tokenProvider: APNSTokenProvider?
-    private var slots: [APNSConnectionSlot]
-    private var waiting = SendQueue()
-    private var live: [UInt64: APNSSend] = [:]
-    private var deadlines: [(deadline: Double, id: UInt64)] = []
-    private var deadlineHead = 0
-    private var sweepTimer: LoopTimer?
-    private(set) var shuttingDown = false
-    private var drained: [CheckedContinuation<Void, Never>] = []
+    var slots: [APNSConnectionSlot]
+    var waiting = SendQueue()
+    var live: [UInt64: APNSSend] = [:]
+    var deadlines: [(deadline: Double, id: UInt64)] = []
+    var deadlineHead = 0
+    var sweepTimer: LoopTimer?
+    var shuttingDown = false
+    var drained: [CheckedContinuation<Void, Never>] = []
     /// The proxy's (or the TLS handshake's) last refusal while no new connection attempt is under way: sends
     /// fail at once with it instead of waiting for a connection that will be refused again.
-    private var refusal: APNSTransportError?
+    var refusal: APNSTransportError?
 
     init(loop: EventLoop, configuration: APNSClientConfiguration, tls: TLSContext, tokenProvider: APNSTokenProvider? = nil) {
         self.loop = loop
@@ -218,7 +218,8 @@ final class APNSDispatcher: @unchecked Sendable {
         guard live[send.id] != nil else { return }
         switch result {
         case .success(let response):
-            let apnsID = response.header("apns-id")
+            // Broadcasts answer with `apns-request-id` where device pushes answer with `apns-id`.
+            let apnsID = response.header(APNSHeader.id) ?? response.header(APNSHeader.requestID)
             if response.status == 200 {
                 finish(send, .success(.accepted(apnsID: apnsID ?? "", uniqueID: response.header("apns-unique-id"))))
             } else {
@@ -228,7 +229,8 @@ final class APNSDispatcher: @unchecked Sendable {
             }
         case .failure(.notProcessed(let why)):
             if send.timedOut {
-                finish(send, .failure(APNSTransportError(.timeout, "not sent within \(configuration.requestTimeout) s")))
+                // Never written: the timeout leaves it certainly unsent, safe to send again.
+                finish(send, .failure(APNSTransportError(.notSent, "request timeout: not sent within \(configuration.requestTimeout) s")))
             } else if shuttingDown {
                 finish(send, .failure(APNSTransportError(.shutdown, "client is shutting down")))
             } else if send.resends < configuration.maxResends {
@@ -242,12 +244,13 @@ final class APNSDispatcher: @unchecked Sendable {
             let kind: APNSTransportError.Kind = send.timedOut ? .timeout : .outcomeUnknown
             finish(send, .failure(APNSTransportError(kind, why)))
         case .failure(.cancelled):
-            let kind: APNSTransportError.Kind = send.timedOut ? .timeout : .cancelled
-            finish(send, .failure(APNSTransportError(kind, "not sent")))
+            // Taken off a connection's queue before it was written (the timeout, or the task cancelled).
+            let kind: APNSTransportError.Kind = send.timedOut ? .notSent : .cancelled
+            finish(send, .failure(APNSTransportError(kind, send.timedOut ? "request timeout: not sent" : "not sent")))
         }
     }
 
-    private func finish(_ send: APNSSend, _ result: Result<APNSOutcome, APNSTransportError>) {
+    func finish(_ send: APNSSend, _ result: Result<APNSOutcome, APNSTransportError>) {
         live[send.id] = nil
         send.connection = nil
         let latency = MonotonicClock.now - send.started
@@ -261,100 +264,6 @@ final class APNSDispatcher: @unchecked Sendable {
             let waiters = drained
             drained.removeAll()
             for waiter in waiters { waiter.resume() }
-        }
-    }
-
-    // MARK: timeouts
-
-    private func startSweeping() {
-        guard sweepTimer == nil else { return }
-        let period = max(0.01, min(0.25, configuration.requestTimeout / 4))
-        let timer = LoopTimer(loop: loop, repeating: true) { [unowned self] in self.sweep() }
-        timer.schedule(after: period)
-        sweepTimer = timer
-    }
-
-    private func sweep() {
-        let now = MonotonicClock.now
-        while deadlineHead < deadlines.count, deadlines[deadlineHead].deadline <= now {
-            let id = deadlines[deadlineHead].id
-            deadlineHead += 1
-            guard let send = live[id] else { continue }
-            send.timedOut = true
-            if let connection = send.connection {
-                if !connection.cancel(send.handle) { connection.reset(send.handle) }
-            } else if waiting.remove(id: id) {
-                finish(send, .failure(APNSTransportError(.timeout, "no connection within \(configuration.requestTimeout) s")))
-            }
-        }
-        if deadlineHead > 1024, deadlineHead * 2 > deadlines.count {
-            deadlines.removeFirst(deadlineHead)
-            deadlineHead = 0
-        }
-    }
-
-    // MARK: connection events (from SlotObserver)
-
-    func connectionReady(_ connection: HTTP2ClientConnection, slot: APNSConnectionSlot) {
-        slot.consecutiveFailures = 0
-        slot.readySince = MonotonicClock.now
-        configuration.metrics.record(.connectionOpened)
-        drainWaiting()
-    }
-
-    func connectionGoingAway(_ connection: HTTP2ClientConnection, slot: APNSConnectionSlot) {
-        if slot.connection === connection { slot.retireCurrent() }
-    }
-
-    func connectionClosed(_ connection: HTTP2ClientConnection, slot: APNSConnectionSlot, error: IOError?) {
-        let now = MonotonicClock.now
-        // A handshake the server refused (never ready), not a broken session: the certificate is the problem.
-        let handshakeRefused = error?.kind == .tls && slot.connection === connection && slot.readySince == nil
-        slot.observers[ObjectIdentifier(connection)] = nil
-        slot.retiring[ObjectIdentifier(connection)] = nil
-        if slot.connection === connection {
-            slot.connection = nil
-            // A connection that failed, or lived less than a second, counts against the back-off.
-            if error != nil && (slot.readySince.map { now - $0 < 1 } ?? true) {
-                slot.backOff(now: now, initial: configuration.initialReconnectDelay, maximum: configuration.maxReconnectDelay)
-            }
-        }
-        configuration.metrics.record(.connectionClosed(error: error?.description))
-        if let error, slot.connection == nil, error.kind == .proxyRefused || (handshakeRefused && readyConnections == 0) {
-            // Retrying cannot help until the configuration (or the proxy's, or the certificate the server
-            // accepts) changes: fail what waits, and new sends at once until the back-off allows an attempt,
-            // so a client whose certificate is refused holds nobody's sends for the request timeout.
-            let refused =
-                error.kind == .tls ? APNSTransportError(.notSent, error.description) : APNSTransportError(.proxyRefused, error.message)
-            refusal = refused
-            for send in waiting.takeAll() { finish(send, .failure(refused)) }
-        }
-        if !shuttingDown, !waiting.isEmpty {
-            drainWaiting()
-        }
-    }
-
-    // MARK: shutdown
-
-    /// Stops taking sends and waits (up to `deadline` seconds) for those in flight, then closes connections.
-    func beginShutdown() {
-        shuttingDown = true
-        for send in waiting.takeAll() {
-            finish(send, .failure(APNSTransportError(.shutdown, "client is shutting down")))
-        }
-    }
-
-    func waitForDrain(_ continuation: CheckedContinuation<Void, Never>) {
-        if live.isEmpty { continuation.resume() } else { drained.append(continuation) }
-    }
-
-    func closeConnections(abort: Bool) {
-        sweepTimer?.cancel()
-        for slot in slots {
-            slot.reconnectTimer?.cancel()
-            for connection in [slot.connection].compactMap({ $0 }) + Array(slot.retiring.values) {
-                if abort { connection.abort("client shut down") } else { connection.close() }
-            }
         }
     }
 }

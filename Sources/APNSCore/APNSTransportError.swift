@@ -7,7 +7,8 @@ public struct APNSTransportError: Error, Sendable, Equatable, CustomStringConver
         case notSent
         /// The connection broke while the notification was on the wire: APNs may have delivered it.
         case outcomeUnknown
-        /// No answer within the request timeout (it may have been sent).
+        /// No answer within the request timeout after it was written: APNs may have delivered it. (A send
+        /// the timeout catches before it was written ends ``notSent``.)
         case timeout
         /// The client is shutting down.
         case shutdown

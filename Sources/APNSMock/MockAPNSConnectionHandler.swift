@@ -15,6 +15,8 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
     private let id: Int
     private var context: MockAPNSConnectionContext?
     private var requestCount = 0
+    /// The highest stream id handed over so far: a GOAWAY names it, so no request it decided lies above.
+    private var highestStreamID: Int32 = 0
     private var streamLimitDropped = false
     /// The MAX_CONCURRENT_STREAMS this connection was last told (outside the two throttles).
     private var announcedStreams: Int
@@ -22,9 +24,13 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
     /// Token auth: the connection still runs at one stream until its first valid token.
     private var awaitingAuthentication: Bool
     private var ids = MockRandom.systemSeeded()
-    private var delayed: [Int32: LoopTimer] = [:]
+    /// Answers waiting for their latency, by stream: the timer and what it will answer.
+    private var delayed: [Int32: (timer: LoopTimer, outcome: APNSOutcome)] = [:]
     private var idleTimer: LoopTimer?
+    private var closeTimer: LoopTimer?
     private let isDevelopment: Bool
+    /// Broadcast streams not yet answered: they answer with `apns-request-id` (and `apns-unique-id`).
+    private var broadcastStreams: Set<Int32> = []
 
     init(core: MockAPNSCore, connection: HTTP2ServerConnection) {
         self.core = core
@@ -45,6 +51,7 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
         let configuration = core.configuration
         let knobs = core.knobs.withLock { $0 }
         requestCount += 1
+        highestStreamID = max(highestStreamID, request.streamID)
         let cutOff = core.countRequestAndCheckAbruptClose(knobs)
         if cutOff || knobs.abruptCloseAfterStreams.map({ requestCount > $0 }) == true {
             core.recorder.countStream(concurrentStreams: connection.maxObservedOpenStreams)
@@ -53,12 +60,14 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
             return
         }
         if let idle = configuration.idleTimeout { idleTimer?.schedule(after: idle) }
-        let given = request.header(APNSHeader.id)
+        let broadcast = MockAPNSBroadcastRules.isBroadcast(request.path)
+        if broadcast { broadcastStreams.insert(request.streamID) }
+        let given = request.header(broadcast ? APNSHeader.requestID : APNSHeader.id)
         let apnsID = given.flatMap { APNSID.isValid($0) ? $0 : nil } ?? APNSID.generate(using: &ids)
 
         if configuration.acceptAll {
             core.recorder.countFastAccept(concurrentStreams: connection.maxObservedOpenStreams)
-            answer(streamID: request.streamID, outcome: .accepted(apnsID: apnsID, uniqueID: uniqueID()))
+            answer(streamID: request.streamID, outcome: .accepted(apnsID: apnsID, uniqueID: uniqueID(always: broadcast)))
         } else {
             core.recorder.countStream(concurrentStreams: connection.maxObservedOpenStreams)
             applyStreamLimit(knobs)
@@ -66,7 +75,7 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
         }
 
         if let limit = knobs.goAwayAfterStreams, requestCount >= limit, !goAwaySent {
-            sendGoAway(knobs.goAwayReason, lastStreamID: request.streamID)
+            sendGoAway(knobs.goAwayReason, lastStreamID: highestStreamID)
         }
     }
 
@@ -89,9 +98,10 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
     func connectionDidClose(_ connection: HTTP2ServerConnection) {
         core.recorder.countConnectionClosed()
         // Timers may be the ones firing right now: free them on a later loop turn.
-        let timers = Array(delayed.values) + (idleTimer.map { [$0] } ?? [])
+        let timers = delayed.values.map(\.timer) + [idleTimer, closeTimer].compactMap { $0 }
         delayed.removeAll()
         idleTimer = nil
+        closeTimer = nil
         for timer in timers { timer.cancel() }
         loop.execute { withExtendedLifetime(timers) {} }
     }
@@ -124,7 +134,7 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
         let outcome: APNSOutcome =
             verdict.rejection.map {
                 .rejected(APNSRejection(status: $0.status, reason: $0.reason, timestamp: $0.timestamp, apnsID: apnsID))
-            } ?? .accepted(apnsID: apnsID, uniqueID: uniqueID())
+            } ?? .accepted(apnsID: apnsID, uniqueID: uniqueID(always: broadcastStreams.contains(request.streamID)))
         core.recorder.record(
             MockAPNSRecord(
                 token: mockRequest.token.map(MockAPNSRules.lowercasedToken) ?? request.path, topic: verdict.topic,
@@ -143,17 +153,20 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
             self.answer(streamID: streamID, outcome: outcome)
         }
         timer.schedule(after: delay)
-        delayed[streamID] = timer
+        delayed[streamID] = (timer, outcome)
     }
 
-    private func uniqueID() -> String? {
-        isDevelopment ? APNSID.generate(using: &ids) : nil
+    /// Apple sends `apns-unique-id` for device pushes in development only, for broadcasts always (its
+    /// broadcast page names no environment).
+    private func uniqueID(always: Bool = false) -> String? {
+        isDevelopment || always ? APNSID.generate(using: &ids) : nil
     }
 
     /// Writes the answer; SETTINGS for the stream-limit throttle go out just before it.
     private func answer(streamID: Int32, outcome: APNSOutcome) {
         guard let connection, !connection.isClosed else { return }
         let configuration = core.configuration
+        let idHeader = broadcastStreams.remove(streamID) != nil ? APNSHeader.requestID : APNSHeader.id
         switch outcome {
         case .accepted(let apnsID, let uniqueID):
             if streamLimitDropped {
@@ -161,7 +174,7 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
                 announcedStreams = core.knobs.withLock { $0.maxConcurrentStreams }
                 connection.updateSettings(maxConcurrentStreams: announcedStreams)
             }
-            var headers = [(name: APNSHeader.id, value: apnsID)]
+            var headers = [(name: idHeader, value: apnsID)]
             if let uniqueID { headers.append((APNSHeader.uniqueID, uniqueID)) }
             connection.respond(to: streamID, status: 200, headers: headers)
         case .rejected(let rejection):
@@ -171,7 +184,7 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
             }
             connection.respond(
                 to: streamID, status: rejection.status,
-                headers: [("content-type", "application/json"), (APNSHeader.id, rejection.apnsID ?? "")],
+                headers: [("content-type", "application/json"), (idHeader, rejection.apnsID ?? "")],
                 body: rejection.jsonBody())
         }
         if let idle = configuration.idleTimeout { idleTimer?.schedule(after: idle) }
@@ -182,6 +195,27 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
         goAwaySent = true
         core.recorder.countGoAways()
         connection.goAway(debugData: APNSRejection(reason).jsonBody(), lastStreamID: lastStreamID)
+        if let delay = core.configuration.closeAfterGoAway {
+            // Answered or not: the streams still open then end without an answer.
+            let timer = LoopTimer(loop: loop) { [weak self] in self?.closeAfterGoAway() }
+            timer.schedule(after: delay)
+            closeTimer = timer
+        }
+    }
+
+    /// The close that follows a GOAWAY after `closeAfterGoAway`: answers still waiting for their latency
+    /// go out now, right before the close (their bytes and the FIN reach the client together), and
+    /// streams not received whole by then get no answer.
+    private func closeAfterGoAway() {
+        guard let connection, !connection.isClosed else { return }
+        let waiting = delayed.sorted { $0.key < $1.key }
+        delayed.removeAll()
+        for (streamID, answer) in waiting {
+            answer.timer.cancel()
+            self.answer(streamID: streamID, outcome: answer.outcome)
+        }
+        loop.execute { withExtendedLifetime(waiting) {} }
+        connection.close()
     }
 
     private func idleTimerFired() {

@@ -41,6 +41,9 @@ extension MockAPNSServer {
         public var goAwayAfterStreams: Int?
         /// The reason in that GOAWAY's debug data, `{"reason":"…"}`.
         public var goAwayReason: APNSRejectionReason = .shutdown
+        /// Close the TCP connection this many seconds after any GOAWAY, whether or not every stream up to
+        /// its last-stream-id was answered (some APNs-like servers do); nil waits for the client to close.
+        public var closeAfterGoAway: Double?
         /// Reset the TCP connection when request N+1 arrives (the first N are answered).
         public var abruptCloseAfterStreams: Int?
         /// Reset the TCP connection that carries every N-th request, counted across all connections of the

@@ -18,6 +18,12 @@ public struct ChaosPlan: Sendable {
     public var goAwayEvery = 1_000
     /// The mock resets the TCP connection carrying every N-th stream (counted over all connections).
     public var abruptCloseEvery = 5_000
+    /// The mock closes each connection this many seconds after its GOAWAY, answered or not (nil: it
+    /// waits for push-server to close it).
+    public var closeAfterGoAway: Double?
+    /// After each rejection the mock lowers the connection's MAX_CONCURRENT_STREAMS to 1, and raises it
+    /// again after the next success (Apple's throttle).
+    public var dropStreamLimitAfterRejection = false
     /// Chance of 429 TooManyRequests per otherwise accepted notification.
     public var tooManyRequestsRate = 0.01
     /// Chance of 503 ServiceUnavailable per otherwise accepted notification.
@@ -34,6 +40,10 @@ public struct ChaosPlan: Sendable {
         self.serverBinary = serverBinary
         self.workDirectory = workDirectory
     }
+
+    /// True when no connection is reset and no process killed: then no notification may be accepted
+    /// twice, since every answer APNs sent reached push-server.
+    public var cutsNothing: Bool { kills == 0 && abruptCloseEvery == 0 }
 
     /// When push-server is killed: the first at this many acknowledged notifications, the others at this
     /// many accepted by the mock; evenly spread over the load.

@@ -39,6 +39,9 @@ public struct ChaosReport: Sendable {
     public var delivered = 0
     /// Extra acceptances of an `apns-id` already accepted (resends after an unknown outcome).
     public var duplicates = 0
+    /// False when the plan cut nothing (no reset, no kill): then every answer must reach push-server and
+    /// `duplicates` must be 0.
+    public var duplicatesAllowed = true
     /// `PRAGMA integrity_check` after the last stop.
     public var integrity = ""
     /// SIGKILLs survived.
@@ -80,6 +83,7 @@ public struct ChaosReport: Sendable {
         require(!goAwaysPlanned || goAways > 0, "no GOAWAY was sent")
         require(!abruptClosesPlanned || abruptCloses > 0, "no connection was reset")
         require(lost == 0, "\(lost) acknowledged notifications lost")
+        require(duplicatesAllowed || duplicates == 0, "\(duplicates) notifications accepted twice though nothing was cut")
         require(disagreements == 0, "\(disagreements) disagreements with the mock")
         require(unaccountedRows == 0, "\(unaccountedRows) rows belong to no post of this run")
         let final = ["accepted", "rejected", "failed", "expired"].reduce(0) { $0 + (outboxStates[$1] ?? 0) }
@@ -125,6 +129,7 @@ public struct ChaosReport: Sendable {
             "failures": .array(failures.map { .string($0) }), "problems": .array(problems.map { .string($0) }),
             "goaways": .int(Int64(goAways)), "abrupt_closes": .int(Int64(abruptCloses)),
             "rejections": counts(rejections), "streams": .int(Int64(streams)),
+            "duplicates_allowed": .bool(duplicatesAllowed),
         ]
     }
 }

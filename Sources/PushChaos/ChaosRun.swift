@@ -36,6 +36,7 @@ public enum ChaosRun {
         report.plannedKills = plan.kills
         report.goAwaysPlanned = plan.goAwayEvery > 0
         report.abruptClosesPlanned = plan.abruptCloseEvery > 0
+        report.duplicatesAllowed = !plan.cutsNothing
         let databasePath = directory + "/data/push.sqlite"
         let first = try await launch(0)
         let target = ChaosTarget(port: first.port)
@@ -109,8 +110,10 @@ public enum ChaosRun {
 
     private static func mockConfiguration(_ plan: ChaosPlan, files: TestCredentialFiles) throws -> MockAPNSServer.Configuration {
         var configuration = try MockAPNSServer.Configuration(credentialFiles: files)
-        configuration.goAwayAfterStreams = plan.goAwayEvery
-        configuration.abruptCloseEveryStreams = plan.abruptCloseEvery
+        configuration.goAwayAfterStreams = plan.goAwayEvery > 0 ? plan.goAwayEvery : nil
+        configuration.abruptCloseEveryStreams = plan.abruptCloseEvery > 0 ? plan.abruptCloseEvery : nil
+        configuration.closeAfterGoAway = plan.closeAfterGoAway
+        configuration.dropStreamLimitAfterRejection = plan.dropStreamLimitAfterRejection
         configuration.faultRates = MockFaultRates(
             tooManyRequests: plan.tooManyRequestsRate,
             serviceUnavailable: plan.serviceUnavailableRate)

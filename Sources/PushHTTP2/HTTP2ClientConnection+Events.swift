@@ -79,7 +79,7 @@ extension HTTP2ClientConnection: HTTP2SessionDelegate {
     }
 
     func sessionReceivedGoAway(lastStreamID: Int32, errorCode: UInt32, debugData: [UInt8]) {
-        goAwayReceived()
+        goAwayReceived(lastStreamID: lastStreamID)
         delegate?.connection(self, didReceiveGoAway: lastStreamID, errorCode: errorCode, debugData: debugData)
     }
 

@@ -22,40 +22,6 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
         case closed
     }
 
-    /// How to reach the server and how to behave.
-    public struct Configuration: Sendable {
-        /// Host name or IP literal.
-        public var host: String
-        /// TCP port.
-        public var port: Int
-        /// TLS context; nil for cleartext HTTP/2 (prior knowledge).
-        public var tls: TLSContext?
-        /// Name to verify in the server certificate and send as SNI (default `host`).
-        public var serverName: String?
-        /// A proxy to tunnel through (HTTP CONNECT or SOCKS5); TLS and ALPN still run with `host`.
-        public var proxy: IOProxy?
-        /// Our own ceiling on concurrent streams, below the server's.
-        public var maxConcurrentStreams: Int = 1000
-        /// Seconds allowed for TCP + the proxy's tunnel + TLS + the first SETTINGS.
-        public var connectTimeout: Double = 10
-        /// Send a PING after this many idle seconds (nil: never).
-        public var pingInterval: Double? = 60
-        /// Close the connection when a PING is not answered within this many seconds.
-        public var pingTimeout: Double = 10
-        /// Close gracefully after this many seconds without streams (nil: never).
-        public var idleTimeout: Double?
-        /// Stop opening streams while more than this many bytes wait to be written.
-        public var outputHighWater: Int = 1 << 20
-
-        /// A configuration for `host:port`.
-        public init(host: String, port: Int, tls: TLSContext?, serverName: String? = nil) {
-            self.host = host
-            self.port = port
-            self.tls = tls
-            self.serverName = serverName
-        }
-    }
-
     /// The loop this connection lives on.
     public let loop: EventLoop
     /// The configuration it was made with.
@@ -69,14 +35,16 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
 
     private var stream: IOStream?
     private var session: HTTP2Session?
-    private var queue = Deque<Pending>()
-    private var open: [Int32: Pending] = [:]
+    var queue = Deque<Pending>()
+    var open: [Int32: Pending] = [:]
     private var nextHandle: Int64 = 0
-    private var lastActivity = MonotonicClock.now
+    var lastActivity = MonotonicClock.now
     private var connectTimer: LoopTimer?
     private var keepAliveTimer: LoopTimer?
-    private var pingDeadline: Double?
+    var pingDeadline: Double?
     private var closeError: IOError?
+    /// The last-stream-id of the server's GOAWAY: streams above it were never processed.
+    private var goAwayLastStreamID: Int32?
     /// True while `stream(_:didRead:)` feeds input to the session (it flushes when done).
     var receiving = false
 
@@ -255,8 +223,9 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
         }
     }
 
-    func goAwayReceived() {
+    func goAwayReceived(lastStreamID: Int32) {
         guard state != .closed else { return }
+        goAwayLastStreamID = min(goAwayLastStreamID ?? .max, lastStreamID)
         state = .draining
         for pending in queue.removeAll() { pending.completion(.failure(.notProcessed("server sent GOAWAY"))) }
     }
@@ -266,33 +235,9 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
         state = .ready
         connectTimer?.cancel()
         connectTimer = nil
-        startKeepAlive()
+        keepAliveTimer = makeKeepAliveTimer()
         delegate?.connectionDidBecomeReady(self)
         pump()
-    }
-
-    private func startKeepAlive() {
-        guard configuration.pingInterval != nil || configuration.idleTimeout != nil else { return }
-        let period = min(configuration.pingInterval ?? .infinity, configuration.idleTimeout ?? .infinity, configuration.pingTimeout)
-        let timer = LoopTimer(loop: loop, repeating: true) { [unowned self] in self.keepAliveTick() }
-        timer.schedule(after: max(period / 2, 0.05))
-        keepAliveTimer = timer
-    }
-
-    private func keepAliveTick() {
-        let now = MonotonicClock.now
-        if let deadline = pingDeadline, now >= deadline {
-            fail(IOError(.timeout, "keep-alive PING not answered within \(configuration.pingTimeout) s"))
-            return
-        }
-        let idle = now - lastActivity
-        if open.isEmpty, queue.isEmpty, let idleTimeout = configuration.idleTimeout, idle >= idleTimeout, state == .ready {
-            close()
-            return
-        }
-        if pingDeadline == nil, let interval = configuration.pingInterval, idle >= interval {
-            ping()
-        }
     }
 
     func closeIfDrained() {
@@ -324,7 +269,15 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
         let lost = open
         open.removeAll()
         for pending in queue.removeAll() { pending.completion(.failure(.notProcessed(reason))) }
-        for (_, pending) in lost.sorted(by: { $0.key < $1.key }) { pending.completion(.failure(.outcomeUnknown(reason))) }
+        for (streamID, pending) in lost.sorted(by: { $0.key < $1.key }) {
+            // Above the GOAWAY's last-stream-id the server processed nothing (RFC 9113 §6.8); nghttp2 reports
+            // only the streams it had opened, not requests it still held back for the stream limit.
+            if let last = goAwayLastStreamID, streamID > last {
+                pending.completion(.failure(.notProcessed("above the server's GOAWAY last-stream-id \(last)")))
+            } else {
+                pending.completion(.failure(.outcomeUnknown(reason)))
+            }
+        }
         // The session may be mid-callback (this can run inside `receive`): free it on a later turn.
         let retired = RetiredSession(session)
         session = nil

@@ -17,7 +17,9 @@ public final class IOStream: @unchecked Sendable {
     var tunnel: IOStreamTunnel?
     private var keepAlive: Unmanaged<IOStream>?
     private var closeWhenFlushed = false
-    private let isTLS: Bool
+    /// The EOF or error waiting to be reported once the input that came before it is delivered.
+    var pendingClose: IOError?
+    let isTLS: Bool
     private var connected = false
     /// TLS details after the handshake (ALPN, peer certificate); nil for plain TCP.
     public private(set) var tlsInfo: TLSSessionInfo?
@@ -175,7 +177,7 @@ public final class IOStream: @unchecked Sendable {
         delegate?.streamDidConnect(self)
     }
 
-    fileprivate func handleRead() {
+    func handleRead() {
         guard let bev else { return }
         if tunnel != nil { return tunnelRead() }
         let input = bufferevent_get_input(bev)
@@ -210,7 +212,10 @@ public final class IOStream: @unchecked Sendable {
             return
         }
         let error = describe(events: events, bev: bev)
-        fail(tunnel?.describe(error) ?? error)
+        if let tunnel { return fail(tunnel.describe(error)) }
+        // Before the stream connected there is nothing of the peer's to deliver.
+        guard connected else { return fail(error) }
+        finishReading(then: error)
     }
 
     /// Ends the stream with `error`, telling the delegate.

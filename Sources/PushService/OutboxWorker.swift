@@ -37,6 +37,8 @@ public actor OutboxWorker {
     /// (rejections, retries, debug logging): most outcomes are acceptances and carry just the id.
     struct Completion {
         var id: String
+        /// The claim's attempt count, which fences the outcome (`OutboxCompletion`).
+        var attempt: Int
         var result: OutboxResult
         var item: OutboxItem?
         /// The app that sent it, for per-app metrics.
@@ -44,6 +46,7 @@ public actor OutboxWorker {
 
         init(item: OutboxItem, result: OutboxResult, app: String, keepItem: Bool = true) {
             id = item.id
+            attempt = item.attempts
             self.result = result
             self.app = app
             self.item = keepItem ? item : nil
@@ -219,7 +222,9 @@ public actor OutboxWorker {
             completed = []
             var states: [String: OutboxState] = [:]
             do {
-                states = try await outbox.complete(batch.map { ($0.id, $0.result) }, now: Date())
+                states = try await outbox.complete(
+                    batch.map { OutboxCompletion(id: $0.id, attempt: $0.attempt, result: $0.result) }, now: Date())
+                metrics.recordStaleCompletions(batch.count - states.count)  // each claimed row is sent once per claim
             } catch {
                 logger.error("outbox.complete_failed", [("error", "\(error)"), ("rows", "\(batch.count)")])
             }

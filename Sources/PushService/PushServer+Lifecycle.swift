@@ -1,4 +1,5 @@
 import PushIO
+import PushStore
 
 extension PushServer {
     /// Answers one request unless the server is draining (503 then).
@@ -42,6 +43,7 @@ extension PushServer {
         background.cancel()
         await worker.stop(deadline: deadline)
         await senders.shutdown(deadline: deadline)
+        (repositories.database as? PostgresDatabase)?.close()
         loop.shutdown()
         logger.info("server.stopped")
     }

@@ -60,7 +60,7 @@ public final class PushServer: Sendable {
         logger: ServiceLogger
     ) async throws -> PushServer {
         try await start(
-            configuration: configuration, repositories: try configuration.openRepositories(),
+            configuration: configuration, repositories: try await configuration.openRepositories(),
             senders: senders, logger: logger)
     }
 
@@ -74,7 +74,7 @@ public final class PushServer: Sendable {
             senders: apps.senders, apps: apps, logger: logger)
     }
 
-    /// Serves the data in `repositories` (any store): restores pending drops, starts the worker and listens.
+    /// Serves the data in `repositories` (any store): starts the worker and listens.
     public static func start(
         configuration: PushServiceConfiguration, repositories store: PushRepositories,
         senders: PushSenders, apps: PushAppSet? = nil, logger: ServiceLogger
@@ -84,6 +84,8 @@ public final class PushServer: Sendable {
         }
         let metrics = ServiceMetrics()
         metrics.register(apps: senders.apps.map(\.name))
+        // Rows a crash left in flight go out again with their outcome unknown: at most what was in flight.
+        metrics.recordResend(cause: "outcome_unknown", count: store.database.recoveredAtOpen)
         let waiters = PushWaiters()
         let worker = OutboxWorker(
             outbox: store.outbox, devices: store.devices, senders: senders, metrics: metrics,
@@ -96,8 +98,7 @@ public final class PushServer: Sendable {
             maxDistanceMeters: configuration.dropMaxDistanceMeters,
             maxAngleDegrees: configuration.dropMaxAngleDegrees,
             window: configuration.dropWindowSeconds)
-        let match = MatchService(repositories: repositories, condition: condition)
-        let restored = try await match.restore()
+        let match = MatchService(repositories: repositories, condition: condition, queued: { worker.wake() })
         let tls = configuration.tls.isEnabled ? HTTPServerTLS(context: try ListenerTLS.context(configuration.tls)) : nil
         let keys = ReloadableAuthenticator(keys: configuration.apiKeys)
         apps?.recordCertificates(in: metrics)
@@ -125,10 +126,26 @@ public final class PushServer: Sendable {
             throw ConfigurationError("cannot listen on \(configuration.host):\(configuration.port): \(error)")
         }
         await worker.start(tickSeconds: configuration.retryTickSeconds)
+        let retention = RetentionJob(repositories: store, policy: configuration.retention, metrics: metrics, logger: logger)
         let background = Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(1))
-                do { try await match.expireDue() } catch { logger.error("drops.expire_failed", [("error", "\(error)")]) }
+            await withDiscardingTaskGroup { group in
+                group.addTask { await retention.loop() }
+                if let shared = store.database as? PostgresDatabase {
+                    // Rows other instances enqueue (and matches they store) wake this worker too.
+                    group.addTask {
+                        var generation = shared.outboxGeneration
+                        while !Task.isCancelled {
+                            generation = await shared.waitForOutbox(after: generation)
+                            worker.wake()
+                        }
+                    }
+                }
+                group.addTask {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: .seconds(1))
+                        do { try await match.expireDue() } catch { logger.error("drops.expire_failed", [("error", "\(error)")]) }
+                    }
+                }
             }
         }
         let server = PushServer(
@@ -140,8 +157,8 @@ public final class PushServer: Sendable {
             "server.started",
             [
                 ("address", "\(configuration.host):\(http.port)"),
-                ("pending_drops", "\(restored)"),
-                ("database", configuration.resolvedDatabasePath),
+                ("pending_drops", "\(try await store.drops.pending().count)"),
+                ("database", configuration.databaseDescription),
                 ("apns_proxy", configuration.apns.proxySummary),
                 ("apps", senders.apps.map(\.name).joined(separator: ",")),
                 ("tls", tls == nil ? "off" : configuration.tls.clientCAPath == nil ? "on" : "client-certificates"),

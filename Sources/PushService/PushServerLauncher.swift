@@ -70,7 +70,7 @@ public enum PushServerLauncher {
         let logger = ServiceLogger(level: configuration.logLevel)
         var embedded: EmbeddedAPNS?
         var generatedKey: (key: String, path: String)?
-        try StartupChecks.databasePath(configuration.resolvedDatabasePath)
+        try StartupChecks.database(configuration)
         if configuration.embedded {
             let topic = configuration.topic ?? EmbeddedAPNS.defaultTopic
             configuration.topic = topic
@@ -98,7 +98,7 @@ public enum PushServerLauncher {
             throw error
         } catch {
             await apps.senders.shutdown(deadline: 0)
-            throw ConfigurationError("database \(configuration.resolvedDatabasePath) cannot be opened: \(error)")
+            throw ConfigurationError("database \(configuration.databaseDescription) cannot be opened: \(error)")
         }
         return Launched(server: server, embedded: embedded, configuration: configuration, generatedKey: generatedKey)
     }

@@ -16,7 +16,10 @@ extension PushServiceConfiguration {
           --data-dir DIR         database, credentials and api-key live here (default ./var)
           --host ADDR            listen address (default 127.0.0.1)
           --port N               listen port (default 8080; 0 picks one and prints it)
-          --database PATH        SQLite file (default DATA_DIR/push.sqlite)
+          --database PATH|URL    SQLite file (default DATA_DIR/push.sqlite), or postgres://user:pw@host:port/db
+                                 for a PostgreSQL database several instances share (prefer PUSH_DATABASE
+                                 when the URL holds a password)
+          --instance-id NAME     this instance's name in outbox claims (PostgreSQL; default host-pid-random)
           --api-key KEY          accepted Bearer key, or sha256:<hex> of it (repeatable; prefer PUSH_API_KEY)
           --tls-cert PATH        serve HTTPS with this certificate chain (PEM); reloaded on SIGHUP
           --tls-key PATH         its private key (PEM)
@@ -37,7 +40,7 @@ extension PushServiceConfiguration {
           --log-level LEVEL      debug, info, warning, error
           -h, --help             show this help
 
-        ENVIRONMENT: PUSH_CONFIG, PUSH_HOST, PUSH_PORT, PUSH_DATA_DIR, PUSH_DATABASE, PUSH_API_KEY (comma-separated),
+        ENVIRONMENT: PUSH_CONFIG, PUSH_HOST, PUSH_PORT, PUSH_DATA_DIR, PUSH_DATABASE, PUSH_INSTANCE_ID, PUSH_API_KEY (comma-separated),
           PUSH_TLS_CERT, PUSH_TLS_KEY, PUSH_TLS_CLIENT_CA, PUSH_PROTECT_METRICS, PUSH_PROTECT_HEALTHZ, PUSH_TOPIC, PUSH_EMBEDDED, PUSH_APNS_P12, PUSH_APNS_PASSWORD, PUSH_APNS_P8, PUSH_APNS_KEY_ID,
           PUSH_APNS_TEAM_ID, PUSH_APNS_HOST, PUSH_APNS_PORT, PUSH_APNS_CA, PUSH_APNS_PROXY,
           PUSH_LOG_LEVEL; HTTPS_PROXY and NO_PROXY when no APNs proxy is set.
@@ -64,7 +67,7 @@ extension PushServiceConfiguration {
     private static let valueFlags: Set<String> = [
         "--config", "--data-dir", "--host", "--port", "--database", "--api-key", "--topic", "--apns-p12",
         "--apns-password", "--apns-host", "--apns-port", "--apns-ca", "--log-level", "--apns-p8", "--apns-key-id",
-        "--apns-team-id", "--tls-cert", "--tls-key", "--tls-client-ca", "--apns-proxy",
+        "--apns-team-id", "--tls-cert", "--tls-key", "--tls-client-ca", "--apns-proxy", "--instance-id",
     ]
     private static let switchFlags: Set<String> = ["--embedded", "--protect-metrics", "--protect-healthz"]
 
@@ -102,6 +105,7 @@ extension PushServiceConfiguration {
         case "--host": host = value
         case "--port": port = try Self.port(value, flag)
         case "--database": databasePath = value
+        case "--instance-id": instanceID = value
         case "--api-key": apiKeys.append(try APIKey(name: "key-\(apiKeys.count + 1)", secret: value))
         case "--tls-cert": tls.certificatePath = value
         case "--tls-key": tls.keyPath = value
@@ -128,6 +132,7 @@ extension PushServiceConfiguration {
         if let value = environment["PUSH_PORT"] { port = try Self.port(value, "PUSH_PORT") }
         if let value = environment["PUSH_DATA_DIR"] { dataDirectory = value }
         if let value = environment["PUSH_DATABASE"] { databasePath = value }
+        if let value = environment["PUSH_INSTANCE_ID"] { instanceID = value }
         if let value = environment["PUSH_API_KEY"] {
             let secrets = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             apiKeys = []
@@ -172,15 +177,21 @@ extension PushServiceConfiguration {
 
     private mutating func apply(json root: JSONFields) throws(APIError) {
         try root.checkKnown([
-            "host", "port", "data_dir", "database", "api_keys", "embedded", "topic", "log_level",
+            "host", "port", "data_dir", "database", "database_pool_size", "instance_id", "api_keys", "embedded", "topic", "log_level",
             "apns", "outbox", "drops", "wait_timeout_s", "shutdown_deadline_s", "max_body_bytes",
-            "http_timeout_s", "protect_metrics", "protect_healthz", "tls", "apps", "$comment",
+            "http_timeout_s", "protect_metrics", "protect_healthz", "tls", "retention", "apps", "$comment",
         ])
+        if let section = try root.object("retention") { try retention.apply(json: section) }
         if let list = try root.array("apps") { apps = try Self.apps(json: list) }
         if let value = try root.string("host") { host = value }
         if let value = try root.int("port") { port = value }
         if let value = try root.string("data_dir") { dataDirectory = value }
         if let value = try root.string("database") { databasePath = value }
+        if let value = try root.int("database_pool_size") {
+            guard (1...256).contains(value) else { throw .invalidField("database_pool_size", "must be 1-256") }
+            databasePoolSize = value
+        }
+        if let value = try root.string("instance_id") { instanceID = value }
         if let keys = try root.array("api_keys") { apiKeys = try Self.apiKeys(json: keys) }
         if let value = try root.bool("protect_metrics") { protectMetrics = value }
         if let value = try root.bool("protect_healthz") { protectHealthz = value }
@@ -222,8 +233,12 @@ extension PushServiceConfiguration {
         if let section = try root.object("outbox") {
             try section.checkKnown([
                 "max_in_flight", "claim_batch", "retry_base_delay_s", "retry_max_delay_s",
-                "retry_max_attempts", "retry_tick_s",
+                "retry_max_attempts", "retry_tick_s", "lease_s",
             ])
+            if let value = try section.double("lease_s") {
+                guard value >= 10, value.isFinite else { throw .invalidField("outbox.lease_s", "must be at least 10 seconds") }
+                outboxLeaseSeconds = value
+            }
             if let value = try section.int("max_in_flight") { maxInFlight = max(1, value) }
             if let value = try section.int("claim_batch") { claimBatch = max(1, value) }
             if let value = try section.double("retry_base_delay_s") { retryBaseDelaySeconds = value }

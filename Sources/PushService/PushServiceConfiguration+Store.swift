@@ -1,3 +1,4 @@
+import Foundation
 import PushStore
 
 extension PushServiceConfiguration {
@@ -8,9 +9,29 @@ extension PushServiceConfiguration {
             maxDelay: retryMaxDelaySeconds, jitter: 0.2)
     }
 
-    /// Opens the store this configuration names and returns its repositories: today the SQLite database
-    /// at `resolvedDatabasePath` (migrated, with rows a crash left in flight put back in the queue).
-    public func openRepositories() throws -> PushRepositories {
-        try .sqlite(path: resolvedDatabasePath, retryPolicy: retryPolicy)
+    /// Whether the store is a PostgreSQL database (`postgres://` or `postgresql://` URL).
+    public var usesPostgres: Bool {
+        let value = resolvedDatabasePath.lowercased()
+        return value.hasPrefix("postgres://") || value.hasPrefix("postgresql://")
+    }
+
+    /// The store for logs and errors: the SQLite path, or the URL without its password.
+    public var databaseDescription: String {
+        guard usesPostgres, var parts = URLComponents(string: resolvedDatabasePath) else { return resolvedDatabasePath }
+        if parts.password != nil { parts.password = "***" }
+        parts.query = nil
+        return parts.string ?? "postgres://…"
+    }
+
+    /// Opens the store this configuration names and returns its repositories: a PostgreSQL database
+    /// (migrated; claims leased under `instanceID`), or the SQLite database at `resolvedDatabasePath`
+    /// (migrated, with rows a crash left in flight put back in the queue).
+    public func openRepositories() async throws -> PushRepositories {
+        if usesPostgres {
+            return try await .postgres(
+                url: resolvedDatabasePath, poolSize: databasePoolSize, instanceID: instanceID, retryPolicy: retryPolicy,
+                lease: outboxLeaseSeconds)
+        }
+        return try .sqlite(path: resolvedDatabasePath, retryPolicy: retryPolicy)
     }
 }

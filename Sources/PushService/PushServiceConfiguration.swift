@@ -10,8 +10,16 @@ public struct PushServiceConfiguration: Sendable, Equatable {
     public var port = 8080
     /// Directory for the database, credentials and the generated API key.
     public var dataDirectory = "./var"
-    /// SQLite database path; nil means `<dataDirectory>/push.sqlite`.
+    /// The store: a SQLite file path, or a `postgres://user:password@host:port/database` URL for a
+    /// PostgreSQL database shared by several instances; nil means `<dataDirectory>/push.sqlite`.
     public var databasePath: String?
+    /// PostgreSQL only: this instance's connections (requests, the outbox worker and retention share them).
+    public var databasePoolSize = 8
+    /// PostgreSQL only: this instance's name in outbox claims; nil picks host name, process id and a random part.
+    public var instanceID: String?
+    /// PostgreSQL only: seconds an outbox claim is leased; rows of an instance that died are sent by another
+    /// after this long. Keep it well above the APNs request timeout (30 s), or slow sends get sent twice.
+    public var outboxLeaseSeconds = 60.0
     /// Accepted API keys (Bearer tokens), kept as SHA-256 digests with names, scopes and rate limits.
     public var apiKeys: [APIKey] = []
     /// Whether `GET /metrics` needs a key with the `read` scope (default: open).
@@ -57,6 +65,8 @@ public struct PushServiceConfiguration: Sendable, Equatable {
     public var dropMaxAngleDegrees = 30.0
     /// Profile drop: seconds a one-sided drop waits for the peer.
     public var dropWindowSeconds = 10.0
+    /// How long finished rows stay before the retention job deletes them.
+    public var retention = RetentionPolicy()
 
     /// How to reach APNs.
     public struct APNSSettings: Sendable, Equatable {

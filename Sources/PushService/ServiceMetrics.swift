@@ -51,6 +51,8 @@ public final class ServiceMetrics: Sendable {
         var invalidated: [String: Int] = Dictionary(uniqueKeysWithValues: ServiceMetrics.invalidationReasons.map { ($0, 0) })
         var certificateNotAfter: [AppEnvironment: Double] = [:]
         /// Every cause starts at zero, so the series exist before the first re-send.
+        var staleCompletions = 0
+        var purged: [String: Int] = Dictionary(uniqueKeysWithValues: RetentionTable.allCases.map { ($0.rawValue, 0) })
         var resends: [String: Int] = Dictionary(uniqueKeysWithValues: ServiceMetrics.resendCauses.map { ($0, 0) })
     }
 
@@ -121,9 +123,22 @@ public final class ServiceMetrics: Sendable {
         state.withLock { $0.pushes[PushKey(app: app, outcome: outcome, reason: reason), default: 0] += count }
     }
 
-    /// Counts one notification queued to be sent again, by `cause` (one of `resendCauses`).
-    public func recordResend(cause: String) {
-        state.withLock { $0.resends[cause, default: 0] += 1 }
+    /// Counts `count` notifications (default one) queued to be sent again, by `cause` (one of `resendCauses`).
+    public func recordResend(cause: String, count: Int = 1) {
+        guard count > 0 else { return }
+        state.withLock { $0.resends[cause, default: 0] += count }
+    }
+
+    /// Counts outcomes the outbox refused because their row had been claimed again since (fenced off).
+    public func recordStaleCompletions(_ count: Int) {
+        guard count > 0 else { return }
+        state.withLock { $0.staleCompletions += count }
+    }
+
+    /// Counts rows the retention job deleted from `table`.
+    func recordPurged(table: String, count: Int) {
+        guard count > 0 else { return }
+        state.withLock { $0.purged[table, default: 0] += count }
     }
 
     /// Counts one device token marked invalid because APNs answered `reason`.
@@ -185,10 +200,18 @@ public final class ServiceMetrics: Sendable {
         lines.append("# HELP push_outbox_oldest_age_seconds Age of the oldest notification queued or in flight; 0 when none is.")
         lines.append("# TYPE push_outbox_oldest_age_seconds gauge")
         lines.append("push_outbox_oldest_age_seconds \(max(0, oldestPendingAgeSeconds))")
+        lines.append("# HELP outbox_stale_completions_total Outcomes not recorded because another claim had taken the row over.")
+        lines.append("# TYPE outbox_stale_completions_total counter")
+        lines.append("outbox_stale_completions_total \(snapshot.staleCompletions)")
         lines.append("# HELP push_resends_total Notifications queued to be sent again, by what the last attempt left known.")
         lines.append("# TYPE push_resends_total counter")
         for (cause, count) in snapshot.resends.sorted(by: { $0.key < $1.key }) {
             lines.append("push_resends_total{cause=\"\(cause)\"} \(count)")
+        }
+        lines.append("# HELP push_store_purged_rows_total Finished rows the retention job deleted, by table.")
+        lines.append("# TYPE push_store_purged_rows_total counter")
+        for (table, count) in snapshot.purged.sorted(by: { $0.key < $1.key }) {
+            lines.append("push_store_purged_rows_total{table=\"\(table)\"} \(count)")
         }
         lines.append("# HELP push_tokens_invalidated_total Device tokens marked invalid, by the APNs reason.")
         lines.append("# TYPE push_tokens_invalidated_total counter")

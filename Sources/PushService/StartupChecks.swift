@@ -56,6 +56,18 @@ enum StartupChecks {
     }
 
     /// Makes sure the database's directory exists and the database can be written.
+    /// The store's location: a PostgreSQL URL must name a host and a database (connecting is the real
+    /// check, made when the store opens); a SQLite path must be in a writable directory.
+    static func database(_ configuration: PushServiceConfiguration) throws(ConfigurationError) {
+        guard configuration.usesPostgres else { return try databasePath(configuration.resolvedDatabasePath) }
+        guard let url = URLComponents(string: configuration.resolvedDatabasePath), url.path.count > 1,
+            !(url.host ?? "").isEmpty || (url.query ?? "").contains("host=")
+        else {
+            throw ConfigurationError(
+                "database URL \(configuration.databaseDescription) is not postgres://user:password@host:port/database")
+        }
+    }
+
     static func databasePath(_ path: String) throws(ConfigurationError) {
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
         var isDirectory: ObjCBool = false

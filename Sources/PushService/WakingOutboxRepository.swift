@@ -15,7 +15,7 @@ struct WakingOutboxRepository: OutboxRepository {
     func claim(limit: Int, now: Date) async throws -> OutboxClaim { try await base.claim(limit: limit, now: now) }
 
     @discardableResult
-    func complete(_ results: [(id: String, result: OutboxResult)], now: Date) async throws -> [String: OutboxState] {
+    func complete(_ results: [OutboxCompletion], now: Date) async throws -> [String: OutboxState] {
         try await base.complete(results, now: now)
     }
 
@@ -33,5 +33,5 @@ struct WakingOutboxRepository: OutboxRepository {
     func oldestPendingEnqueuedAt() async throws -> Date? { try await base.oldestPendingEnqueuedAt() }
 
     @discardableResult
-    func purge(olderThan date: Date) async throws -> Int { try await base.purge(olderThan: date) }
+    func purge(olderThan date: Date, limit: Int) async throws -> Int { try await base.purge(olderThan: date, limit: limit) }
 }

@@ -35,4 +35,6 @@ public protocol IdempotencyRepository: Sendable {
     func finish(key: String, scope: String, answer: IdempotentAnswer) async throws
     /// Forgets a claim whose request ended without an answer worth replaying (a retry runs again).
     func abandon(key: String, scope: String) async throws
+    /// Deletes up to `limit` records created before `date`; returns how many.
+    func purge(olderThan date: Date, limit: Int) async throws -> Int
 }

@@ -21,7 +21,12 @@ public enum OutboxBenchmark {
     /// Runs `total` cycles in batches of `batchSize` (one transaction each for enqueue, claim and
     /// complete) against the database at `path` (a file, to include WAL writes).
     public static func run(path: String, total: Int = 200_000, batchSize: Int = 1_000) async throws -> Result {
-        let store = SQLiteOutboxRepository(database: try SQLiteDatabase(path: path))
+        try await run(outbox: SQLiteOutboxRepository(database: try SQLiteDatabase(path: path)), total: total, batchSize: batchSize)
+    }
+
+    /// Runs `total` cycles in batches of `batchSize` against `store` (any backend, e.g. a
+    /// `PostgresOutboxRepository`), from one worker.
+    public static func run(outbox store: any OutboxRepository, total: Int = 200_000, batchSize: Int = 1_000) async throws -> Result {
         let payload = Array(#"{"aps":{"alert":"Rex wants to meet you","category":"MATE_REQUEST"}}"#.utf8)
         let token = DeviceToken(bytes: [UInt8](repeating: 0xAB, count: 32))
         let now = Date()
@@ -41,12 +46,8 @@ public enum OutboxBenchmark {
             // The sandbox answers every development notification with its own apns-unique-id.
             try await store.complete(
                 claimed.map { item in
-                    (
-                        item.id,
-                        .accepted(
-                            apnsUniqueID: item.environment.isDevelopment
-                                ? UUID().uuidString.lowercased() : nil)
-                    )
+                    OutboxCompletion(
+                        item, .accepted(apnsUniqueID: item.environment.isDevelopment ? UUID().uuidString.lowercased() : nil))
                 }, now: now)
             done += claimed.count
             if claimed.isEmpty { break }

@@ -6,10 +6,18 @@ public protocol OutboxRepository: Sendable {
     func enqueue(_ items: [OutboxItem]) async throws
     /// Claims up to `limit` due rows (in flight, attempt counted); expired rows end as `expired` and are
     /// named in the claim's `expired`.
+    ///
+    /// A claim is a lease. A store shared by several instances takes its lease terms (this instance's owner
+    /// name and the lease length) when it is built, records owner and deadline on each claimed row, and also
+    /// claims in-flight rows whose lease has run out (their owner died): never a row whose lease still runs.
+    /// Each claim counts an attempt, and that count fences the outcome (`OutboxCompletion`). A store used by
+    /// one process at a time (SQLite, in memory) puts its in-flight rows back at open (`recoverInFlight`).
     func claim(limit: Int, now: Date) async throws -> OutboxClaim
-    /// Records outcomes of in-flight rows; returns the new state of each row changed.
+    /// Records outcomes of in-flight rows; returns the new state of each row changed. An outcome whose row is
+    /// no longer in flight under the same claim (`OutboxCompletion.attempt`) is stale: it changes nothing and
+    /// is left out of the answer. When an id is listed twice, its first outcome counts.
     @discardableResult
-    func complete(_ results: [(id: String, result: OutboxResult)], now: Date) async throws -> [String: OutboxState]
+    func complete(_ results: [OutboxCompletion], now: Date) async throws -> [String: OutboxState]
     /// Puts in-flight rows back to queued; returns how many.
     @discardableResult
     func recoverInFlight() async throws -> Int
@@ -23,7 +31,8 @@ public protocol OutboxRepository: Sendable {
     func depth() async throws -> Int
     /// When the oldest row still to be sent (queued or in flight) was enqueued; nil when none is.
     func oldestPendingEnqueuedAt() async throws -> Date?
-    /// Deletes terminal rows last changed before `date`; returns how many.
+    /// Deletes up to `limit` final rows (accepted, rejected, failed, expired) last changed before `date`,
+    /// oldest first; returns how many. Retention calls it in batches until fewer than `limit` come back.
     @discardableResult
-    func purge(olderThan date: Date) async throws -> Int
+    func purge(olderThan date: Date, limit: Int) async throws -> Int
 }

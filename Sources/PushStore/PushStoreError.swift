@@ -18,6 +18,9 @@ public enum PushStoreError: Error, Equatable, Sendable, CustomStringConvertible 
     case alreadyAnswered(requestID: String, state: String)
     /// A drop can change state only while pending.
     case invalidTransition(dropID: String, from: String, to: String)
+    /// The database cannot be reached (connection refused or lost, server shutting down); nothing was
+    /// written, and the same request may succeed once it is back.
+    case unavailable(String)
 
     /// A human-readable explanation.
     public var description: String {
@@ -35,6 +38,7 @@ public enum PushStoreError: Error, Equatable, Sendable, CustomStringConvertible 
         case .alreadyAnswered(let requestID, let state): return "mate request \(requestID) already \(state)"
         case .invalidTransition(let dropID, let from, let to):
             return "drop \(dropID) cannot go from \(from) to \(to)"
+        case .unavailable(let why): return "database unavailable: \(why)"
         }
     }
 }

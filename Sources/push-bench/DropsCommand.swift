@@ -31,9 +31,7 @@ enum DropsCommand {
         defer { if let scratch { try? FileManager.default.removeItem(atPath: scratch) } }
         let users = repositories.users
         let devices = repositories.devices
-        let service = MatchService(
-            drops: repositories.drops, mateRequests: repositories.mateRequests, users: users,
-            notifier: OutboxMateRequestNotifier(devices: devices, outbox: repositories.outbox))
+        let service = MatchService(repositories: repositories)
         let now = Date()
         for number in 0..<(reporters * rounds) {
             let id = "u\(number)"

@@ -7,7 +7,10 @@ import PushChaos
 let usage = """
     usage: push-chaos --server PATH [--work DIR] [--pushes N] [--kills N] [--batch N] [--concurrency N]
                       [--goaway-every N] [--close-every N] [--rate-429 P] [--rate-503 P] [--jitter-ms N]
-                      [--json FILE] [--keep]
+                      [--goaway-close-ms N] [--limit-flip 0|1] [--json FILE] [--keep]
+      --goaway-close-ms N  the mock closes each connection N ms after its GOAWAY, answered or not
+      --limit-flip 1       the mock lowers MAX_CONCURRENT_STREAMS to 1 after each rejection, back after a success
+      With --kills 0 and --close-every 0 nothing is cut: any notification accepted twice fails the run.
     """
 
 func fail(_ message: String) -> Never {
@@ -32,7 +35,7 @@ func parse() -> (options: [String: String], keep: Bool) {
 let (options, keep) = parse()
 let known: Set = [
     "server", "work", "pushes", "kills", "batch", "concurrency", "goaway-every", "close-every",
-    "rate-429", "rate-503", "jitter-ms", "json",
+    "rate-429", "rate-503", "jitter-ms", "goaway-close-ms", "limit-flip", "json",
 ]
 if let unknown = options.keys.first(where: { !known.contains($0) }) { fail("unknown option --\(unknown)") }
 guard let server = options["server"] else { fail("--server is required") }
@@ -60,6 +63,8 @@ plan.abruptCloseEvery = integer("close-every", plan.abruptCloseEvery)
 plan.tooManyRequestsRate = rate("rate-429", plan.tooManyRequestsRate)
 plan.serviceUnavailableRate = rate("rate-503", plan.serviceUnavailableRate)
 plan.maxJitter = Double(integer("jitter-ms", Int(plan.maxJitter * 1000))) / 1000
+if options["goaway-close-ms"] != nil { plan.closeAfterGoAway = Double(integer("goaway-close-ms", 0)) / 1000 }
+plan.dropStreamLimitAfterRejection = integer("limit-flip", 0) != 0
 
 do {
     let report = try await ChaosRun.run(plan) { print($0) }

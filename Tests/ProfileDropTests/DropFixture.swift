@@ -9,17 +9,20 @@ import Testing
 /// Where a fixture keeps its data. Tests that must hold on every store push-server can run on take
 /// `arguments: DropStoreKind.allCases`; a new store is one more case here and one more branch in `make`.
 enum DropStoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
-    case memory, sqlite
+    case memory, sqlite, postgres
     var testDescription: String { rawValue }
 
     /// Fresh, empty repositories of this kind, and the scratch space to remove afterwards (if any).
-    func make() throws -> (PushRepositories, ScratchDirectory?) {
+    func make() async throws -> (PushRepositories, ScratchDirectory?) {
         switch self {
         case .memory:
             return (.inMemory(), nil)
         case .sqlite:  // a database file in WAL mode, as push-server opens it
             let scratch = try ScratchDirectory()
             return (try .sqlite(path: scratch.path + "/push.sqlite"), scratch)
+        case .postgres:  // a fresh database of the test process's throwaway cluster
+            let url = try await PostgresTestCluster.shared().createDatabase()
+            return (try await .postgres(url: url, poolSize: 4), nil)
         }
     }
 }
@@ -46,18 +49,15 @@ struct DropFixture {
     private let scratch: ScratchDirectory?
     static let topic = "com.example.sniffmeet"
 
-    init(store: DropStoreKind = .memory, condition: DropCondition = .default) throws {
+    init(store: DropStoreKind = .memory, condition: DropCondition = .default) async throws {
         let repositories: PushRepositories
-        (repositories, scratch) = try store.make()
+        (repositories, scratch) = try await store.make()
         drops = repositories.drops
         mateRequests = repositories.mateRequests
         users = repositories.users
         devices = repositories.devices
         outbox = repositories.outbox
-        service = MatchService(
-            drops: drops, mateRequests: mateRequests, users: users,
-            notifier: OutboxMateRequestNotifier(devices: devices, outbox: outbox),
-            condition: condition, clock: clock.closure)
+        service = MatchService(repositories: repositories, condition: condition, clock: clock.closure)
     }
 
     /// A 64-hex-character token unique to (user, device).

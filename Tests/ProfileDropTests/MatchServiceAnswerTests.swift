@@ -19,7 +19,7 @@ struct MatchServiceAnswerTests {
 
     @Test("accept and decline are stored and pushed back to the sender's devices")
     func acceptAndDecline() async throws {
-        let f = try DropFixture()
+        let f = try await DropFixture()
         let requests = try await matched(f)
         let accepted = try await f.service.answer(mateRequestID: requests[1].id, by: "u2", accept: true)
         #expect(accepted.state == .accepted && accepted.answeredAt != nil)
@@ -43,7 +43,7 @@ struct MatchServiceAnswerTests {
 
     @Test("a second answer is 'already answered' and pushes nothing more; only the recipient may answer")
     func secondAnswer() async throws {
-        let f = try DropFixture()
+        let f = try await DropFixture()
         let requests = try await matched(f)
         _ = try await f.service.answer(mateRequestID: requests[1].id, by: "u2", accept: true)
         await #expect(throws: MatchError.alreadyAnswered(requestID: requests[1].id, state: "accepted")) {

@@ -13,7 +13,7 @@ struct MatchServiceConcurrencyTests {
         "1,000 users report X at once while X reports one of them: one pair, one push per device, 999 busy",
         arguments: DropStoreKind.allCases, [UInt64(1), 2])
     func thousandTowardOne(store: DropStoreKind, seed: UInt64) async throws {
-        let f = try DropFixture(store: store)
+        let f = try await DropFixture(store: store)
         let x = try await f.addUser(0)
         var others: [String] = []
         for number in 1...1_000 { others.append(try await f.addUser(number)) }
@@ -65,7 +65,7 @@ struct MatchServiceConcurrencyTests {
         "1,000 concurrent duplicate reports of one pair: one drop, one mate request per side, one push per device",
         arguments: DropStoreKind.allCases)
     func thousandDuplicates(store: DropStoreKind) async throws {
-        let f = try DropFixture(store: store)
+        let f = try await DropFixture(store: store)
         let a = try await f.addUser(1)
         let b = try await f.addUser(2)
         let results = try await withThrowingTaskGroup(of: DropReport.self) { group in
@@ -99,7 +99,7 @@ struct MatchServiceConcurrencyTests {
         "cancel racing match, 1,000 seeded rounds: never an acknowledged cancel and a push for the same drop",
         arguments: DropStoreKind.allCases)
     func cancelRacesMatch(store: DropStoreKind) async throws {
-        let f = try DropFixture(store: store)
+        let f = try await DropFixture(store: store)
         var random = SeededGenerator(seed: 42)
         var cancelled: Set<String> = []
         var matchedIDs: Set<String> = []

@@ -9,7 +9,7 @@ import Testing
 struct MatchServiceExpiryTests {
     @Test("a one-sided drop past its window expires on access, frees both users and sends nothing")
     func lazyExpiry() async throws {
-        let f = try DropFixture()
+        let f = try await DropFixture()
         let a = try await f.addUser(1)
         let b = try await f.addUser(2)
         let c = try await f.addUser(3)
@@ -26,7 +26,7 @@ struct MatchServiceExpiryTests {
 
     @Test("the peer's report exactly at the end of the window still matches; just after, it starts over")
     func windowEdge() async throws {
-        let f = try DropFixture()
+        let f = try await DropFixture()
         let a = try await f.addUser(1)
         let b = try await f.addUser(2)
         let c = try await f.addUser(3)
@@ -43,7 +43,7 @@ struct MatchServiceExpiryTests {
 
     @Test("expireDue expires only drops past their window and nothing is pushed")
     func timerExpiry() async throws {
-        let f = try DropFixture()
+        let f = try await DropFixture()
         let users = try await [1, 2, 3, 4, 5, 6].asyncMap { try await f.addUser($0) }
         let first = try #require(try await f.report(users[0], users[1]).drop)
         let second = try #require(try await f.report(users[2], users[3]).drop)
@@ -62,7 +62,7 @@ struct MatchServiceExpiryTests {
 
     @Test("a matched pair's repeats are idempotent for one window after the match, then a new drop can start")
     func matchMemoryExpires() async throws {
-        let f = try DropFixture()
+        let f = try await DropFixture()
         let a = try await f.addUser(1)
         let b = try await f.addUser(2)
         _ = try await f.report(a, b)

@@ -10,7 +10,7 @@ import Testing
 struct MatchServiceTests {
     @Test("A→B is pending and engages both; B→A matches with one mate request per side and one push per device")
     func mutualMatch() async throws {
-        let f = try DropFixture()
+        let f = try await DropFixture()
         let a = try await f.addUser(1)
         let b = try await f.addUser(2)
         let first = try await f.report(a, b)
@@ -54,7 +54,7 @@ struct MatchServiceTests {
 
     @Test("repeated reports of a matched pair, either way, return the same drop and ids and push nothing more")
     func matchedIsIdempotent() async throws {
-        let f = try DropFixture()
+        let f = try await DropFixture()
         let a = try await f.addUser(1)
         let b = try await f.addUser(2)
         _ = try await f.report(a, b)
@@ -69,7 +69,7 @@ struct MatchServiceTests {
 
     @Test("after a match both users are free for someone else")
     func freeAfterMatch() async throws {
-        let f = try DropFixture()
+        let f = try await DropFixture()
         let a = try await f.addUser(1)
         let b = try await f.addUser(2)
         let c = try await f.addUser(3)
@@ -83,7 +83,7 @@ struct MatchServiceTests {
 
     @Test("self-report, bad measurements and unknown users throw and count as invalid; a failed condition changes nothing")
     func rejects() async throws {
-        let f = try DropFixture()
+        let f = try await DropFixture()
         let a = try await f.addUser(1)
         let b = try await f.addUser(2)
         await #expect(throws: MatchError.selfReport(userID: a)) { try await f.report(a, a) }
@@ -104,7 +104,7 @@ struct MatchServiceTests {
 
     @Test("cancel frees both users, and the peer's later report starts a fresh drop; nothing is pushed")
     func cancel() async throws {
-        let f = try DropFixture()
+        let f = try await DropFixture()
         let a = try await f.addUser(1)
         let b = try await f.addUser(2)
         let drop = try #require(try await f.report(a, b).drop)
@@ -123,7 +123,7 @@ struct MatchServiceTests {
 
     @Test("metrics export as Prometheus text")
     func prometheus() async throws {
-        let f = try DropFixture()
+        let f = try await DropFixture()
         let a = try await f.addUser(1)
         let b = try await f.addUser(2)
         _ = try await f.report(a, b)

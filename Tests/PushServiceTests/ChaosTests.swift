@@ -43,3 +43,40 @@ struct ChaosTests {
         #expect((report.rejections["ServiceUnavailable"] ?? 0) > 0)
     }
 }
+
+/// The case of `make chaos-goaway`, smaller: nothing is cut, so nothing may be accepted twice.
+@Suite("Chaos: GOAWAY with a close soon after, and the stream limit flipping to 1")
+struct GoAwayChaosTests {
+    @Test(
+        "6,000 pushes, GOAWAY every 1,000 streams and a close 0.5 s later, 1% 429 + 1% 503 with the limit flipping to 1: 0 duplicates, 0 lost",
+        .timeLimit(.minutes(2)))
+    func noDuplicatesWhenNothingIsCut() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("push-chaos-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var plan = ChaosPlan(serverBinary: BuiltServer.path, workDirectory: directory)
+        plan.pushes = 6_000
+        plan.batchSize = 100
+        plan.concurrency = 8
+        plan.kills = 0
+        plan.abruptCloseEvery = 0
+        plan.goAwayEvery = 1_000
+        plan.closeAfterGoAway = 0.5
+        plan.dropStreamLimitAfterRejection = true
+        // Answers wait up to 1 s, so at each close the mock still owes some: they go out right before the
+        // FIN, where the client used to lose them.
+        plan.maxJitter = 1.0
+        plan.deliveryTimeout = 90
+        let report = try await ChaosRun.run(plan)
+
+        #expect(report.passed, "\(report.summary)")
+        #expect(report.duplicates == 0, "\(report.summary)")
+        #expect(report.lost == 0)
+        #expect(report.disagreements == 0)
+        #expect(report.outboxStates["accepted"] == report.outboxRows)
+        #expect(report.delivered == 6_000)
+        #expect(report.goAways >= 5)
+        #expect(report.abruptCloses == 0)
+        #expect((report.rejections["TooManyRequests"] ?? 0) > 0)
+        #expect((report.rejections["ServiceUnavailable"] ?? 0) > 0)
+    }
+}

@@ -20,12 +20,14 @@ struct ServiceHarness: Sendable {
 
     static func start(
         logger: ServiceLogger = .silent,
-        configure: @Sendable (inout PushServiceConfiguration) -> Void = { _ in }
+        configure: @Sendable (inout PushServiceConfiguration) -> Void = { _ in },
+        configureMock: (inout MockAPNSServer.Configuration) -> Void = { _ in }
     ) async throws -> ServiceHarness {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("push-service-tests-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let (mockConfiguration, credential) = try MockAPNSServer.makeForTesting(bundleID: topic)
+        var (mockConfiguration, credential) = try MockAPNSServer.makeForTesting(bundleID: topic)
+        configureMock(&mockConfiguration)
         let mock = try MockAPNSServer(configuration: mockConfiguration)
         let identity = try credential.identity()
         func sender(development: Bool) throws -> APNSClient {

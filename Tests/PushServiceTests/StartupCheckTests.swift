@@ -111,5 +111,6 @@ struct StartupCheckTests {
             arguments: ["--config", root.appendingPathComponent("Resources/push-server.example.json").path], environment: [:])
         #expect(configuration.apns.connections == 2)
         #expect(configuration.topic == "com.example.sniffmeet")
+        #expect(configuration.retention == RetentionPolicy())
     }
 }

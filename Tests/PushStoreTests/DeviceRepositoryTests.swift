@@ -9,7 +9,7 @@ import Testing
 struct DeviceRepositoryTests {
     @Test(arguments: StoreKind.allCases)
     func registerListAndRemove(kind: StoreKind) async throws {
-        let devices = try kind.make().devices
+        let devices = try await kind.make().devices
         let a = try await devices.register(token: token(1), topic: topic, userID: "ana", environment: "production", now: at(0))
         #expect(a.isActive && a.registeredAt == t0 && a.lastSeen == t0)
         _ = try await devices.register(token: token(2), topic: topic, userID: "ana", environment: "development", now: at(1))
@@ -25,7 +25,7 @@ struct DeviceRepositoryTests {
 
     @Test(arguments: StoreKind.allCases)
     func reRegisteringRevivesAndMovesTheToken(kind: StoreKind) async throws {
-        let devices = try kind.make().devices
+        let devices = try await kind.make().devices
         _ = try await devices.register(token: token(1), topic: topic, userID: "ana", environment: "development", now: at(0))
         #expect(try await devices.invalidate(token: token(1), topic: topic, reason: "BadDeviceToken", at: at(10)))
         let dead = try #require(try await devices.device(token: token(1), topic: topic))
@@ -42,7 +42,7 @@ struct DeviceRepositoryTests {
 
     @Test(arguments: StoreKind.allCases)
     func unregisteredInvalidatesATokenRegisteredBeforeTheTimestamp(kind: StoreKind) async throws {
-        let devices = try kind.make().devices
+        let devices = try await kind.make().devices
         _ = try await devices.register(token: token(1), topic: topic, userID: "ana", environment: "production", now: at(0))
         #expect(try await devices.invalidate(token: token(1), topic: topic, reason: "Unregistered", at: at(100)))
         #expect(try await devices.devices(forUser: "ana").isEmpty)
@@ -53,7 +53,7 @@ struct DeviceRepositoryTests {
 
     @Test(arguments: StoreKind.allCases)
     func unregisteredKeepsATokenRegisteredAgainAfterTheTimestamp(kind: StoreKind) async throws {
-        let devices = try kind.make().devices
+        let devices = try await kind.make().devices
         _ = try await devices.register(token: token(1), topic: topic, userID: "ana", environment: "production", now: at(0))
         _ = try await devices.register(token: token(1), topic: topic, userID: "ana", environment: "production", now: at(150))
         #expect(try await devices.invalidate(token: token(1), topic: topic, reason: "Unregistered", at: at(100)) == false)
@@ -64,7 +64,7 @@ struct DeviceRepositoryTests {
 
     @Test(arguments: StoreKind.allCases)
     func immediateReasonsIgnoreRegistrationTime(kind: StoreKind) async throws {
-        let devices = try kind.make().devices
+        let devices = try await kind.make().devices
         for (n, reason) in [APNSRejectionReason.badDeviceToken, .deviceTokenNotForTopic, .expiredToken].enumerated() {
             _ = try await devices.register(token: token(n), topic: topic, userID: "ana", environment: "production", now: at(500))
             #expect(try await devices.invalidate(token: token(n), topic: topic, reason: reason, at: at(1)))
@@ -81,7 +81,7 @@ struct DeviceRepositoryTests {
     @Test(arguments: StoreKind.allCases)
     func onlyApplesTwoEnvironmentsAreStored(kind: StoreKind) async throws {
         // Malformed tokens cannot reach the store: `DeviceToken` refuses them (see DeviceTokenTests).
-        let repos = try kind.make()
+        let repos = try await kind.make()
         await #expect(
             throws: PushStoreError.invalidField(
                 field: "environment",
@@ -92,7 +92,7 @@ struct DeviceRepositoryTests {
                 environment: .custom(host: "127.0.0.1", port: 2197), now: t0)
         }
         #expect(try await repos.devices.devices(forUser: "ana", includeInvalidated: true).isEmpty)
-        if let store = repos.store { #expect(try await store.rowCount("devices") == 0) }
+        if let rows = try await repos.rowCount("devices") { #expect(rows == 0) }
         // The longest valid token is fine.
         _ = try await repos.devices.register(
             token: DeviceToken(stringLiteral: String(repeating: "ab", count: 100)), topic: topic,
@@ -101,7 +101,7 @@ struct DeviceRepositoryTests {
 
     @Test(arguments: StoreKind.allCases)
     func sqlInjectionTextIsStoredAsData(kind: StoreKind) async throws {
-        let repos = try kind.make()
+        let repos = try await kind.make()
         let evil = "'); DROP TABLE devices;--"
         _ = try await repos.devices.register(token: token(1), topic: evil, userID: "ana", environment: "production", now: t0)
         #expect(try await repos.devices.device(token: token(1), topic: evil)?.topic == evil)

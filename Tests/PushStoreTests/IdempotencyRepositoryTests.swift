@@ -10,7 +10,7 @@ struct IdempotencyRepositoryTests {
 
     @Test(arguments: StoreKind.allCases)
     func claimAnswerReplay(kind: StoreKind) async throws {
-        let keys = try kind.make().idempotency
+        let keys = try await kind.make().idempotency
         #expect(try await keys.begin(key: "k", scope: "a POST /v1/pushes", fingerprint: [1], now: t0, ttl: Self.day) == .proceed)
         #expect(try await keys.begin(key: "k", scope: "a POST /v1/pushes", fingerprint: [1], now: at(1), ttl: Self.day) == .inProgress)
         try await keys.finish(key: "k", scope: "a POST /v1/pushes", answer: Self.answer)
@@ -24,7 +24,7 @@ struct IdempotencyRepositoryTests {
 
     @Test(arguments: StoreKind.allCases)
     func expiryAndAbandon(kind: StoreKind) async throws {
-        let keys = try kind.make().idempotency
+        let keys = try await kind.make().idempotency
         #expect(try await keys.begin(key: "k", scope: "s", fingerprint: [1], now: t0, ttl: Self.day) == .proceed)
         try await keys.finish(key: "k", scope: "s", answer: Self.answer)
         // After the time to live the key names a new request, whatever its body.

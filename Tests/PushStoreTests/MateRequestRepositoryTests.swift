@@ -5,54 +5,63 @@ import Testing
 
 @testable import PushStore
 
-@Suite("MateRequestRepository (both twins)")
+@Suite("MateRequestRepository (every store)")
 struct MateRequestRepositoryTests {
-    private func seeded(_ kind: StoreKind) async throws -> Repositories {
-        let repos = try kind.make()
-        try await repos.drops.insert(DropRecord(id: "d", initiatorID: "ana", peerID: "bob", createdAt: t0, expiresAt: at(10)))
-        try await repos.mates.insert(MateRequestRecord(id: "m1", dropID: "d", senderID: "ana", recipientID: "bob", createdAt: at(1)))
-        try await repos.mates.insert(MateRequestRecord(id: "m2", dropID: "d", senderID: "bob", recipientID: "ana", createdAt: at(1)))
+    /// Repositories where ana's drop toward bob ("d") matched at t0 + 1 s.
+    private func matched(_ kind: StoreKind) async throws -> Repositories {
+        let repos = try await kind.make()
+        _ = try await repos.drops.report(dropReport("ana", "bob", id: "d"), now: t0)
+        _ = try await repos.drops.report(dropReport("bob", "ana"), now: at(1))
         return repos
+    }
+
+    /// One answer row to the request's sender.
+    private let answerRow: @Sendable (MateRequestRecord) -> [OutboxItem] = { answered in
+        [outboxItem("\(answered.id).\(answered.state.rawValue)-row", push: "\(answered.id).\(answered.state.rawValue)")]
     }
 
     @Test(arguments: StoreKind.allCases)
     func listsByRoleAndDrop(kind: StoreKind) async throws {
-        let mates = try await seeded(kind).mates
-        #expect(try await mates.requests(forUser: "bob", role: .recipient).map(\.id) == ["m1"])
-        #expect(try await mates.requests(forUser: "bob", role: .sender).map(\.id) == ["m2"])
-        #expect(try await mates.requests(forUser: "bob", role: .any).map(\.id) == ["m1", "m2"])
+        let mates = try await matched(kind).mates
+        #expect(try await mates.requests(forUser: "bob", role: .recipient).map(\.id) == ["d.peer"])
+        #expect(try await mates.requests(forUser: "bob", role: .sender).map(\.id) == ["d.initiator"])
+        #expect(try await mates.requests(forUser: "bob", role: .any).map(\.id) == ["d.initiator", "d.peer"])
         #expect(try await mates.requests(forUser: "cy", role: .any).isEmpty)
-        #expect(try await mates.requests(forDrop: "d").map(\.id) == ["m1", "m2"])
-        #expect(try await mates.request(id: "m1")?.state == .pending)
+        #expect(try await mates.requests(forDrop: "d").map(\.id) == ["d.initiator", "d.peer"])
+        #expect(try await mates.request(id: "d.peer")?.state == .pending)
     }
 
     @Test(arguments: StoreKind.allCases)
-    func recipientAnswersOnce(kind: StoreKind) async throws {
-        let mates = try await seeded(kind).mates
-        await #expect(throws: PushStoreError.notRecipient(requestID: "m1", userID: "ana")) {
-            _ = try await mates.answer(id: "m1", accept: true, by: "ana", at: at(2))
+    func recipientAnswersOnceAndTheAnswerPushIsStoredWithIt(kind: StoreKind) async throws {
+        let repos = try await matched(kind)
+        let mates = repos.mates
+        await #expect(throws: PushStoreError.notRecipient(requestID: "d.peer", userID: "ana")) {
+            _ = try await mates.answer(id: "d.peer", accept: true, by: "ana", at: at(2), pushes: answerRow)
         }
-        let accepted = try await mates.answer(id: "m1", accept: true, by: "bob", at: at(3))
+        let accepted = try await mates.answer(id: "d.peer", accept: true, by: "bob", at: at(3), pushes: answerRow)
         #expect(accepted.state == .accepted && accepted.answeredAt == at(3))
-        await #expect(throws: PushStoreError.alreadyAnswered(requestID: "m1", state: "accepted")) {
-            _ = try await mates.answer(id: "m1", accept: false, by: "bob", at: at(4))
+        #expect(try await repos.outbox.items(pushID: "d.peer.accepted").count == 1)
+        await #expect(throws: PushStoreError.alreadyAnswered(requestID: "d.peer", state: "accepted")) {
+            _ = try await mates.answer(id: "d.peer", accept: false, by: "bob", at: at(4), pushes: answerRow)
         }
-        #expect(try await mates.answer(id: "m2", accept: false, by: "ana", at: at(5)).state == .declined)
+        #expect(try await repos.outbox.items(pushID: "d.peer.declined").isEmpty, "a refused answer pushes nothing")
+        #expect(try await mates.answer(id: "d.initiator", accept: false, by: "ana", at: at(5), pushes: answerRow).state == .declined)
         await #expect(throws: PushStoreError.notFound("mate request nope")) {
-            _ = try await mates.answer(id: "nope", accept: true, by: "bob", at: at(5))
+            _ = try await mates.answer(id: "nope", accept: true, by: "bob", at: at(5), pushes: answerRow)
         }
-        #expect(try await mates.request(id: "m1") == accepted)
+        #expect(try await mates.request(id: "d.peer") == accepted)
     }
 
     @Test(arguments: StoreKind.allCases)
-    func requestsNeedAnExistingDropAndANewID(kind: StoreKind) async throws {
-        let mates = try await seeded(kind).mates
-        await #expect(throws: PushStoreError.notFound("drop ghost")) {
-            try await mates.insert(MateRequestRecord(id: "m3", dropID: "ghost", senderID: "a", recipientID: "b", createdAt: t0))
+    func anInvalidAnswerPushStoresNoAnswer(kind: StoreKind) async throws {
+        let repos = try await matched(kind)
+        await #expect(throws: PushStoreError.self) {
+            _ = try await repos.mates.answer(id: "d.peer", accept: true, by: "bob", at: at(2)) { _ in
+                var row = outboxItem("bad")
+                row.topic = ""
+                return [row]
+            }
         }
-        await #expect(throws: PushStoreError.duplicateID("m1")) {
-            try await mates.insert(MateRequestRecord(id: "m1", dropID: "d", senderID: "a", recipientID: "b", createdAt: t0))
-        }
-        #expect(try await mates.requests(forDrop: "d").count == 2)
+        #expect(try await repos.mates.request(id: "d.peer")?.state == .pending)
     }
 }

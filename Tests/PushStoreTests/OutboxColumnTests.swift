@@ -31,7 +31,7 @@ struct OutboxColumnTests {
             let outbox = try PushRepositories.sqlite(path: path).outbox
             try await outbox.enqueue([item])
             _ = try await outbox.claim(limit: 1, now: t0)
-            try await outbox.complete([("x1", .retry(status: 503, reason: "ServiceUnavailable"))], now: at(1))
+            try await outbox.complete([done("x1", .retry(status: 503, reason: "ServiceUnavailable"))], now: at(1))
         }
         // What a later schema step does (e.g. the lease columns of a shared outbox): new columns in both tables.
         let widen = SQLiteMigration(
@@ -54,7 +54,7 @@ struct OutboxColumnTests {
         // Claim reads the same columns plus its own two after them.
         let claimed = try await outbox.claim(limit: 1, now: at(3_600))
         #expect(claimed.count == 1 && claimed.first?.attempts == 2 && claimed.first?.collapseID == "walk")
-        #expect(try await outbox.complete([("x1", .accepted(apnsUniqueID: "u-1"))], now: at(3_601)) == ["x1": .accepted])
+        #expect(try await outbox.complete([done("x1", .accepted(apnsUniqueID: "u-1"), attempt: 2)], now: at(3_601)) == ["x1": .accepted])
         #expect(try await outbox.item(id: "x1")?.apnsUniqueID == "u-1")
     }
 }

@@ -9,7 +9,7 @@ import Testing
 struct OutboxRepositoryTests {
     @Test(arguments: StoreKind.allCases)
     func enqueueManyAndQueryByPush(kind: StoreKind) async throws {
-        let outbox = try kind.make().outbox
+        let outbox = try await kind.make().outbox
         try await outbox.enqueue((0..<1_000).map { outboxItem("a\($0)", push: "fanout", token: $0) })
         try await outbox.enqueue([outboxItem("b0", push: "other")])
         let fanout = try await outbox.items(pushID: "fanout")
@@ -25,7 +25,7 @@ struct OutboxRepositoryTests {
 
     @Test(arguments: StoreKind.allCases)
     func enqueueIsAllOrNothing(kind: StoreKind) async throws {
-        let repos = try kind.make()
+        let repos = try await kind.make()
         var bad = outboxItem("x2")
         bad.pushType = "no-such-type"  // a token cannot be malformed any more: DeviceToken refuses it
         await #expect(throws: PushStoreError.self) { try await repos.outbox.enqueue([outboxItem("x1"), bad]) }
@@ -39,12 +39,12 @@ struct OutboxRepositoryTests {
         #expect(try await repos.outbox.depth() == 1)
         #expect(try await repos.outbox.item(id: "x1") == nil)
         #expect(try await repos.outbox.item(id: "e") == nil)
-        if let store = repos.store { #expect(try await store.rowCount("outbox") == 1) }
+        if let rows = try await repos.rowCount("outbox") { #expect(rows == 1) }
     }
 
     @Test(arguments: StoreKind.allCases)
     func claimTakesDueRowsOldestFirstOnce(kind: StoreKind) async throws {
-        let outbox = try kind.make().outbox
+        let outbox = try await kind.make().outbox
         try await outbox.enqueue([
             outboxItem("late", now: at(5)), outboxItem("first", now: at(0)),
             outboxItem("second", now: at(1)), outboxItem("third", now: at(1)),
@@ -62,15 +62,15 @@ struct OutboxRepositoryTests {
 
     @Test(arguments: StoreKind.allCases)
     func completeRecordsOutcomesOfInFlightRowsOnly(kind: StoreKind) async throws {
-        let outbox = try kind.make().outbox
+        let outbox = try await kind.make().outbox
         try await outbox.enqueue([outboxItem("ok"), outboxItem("no"), outboxItem("idle")])
         _ = try await outbox.claim(limit: 2, now: t0)
         let states = try await outbox.complete(
             [
-                ("ok", .accepted(apnsUniqueID: "u-1")),
-                ("no", .rejected(status: 410, reason: "Unregistered")),
-                ("idle", .accepted(apnsUniqueID: nil)),
-                ("ghost", .rejected(status: 400, reason: "BadTopic")),
+                done("ok", .accepted(apnsUniqueID: "u-1")),
+                done("no", .rejected(status: 410, reason: "Unregistered")),
+                done("idle", .accepted(apnsUniqueID: nil)),
+                done("ghost", .rejected(status: 400, reason: "BadTopic")),
             ], now: at(1))
         #expect(states == ["ok": .accepted, "no": .rejected])
         let ok = try #require(try await outbox.item(id: "ok"))
@@ -79,20 +79,20 @@ struct OutboxRepositoryTests {
         #expect(no.state == .rejected && no.lastStatus == 410 && no.lastReason == "Unregistered")
         #expect(try await outbox.item(id: "idle")?.state == .queued)
         // A late second answer for a finished row changes nothing.
-        #expect(try await outbox.complete([("ok", .rejected(status: 400, reason: "BadTopic"))], now: at(2)).isEmpty)
+        #expect(try await outbox.complete([done("ok", .rejected(status: 400, reason: "BadTopic"))], now: at(2)).isEmpty)
         #expect(try await outbox.item(id: "ok")?.state == .accepted)
         #expect(try await outbox.depth() == 1)
     }
 
     @Test(arguments: StoreKind.allCases)
     func retryBacksOffExponentiallyThenFails(kind: StoreKind) async throws {
-        let outbox = try kind.make(retryPolicy: OutboxRetryPolicy(maxAttempts: 4, baseDelay: 1, maxDelay: 300)).outbox
+        let outbox = try await kind.make(retryPolicy: OutboxRetryPolicy(maxAttempts: 4, baseDelay: 1, maxDelay: 300)).outbox
         try await outbox.enqueue([outboxItem("r")])
         var now = t0
         for (attempt, delay) in [(1, 1.0), (2, 2.0), (3, 4.0)] {
             let claimed = try await outbox.claim(limit: 1, now: now)
             #expect(claimed.map(\.attempts) == [attempt])
-            let state = try await outbox.complete([("r", .retry(status: 503, reason: "ServiceUnavailable"))], now: now)
+            let state = try await outbox.complete([done("r", .retry(status: 503, reason: "ServiceUnavailable"), attempt: attempt)], now: now)
             #expect(state == ["r": .queued])
             let item = try #require(try await outbox.item(id: "r"))
             #expect(item.nextAttemptAt == now.addingTimeInterval(delay))
@@ -101,7 +101,7 @@ struct OutboxRepositoryTests {
             now = now.addingTimeInterval(delay)
         }
         #expect(try await outbox.claim(limit: 1, now: now).map(\.attempts) == [4])
-        let final = try await outbox.complete([("r", .retry(status: nil, reason: "connection reset"))], now: now)
+        let final = try await outbox.complete([done("r", .retry(status: nil, reason: "connection reset"), attempt: 4)], now: now)
         #expect(final == ["r": .failed])
         let item = try #require(try await outbox.item(id: "r"))
         #expect(item.state == .failed && item.lastStatus == nil && item.lastReason == "TransportError")
@@ -122,7 +122,7 @@ struct OutboxRepositoryTests {
 
     @Test(arguments: StoreKind.allCases)
     func expiredRowsAreNeverSentLate(kind: StoreKind) async throws {
-        let outbox = try kind.make().outbox
+        let outbox = try await kind.make().outbox
         let nowSeconds = Int(t0.timeIntervalSince1970)
         try await outbox.enqueue([
             outboxItem("past", expiration: nowSeconds - 1), outboxItem("edge", expiration: nowSeconds),
@@ -135,7 +135,7 @@ struct OutboxRepositoryTests {
         let past = try #require(try await outbox.item(id: "past"))
         #expect(past.state == .expired && past.attempts == 0)
         // Retried rows: the 0-expiration one may not be tried twice; the future one expires meanwhile.
-        try await outbox.complete(claimed.map { ($0.id, .retry(status: 429, reason: "TooManyRequests")) }, now: t0)
+        try await outbox.complete(claimed.map { OutboxCompletion($0, .retry(status: 429, reason: "TooManyRequests")) }, now: t0)
         let again = try await outbox.claim(limit: 10, now: at(61))
         #expect(again.map(\.id) == ["none"])
         #expect(Set(again.expired) == ["future", "once", "edge"])
@@ -147,7 +147,7 @@ struct OutboxRepositoryTests {
 
     @Test(arguments: StoreKind.allCases)
     func expiredRowsDoNotUseUpTheClaimLimit(kind: StoreKind) async throws {
-        let outbox = try kind.make().outbox
+        let outbox = try await kind.make().outbox
         let past = Int(t0.timeIntervalSince1970) - 10
         try await outbox.enqueue(
             (0..<5).map { outboxItem("old\($0)", expiration: past) } + [
@@ -160,7 +160,7 @@ struct OutboxRepositoryTests {
 
     @Test(arguments: StoreKind.allCases)
     func recoverInFlightRequeuesClaimedRows(kind: StoreKind) async throws {
-        let outbox = try kind.make().outbox
+        let outbox = try await kind.make().outbox
         try await outbox.enqueue([outboxItem("a"), outboxItem("b"), outboxItem("c")])
         _ = try await outbox.claim(limit: 2, now: t0)
         #expect(try await outbox.recoverInFlight() == 2)
@@ -171,12 +171,12 @@ struct OutboxRepositoryTests {
 
     @Test(arguments: StoreKind.allCases)
     func purgeDeletesOnlyOldTerminalRows(kind: StoreKind) async throws {
-        let outbox = try kind.make().outbox
+        let outbox = try await kind.make().outbox
         try await outbox.enqueue([outboxItem("done"), outboxItem("fresh"), outboxItem("waiting")])
         _ = try await outbox.claim(limit: 2, now: t0)
-        try await outbox.complete([("done", .accepted(apnsUniqueID: nil))], now: at(10))
-        try await outbox.complete([("fresh", .rejected(status: 400, reason: "BadTopic"))], now: at(100))
-        #expect(try await outbox.purge(olderThan: at(50)) == 1)
+        try await outbox.complete([done("done", .accepted(apnsUniqueID: nil))], now: at(10))
+        try await outbox.complete([done("fresh", .rejected(status: 400, reason: "BadTopic"))], now: at(100))
+        #expect(try await outbox.purge(olderThan: at(50), limit: 10) == 1)
         #expect(try await outbox.item(id: "done") == nil)
         #expect(try await outbox.item(id: "fresh") != nil)
         #expect(try await outbox.item(id: "waiting") != nil)
@@ -184,7 +184,7 @@ struct OutboxRepositoryTests {
 
     @Test(arguments: StoreKind.allCases)
     func largeBatchesRoundTripAndDuplicatesFailWhole(kind: StoreKind) async throws {
-        let outbox = try kind.make().outbox
+        let outbox = try await kind.make().outbox
         try await outbox.enqueue([outboxItem("taken")])
         await #expect(throws: PushStoreError.duplicateID("taken")) {
             try await outbox.enqueue((0..<150).map { outboxItem("n\($0)", token: $0) } + [outboxItem("taken")])
@@ -193,7 +193,7 @@ struct OutboxRepositoryTests {
         try await outbox.enqueue((0..<1_000).map { outboxItem("m\($0)", push: "big", token: $0, now: at(Double($0) / 1_000)) })
         let claimed = try await outbox.claim(limit: 2_000, now: at(5))
         #expect(claimed.map(\.id) == ["taken"] + (0..<1_000).map { "m\($0)" })
-        let states = try await outbox.complete(claimed.map { ($0.id, .accepted(apnsUniqueID: nil)) }, now: at(6))
+        let states = try await outbox.complete(claimed.map { OutboxCompletion($0, .accepted(apnsUniqueID: nil)) }, now: at(6))
         #expect(states.count == 1_001 && Set(states.values) == [.accepted])
         #expect(try await outbox.counts()[.accepted] == 1_001)
         #expect(try await outbox.depth() == 0)
@@ -201,19 +201,19 @@ struct OutboxRepositoryTests {
 
     @Test(arguments: StoreKind.allCases)
     func everyAcceptedRowKeepsItsOwnUniqueID(kind: StoreKind) async throws {
-        let outbox = try kind.make().outbox
+        let outbox = try await kind.make().outbox
         // More rows than one UPDATE takes, mixing sandbox answers (a unique id each), answers without
         // one, rejections and a row no longer in flight.
         let count = 600
         try await outbox.enqueue((0..<count).map { outboxItem("r\($0)", push: "many", token: $0) })
         let claimed = try await outbox.claim(limit: count, now: at(1))
         #expect(claimed.count == count)
-        #expect(try await outbox.complete([("r0", .accepted(apnsUniqueID: "first"))], now: at(1)) == ["r0": .accepted])
-        let outcomes: [(id: String, result: OutboxResult)] = (0..<count).map { n in
+        #expect(try await outbox.complete([done("r0", .accepted(apnsUniqueID: "first"))], now: at(1)) == ["r0": .accepted])
+        let outcomes: [OutboxCompletion] = (0..<count).map { n in
             switch n % 5 {
-            case 3: ("r\(n)", .accepted(apnsUniqueID: nil))
-            case 4: ("r\(n)", .rejected(status: 400, reason: "BadDeviceToken"))
-            default: ("r\(n)", .accepted(apnsUniqueID: "u-\(n)"))
+            case 3: done("r\(n)", .accepted(apnsUniqueID: nil))
+            case 4: done("r\(n)", .rejected(status: 400, reason: "BadDeviceToken"))
+            default: done("r\(n)", .accepted(apnsUniqueID: "u-\(n)"))
             }
         }
         let states = try await outbox.complete(outcomes, now: at(2))
@@ -235,15 +235,15 @@ struct OutboxRepositoryTests {
 
     @Test(arguments: StoreKind.allCases)
     func firstOutcomeForAnIDWins(kind: StoreKind) async throws {
-        let outbox = try kind.make().outbox
+        let outbox = try await kind.make().outbox
         try await outbox.enqueue([outboxItem("a"), outboxItem("b")])
         _ = try await outbox.claim(limit: 2, now: t0)
         let states = try await outbox.complete(
             [
-                ("a", .retry(status: 500, reason: "InternalServerError")),
-                ("a", .accepted(apnsUniqueID: nil)),
-                ("b", .rejected(status: 400, reason: "BadTopic")),
-                ("b", .accepted(apnsUniqueID: "u")),
+                done("a", .retry(status: 500, reason: "InternalServerError")),
+                done("a", .accepted(apnsUniqueID: nil)),
+                done("b", .rejected(status: 400, reason: "BadTopic")),
+                done("b", .accepted(apnsUniqueID: "u")),
             ], now: t0)
         #expect(states == ["a": .queued, "b": .rejected])
         #expect(try await outbox.item(id: "b")?.apnsUniqueID == nil)
@@ -251,11 +251,11 @@ struct OutboxRepositoryTests {
 
     @Test(arguments: StoreKind.allCases)
     func expirationIsComparedInWholeSeconds(kind: StoreKind) async throws {
-        let outbox = try kind.make().outbox
+        let outbox = try await kind.make().outbox
         let second = Int(t0.timeIntervalSince1970)
         try await outbox.enqueue([outboxItem("e", expiration: second)])
         #expect(try await outbox.claim(limit: 1, now: at(0.999)).map(\.id) == ["e"])
-        try await outbox.complete([("e", .retry(status: 429, reason: "TooManyRequests"))], now: at(0.999))
+        try await outbox.complete([done("e", .retry(status: 429, reason: "TooManyRequests"))], now: at(0.999))
         #expect(try await outbox.claim(limit: 1, now: at(2)).isEmpty)
         #expect(try await outbox.item(id: "e")?.state == .expired)
     }

@@ -11,7 +11,7 @@ struct OutboxWriterTests {
     /// Without group commit each caller would get its own transaction: 201 commits instead of 2.
     @Test(arguments: StoreKind.allCases)
     func callersQueuedDuringACommitShareTheNextOne(kind: StoreKind) async throws {
-        let outbox = HeldOutbox(try kind.make().outbox)
+        let outbox = HeldOutbox(try await kind.make().outbox)
         let writer = OutboxWriter(outbox: outbox)
         let first = Task { try await writer.enqueue([outboxItem("first")]) }
         await outbox.waitUntilHeld()
@@ -33,7 +33,7 @@ struct OutboxWriterTests {
     /// the bad one fails, and the commits are the two rounds plus one per request of the failed round.
     @Test(arguments: StoreKind.allCases)
     func aBadRequestFailsAloneInItsRound(kind: StoreKind) async throws {
-        let base = try kind.make().outbox
+        let base = try await kind.make().outbox
         try await base.enqueue([outboxItem("taken")])
         let outbox = HeldOutbox(base)
         let writer = OutboxWriter(outbox: outbox)
@@ -106,7 +106,7 @@ actor HeldOutbox: OutboxRepository {
     }
 
     func claim(limit: Int, now: Date) async throws -> OutboxClaim { try await base.claim(limit: limit, now: now) }
-    func complete(_ results: [(id: String, result: OutboxResult)], now: Date) async throws -> [String: OutboxState] {
+    func complete(_ results: [OutboxCompletion], now: Date) async throws -> [String: OutboxState] {
         try await base.complete(results, now: now)
     }
     func recoverInFlight() async throws -> Int { try await base.recoverInFlight() }
@@ -115,5 +115,5 @@ actor HeldOutbox: OutboxRepository {
     func counts() async throws -> [OutboxState: Int] { try await base.counts() }
     func depth() async throws -> Int { try await base.depth() }
     func oldestPendingEnqueuedAt() async throws -> Date? { try await base.oldestPendingEnqueuedAt() }
-    func purge(olderThan date: Date) async throws -> Int { try await base.purge(olderThan: date) }
+    func purge(olderThan date: Date, limit: Int) async throws -> Int { try await base.purge(olderThan: date, limit: limit) }
 }

@@ -85,7 +85,7 @@ struct SchemaMigrationTests {
         let claimed = try await store.claim(limit: 10, now: t0)
         #expect(claimed.map(\.id) == ["q1"])
         #expect(try await store.item(id: "f1")?.state == .expired)
-        #expect(try await store.complete([("q1", .accepted(apnsUniqueID: nil))], now: t0) == ["q1": .accepted])
+        #expect(try await store.complete([done("q1", .accepted(apnsUniqueID: nil))], now: t0) == ["q1": .accepted])
         // New rows continue after the migrated ones.
         try await store.enqueue([outboxItem("n1", push: "p1")])
         #expect(try await store.items(pushID: "p1").map(\.id) == ["q1", "f1", "r1", "n1"])
@@ -102,5 +102,44 @@ struct SchemaMigrationTests {
         #expect(try db.pageSizeInUse() == SQLiteConnection.newDatabasePageSize)
         let checkpointPages = try db.query("PRAGMA wal_autocheckpoint") { $0.int(at: 0) }
         #expect(checkpointPages == [32 * 1_024 * 1_024 / SQLiteConnection.newDatabasePageSize])
+    }
+}
+
+@Suite("Schema migrations: drop engagements")
+struct DropEngagementMigrationTests {
+    /// A file of the previous version (before `drop-engagements`) with a pending drop, a drop caught
+    /// mid-match (pending, mate requests stored) and a matched one opens with the pending drop engaging its
+    /// users and the interrupted one matched.
+    @Test func previousVersionDropsKeepTheirMeaning() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("migrate-\(OutboxID.make()).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let previous = SQLiteSchema.migrations.prefix { $0.name != "drop-engagements" }
+        #expect(previous.count == SQLiteSchema.migrations.count - 1)
+        do {
+            let db = try SQLiteConnection(path: path)
+            try db.migrate(Array(previous))
+            let t = t0.storeMillis
+            for (id, initiator, peer, state) in [("p", "ana", "bob", "pending"), ("m", "cy", "dee", "pending"), ("x", "eve", "fay", "matched")] {
+                try db.run(
+                    "INSERT INTO drops (id, initiator_id, peer_id, state, created_at, expires_at, matched_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                    [
+                        .text(id), .text(initiator), .text(peer), .text(state), .integer(t), .integer(t + 10_000),
+                        state == "matched" ? .integer(t + 1) : .null,
+                    ])
+            }
+            try db.run(
+                "INSERT INTO mate_requests (id, drop_id, sender_id, recipient_id, state, created_at) VALUES ('m.initiator', 'm', 'dee', 'cy', 'pending', ?1)",
+                [.integer(t + 2)])
+        }
+        let store = try PushRepositories.sqlite(path: path)
+        #expect(try await store.drops.pending().map(\.id) == ["p"])
+        let interrupted = try await store.drops.drop(id: "m")
+        #expect(interrupted?.state == .matched && interrupted?.matchedAt?.storeMillis == t0.storeMillis + 2)
+        #expect(try await store.drops.report(dropReport("zed", "bob"), now: at(1)).0 == .busy)
+        guard case .matched(let drop, _) = try await store.drops.report(dropReport("bob", "ana"), now: at(1)).0 else {
+            Issue.record("expected the migrated pending drop to match")
+            return
+        }
+        #expect(drop.id == "p")
     }
 }

@@ -7,11 +7,12 @@ import Testing
 
 /// Which twin a shared test runs against.
 enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
-    case sqlite, memory
+    case sqlite, memory, postgres
     var testDescription: String { rawValue }
 }
 
-/// One set of repositories of one kind; `store` is the database for the SQLite kind.
+/// One set of repositories of one kind; `store` is the database for the SQLite kind, `postgres` the one for
+/// the PostgreSQL kind (a fresh database of the test process's throwaway cluster).
 struct Repositories {
     var users: any UserRepository
     var devices: any DeviceRepository
@@ -20,24 +21,36 @@ struct Repositories {
     var mates: any MateRequestRepository
     var idempotency: any IdempotencyRepository
     var store: SQLiteDatabase?
+    var postgres: PostgresDatabase? = nil
 }
 
 extension Repositories {
-    init(_ set: PushRepositories, store: SQLiteDatabase?) {
+    init(_ set: PushRepositories, store: SQLiteDatabase?, postgres: PostgresDatabase? = nil) {
         self.init(
             users: set.users, devices: set.devices, outbox: set.outbox, drops: set.drops,
-            mates: set.mateRequests, idempotency: set.idempotency, store: store)
+            mates: set.mateRequests, idempotency: set.idempotency, store: store, postgres: postgres)
+    }
+
+    /// Rows in `table` of the backing database (nil for the in-memory kind).
+    func rowCount(_ table: String) async throws -> Int? {
+        if let store { return try await store.rowCount(table) }
+        if let postgres { return try await postgres.rowCount(table) }
+        return nil
     }
 }
 
 extension StoreKind {
-    func make(retryPolicy: OutboxRetryPolicy = .default) throws -> Repositories {
+    func make(retryPolicy: OutboxRetryPolicy = .default) async throws -> Repositories {
         switch self {
         case .sqlite:
             let store = try SQLiteDatabase(path: ":memory:")
             return Repositories(PushRepositories(database: store, retryPolicy: retryPolicy), store: store)
         case .memory:
             return Repositories(.inMemory(retryPolicy: retryPolicy), store: nil)
+        case .postgres:
+            let url = try await PostgresTestCluster.shared().createDatabase()
+            let database = try await PostgresDatabase.open(url: url, poolSize: 2)
+            return Repositories(PushRepositories(database: database, retryPolicy: retryPolicy), store: nil, postgres: database)
         }
     }
 }
@@ -67,6 +80,11 @@ func outboxItem(
         id: id, pushID: push, token: token(n), topic: topic, pushType: "alert",
         payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8), environment: "development",
         priority: 10, expiration: expiration, collapseID: nil, apnsID: nil, now: now)
+}
+
+/// The outcome `result` of row `id`, sent under the claim that made its attempt count `attempt`.
+func done(_ id: String, _ result: OutboxResult, attempt: Int = 1) -> OutboxCompletion {
+    OutboxCompletion(id: id, attempt: attempt, result: result)
 }
 
 extension OutboxResult {

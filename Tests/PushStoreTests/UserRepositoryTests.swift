@@ -9,7 +9,7 @@ import Testing
 struct UserRepositoryTests {
     @Test(arguments: StoreKind.allCases)
     func putThenGetKeepsCreatedAt(kind: StoreKind) async throws {
-        let repos = try kind.make()
+        let repos = try await kind.make()
         let first = try await repos.users.put(id: "ana.b-1_x", card: card(), now: at(0))
         #expect(first.createdAt == t0 && first.updatedAt == t0)
         let second = try await repos.users.put(id: "ana.b-1_x", card: card("Ana B"), now: at(5))
@@ -23,7 +23,7 @@ struct UserRepositoryTests {
 
     @Test(arguments: StoreKind.allCases)
     func badUserIDAndOversizedCardWriteNothing(kind: StoreKind) async throws {
-        let repos = try kind.make()
+        let repos = try await kind.make()
         for bad in ["", String(repeating: "a", count: 65), "ana b", "ana/1", "é"] {
             await #expect(throws: PushStoreError.invalidUserID(bad)) {
                 _ = try await repos.users.put(id: bad, card: card(), now: t0)
@@ -35,7 +35,7 @@ struct UserRepositoryTests {
             _ = try await repos.users.put(id: "ana", card: big, now: t0)
         }
         #expect(try await repos.users.user(id: "ana") == nil)
-        if let store = repos.store { #expect(try await store.rowCount("users") == 0) }
+        if let rows = try await repos.rowCount("users") { #expect(rows == 0) }
     }
 
     @Test func cardLimitsAndEncodedSize() throws {

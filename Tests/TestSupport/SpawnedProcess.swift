@@ -43,6 +43,18 @@ final class SpawnedProcess: Sendable {
         output = FileHandle(fileDescriptor: pipeEnds[0], closeOnDealloc: true)
     }
 
+    /// Reads the child's output to its end, waits for the child to exit and returns its exit status and
+    /// output. Blocks: call it on a thread of its own.
+    func waitForExit() -> (status: Int32, output: String) {
+        let data = output.readDataToEndOfFile()
+        var code: Int32 = 0
+        status.reapOnce {
+            while waitpid(pid, &code, 0) < 0 && errno == EINTR {}
+        }
+        let exited = code & 0x7f == 0
+        return (exited ? (code >> 8) & 0xff : 128 + (code & 0x7f), String(decoding: data, as: UTF8.self))
+    }
+
     /// Sends SIGKILL to the child's whole process group and reaps the child (once).
     func killGroup() {
         status.reapOnce {

@@ -1,35 +1,166 @@
 import Foundation
 
-/// `DropRepository` in memory, with the same rules as the SQLite one (for tests).
-public actor InMemoryDropRepository: DropRepository {
-    private var drops: [String: DropRecord] = [:]
+/// `DropRepository` and `MateRequestRepository` in memory, with the same rules as the SQLite ones (for
+/// tests). One actor holds drops, engagements and mate requests, so `DropRules` run on them without a
+/// suspension; the outbox rows a match or an answer makes go to `outbox` right after, before the call returns.
+public actor InMemoryDropRepository: DropRepository, MateRequestRepository {
+    private var tables = Tables()
+    private let outbox: any OutboxRepository
 
-    /// An empty repository.
-    public init() {}
-
-    /// See `DropRepository.insert`.
-    public func insert(_ drop: DropRecord) throws {
-        try drop.validate()
-        guard drops[drop.id] == nil else { throw PushStoreError.duplicateID(drop.id) }
-        drops[drop.id] = DropRecord(
-            id: drop.id, initiatorID: drop.initiatorID, peerID: drop.peerID, state: drop.state,
-            createdAt: drop.createdAt, expiresAt: drop.expiresAt,
-            matchedAt: drop.matchedAt, closedAt: drop.closedAt)  // store precision
+    /// Empty tables whose pushes are queued in `outbox`.
+    public init(outbox: any OutboxRepository) {
+        self.outbox = outbox
     }
 
-    /// See `DropRepository.update(id:to:at:)`.
-    public func update(id: String, to state: DropState, at now: Date) throws -> DropRecord {
-        guard var drop = drops[id] else { throw PushStoreError.notFound("drop \(id)") }
-        try DropTransition.apply(state, at: now, to: &drop)
-        drops[id] = drop
-        return drop
+    /// See `DropRepository.report`.
+    public func report(_ request: DropReportRequest, now: Date) async throws -> (DropReportOutcome, expired: [DropRecord]) {
+        let result = try DropRules.report(request, now: now, &tables)
+        try await flushOutbox()
+        return result
+    }
+
+    /// See `DropRepository.cancel`.
+    public func cancel(userID: String, now: Date, window: TimeInterval) throws -> (DropCancelOutcome, expired: [DropRecord]) {
+        try DropRules.cancel(userID: userID, now: now, window: window, &tables)
+    }
+
+    /// See `DropRepository.current`.
+    public func current(userID: String, now: Date, window: TimeInterval) throws -> (DropRecord?, expired: [DropRecord]) {
+        try DropRules.current(userID: userID, now: now, window: window, &tables)
+    }
+
+    /// See `DropRepository.expireDue`.
+    public func expireDue(now: Date) throws -> [DropRecord] {
+        try DropRules.expireDue(now: now, &tables)
     }
 
     /// See `DropRepository.pending`.
     public func pending() -> [DropRecord] {
-        drops.values.filter { $0.state == .pending }.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+        tables.drops.values.filter { $0.state == .pending }.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
     }
 
     /// See `DropRepository.drop(id:)`.
-    public func drop(id: String) -> DropRecord? { drops[id] }
+    public func drop(id: String) -> DropRecord? { tables.drops[id] }
+
+    /// See `MateRequestRepository.answer`.
+    public func answer(
+        id: String, accept: Bool, by userID: String, at now: Date,
+        pushes: @Sendable (_ answered: MateRequestRecord) -> [OutboxItem]
+    ) async throws -> MateRequestRecord {
+        guard var request = tables.requests[id] else { throw PushStoreError.notFound("mate request \(id)") }
+        try MateRequestAnswer.apply(accept: accept, by: userID, at: now, to: &request)
+        let items = pushes(request)
+        for item in items { try item.validate() }
+        tables.requests[id] = request
+        tables.outbox += items
+        try await flushOutbox()
+        return request
+    }
+
+    /// See `MateRequestRepository.requests(forUser:role:)`.
+    public func requests(forUser userID: String, role: MateRequestRole) -> [MateRequestRecord] {
+        Tables.sorted(
+            tables.requests.values.filter { request in
+                switch role {
+                case .recipient: return request.recipientID == userID
+                case .sender: return request.senderID == userID
+                case .any: return request.recipientID == userID || request.senderID == userID
+                }
+            })
+    }
+
+    /// See `MateRequestRepository.requests(forDrop:)`.
+    public func requests(forDrop dropID: String) -> [MateRequestRecord] { tables.requests(forDrop: dropID) }
+
+    /// See `MateRequestRepository.request(id:)`.
+    public func request(id: String) -> MateRequestRecord? { tables.requests[id] }
+
+    /// See `MateRequestRepository.purgeAnswered`.
+    public func purgeAnswered(olderThan date: Date, limit: Int) -> Int {
+        let ids = tables.requests.values.filter { $0.state != .pending && ($0.answeredAt ?? .distantFuture) < date }
+            .prefix(max(0, limit)).map(\.id)
+        for id in ids { tables.requests[id] = nil }
+        return ids.count
+    }
+
+    /// See `DropRepository.purgeEnded`.
+    public func purgeEnded(olderThan date: Date, limit: Int) -> Int {
+        let referenced = Set(tables.requests.values.map(\.dropID))
+        let ids = tables.drops.values.filter { drop in
+            drop.state != .pending && (drop.closedAt ?? drop.matchedAt ?? .distantFuture) < date && !referenced.contains(drop.id)
+        }.prefix(max(0, limit)).map(\.id)
+        for id in ids { tables.drops[id] = nil }
+        return ids.count
+    }
+
+    /// Hands the rows the rules queued to the outbox.
+    private func flushOutbox() async throws {
+        guard !tables.outbox.isEmpty else { return }
+        let items = tables.outbox
+        tables.outbox = []
+        try await outbox.enqueue(items)
+    }
+
+    /// The tables, as `DropRules` read and write them.
+    struct Tables: DropTransaction {
+        var drops: [String: DropRecord] = [:]
+        var engaged: [String: String] = [:]
+        var requests: [String: MateRequestRecord] = [:]
+        /// Rows queued by the rules, not yet handed to the outbox.
+        var outbox: [OutboxItem] = []
+
+        static func sorted(_ list: [MateRequestRecord]) -> [MateRequestRecord] {
+            list.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+        }
+
+        func pendingDrop(engaging userID: String) -> DropRecord? { engaged[userID].flatMap { drops[$0] } }
+
+        func latestMatch(between first: String, and second: String, since: Date) -> DropRecord? {
+            latest { Set([$0.initiatorID, $0.peerID]) == Set([first, second]) && ($0.matchedAt ?? .distantPast) >= since }
+        }
+
+        func latestMatch(of userID: String, since: Date) -> DropRecord? {
+            latest { ($0.initiatorID == userID || $0.peerID == userID) && ($0.matchedAt ?? .distantPast) >= since }
+        }
+
+        private func latest(where matches: (DropRecord) -> Bool) -> DropRecord? {
+            drops.values.filter { $0.state == .matched && matches($0) }
+                .max { ($0.matchedAt ?? .distantPast, $0.id) < ($1.matchedAt ?? .distantPast, $1.id) }
+        }
+
+        func requests(forDrop dropID: String) -> [MateRequestRecord] {
+            Self.sorted(requests.values.filter { $0.dropID == dropID })
+        }
+
+        mutating func insertPending(_ drop: DropRecord) throws {
+            guard drops[drop.id] == nil else { throw PushStoreError.duplicateID(drop.id) }
+            precondition(engaged[drop.initiatorID] == nil && engaged[drop.peerID] == nil, "the rules engage free users only")
+            drops[drop.id] = drop
+            engaged[drop.initiatorID] = drop.id
+            engaged[drop.peerID] = drop.id
+        }
+
+        mutating func close(_ drop: DropRecord) throws {
+            guard drops[drop.id]?.state == .pending else {
+                throw PushStoreError.invalidTransition(dropID: drop.id, from: "not pending", to: drop.state.rawValue)
+            }
+            drops[drop.id] = drop
+            for user in [drop.initiatorID, drop.peerID] where engaged[user] == drop.id { engaged[user] = nil }
+        }
+
+        mutating func insert(_ new: [MateRequestRecord]) throws {
+            for request in new {
+                try request.validate()
+                guard requests[request.id] == nil else { throw PushStoreError.duplicateID(request.id) }
+                requests[request.id] = request
+            }
+        }
+
+        mutating func enqueue(_ items: [OutboxItem]) { outbox += items }
+
+        func pendingDrops(expiringBefore now: Date) -> [DropRecord] {
+            drops.values.filter { $0.state == .pending && $0.expiresAt < now }
+                .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+        }
+    }
 }

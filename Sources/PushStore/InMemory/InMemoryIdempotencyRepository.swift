@@ -29,6 +29,15 @@ public actor InMemoryIdempotencyRepository: IdempotencyRepository {
         records[scope + "\n" + key]?.answer = answer
     }
 
+    /// See `IdempotencyRepository.purge(olderThan:limit:)`.
+    public func purge(olderThan date: Date, limit: Int) -> Int {
+        let cutoff = date.storeMillis
+        let ids = records.filter { $0.value.createdAt.storeMillis < cutoff }
+            .sorted { $0.value.createdAt < $1.value.createdAt }.prefix(max(0, limit)).map(\.key)
+        for id in ids { records[id] = nil }
+        return ids.count
+    }
+
     /// See `IdempotencyRepository.abandon`.
     public func abandon(key: String, scope: String) {
         let id = scope + "\n" + key

@@ -64,12 +64,14 @@ public actor InMemoryOutboxRepository: OutboxRepository {
 
     /// See `OutboxRepository.complete`.
     @discardableResult
-    public func complete(_ results: [(id: String, result: OutboxResult)], now: Date) -> [String: OutboxState] {
+    public func complete(_ results: [OutboxCompletion], now: Date) -> [String: OutboxState] {
         let millis = now.storeMillis
         var states: [String: OutboxState] = [:]
-        for (id, result) in results {
-            guard var item = rows[id], item.state == .inFlight else { continue }
-            let next = OutboxTransition(result, id: id, attempts: item.attempts, policy: retryPolicy, nowMillis: millis)
+        for completion in results {
+            let id = completion.id
+            guard var item = rows[id], item.state == .inFlight, item.attempts == completion.attempt else { continue }
+            let next = OutboxTransition(
+                completion.result, id: id, attempts: item.attempts, policy: retryPolicy, nowMillis: millis)
             next.apply(to: &item, nowMillis: millis)
             rows[id] = item
             states[id] = next.state
@@ -111,11 +113,12 @@ public actor InMemoryOutboxRepository: OutboxRepository {
             .min { (sequence[$0.id] ?? 0) < (sequence[$1.id] ?? 0) }?.createdAt
     }
 
-    /// See `OutboxRepository.purge(olderThan:)`.
+    /// See `OutboxRepository.purge(olderThan:limit:)`.
     @discardableResult
-    public func purge(olderThan date: Date) -> Int {
+    public func purge(olderThan date: Date, limit: Int) -> Int {
         let cutoff = date.storeMillis
-        let ids = rows.values.filter { $0.state.isTerminal && $0.updatedAt.storeMillis < cutoff }.map(\.id)
+        let ids = rows.values.filter { $0.state.isTerminal && $0.updatedAt.storeMillis < cutoff }
+            .sorted { (sequence[$0.id] ?? 0) < (sequence[$1.id] ?? 0) }.prefix(max(0, limit)).map(\.id)
         for id in ids {
             rows[id] = nil
             sequence[id] = nil

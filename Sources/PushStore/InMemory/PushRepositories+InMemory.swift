@@ -1,12 +1,11 @@
 extension PushRepositories {
     /// Fresh in-memory repositories (the twins of the SQLite ones, same rules).
     public static func inMemory(retryPolicy: OutboxRetryPolicy = .default) -> PushRepositories {
-        let drops = InMemoryDropRepository()
+        let outbox = InMemoryOutboxRepository(retryPolicy: retryPolicy)
+        let drops = InMemoryDropRepository(outbox: outbox)
         return PushRepositories(
-            users: InMemoryUserRepository(), devices: InMemoryDeviceRepository(),
-            outbox: InMemoryOutboxRepository(retryPolicy: retryPolicy), drops: drops,
-            mateRequests: InMemoryMateRequestRepository(drops: drops),
-            idempotency: InMemoryIdempotencyRepository(), database: InMemoryDatabase())
+            users: InMemoryUserRepository(), devices: InMemoryDeviceRepository(), outbox: outbox, drops: drops,
+            mateRequests: drops, idempotency: InMemoryIdempotencyRepository(), database: InMemoryDatabase())
     }
 }
 

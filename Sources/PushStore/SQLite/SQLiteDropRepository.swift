@@ -1,8 +1,9 @@
 import Foundation
 
-/// `DropRepository` on a `SQLiteDatabase`: the `drops` table.
+/// `DropRepository` on a `SQLiteDatabase`: the `drops` and `drop_engagements` tables. Every operation is
+/// one write transaction (SQLite has one writer at a time), which is the lock `DropRules` needs.
 public struct SQLiteDropRepository: DropRepository {
-    /// The database holding the table.
+    /// The database holding the tables.
     public let database: SQLiteDatabase
     /// The repository over `database`.
     public init(database: SQLiteDatabase) { self.database = database }
@@ -25,9 +26,9 @@ public struct SQLiteDropRepository: DropRepository {
         }
     }
 
-    private static let columns = Column.selectList
+    static let columns = Column.selectList
 
-    private static func record(_ row: SQLiteStatement) -> DropRecord {
+    static func record(_ row: SQLiteStatement) -> DropRecord {
         DropRecord(
             id: row.string(Column.id), initiatorID: row.string(Column.initiatorID),
             peerID: row.string(Column.peerID), state: DropState(rawValue: row.string(Column.state)) ?? .expired,
@@ -35,42 +36,35 @@ public struct SQLiteDropRepository: DropRepository {
             matchedAt: row.optionalDate(Column.matchedAt), closedAt: row.optionalDate(Column.closedAt))
     }
 
-    /// See `DropRepository.insert`.
-    public func insert(_ drop: DropRecord) async throws {
-        try drop.validate()
-        try await database.perform { db in
-            do {
-                try db.run(
-                    "INSERT INTO drops (\(Self.columns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                    [
-                        .text(drop.id), .text(drop.initiatorID), .text(drop.peerID), .text(drop.state.rawValue),
-                        .integer(drop.createdAt.storeMillis), .integer(drop.expiresAt.storeMillis),
-                        drop.matchedAt.map { .integer($0.storeMillis) } ?? .null,
-                        drop.closedAt.map { .integer($0.storeMillis) } ?? .null,
-                    ])
-            } catch {
-                // A constraint failure here is the primary key.
-                if let sqlite = error as? SQLiteError, sqlite.isConstraintViolation {
-                    throw PushStoreError.duplicateID(drop.id)
-                }
-                throw error
-            }
+    /// See `DropRepository.report`.
+    public func report(_ request: DropReportRequest, now: Date) async throws -> (DropReportOutcome, expired: [DropRecord]) {
+        try await database.write { db in
+            var tx = SQLiteDropTransaction(db: db)
+            return try DropRules.report(request, now: now, &tx)
         }
     }
 
-    /// See `DropRepository.update(id:to:at:)`.
-    public func update(id: String, to state: DropState, at now: Date) async throws -> DropRecord {
+    /// See `DropRepository.cancel`.
+    public func cancel(userID: String, now: Date, window: TimeInterval) async throws -> (DropCancelOutcome, expired: [DropRecord]) {
         try await database.write { db in
-            guard var drop = try Self.drop(id: id, db) else { throw PushStoreError.notFound("drop \(id)") }
-            try DropTransition.apply(state, at: now, to: &drop)
-            try db.run(
-                "UPDATE drops SET state = ?2, matched_at = ?3, closed_at = ?4 WHERE id = ?1",
-                [
-                    .text(id), .text(drop.state.rawValue),
-                    drop.matchedAt.map { .integer($0.storeMillis) } ?? .null,
-                    drop.closedAt.map { .integer($0.storeMillis) } ?? .null,
-                ])
-            return drop
+            var tx = SQLiteDropTransaction(db: db)
+            return try DropRules.cancel(userID: userID, now: now, window: window, &tx)
+        }
+    }
+
+    /// See `DropRepository.current`.
+    public func current(userID: String, now: Date, window: TimeInterval) async throws -> (DropRecord?, expired: [DropRecord]) {
+        try await database.write { db in
+            var tx = SQLiteDropTransaction(db: db)
+            return try DropRules.current(userID: userID, now: now, window: window, &tx)
+        }
+    }
+
+    /// See `DropRepository.expireDue`.
+    public func expireDue(now: Date) async throws -> [DropRecord] {
+        try await database.write { db in
+            var tx = SQLiteDropTransaction(db: db)
+            return try DropRules.expireDue(now: now, &tx)
         }
     }
 
@@ -86,6 +80,19 @@ public struct SQLiteDropRepository: DropRepository {
     /// See `DropRepository.drop(id:)`.
     public func drop(id: String) async throws -> DropRecord? {
         try await database.perform { try Self.drop(id: id, $0) }
+    }
+
+    /// See `DropRepository.purgeEnded`.
+    public func purgeEnded(olderThan date: Date, limit: Int) async throws -> Int {
+        try await database.write { db in
+            try db.run(
+                """
+                DELETE FROM drops WHERE id IN (SELECT id FROM drops d
+                    WHERE state <> 'pending' AND coalesce(closed_at, matched_at) < ?1
+                      AND NOT EXISTS (SELECT 1 FROM mate_requests m WHERE m.drop_id = d.id)
+                    LIMIT ?2)
+                """, [.integer(date.storeMillis), .integer(Int64(max(0, limit)))])
+        }
     }
 
     /// The drop with `id`, read on `db` (also inside other repositories' transactions).

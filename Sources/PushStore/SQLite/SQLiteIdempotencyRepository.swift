@@ -56,6 +56,17 @@ public struct SQLiteIdempotencyRepository: IdempotencyRepository {
         }
     }
 
+    /// See `IdempotencyRepository.purge(olderThan:limit:)`.
+    public func purge(olderThan date: Date, limit: Int) async throws -> Int {
+        try await database.write { db in
+            try db.run(
+                """
+                DELETE FROM idempotency_keys WHERE rowid IN (SELECT rowid FROM idempotency_keys
+                    WHERE created_at < ?1 ORDER BY created_at LIMIT ?2)
+                """, [.integer(date.storeMillis), .integer(Int64(max(0, limit)))])
+        }
+    }
+
     /// Drops claims that never got an answer (their process died): run when the database opens.
     static func dropUnanswered(_ db: SQLiteConnection) throws {
         let exists = try db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'idempotency_keys'") { _ in true }

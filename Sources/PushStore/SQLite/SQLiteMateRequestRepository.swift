@@ -34,36 +34,38 @@ public struct SQLiteMateRequestRepository: MateRequestRepository {
             createdAt: row.date(Column.createdAt), answeredAt: row.optionalDate(Column.answeredAt))
     }
 
-    /// See `MateRequestRepository.insert`.
-    public func insert(_ request: MateRequestRecord) async throws {
+    /// Stores a new mate request on `db`, inside the caller's transaction (the drop rules' match).
+    static func insert(_ request: MateRequestRecord, _ db: SQLiteConnection) throws {
         try request.validate()
-        try await database.write { db in
-            guard try SQLiteDropRepository.drop(id: request.dropID, db) != nil else {
-                throw PushStoreError.notFound("drop \(request.dropID)")
-            }
-            guard try Self.request(id: request.id, db) == nil else { throw PushStoreError.duplicateID(request.id) }
-            try db.run(
-                "INSERT INTO mate_requests (\(Self.columns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                [
-                    .text(request.id), .text(request.dropID), .text(request.senderID), .text(request.recipientID),
-                    .text(request.state.rawValue), .integer(request.createdAt.storeMillis),
-                    request.answeredAt.map { .integer($0.storeMillis) } ?? .null,
-                ])
+        guard try SQLiteDropRepository.drop(id: request.dropID, db) != nil else {
+            throw PushStoreError.notFound("drop \(request.dropID)")
         }
+        guard try Self.request(id: request.id, db) == nil else { throw PushStoreError.duplicateID(request.id) }
+        try db.run(
+            "INSERT INTO mate_requests (\(Self.columns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            [
+                .text(request.id), .text(request.dropID), .text(request.senderID), .text(request.recipientID),
+                .text(request.state.rawValue), .integer(request.createdAt.storeMillis),
+                request.answeredAt.map { .integer($0.storeMillis) } ?? .null,
+            ])
     }
 
-    /// See `MateRequestRepository.answer`.
-    public func answer(id: String, accept: Bool, by userID: String, at now: Date) async throws -> MateRequestRecord {
+    /// See `MateRequestRepository.answer`: the answer and its outbox rows in one transaction.
+    public func answer(
+        id: String, accept: Bool, by userID: String, at now: Date,
+        pushes: @Sendable (_ answered: MateRequestRecord) -> [OutboxItem]
+    ) async throws -> MateRequestRecord {
         try await database.write { db in
             guard var request = try Self.request(id: id, db) else {
                 throw PushStoreError.notFound("mate request \(id)")
             }
             try MateRequestAnswer.apply(accept: accept, by: userID, at: now, to: &request)
+            let items = pushes(request)
+            for item in items { try item.validate() }
             try db.run(
                 "UPDATE mate_requests SET state = ?2, answered_at = ?3 WHERE id = ?1",
-                [
-                    .text(id), .text(request.state.rawValue), .integer(now.storeMillis),
-                ])
+                [.text(id), .text(request.state.rawValue), .integer(now.storeMillis)])
+            if !items.isEmpty { try SQLiteOutboxRepository.insert(items, db) }
             return request
         }
     }
@@ -85,16 +87,30 @@ public struct SQLiteMateRequestRepository: MateRequestRepository {
 
     /// See `MateRequestRepository.requests(forDrop:)`.
     public func requests(forDrop dropID: String) async throws -> [MateRequestRecord] {
-        try await database.perform { db in
-            try db.query(
-                "SELECT \(Self.columns) FROM mate_requests WHERE drop_id = ?1 ORDER BY created_at, id",
-                [.text(dropID)], row: Self.record)
-        }
+        try await database.perform { try Self.requests(forDrop: dropID, $0) }
+    }
+
+    /// The requests of one drop, read on `db` (also inside the drop rules' transaction).
+    static func requests(forDrop dropID: String, _ db: SQLiteConnection) throws -> [MateRequestRecord] {
+        try db.query(
+            "SELECT \(columns) FROM mate_requests WHERE drop_id = ?1 ORDER BY created_at, id",
+            [.text(dropID)], row: record)
     }
 
     /// See `MateRequestRepository.request(id:)`.
     public func request(id: String) async throws -> MateRequestRecord? {
         try await database.perform { try Self.request(id: id, $0) }
+    }
+
+    /// See `MateRequestRepository.purgeAnswered`.
+    public func purgeAnswered(olderThan date: Date, limit: Int) async throws -> Int {
+        try await database.write { db in
+            try db.run(
+                """
+                DELETE FROM mate_requests WHERE id IN (SELECT id FROM mate_requests
+                    WHERE state <> 'pending' AND answered_at < ?1 LIMIT ?2)
+                """, [.integer(date.storeMillis), .integer(Int64(max(0, limit)))])
+        }
     }
 
     private static func request(id: String, _ db: SQLiteConnection) throws -> MateRequestRecord? {

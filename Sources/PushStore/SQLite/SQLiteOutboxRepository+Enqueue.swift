@@ -14,7 +14,8 @@ extension SQLiteOutboxRepository {
         try await database.write { db in try Self.insert(items, db) }
     }
 
-    private static func insert(_ items: [OutboxItem], _ db: SQLiteConnection) throws {
+    /// Inserts validated `items` on `db`, inside the caller's transaction (also other repositories' ones).
+    static func insert(_ items: [OutboxItem], _ db: SQLiteConnection) throws {
         // Both tables share `seq`; the write lock is held, so the next free one cannot be taken meanwhile.
         let last = try db.statement("SELECT coalesce(max(seq), 0) FROM outbox_items")
         _ = try last.step()

@@ -88,21 +88,27 @@ public struct SQLiteOutboxRepository: OutboxRepository {
         }
     }
 
-    /// See `OutboxRepository.purge(olderThan:)`.
+    /// See `OutboxRepository.purge(olderThan:limit:)`: one transaction per batch. Final rows are found from
+    /// the oldest `seq` on, where they gather, so a batch reads little more than what it deletes.
     @discardableResult
-    public func purge(olderThan date: Date) async throws -> Int {
-        try await database.write { db in
-            let cutoff = SQLiteValue.integer(date.storeMillis)
-            try db.run(
+    public func purge(olderThan date: Date, limit: Int) async throws -> Int {
+        guard limit > 0 else { return 0 }
+        return try await database.write { db in
+            let seqs = try db.query(
                 """
-                DELETE FROM outbox_items WHERE seq IN (SELECT seq FROM outbox_state
-                    WHERE state IN ('accepted', 'rejected', 'failed', 'expired') AND updated_at < ?1)
-                """, [cutoff])
-            return try db.run(
-                """
-                DELETE FROM outbox_state
-                WHERE state IN ('accepted', 'rejected', 'failed', 'expired') AND updated_at < ?1
-                """, [cutoff])
+                DELETE FROM outbox_state WHERE seq IN (SELECT seq FROM outbox_state
+                    WHERE state IN ('accepted', 'rejected', 'failed', 'expired') AND updated_at < ?1
+                    ORDER BY seq LIMIT ?2)
+                RETURNING seq
+                """, [.integer(date.storeMillis), .integer(Int64(limit))]
+            ) { $0.int64(at: 0) }
+            let items = try db.statement("DELETE FROM outbox_items WHERE seq = ?1")
+            for seq in seqs {
+                defer { items.reset() }
+                try items.bind(seq, at: 1)
+                while try items.step() {}
+            }
+            return seqs.count
         }
     }
 }

@@ -144,5 +144,26 @@ enum SQLiteSchema {
                 );
                 CREATE INDEX idempotency_by_age ON idempotency_keys (created_at);
                 """),
+        // Profile-drop engagements: one row per user engaged by a pending drop, so "at most one pending drop
+        // per user" is the primary key. A drop the previous version left pending with mate requests stored
+        // (caught mid-match) is matched; the other pending drops engage their users, oldest first.
+        SQLiteMigration(
+            name: "drop-engagements",
+            sql: """
+                UPDATE drops SET state = 'matched',
+                    matched_at = (SELECT min(created_at) FROM mate_requests m WHERE m.drop_id = drops.id)
+                WHERE state = 'pending' AND EXISTS (SELECT 1 FROM mate_requests m WHERE m.drop_id = drops.id);
+                CREATE TABLE drop_engagements (
+                    user_id TEXT PRIMARY KEY NOT NULL,
+                    drop_id TEXT NOT NULL REFERENCES drops (id)
+                );
+                CREATE INDEX drop_engagements_by_drop ON drop_engagements (drop_id);
+                INSERT OR IGNORE INTO drop_engagements (user_id, drop_id)
+                    SELECT initiator_id, id FROM drops WHERE state = 'pending' ORDER BY created_at, id;
+                INSERT OR IGNORE INTO drop_engagements (user_id, drop_id)
+                    SELECT peer_id, id FROM drops WHERE state = 'pending' ORDER BY created_at, id;
+                CREATE INDEX drops_matched_by_initiator ON drops (initiator_id, matched_at) WHERE state = 'matched';
+                CREATE INDEX drops_matched_by_peer ON drops (peer_id, matched_at) WHERE state = 'matched';
+                """),
     ]
 }

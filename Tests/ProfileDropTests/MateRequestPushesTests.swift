@@ -6,8 +6,8 @@ import PushStore
 import TestSupport
 import Testing
 
-@Suite("OutboxMateRequestNotifier")
-struct OutboxMateRequestNotifierTests {
+@Suite("MateRequestPushes")
+struct MateRequestPushesTests {
     let now = Date(timeIntervalSince1970: 1_700_000_000)
 
     func notice(_ id: String = "d1.peer") -> MateRequestNotice {
@@ -23,7 +23,6 @@ struct OutboxMateRequestNotifierTests {
     @Test("one alert row per active alert-capable device; invalidated and PushKit devices are skipped")
     func skipsDevices() async throws {
         let devices = InMemoryDeviceRepository()
-        let outbox = InMemoryOutboxRepository()
         let live = DropFixture.token(user: 2, device: 0)
         let dead = DropFixture.token(user: 2, device: 1)
         let voip = DropFixture.token(user: 2, device: 2)
@@ -32,10 +31,7 @@ struct OutboxMateRequestNotifierTests {
         _ = try await devices.register(token: voip, topic: "app.voip", userID: "u2", environment: "production", now: now)
         #expect(await devices.invalidate(token: dead, topic: "app", reason: "Unregistered", at: now.addingTimeInterval(1)))
 
-        let notifier = OutboxMateRequestNotifier(devices: devices, outbox: outbox)
-        try await notifier.notifyMateRequests([notice()], at: now)
-        try await notifier.notifyMateRequests([notice()], at: now)  // idempotent per request id
-        let rows = await outbox.items(pushID: "d1.peer")
+        let rows = try await MateRequestPushes(devices: devices).recipients(["u2", "u1"]).rows(for: [notice()], at: now)
         #expect(rows.map(\.token) == [live])
         let row = try #require(rows.first)
         #expect(row.pushType == "alert" && row.priority == 10 && row.collapseID == "d1" && row.topic == "app")
@@ -59,16 +55,14 @@ struct OutboxMateRequestNotifierTests {
     @Test("with a topic, only devices of that topic are pushed")
     func topicFilter() async throws {
         let devices = InMemoryDeviceRepository()
-        let outbox = InMemoryOutboxRepository()
         _ = try await devices.register(
             token: DropFixture.token(user: 2, device: 0), topic: "app", userID: "u2",
             environment: "production", now: now)
         _ = try await devices.register(
             token: DropFixture.token(user: 2, device: 1), topic: "other", userID: "u2",
             environment: "production", now: now)
-        try await OutboxMateRequestNotifier(devices: devices, outbox: outbox, topic: "app")
-            .notifyMateRequests([notice()], at: now)
-        #expect(await outbox.items(pushID: "d1.peer").map(\.topic) == ["app"])
+        let rows = try await MateRequestPushes(devices: devices, topic: "app").recipients(["u2"]).rows(for: [notice()], at: now)
+        #expect(rows.map(\.topic) == ["app"] && rows.map(\.pushID) == ["d1.peer"])
     }
 
     @Test("a payload with the largest card the store accepts fits in 4 KB")

@@ -1,0 +1,38 @@
+import PushIO
+import PushTLS
+
+extension HTTP2ClientConnection {
+    /// How to reach the server and how to behave.
+    public struct Configuration: Sendable {
+        /// Host name or IP literal.
+        public var host: String
+        /// TCP port.
+        public var port: Int
+        /// TLS context; nil for cleartext HTTP/2 (prior knowledge).
+        public var tls: TLSContext?
+        /// Name to verify in the server certificate and send as SNI (default `host`).
+        public var serverName: String?
+        /// A proxy to tunnel through (HTTP CONNECT or SOCKS5); TLS and ALPN still run with `host`.
+        public var proxy: IOProxy?
+        /// Our own ceiling on concurrent streams, below the server's.
+        public var maxConcurrentStreams: Int = 1000
+        /// Seconds allowed for TCP + the proxy's tunnel + TLS + the first SETTINGS.
+        public var connectTimeout: Double = 10
+        /// Send a PING after this many idle seconds (nil: never).
+        public var pingInterval: Double? = 60
+        /// Close the connection when a PING is not answered within this many seconds.
+        public var pingTimeout: Double = 10
+        /// Close gracefully after this many seconds without streams (nil: never).
+        public var idleTimeout: Double?
+        /// Stop opening streams while more than this many bytes wait to be written.
+        public var outputHighWater: Int = 1 << 20
+
+        /// A configuration for `host:port`.
+        public init(host: String, port: Int, tls: TLSContext?, serverName: String? = nil) {
+            self.host = host
+            self.port = port
+            self.tls = tls
+            self.serverName = serverName
+        }
+    }
+}

@@ -1,0 +1,30 @@
+import Foundation
+
+/// How long finished data stays in the store before the retention job deletes it (`retention` in the
+/// configuration file). Rows still in use are never purged: queued or in-flight outbox rows, pending drops,
+/// unanswered mate requests, and `Idempotency-Key` records younger than their 24-hour replay window.
+public struct RetentionPolicy: Sendable, Equatable {
+    /// Final outbox rows (accepted, rejected, failed, expired), counted from their last change.
+    public var finalOutboxSeconds: TimeInterval = 7 * 86_400
+    /// Answered mate requests, counted from the answer.
+    public var answeredMateRequestSeconds: TimeInterval = 30 * 86_400
+    /// Ended drops (matched, cancelled, expired) with no mate request left, counted from the end.
+    public var endedDropSeconds: TimeInterval = 30 * 86_400
+    /// `Idempotency-Key` records, counted from the first request; never less than the replay window.
+    public var idempotencyKeySeconds: TimeInterval = 2 * 86_400
+    /// Seconds between passes of the retention job.
+    public var intervalSeconds: TimeInterval = 60
+    /// Rows deleted per transaction; the job yields between batches so the API never waits long.
+    public var batchSize = 1_000
+
+    /// The defaults.
+    public init() {}
+}
+
+/// The store's tables the retention job purges, as `/metrics` labels them.
+enum RetentionTable: String, CaseIterable, Sendable {
+    case outbox
+    case mateRequests = "mate_requests"
+    case drops
+    case idempotencyKeys = "idempotency_keys"
+}

@@ -1,0 +1,27 @@
+/// One outcome to record in the outbox: the row, the claim it was sent under, and what happened.
+///
+/// The claim is named by the row's attempt count as that claim set it (`OutboxItem.attempts` of the claimed
+/// row). Every claim, including one that takes over a row whose lease ran out on another instance, counts
+/// an attempt, so an outcome carrying an older attempt is stale: `OutboxRepository.complete` leaves the row
+/// alone and leaves it out of its answer. This fences a slow instance's late answer off a row that another
+/// instance has since claimed and may already have sent.
+public struct OutboxCompletion: Sendable, Equatable {
+    /// The row id.
+    public var id: String
+    /// The row's attempt count when it was claimed for this send (the fencing token).
+    public var attempt: Int
+    /// What the send gave.
+    public var result: OutboxResult
+
+    /// An outcome of row `id` sent under the claim that made its attempt count `attempt`.
+    public init(id: String, attempt: Int, result: OutboxResult) {
+        self.id = id
+        self.attempt = attempt
+        self.result = result
+    }
+
+    /// An outcome of the claimed row `item`.
+    public init(_ item: OutboxItem, _ result: OutboxResult) {
+        self.init(id: item.id, attempt: item.attempts, result: result)
+    }
+}

@@ -1,0 +1,198 @@
+internal import CLibPQ
+import Foundation
+
+/// Owns one `PGconn*` (closed with `PQfinish` in `deinit`) and its prepared statements.
+///
+/// Confined to the thread that opened it: libpq connections are not to be shared between threads, and
+/// every blocking call here runs on a thread of the pool (`PostgresPool`), never on Swift's cooperative
+/// pool. Each entry point checks it runs on its owner thread.
+final class PostgresConnection {
+    private let handle: OpaquePointer
+    private let owner: pthread_t
+    /// Prepared statements by SQL text: the server parses and plans each text once per connection.
+    private var prepared: [String: String] = [:]
+
+    /// Connects with `conninfo` (a `postgres://` URL or `key=value` pairs); throws a classified error.
+    init(conninfo: String) throws(PostgresError) {
+        try Self.validate(conninfo)
+        // Defaults first; anything the URL says overrides them (libpq expands `dbname` in place).
+        let keywords = Self.defaults.map(\.key) + ["dbname"]
+        let values = Self.defaults.map(\.value) + [conninfo]
+        let connection = Self.withCStrings(keywords) { keywords in
+            Self.withCStrings(values) { values in PQconnectdbParams(keywords, values, 1) }
+        }
+        guard let connection else {
+            throw PostgresError(kind: .connectionFailed, function: "PQconnectdbParams", message: "out of memory")
+        }
+        guard PQstatus(connection) == CONNECTION_OK else {
+            let message = String(cString: PQerrorMessage(connection))
+            PQfinish(connection)
+            throw PostgresError.connectFailure(message)
+        }
+        handle = connection
+        owner = pthread_self()
+    }
+
+    deinit { PQfinish(handle) }
+
+    /// Connection settings used unless the URL sets them: give up on a host that does not answer after 10 s,
+    /// notice a peer that vanished (TCP keepalives after 30 s idle, 3 probes 10 s apart: what wakes an idle
+    /// `LISTEN` connection), and name the program in `pg_stat_activity`.
+    static let defaults: [(key: String, value: String)] = [
+        ("connect_timeout", "10"), ("keepalives", "1"), ("keepalives_idle", "30"), ("keepalives_interval", "10"),
+        ("keepalives_count", "3"), ("application_name", "push-server"),
+    ]
+
+    /// Calls `body` with `strings` as a NULL-terminated array of C strings.
+    private static func withCStrings<R>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+        let copies = strings.map { strdup($0) }
+        defer { for copy in copies { free(copy) } }
+        return body(copies.map { UnsafePointer($0) } + [nil])
+    }
+
+    /// Throws `badURL` unless libpq can parse `conninfo`.
+    static func validate(_ conninfo: String) throws(PostgresError) {
+        var error: UnsafeMutablePointer<CChar>?
+        guard let options = PQconninfoParse(conninfo, &error) else {
+            let message = error.map { String(cString: $0) } ?? "cannot parse the connection string"
+            if let error { PQfreemem(error) }
+            throw PostgresError(kind: .badURL, function: "PQconninfoParse", message: message)
+        }
+        PQconninfoFree(options)
+    }
+
+    private func checkThread() {
+        precondition(pthread_equal(owner, pthread_self()) != 0, "a PostgreSQL connection used off its own thread")
+    }
+
+    /// False once the connection broke (the pool then opens a new one).
+    var isUsable: Bool { PQstatus(handle) == CONNECTION_OK }
+
+    /// True while a transaction block is open (or failed and not yet rolled back).
+    var inTransaction: Bool {
+        let status = PQtransactionStatus(handle)
+        return status == PQTRANS_INTRANS || status == PQTRANS_INERROR
+    }
+
+    /// The socket, for waiting on notifications.
+    var socket: Int32 { PQsocket(handle) }
+
+    /// Runs SQL without parameters through the simple protocol (several statements allowed): for fixed
+    /// statements only (BEGIN, COMMIT, LISTEN, migrations), never for values.
+    func execute(_ sql: String) throws(PostgresError) {
+        checkThread()
+        _ = try check(PQexec(handle, sql), "PQexec")
+    }
+
+    /// Runs `sql` with `parameters` ($1, $2, …) as a prepared statement; returns its rows (binary format).
+    @discardableResult
+    func query(_ sql: String, _ parameters: [PostgresValue] = []) throws(PostgresError) -> PostgresRows {
+        checkThread()
+        let name = try statementName(sql)
+        let wire = parameters.map(\.wire)
+        var lengths: [Int32] = wire.map { Int32($0.bytes?.count ?? 0) }
+        var formats: [Int32] = wire.map(\.format)
+        // One buffer holds every value; the pointer array points into it.
+        let total = wire.reduce(0) { $0 + ($1.bytes?.count ?? 0) }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(total, 1), alignment: 1)
+        defer { buffer.deallocate() }
+        var pointers: [UnsafePointer<CChar>?] = []
+        pointers.reserveCapacity(wire.count)
+        var offset = 0
+        for value in wire {
+            guard let bytes = value.bytes else {
+                pointers.append(nil)
+                continue
+            }
+            let start = buffer.baseAddress! + offset
+            bytes.withUnsafeBytes { if let base = $0.baseAddress { start.copyMemory(from: base, byteCount: $0.count) } }
+            pointers.append(UnsafePointer(start.assumingMemoryBound(to: CChar.self)))
+            offset += bytes.count
+        }
+        let result = PQexecPrepared(handle, name, Int32(wire.count), pointers, &lengths, &formats, 1)
+        guard let rows = try check(result, "PQexecPrepared") else {
+            throw PostgresError(kind: .statement, function: "PQexecPrepared", message: "no result")
+        }
+        return rows
+    }
+
+    /// Runs `sql` with `parameters`; returns the number of rows it changed.
+    @discardableResult
+    func run(_ sql: String, _ parameters: [PostgresValue] = []) throws(PostgresError) -> Int {
+        try query(sql, parameters).affectedRows
+    }
+
+    /// Runs `body` in `BEGIN … COMMIT` (at `isolation`), rolling back if it throws; a serialization
+    /// failure or deadlock (40001, 40P01) runs the whole block again, up to `attempts` times in all.
+    func transaction<T>(
+        isolation: PostgresIsolation = .readCommitted, attempts: Int = 5,
+        _ body: (PostgresConnection) throws -> T
+    ) throws -> T {
+        var attempt = 1
+        while true {
+            try execute("BEGIN ISOLATION LEVEL \(isolation.rawValue)")
+            do {
+                let result = try body(self)
+                try execute("COMMIT")
+                return result
+            } catch {
+                if inTransaction && isUsable { try? execute("ROLLBACK") }
+                if let failure = error as? PostgresError, failure.isRetryable, attempt < attempts {
+                    attempt += 1
+                    continue
+                }
+                throw error
+            }
+        }
+    }
+
+    /// The name of the prepared statement for `sql`, preparing it on first use.
+    private func statementName(_ sql: String) throws(PostgresError) -> String {
+        if let name = prepared[sql] { return name }
+        let name = "push_\(prepared.count + 1)"
+        _ = try check(PQprepare(handle, name, sql, 0, nil), "PQprepare")
+        prepared[sql] = name
+        return name
+    }
+
+    /// Turns a `PGresult*` into rows, or into a thrown error carrying the SQLSTATE (the result is cleared).
+    private func check(_ result: OpaquePointer?, _ function: String) throws(PostgresError) -> PostgresRows? {
+        guard let result else {
+            throw PostgresError(
+                kind: isUsable ? .statement : .connectionLost, function: function,
+                message: String(cString: PQerrorMessage(handle)))
+        }
+        switch PQresultStatus(result) {
+        case PGRES_TUPLES_OK, PGRES_COMMAND_OK, PGRES_EMPTY_QUERY:
+            return PostgresRows(result)
+        default:
+            let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+            let text = PQresultErrorMessage(result).map { String(cString: $0) } ?? ""
+            PQclear(result)
+            let message = text.isEmpty ? String(cString: PQerrorMessage(handle)) : text
+            throw PostgresError(
+                kind: isUsable ? .statement : .connectionLost, function: function, sqlState: state, message: message)
+        }
+    }
+
+    /// Reads what arrived on the socket and returns the notifications received (channel, payload).
+    func consumeNotifications() throws(PostgresError) -> [(channel: String, payload: String)] {
+        checkThread()
+        guard PQconsumeInput(handle) == 1 else {
+            throw PostgresError(kind: .connectionLost, function: "PQconsumeInput", message: String(cString: PQerrorMessage(handle)))
+        }
+        var received: [(channel: String, payload: String)] = []
+        while let notification = PQnotifies(handle) {
+            received.append((String(cString: notification.pointee.relname), String(cString: notification.pointee.extra)))
+            PQfreemem(notification)
+        }
+        return received
+    }
+}
+
+/// The isolation level of a transaction.
+enum PostgresIsolation: String, Sendable {
+    case readCommitted = "READ COMMITTED"
+    case repeatableRead = "REPEATABLE READ"
+    case serializable = "SERIALIZABLE"
+}

@@ -1,0 +1,122 @@
+import Foundation
+
+/// `MateRequestRepository` on a `PostgresDatabase`: the `mate_requests` table.
+public struct PostgresMateRequestRepository: MateRequestRepository {
+    /// The database holding the table.
+    public let database: PostgresDatabase
+    /// The repository over `database`.
+    public init(database: PostgresDatabase) { self.database = database }
+
+    /// The columns of `mate_requests`, in SELECT (and INSERT) order.
+    enum Column: Int32, PostgresColumn {
+        case id, dropID, senderID, recipientID, state, createdAt, answeredAt
+
+        var expression: String {
+            switch self {
+            case .id: "id"
+            case .dropID: "drop_id"
+            case .senderID: "sender_id"
+            case .recipientID: "recipient_id"
+            case .state: "state"
+            case .createdAt: "created_at"
+            case .answeredAt: "answered_at"
+            }
+        }
+    }
+
+    static let columns = Column.selectList
+
+    static func record(_ row: PostgresRow) -> MateRequestRecord {
+        MateRequestRecord(
+            id: row.string(Column.id), dropID: row.string(Column.dropID),
+            senderID: row.string(Column.senderID), recipientID: row.string(Column.recipientID),
+            state: MateRequestState(rawValue: row.string(Column.state)) ?? .declined,
+            createdAt: row.date(Column.createdAt), answeredAt: row.optionalDate(Column.answeredAt))
+    }
+
+    /// Stores a new mate request on `db`, inside the caller's transaction (the drop rules' match): its drop
+    /// must exist (`notFound`), its id must be new (`duplicateID`).
+    static func insert(_ request: MateRequestRecord, _ db: PostgresConnection) throws {
+        try request.validate()
+        guard try db.query("SELECT 1 FROM drops WHERE id = $1", [.text(request.dropID)]).count == 1 else {
+            throw PushStoreError.notFound("drop \(request.dropID)")
+        }
+        guard try db.query("SELECT 1 FROM mate_requests WHERE id = $1", [.text(request.id)]).count == 0 else {
+            throw PushStoreError.duplicateID(request.id)
+        }
+        try db.run(
+            "INSERT INTO mate_requests (\(columns)) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            [
+                .text(request.id), .text(request.dropID), .text(request.senderID), .text(request.recipientID),
+                .text(request.state.rawValue), .integer(request.createdAt.storeMillis), .integer(request.answeredAt?.storeMillis),
+            ])
+    }
+
+    /// See `MateRequestRepository.answer`: decided on the row locked with `FOR UPDATE`; the answer and its
+    /// outbox rows in one transaction.
+    public func answer(
+        id: String, accept: Bool, by userID: String, at now: Date,
+        pushes: @Sendable (_ answered: MateRequestRecord) -> [OutboxItem]
+    ) async throws -> MateRequestRecord {
+        // The transaction ends before `answer` returns, so `pushes` is never called after it.
+        try await withoutActuallyEscaping(pushes) { pushes in
+            try await database.transaction { db in
+                guard
+                    var request = try db.query("SELECT \(Self.columns) FROM mate_requests WHERE id = $1 FOR UPDATE", [.text(id)])
+                        .map(Self.record).first
+                else { throw PushStoreError.notFound("mate request \(id)") }
+                try MateRequestAnswer.apply(accept: accept, by: userID, at: now, to: &request)
+                let items = pushes(request)
+                for item in items { try item.validate() }
+                try db.run(
+                    "UPDATE mate_requests SET state = $2, answered_at = $3 WHERE id = $1",
+                    [.text(id), .text(request.state.rawValue), .integer(now.storeMillis)])
+                try PostgresOutboxRepository.insert(items, db)
+                return request
+            }
+        }
+    }
+
+    /// See `MateRequestRepository.requests(forUser:role:)`.
+    public func requests(forUser userID: String, role: MateRequestRole) async throws -> [MateRequestRecord] {
+        let filter: String
+        switch role {
+        case .recipient: filter = "recipient_id = $1"
+        case .sender: filter = "sender_id = $1"
+        case .any: filter = "(recipient_id = $1 OR sender_id = $1)"
+        }
+        return try await database.withConnection { db in
+            try db.query("SELECT \(Self.columns) FROM mate_requests WHERE \(filter) ORDER BY created_at, id", [.text(userID)])
+                .map(Self.record)
+        }
+    }
+
+    /// See `MateRequestRepository.requests(forDrop:)`.
+    public func requests(forDrop dropID: String) async throws -> [MateRequestRecord] {
+        try await database.withConnection { try Self.requests(forDrop: dropID, $0) }
+    }
+
+    /// The requests of one drop, read on `db` (also inside the drop rules' transaction).
+    static func requests(forDrop dropID: String, _ db: PostgresConnection) throws -> [MateRequestRecord] {
+        try db.query("SELECT \(columns) FROM mate_requests WHERE drop_id = $1 ORDER BY created_at, id", [.text(dropID)]).map(record)
+    }
+
+    /// See `MateRequestRepository.request(id:)`.
+    public func request(id: String) async throws -> MateRequestRecord? {
+        try await database.withConnection { db in
+            try db.query("SELECT \(Self.columns) FROM mate_requests WHERE id = $1", [.text(id)]).map(Self.record).first
+        }
+    }
+
+    /// See `MateRequestRepository.purgeAnswered`.
+    public func purgeAnswered(olderThan date: Date, limit: Int) async throws -> Int {
+        guard limit > 0 else { return 0 }
+        return try await database.withConnection { db in
+            try db.run(
+                """
+                DELETE FROM mate_requests WHERE id IN (SELECT id FROM mate_requests
+                    WHERE state <> 'pending' AND answered_at < $1 LIMIT $2)
+                """, [.integer(date.storeMillis), .integer(Int64(limit))])
+        }
+    }
+}

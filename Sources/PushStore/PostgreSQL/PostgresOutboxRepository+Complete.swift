@@ -1,0 +1,57 @@
+import Foundation
+
+extension PostgresOutboxRepository {
+    /// See `OutboxRepository.complete`: one UPDATE for the whole batch, each row's new values passed as
+    /// arrays and joined by id. Only rows still in flight under the outcome's claim (`attempts` equal to
+    /// the completion's `attempt`) change; stale outcomes and rows not in flight are left alone and left
+    /// out of the answer; when an id is listed twice, its first outcome counts. The fence also makes the
+    /// retry schedule exact: the transition is computed from the completion's attempt, which is the row's.
+    @discardableResult
+    public func complete(_ results: [OutboxCompletion], now: Date) async throws -> [String: OutboxState] {
+        let millis = now.storeMillis
+        var seen = Set<String>(minimumCapacity: results.count)
+        var ids: [String?] = []
+        var attempts: [Int64?] = []
+        var states: [String?] = []
+        var statuses: [Int64?] = []
+        var reasons: [String?] = []
+        var uniqueIDs: [String?] = []
+        var nextAttempts: [Int64?] = []
+        for completion in results where seen.insert(completion.id).inserted {
+            let next = OutboxTransition(
+                completion.result, id: completion.id, attempts: completion.attempt, policy: retryPolicy, nowMillis: millis)
+            ids.append(completion.id)
+            attempts.append(Int64(completion.attempt))
+            states.append(next.state.rawValue)
+            statuses.append(next.status.map(Int64.init))
+            reasons.append(next.reason)
+            uniqueIDs.append(next.apnsUniqueID)
+            nextAttempts.append(next.nextAttemptMillis)
+        }
+        guard !ids.isEmpty else { return [:] }
+        let parameters: [PostgresValue] = [
+            .textArray(ids), .integerArray(attempts), .textArray(states), .integerArray(statuses), .textArray(reasons),
+            .textArray(uniqueIDs), .integerArray(nextAttempts), .integer(millis),
+        ]
+        let rows = try await database.withConnection { db in
+            try db.query(Self.completeSQL, parameters).map { ($0.string(at: 0), $0.string(at: 1)) }
+        }
+        var answer: [String: OutboxState] = [:]
+        for (id, state) in rows { answer[id] = OutboxState(rawValue: state) }
+        return answer
+    }
+
+    /// The batch UPDATE: $1 ids, $2 attempts (the fences), $3 states, $4 statuses, $5 reasons, $6 apns-unique-ids
+    /// (NULL keeps the stored one), $7 next attempt times (NULL keeps the stored one), $8 now. A finished or
+    /// re-queued row gives up its lease.
+    private static let completeSQL = """
+        UPDATE outbox o SET state = v.state, last_status = v.status, last_reason = v.reason,
+            apns_unique_id = coalesce(v.unique_id, o.apns_unique_id),
+            next_attempt_at = coalesce(v.next_attempt, o.next_attempt_at),
+            owner = NULL, lease_until = NULL, updated_at = $8
+        FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::bigint[])
+            AS v(id, attempt, state, status, reason, unique_id, next_attempt)
+        WHERE o.id = v.id AND o.state = 'in_flight' AND o.attempts = v.attempt
+        RETURNING o.id, o.state
+        """
+}

@@ -1,0 +1,100 @@
+import Foundation
+
+/// `OutboxRepository` on a `PostgresDatabase` shared by several instances: the table `outbox`.
+///
+/// Claims are leases: a claimed row records this instance (`PostgresDatabase.instanceID`) and a deadline
+/// `lease` after the claim; any instance claims it again once the deadline has passed (its owner died),
+/// never before. Every claim counts an attempt, and `complete` writes an outcome only while the row is
+/// still in flight under that attempt (the fence). Enqueues `NOTIFY` every instance's listener
+/// (`PostgresDatabase.waitForOutbox`). Statements are in this type and its extensions (`+Enqueue`,
+/// `+Claim`, `+Complete`); rows are read through `PostgresOutboxColumn`.
+public struct PostgresOutboxRepository: OutboxRepository {
+    /// The database holding the table.
+    public let database: PostgresDatabase
+    /// The retry schedule used by `complete` for retryable outcomes.
+    public let retryPolicy: OutboxRetryPolicy
+    /// How long a claim holds a row against the other instances.
+    public let lease: TimeInterval
+
+    /// The outbox in `database`, retrying by `retryPolicy`, claiming with leases of `lease` seconds.
+    public init(database: PostgresDatabase, retryPolicy: OutboxRetryPolicy = .default, lease: TimeInterval = 60) {
+        self.database = database
+        self.retryPolicy = retryPolicy
+        self.lease = lease
+    }
+
+    /// See `OutboxRepository.recoverInFlight`: puts back this instance's own in-flight rows (after its
+    /// worker stopped mid-send); rows other instances hold are theirs until their lease ends.
+    @discardableResult
+    public func recoverInFlight() async throws -> Int {
+        let owner = database.instanceID
+        return try await database.withConnection { db in
+            try db.run(
+                "UPDATE outbox SET state = 'queued', owner = NULL, lease_until = NULL WHERE state = 'in_flight' AND owner = $1",
+                [.text(owner)])
+        }
+    }
+
+    /// See `OutboxRepository.item(id:)`.
+    public func item(id: String) async throws -> OutboxItem? {
+        try await database.withConnection { db in
+            try db.query("\(PostgresOutboxColumn.select) WHERE o.id = $1", [.text(id)]).map(PostgresOutboxColumn.item).first
+        }
+    }
+
+    /// See `OutboxRepository.items(pushID:)`.
+    public func items(pushID: String) async throws -> [OutboxItem] {
+        try await database.withConnection { db in
+            try db.query("\(PostgresOutboxColumn.select) WHERE o.push_id = $1 ORDER BY o.seq", [.text(pushID)])
+                .map(PostgresOutboxColumn.item)
+        }
+    }
+
+    /// Every row, in enqueue order: for audits that reconcile the whole outbox, not for serving requests.
+    public func allItems() async throws -> [OutboxItem] {
+        try await database.withConnection { db in
+            try db.query("\(PostgresOutboxColumn.select) ORDER BY o.seq").map(PostgresOutboxColumn.item)
+        }
+    }
+
+    /// See `OutboxRepository.counts`.
+    public func counts() async throws -> [OutboxState: Int] {
+        let rows = try await database.withConnection { db in
+            try db.query("SELECT state, count(*) FROM outbox GROUP BY state").map {
+                (OutboxState(rawValue: $0.string(at: 0)), $0.int(at: 1))
+            }
+        }
+        var counts = Dictionary(uniqueKeysWithValues: OutboxState.allCases.map { ($0, 0) })
+        for case (let state?, let count) in rows { counts[state] = count }
+        return counts
+    }
+
+    /// See `OutboxRepository.depth`.
+    public func depth() async throws -> Int {
+        try await database.withConnection { db in
+            try db.query("SELECT count(*) FROM outbox WHERE state IN ('queued', 'in_flight')")[0].int(at: 0)
+        }
+    }
+
+    /// See `OutboxRepository.oldestPendingEnqueuedAt`: the lowest pending `seq` is the oldest row
+    /// (index `outbox_pending`).
+    public func oldestPendingEnqueuedAt() async throws -> Date? {
+        try await database.withConnection { db in
+            try db.query("SELECT created_at FROM outbox WHERE state IN ('queued', 'in_flight') ORDER BY seq LIMIT 1")
+                .map { Date(storeMillis: $0.int64(at: 0)) }.first
+        }
+    }
+
+    /// See `OutboxRepository.purge(olderThan:limit:)`: final rows from the oldest `seq` on.
+    @discardableResult
+    public func purge(olderThan date: Date, limit: Int) async throws -> Int {
+        guard limit > 0 else { return 0 }
+        return try await database.withConnection { db in
+            try db.run(
+                """
+                DELETE FROM outbox WHERE seq IN (SELECT seq FROM outbox
+                    WHERE state IN ('accepted', 'rejected', 'failed', 'expired') AND updated_at < $1 ORDER BY seq LIMIT $2)
+                """, [.integer(date.storeMillis), .integer(Int64(limit))])
+        }
+    }
+}

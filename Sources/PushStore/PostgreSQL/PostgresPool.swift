@@ -1,0 +1,127 @@
+import Foundation
+import PushSync
+
+/// A small pool of PostgreSQL connections for one instance: at most `size` connections, each living on a
+/// thread of its own (`PostgresThread`), opened when first needed and opened again after one breaks.
+///
+/// A caller borrows one connection for one unit of work (`withConnection`, `transaction`); when all are
+/// busy it waits its turn, first come first served. The borrowed connection is used only on its thread.
+final class PostgresPool: Sendable {
+    /// One connection slot: the thread and, touched only on that thread, the connection.
+    ///
+    /// `@unchecked Sendable`: `connection` is read and written only by jobs running on `thread`.
+    private final class Slot: @unchecked Sendable {
+        let thread: PostgresThread
+        var connection: PostgresConnection?
+
+        init(name: String) { thread = PostgresThread(name: name) }
+    }
+
+    private struct State {
+        var idle: [Slot] = []
+        var opened = 0
+        var waiters: [CheckedContinuation<Slot, Never>] = []
+        var closed = false
+    }
+
+    /// The connection string every connection opens with.
+    let conninfo: String
+    /// The most connections open at once.
+    let size: Int
+    private let state = PThreadLock(State())
+
+    /// A pool of up to `size` connections to `conninfo`; none is opened yet.
+    init(conninfo: String, size: Int) {
+        self.conninfo = conninfo
+        self.size = max(1, size)
+    }
+
+    /// Runs `body` with a connection of the pool on that connection's thread (reconnecting first if the
+    /// last one broke).
+    func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
+        guard let slot = await checkout() else {
+            throw PostgresError(kind: .connectionFailed, function: "PostgresPool", message: "the connection pool is closed")
+        }
+        defer { checkin(slot) }
+        let conninfo = self.conninfo
+        return try await slot.thread.run {
+            if let connection = slot.connection, connection.isUsable { return try body(connection) }
+            slot.connection = nil
+            let connection = try PostgresConnection(conninfo: conninfo)
+            slot.connection = connection
+            return try body(connection)
+        }
+    }
+
+    /// Runs `body` in one transaction (see `PostgresConnection.transaction`): serialization failures and
+    /// deadlocks run it again, a bounded number of times.
+    func transaction<T: Sendable>(
+        isolation: PostgresIsolation = .readCommitted,
+        _ body: @escaping @Sendable (PostgresConnection) throws -> T
+    ) async throws -> T {
+        try await withConnection { try $0.transaction(isolation: isolation, body) }
+    }
+
+    /// A slot to use, waiting for one if all are busy; nil once the pool is closed.
+    private func checkout() async -> Slot? {
+        enum Next {
+            case ready(Slot)
+            case open(Int)
+            case wait
+            case closed
+        }
+        let next: Next = state.withLock { state in
+            if state.closed { return .closed }
+            if let slot = state.idle.popLast() { return .ready(slot) }
+            if state.opened < size {
+                state.opened += 1
+                return .open(state.opened)
+            }
+            return .wait
+        }
+        switch next {
+        case .closed: return nil
+        case .ready(let slot): return slot
+        case .open(let number): return Slot(name: "push-pg-\(number)")
+        case .wait:
+            return await withCheckedContinuation { continuation in
+                let handed: Slot? = state.withLock { state in
+                    if let slot = state.idle.popLast() { return slot }
+                    state.waiters.append(continuation)
+                    return nil
+                }
+                if let handed { continuation.resume(returning: handed) }
+            }
+        }
+    }
+
+    private func checkin(_ slot: Slot) {
+        let (waiter, closed) = state.withLock { state -> (CheckedContinuation<Slot, Never>?, Bool) in
+            if !state.waiters.isEmpty { return (state.waiters.removeFirst(), false) }
+            if state.closed { return (nil, true) }
+            state.idle.append(slot)
+            return (nil, false)
+        }
+        waiter?.resume(returning: slot)
+        if closed { Self.retire(slot) }
+    }
+
+    /// Closes the idle connections and ends their threads (connections in use close when returned and
+    /// the pool is dropped).
+    func close() {
+        let slots = state.withLock { state -> [Slot] in
+            state.closed = true
+            defer { state.idle = [] }
+            return state.idle
+        }
+        for slot in slots { Self.retire(slot) }
+    }
+
+    /// Closes the slot's connection on its thread and ends the thread.
+    private static func retire(_ slot: Slot) {
+        slot.thread.execute { slot.connection = nil }
+        slot.thread.stop()
+    }
+
+    deinit { close() }
+}

@@ -1,0 +1,84 @@
+import Foundation
+
+/// `DropTransaction` on one SQLite connection inside a write transaction.
+struct SQLiteDropTransaction: DropTransaction {
+    let db: SQLiteConnection
+
+    private static let columns = SQLiteDropRepository.columns
+
+    func pendingDrop(engaging userID: String) throws -> DropRecord? {
+        try db.query(
+            """
+            SELECT \(Self.columns) FROM drops
+            WHERE id = (SELECT drop_id FROM drop_engagements WHERE user_id = ?1)
+            """, [.text(userID)], row: SQLiteDropRepository.record
+        ).first
+    }
+
+    func latestMatch(between first: String, and second: String, since: Date) throws -> DropRecord? {
+        try db.query(
+            """
+            SELECT \(Self.columns) FROM drops
+            WHERE state = 'matched' AND matched_at >= ?3
+              AND ((initiator_id = ?1 AND peer_id = ?2) OR (initiator_id = ?2 AND peer_id = ?1))
+            ORDER BY matched_at DESC, id DESC LIMIT 1
+            """, [.text(first), .text(second), .integer(since.storeMillis)], row: SQLiteDropRepository.record
+        ).first
+    }
+
+    func latestMatch(of userID: String, since: Date) throws -> DropRecord? {
+        try db.query(
+            """
+            SELECT \(Self.columns) FROM drops
+            WHERE state = 'matched' AND matched_at >= ?2 AND (initiator_id = ?1 OR peer_id = ?1)
+            ORDER BY matched_at DESC, id DESC LIMIT 1
+            """, [.text(userID), .integer(since.storeMillis)], row: SQLiteDropRepository.record
+        ).first
+    }
+
+    func requests(forDrop dropID: String) throws -> [MateRequestRecord] {
+        try SQLiteMateRequestRepository.requests(forDrop: dropID, db)
+    }
+
+    func insertPending(_ drop: DropRecord) throws {
+        guard try SQLiteDropRepository.drop(id: drop.id, db) == nil else { throw PushStoreError.duplicateID(drop.id) }
+        try db.run(
+            "INSERT INTO drops (\(Self.columns)) VALUES (?1, ?2, ?3, 'pending', ?4, ?5, NULL, NULL)",
+            [
+                .text(drop.id), .text(drop.initiatorID), .text(drop.peerID), .integer(drop.createdAt.storeMillis),
+                .integer(drop.expiresAt.storeMillis),
+            ])
+        // The primary key is the invariant: a second pending drop for a user cannot be stored.
+        try db.run(
+            "INSERT INTO drop_engagements (user_id, drop_id) VALUES (?1, ?3), (?2, ?3)",
+            [.text(drop.initiatorID), .text(drop.peerID), .text(drop.id)])
+    }
+
+    func close(_ drop: DropRecord) throws {
+        let changed = try db.run(
+            "UPDATE drops SET state = ?2, matched_at = ?3, closed_at = ?4 WHERE id = ?1 AND state = 'pending'",
+            [
+                .text(drop.id), .text(drop.state.rawValue), drop.matchedAt.map { .integer($0.storeMillis) } ?? .null,
+                drop.closedAt.map { .integer($0.storeMillis) } ?? .null,
+            ])
+        guard changed == 1 else {
+            throw PushStoreError.invalidTransition(dropID: drop.id, from: "not pending", to: drop.state.rawValue)
+        }
+        try db.run("DELETE FROM drop_engagements WHERE drop_id = ?1", [.text(drop.id)])
+    }
+
+    func insert(_ requests: [MateRequestRecord]) throws {
+        for request in requests { try SQLiteMateRequestRepository.insert(request, db) }
+    }
+
+    func enqueue(_ items: [OutboxItem]) throws {
+        guard !items.isEmpty else { return }
+        try SQLiteOutboxRepository.insert(items, db)
+    }
+
+    func pendingDrops(expiringBefore now: Date) throws -> [DropRecord] {
+        try db.query(
+            "SELECT \(Self.columns) FROM drops WHERE state = 'pending' AND expires_at < ?1 ORDER BY created_at, id",
+            [.integer(now.storeMillis)], row: SQLiteDropRepository.record)
+    }
+}

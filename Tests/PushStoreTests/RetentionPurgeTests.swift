@@ -1,0 +1,62 @@
+import APNSCore
+import Foundation
+import TestSupport
+import Testing
+
+@testable import PushStore
+
+@Suite("Retention purges (every store)")
+struct RetentionPurgeTests {
+    @Test(arguments: StoreKind.allCases)
+    func outboxPurgesFinalRowsInBatchesOldestFirst(kind: StoreKind) async throws {
+        let outbox = try await kind.make().outbox
+        try await outbox.enqueue((0..<7).map { outboxItem("r\($0)", token: $0) } + [outboxItem("waiting", token: 99)])
+        let claimed = try await outbox.claim(limit: 7, now: t0)
+        try await outbox.complete(
+            claimed.enumerated().map { index, item in
+                OutboxCompletion(item, index == 6 ? .retry(status: 503, reason: "ServiceUnavailable") : .accepted(apnsUniqueID: nil))
+            }, now: at(1))
+        #expect(try await outbox.purge(olderThan: at(1), limit: 10) == 0, "strictly older than the cutoff")
+        #expect(try await outbox.purge(olderThan: at(2), limit: 4) == 4)
+        #expect(try await outbox.item(id: "r0") == nil)
+        #expect(try await outbox.item(id: "r4") != nil)
+        #expect(try await outbox.purge(olderThan: at(2), limit: 4) == 2)
+        #expect(try await outbox.purge(olderThan: at(2), limit: 4) == 0)
+        #expect(try await outbox.depth() == 2, "the retried row and the queued one stay")
+        #expect(try await outbox.items(pushID: "push-1").map(\.id) == ["r6", "waiting"])
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func answeredRequestsGoFirstThenTheirDrops(kind: StoreKind) async throws {
+        let repos = try await kind.make()
+        _ = try await repos.drops.report(dropReport("ana", "bob", id: "m"), now: t0)
+        _ = try await repos.drops.report(dropReport("bob", "ana"), now: at(1))
+        _ = try await repos.drops.report(dropReport("cy", "dee", id: "c"), now: at(1))
+        _ = try await repos.drops.cancel(userID: "cy", now: at(2), window: 10)
+        _ = try await repos.drops.report(dropReport("eve", "fay", id: "p"), now: at(2))
+        _ = try await repos.mates.answer(id: "m.peer", accept: true, by: "bob", at: at(3)) { _ in [] }
+
+        #expect(try await repos.drops.purgeEnded(olderThan: at(100), limit: 10) == 1, "only the cancelled drop: the match has requests")
+        #expect(try await repos.drops.drop(id: "c") == nil)
+        #expect(try await repos.drops.drop(id: "p") != nil)
+        #expect(try await repos.mates.purgeAnswered(olderThan: at(100), limit: 10) == 1, "the unanswered request stays")
+        #expect(try await repos.mates.request(id: "m.initiator") != nil)
+        _ = try await repos.mates.answer(id: "m.initiator", accept: false, by: "ana", at: at(4)) { _ in [] }
+        #expect(try await repos.mates.purgeAnswered(olderThan: at(4), limit: 10) == 0)
+        #expect(try await repos.mates.purgeAnswered(olderThan: at(5), limit: 10) == 1)
+        #expect(try await repos.drops.purgeEnded(olderThan: at(100), limit: 10) == 1)
+        #expect(try await repos.drops.pending().map(\.id) == ["p"])
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func idempotencyKeysGoByAge(kind: StoreKind) async throws {
+        let keys = try await kind.make().idempotency
+        for (n, key) in ["a", "b", "c"].enumerated() {
+            #expect(try await keys.begin(key: key, scope: "s", fingerprint: [1], now: at(Double(n)), ttl: 60) == .proceed)
+            try await keys.finish(key: key, scope: "s", answer: IdempotentAnswer(status: 201, body: []))
+        }
+        #expect(try await keys.purge(olderThan: at(1.5), limit: 10) == 2)
+        #expect(try await keys.begin(key: "c", scope: "s", fingerprint: [1], now: at(3), ttl: 60) == .replay(IdempotentAnswer(status: 201, body: [])))
+        #expect(try await keys.begin(key: "a", scope: "s", fingerprint: [2], now: at(3), ttl: 60) == .proceed, "a purged key is new")
+    }
+}
