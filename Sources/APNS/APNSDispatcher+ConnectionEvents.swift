@@ -18,7 +18,8 @@ extension APNSDispatcher {
     func connectionClosed(_ connection: HTTP2ClientConnection, slot: APNSConnectionSlot, error: IOError?) {
         let now = MonotonicClock.now
         // A handshake the server refused (never ready), not a broken session: the certificate is the problem.
-        let handshakeRefused = error?.kind == .tls && slot.connection === connection && slot.readySince == nil
+        let handshakeRefused =
+            configuration.failsFastOnHandshakeFailure && error?.kind == .tls && slot.connection === connection && slot.readySince == nil
         slot.observers[ObjectIdentifier(connection)] = nil
         slot.retiring[ObjectIdentifier(connection)] = nil
         if slot.connection === connection {

@@ -136,6 +136,9 @@ public enum PushServerLauncher {
             configuration.requestTimeout = 30
             configuration.proxy = settings.proxy(for: environment.host)
             if let maxPending { configuration.maxPendingRequests = maxPending }
+            // A refused certificate fails this app's sends at once (they go back to the outbox with back-off)
+            // instead of holding the worker's in-flight slots, shared with the other apps, for 30 s.
+            configuration.failsFastOnHandshakeFailure = true
             if let logger {
                 configuration.metrics = APNSConnectionLog(
                     logger: logger, app: app, environment: development ? "development" : "production", health: health)
