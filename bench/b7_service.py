@@ -194,6 +194,15 @@ except Exception as error:
     fail(f"{type(error).__name__}: {error}")
 t_posted = time.time()
 
+def end_of_run():
+    """Stops the sampler and reads push-server's CPU since the start, peak RSS and database size, then stops it."""
+    sampling.set()
+    sampler.join()
+    figures = (cpu_seconds(server.pid) - cpu0, vm(server.pid, "VmHWM"), db_mb())
+    stop()
+    return figures
+
+
 if a.complete_by == "metrics":
     deadline = t0 + a.timeout
     answered = 0
@@ -203,12 +212,7 @@ if a.complete_by == "metrics":
             break
         time.sleep(a.poll_interval)
     t_done = time.time()
-    sampling.set()
-    sampler.join()
-    cpu = cpu_seconds(server.pid) - cpu0
-    peak_rss = vm(server.pid, "VmHWM")
-    size = db_mb()
-    stop()
+    cpu, peak_rss, size = end_of_run()
     elapsed = t_done - t0
     result = {"n": answered, "rate": answered / elapsed, "elapsed_s": round(elapsed, 3), "post_s": round(t_posted - t0, 3),
               "peak_rss_mb": peak_rss, "cpu_us_per_notification": cpu * 1e6 / max(1, answered), "db_mb": round(size, 1),
@@ -235,12 +239,7 @@ while pending and time.time() < deadline:
     if pending:
         time.sleep(a.poll_interval)
 t_polled = time.time()
-sampling.set()
-sampler.join()
-cpu = cpu_seconds(server.pid) - cpu0
-peak_rss = vm(server.pid, "VmHWM")
-size = db_mb()
-stop()
+cpu, peak_rss, size = end_of_run()
 if pending:
     print(json.dumps({"error": f"timeout: {len(pending)} of {len(accepted)} pushes not complete after {a.timeout:.0f} s",
                       "peak_rss_mb": peak_rss}))

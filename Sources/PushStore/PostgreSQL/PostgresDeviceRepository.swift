@@ -8,35 +8,13 @@ public struct PostgresDeviceRepository: DeviceRepository {
     /// The repository over `database`.
     public init(database: PostgresDatabase) { self.database = database }
 
-    /// The columns of `devices`, in SELECT order.
-    enum Column: Int32, PostgresColumn {
-        case token, topic, userID, environment, registeredAt, lastSeen, invalidatedAt, invalidReason
-
-        var expression: String {
-            switch self {
-            case .token: "token"
-            case .topic: "topic"
-            case .userID: "user_id"
-            case .environment: "environment"
-            case .registeredAt: "registered_at"
-            case .lastSeen: "last_seen"
-            case .invalidatedAt: "invalidated_at"
-            case .invalidReason: "invalid_reason"
-            }
-        }
-    }
+    /// The columns of the table (`DeviceColumn`, shared by both SQL backends).
+    typealias Column = DeviceColumn
 
     private static let columns = Column.selectList
 
     private static func record(_ row: PostgresRow) -> DeviceRecord {
-        // Every column was checked on the way in, so the typed values come back as stored.
-        DeviceRecord(
-            token: DeviceToken(storedHex: row.string(Column.token)), topic: row.string(Column.topic),
-            userID: row.string(Column.userID),
-            environment: APNSEnvironment(named: row.string(Column.environment)) ?? .production,
-            registeredAt: row.date(Column.registeredAt), lastSeen: row.date(Column.lastSeen),
-            invalidatedAt: row.optionalDate(Column.invalidatedAt),
-            invalidReason: row.optionalString(Column.invalidReason).map(APNSRejectionReason.init(rawValue:)))
+        DeviceRecord(row: row)
     }
 
     /// See `DeviceRepository.register`: one upsert that returns the stored row.

@@ -8,32 +8,13 @@ public struct SQLiteDropRepository: DropRepository {
     /// The repository over `database`.
     public init(database: SQLiteDatabase) { self.database = database }
 
-    /// The columns of `drops`, in SELECT (and INSERT) order.
-    enum Column: Int32, SQLiteColumn {
-        case id, initiatorID, peerID, state, createdAt, expiresAt, matchedAt, closedAt
-
-        var expression: String {
-            switch self {
-            case .id: "id"
-            case .initiatorID: "initiator_id"
-            case .peerID: "peer_id"
-            case .state: "state"
-            case .createdAt: "created_at"
-            case .expiresAt: "expires_at"
-            case .matchedAt: "matched_at"
-            case .closedAt: "closed_at"
-            }
-        }
-    }
+    /// The columns of the table (`DropColumn`, shared by both SQL backends).
+    typealias Column = DropColumn
 
     static let columns = Column.selectList
 
     static func record(_ row: SQLiteStatement) -> DropRecord {
-        DropRecord(
-            id: row.string(Column.id), initiatorID: row.string(Column.initiatorID),
-            peerID: row.string(Column.peerID), state: DropState(rawValue: row.string(Column.state)) ?? .expired,
-            createdAt: row.date(Column.createdAt), expiresAt: row.date(Column.expiresAt),
-            matchedAt: row.optionalDate(Column.matchedAt), closedAt: row.optionalDate(Column.closedAt))
+        DropRecord(row: row)
     }
 
     /// See `DropRepository.report`.

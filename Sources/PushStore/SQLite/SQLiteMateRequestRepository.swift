@@ -7,31 +7,13 @@ public struct SQLiteMateRequestRepository: MateRequestRepository {
     /// The repository over `database`.
     public init(database: SQLiteDatabase) { self.database = database }
 
-    /// The columns of `mate_requests`, in SELECT (and INSERT) order.
-    enum Column: Int32, SQLiteColumn {
-        case id, dropID, senderID, recipientID, state, createdAt, answeredAt
-
-        var expression: String {
-            switch self {
-            case .id: "id"
-            case .dropID: "drop_id"
-            case .senderID: "sender_id"
-            case .recipientID: "recipient_id"
-            case .state: "state"
-            case .createdAt: "created_at"
-            case .answeredAt: "answered_at"
-            }
-        }
-    }
+    /// The columns of the table (`MateRequestColumn`, shared by both SQL backends).
+    typealias Column = MateRequestColumn
 
     private static let columns = Column.selectList
 
     private static func record(_ row: SQLiteStatement) -> MateRequestRecord {
-        MateRequestRecord(
-            id: row.string(Column.id), dropID: row.string(Column.dropID),
-            senderID: row.string(Column.senderID), recipientID: row.string(Column.recipientID),
-            state: MateRequestState(rawValue: row.string(Column.state)) ?? .declined,
-            createdAt: row.date(Column.createdAt), answeredAt: row.optionalDate(Column.answeredAt))
+        MateRequestRecord(row: row)
     }
 
     /// Stores a new mate request on `db`, inside the caller's transaction (the drop rules' match).
