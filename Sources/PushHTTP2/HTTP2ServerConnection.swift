@@ -112,6 +112,7 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
         lingerTimer?.cancel()
         lingerTimer = nil
         stream = nil
+        session?.delegate = nil
         let retired = RetiredSession(session)
         session = nil
         loop.execute { retired.release() }
