@@ -39,7 +39,9 @@ struct HeaderBlock {
         case .request(let method, let scheme, let authority, let path):
             count += 4
             bytes += 7 + method.utf8.count + 7 + scheme.utf8.count + 10 + authority.utf8.count + 5 + path.utf8.count
-        case .status: count += 1; bytes += 7 + 3
+        case .status:
+            count += 1
+            bytes += 7 + 3
         }
         for field in fields { bytes += field.name.utf8.count + field.value.utf8.count }
         return withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: max(1, count)) { entries in
