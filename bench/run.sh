@@ -199,6 +199,7 @@ ELAPSED=$(( $(date +%s) - START ))
 python3 bench/summarize.py "$RAW" bench/results.json bench/summary.md \
     "n=$N runs=$RUNS elapsed=${ELAPSED}s quick=${BENCH_QUICK:-0}"
 status=$?
+python3 bench/regressions.py bench/results.json >&2   # warnings only: ratios > 15% worse than the committed run
 say "== charts"
 bench/venv/bin/python bench/charts.py bench/results.json bench || { say "charts failed"; status=1; }
 [ -s "$WORK/errors.log" ] && { say "== stderr of failed runs (last lines)"; tail -n 5 "$WORK/errors.log" >&2; }
