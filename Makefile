@@ -22,7 +22,7 @@ PKG_MODULES += libpq
 TOOLS += psql
 DEP_FILES += /usr/lib/postgresql/15/bin/initdb /usr/lib/postgresql/15/bin/pg_ctl /usr/lib/postgresql/15/bin/postgres
 
-.PHONY: deps conformance-tools lint format build release run cluster test test-examples bench chaos chaos-goaway sanitize sanitize-address sanitize-thread fuzz clean
+.PHONY: deps conformance-tools lint format build release run cluster test test-examples bench bench-profile chaos chaos-goaway sanitize sanitize-address sanitize-thread fuzz clean
 
 ## deps: install the Debian packages that are missing (apt-get as root, otherwise print the command), and
 ## the system account the SOCKS5 proxy tests authenticate as (Tests/Proxies/socks-test-user.sh, as root)
@@ -107,6 +107,10 @@ conformance-tools:
 ## bench: benchmarks side by side with h2load, nghttpd and a peer client; writes bench/results.json
 bench: deps
 	./bench/run.sh
+
+## bench-profile: perf profile of B1 (our client alone) into bench/profile-B1.txt (PROFILE_ARGS="--batch 100" for send(batch:))
+bench-profile: deps
+	./bench/profile.sh
 
 ## chaos: 100,000 pushes through push-server while the mock APNs injects GOAWAY, resets, 429/503 and jitter,
 ## with three SIGKILLs; reconciles the outbox with the mock and writes bench/chaos.json

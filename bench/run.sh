@@ -92,6 +92,8 @@ say "== B1/B2/B3/B6 against the mock (accept-all)"
 start_mock mock-accept --accept-all
 MOCK_CREDS=$CREDS
 record B1.client client "$MOCK_PORT" -n "$N" --connections 1 --payload-bytes 256
+# The same through send(batch:) (chunks of 100, at most -m pending): the outbox worker's entry point.
+record B1.client-batch client "$MOCK_PORT" -n "$N" --connections 1 --payload-bytes 256 --batch 100
 if "$BIN" mock --accept-all --no-client-auth --write-credentials "$WORK/probe" < /dev/null > /dev/null 2>&1; then
     say "   (mock --no-client-auth works: h2load targets the mock)"
     stop_mock mock-accept
@@ -156,6 +158,7 @@ NGHTTPD_PID=$!; PIDS+=("$NGHTTPD_PID"); sleep 0.5
 CREDS=$MOCK_CREDS
 record B1.h2load-nghttpd h2 h2load-nghttpd "$NGHTTPD_PORT" "$N" "$WORK/body256"
 record B1.client-nghttpd client "$NGHTTPD_PORT" -n "$N" --payload-bytes 256
+record B1.client-batch-nghttpd client "$NGHTTPD_PORT" -n "$N" --payload-bytes 256 --batch 100
 kill "$NGHTTPD_PID"; wait "$NGHTTPD_PID" 2>/dev/null
 
 say "== B4 realistic APNs: 40 ms, 500 streams, 1% rejections dropping the limit to 1"
@@ -196,6 +199,7 @@ ELAPSED=$(( $(date +%s) - START ))
 python3 bench/summarize.py "$RAW" bench/results.json bench/summary.md \
     "n=$N runs=$RUNS elapsed=${ELAPSED}s quick=${BENCH_QUICK:-0}"
 status=$?
+python3 bench/regressions.py bench/results.json >&2   # warnings only: ratios > 15% worse than the committed run
 say "== charts"
 bench/venv/bin/python bench/charts.py bench/results.json bench || { say "charts failed"; status=1; }
 [ -s "$WORK/errors.log" ] && { say "== stderr of failed runs (last lines)"; tail -n 5 "$WORK/errors.log" >&2; }

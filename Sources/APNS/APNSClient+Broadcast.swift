@@ -40,12 +40,14 @@ extension APNSClient {
         let deadline = started + configuration.requestTimeout
         let dispatcher = self.dispatcher
         let loop = self.loop
+        let inbox = self.inbox
+        // An unsafe continuation (no checking object per call): APNSSend.deliver resumes it exactly once.
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                let send = APNSSend(
-                    id: id, request: request, started: started, deadline: deadline,
-                    receiver: .continuation(continuation))
-                loop.execute { dispatcher.submit(send) }
+            try await withUnsafeThrowingContinuation { continuation in
+                inbox.post(
+                    APNSSend(
+                        id: id, request: request, started: started, deadline: deadline,
+                        receiver: .continuation(continuation)))
             }
         } onCancel: {
             loop.execute { dispatcher.cancel(id: id) }

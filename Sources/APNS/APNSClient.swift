@@ -21,6 +21,7 @@ public final class APNSClient: Sendable {
     public let tokenProvider: APNSTokenProvider?
     let loop: EventLoop
     let dispatcher: APNSDispatcher
+    let inbox: APNSSendInbox
     let permits: AsyncSemaphore
     let nextID = Atomic<UInt64>(0)
     let closed = Atomic<Bool>(false)
@@ -36,6 +37,7 @@ public final class APNSClient: Sendable {
         let tls = try TLSContext.client(tlsConfiguration)
         loop = EventLoop(name: "apns-client")
         dispatcher = APNSDispatcher(loop: loop, configuration: configuration, tls: tls, tokenProvider: tokenProvider)
+        inbox = APNSSendInbox(loop: loop, dispatcher: dispatcher)
         permits = AsyncSemaphore(permits: configuration.maxPendingRequests)
     }
 
@@ -56,26 +58,10 @@ public final class APNSClient: Sendable {
             configuration.metrics.record(.rejected(reason: rejection.reason, latency: 0))
             return .rejected(rejection)
         }
-        guard !closed.load(ordering: .relaxed) else { throw APNSTransportError(.shutdown, "client is shut down") }
-        guard await permits.acquire() else { throw APNSTransportError(.cancelled, "cancelled while waiting to send") }
-        defer { permits.release() }
-        let request = HTTP2Request(
-            authority: configuration.environment.host, path: notification.path,
-            headers: notification.headerFields(authorization: nil), body: notification.payload)
-        let id = nextID.add(1, ordering: .relaxed).newValue
-        let started = MonotonicClock.now
-        let deadline = started + configuration.requestTimeout
-        let dispatcher = self.dispatcher
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                let send = APNSSend(
-                    id: id, request: request, started: started, deadline: deadline,
-                    receiver: .continuation(continuation))
-                loop.execute { dispatcher.submit(send) }
-            }
-        } onCancel: {
-            loop.execute { dispatcher.cancel(id: id) }
-        }
+        return try await send(
+            request: HTTP2Request(
+                authority: configuration.environment.host, path: notification.path,
+                headers: notification.headerFields(authorization: nil), body: notification.payload))
     }
 
     /// Sends many notifications with one hand-over to the client's loop and returns once they are handed

@@ -8,7 +8,7 @@ import PushIO
 final class APNSSend: @unchecked Sendable {
     /// Where the outcome goes: a suspended `send` call, or one slot of a batch.
     enum Receiver {
-        case continuation(CheckedContinuation<APNSOutcome, any Error>)
+        case continuation(UnsafeContinuation<APNSOutcome, any Error>)
         case batch(APNSBatchSink, index: Int)
     }
 

@@ -279,6 +279,7 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
             }
         }
         // The session may be mid-callback (this can run inside `receive`): free it on a later turn.
+        session?.delegate = nil
         let retired = RetiredSession(session)
         session = nil
         loop.execute { retired.release() }

@@ -29,9 +29,7 @@ public struct HTTP2Request: Sendable {
     }
 
     var headerBlock: HeaderBlock {
-        var block = HeaderBlock([(":method", method), (":scheme", scheme), (":authority", authority), (":path", path)])
-        for field in headers { block.append(name: field.name, value: field.value) }
-        return block
+        HeaderBlock(method: method, scheme: scheme, authority: authority, path: path, fields: headers)
     }
 }
 

@@ -25,8 +25,12 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
 
     private var stream: IOStream?
     private var session: HTTP2Session?
-    private var incoming: [Int32: HTTP2ServerRequest] = [:]
+    /// Requests being received, each in a box so that every header and data chunk changes it in place
+    /// (a struct in the dictionary was copied, with its arrays, on each change).
+    private var incoming: [Int32: IncomingRequest] = [:]
     private var goingAway = false
+    /// True while `stream(_:didRead:)` feeds input to the session (it flushes when done).
+    private var receiving = false
     private var lingerTimer: LoopTimer?
     private let settings: [(id: Int32, value: UInt32)]
     private let onClose: (HTTP2ServerConnection) -> Void
@@ -49,14 +53,14 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
         } catch {
             return
         }
-        flush()
+        flushUnlessReceiving()
     }
 
     /// Sends new SETTINGS with this MAX_CONCURRENT_STREAMS.
     public func updateSettings(maxConcurrentStreams: Int) {
         guard let session, !isClosed else { return }
         try? session.submitSettings([(Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), UInt32(maxConcurrentStreams))])
-        flush()
+        flushUnlessReceiving()
     }
 
     /// Sends GOAWAY; streams up to `lastStreamID` (default: every stream received so far) still get their
@@ -68,7 +72,7 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
         if let lastStreamID {
             for id in incoming.keys where id > lastStreamID { incoming[id] = nil }
         }
-        flush()
+        flushUnlessReceiving()
         closeIfDone()
     }
 
@@ -80,8 +84,16 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
 
     /// Closes after flushing what is queued.
     public func close() {
+        flush()  // answers given while input was being parsed are still unwritten
         stream?.close()
         finish()
+    }
+
+    /// Writes now, except while input is being parsed: answers given from inside the session's callbacks
+    /// then go out together in the one write after the input (nghttp2 must not send from its callbacks,
+    /// and a TLS record and a syscall per answer cost the mock most of its time under load).
+    private func flushUnlessReceiving() {
+        if !receiving { flush() }
     }
 
     func flush() {
@@ -112,6 +124,7 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
         lingerTimer?.cancel()
         lingerTimer = nil
         stream = nil
+        session?.delegate = nil
         let retired = RetiredSession(session)
         session = nil
         loop.execute { retired.release() }
@@ -133,6 +146,8 @@ extension HTTP2ServerConnection: IOStreamDelegate {
 
     public func stream(_ stream: IOStream, didRead bytes: UnsafeRawBufferPointer) {
         guard let session else { return }
+        receiving = true
+        defer { receiving = false }
         do {
             try session.receive(bytes)
         } catch {
@@ -154,36 +169,35 @@ extension HTTP2ServerConnection: IOStreamDelegate {
 
 extension HTTP2ServerConnection: HTTP2SessionDelegate {
     func sessionBeganHeaders(streamID: Int32) {
-        incoming[streamID] = HTTP2ServerRequest(streamID: streamID)
+        incoming[streamID] = IncomingRequest(streamID: streamID)
         openStreamCount += 1
         maxObservedOpenStreams = max(maxObservedOpenStreams, openStreamCount)
     }
 
     func sessionReceivedHeader(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
-        guard incoming[streamID] != nil else { return }
+        guard let box = incoming[streamID] else { return }
         let text = String(decoding: value, as: UTF8.self)
         if name.first == UInt8(ascii: ":") {
             switch String(decoding: name, as: UTF8.self) {
-            case ":method": incoming[streamID]!.method = text
-            case ":path": incoming[streamID]!.path = text
-            case ":scheme": incoming[streamID]!.scheme = text
-            case ":authority": incoming[streamID]!.authority = text
+            case ":method": box.request.method = text
+            case ":path": box.request.path = text
+            case ":scheme": box.request.scheme = text
+            case ":authority": box.request.authority = text
             default: break
             }
         } else {
-            incoming[streamID]!.headers.append((String(decoding: name, as: UTF8.self), text))
+            box.request.headers.append((String(decoding: name, as: UTF8.self), text))
         }
     }
 
     func sessionEndedHeaders(streamID: Int32, endStream: Bool) {}
 
     func sessionReceivedData(streamID: Int32, data: UnsafeRawBufferPointer) {
-        guard incoming[streamID] != nil else { return }
-        incoming[streamID]!.body.append(contentsOf: data)
+        incoming[streamID]?.request.body.append(contentsOf: data)
     }
 
     func sessionEndedStream(streamID: Int32) {
-        guard let request = incoming.removeValue(forKey: streamID) else { return }
+        guard let request = incoming.removeValue(forKey: streamID)?.request else { return }
         requestCount += 1
         handler?.connection(self, didReceive: request)
     }
@@ -197,4 +211,10 @@ extension HTTP2ServerConnection: HTTP2SessionDelegate {
     func sessionReceivedGoAway(lastStreamID: Int32, errorCode: UInt32, debugData: [UInt8]) {}
     func sessionReceivedSettings() {}
     func sessionReceivedPingAck() {}
+}
+
+/// A request being received; confined to its connection's loop thread.
+private final class IncomingRequest {
+    var request: HTTP2ServerRequest
+    init(streamID: Int32) { request = HTTP2ServerRequest(streamID: streamID) }
 }

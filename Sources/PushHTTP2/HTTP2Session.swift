@@ -17,7 +17,10 @@ protocol HTTP2SessionDelegate: AnyObject {
 /// Confined to one thread (its connection's loop).
 final class HTTP2Session {
     private let session: OpaquePointer
-    weak var delegate: (any HTTP2SessionDelegate)?
+    /// Not retained and not weak: the owner (a connection) keeps the session and outlives every call into it,
+    /// and sets this to nil before it retires the session. A weak reference cost a side-table load, retain
+    /// and release on every nghttp2 callback (several per request).
+    unowned(unsafe) var delegate: (any HTTP2SessionDelegate)?
     private var bodies: [Int32: OutgoingBody] = [:]
     let isServer: Bool
 

@@ -1,51 +1,106 @@
 internal import CNGHTTP2
 
-/// Header fields packed into one byte buffer so they can be handed to nghttp2 (which copies them) without
-/// a C string per field.
+/// The header fields of one outgoing message, laid out for nghttp2 only while it is being submitted.
+///
+/// It holds the caller's strings as they are (no copy when it is made); ``withEntries(_:)`` copies their
+/// bytes into one stack buffer and points the `nghttp2_nv` entries (also on the stack) into it, so a
+/// request or response costs no heap allocation here. nghttp2 copies names and values itself (flag NONE).
 struct HeaderBlock {
-    private var storage: [UInt8] = []
-    private var spans: [(nameStart: Int, nameCount: Int, valueStart: Int, valueCount: Int)] = []
+    /// The pseudo-header fields that come first.
+    enum Pseudo {
+        case none
+        case request(method: String, scheme: String, authority: String, path: String)
+        case status(Int)
+    }
+
+    private let pseudo: Pseudo
+    private let fields: [(name: String, value: String)]
 
     init(_ fields: [(name: String, value: String)]) {
-        storage.reserveCapacity(fields.count * 32)
-        spans.reserveCapacity(fields.count)
-        for field in fields { append(name: field.name, value: field.value) }
+        pseudo = .none
+        self.fields = fields
     }
 
     init(status: Int, fields: [(name: String, value: String)]) {
-        storage.reserveCapacity(fields.count * 32 + 16)
-        spans.reserveCapacity(fields.count + 1)
-        append(name: ":status", value: String(status))
-        for field in fields { append(name: field.name, value: field.value) }
+        pseudo = .status(status)
+        self.fields = fields
     }
 
-    mutating func append(name: String, value: String) {
-        let nameStart = storage.count
-        storage.append(contentsOf: name.utf8)
-        let valueStart = storage.count
-        storage.append(contentsOf: value.utf8)
-        spans.append((nameStart, valueStart - nameStart, valueStart, storage.count - valueStart))
+    init(method: String, scheme: String, authority: String, path: String, fields: [(name: String, value: String)]) {
+        pseudo = .request(method: method, scheme: scheme, authority: authority, path: path)
+        self.fields = fields
     }
 
     func withEntries<R>(_ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
-        // nghttp2 copies names and values (flag NONE) and never writes through these pointers, so the
-        // storage is lent as it is and the entries live on the stack.
-        if storage.isEmpty {
-            var zero: UInt8 = 0
-            return withUnsafeMutablePointer(to: &zero) { entries(base: $0, body) }
+        var count = fields.count
+        var bytes = 0
+        switch pseudo {
+        case .none: break
+        case .request(let method, let scheme, let authority, let path):
+            count += 4
+            bytes += 7 + method.utf8.count + 7 + scheme.utf8.count + 10 + authority.utf8.count + 5 + path.utf8.count
+        case .status:
+            count += 1
+            bytes += 7 + 3
         }
-        return storage.withUnsafeBufferPointer { entries(base: UnsafeMutablePointer(mutating: $0.baseAddress!), body) }
+        for field in fields { bytes += field.name.utf8.count + field.value.utf8.count }
+        return withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: max(1, count)) { entries in
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(1, bytes)) { storage in
+                var writer = EntryWriter(entries: entries.baseAddress!, storage: storage.baseAddress!)
+                switch pseudo {
+                case .none: break
+                case .request(let method, let scheme, let authority, let path):
+                    writer.add(":method", method)
+                    writer.add(":scheme", scheme)
+                    writer.add(":authority", authority)
+                    writer.add(":path", path)
+                case .status(let status): writer.add(":status", Self.statusText(status))
+                }
+                for field in fields { writer.add(field.name, field.value) }
+                return body(entries.baseAddress!, writer.count)
+            }
+        }
     }
 
-    private func entries<R>(base: UnsafeMutablePointer<UInt8>, _ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
-        withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: max(1, spans.count)) { entries in
-            for (index, span) in spans.enumerated() {
-                (entries.baseAddress! + index).initialize(
-                    to: nghttp2_nv(
-                        name: base + span.nameStart, value: base + span.valueStart,
-                        namelen: span.nameCount, valuelen: span.valueCount, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))
+    /// Three digits for a valid status; anything else as its decimal text (at most 3 bytes are reserved,
+    /// so a wider value is clamped to what HTTP allows).
+    private static func statusText(_ status: Int) -> String { String(min(max(status, 0), 999)) }
+}
+
+/// Appends name/value pairs to stack buffers sized beforehand. Uninitialized entries are never read.
+private struct EntryWriter {
+    let entries: UnsafeMutablePointer<nghttp2_nv>
+    let storage: UnsafeMutablePointer<UInt8>
+    var count = 0
+    var offset = 0
+
+    mutating func add(_ name: String, _ value: String) {
+        let name = copy(name)
+        let value = copy(value)
+        (entries + count).initialize(
+            to: nghttp2_nv(
+                name: name.start, value: value.start, namelen: name.count, valuelen: value.count,
+                flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))
+        count += 1
+    }
+
+    private mutating func copy(_ text: String) -> (start: UnsafeMutablePointer<UInt8>, count: Int) {
+        let start = storage + offset
+        let copied =
+            text.utf8.withContiguousStorageIfAvailable { source -> Int in
+                guard let base = source.baseAddress, source.count > 0 else { return 0 }
+                start.update(from: base, count: source.count)
+                return source.count
             }
-            return body(entries.baseAddress!, spans.count)
-        }
+            ?? {
+                var index = 0
+                for byte in text.utf8 {
+                    start[index] = byte
+                    index += 1
+                }
+                return index
+            }()
+        offset += copied
+        return (start, copied)
     }
 }

@@ -195,9 +195,14 @@ public final class IOStream: @unchecked Sendable {
         }
     }
 
-    fileprivate func handleWrite() {
+    /// The write callback: the output buffer drained. libevent's TLS layer runs it deferred (checked when
+    /// the buffer emptied, run on a later pass), so bytes queued in between (say, the answers a server
+    /// writes right before its close) may still be waiting: a close frees the stream only once the
+    /// buffer is really empty, and the next drain calls back again.
+    func outputDrained() {
         if tunnel != nil { return }
         if closeWhenFlushed {
+            guard let bev, evbuffer_get_length(bufferevent_get_output(bev)) == 0 else { return }
             release()
             return
         }
@@ -262,7 +267,7 @@ private func ioStreamReadCallback(_ bev: OpaquePointer?, _ context: UnsafeMutabl
 
 private func ioStreamWriteCallback(_ bev: OpaquePointer?, _ context: UnsafeMutableRawPointer?) {
     let stream = Unmanaged<IOStream>.fromOpaque(context!).takeUnretainedValue()
-    withExtendedLifetime(stream) { stream.handleWrite() }
+    withExtendedLifetime(stream) { stream.outputDrained() }
 }
 
 private func ioStreamEventCallback(_ bev: OpaquePointer?, _ events: Int16, _ context: UnsafeMutableRawPointer?) {

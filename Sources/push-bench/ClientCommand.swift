@@ -20,12 +20,14 @@ enum ClientCommand {
         let token = try DeviceToken(arguments.string("token") ?? String(repeating: "ab", count: 32))
         let topic = arguments.string("topic") ?? MockCommand.bundleID
         let recordLatencies = arguments.flag("latencies")
+        // --batch K: send(batch:) in chunks of K with at most -m pending, instead of -m callers of send.
+        let batch = try arguments.int("batch", 0)
 
         var configuration = APNSClientConfiguration(
             credentials: .pem(certificatePath: try arguments.required("cert"), keyPath: try arguments.required("key")),
             environment: .custom(host: host, port: port, isDevelopment: true),
             connections: connections, trustedCAPEM: caPEM)
-        configuration.maxPendingRequests = max(configuration.maxPendingRequests, inFlight * 2)
+        configuration.maxPendingRequests = batch > 0 ? inFlight : max(configuration.maxPendingRequests, inFlight * 2)
         configuration.maxConcurrentStreams = try arguments.int("max-streams", 1000)
         configuration.requestTimeout = try arguments.double("timeout", 60)
         if let url = arguments.string("proxy") {
@@ -38,16 +40,18 @@ enum ClientCommand {
 
         // Warm-up: open every connection and settle the pools before the clock starts.
         let warmUpCount = min(total, inFlight * 2)
-        let warmUp = try await Self.send(
-            client, notification, total: warmUpCount,
-            inFlight: inFlight, latencies: false)
+        let warmUp =
+            batch > 0
+            ? await Self.sendBatches(client, notification, total: warmUpCount, chunk: batch)
+            : try await Self.send(client, notification, total: warmUpCount, inFlight: inFlight, latencies: false)
 
         let clock = ContinuousClock()
         let cpuStart = ProcessCPU.microseconds()
         let start = clock.now
-        let tally = try await Self.send(
-            client, notification, total: total, inFlight: inFlight,
-            latencies: recordLatencies)
+        let tally =
+            batch > 0
+            ? await Self.sendBatches(client, notification, total: total, chunk: batch)
+            : try await Self.send(client, notification, total: total, inFlight: inFlight, latencies: recordLatencies)
         let seconds = (clock.now - start).seconds
         let cpu = ProcessCPU.microseconds() - cpuStart
         await client.shutdown()
@@ -56,6 +60,7 @@ enum ClientCommand {
         report.add("n", total)
         report.add("in_flight", inFlight)
         report.add("connections", connections)
+        report.add("entry", batch > 0 ? "send(batch:) chunks of \(batch)" : "send, \(inFlight) callers")
         report.add("payload_bytes", payload.count)
         report.add("proxy", configuration.proxy?.description ?? "none")
         report.add("seconds", seconds)

@@ -51,7 +51,7 @@ struct PeerCloseTests {
         try await loop.submit { listener.close() }
     }
 
-    private static func contexts() throws -> (TLSContext, TLSContext) {
+    static func contexts() throws -> (TLSContext, TLSContext) {
         let authority = try TestCertificateAuthority()
         let server = try TLSContext.server(TLSServerConfiguration(identity: try authority.issueServerCertificate().identity()))
         var client = TLSClientConfiguration()

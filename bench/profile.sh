@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# make bench-profile: perf profile of B1 (our client, one connection, 1,000 callers of send, against the
+# mock's --accept-all fast path), client process only. Writes bench/profile-B1.txt: the share of each
+# shared object, then the top symbols by shared object and function (self time).
+# Knobs: PROFILE_N (notifications, 200000), PROFILE_ARGS (extra client flags, e.g. "--batch 100").
+set -euo pipefail
+cd "$(dirname "$0")/.."
+N=${PROFILE_N:-200000}
+command -v perf > /dev/null || { echo "perf not installed" >&2; exit 1; }
+swift build -c release --product push-bench >&2
+BIN="$(swift build -c release --show-bin-path)/push-bench"
+WORK=$(mktemp -d /tmp/push-profile.XXXXXX)
+MOCK_PID=
+trap '[ -n "$MOCK_PID" ] && kill "$MOCK_PID" 2> /dev/null; rm -rf "$WORK"' EXIT
+"$BIN" mock --port 0 --write-credentials "$WORK/creds" --ignore-stdin --accept-all > "$WORK/mock.out" 2> "$WORK/mock.err" &
+MOCK_PID=$!
+for _ in $(seq 100); do grep -q listening "$WORK/mock.out" && break; sleep 0.1; done
+PORT=$(awk '/listening/{print $2}' "$WORK/mock.out")
+# shellcheck disable=SC2086
+perf record -q -g -o "$WORK/perf.data" "$BIN" client --port "$PORT" --ca "$WORK/creds/ca.pem" \
+    --cert "$WORK/creds/client.pem" --key "$WORK/creds/client-key.pem" -n "$N" -m 1000 --payload-bytes 256 \
+    ${PROFILE_ARGS:-} > "$WORK/client.json"
+{
+    echo "# B1 profile: push-bench client, n=$N, 1 connection, m=1000 ${PROFILE_ARGS:-}, mock --accept-all"
+    echo "# $(tail -n 1 "$WORK/client.json")"
+    echo "# load average before the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo
+    echo "## share by shared object (self)"
+    perf report -i "$WORK/perf.data" --no-children --sort dso -g none --stdio 2> /dev/null | grep "%" | head -20 | sed "s/ *$//"
+    echo
+    echo "## top symbols by shared object and function (self)"
+    perf report -i "$WORK/perf.data" --no-children --sort dso,symbol -g none --stdio 2> /dev/null | grep '%' | head -60 \
+        | cut -c1-200 | sed "s/ *$//"
+} > bench/profile-B1.txt
+echo "wrote bench/profile-B1.txt" >&2
