@@ -21,12 +21,12 @@ as_postgres "$PG_BIN/initdb" -D "$PG_DIR/data" -A trust -U postgres -E UTF8 --lo
 as_postgres "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/server.log" -w \
     -o "-p $PG_PORT -k $PG_DIR -c listen_addresses=127.0.0.1 -c max_connections=200 -c shared_buffers=128MB" start >/dev/null
 pg_stop() { as_postgres "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -m fast -w stop >/dev/null 2>&1; }
-PG_DB=0
-# fresh_db: prints the URL of a new, empty database.
+# fresh_db: prints the URL of a new, empty database (named by the clock: it runs in a subshell, so a counter
+# would not survive the call).
 fresh_db() {
-    PG_DB=$((PG_DB + 1))
-    psql -X -q -h 127.0.0.1 -p "$PG_PORT" -U postgres -d postgres -c "CREATE DATABASE bench_$$_$PG_DB" >/dev/null
-    echo "postgres://postgres@127.0.0.1:$PG_PORT/bench_$$_$PG_DB"
+    local name="bench_$(date +%s%N)"
+    psql -X -q -h 127.0.0.1 -p "$PG_PORT" -U postgres -d postgres -c "CREATE DATABASE $name" >/dev/null || return 1
+    echo "postgres://postgres@127.0.0.1:$PG_PORT/$name"
 }
 pg_store() { "$BIN" store -n "$N_STORE" --database "$(fresh_db)" --workers "$1"; }
 b11() {  # b11 INSTANCES [postgres]
