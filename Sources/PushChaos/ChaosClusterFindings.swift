@@ -13,6 +13,9 @@ public struct ChaosClusterFindings: Sendable {
     public var inFlightAtKills: [Int] = []
     /// Rows held in flight by a killed instance that another instance (or its successor) sent afterwards.
     public var resentAfterLease = 0
+    /// Requests the killed instance had written before it died that the mock read after the kill (within a
+    /// second, on a connection silent from then on): its own last sends, not resends.
+    public var lastSendsOfTheDead = 0
     /// Sends of a killed instance's in-flight rows after the kill but before their lease ended: must be 0.
     public var resentBeforeLease = 0
     /// The shortest wait, in seconds, between a kill and a resend of one of its in-flight rows (≥ the
@@ -47,7 +50,7 @@ public struct ChaosClusterFindings: Sendable {
         let earliest = earliestResendAfterKill.map { String(format: "%.2f s", $0) } ?? "-"
         return "  cluster: \(instances) instances, lease \(String(format: "%.0f", leaseSeconds)) s; in flight at the kills: "
             + "\(inFlightAtKills.map(String.init).joined(separator: ", ")); resent after the lease \(resentAfterLease) "
-            + "(earliest \(earliest) after its kill), before it \(resentBeforeLease); duplicates: \(duplicatesOfKilledInFlight) of "
+            + "(earliest \(earliest) after its kill), before it \(resentBeforeLease); read after the kill but sent before it \(lastSendsOfTheDead); duplicates: \(duplicatesOfKilledInFlight) of "
             + "killed in-flight rows, \(duplicatesAfterReset) after resets, \(unexplainedDuplicates) unexplained; "
             + "lease inconsistencies \(leaseInconsistencies); index check \(indexCheck)"
     }
@@ -58,6 +61,7 @@ public struct ChaosClusterFindings: Sendable {
             "instances": .int(Int64(instances)), "lease_s": .double(leaseSeconds),
             "in_flight_at_kills": .array(inFlightAtKills.map { .int(Int64($0)) }),
             "resent_after_lease": .int(Int64(resentAfterLease)), "resent_before_lease": .int(Int64(resentBeforeLease)),
+            "last_sends_of_the_dead": .int(Int64(lastSendsOfTheDead)),
             "earliest_resend_after_kill_s": earliestResendAfterKill.map { .double($0) } ?? .null,
             "duplicates_of_killed_in_flight": .int(Int64(duplicatesOfKilledInFlight)),
             "duplicates_after_reset": .int(Int64(duplicatesAfterReset)),

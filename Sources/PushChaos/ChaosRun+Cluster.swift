@@ -127,14 +127,24 @@ extension ChaosRun {
     /// duplicates by cause: a kill, a reset connection, or nothing (a failure).
     static func judge(_ findings: inout ChaosClusterFindings, killed: [KilledRows], records: [MockAPNSRecord], aborted: Set<Int>) {
         var byID: [String: [MockAPNSRecord]] = [:]
-        for record in records { byID[record.apnsID, default: []].append(record) }
+        var lastOnConnection: [Int: Date] = [:]
+        for record in records {
+            byID[record.apnsID, default: []].append(record)
+            lastOnConnection[record.connectionID] = max(lastOnConnection[record.connectionID] ?? record.time, record.time)
+        }
         for kill in killed {
+            // What the dead instance wrote just before it died is still in the socket and reaches the mock
+            // after the kill: records within a second of it, on a connection that falls silent then, are
+            // the dead instance's own last sends, not resends.
+            let grace = kill.time.addingTimeInterval(1)
             for (apnsID, leaseEnd) in kill.leases {
                 let later = (byID[apnsID] ?? []).filter { $0.time > kill.time }
-                guard let first = later.min(by: { $0.time < $1.time }) else { continue }
+                let resends = later.filter { $0.time >= grace || (lastOnConnection[$0.connectionID] ?? $0.time) >= grace }
+                findings.lastSendsOfTheDead += later.count - resends.count
+                guard let first = resends.min(by: { $0.time < $1.time }) else { continue }
                 findings.resentAfterLease += 1
                 // The database's clock and the mock's are the same machine's; a millisecond covers rounding.
-                findings.resentBeforeLease += later.filter { $0.time < leaseEnd.addingTimeInterval(-0.001) }.count
+                findings.resentBeforeLease += resends.filter { $0.time < leaseEnd.addingTimeInterval(-0.001) }.count
                 let wait = first.time.timeIntervalSince(kill.time)
                 findings.earliestResendAfterKill = min(findings.earliestResendAfterKill ?? wait, wait)
             }
