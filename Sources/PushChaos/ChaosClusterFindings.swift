@@ -39,7 +39,9 @@ public struct ChaosClusterFindings: Sendable {
     public var failures: [String] {
         var failures: [String] = []
         if resentBeforeLease != 0 { failures.append("\(resentBeforeLease) sends of a killed instance's rows before their lease ended") }
-        if unexplainedDuplicates != 0 { failures.append("\(unexplainedDuplicates) duplicates outside the killed instances' in-flight rows and reset connections") }
+        if unexplainedDuplicates != 0 {
+            failures.append("\(unexplainedDuplicates) duplicates outside the killed instances' in-flight rows and reset connections")
+        }
         if leaseInconsistencies != 0 { failures.append("\(leaseInconsistencies) rows with an inconsistent owner or lease") }
         if indexCheck != "ok" { failures.append("index check: \(indexCheck)") }
         return failures

@@ -46,7 +46,9 @@ extension ChaosRun {
             throw error
         }
         defer { observer.database.close() }
-        progress("chaos: \(plan.instances) push-server instances on PostgreSQL behind haproxy on port \(cluster.balancerPort); mock APNs on \(mock.port); posting \(plan.pushes) notifications")
+        progress(
+            "chaos: \(plan.instances) push-server instances on PostgreSQL behind haproxy on port \(cluster.balancerPort); mock APNs on \(mock.port); posting \(plan.pushes) notifications"
+        )
 
         let target = ChaosTarget(port: cluster.balancerPort)
         let poster = ChaosLoad(plan: plan, target: target, apiKey: apiKey)

@@ -9,7 +9,8 @@ import Testing
 /// and nothing the API acknowledged is lost.
 @Suite("push-server while its PostgreSQL database is away")
 struct PostgresOutageTests {
-    @Test("database refused and its connections terminated under load: /healthz 503, API 503 database_unavailable, delivery resumes, nothing acknowledged lost",
+    @Test(
+        "database refused and its connections terminated under load: /healthz 503, API 503 database_unavailable, delivery resumes, nothing acknowledged lost",
         .timeLimit(.minutes(2)))
     func outageUnderLoad() async throws {
         let harness = try await ClusterHarness.start(instances: 1)
