@@ -44,7 +44,6 @@ struct ClusterServiceTests {
     @Test("1,000 concurrent drop reports toward one user over three instances: one winner, 999 busy, one mate request each way")
     func oneWinnerAcrossInstances() async throws {
         let harness = try await ClusterHarness.start(instances: 3)
-        defer { Task { await harness.stop() } }
         let reporters = (0..<1_000).map { "r\($0)" }
         try await addUsers(["x"] + reporters, harness)
         let answers = try await ClusterHarness.concurrently(reporters.count, width: 48) { index in
@@ -66,12 +65,12 @@ struct ClusterServiceTests {
             #expect(toWinner.json?["mate_requests"]?.arrayValue?.count == 1)
             #expect(toX.json?["mate_requests"]?.arrayValue?.count == 1)
         }
+        await harness.stop()
     }
 
     @Test("1,000 cancel-vs-match races, cancel and report on different instances: each decided once")
     func cancelAgainstMatchAcrossInstances() async throws {
         let harness = try await ClusterHarness.start(instances: 3)
-        defer { Task { await harness.stop() } }
         let pairs = (0..<1_000).map { ("i\($0)", "p\($0)") }
         try await addUsers(pairs.flatMap { [$0.0, $0.1] }, harness)
         let opened = try await ClusterHarness.concurrently(pairs.count, width: 48) { index in
@@ -109,6 +108,7 @@ struct ClusterServiceTests {
             }
         }
         #expect(cancelledFirst + matchedFirst == pairs.count)
+        await harness.stop()
     }
 
     /// Creates `ids` as users with a profile, spread over the instances.

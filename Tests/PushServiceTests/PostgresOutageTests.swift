@@ -14,7 +14,6 @@ struct PostgresOutageTests {
         .timeLimit(.minutes(2)))
     func outageUnderLoad() async throws {
         let harness = try await ClusterHarness.start(instances: 1)
-        defer { Task { await harness.stop() } }
         let client = harness.client(0)
         let postgres = try await PostgresTestCluster.shared()
         let name = String(harness.databaseURL.split(separator: "/").last!)
@@ -65,6 +64,7 @@ struct PostgresOutageTests {
         await harness.mock.waitForAccepted(count: tokens.count)
         let delivered = Set(harness.mock.records().filter(\.isAccepted).map(\.token))
         #expect(tokens.isSubset(of: delivered), "\(tokens.subtracting(delivered).count) acknowledged notifications lost")
+        await harness.stop()
     }
 }
 
