@@ -22,7 +22,7 @@ PKG_MODULES += libpq
 TOOLS += psql
 DEP_FILES += /usr/lib/postgresql/15/bin/initdb /usr/lib/postgresql/15/bin/pg_ctl /usr/lib/postgresql/15/bin/postgres
 
-.PHONY: deps conformance-tools lint format build release run cluster test test-examples bench bench-profile chaos chaos-goaway sanitize sanitize-address sanitize-thread fuzz clean
+.PHONY: deps conformance-tools lint format build release run cluster test test-examples bench bench-profile chaos chaos-goaway chaos-cluster sanitize sanitize-address sanitize-thread fuzz clean
 
 ## deps: install the Debian packages that are missing (apt-get as root, otherwise print the command), and
 ## the system account the SOCKS5 proxy tests authenticate as (Tests/Proxies/socks-test-user.sh, as root)
@@ -130,6 +130,17 @@ chaos-goaway: deps
 	./.build/release/push-chaos --server ./.build/release/push-server --pushes $(CHAOS_PUSHES) --kills 0 \
 		--close-every 0 --goaway-every 1000 --goaway-close-ms 500 --limit-flip 1 --jitter-ms 1000 \
 		--batch 100 --concurrency 8 --json bench/chaos-goaway.json
+	$(MAKE) chaos-cluster
+
+## chaos-cluster: the same 100,000 pushes and faults through three push-server instances on one throwaway
+## PostgreSQL database behind haproxy (10 s outbox lease), SIGKILLing one instance three times (each restarted);
+## checks that a killed instance's in-flight rows go out again only after their lease, that every duplicate
+## is one of them or follows a reset connection, and the outbox indexes (amcheck); writes bench/chaos-cluster.json
+chaos-cluster: deps
+	$(SWIFT) build -c release --product push-server
+	$(SWIFT) build -c release --product push-chaos
+	./.build/release/push-chaos --server ./.build/release/push-server --pushes $(CHAOS_PUSHES) --instances 3 \
+		--lease-s 10 --json bench/chaos-cluster.json
 
 ## sanitize: the whole suite under ThreadSanitizer, then under AddressSanitizer
 sanitize: sanitize-thread sanitize-address

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# make bench: builds push-bench and push-server in release and runs B1-B9 and B12 side by side (see bench/README via the summary).
+# make bench: builds push-bench and push-server in release and runs B1-B12 side by side (see bench/README via the summary).
 # Each case: one warm-up run, then RUNS measured runs (median, min-max). Goals are printed, never enforced.
 # Then bench/charts.py draws bench/*.svg from bench/results.json (matplotlib in bench/venv).
-# Knobs: BENCH_N (B1 notifications, 200000), BENCH_RUNS (3), BENCH_QUICK=1 (n/10 everywhere),
+# Knobs: BENCH_N (B1 notifications, 200000), BENCH_RUNS (3), BENCH_QUICK=1 (n/10 everywhere), BENCH_ONLY=cluster
+#        (B8, B9 and the PostgreSQL cases B10, B11, B9 across instances only),
 #        BENCH_SCRATCH (a --scratch-path for swift build; default .build).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -86,6 +87,8 @@ h2() {  # h2 LABEL PORT N BODY
     python3 "$ROOT/bench/h2load_json.py" "$1" "$out" "$tm" "$3"
 }
 
+# BENCH_ONLY=cluster: only B8 (the SQLite baseline) and the PostgreSQL cases of bench/cluster.sh.
+if [ "${BENCH_ONLY:-}" != cluster ]; then
 for size in 100 256 1024 4096; do "$BIN" payload --payload-bytes $size --out "$WORK/body$size"; done
 
 say "== B1/B2/B3/B6 against the mock (accept-all)"
@@ -189,11 +192,15 @@ if [ -n "$SERVER_BIN" ] && [ -x "$SERVER_BIN" ]; then
     RUNS=$saved_runs
 fi
 
+fi  # BENCH_ONLY
+
 say "== B8 store, B9 profile drops"
 record B8.store timeout 120 "$BIN" store -n "$N_STORE"
 for store in memory sqlite; do   # every store kind push-server can run on
     record "B9.drops-$store" timeout 120 "$BIN" drops --reporters 1000 --rounds 5 --store "$store"
 done
+# B10, B11 and B9 across instances on a throwaway PostgreSQL cluster.
+source bench/cluster.sh
 
 ELAPSED=$(( $(date +%s) - START ))
 python3 bench/summarize.py "$RAW" bench/results.json bench/summary.md \

@@ -260,6 +260,32 @@ for store in ("memory", "sqlite"):
         "≥ 0.5× B8", met(r9, goal(f"B9 drops ({store}) / B8 outbox cycles", r9, 0.5, sources=(case, "B8.store"))),
         sources=(case, "B8.store"))
 
+# PostgreSQL (bench/cluster.sh): every figure beside its SQLite baseline from the same run.
+for workers in (1, 3):
+    case = f"B10.pg-w{workers}"
+    r10 = ratio(stat(case, "rate"), b8)
+    row(f"B10 outbox enqueue+claim+complete (PostgreSQL, {workers} worker{'s' if workers > 1 else ''})",
+        f"{fmt(stat(case, 'rate'), ' cycles/s')} = {fr(r10)} B8 (SQLite)", "≥ 0.5× B8",
+        met(r10, goal(f"B10 PostgreSQL {workers} workers / B8 SQLite", r10, 0.5, sources=(case, "B8.store"))),
+        sources=(case, "B8.store"))
+b11s = stat("B11.sqlite-1", "rate")
+row("B11 end to end, 1 instance on SQLite (baseline)", f"{fmt(b11s, '/s')}, "
+    f"{fmt(stat('B11.sqlite-1', 'cpu_us_per_notification'), ' µs/notif', 1)} server CPU", "", sources=("B11.sqlite-1",))
+for instances in (1, 2, 3):
+    case = f"B11.pg-{instances}"
+    r11 = ratio(stat(case, "rate"), b11s)
+    ok = met(r11, goal("B11 2 instances on PostgreSQL / 1 on SQLite", r11, 0.8, sources=(case, "B11.sqlite-1"))) \
+        if instances == 2 else ""
+    row(f"B11 end to end, {instances} instance{'s' if instances > 1 else ''} on PostgreSQL",
+        f"{fmt(stat(case, 'rate'), '/s')} = {fr(r11)} SQLite; "
+        f"{fmt(stat(case, 'cpu_us_per_notification'), ' µs/notif', 1)} server CPU (all instances)",
+        "≥ 0.8× SQLite" if instances == 2 else "", ok, sources=(case, "B11.sqlite-1"))
+case = "B9.drops-postgres-3"
+row("B9 drops, 1,000 concurrent reporters over 3 instances, PostgreSQL store",
+    f"p50 {fmt(stat(case, 'p50_ms'), ' ms', 1)}, p99 {fmt(stat(case, 'p99_ms'), ' ms', 1)}, "
+    f"{fmt(stat(case, 'rate'), ' reports/s')} (1 instance on SQLite: {fmt(stat('B9.drops-sqlite', 'rate'), ' reports/s')})",
+    "", sources=(case,))
+
 # B12: the same client and load straight to the mock and through tinyproxy (HTTP CONNECT), in one run.
 b12d, b12p = stat("B12.direct", "rate"), stat("B12.tinyproxy", "rate")
 b12dc = stat("B12.direct", "process_cpu_us_per_notification")

@@ -55,7 +55,7 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
         let cutOff = core.countRequestAndCheckAbruptClose(knobs)
         if cutOff || knobs.abruptCloseAfterStreams.map({ requestCount > $0 }) == true {
             core.recorder.countStream(concurrentStreams: connection.maxObservedOpenStreams)
-            core.recorder.countAbort()
+            core.recorder.countAbort(connectionID: id)
             connection.abort()
             return
         }

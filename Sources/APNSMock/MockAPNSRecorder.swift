@@ -20,6 +20,7 @@ final class MockAPNSRecorder: Sendable {
     private struct State {
         var records: [MockAPNSRecord] = []
         var counters = MockAPNSCounters()
+        var abortedConnections: Set<Int> = []
         var unclaimedRejections: [MockAPNSRecord] = []
         var rejectionWaiters: [CheckedContinuation<MockAPNSRecord, Never>] = []
         var acceptWaiters: [AcceptWaiter] = []
@@ -132,9 +133,17 @@ final class MockAPNSRecorder: Sendable {
         state.withLock { $0.counters.goAwaysSent += count }
     }
 
-    /// Counts a TCP reset.
-    func countAbort() {
-        state.withLock { $0.counters.aborts += 1 }
+    /// Counts a TCP reset of connection `connectionID`.
+    func countAbort(connectionID: Int) {
+        state.withLock {
+            $0.counters.aborts += 1
+            $0.abortedConnections.insert(connectionID)
+        }
+    }
+
+    /// The connections reset so far.
+    var abortedConnections: Set<Int> {
+        state.withLock { $0.abortedConnections }
     }
 
     var counters: MockAPNSCounters {

@@ -50,6 +50,12 @@ extension MockAPNSServer {
         core.recorder.records
     }
 
+    /// The ids (`MockAPNSRecord.connectionID`) of the connections the mock reset (`abruptCloseEveryStreams`
+    /// and the like): answers still owed on them never reached the client, so their notifications may come again.
+    public func abortedConnectionIDs() -> Set<Int> {
+        core.recorder.abortedConnections
+    }
+
     /// A snapshot of the counters.
     public func counters() -> MockAPNSCounters {
         core.recorder.counters

@@ -32,6 +32,12 @@ public struct ChaosPlan: Sendable {
     public var maxJitter = 0.050
     /// Seed of the mock's fault and jitter rolls.
     public var seed: UInt64 = 0xC4A05
+    /// push-server instances: 1 runs one on SQLite; more run them on one throwaway PostgreSQL database
+    /// behind haproxy, and each SIGKILL hits one of them in turn (`make chaos-cluster`).
+    public var instances = 1
+    /// The outbox lease of the instances on PostgreSQL, in seconds (push-server's minimum is 10): a killed
+    /// instance's in-flight rows go to the others once it ends.
+    public var leaseSeconds = 10.0
     /// Gives up waiting for delivery after this many seconds (the reconciliation still runs and reports).
     public var deliveryTimeout: Double = 600
 

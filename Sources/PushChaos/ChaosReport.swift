@@ -60,6 +60,8 @@ public struct ChaosReport: Sendable {
     public var deliveredInTime = false
     /// Wall-clock seconds of the whole run.
     public var seconds = 0.0
+    /// What a cluster run found about leases and duplicates (nil for a single instance on SQLite).
+    public var cluster: ChaosClusterFindings?
     /// The first few problems found, for the summary.
     public var problems: [String] = []
 
@@ -92,7 +94,7 @@ public struct ChaosReport: Sendable {
         require(integrity == "ok", "integrity_check: \(integrity)")
         require(finalExitStatus == 0, "final stop exited \(finalExitStatus)")
         require(problems.isEmpty, "\(problems.count) problems noted")
-        return failures
+        return failures + (cluster?.failures ?? [])
     }
 
     /// The verdict: true when nothing in `failures`.
@@ -110,6 +112,7 @@ public struct ChaosReport: Sendable {
             "  delivered: \(delivered) distinct apns-ids; duplicates \(duplicates) (resends after an unknown outcome)",
             "  lost: \(lost); disagreements with the mock: \(disagreements); integrity_check: \(integrity); final stop exit \(finalExitStatus)",
         ]
+        if let cluster { lines.append(cluster.summary) }
         lines += failures.map { "  FAILED: \($0)" }
         lines += problems.prefix(10).map { "  problem: \($0)" }
         return lines.joined(separator: "\n")
@@ -118,7 +121,7 @@ public struct ChaosReport: Sendable {
     /// The report as one JSON object (for bench-style result files).
     public var json: JSONValue {
         func counts(_ values: [String: Int]) -> JSONValue { .object(values.mapValues { .int(Int64($0)) }) }
-        return [
+        var object: [String: JSONValue] = [
             "passed": .bool(passed), "seconds": .double(seconds), "acknowledged": .int(Int64(acknowledged)),
             "unanswered_posts": .int(Int64(unansweredPosts)), "stored_without_answer": .int(Int64(storedWithoutAnswer)),
             "outbox_rows": .int(Int64(outboxRows)), "outbox_states": counts(outboxStates), "lost": .int(Int64(lost)),
@@ -131,5 +134,7 @@ public struct ChaosReport: Sendable {
             "rejections": counts(rejections), "streams": .int(Int64(streams)),
             "duplicates_allowed": .bool(duplicatesAllowed),
         ]
+        if let cluster { object["cluster"] = cluster.json }
+        return .object(object)
     }
 }

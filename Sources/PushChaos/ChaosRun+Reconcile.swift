@@ -8,8 +8,8 @@ extension ChaosRun {
     /// match what the mock did with its `apns-id`, for the same token and topic.
     static func reconcile(
         _ report: inout ChaosReport, load: ChaosLoad.Outcome, mock: MockAPNSServer,
-        batchSize: Int, databasePath: String
-    ) async throws {
+        batchSize: Int, rows: [OutboxItem]
+    ) {
         let records = mock.records()
         var accepted: [String: [MockAPNSRecord]] = [:]
         var rejection: [String: String] = [:]
@@ -28,12 +28,7 @@ extension ChaosRun {
         report.streams = counters.streams
         report.rejections = Dictionary(uniqueKeysWithValues: counters.rejectedByReason.map { ($0.key.rawValue, $0.value) })
 
-        let database = try SQLiteDatabase(path: databasePath, recoverInFlight: false)
-        let store = SQLiteOutboxRepository(database: database)
-        report.integrity = try await database.integrityCheck()
-        let states = try await store.counts()
-        report.outboxStates = Dictionary(uniqueKeysWithValues: states.map { ($0.key.rawValue, $0.value) })
-        let rows = try await store.allItems()
+        report.outboxStates = Dictionary(rows.map { ($0.state.rawValue, 1) }, uniquingKeysWith: +)
         report.outboxRows = rows.count
 
         let acknowledgedPushes = Set(load.pushIDs)

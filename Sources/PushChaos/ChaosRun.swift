@@ -10,6 +10,7 @@ public enum ChaosRun {
     /// Runs `plan` and returns what happened; throws only when the run cannot start at all.
     /// `progress` receives one line per phase.
     public static func run(_ plan: ChaosPlan, progress: @escaping @Sendable (String) -> Void = { _ in }) async throws -> ChaosReport {
+        if plan.instances > 1 { return try await runCluster(plan, progress: progress) }
         let started = Date()
         let directory = plan.workDirectory
         try FileManager.default.createDirectory(atPath: directory + "/logs", withIntermediateDirectories: true)
@@ -103,12 +104,15 @@ public enum ChaosRun {
             } == true
         report.finalExitStatus = server.stop(SIGTERM)
 
-        try await reconcile(&report, load: load, mock: mock, batchSize: plan.batchSize, databasePath: databasePath)
+        let database = try SQLiteDatabase(path: databasePath, recoverInFlight: false)
+        report.integrity = try await database.integrityCheck()
+        let items = try await SQLiteOutboxRepository(database: database).allItems()
+        reconcile(&report, load: load, mock: mock, batchSize: plan.batchSize, rows: items)
         report.seconds = Date().timeIntervalSince(started)
         return report
     }
 
-    private static func mockConfiguration(_ plan: ChaosPlan, files: TestCredentialFiles) throws -> MockAPNSServer.Configuration {
+    static func mockConfiguration(_ plan: ChaosPlan, files: TestCredentialFiles) throws -> MockAPNSServer.Configuration {
         var configuration = try MockAPNSServer.Configuration(credentialFiles: files)
         configuration.goAwayAfterStreams = plan.goAwayEvery > 0 ? plan.goAwayEvery : nil
         configuration.abruptCloseEveryStreams = plan.abruptCloseEvery > 0 ? plan.abruptCloseEvery : nil
@@ -124,7 +128,7 @@ public enum ChaosRun {
 
     /// Waits until the mock has accepted `count` distinct apns-ids. Each acceptance adds at most one new id,
     /// so waiting for `accepted + missing` acceptances never overshoots.
-    private static func waitForDistinctAccepted(_ count: Int, on mock: MockAPNSServer) async {
+    static func waitForDistinctAccepted(_ count: Int, on mock: MockAPNSServer) async {
         while !Task.isCancelled {
             let accepted = mock.counters().accepted
             let distinct = Set(mock.records().lazy.filter(\.isAccepted).map(\.apnsID)).count
@@ -141,7 +145,7 @@ public enum ChaosRun {
 
     /// Waits until the outbox holds no queued or in-flight row. The service publishes no event for that, and
     /// the last completions land just after the mock's last answers, so the depth is read every 50 ms.
-    private static func waitForEmptyOutbox(_ store: SQLiteOutboxRepository) async -> Bool {
+    static func waitForEmptyOutbox(_ store: some OutboxRepository) async -> Bool {
         while !Task.isCancelled {
             guard let depth = try? await store.depth() else { return false }
             if depth == 0 { return true }

@@ -3,8 +3,10 @@ import Foundation
 import ProfileDrop
 import PushStore
 
-/// `push-bench drops --reporters 1000 --store memory|sqlite`: B9, report latency with that many concurrent
-/// reporters, on the given store (`sqlite`: a fresh database file in WAL mode, as push-server runs it).
+/// `push-bench drops --reporters 1000 --store memory|sqlite|postgres`: B9, report latency with that many
+/// concurrent reporters, on the given store (`sqlite`: a fresh database file in WAL mode, as push-server runs
+/// it; `postgres`: the empty database `--database URL`, shared by `--instances N` match services, each with
+/// its own connection pool, the reports spread over them as a load balancer would).
 ///
 /// Each round registers `reporters` new users in pairs; every user then reports its partner at the same
 /// moment, so each pair makes one pending and one matched report.
@@ -16,6 +18,7 @@ enum DropsCommand {
         let rounds = max(1, try arguments.int("rounds", 5))
         let storeKind = arguments.string("store") ?? "memory"
         let repositories: PushRepositories
+        var services: [MatchService] = []
         var scratch: String?
         switch storeKind {
         case "memory":
@@ -25,13 +28,22 @@ enum DropsCommand {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             scratch = directory
             repositories = try .sqlite(path: directory + "/push.sqlite")
+        case "postgres":
+            guard let url = arguments.string("database") else { throw UsageError(description: "--store postgres needs --database URL") }
+            let instances = max(1, try arguments.int("instances", 1))
+            var sets: [PushRepositories] = []
+            for number in 1...instances {
+                sets.append(try await .postgres(url: url, poolSize: try arguments.int("pool", 8), instanceID: "bench-\(number)"))
+            }
+            repositories = sets[0]
+            services = sets.map { MatchService(repositories: $0) }
         default:
-            throw UsageError(description: "--store must be memory or sqlite, got \(storeKind)")
+            throw UsageError(description: "--store must be memory, sqlite or postgres, got \(storeKind)")
         }
+        if services.isEmpty { services = [MatchService(repositories: repositories)] }
         defer { if let scratch { try? FileManager.default.removeItem(atPath: scratch) } }
         let users = repositories.users
         let devices = repositories.devices
-        let service = MatchService(repositories: repositories)
         let now = Date()
         for number in 0..<(reporters * rounds) {
             let id = "u\(number)"
@@ -53,6 +65,7 @@ enum DropsCommand {
                 for index in 0..<reporters {
                     let user = "u\(base + index)"
                     let peer = "u\(base + (index ^ 1))"
+                    let service = services[index % services.count]
                     group.addTask {
                         let started = clock.now
                         let outcome = try? await service.report(
@@ -74,6 +87,7 @@ enum DropsCommand {
         latencies.sort()
         var report = Report("drops")
         report.add("store", storeKind)
+        report.add("instances", services.count)
         report.add("reporters", reporters)
         report.add("rounds", rounds)
         report.add("reports", latencies.count)

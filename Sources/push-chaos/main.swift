@@ -7,9 +7,12 @@ import PushChaos
 let usage = """
     usage: push-chaos --server PATH [--work DIR] [--pushes N] [--kills N] [--batch N] [--concurrency N]
                       [--goaway-every N] [--close-every N] [--rate-429 P] [--rate-503 P] [--jitter-ms N]
-                      [--goaway-close-ms N] [--limit-flip 0|1] [--json FILE] [--keep]
+                      [--goaway-close-ms N] [--limit-flip 0|1] [--instances N] [--lease-s N] [--json FILE] [--keep]
       --goaway-close-ms N  the mock closes each connection N ms after its GOAWAY, answered or not
       --limit-flip 1       the mock lowers MAX_CONCURRENT_STREAMS to 1 after each rejection, back after a success
+      --instances N        N > 1: N instances on one throwaway PostgreSQL database behind haproxy; each kill
+                           hits the next instance, which restarts under a new instance id
+      --lease-s N          their outbox lease (default 10, push-server's minimum)
       With --kills 0 and --close-every 0 nothing is cut: any notification accepted twice fails the run.
     """
 
@@ -35,7 +38,7 @@ func parse() -> (options: [String: String], keep: Bool) {
 let (options, keep) = parse()
 let known: Set = [
     "server", "work", "pushes", "kills", "batch", "concurrency", "goaway-every", "close-every",
-    "rate-429", "rate-503", "jitter-ms", "goaway-close-ms", "limit-flip", "json",
+    "rate-429", "rate-503", "jitter-ms", "goaway-close-ms", "limit-flip", "json", "instances", "lease-s",
 ]
 if let unknown = options.keys.first(where: { !known.contains($0) }) { fail("unknown option --\(unknown)") }
 guard let server = options["server"] else { fail("--server is required") }
@@ -65,6 +68,8 @@ plan.serviceUnavailableRate = rate("rate-503", plan.serviceUnavailableRate)
 plan.maxJitter = Double(integer("jitter-ms", Int(plan.maxJitter * 1000))) / 1000
 if options["goaway-close-ms"] != nil { plan.closeAfterGoAway = Double(integer("goaway-close-ms", 0)) / 1000 }
 plan.dropStreamLimitAfterRejection = integer("limit-flip", 0) != 0
+plan.instances = max(1, integer("instances", plan.instances))
+plan.leaseSeconds = Double(max(10, integer("lease-s", Int(plan.leaseSeconds))))
 
 do {
     let report = try await ChaosRun.run(plan) { print($0) }

@@ -55,6 +55,16 @@ public final class PostgresTestCluster: Sendable {
         guard result.status == 0 else { throw PostgresTestClusterError("psql \(sql) failed: \(result.output)") }
     }
 
+    /// Runs one SQL query as the superuser on `database` and returns its rows, one per line, columns
+    /// separated by `|` (`psql -At`).
+    public func query(_ sql: String, database: String = "postgres") async throws -> [String] {
+        let result = try await Self.spawn(
+            "/usr/bin/psql",
+            ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-d", database, "-c", sql])
+        guard result.status == 0 else { throw PostgresTestClusterError("psql \(sql) failed: \(result.output)") }
+        return result.output.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
+    }
+
     /// initdb, the guard, the server; a port taken meanwhile by someone else is tried again with another.
     fileprivate static func start() async throws -> PostgresTestCluster {
         guard FileManager.default.isExecutableFile(atPath: "\(binaries)/initdb") else {

@@ -6,15 +6,15 @@ import Foundation
 /// Not Foundation's `Process`: that one notices a child's end through a descriptor the child inherits,
 /// and a daemon such as danted closes every descriptor at start; Foundation then blocks in a `waitpid`
 /// on it, and no other `Process` in the test run is ever seen to finish.
-final class SpawnedProcess: Sendable {
+public final class SpawnedProcess: Sendable {
     /// The child's pid (and its process group's id).
-    let pid: pid_t
+    public let pid: pid_t
     /// The read end of the child's standard output and error.
-    let output: FileHandle
+    public let output: FileHandle
     private let status = ProcessStatus()
 
     /// Starts `executable` with `arguments` (the environment is inherited; standard input is /dev/null).
-    init(_ executable: String, _ arguments: [String]) throws {
+    public init(_ executable: String, _ arguments: [String]) throws {
         var pipeEnds: [Int32] = [0, 0]
         guard pipe(&pipeEnds) == 0 else { throw ProxyProcessError("pipe() failed") }
         var actions = posix_spawn_file_actions_t()
@@ -45,7 +45,7 @@ final class SpawnedProcess: Sendable {
 
     /// Reads the child's output to its end, waits for the child to exit and returns its exit status and
     /// output. Blocks: call it on a thread of its own.
-    func waitForExit() -> (status: Int32, output: String) {
+    public func waitForExit() -> (status: Int32, output: String) {
         let data = output.readDataToEndOfFile()
         var code: Int32 = 0
         status.reapOnce {

@@ -25,6 +25,8 @@ extension PostgresConnection {
     func migrate(_ steps: [PostgresMigration], now: Int64) throws -> Int {
         try transaction { db in
             try db.query("SELECT pg_advisory_xact_lock($1)", [.integer(Self.migrationLockKey)])
+            // No NOTICE ("already exists, skipping") on stderr at every start after the first.
+            try db.execute("SET LOCAL client_min_messages = warning")
             try db.execute(
                 """
                 CREATE TABLE IF NOT EXISTS schema_migrations (

@@ -1,0 +1,180 @@
+import APNSCore
+import APNSMock
+import Foundation
+import PushStore
+import PushTLS
+
+extension ChaosRun {
+    /// The rows a killed instance held in flight when it died: apns-id → the end of its lease.
+    struct KilledRows: Sendable {
+        var time: Date
+        var leases: [String: Date]
+    }
+
+    /// `run` for `plan.instances` > 1: the instances share one throwaway PostgreSQL database behind haproxy,
+    /// the load goes through haproxy, and each SIGKILL hits the next instance, which restarts under a new id.
+    static func runCluster(_ plan: ChaosPlan, progress: @escaping @Sendable (String) -> Void) async throws -> ChaosReport {
+        let started = Date()
+        let directory = plan.workDirectory
+        try FileManager.default.createDirectory(atPath: directory + "/logs", withIntermediateDirectories: true)
+        let files = try TestCredentialFiles.write(to: directory + "/creds", bundleID: "com.example.sniffmeet", password: "chaos-password")
+        let mock = try MockAPNSServer(configuration: mockConfiguration(plan, files: files))
+        defer { mock.stop() }
+        let apiKey = "chaos-" + APNSID.generate()
+        let arguments = [
+            "--api-key", apiKey, "--topic", files.bundleID, "--apns-p12", files.clientP12Path, "--apns-password", files.password,
+            "--apns-host", "127.0.0.1", "--apns-port", "\(mock.port)", "--apns-ca", files.caCertificatePath, "--log-level", "warning",
+        ]
+        var report = ChaosReport()
+        report.plannedPushes = plan.pushes
+        report.plannedKills = plan.kills
+        report.goAwaysPlanned = plan.goAwayEvery > 0
+        report.abruptClosesPlanned = plan.abruptCloseEvery > 0
+        var findings = ChaosClusterFindings()
+        findings.instances = plan.instances
+        findings.leaseSeconds = plan.leaseSeconds
+
+        let cluster = try await ChaosCluster.start(
+            binary: plan.serverBinary, arguments: arguments, count: plan.instances, leaseSeconds: plan.leaseSeconds,
+            directory: directory)
+        let observer: PostgresOutboxRepository
+        do {
+            let database = try await PostgresDatabase.open(url: cluster.databaseURL, poolSize: 2, instanceID: "chaos-observer")
+            observer = PostgresOutboxRepository(database: database, lease: plan.leaseSeconds)
+        } catch {
+            await cluster.abandon()
+            throw error
+        }
+        defer { observer.database.close() }
+        progress(
+            "chaos: \(plan.instances) push-server instances on PostgreSQL behind haproxy on port \(cluster.balancerPort); mock APNs on \(mock.port); posting \(plan.pushes) notifications"
+        )
+
+        let target = ChaosTarget(port: cluster.balancerPort)
+        let poster = ChaosLoad(plan: plan, target: target, apiKey: apiKey)
+        let killer = Task { () -> (killed: [KilledRows], depths: [Int], problem: String?) in
+            var killed: [KilledRows] = []
+            var depths: [Int] = []
+            for (index, threshold) in plan.killThresholds.enumerated() {
+                let reached =
+                    await within(plan.deliveryTimeout) {
+                        if index == 0 { await poster.waitForAcknowledged(threshold) } else { await mock.waitForAccepted(count: threshold) }
+                    } != nil
+                guard reached else { return (killed, depths, "kill \(index + 1) never came: \(threshold) not reached") }
+                let victim = (index + 1) % plan.instances
+                let (id, time) = await cluster.kill(victim)
+                // The instance is dead: what it holds in flight now stays leased to it until the lease ends.
+                let rows = (try? await cluster.query("SELECT apns_id, lease_until FROM outbox WHERE state = 'in_flight' AND owner = '\(id)'")) ?? []
+                var leases: [String: Date] = [:]
+                for row in rows where row.count == 2 && !row[0].isEmpty {
+                    leases[row[0]] = Date(timeIntervalSince1970: (Double(row[1]) ?? 0) / 1000)
+                }
+                killed.append(KilledRows(time: time, leases: leases))
+                depths.append((try? await observer.depth()) ?? -1)
+                do {
+                    try await cluster.restart(victim)
+                } catch {
+                    return (killed, depths, "restart \(depths.count) failed: \(error)")
+                }
+                progress(
+                    "chaos: SIGKILL \(depths.count) of \(id) after \(threshold) \(index == 0 ? "acknowledged" : "accepted") with "
+                        + "\(leases.count) rows in flight, \(depths[index]) to deliver; restarted as \(await cluster.instanceID(victim))")
+            }
+            return (killed, depths, nil)
+        }
+        let load = await poster.run()
+        progress("chaos: \(load.acknowledged) acknowledged, \(load.unansweredPosts) posts unanswered; waiting for the kills")
+        let (killed, depths, killProblem) = await killer.value
+        report.kills = depths.count
+        report.depthAtKills = depths
+        report.acknowledged = load.acknowledged
+        report.unansweredPosts = load.unansweredPosts
+        report.problems = load.problems + (killProblem.map { [$0] } ?? [])
+        findings.inFlightAtKills = killed.map(\.leases.count)
+
+        let rows: Int
+        do {
+            rows = try await observer.counts().values.reduce(0, +)
+        } catch {
+            await cluster.abandon()
+            throw error
+        }
+        progress("chaos: \(rows) rows stored; waiting for delivery")
+        report.deliveredInTime =
+            await within(plan.deliveryTimeout) {
+                await waitForDistinctAccepted(rows, on: mock)
+                return await waitForEmptyOutbox(observer)
+            } == true
+        report.finalExitStatus = await cluster.stop()
+
+        let items = try await observer.allItems()
+        reconcile(&report, load: load, mock: mock, batchSize: plan.batchSize, rows: items)
+        judge(&findings, killed: killed, records: mock.records(), aborted: mock.abortedConnectionIDs())
+        findings.leaseInconsistencies =
+            Int(
+                try await cluster.query(
+                    """
+                    SELECT count(*) FROM outbox WHERE (state <> 'in_flight' AND (owner IS NOT NULL OR lease_until IS NOT NULL))
+                        OR (state = 'in_flight' AND (owner IS NULL OR lease_until IS NULL))
+                    """
+                ).first?.first ?? "") ?? -1
+        findings.indexCheck = await checkIndexes(cluster)
+        report.integrity = findings.indexCheck
+        report.cluster = findings
+        report.seconds = Date().timeIntervalSince(started)
+        return report
+    }
+
+    /// Compares the sends of every killed instance's in-flight rows with their leases, and sorts the
+    /// duplicates by cause: a kill, a reset connection, or nothing (a failure).
+    static func judge(_ findings: inout ChaosClusterFindings, killed: [KilledRows], records: [MockAPNSRecord], aborted: Set<Int>) {
+        var byID: [String: [MockAPNSRecord]] = [:]
+        var lastOnConnection: [Int: Date] = [:]
+        for record in records {
+            byID[record.apnsID, default: []].append(record)
+            lastOnConnection[record.connectionID] = max(lastOnConnection[record.connectionID] ?? record.time, record.time)
+        }
+        for kill in killed {
+            // What the dead instance wrote just before it died is still in the socket and reaches the mock
+            // after the kill: records within a second of it, on a connection that falls silent then, are
+            // the dead instance's own last sends, not resends.
+            let grace = kill.time.addingTimeInterval(1)
+            for (apnsID, leaseEnd) in kill.leases {
+                let later = (byID[apnsID] ?? []).filter { $0.time > kill.time }
+                let resends = later.filter { $0.time >= grace || (lastOnConnection[$0.connectionID] ?? $0.time) >= grace }
+                findings.lastSendsOfTheDead += later.count - resends.count
+                guard let first = resends.min(by: { $0.time < $1.time }) else { continue }
+                findings.resentAfterLease += 1
+                // The database's clock and the mock's are the same machine's; a millisecond covers rounding.
+                findings.resentBeforeLease += resends.filter { $0.time < leaseEnd.addingTimeInterval(-0.001) }.count
+                let wait = first.time.timeIntervalSince(kill.time)
+                findings.earliestResendAfterKill = min(findings.earliestResendAfterKill ?? wait, wait)
+            }
+        }
+        let killedIDs = Set(killed.flatMap(\.leases.keys))
+        for (apnsID, sends) in byID {
+            let acceptances = sends.filter(\.isAccepted)
+            guard acceptances.count > 1 else { continue }
+            let extra = acceptances.count - 1
+            if killedIDs.contains(apnsID) {
+                findings.duplicatesOfKilledInFlight += extra
+            } else if acceptances.dropLast().allSatisfy({ aborted.contains($0.connectionID) }) {
+                findings.duplicatesAfterReset += extra
+            } else {
+                findings.unexplainedDuplicates += extra
+            }
+        }
+    }
+
+    /// `amcheck`'s B-tree check (with every heap tuple looked up) over the outbox's indexes.
+    private static func checkIndexes(_ cluster: ChaosCluster) async -> String {
+        do {
+            _ = try await cluster.query("CREATE EXTENSION IF NOT EXISTS amcheck")
+            let checked = try await cluster.query(
+                "SELECT count(bt_index_check(i.indexrelid, true)) FROM pg_index i WHERE i.indrelid = 'outbox'::regclass")
+            return (Int(checked.first?.first ?? "") ?? 0) > 0 ? "ok" : "no index checked"
+        } catch {
+            return "\(error)"
+        }
+    }
+}
