@@ -108,10 +108,12 @@ public final class PushServer: Sendable {
             throw ConfigurationError("cannot listen on \(configuration.host):\(configuration.port): \(error)")
         }
         await worker.start(tickSeconds: configuration.retryTickSeconds)
+        let webhooks = try await WebhookWorker.start(configuration: configuration, store: store, metrics: metrics, logger: logger)
         let retention = RetentionJob(repositories: store, policy: configuration.retention, metrics: metrics, logger: logger)
         let background = Task {
             await withDiscardingTaskGroup { group in
                 group.addTask { await retention.loop() }
+                group.addTask { await webhooks.run() }
                 if let shared = store.database as? PostgresDatabase {
                     // Rows other instances enqueue (and matches they store) wake this worker too.
                     group.addTask {

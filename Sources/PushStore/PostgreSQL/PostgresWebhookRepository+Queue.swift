@@ -5,7 +5,7 @@ extension PostgresWebhookRepository {
     /// died), oldest first, go in flight under this instance's name with the lease deadline as their
     /// `next_attempt_at`, the attempt counted. `FOR UPDATE SKIP LOCKED`: instances claiming at once never
     /// take the same row.
-    public func claim(endpointID: String, limit: Int, now: Date) async throws -> [WebhookDelivery] {
+    public func claim(endpointID: String, limit: Int, lease: Double, now: Date) async throws -> [WebhookDelivery] {
         guard limit > 0 else { return [] }
         let leaseMillis = Int64((lease * 1_000).rounded())
         let owner = database.instanceID
@@ -25,9 +25,9 @@ extension PostgresWebhookRepository {
     }
 
     /// See `WebhookRepository.complete`: one transaction; stale attempts change nothing.
-    public func complete(_ attempts: [WebhookAttempt], now: Date) async throws {
+    public func complete(_ attempts: [WebhookAttempt], retry: WebhookRetryPolicy, now: Date) async throws {
         guard !attempts.isEmpty else { return }
-        let policy = retryPolicy
+        let policy = retry
         try await database.transaction { db in
             let millis = now.storeMillis
             for attempt in attempts {

@@ -3,7 +3,7 @@ import Foundation
 extension SQLiteWebhookRepository {
     /// See `WebhookRepository.claim`: due pending rows and in-flight rows whose lease ran out, oldest first,
     /// go in flight with the lease deadline as their `next_attempt_at`, the attempt counted.
-    public func claim(endpointID: String, limit: Int, now: Date) async throws -> [WebhookDelivery] {
+    public func claim(endpointID: String, limit: Int, lease: Double, now: Date) async throws -> [WebhookDelivery] {
         guard limit > 0 else { return [] }
         let leaseMillis = Int64((lease * 1_000).rounded())
         return try await database.write { db in
@@ -22,9 +22,9 @@ extension SQLiteWebhookRepository {
     }
 
     /// See `WebhookRepository.complete`: one transaction; stale attempts change nothing.
-    public func complete(_ attempts: [WebhookAttempt], now: Date) async throws {
+    public func complete(_ attempts: [WebhookAttempt], retry: WebhookRetryPolicy, now: Date) async throws {
         guard !attempts.isEmpty else { return }
-        let policy = retryPolicy
+        let policy = retry
         try await database.write { db in
             let millis = now.storeMillis
             for attempt in attempts {

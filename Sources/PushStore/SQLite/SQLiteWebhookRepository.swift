@@ -5,16 +5,9 @@ import Foundation
 public struct SQLiteWebhookRepository: WebhookRepository {
     /// The database holding the tables.
     public let database: SQLiteDatabase
-    /// The retry schedule `complete` applies.
-    public let retryPolicy: WebhookRetryPolicy
-    /// How long a claim holds a row, in seconds.
-    public let lease: Double
-
     /// The webhooks of `database`.
-    public init(database: SQLiteDatabase, retryPolicy: WebhookRetryPolicy = .default, lease: Double = 60) {
+    public init(database: SQLiteDatabase) {
         self.database = database
-        self.retryPolicy = retryPolicy
-        self.lease = lease
     }
 
     enum EndpointColumn: Int32, SQLiteColumn {

@@ -13,16 +13,8 @@ public final class InMemoryWebhookRepository: WebhookRepository {
     }
 
     private let state = PThreadLock(State())
-    /// The retry schedule `complete` applies.
-    public let retryPolicy: WebhookRetryPolicy
-    /// How long a claim holds a row, in seconds.
-    public let lease: Double
-
     /// An empty store.
-    public init(retryPolicy: WebhookRetryPolicy = .default, lease: Double = 60) {
-        self.retryPolicy = retryPolicy
-        self.lease = lease
-    }
+    public init() {}
 
     private static func key(_ row: WebhookDelivery) -> String { row.endpointID + " " + row.eventID }
 
@@ -95,7 +87,7 @@ public final class InMemoryWebhookRepository: WebhookRepository {
     }
 
     /// See `WebhookRepository.claim`.
-    public func claim(endpointID: String, limit: Int, now: Date) -> [WebhookDelivery] {
+    public func claim(endpointID: String, limit: Int, lease: Double, now: Date) -> [WebhookDelivery] {
         let now = now.storeNormalized
         return state.withLock { state in
             var claimed: [WebhookDelivery] = []
@@ -116,7 +108,7 @@ public final class InMemoryWebhookRepository: WebhookRepository {
     }
 
     /// See `WebhookRepository.complete`.
-    public func complete(_ attempts: [WebhookAttempt], now: Date) {
+    public func complete(_ attempts: [WebhookAttempt], retry: WebhookRetryPolicy, now: Date) {
         let now = now.storeNormalized
         state.withLock { state in
             for attempt in attempts {
@@ -132,7 +124,7 @@ public final class InMemoryWebhookRepository: WebhookRepository {
                     row.state = .delivered
                 } else {
                     row.lastError = attempt.error
-                    (row.state, row.nextAttemptAt) = retryPolicy.afterFailure(
+                    (row.state, row.nextAttemptAt) = retry.afterFailure(
                         attempts: row.attempts, id: row.eventID, createdAt: row.createdAt, now: now)
                 }
                 state.rows[index] = row

@@ -22,11 +22,12 @@ public protocol WebhookRepository: Sendable {
     /// Queues `events` for every endpoint subscribed to their types, in one transaction; returns the rows.
     @discardableResult
     func record(_ events: [WebhookEvent]) async throws -> Int
-    /// Claims up to `limit` deliveries for `endpointID` due at `now` (oldest first), in flight under a lease.
-    func claim(endpointID: String, limit: Int, now: Date) async throws -> [WebhookDelivery]
+    /// Claims up to `limit` deliveries for `endpointID` due at `now` (oldest first), in flight under a lease
+    /// of `lease` seconds.
+    func claim(endpointID: String, limit: Int, lease: Double, now: Date) async throws -> [WebhookDelivery]
     /// Records attempts: delivered, or back to pending with back-off, or failed once the retry window is
-    /// over. An attempt whose row is no longer in flight under the same claim is ignored.
-    func complete(_ attempts: [WebhookAttempt], now: Date) async throws
+    /// over (`retry`). An attempt whose row is no longer in flight under the same claim is ignored.
+    func complete(_ attempts: [WebhookAttempt], retry: WebhookRetryPolicy, now: Date) async throws
     /// The endpoint's most recent deliveries, newest change first: only those with a failed attempt when
     /// `failedOnly`.
     func deliveries(endpointID: String, failedOnly: Bool, limit: Int) async throws -> [WebhookDelivery]
