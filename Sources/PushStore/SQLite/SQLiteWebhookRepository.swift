@@ -100,9 +100,10 @@ public struct SQLiteWebhookRepository: WebhookRepository {
         try record(events, subscribers: subscribers, db)
     }
 
-    /// Puts rows a crash left in flight back to pending (a store used by one process at a time).
+    /// Puts rows a crash left in flight back to pending, due at once (a store used by one process at a time:
+    /// the lease deadline in `next_attempt_at` means nothing after a restart).
     static func requeueInFlight(_ db: SQLiteConnection) throws {
-        try db.run("UPDATE webhook_events SET state = 'pending' WHERE state = 'in_flight'")
+        try db.run("UPDATE webhook_events SET state = 'pending', next_attempt_at = updated_at WHERE state = 'in_flight'")
     }
 
     /// See `WebhookRepository.record`.
