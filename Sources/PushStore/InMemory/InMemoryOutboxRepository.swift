@@ -19,8 +19,9 @@ public actor InMemoryOutboxRepository: OutboxRepository {
     private func report(_ ended: [OutboxItem], now: Date) {
         guard let webhooks, !ended.isEmpty else { return }
         let events = ended.compactMap { item -> WebhookEvent? in
-            guard let event = WebhookEvents.notification(
-                item, state: item.state, status: item.lastStatus, reason: item.lastReason, now: now)
+            guard
+                let event = WebhookEvents.notification(
+                    item, state: item.state, status: item.lastStatus, reason: item.lastReason, now: now)
             else { return nil }
             return webhooks.wants(event.type) ? event : nil
         }
