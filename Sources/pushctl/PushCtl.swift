@@ -27,6 +27,13 @@ enum PushCtl {
                         MateRequestsListCommand.self, MateRequestsAcceptCommand.self,
                         MateRequestsDeclineCommand.self,
                     ])),
+            .group(
+                CommandGroup(
+                    name: "webhooks", summary: "Register, remove and inspect outcome webhooks.",
+                    children: [
+                        WebhooksAddCommand.self, WebhooksListCommand.self, WebhooksRemoveCommand.self,
+                        WebhooksDeliveriesCommand.self,
+                    ])),
             .leaf(StatusCommand.self),
             .leaf(VersionCommand.self),
             .leaf(MockAPNSCommand.self),
