@@ -92,6 +92,7 @@ public final class PushServer: Sendable {
             authenticator: APIKeyAuthenticator(keys: configuration.apiKeys), configuration: configuration,
             senders: senders, listenerTLS: tls)
         let router = api.router
+        let webhooks = try await WebhookWorker.start(configuration: configuration, store: store, metrics: metrics, logger: logger)
         let gate = RequestGate()
         let loop = EventLoop(name: "push-http")
         let http: HTTPServer
@@ -105,10 +106,10 @@ public final class PushServer: Sendable {
             }
         } catch {
             loop.shutdown()
+            webhooks.client.loop.shutdown()
             throw ConfigurationError("cannot listen on \(configuration.host):\(configuration.port): \(error)")
         }
         await worker.start(tickSeconds: configuration.retryTickSeconds)
-        let webhooks = try await WebhookWorker.start(configuration: configuration, store: store, metrics: metrics, logger: logger)
         let retention = RetentionJob(repositories: store, policy: configuration.retention, metrics: metrics, logger: logger)
         let background = Task {
             await withDiscardingTaskGroup { group in
