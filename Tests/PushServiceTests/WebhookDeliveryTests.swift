@@ -14,7 +14,7 @@ struct WebhookDeliveryTests {
     /// A service whose webhook worker looks often, gives up on a silent receiver after `timeout` seconds and
     /// retries after 0.1 s, 0.2 s, ….
     static func service(timeout: Double = 2, logs: LineWaiter? = nil) async throws -> ServiceHarness {
-        let logger = logs.map { waiter in ServiceLogger(level: .info) { waiter.append($0) } } ?? .silent
+        let logger = logs.map { waiter in ServiceLogger(level: .debug) { waiter.append($0) } } ?? .silent
         return try await ServiceHarness.start(logger: logger) { configuration in
             configuration.webhooks.pollSeconds = 0.05
             configuration.webhooks.timeoutSeconds = timeout
