@@ -15,6 +15,8 @@ actor WebhookWorker {
     let logger: ServiceLogger
     private var inFlight: [String: Int] = [:]
     private var drained: [CheckedContinuation<Void, Never>] = []
+    /// Set once `run` is cancelled: requests finishing then start no new ones.
+    private var stopping = false
 
     /// A worker sending from `webhooks` through `client`.
     init(
@@ -35,35 +37,53 @@ actor WebhookWorker {
             await pass()
             try? await Task.sleep(for: .seconds(settings.pollSeconds))
         }
+        stopping = true
         if inFlight.values.contains(where: { $0 > 0 }) {
             await withCheckedContinuation { drained.append($0) }
         }
         client.loop.shutdown()
     }
 
-    /// Starts what is due for every endpoint.
+    /// Starts what is due for every endpoint (nothing at all, not even a claim, when no event is due).
     func pass() async {
         do {
+            guard let due = try await webhooks.nextDue(), due <= Date() else { return }
             for endpoint in try await webhooks.endpoints() { await fill(endpoint) }
         } catch {
             logger.error("webhook.claim_failed", [("error", "\(error)")])
         }
     }
 
-    /// Claims and starts batches for `endpoint` while it has free slots and due events.
+    /// Claims and starts batches for `endpoint` while it has free slots and due events. A slot is taken
+    /// before the claim (the actor may run another `fill` while this one waits for the store), so the
+    /// bound holds however the calls interleave.
     private func fill(_ endpoint: WebhookEndpoint) async {
-        while !Task.isCancelled, inFlight[endpoint.id, default: 0] < settings.concurrency {
+        while !stopping, !Task.isCancelled, inFlight[endpoint.id, default: 0] < settings.concurrency {
+            inFlight[endpoint.id, default: 0] += 1
             let batch: [WebhookDelivery]
             do {
                 batch = try await webhooks.claim(
                     endpointID: endpoint.id, limit: settings.batchSize, lease: settings.leaseSeconds, now: Date())
             } catch {
                 logger.error("webhook.claim_failed", [("endpoint", endpoint.id), ("error", "\(error)")])
+                release(endpoint.id)
                 return
             }
-            guard !batch.isEmpty else { return }
-            inFlight[endpoint.id, default: 0] += 1
+            guard !batch.isEmpty else {
+                release(endpoint.id)
+                return
+            }
             Task { await self.deliver(batch, to: endpoint) }
+        }
+    }
+
+    /// Gives a slot back; wakes `run`'s drain when nothing is in flight any more.
+    private func release(_ endpointID: String) {
+        inFlight[endpointID, default: 1] -= 1
+        if inFlight.values.allSatisfy({ $0 <= 0 }) {
+            let waiters = drained
+            drained = []
+            for waiter in waiters { waiter.resume() }
         }
     }
 
@@ -74,16 +94,12 @@ actor WebhookWorker {
                 batch.map {
                     WebhookAttempt($0, delivered: attempt.delivered, status: attempt.status, error: attempt.error)
                 }, retry: settings.retry, now: Date())
+            if attempt.delivered { logger.debug("webhook.delivered", [("endpoint", endpoint.id), ("events", "\(batch.count)")]) }
         } catch {
             logger.error("webhook.record_failed", [("endpoint", endpoint.id), ("error", "\(error)")])
         }
-        inFlight[endpoint.id, default: 1] -= 1
-        if !Task.isCancelled { await fill(endpoint) }
-        if inFlight.values.allSatisfy({ $0 <= 0 }) {
-            let waiters = drained
-            drained = []
-            for waiter in waiters { waiter.resume() }
-        }
+        release(endpoint.id)
+        await fill(endpoint)
     }
 
     /// What one request came to.
