@@ -33,6 +33,14 @@ p.add_argument("--parallel", type=int, default=4)
 p.add_argument("--timeout", type=float, default=240)
 p.add_argument("--poll-interval", type=float, default=0.05)
 p.add_argument("--bin", type=float, default=0.05, help="timeline resolution in seconds")
+p.add_argument("--retention-s", type=float, default=None,
+               help="purge final outbox rows this many seconds old, every second (the long-run case)")
+p.add_argument("--complete-by", choices=["rows", "metrics"], default="rows",
+               help="rows: poll GET /v1/pushes/{id} (latencies, timeline); metrics: wait until /metrics counts "
+                    "every notification answered (rows may be purged meanwhile: no latencies)")
+p.add_argument("--max-outstanding", type=int, default=None,
+               help="with --complete-by metrics: post the next batch only while fewer notifications than this are "
+                    "posted but unanswered (a steady load the service keeps up with, instead of one burst)")
 a = p.parse_args()
 
 KEY = "K"
@@ -41,8 +49,19 @@ data_dir = os.path.join(a.work, f"b7-{os.getpid()}-{time.time_ns()}")
 os.makedirs(data_dir)
 out_path = os.path.join(data_dir, "server.out")
 err_path = os.path.join(data_dir, "server.err")
-server = subprocess.Popen([a.server, "--embedded", "--data-dir", data_dir, "--port", "0", "--api-key", KEY,
-                           "--log-level", "warning"], stdout=open(out_path, "w"), stderr=open(err_path, "w"))
+command = [a.server, "--embedded", "--data-dir", data_dir, "--port", "0", "--api-key", KEY, "--log-level", "warning"]
+if a.retention_s is not None:
+    config_path = os.path.join(data_dir, "retention.json")
+    with open(config_path, "w") as f:
+        json.dump({"retention": {"final_outbox_s": a.retention_s, "interval_s": 1, "batch_size": 5000}}, f)
+    command += ["--config", config_path]
+server = subprocess.Popen(command, stdout=open(out_path, "w"), stderr=open(err_path, "w"))
+DB_PATH = os.path.join(data_dir, "push.sqlite")
+
+
+def db_mb():
+    """The database's size on disk: the file and its write-ahead log."""
+    return sum(os.path.getsize(DB_PATH + suffix) for suffix in ("", "-wal") if os.path.exists(DB_PATH + suffix)) / 2**20
 
 
 def fail(message):
@@ -147,12 +166,59 @@ cpu0 = cpu_seconds(server.pid)
 t0 = time.time()
 sampler = threading.Thread(target=sample, daemon=True)
 sampler.start()
+
+
+def answered_count():
+    """Notifications /metrics counts as answered (accepted, rejected or failed)."""
+    status, data = request("GET", "/metrics")
+    total = 0
+    for line in data.decode().splitlines():
+        if line.startswith("push_notifications_total{") and 'outcome="retry"' not in line:
+            total += int(float(line.rsplit(" ", 1)[1]))
+    return total
+
+
 try:
     with concurrent.futures.ThreadPoolExecutor(a.parallel) as pool:
-        accepted = list(pool.map(post, bodies))
+        if a.max_outstanding:
+            futures, posted = [], 0
+            for body in bodies:
+                while posted - answered_count() > a.max_outstanding - a.batch:
+                    time.sleep(0.05)   # paced load: a poll of /metrics, not a wait for an event in a test
+                futures.append(pool.submit(post, body))
+                posted += a.batch
+            accepted = [f.result() for f in futures]
+        else:
+            accepted = list(pool.map(post, bodies))
 except Exception as error:
     fail(f"{type(error).__name__}: {error}")
 t_posted = time.time()
+
+if a.complete_by == "metrics":
+    deadline = t0 + a.timeout
+    answered = 0
+    while time.time() < deadline:
+        answered = answered_count()
+        if answered >= a.n:
+            break
+        time.sleep(a.poll_interval)
+    t_done = time.time()
+    sampling.set()
+    sampler.join()
+    cpu = cpu_seconds(server.pid) - cpu0
+    peak_rss = vm(server.pid, "VmHWM")
+    size = db_mb()
+    stop()
+    elapsed = t_done - t0
+    result = {"n": answered, "rate": answered / elapsed, "elapsed_s": round(elapsed, 3), "post_s": round(t_posted - t0, 3),
+              "peak_rss_mb": peak_rss, "cpu_us_per_notification": cpu * 1e6 / max(1, answered), "db_mb": round(size, 1),
+              "retention_s": a.retention_s, "batch": a.batch, "parallel": a.parallel,
+              "rss_mb_by_tenth": [round(s[1] or 0, 1) for s in samples[:: max(1, len(samples) // 10)]]}
+    if answered < a.n:
+        result["error"] = f"timeout: {answered} of {a.n} answered after {a.timeout:.0f} s"
+    shutil.rmtree(data_dir, ignore_errors=True)
+    print(json.dumps(result))
+    sys.exit(0 if answered >= a.n else 1)
 
 pending = {push_id: at for push_id, at in accepted}
 done = {}
@@ -173,6 +239,7 @@ sampling.set()
 sampler.join()
 cpu = cpu_seconds(server.pid) - cpu0
 peak_rss = vm(server.pid, "VmHWM")
+size = db_mb()
 stop()
 if pending:
     print(json.dumps({"error": f"timeout: {len(pending)} of {len(accepted)} pushes not complete after {a.timeout:.0f} s",
@@ -218,6 +285,7 @@ result = {
     "post_s": round(t_posted - t0, 3), "polled_s": round(t_polled - t0, 3),
     "rate_polled": n / (t_polled - t0), "p50_ms": pct(0.50), "p99_ms": pct(0.99), "max_ms": latencies[-1] if n else None,
     "peak_rss_mb": peak_rss, "cpu_us_per_notification": cpu * 1e6 / n if n else None, "states": states,
+    "db_mb": round(size, 1),
     "batch": a.batch, "parallel": a.parallel, "timeline": timeline,
     "latency_basis": "POST 202 arrival -> updated_at of terminal row (API has no per-notification creation time)",
 }

@@ -223,6 +223,22 @@ b8 = stat("B8.store", "rate")
 r8 = ratio(b8, b7)
 row("B8 outbox enqueue+claim+complete (SQLite)", f"{fmt(b8, ' cycles/s')} = {fr(r8)} B7's rate", "≥ 2.5× B7",
     met(r8, goal("B8 outbox / B7 service", r8, 2.5, sources=("B8.store", "B7"))), sources=("B8.store", "B7"))
+# B7L: the long run against the short one in the same run, both paced and purging (retention 2 s): throughput
+# holds, memory stays flat, and the database file stays no larger than after B7's 100,000 without purging.
+l1, l10 = stat("B7L.100000", "rate"), stat("B7L.1000000", "rate")
+if l1 and l10:
+    rl = ratio(l10, l1)
+    rss1, rss10 = stat("B7L.100000", "peak_rss_mb"), stat("B7L.1000000", "peak_rss_mb")
+    db7, db10 = stat("B7", "db_mb"), stat("B7L.1000000", "db_mb")
+    rss_ratio = ratio(rss10, rss1)
+    db_ok = db7 is not None and db10 is not None and db10["median"] <= db7["median"]
+    row("B7L service over 1,000,000 notifications vs 100,000 (steady load, final rows purged after 2 s)",
+        f"{fmt(l10, '/s')} = {fr(rl)} the 100,000 run's {fmt(l1, '/s')}; peak RSS {fmt(rss10, ' MB')} vs "
+        f"{fmt(rss1, ' MB')} ({fr(rss_ratio)}); database {fmt(db10, ' MB', 1)} vs {fmt(db7, ' MB', 1)} after B7's "
+        f"100,000 unpurged", "rate ≥ 0.85×, RSS ≤ 1.1×, database ≤ B7's",
+        met(rl, goal("B7L 1M / 100k rate", rl, 0.85, sources=("B7L.1000000", "B7L.100000"))
+            and rss_ratio is not None and rss_ratio <= 1.1 and db_ok),
+        sources=("B7L.1000000", "B7L.100000", "B7"))
 for store in ("memory", "sqlite"):
     case = f"B9.drops-{store}"
     row(f"B9 drops, 1,000 concurrent reporters, {store} store", f"p50 {fmt(stat(case, 'p50_ms'), ' ms', 1)}, "

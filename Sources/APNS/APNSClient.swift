@@ -19,11 +19,11 @@ public final class APNSClient: Sendable {
     public let configuration: APNSClientConfiguration
     /// The shared provider token source with token auth (one per client, so one per team), else nil.
     public let tokenProvider: APNSTokenProvider?
-    private let loop: EventLoop
-    private let dispatcher: APNSDispatcher
-    private let permits: AsyncSemaphore
-    private let nextID = Atomic<UInt64>(0)
-    private let closed = Atomic<Bool>(false)
+    let loop: EventLoop
+    let dispatcher: APNSDispatcher
+    let permits: AsyncSemaphore
+    let nextID = Atomic<UInt64>(0)
+    let closed = Atomic<Bool>(false)
 
     /// Loads the credentials and prepares TLS; connections open on the first send.
     public init(configuration: APNSClientConfiguration) throws {
@@ -106,35 +106,7 @@ public final class APNSClient: Sendable {
                         headers: notification.headerFields(authorization: nil), body: notification.payload)
                 ))
         }
-        if !local.isEmpty { deliver(local) }
-        guard !requests.isEmpty else { return }
-        func failAll(_ error: APNSTransportError) {
-            deliver(requests.map { APNSBatchResult(index: $0.index, result: .failure(error)) })
-        }
-        guard !closed.load(ordering: .relaxed) else { return failAll(APNSTransportError(.shutdown, "client is shut down")) }
-        let granted = await permits.acquire(count: requests.count)
-        guard granted == requests.count else {
-            permits.release(count: granted)
-            return failAll(APNSTransportError(.cancelled, "cancelled while waiting to send"))
-        }
-        let permits = self.permits
-        let sink = APNSBatchSink(loop: loop, deliver: deliver, release: { permits.release(count: $0) })
-        let started = MonotonicClock.now
-        let deadline = started + configuration.requestTimeout
-        let last = nextID.add(UInt64(requests.count), ordering: .relaxed).newValue
-        var id = last - UInt64(requests.count)
-        var sends: [APNSSend] = []
-        sends.reserveCapacity(requests.count)
-        for (index, request) in requests {
-            id += 1
-            sends.append(
-                APNSSend(
-                    id: id, request: request, started: started, deadline: deadline,
-                    receiver: .batch(sink, index: index)))
-        }
-        let dispatcher = self.dispatcher
-        let batch = sends
-        loop.execute { dispatcher.submit(batch) }
+        await submit(requests, local: local, deliver: deliver)
     }
 
     /// A snapshot of the client's connections and work.

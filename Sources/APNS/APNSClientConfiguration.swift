@@ -54,6 +54,12 @@ public struct APNSClientConfiguration: Sendable {
     public var initialReconnectDelay: Double = 1
     /// Largest reconnect delay, in seconds.
     public var maxReconnectDelay: Double = 60
+    /// When a TLS connection cannot be set up (the handshake fails, e.g. the server refuses the client
+    /// certificate) and no other connection is ready: fail the sends waiting for one, and new sends, at once
+    /// with ``APNSTransportError/Kind/notSent`` until the reconnect back-off allows another attempt, instead
+    /// of letting them wait for the request timeout. Off by default; push-server turns it on so an app
+    /// whose certificate is refused holds none of the service's in-flight slots.
+    public var failsFastOnHandshakeFailure = false
     /// How often a notification that was never processed (GOAWAY, refused stream) is resent.
     public var maxResends: Int = 5
     /// Check notifications locally before sending (Apple's rules for size, priority, collapse id...).

@@ -17,6 +17,9 @@ extension APNSDispatcher {
 
     func connectionClosed(_ connection: HTTP2ClientConnection, slot: APNSConnectionSlot, error: IOError?) {
         let now = MonotonicClock.now
+        // A handshake the server refused (never ready), not a broken session: the certificate is the problem.
+        let handshakeRefused =
+            configuration.failsFastOnHandshakeFailure && error?.kind == .tls && slot.connection === connection && slot.readySince == nil
         slot.observers[ObjectIdentifier(connection)] = nil
         slot.retiring[ObjectIdentifier(connection)] = nil
         if slot.connection === connection {
@@ -27,9 +30,12 @@ extension APNSDispatcher {
             }
         }
         configuration.metrics.record(.connectionClosed(error: error?.description))
-        if let error, error.kind == .proxyRefused, slot.connection == nil {
-            // Retrying cannot help until the configuration (or the proxy's) changes: fail what waits.
-            let refused = APNSTransportError(.proxyRefused, error.message)
+        if let error, slot.connection == nil, error.kind == .proxyRefused || (handshakeRefused && readyConnections == 0) {
+            // Retrying cannot help until the configuration (or the proxy's, or the certificate the server
+            // accepts) changes: fail what waits, and new sends at once until the back-off allows an attempt,
+            // so a client whose certificate is refused holds nobody's sends for the request timeout.
+            let refused =
+                error.kind == .tls ? APNSTransportError(.notSent, error.description) : APNSTransportError(.proxyRefused, error.message)
             refusal = refused
             for send in waiting.takeAll() { finish(send, .failure(refused)) }
         }

@@ -20,8 +20,8 @@ final class APNSDispatcher: @unchecked Sendable {
     var sweepTimer: LoopTimer?
     var shuttingDown = false
     var drained: [CheckedContinuation<Void, Never>] = []
-    /// The proxy's last refusal while no new connection attempt is under way: sends fail at once with it
-    /// (a configuration error) instead of waiting for a connection that the proxy will refuse again.
+    /// The proxy's (or the TLS handshake's) last refusal while no new connection attempt is under way: sends
+    /// fail at once with it instead of waiting for a connection that will be refused again.
     var refusal: APNSTransportError?
 
     init(loop: EventLoop, configuration: APNSClientConfiguration, tls: TLSContext, tokenProvider: APNSTokenProvider? = nil) {
@@ -163,7 +163,7 @@ final class APNSDispatcher: @unchecked Sendable {
         return true
     }
 
-    /// The proxy's refusal, unless the back-off now allows a new attempt (which then starts).
+    /// The last refusal, unless the back-off now allows a new attempt (which then starts).
     private func currentRefusal() -> APNSTransportError? {
         guard refusal != nil else { return nil }
         openIdleSlots()
@@ -218,7 +218,8 @@ final class APNSDispatcher: @unchecked Sendable {
         guard live[send.id] != nil else { return }
         switch result {
         case .success(let response):
-            let apnsID = response.header("apns-id")
+            // Broadcasts answer with `apns-request-id` where device pushes answer with `apns-id`.
+            let apnsID = response.header(APNSHeader.id) ?? response.header(APNSHeader.requestID)
             if response.status == 200 {
                 finish(send, .success(.accepted(apnsID: apnsID ?? "", uniqueID: response.header("apns-unique-id"))))
             } else {

@@ -34,7 +34,7 @@ public struct APNSEnvironment: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    private init(name: String, host: String, port: Int, isDevelopment: Bool) {
+    init(name: String, host: String, port: Int, isDevelopment: Bool) {
         self.name = name
         self.host = host
         self.port = port

@@ -1,11 +1,15 @@
 extension APNSRejectionReason {
-    /// Every reason Apple documents, grouped by status.
+    /// Every reason Apple documents, grouped by status: device pushes, then (after each status's device
+    /// reasons) those of broadcast push and channel management ("Handling error responses from Apple
+    /// Push Notification service" in Apple's broadcast documentation).
     public static let allKnown: [APNSRejectionReason] = [
         .badCollapseId, .badDeviceToken, .badExpirationDate, .badMessageId, .badPriority, .badTopic,
         .deviceTokenNotForTopic, .duplicateHeaders, .idleTimeout, .invalidPushType, .missingDeviceToken,
         .missingTopic, .payloadEmpty, .topicDisallowed,
+        .featureNotEnabled, .missingChannelId, .badChannelId, .channelNotRegistered, .badRequestParams,
+        .badRequestPayload, .missingPushType, .cannotCreateChannelConfig,
         .badCertificate, .badCertificateEnvironment, .expiredProviderToken, .forbidden,
-        .invalidProviderToken, .missingProviderToken,
+        .invalidProviderToken, .missingProviderToken, .topicMismatch,
         .badPath,
         .methodNotAllowed,
         .expiredToken, .unregistered,
@@ -24,10 +28,12 @@ extension APNSRejectionReason {
         switch self {
         case .badCollapseId, .badDeviceToken, .badExpirationDate, .badMessageId, .badPriority, .badTopic,
             .deviceTokenNotForTopic, .duplicateHeaders, .idleTimeout, .invalidPushType,
-            .missingDeviceToken, .missingTopic, .payloadEmpty, .topicDisallowed:
+            .missingDeviceToken, .missingTopic, .payloadEmpty, .topicDisallowed,
+            .featureNotEnabled, .missingChannelId, .badChannelId, .channelNotRegistered, .badRequestParams,
+            .badRequestPayload, .missingPushType, .cannotCreateChannelConfig:
             400
         case .badCertificate, .badCertificateEnvironment, .expiredProviderToken, .forbidden,
-            .invalidProviderToken, .missingProviderToken:
+            .invalidProviderToken, .missingProviderToken, .topicMismatch:
             403
         case .badPath: 404
         case .methodNotAllowed: 405

@@ -26,8 +26,24 @@ public enum APNSRejectionReason: Hashable, Sendable, RawRepresentable, CustomStr
     case missingTopic
     /// 400: the payload is empty.
     case payloadEmpty
-    /// 400: pushing to this topic is not allowed.
+    /// 400: pushing to this topic is not allowed (broadcast: the bundle ID carries a push-type suffix).
     case topicDisallowed
+    /// 400, broadcast and channels: the app's broadcast capability is not enabled.
+    case featureNotEnabled
+    /// 400, broadcast and channels: `apns-channel-id` is missing.
+    case missingChannelId
+    /// 400, broadcast and channels: `apns-channel-id` is not proper base64 or is too long.
+    case badChannelId
+    /// 400, broadcast and channels: the channel does not exist (never created, or deleted).
+    case channelNotRegistered
+    /// 400, channels: the JSON body has an attribute (or value) APNs does not recognise.
+    case badRequestParams
+    /// 400, broadcast and channels: the JSON body cannot be parsed.
+    case badRequestPayload
+    /// 400, broadcast and channels: `apns-push-type` (or the body's `push-type`) is missing.
+    case missingPushType
+    /// 400, channels: the app has reached its channel limit (10,000 per environment).
+    case cannotCreateChannelConfig
     /// 403: the client certificate is bad.
     case badCertificate
     /// 403: the client certificate is for the other environment.
@@ -38,6 +54,8 @@ public enum APNSRejectionReason: Hashable, Sendable, RawRepresentable, CustomStr
     case forbidden
     /// 403: the provider token is invalid or its signature does not verify.
     case invalidProviderToken
+    /// 403, broadcast and channels: the bundle ID in the path is not among the token's or certificate's.
+    case topicMismatch
     /// 403: neither a certificate nor a provider token was given.
     case missingProviderToken
     /// 404: the request path is bad.
@@ -64,8 +82,12 @@ public enum APNSRejectionReason: Hashable, Sendable, RawRepresentable, CustomStr
     case unknown(String)
 
     /// Maps a reason string to its case; unknown strings become `.unknown(rawValue)`.
+    ///
+    /// Apple's broadcast error table spells the 503 reason `Service Unavailable` (with a space) where the
+    /// device-push table has `ServiceUnavailable`: both read as ``serviceUnavailable``, which writes the
+    /// device-push spelling (the one without a space, like every other reason).
     public init(rawValue: String) {
-        self = Self.byRawValue[rawValue] ?? .unknown(rawValue)
+        self = Self.byRawValue[rawValue] ?? (rawValue == "Service Unavailable" ? .serviceUnavailable : .unknown(rawValue))
     }
 
     /// The reason string exactly as APNs writes it.
@@ -85,11 +107,20 @@ public enum APNSRejectionReason: Hashable, Sendable, RawRepresentable, CustomStr
         case .missingTopic: "MissingTopic"
         case .payloadEmpty: "PayloadEmpty"
         case .topicDisallowed: "TopicDisallowed"
+        case .featureNotEnabled: "FeatureNotEnabled"
+        case .missingChannelId: "MissingChannelId"
+        case .badChannelId: "BadChannelId"
+        case .channelNotRegistered: "ChannelNotRegistered"
+        case .badRequestParams: "BadRequestParams"
+        case .badRequestPayload: "BadRequestPayload"
+        case .missingPushType: "MissingPushType"
+        case .cannotCreateChannelConfig: "CannotCreateChannelConfig"
         case .badCertificate: "BadCertificate"
         case .badCertificateEnvironment: "BadCertificateEnvironment"
         case .expiredProviderToken: "ExpiredProviderToken"
         case .forbidden: "Forbidden"
         case .invalidProviderToken: "InvalidProviderToken"
+        case .topicMismatch: "TopicMismatch"
         case .missingProviderToken: "MissingProviderToken"
         case .badPath: "BadPath"
         case .methodNotAllowed: "MethodNotAllowed"

@@ -29,6 +29,8 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
     private var idleTimer: LoopTimer?
     private var closeTimer: LoopTimer?
     private let isDevelopment: Bool
+    /// Broadcast streams not yet answered: they answer with `apns-request-id` (and `apns-unique-id`).
+    private var broadcastStreams: Set<Int32> = []
 
     init(core: MockAPNSCore, connection: HTTP2ServerConnection) {
         self.core = core
@@ -58,12 +60,14 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
             return
         }
         if let idle = configuration.idleTimeout { idleTimer?.schedule(after: idle) }
-        let given = request.header(APNSHeader.id)
+        let broadcast = MockAPNSBroadcastRules.isBroadcast(request.path)
+        if broadcast { broadcastStreams.insert(request.streamID) }
+        let given = request.header(broadcast ? APNSHeader.requestID : APNSHeader.id)
         let apnsID = given.flatMap { APNSID.isValid($0) ? $0 : nil } ?? APNSID.generate(using: &ids)
 
         if configuration.acceptAll {
             core.recorder.countFastAccept(concurrentStreams: connection.maxObservedOpenStreams)
-            answer(streamID: request.streamID, outcome: .accepted(apnsID: apnsID, uniqueID: uniqueID()))
+            answer(streamID: request.streamID, outcome: .accepted(apnsID: apnsID, uniqueID: uniqueID(always: broadcast)))
         } else {
             core.recorder.countStream(concurrentStreams: connection.maxObservedOpenStreams)
             applyStreamLimit(knobs)
@@ -130,7 +134,7 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
         let outcome: APNSOutcome =
             verdict.rejection.map {
                 .rejected(APNSRejection(status: $0.status, reason: $0.reason, timestamp: $0.timestamp, apnsID: apnsID))
-            } ?? .accepted(apnsID: apnsID, uniqueID: uniqueID())
+            } ?? .accepted(apnsID: apnsID, uniqueID: uniqueID(always: broadcastStreams.contains(request.streamID)))
         core.recorder.record(
             MockAPNSRecord(
                 token: mockRequest.token.map(MockAPNSRules.lowercasedToken) ?? request.path, topic: verdict.topic,
@@ -152,14 +156,17 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
         delayed[streamID] = (timer, outcome)
     }
 
-    private func uniqueID() -> String? {
-        isDevelopment ? APNSID.generate(using: &ids) : nil
+    /// Apple sends `apns-unique-id` for device pushes in development only, for broadcasts always (its
+    /// broadcast page names no environment).
+    private func uniqueID(always: Bool = false) -> String? {
+        isDevelopment || always ? APNSID.generate(using: &ids) : nil
     }
 
     /// Writes the answer; SETTINGS for the stream-limit throttle go out just before it.
     private func answer(streamID: Int32, outcome: APNSOutcome) {
         guard let connection, !connection.isClosed else { return }
         let configuration = core.configuration
+        let idHeader = broadcastStreams.remove(streamID) != nil ? APNSHeader.requestID : APNSHeader.id
         switch outcome {
         case .accepted(let apnsID, let uniqueID):
             if streamLimitDropped {
@@ -167,7 +174,7 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
                 announcedStreams = core.knobs.withLock { $0.maxConcurrentStreams }
                 connection.updateSettings(maxConcurrentStreams: announcedStreams)
             }
-            var headers = [(name: APNSHeader.id, value: apnsID)]
+            var headers = [(name: idHeader, value: apnsID)]
             if let uniqueID { headers.append((APNSHeader.uniqueID, uniqueID)) }
             connection.respond(to: streamID, status: 200, headers: headers)
         case .rejected(let rejection):
@@ -177,7 +184,7 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
             }
             connection.respond(
                 to: streamID, status: rejection.status,
-                headers: [("content-type", "application/json"), (APNSHeader.id, rejection.apnsID ?? "")],
+                headers: [("content-type", "application/json"), (idHeader, rejection.apnsID ?? "")],
                 body: rejection.jsonBody())
         }
         if let idle = configuration.idleTimeout { idleTimer?.schedule(after: idle) }

@@ -50,6 +50,7 @@ extension MockAPNSControlCodec {
         return [
             "token": .string(record.token),
             "topic": record.topic.map(JSONValue.string) ?? .null,
+            "channel_id": record.channelID.map(JSONValue.string) ?? .null,
             "headers": .array(record.headers.map { ["name": .string($0.name), "value": .string($0.value)] }),
             "payload": String(validating: record.payload, as: UTF8.self).map(JSONValue.string) ?? .null,
             "payload_base64": .string(Data(record.payload).base64EncodedString()),

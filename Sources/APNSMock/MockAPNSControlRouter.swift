@@ -86,7 +86,7 @@ final class MockAPNSControlRouter: Sendable {
         "goaway", "reset",
     ]
 
-    /// `GET /records/wait?count=N&timeout_ms=T[&token=…][&topic=…]`: 200 with the records once N match,
+    /// `GET /records/wait?count=N&timeout_ms=T[&token=…][&topic=…][&channel_id=…]`: 200 with the records once N match,
     /// 408 when the time is up first.
     private func startWait(_ request: HTTPServerRequest, responder: HTTPResponder) throws(MockAPNSControlError) {
         let filter = try Self.filter(request, extra: ["count", "timeout_ms"])
@@ -127,11 +127,12 @@ final class MockAPNSControlRouter: Sendable {
     private static func filter(_ request: HTTPServerRequest, extra: Set<String>) throws(MockAPNSControlError)
         -> MockAPNSRecordFilter
     {
-        let known: Set<String> = extra.union(["token", "topic"])
+        let known: Set<String> = extra.union(["token", "topic", "channel_id"])
         if let unknown = request.query.first(where: { !known.contains($0.name) }) {
             throw .bad("unknown query parameter '\(unknown.name)' (known: \(known.sorted().joined(separator: ", ")))")
         }
-        return MockAPNSRecordFilter(token: request.queryValue("token"), topic: request.queryValue("topic"))
+        return MockAPNSRecordFilter(
+            token: request.queryValue("token"), topic: request.queryValue("topic"), channelID: request.queryValue("channel_id"))
     }
 
     private static func response(_ status: Int, _ body: JSONValue?) -> HTTPServerResponse {

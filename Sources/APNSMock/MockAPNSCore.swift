@@ -11,6 +11,8 @@ final class MockAPNSCore: Sendable {
     /// Connections start at MAX_CONCURRENT_STREAMS 1 until authenticated (token auth).
     let startsAtOneStream: Bool
     let registry = MockAPNSTokenRegistry()
+    /// Broadcast channels, shared by the push listener (broadcasts) and the channel management listener.
+    let channels = MockAPNSChannelRegistry()
     let recorder: MockAPNSRecorder
     /// Rules added at run time (control API or `addRule`), tried before the handler.
     let rules = MockAPNSRuleBook()
@@ -19,7 +21,7 @@ final class MockAPNSCore: Sendable {
     /// The programmable handler, boxed: a closure kept directly in a generic lock is re-abstracted on
     /// every `withLock` write-back, which nests one thunk per request until the stack overflows.
     let handler: PThreadLock<MockAPNSHandlerBox>
-    private let random: PThreadLock<MockRandom>
+    let random: PThreadLock<MockRandom>
     /// Requests received by all connections, for `abruptCloseEveryStreams`.
     private let requestsReceived = Atomic<Int>(0)
 
@@ -58,6 +60,7 @@ final class MockAPNSCore: Sendable {
                 return Verdict(rejection: (reason.status ?? 400, reason, timestamp), topic: request.topic)
             }
         }
+        if MockAPNSBroadcastRules.isBroadcast(request.path) { return decideBroadcast(request, on: connection, knobs: knobs) }
         switch MockAPNSRules.check(request, authenticate: { authenticator.authenticate(request, on: connection) }) {
         case .rejected(let reason, let topic):
             return Verdict(rejection: (reason.status ?? 400, reason, nil), topic: topic)

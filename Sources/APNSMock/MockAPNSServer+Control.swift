@@ -83,12 +83,13 @@ extension MockAPNSServer {
         return (try? loop.submitSync(work)) ?? 0
     }
 
-    /// Back to the state at start: no rules, the configuration's knobs, no token state, no records or
-    /// counters (connection totals stay). The programmable handler stays.
+    /// Back to the state at start: no rules, the configuration's knobs, no token state, no channels, no
+    /// records or counters (connection totals stay). The programmable handler stays.
     public func resetAll() {
         core.rules.clear()
         core.knobs.withLock { $0 = MockAPNSKnobs(configuration) }
         core.registry.clear()
+        core.channels.clear()
         core.recorder.reset()
         let knobs = self.knobs
         forEachConnection { $0.applyStreamLimit(knobs) }

@@ -2,37 +2,67 @@ import APNSMock
 import Foundation
 import PushTLS
 
-/// The embedded default: an in-process mock APNs server with freshly generated credentials written to
-/// `<data-dir>/credentials`, and the settings that point the APNs clients at it.
+/// The embedded default: two apps, each with an in-process mock APNs and freshly generated credentials
+/// written to `<data-dir>/credentials`: the main app signs in with a client certificate (`.p12`), the
+/// second (`com.example.dogwalk`) with a token signing key (`.p8`), as a server with several apps would.
 struct EmbeddedAPNS: Sendable {
-    /// The running mock.
+    /// The certificate app's mock.
     let mock: MockAPNSServer
-    /// The generated credential files.
+    /// The token app's mock.
+    let tokenMock: MockAPNSServer
+    /// The generated certificate files.
     let files: TestCredentialFiles
+    /// The apps' settings.
+    let apps: [PushServiceConfiguration.AppSettings]
 
     static let defaultTopic = "com.example.sniffmeet"
+    /// The second app's bundle id.
+    static let tokenTopic = "com.example.dogwalk"
 
-    /// Generates credentials under `dataDirectory/credentials` and starts the mock on 127.0.0.1 (free port).
+    /// Generates credentials under `dataDirectory/credentials` and starts both mocks on 127.0.0.1 (free ports).
     init(dataDirectory: String, bundleID: String) throws {
         let directory = URL(fileURLWithPath: dataDirectory).appendingPathComponent("credentials").path
         let password = APIKeyFile.randomHex(bytes: 16)
         files = try TestCredentialFiles.write(to: directory, bundleID: bundleID, password: password)
         var configuration = try MockAPNSServer.Configuration(credentialFiles: files)
         configuration.environment = .development
-        // The embedded mock runs as long as the service: keep its memory flat.
+        // The embedded mocks run as long as the service: keep their memory flat.
         configuration.maxRecords = 100
         mock = try MockAPNSServer(configuration: configuration)
+        let tokenTopic = bundleID == Self.tokenTopic ? Self.tokenTopic + ".second" : Self.tokenTopic
+        var token = try MockAPNSServer.makeForTokenTesting(topics: [tokenTopic])
+        token.configuration.maxRecords = 100
+        tokenMock = try MockAPNSServer(configuration: token.configuration)
+        let keyPath = URL(fileURLWithPath: directory).appendingPathComponent("AuthKey_\(token.keyID).p8").path
+        let tokenCAPath = URL(fileURLWithPath: directory).appendingPathComponent("token-ca.pem").path
+        guard
+            FileManager.default.createFile(
+                atPath: keyPath, contents: Data(token.signingKey.pkcs8PEM.utf8), attributes: [.posixPermissions: 0o600]),
+            FileManager.default.createFile(atPath: tokenCAPath, contents: Data(tokenMock.credentials.caPEM.utf8))
+        else {
+            throw ConfigurationError("cannot write the embedded token credentials in \(directory)")
+        }
+
+        var main = PushServiceConfiguration.AppSettings(topic: bundleID, name: "sniffmeet")
+        main.p12Path = files.clientP12Path
+        main.password = files.password
+        main.host = "127.0.0.1"
+        main.port = mock.port
+        main.caPath = files.caCertificatePath
+        var second = PushServiceConfiguration.AppSettings(topic: tokenTopic, name: "dogwalk")
+        second.p8Path = keyPath
+        second.keyID = token.keyID
+        second.teamID = token.teamID
+        second.host = "127.0.0.1"
+        second.port = tokenMock.port
+        second.caPath = tokenCAPath
+        apps = [main, second]
     }
 
-    /// `apns` settings that reach the mock with the generated client certificate.
-    var settings: PushServiceConfiguration.APNSSettings {
-        var settings = PushServiceConfiguration.APNSSettings()
-        settings.p12Path = files.clientP12Path
-        settings.password = files.password
-        settings.host = "127.0.0.1"
-        settings.port = mock.port
-        settings.caPath = files.caCertificatePath
-        return settings
+    /// Stops both mocks.
+    func stop() {
+        mock.stop()
+        tokenMock.stop()
     }
 }
 

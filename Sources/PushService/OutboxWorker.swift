@@ -41,11 +41,14 @@ public actor OutboxWorker {
         var attempt: Int
         var result: OutboxResult
         var item: OutboxItem?
+        /// The app that sent it, for per-app metrics.
+        var app: String
 
-        init(item: OutboxItem, result: OutboxResult, keepItem: Bool = true) {
+        init(item: OutboxItem, result: OutboxResult, app: String, keepItem: Bool = true) {
             id = item.id
             attempt = item.attempts
             self.result = result
+            self.app = app
             self.item = keepItem ? item : nil
         }
     }
@@ -133,44 +136,43 @@ public actor OutboxWorker {
 
     /// Rows that expired before they could be sent: final, so waiters and metrics hear of them now.
     private func expired(_ ids: [String]) async {
-        metrics.recordPushes(outcome: "expired", reason: "Expired", count: ids.count)
+        metrics.recordPushes(app: "", outcome: "expired", reason: "Expired", count: ids.count)
         if !(await waiters.isEmpty) {
             await waiters.completed(Dictionary(uniqueKeysWithValues: ids.map { ($0, OutboxState.expired) }))
         }
     }
 
-    /// Hands claimed rows to the senders, one batch per environment; the answers come back through
-    /// `deliveries` in chunks and are applied by `consume`.
+    /// Hands claimed rows to the senders, one batch per app and environment (each app has its own
+    /// clients); the answers come back through `deliveries` in chunks and are applied by `consume`.
+    /// A row whose topic no app serves (its app was removed from the configuration) is rejected here
+    /// with TopicDisallowed, as APNs would.
     private func launch(_ items: [OutboxItem]) {
         inFlight += items.count
         metrics.setInFlight(inFlight)
-        let groups: [(environment: APNSEnvironment, items: [OutboxItem])]
-        if let first = items.first?.environment, items.allSatisfy({ $0.environment == first }) {
-            groups = [(first, items)]
-        } else {
-            var byEnvironment: [APNSEnvironment: [OutboxItem]] = [:]
-            for item in items { byEnvironment[item.environment, default: []].append(item) }
-            groups = byEnvironment.map { ($0.key, $0.value) }
+        var groups: [SendGroup: [OutboxItem]] = [:]
+        var unserved: [Completion] = []
+        for item in items {
+            guard let app = senders.index(forTopic: item.topic) else {
+                unserved.append(Completion(item: item, result: .rejected(APNSRejection(.topicDisallowed)), app: ""))
+                continue
+            }
+            groups[SendGroup(app: app, environment: item.environment), default: []].append(item)
         }
-        for (environment, group) in groups {
-            let sender = senders.sender(for: environment)
+        for (key, group) in groups {
+            let app = senders.apps[key.app]
+            let sender = app.sender(for: key.environment)
             let input = deliveryInput
             let started = ContinuousClock.now
             let batch = group.map(\.notification)
+            let name = app.name
+            let environment = key.environment
             Task {
                 await sender.send(batch: batch) { results in
-                    input.yield(Delivery(items: group, started: started, environment: environment, results: results))
+                    input.yield(Delivery(items: group, started: started, app: name, environment: environment, results: results))
                 }
             }
         }
-    }
-
-    /// Results of one batch send that arrived together.
-    struct Delivery: Sendable {
-        var items: [OutboxItem]
-        var started: ContinuousClock.Instant
-        var environment: APNSEnvironment
-        var results: [PushSendResult]
+        if !unserved.isEmpty { finished(unserved) }
     }
 
     private func consume() async {
@@ -187,17 +189,17 @@ public actor OutboxWorker {
                 let outcome = result.outboxResult
                 switch outcome {
                 case .accepted:
-                    completions.append(Completion(item: items[result.index], result: outcome, keepItem: logsDebug))
+                    completions.append(Completion(item: items[result.index], result: outcome, app: delivery.app, keepItem: logsDebug))
                 case .rejected:
-                    completions.append(Completion(item: items[result.index], result: outcome))
+                    completions.append(Completion(item: items[result.index], result: outcome, app: delivery.app))
                 case .transportFailed:
                     failures += 1
-                    completions.append(Completion(item: items[result.index], result: outcome))
+                    completions.append(Completion(item: items[result.index], result: outcome, app: delivery.app))
                 }
             }
         }
         metrics.recordSends(
-            seconds: seconds, environment: delivery.environment.name,
+            seconds: seconds, app: delivery.app, environment: delivery.environment.name,
             answered: delivery.results.count - failures, transportFailures: failures)
         finished(completions)
     }
@@ -226,10 +228,10 @@ public actor OutboxWorker {
             } catch {
                 logger.error("outbox.complete_failed", [("error", "\(error)"), ("rows", "\(batch.count)")])
             }
-            var accepted = 0
+            var accepted: [String: Int] = [:]
             for completion in batch {
                 if case .accepted = completion.result {
-                    accepted += 1
+                    accepted[completion.app, default: 0] += 1
                     if logsDebug, let item = completion.item {
                         logger.debug("push.accepted", [("id", item.id), ("push_id", item.pushID)])
                     }
@@ -237,7 +239,7 @@ public actor OutboxWorker {
                     await account(completion, item: item, state: states[completion.id])
                 }
             }
-            metrics.recordPushes(outcome: "accepted", reason: "", count: accepted)
+            for (app, count) in accepted { metrics.recordPushes(app: app, outcome: "accepted", reason: "", count: count) }
             inFlight -= batch.count
             metrics.setInFlight(inFlight)
             if !(await waiters.isEmpty) { await waiters.completed(states) }
@@ -250,21 +252,21 @@ public actor OutboxWorker {
     private func account(_ completion: Completion, item: OutboxItem, state: OutboxState?) async {
         switch completion.result {
         case .accepted:
-            metrics.recordPush(outcome: "accepted", reason: "")
+            metrics.recordPush(app: completion.app, outcome: "accepted", reason: "")
             logger.debug("push.accepted", [("id", item.id), ("push_id", item.pushID)])
         case .rejected(let rejection) where !rejection.reason.isRetryable:
-            metrics.recordPush(outcome: "rejected", reason: rejection.reason.rawValue)
+            metrics.recordPush(app: completion.app, outcome: "rejected", reason: rejection.reason.rawValue)
             logger.info(
                 "push.rejected",
                 [
-                    ("id", item.id), ("push_id", item.pushID), ("status", "\(rejection.status)"),
+                    ("id", item.id), ("push_id", item.pushID), ("app", completion.app), ("status", "\(rejection.status)"),
                     ("reason", rejection.reason.rawValue),
                 ])
             if rejection.reason.invalidatesToken { await invalidate(item, rejection: rejection) }
         case .rejected, .transportFailed:
             let outcome = state == .failed ? "failed" : "retry"
             let reason = completion.result.storedReason ?? ""
-            metrics.recordPush(outcome: outcome, reason: reason)
+            metrics.recordPush(app: completion.app, outcome: outcome, reason: reason)
             if outcome == "retry" {
                 switch completion.result {
                 case .transportFailed(let error): metrics.recordResend(cause: error.isSafeToRetry ? "not_sent" : "outcome_unknown")

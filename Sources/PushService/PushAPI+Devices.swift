@@ -8,9 +8,10 @@ extension PushAPI {
     /// `POST /v1/devices`: registers (or re-registers) a device token for a user (201).
     func registerDevice(_ request: APIRequest) async throws -> HTTPServerResponse {
         let registration = try DeviceRegistrationRequest(try request.jsonBody())
-        guard let topic = registration.topic ?? configuration.topic, !topic.isEmpty else {
+        guard let topic = registration.topic ?? configuration.defaultTopic, !topic.isEmpty else {
             throw APIError.invalidField("topic", "is required (no default topic is configured)")
         }
+        try checkServed(topic)
         let device = try await repositories.devices.register(
             token: registration.token, topic: topic, userID: registration.userID,
             environment: registration.environment, now: Date())
@@ -30,6 +31,14 @@ extension PushAPI {
     func listDevices(_ request: APIRequest) async throws -> HTTPServerResponse {
         let devices = try await repositories.devices.devices(forUser: request.parameter("id"), includeInvalidated: true)
         return .json(status: 200, ["devices": .array(devices.map(RecordJSON.device))])
+    }
+
+    /// 422 `unknown_topic` when no configured app serves `topic` (checked before anything is stored).
+    func checkServed(_ topic: String) throws(APIError) {
+        guard senders.index(forTopic: topic) == nil else { return }
+        throw APIError(
+            status: 422, code: "unknown_topic",
+            message: "no app serves topic \(topic.prefix(256)) (configured apps: \(senders.apps.map(\.name).joined(separator: ", ")))")
     }
 
     /// The token in `text` (an even number, 64-200, of hex digits), or 400.

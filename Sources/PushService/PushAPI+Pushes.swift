@@ -78,9 +78,10 @@ extension PushAPI {
     private func resolveTargets(_ push: PushRequest) async throws -> [Target] {
         switch push.target {
         case .tokens(let tokens):
-            guard let topic = push.topic(default: configuration.topic) else {
+            guard let topic = push.topic(default: configuration.defaultTopic) else {
                 throw APIError.invalidField("topic", "is required (no default topic is configured)")
             }
+            try checkServed(topic)
             try push.validate(topic: topic)
             if let environment = push.environment {
                 return tokens.map { Target(token: $0, topic: topic, environment: environment) }
@@ -89,8 +90,11 @@ extension PushAPI {
             let registered = try await repositories.devices.devices(tokens: tokens, topic: topic)
             return tokens.map { Target(token: $0, topic: topic, environment: registered[$0]?.environment ?? .production) }
         case .user(let userID):
+            if let topic = push.topic { try checkServed(topic) }
             let devices = try await repositories.devices.devices(forUser: userID).filter { device in
                 if let environment = push.environment, device.environment != environment { return false }
+                // A device of an app no longer configured cannot be pushed.
+                if senders.index(forTopic: device.topic) == nil { return false }
                 if let topic = push.topic { return device.topic == topic }
                 return push.pushType.suits(topic: device.topic)
             }

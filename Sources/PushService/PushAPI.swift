@@ -14,11 +14,13 @@ public struct PushAPI: Sendable {
     let waiters: PushWaiters
     let metrics: ServiceMetrics
     let logger: ServiceLogger
-    let authenticator: APIKeyAuthenticator
+    let authenticator: ReloadableAuthenticator
     let configuration: PushServiceConfiguration
     let senders: PushSenders
     /// The REST listener's TLS, reloaded by `POST /v1/admin/reload` (nil: plain HTTP).
     let listenerTLS: HTTPServerTLS?
+    /// Reloads TLS, API keys and APNs credentials (`POST /v1/admin/reload`, SIGHUP).
+    let reloader: ServiceReloader
     /// Turns for the memory-heavy part of `POST /v1/pushes` (parse, rows, enqueue): two at a time.
     let intake = AsyncSemaphore(permits: 2)
     /// Per-key request and notification buckets.
@@ -56,6 +58,7 @@ public struct PushAPI: Sendable {
             APIRoute("POST", "/v1/mate-requests/{id}/decline", scope: .send, parameters: mateRequest) {
                 try await self.answerMateRequest($0, accept: false)
             },
+            APIRoute("GET", "/v1/apps", scope: .read) { try await self.listApps($0) },
             APIRoute("POST", "/v1/admin/reload", scope: .admin) { try await self.reload($0) },
             APIRoute("POST", "/v1/webhooks", scope: .admin) { try await self.createWebhook($0) },
             APIRoute("GET", "/v1/webhooks", scope: .admin) { try await self.listWebhooks($0) },

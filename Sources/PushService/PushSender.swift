@@ -70,29 +70,3 @@ extension PushSender {
     /// Default: unknown.
     public func connectionState() async -> PushSenderConnections? { nil }
 }
-
-/// One sender per APNs environment: development devices go to the sandbox, production ones to production.
-public struct PushSenders: Sendable {
-    /// For devices registered with `.production`.
-    public var production: any PushSender
-    /// For devices registered with `.development`.
-    public var development: any PushSender
-
-    /// Creates the pair.
-    public init(production: any PushSender, development: any PushSender) {
-        self.production = production
-        self.development = development
-    }
-
-    /// The sender for an outbox row's environment.
-    public func sender(for environment: APNSEnvironment) -> any PushSender {
-        environment.isDevelopment ? development : production
-    }
-
-    /// Shuts both down.
-    public func shutdown(deadline: Double) async {
-        async let first: Void = production.shutdown(deadline: deadline)
-        async let second: Void = development.shutdown(deadline: deadline)
-        _ = await (first, second)
-    }
-}

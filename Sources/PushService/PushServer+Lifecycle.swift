@@ -21,6 +21,18 @@ extension PushServer {
         try ListenerTLS.reload(tls, configuration.tls, logger: logger)
     }
 
+    /// What SIGHUP does: reloads the listener's TLS files, the API keys and every app's APNs credential
+    /// (see `PushAppSet.reload`); parts that fail keep what they had. Returns each app's outcome.
+    @discardableResult
+    public func reload() -> [PushAppReload] {
+        reloader.reload().apps
+    }
+
+    /// Makes reloads read the configuration through `load` (the launcher re-reads file, environment and flags).
+    public func setReloadSource(_ load: @escaping @Sendable () throws -> PushServiceConfiguration) {
+        reloader.setSource(load)
+    }
+
     /// Stops accepting requests, lets in-flight requests and sends finish until `deadline` seconds,
     /// closes the APNs senders and stops the HTTP loop. Unfinished sends stay in the outbox for the next start.
     public func shutdown(deadline: Double? = nil) async {

@@ -24,6 +24,8 @@ public final class PushServer: Sendable {
     let configuration: PushServiceConfiguration
     let background: Task<Void, Never>
     let gate: RequestGate
+    /// Reloads TLS files, API keys and APNs credentials (SIGHUP, `POST /v1/admin/reload`).
+    let reloader: ServiceReloader
     /// Every API route with the scope it needs (the OpenAPI document must list the same operations and scopes).
     public let routes: [APIRoute]
     /// Every API operation as `"METHOD /pattern"`.
@@ -33,7 +35,7 @@ public final class PushServer: Sendable {
         port: Int, repositories: PushRepositories, match: MatchService, metrics: ServiceMetrics,
         worker: OutboxWorker, http: HTTPServer, loop: EventLoop, senders: PushSenders, logger: ServiceLogger,
         configuration: PushServiceConfiguration, background: Task<Void, Never>, gate: RequestGate,
-        routes: [APIRoute]
+        reloader: ServiceReloader, routes: [APIRoute]
     ) {
         self.port = port
         self.repositories = repositories
@@ -47,6 +49,7 @@ public final class PushServer: Sendable {
         self.configuration = configuration
         self.background = background
         self.gate = gate
+        self.reloader = reloader
         self.routes = routes
     }
 
@@ -61,15 +64,26 @@ public final class PushServer: Sendable {
             senders: senders, logger: logger)
     }
 
+    /// Like `start(configuration:senders:logger:)` with the configured apps' clients, whose credentials
+    /// SIGHUP and `POST /v1/admin/reload` then reload.
+    public static func start(
+        configuration: PushServiceConfiguration, apps: PushAppSet, logger: ServiceLogger
+    ) async throws -> PushServer {
+        try await start(
+            configuration: configuration, repositories: try configuration.openRepositories(),
+            senders: apps.senders, apps: apps, logger: logger)
+    }
+
     /// Serves the data in `repositories` (any store): starts the worker and listens.
     public static func start(
         configuration: PushServiceConfiguration, repositories store: PushRepositories,
-        senders: PushSenders, logger: ServiceLogger
+        senders: PushSenders, apps: PushAppSet? = nil, logger: ServiceLogger
     ) async throws -> PushServer {
         if store.database.recoveredAtOpen > 0 {
             logger.info("outbox.recovered", [("rows", "\(store.database.recoveredAtOpen)")])
         }
         let metrics = ServiceMetrics()
+        metrics.register(apps: senders.apps.map(\.name))
         // Rows a crash left in flight go out again with their outcome unknown: at most what was in flight.
         metrics.recordResend(cause: "outcome_unknown", count: store.database.recoveredAtOpen)
         let waiters = PushWaiters()
@@ -86,11 +100,15 @@ public final class PushServer: Sendable {
             window: configuration.dropWindowSeconds)
         let match = MatchService(repositories: repositories, condition: condition, queued: { worker.wake() })
         let tls = configuration.tls.isEnabled ? HTTPServerTLS(context: try ListenerTLS.context(configuration.tls)) : nil
+        let keys = ReloadableAuthenticator(keys: configuration.apiKeys)
+        apps?.recordCertificates(in: metrics)
+        let reloader = ServiceReloader(
+            configuration: configuration, apps: apps, keys: keys, listenerTLS: tls, logger: logger, metrics: metrics)
         let api = PushAPI(
             repositories: repositories, writer: OutboxWriter(outbox: repositories.outbox), match: match,
             waiters: waiters, metrics: metrics, logger: logger,
-            authenticator: APIKeyAuthenticator(keys: configuration.apiKeys), configuration: configuration,
-            senders: senders, listenerTLS: tls)
+            authenticator: keys, configuration: configuration,
+            senders: senders, listenerTLS: tls, reloader: reloader)
         let router = api.router
         let webhooks = try await WebhookWorker.start(configuration: configuration, store: store, metrics: metrics, logger: logger)
         let gate = RequestGate()
@@ -137,7 +155,7 @@ public final class PushServer: Sendable {
             port: http.port, repositories: repositories, match: match, metrics: metrics,
             worker: worker, http: http,
             loop: loop, senders: senders, logger: logger, configuration: configuration,
-            background: background, gate: gate, routes: router.routes)
+            background: background, gate: gate, reloader: reloader, routes: router.routes)
         logger.info(
             "server.started",
             [
@@ -145,6 +163,7 @@ public final class PushServer: Sendable {
                 ("pending_drops", "\(try await store.drops.pending().count)"),
                 ("database", configuration.databaseDescription),
                 ("apns_proxy", configuration.apns.proxySummary),
+                ("apps", senders.apps.map(\.name).joined(separator: ",")),
                 ("tls", tls == nil ? "off" : configuration.tls.clientCAPath == nil ? "on" : "client-certificates"),
             ])
         return server

@@ -33,11 +33,20 @@ public enum PushServerLauncher {
         printBanner(launched)
         let systemd = await SystemdSupervision.start(launched.server, environment: environment)
         systemd?.ready()
+        // Reloads read the configuration file, environment and flags again (for new API keys and paths).
+        let embeddedKeys = launched.configuration.embedded ? launched.configuration.apiKeys : []
+        let embeddedApps = launched.configuration.embedded ? launched.configuration.apps : []
+        launched.server.setReloadSource {
+            var configuration = try PushServiceConfiguration.load(arguments: arguments, environment: environment)
+            if configuration.apiKeys.isEmpty { configuration.apiKeys = embeddedKeys }
+            if configuration.apps.isEmpty, !embeddedApps.isEmpty { configuration.apps = embeddedApps }
+            return configuration
+        }
         var received = await signals.wait()
         while received == SIGHUP {
             systemd?.reloading()
             // A reload that fails keeps serving with what was loaded before (and says why in the log).
-            try? launched.server.reloadTLS()
+            launched.server.reload()
             systemd?.ready()
             received = await signals.wait()
         }
@@ -45,7 +54,7 @@ public enum PushServerLauncher {
         launched.server.logger.info("server.signal", [("signal", signal)])
         await systemd?.stopping()
         await launched.server.shutdown()
-        launched.embedded?.mock.stop()
+        launched.embedded?.stop()
         return 0
     }
 
@@ -72,7 +81,7 @@ public enum PushServerLauncher {
                 throw ConfigurationError("cannot set up the embedded mock APNs in \(configuration.dataDirectory): \(error)")
             }
             embedded = mock
-            configuration.apns = mock.settings
+            configuration.apps = mock.apps
             if configuration.apiKeys.isEmpty {
                 let key = try APIKeyFile.loadOrCreate(dataDirectory: configuration.dataDirectory)
                 configuration.apiKeys = [try APIKey(name: "embedded", secret: key)]
@@ -80,41 +89,38 @@ public enum PushServerLauncher {
             }
         }
         try StartupChecks.apiKeys(configuration.apiKeys)
-        let credentials = try StartupChecks.credentials(configuration.apns)
-        let trustedCA = try StartupChecks.trustedCA(configuration.apns)
-        let senders = try makeSenders(configuration.apns, credentials: credentials, trustedCA: trustedCA, logger: logger)
+        let apps = try PushAppSet.build(configuration, logger: logger)
         let server: PushServer
         do {
-            server = try await PushServer.start(configuration: configuration, senders: senders, logger: logger)
+            server = try await PushServer.start(configuration: configuration, apps: apps, logger: logger)
         } catch let error as ConfigurationError {
+            await apps.senders.shutdown(deadline: 0)
             throw error
         } catch {
+            await apps.senders.shutdown(deadline: 0)
             throw ConfigurationError("database \(configuration.databaseDescription) cannot be opened: \(error)")
-        }
-        if case .identity(let identity) = credentials {
-            // One certificate serves both environments' clients.
-            for environment in ["production", "development"] {
-                server.metrics.setCertificateNotAfter(identity.certificate.notAfter, environment: environment)
-            }
         }
         return Launched(server: server, embedded: embedded, configuration: configuration, generatedKey: generatedKey)
     }
 
     /// The two APNs clients `settings` describe (certificate or token credentials, host override, CA),
-    /// after the same checks the start-up runs.
+    /// after the same checks the start-up runs, as one app that takes every topic.
     public static func makeSenders(for settings: PushServiceConfiguration.APNSSettings) throws -> PushSenders {
-        try makeSenders(
+        let (production, development) = try clients(
             settings, credentials: try StartupChecks.credentials(settings),
             trustedCA: try StartupChecks.trustedCA(settings))
+        return PushSenders(production: production, development: development)
     }
 
     /// One APNs client per environment (both pointed at the override host when one is set), through the
-    /// configured proxy; with a `logger`, failed connections are logged.
-    static func makeSenders(
+    /// configured proxy; with a `logger`, failed connections are logged under `app`. `maxPending` bounds
+    /// the notifications each client has waiting or in flight (the app's `max_in_flight`).
+    static func clients(
         _ settings: PushServiceConfiguration.APNSSettings,
         credentials: APNSClientConfiguration.Credentials, trustedCA: String?,
-        logger: ServiceLogger? = nil
-    ) throws -> PushSenders {
+        logger: ServiceLogger? = nil, app: String = "default", maxPending: Int? = nil,
+        health: AppConnectionHealth? = nil
+    ) throws -> (production: APNSClient, development: APNSClient) {
         func client(_ base: APNSEnvironment, development: Bool) throws -> APNSClient {
             var environment = base
             if let host = settings.host {
@@ -129,12 +135,17 @@ public enum PushServerLauncher {
                 connections: settings.connections, trustedCAPEM: trustedCA)
             configuration.requestTimeout = 30
             configuration.proxy = settings.proxy(for: environment.host)
-            if let logger { configuration.metrics = APNSConnectionLog(logger: logger, environment: development ? "development" : "production") }
+            if let maxPending { configuration.maxPendingRequests = maxPending }
+            // A refused certificate fails this app's sends at once (they go back to the outbox with back-off)
+            // instead of holding the worker's in-flight slots, shared with the other apps, for 30 s.
+            configuration.failsFastOnHandshakeFailure = true
+            if let logger {
+                configuration.metrics = APNSConnectionLog(
+                    logger: logger, app: app, environment: development ? "development" : "production", health: health)
+            }
             return try APNSClient(configuration: configuration)
         }
-        return PushSenders(
-            production: try client(.production, development: false),
-            development: try client(.development, development: true))
+        return (try client(.production, development: false), try client(.development, development: true))
     }
 
     private static func printBanner(_ launched: Launched) {
@@ -146,7 +157,8 @@ public enum PushServerLauncher {
             let key = launched.generatedKey?.key ?? "$PUSH_API_KEY"
             let url = "\(configuration.tls.isEnabled ? "https" : "http")://\(address)"
             lines += [
-                "push-server is running with an embedded mock APNs (credentials in \(configuration.dataDirectory)/credentials).",
+                "push-server is running with an embedded mock APNs (credentials in \(configuration.dataDirectory)/credentials)",
+                "for two apps: sniffmeet (\(configuration.defaultTopic ?? EmbeddedAPNS.defaultTopic), .p12 certificate) and dogwalk (\(configuration.apps.last?.topic ?? EmbeddedAPNS.tokenTopic), .p8 token key).",
                 launched.generatedKey.map { "API key: \($0.key) (saved in \($0.path))" } ?? "API key: the one you configured",
                 "",
                 "Try it:",

@@ -10,8 +10,9 @@ extension PushServiceConfiguration {
         USAGE: push-server [--embedded] [--data-dir DIR] [--port N] [options]
 
         OPTIONS:
-          --config FILE          JSON configuration file (see Resources/push-server.example.json)
-          --embedded             run an in-process mock APNs with fresh credentials (no Apple account)
+          --config FILE          JSON configuration file (see Resources/push-server.example.json; several apps,
+                                 each with its own .p12 or .p8: "apps", see Resources/push-server.apps.example.json)
+          --embedded             run two apps (.p12 and .p8) against in-process mock APNs servers (no Apple account)
           --data-dir DIR         database, credentials and api-key live here (default ./var)
           --host ADDR            listen address (default 127.0.0.1)
           --port N               listen port (default 8080; 0 picks one and prints it)
@@ -26,7 +27,7 @@ extension PushServiceConfiguration {
           --protect-metrics      GET /metrics needs a key with the read scope
           --protect-healthz      GET /healthz needs a key with the read scope
           --topic BUNDLE_ID      default apns-topic
-          --apns-p12 PATH        APNs provider certificate (.p12)
+          --apns-p12 PATH        APNs provider certificate (.p12) of the single app (without "apps")
           --apns-password PW     its password (prefer PUSH_APNS_PASSWORD)
           --apns-p8 PATH         token authentication instead: the .p8 signing key
           --apns-key-id ID       its 10-character key id
@@ -43,6 +44,7 @@ extension PushServiceConfiguration {
           PUSH_TLS_CERT, PUSH_TLS_KEY, PUSH_TLS_CLIENT_CA, PUSH_PROTECT_METRICS, PUSH_PROTECT_HEALTHZ, PUSH_TOPIC, PUSH_EMBEDDED, PUSH_APNS_P12, PUSH_APNS_PASSWORD, PUSH_APNS_P8, PUSH_APNS_KEY_ID,
           PUSH_APNS_TEAM_ID, PUSH_APNS_HOST, PUSH_APNS_PORT, PUSH_APNS_CA, PUSH_APNS_PROXY,
           PUSH_LOG_LEVEL; HTTPS_PROXY and NO_PROXY when no APNs proxy is set.
+        SIGNALS: SIGTERM/SIGINT drain and stop; SIGHUP reloads TLS files, API keys and APNs credentials.
         EXIT CODES: 0 ok, 1 failure, 64 usage error, 78 configuration error.
         """
 
@@ -58,6 +60,7 @@ extension PushServiceConfiguration {
         try configuration.apply(environment: environment)
         for (flag, value) in flags where flag != "--config" { try configuration.apply(flag: flag, value: value) }
         try checkUnique(configuration.apiKeys)
+        try configuration.checkApps()
         return configuration
     }
 
@@ -176,10 +179,11 @@ extension PushServiceConfiguration {
         try root.checkKnown([
             "host", "port", "data_dir", "database", "database_pool_size", "instance_id", "api_keys", "embedded", "topic", "log_level",
             "apns", "outbox", "drops", "wait_timeout_s", "shutdown_deadline_s", "max_body_bytes",
-            "http_timeout_s", "protect_metrics", "protect_healthz", "tls", "retention", "$comment",
+            "http_timeout_s", "protect_metrics", "protect_healthz", "tls", "retention", "apps", "$comment",
             "webhooks", "webhook_delivery",
         ])
         if let section = try root.object("retention") { try retention.apply(json: section) }
+        if let list = try root.array("apps") { apps = try Self.apps(json: list) }
         if let list = try root.array("webhooks") { try webhooks.apply(endpoints: list) }
         if let section = try root.object("webhook_delivery") { try webhooks.apply(delivery: section) }
         if let value = try root.string("host") { host = value }

@@ -34,8 +34,11 @@ public struct PushServiceConfiguration: Sendable, Equatable {
     public var topic: String?
     /// Lowest log level written.
     public var logLevel: LogLevel = .info
-    /// APNs connection settings.
+    /// APNs connection settings (shared by every app; the single app's credentials when `apps` is empty).
     public var apns = APNSSettings()
+    /// The apps this server pushes for, each with its topic and credentials (`apps` in the file); empty:
+    /// one app from `apns` and `topic`, as before several apps were possible (see `resolvedApps`).
+    public var apps: [AppSettings] = []
     /// Most notifications handed to APNs at once.
     public var maxInFlight = 1_000
     /// Rows claimed from the outbox per transaction.

@@ -8,8 +8,26 @@ public final class ServiceMetrics: Sendable {
     public static let latencyBuckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
     struct PushKey: Hashable {
+        var app: String
         var outcome: String
         var reason: String
+    }
+    /// One app's connections to one environment.
+    struct AppEnvironment: Hashable {
+        var app: String
+        var environment: String
+    }
+    /// The send latency histogram of one app.
+    struct Latency {
+        var counts = [Int](repeating: 0, count: ServiceMetrics.latencyBuckets.count)
+        var count = 0
+        var sum = 0.0
+
+        mutating func observe(_ seconds: Double, times: Int) {
+            if let bucket = ServiceMetrics.latencyBuckets.firstIndex(where: { seconds <= $0 }) { counts[bucket] += times }
+            count += times
+            sum += seconds * Double(times)
+        }
     }
     struct RequestKey: Hashable {
         var route: String
@@ -24,16 +42,14 @@ public final class ServiceMetrics: Sendable {
         var pushes: [PushKey: Int] = [:]
         var requests: [RequestKey: Int] = [:]
         var enqueued = 0
-        var latencyCounts = [Int](repeating: 0, count: ServiceMetrics.latencyBuckets.count)
-        var latencyCount = 0
-        var latencySum = 0.0
+        var latency: [String: Latency] = [:]
         var inFlight = 0
-        var health: [String: APNSHealth] = [:]
+        var health: [AppEnvironment: APNSHealth] = [:]
         var authFailures = 0
         var rateLimited: [LimitKey: Int] = [:]
         /// Known invalidating reasons start at zero, so the series exist before the first invalidation.
         var invalidated: [String: Int] = Dictionary(uniqueKeysWithValues: ServiceMetrics.invalidationReasons.map { ($0, 0) })
-        var certificateNotAfter: [String: Double] = [:]
+        var certificateNotAfter: [AppEnvironment: Double] = [:]
         /// Every cause starts at zero, so the series exist before the first re-send.
         var staleCompletions = 0
         var purged: [String: Int] = Dictionary(uniqueKeysWithValues: RetentionTable.allCases.map { ($0.rawValue, 0) })
@@ -55,6 +71,13 @@ public final class ServiceMetrics: Sendable {
     /// Empty metrics.
     public init() {}
 
+    /// Starts each app's latency histogram at zero, so its series exist before the first send.
+    public func register(apps: [String]) {
+        state.withLock { state in
+            for app in apps where state.latency[app] == nil { state.latency[app] = Latency() }
+        }
+    }
+
     /// Counts one answered HTTP request under its route pattern (or `unmatched`).
     public func recordRequest(route: String, status: Int) {
         state.withLock { $0.requests[RequestKey(route: route, status: status), default: 0] += 1 }
@@ -75,42 +98,31 @@ public final class ServiceMetrics: Sendable {
         state.withLock { $0.enqueued += count }
     }
 
-    /// Counts one send result: `outcome` is accepted, rejected, retry or failed; `reason` the APNs reason.
-    public func recordPush(outcome: String, reason: String) {
-        state.withLock { $0.pushes[PushKey(outcome: outcome, reason: reason), default: 0] += 1 }
-    }
-
-    /// Adds one send latency observation and records the environment's APNs health.
-    public func recordSend(seconds: Double, environment: String, transportFailure: Bool) {
-        state.withLock { state in
-            if let bucket = Self.latencyBuckets.firstIndex(where: { seconds <= $0 }) {
-                state.latencyCounts[bucket] += 1
-            }
-            state.latencyCount += 1
-            state.latencySum += seconds
-            state.health[environment] = transportFailure ? .unreachable : .ok
-        }
+    /// Counts one send result of `app`: `outcome` is accepted, rejected, retry or failed; `reason` the APNs reason.
+    public func recordPush(app: String = "default", outcome: String, reason: String) {
+        recordPushes(app: app, outcome: outcome, reason: reason, count: 1)
     }
 
     /// Adds `answered + transportFailures` send latency observations of `seconds` each (one chunk of a batch
-    /// send) and records the environment's APNs health from the chunk.
-    public func recordSends(seconds: Double, environment: String, answered: Int, transportFailures: Int) {
+    /// send of `app`) and records the app's APNs health in `environment` from the chunk.
+    public func recordSends(seconds: Double, app: String = "default", environment: String, answered: Int, transportFailures: Int) {
         let total = answered + transportFailures
         guard total > 0 else { return }
         state.withLock { state in
-            if let bucket = Self.latencyBuckets.firstIndex(where: { seconds <= $0 }) {
-                state.latencyCounts[bucket] += total
-            }
-            state.latencyCount += total
-            state.latencySum += seconds * Double(total)
-            state.health[environment] = transportFailures > 0 && answered == 0 ? .unreachable : .ok
+            state.latency[app, default: Latency()].observe(seconds, times: total)
+            state.health[AppEnvironment(app: app, environment: environment)] = transportFailures > 0 && answered == 0 ? .unreachable : .ok
         }
     }
 
-    /// Counts `count` send results with the same outcome and reason.
-    public func recordPushes(outcome: String, reason: String, count: Int) {
+    /// Records that `app`'s connections to `environment` fail (nothing answered): its health is unreachable.
+    public func recordUnreachable(app: String, environment: String) {
+        state.withLock { $0.health[AppEnvironment(app: app, environment: environment)] = .unreachable }
+    }
+
+    /// Counts `count` send results of `app` with the same outcome and reason.
+    public func recordPushes(app: String = "default", outcome: String, reason: String, count: Int) {
         guard count > 0 else { return }
-        state.withLock { $0.pushes[PushKey(outcome: outcome, reason: reason), default: 0] += count }
+        state.withLock { $0.pushes[PushKey(app: app, outcome: outcome, reason: reason), default: 0] += count }
     }
 
     /// Counts `count` notifications (default one) queued to be sent again, by `cause` (one of `resendCauses`).
@@ -136,9 +148,9 @@ public final class ServiceMetrics: Sendable {
         state.withLock { $0.invalidated[reason, default: 0] += 1 }
     }
 
-    /// Records when the APNs client certificate used for `environment` stops being valid.
-    public func setCertificateNotAfter(_ date: Date, environment: String) {
-        state.withLock { $0.certificateNotAfter[environment] = date.timeIntervalSince1970.rounded() }
+    /// Records when `app`'s APNs client certificate used for `environment` stops being valid.
+    public func setCertificateNotAfter(_ date: Date, app: String = "default", environment: String) {
+        state.withLock { $0.certificateNotAfter[AppEnvironment(app: app, environment: environment)] = date.timeIntervalSince1970.rounded() }
     }
 
     /// Sets the number of notifications being sent right now.
@@ -146,14 +158,21 @@ public final class ServiceMetrics: Sendable {
         state.withLock { $0.inFlight = count }
     }
 
-    /// The APNs state of each environment seen so far (`idle` when nothing was sent yet).
+    /// The APNs state of `environment` seen so far: the worst of the apps' (`idle` when nothing was sent yet).
     public func apnsHealth(_ environment: String) -> APNSHealth {
-        state.withLock { $0.health[environment] ?? .idle }
+        let states = state.withLock { $0.health.filter { $0.key.environment == environment }.values }
+        if states.contains(.unreachable) { return .unreachable }
+        return states.isEmpty ? .idle : .ok
     }
 
-    /// Accepted-notification count so far (for tests and logs).
-    public func pushCount(outcome: String) -> Int {
-        state.withLock { $0.pushes.filter { $0.key.outcome == outcome }.values.reduce(0, +) }
+    /// The APNs state of `app` in `environment` seen so far (`idle` when nothing was sent yet).
+    public func apnsHealth(app: String, environment: String) -> APNSHealth {
+        state.withLock { $0.health[AppEnvironment(app: app, environment: environment)] ?? .idle }
+    }
+
+    /// Send results with `outcome` so far, of every app or of `app` (for tests and logs).
+    public func pushCount(outcome: String, app: String? = nil) -> Int {
+        state.withLock { $0.pushes.filter { $0.key.outcome == outcome && (app == nil || $0.key.app == app) }.values.reduce(0, +) }
     }
 
     /// The Prometheus text exposition of everything, plus `extra` (already formatted) at the end.
@@ -161,10 +180,13 @@ public final class ServiceMetrics: Sendable {
     public func prometheusText(outboxCounts: [String: Int], oldestPendingAgeSeconds: Double = 0, extra: String) -> String {
         let snapshot = state.withLock { $0 }
         var lines: [String] = []
-        lines.append("# HELP push_notifications_total Send results by outcome and APNs reason.")
+        lines.append("# HELP push_notifications_total Send results by app, outcome and APNs reason.")
         lines.append("# TYPE push_notifications_total counter")
-        for (key, count) in snapshot.pushes.sorted(by: { ($0.key.outcome, $0.key.reason) < ($1.key.outcome, $1.key.reason) }) {
-            lines.append("push_notifications_total{outcome=\"\(key.outcome)\",reason=\"\(Self.escape(key.reason))\"} \(count)")
+        for (key, count) in snapshot.pushes.sorted(by: { ($0.key.app, $0.key.outcome, $0.key.reason) < ($1.key.app, $1.key.outcome, $1.key.reason) })
+        {
+            // Rows that expired before an app took them carry no app.
+            let app = key.app.isEmpty ? "" : "app=\"\(Self.escape(key.app))\","
+            lines.append("push_notifications_total{\(app)outcome=\"\(key.outcome)\",reason=\"\(Self.escape(key.reason))\"} \(count)")
         }
         lines.append("# HELP push_notifications_enqueued_total Notifications accepted into the outbox by the API.")
         lines.append("# TYPE push_notifications_enqueued_total counter")
@@ -200,27 +222,30 @@ public final class ServiceMetrics: Sendable {
         }
         lines.append("# HELP push_apns_certificate_not_after_timestamp_seconds When the APNs client certificate expires (Unix time).")
         lines.append("# TYPE push_apns_certificate_not_after_timestamp_seconds gauge")
-        for (environment, notAfter) in snapshot.certificateNotAfter.sorted(by: { $0.key < $1.key }) {
-            lines.append("push_apns_certificate_not_after_timestamp_seconds{environment=\"\(environment)\"} \(Int64(notAfter))")
+        for (key, notAfter) in snapshot.certificateNotAfter.sorted(by: { Self.order($0.key, $1.key) }) {
+            lines.append("push_apns_certificate_not_after_timestamp_seconds{\(Self.labels(key))} \(Int64(notAfter))")
         }
         lines.append("# HELP push_apns_in_flight Notifications handed to APNs and not answered yet.")
         lines.append("# TYPE push_apns_in_flight gauge")
         lines.append("push_apns_in_flight \(snapshot.inFlight)")
-        lines.append("# HELP push_apns_up 1 when the last send to the environment reached APNs.")
+        lines.append("# HELP push_apns_up 1 when the app's last send to the environment reached APNs.")
         lines.append("# TYPE push_apns_up gauge")
-        for (environment, health) in snapshot.health.sorted(by: { $0.key < $1.key }) {
-            lines.append("push_apns_up{environment=\"\(environment)\"} \(health == .unreachable ? 0 : 1)")
+        for (key, health) in snapshot.health.sorted(by: { Self.order($0.key, $1.key) }) {
+            lines.append("push_apns_up{\(Self.labels(key))} \(health == .unreachable ? 0 : 1)")
         }
-        lines.append("# HELP push_send_latency_seconds Time from handing a notification to the APNs client to its outcome.")
+        lines.append("# HELP push_send_latency_seconds Time from handing a notification to the APNs client to its outcome, by app.")
         lines.append("# TYPE push_send_latency_seconds histogram")
-        var cumulative = 0
-        for (bound, count) in zip(Self.latencyBuckets, snapshot.latencyCounts) {
-            cumulative += count
-            lines.append("push_send_latency_seconds_bucket{le=\"\(bound)\"} \(cumulative)")
+        for (app, latency) in snapshot.latency.sorted(by: { $0.key < $1.key }) {
+            let label = "app=\"\(Self.escape(app))\""
+            var cumulative = 0
+            for (bound, count) in zip(Self.latencyBuckets, latency.counts) {
+                cumulative += count
+                lines.append("push_send_latency_seconds_bucket{\(label),le=\"\(bound)\"} \(cumulative)")
+            }
+            lines.append("push_send_latency_seconds_bucket{\(label),le=\"+Inf\"} \(latency.count)")
+            lines.append("push_send_latency_seconds_sum{\(label)} \(latency.sum)")
+            lines.append("push_send_latency_seconds_count{\(label)} \(latency.count)")
         }
-        lines.append("push_send_latency_seconds_bucket{le=\"+Inf\"} \(snapshot.latencyCount)")
-        lines.append("push_send_latency_seconds_sum \(snapshot.latencySum)")
-        lines.append("push_send_latency_seconds_count \(snapshot.latencyCount)")
         lines.append("# HELP http_requests_total HTTP requests by route and status.")
         lines.append("# TYPE http_requests_total counter")
         for (key, count) in snapshot.requests.sorted(by: { ($0.key.route, $0.key.status) < ($1.key.route, $1.key.status) }) {
@@ -237,7 +262,15 @@ public final class ServiceMetrics: Sendable {
         return lines.joined(separator: "\n") + "\n" + extra
     }
 
-    private static func escape(_ value: String) -> String {
+    private static func order(_ left: AppEnvironment, _ right: AppEnvironment) -> Bool {
+        (left.app, left.environment) < (right.app, right.environment)
+    }
+
+    private static func labels(_ key: AppEnvironment) -> String {
+        "app=\"\(escape(key.app))\",environment=\"\(key.environment)\""
+    }
+
+    static func escape(_ value: String) -> String {
         value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
             .replacingOccurrences(of: "\n", with: "\\n")
     }

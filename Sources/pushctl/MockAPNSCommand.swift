@@ -14,11 +14,15 @@ enum MockAPNSCommand: Command {
     static var help: CommandHelp {
         CommandHelp(
             overview:
-                "Run the mock APNs server on its own: HTTP/2 over TLS with Apple's rules, accepting client certificates and provider tokens (a .p8 key it writes), with fresh test credentials. Prints 'mock-apns listening on HOST:PORT' once ready; SIGINT/SIGTERM stops it.",
-            usage: ["pushctl mock-apns [--port 2197] [--write-credentials DIR] [--control-port N] [fault options]"],
+                "Run the mock APNs server on its own: HTTP/2 over TLS with Apple's rules, accepting client certificates and provider tokens (a .p8 key it writes), with fresh test credentials. Broadcasts go to the push port; Apple's channel management API (create, read, list, delete channels) has a port of its own. Prints 'mock-apns listening on HOST:PORT' once ready; SIGINT/SIGTERM stops it.",
+            usage: ["pushctl mock-apns [--port 2197] [--channel-port 2195] [--write-credentials DIR] [--control-port N] [fault options]"],
             options: [
                 .value("host", "address", "Address to bind (default 127.0.0.1)."),
                 .value("port", "port", "Port to bind (default 2197; 0 picks a free one)."),
+                .value(
+                    "channel-port", "port",
+                    "Port of the broadcast channel management API, a listener of its own as at Apple (default 2195, or 0 with --port 0; 0 picks a free one). It goes into credentials.json as channel_port."
+                ),
                 .value(
                     "write-credentials", "dir", "Write CA, server and client credentials plus credentials.json here (default: a temporary directory)."
                 ),
@@ -46,6 +50,7 @@ enum MockAPNSCommand: Command {
             examples: [
                 "pushctl mock-apns --port 2197 --write-credentials ./mock-creds",
                 "pushctl mock-apns --port 0 --reject Unregistered --latency-ms 50",
+                "pushctl mock-apns --channel-port 2195 --write-credentials ./mock-creds   # then curl -X POST https://127.0.0.1:2195/1/apps/BUNDLE/channels ...",
                 "pushctl mock-apns --port 0 --control-port 0 --write-credentials ./mock-creds   # control_url in credentials.json",
                 "pushctl mock-apns --goaway-after 1000 --close-every 5000 --rate-429 0.01 --rate-503 0.01 --jitter-ms 50",
                 "pushctl mock-apns --write-credentials ./mock-creds   # then: send --direct --p8 ./mock-creds/AuthKey_MOCKKEY001.p8 --key-id MOCKKEY001 --team-id MOCKTEAM01 ...",
@@ -58,6 +63,8 @@ enum MockAPNSCommand: Command {
         let port = try arguments.int("port", command: name) ?? 2197
         guard (0...65535).contains(port) else { throw CLIError.usage("--port must be 0-65535", command: name) }
         let bundleID = arguments.value("bundle-id") ?? "com.sniffmeet.app"
+        let channelPort = try arguments.int("channel-port", command: name) ?? (port == 0 ? 0 : 2195)
+        guard (0...65535).contains(channelPort) else { throw CLIError.usage("--channel-port must be 0-65535", command: name) }
         let applyKnobs = try knobs(arguments)
         let controlPort = try arguments.int("control-port", command: name)
         if let controlPort, !(0...65535).contains(controlPort) {
@@ -118,11 +125,21 @@ enum MockAPNSCommand: Command {
                 ExitCode.unavailable, "cannot listen on \(host):\(port): \(error)",
                 hint: "pick another --port, or --port 0 for a free one")
         }
+        let channels: MockAPNSChannelServer
+        do {
+            channels = try server.startChannelServer(port: channelPort)
+        } catch {
+            server.stop()
+            throw CLIError(
+                ExitCode.unavailable, "cannot serve channel management on \(host):\(channelPort): \(error)",
+                hint: "pick another --channel-port, or 0 for a free one")
+        }
         var control: MockAPNSControlServer?
         if let controlPort {
             do {
                 control = try server.startControlServer(port: controlPort)
             } catch {
+                channels.stop()
                 server.stop()
                 throw CLIError(
                     ExitCode.unavailable, "cannot serve the control API on 127.0.0.1:\(controlPort): \(error)",
@@ -145,6 +162,7 @@ enum MockAPNSCommand: Command {
             "team_id": .string(teamID),
             "host": .string(host),
             "port": .int(Int64(server.port)),
+            "channel_port": .int(Int64(channels.port)),
             "environment": .string(configuration.environment == .production ? "production" : "development"),
         ]
         if case .object(var members) = manifest {
@@ -155,6 +173,7 @@ enum MockAPNSCommand: Command {
             try SecretFile.write(manifest.serialized(), to: directory + "/credentials.json")
         } catch {
             control?.stop()
+            channels.stop()
             server.stop()
             throw CLIError(
                 ExitCode.config, "cannot write '\(directory)/credentials.json': \(error)",
@@ -163,10 +182,12 @@ enum MockAPNSCommand: Command {
         let signals = SignalWaiter([SIGINT, SIGTERM])
         if explicitDirectory == nil { Console.err("mock-apns: credentials in \(directory)") }
         if let control { Console.out("mock-apns control API on \(control.url)") }
+        Console.out("mock-apns channel management API on \(host):\(channels.port)")
         Console.out("mock-apns listening on \(host):\(server.port)")
         let signal = await signals.wait()
         let counters = server.counters()
         control?.stop()
+        channels.stop()
         server.stop()
         Console.err(
             "mock-apns: stopped on signal \(signal) after \(counters.streams) requests (\(counters.accepted) accepted, \(counters.rejected) rejected)"

@@ -27,6 +27,7 @@ enum PushCtl {
                         MateRequestsListCommand.self, MateRequestsAcceptCommand.self,
                         MateRequestsDeclineCommand.self,
                     ])),
+            .group(CommandGroup(name: "apps", summary: "List the apps push-server pushes for.", children: [AppsListCommand.self])),
             .group(
                 CommandGroup(
                     name: "webhooks", summary: "Register, remove and inspect outcome webhooks.",
@@ -35,6 +36,7 @@ enum PushCtl {
                         WebhooksDeliveriesCommand.self,
                     ])),
             .leaf(StatusCommand.self),
+            .leaf(ReloadCommand.self),
             .leaf(VersionCommand.self),
             .leaf(MockAPNSCommand.self),
             .leaf(CompletionCommand.self),

@@ -31,7 +31,13 @@ enum StatusCommand: Command {
         } else {
             Console.out("push-server \(client.baseURL): \(healthy ? "healthy" : "unhealthy (\(health.status))")")
             if let object = health.json?.objectValue {
-                Console.table(["CHECK", "VALUE"], object.keys.sorted().map { [$0, ServiceOutput.text(object[$0] ?? .null)] })
+                let checks = object.keys.sorted().filter { $0 != "apps" }
+                Console.table(["CHECK", "VALUE"], checks.map { [$0, ServiceOutput.text(object[$0] ?? .null)] })
+            }
+            if let apps = health.json?["apps"]?.arrayValue, !apps.isEmpty {
+                Console.out("")
+                Console.table(
+                    ["APP", "TOPICS", "CREDENTIAL", "PRODUCTION", "DEVELOPMENT", "EXPIRES", "RELOAD ERROR"], apps.map(AppsListCommand.row))
             }
             if !summary.isEmpty {
                 Console.out("")

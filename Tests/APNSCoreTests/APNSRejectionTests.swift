@@ -59,10 +59,12 @@ struct APNSRejectionReasonTests {
             "BadCollapseId", "BadDeviceToken", "BadExpirationDate", "BadMessageId", "BadPriority", "BadTopic",
             "DeviceTokenNotForTopic", "DuplicateHeaders", "IdleTimeout", "InvalidPushType", "MissingDeviceToken",
             "MissingTopic", "PayloadEmpty", "TopicDisallowed",
+            "FeatureNotEnabled", "MissingChannelId", "BadChannelId", "ChannelNotRegistered", "BadRequestParams",
+            "BadRequestPayload", "MissingPushType", "CannotCreateChannelConfig",
         ],
         403: [
             "BadCertificate", "BadCertificateEnvironment", "ExpiredProviderToken", "Forbidden",
-            "InvalidProviderToken", "MissingProviderToken",
+            "InvalidProviderToken", "MissingProviderToken", "TopicMismatch",
         ],
         404: ["BadPath"], 405: ["MethodNotAllowed"], 410: ["ExpiredToken", "Unregistered"],
         413: ["PayloadTooLarge"], 429: ["TooManyProviderTokenUpdates", "TooManyRequests"],
@@ -81,11 +83,17 @@ struct APNSRejectionReasonTests {
         Issue.record("\(reason) parsed as unknown")
     }
 
-    @Test("thirty known reasons")
+    @Test("thirty-nine known reasons: thirty for device pushes, nine more for broadcast and channels")
     func count() {
-        #expect(APNSRejectionReason.allKnown.count == 30)
-        #expect(Set(APNSRejectionReason.allKnown).count == 30)
-        #expect(Self.statuses.values.map(\.count).reduce(0, +) == 30)
+        #expect(APNSRejectionReason.allKnown.count == 39)
+        #expect(Set(APNSRejectionReason.allKnown).count == 39)
+        #expect(Self.statuses.values.map(\.count).reduce(0, +) == 39)
+    }
+
+    @Test("the broadcast table's \"Service Unavailable\" reads as ServiceUnavailable")
+    func spacedServiceUnavailable() {
+        #expect(APNSRejectionReason(rawValue: "Service Unavailable") == .serviceUnavailable)
+        #expect(APNSRejectionReason.serviceUnavailable.rawValue == "ServiceUnavailable")
     }
 
     @Test("retry and token classification")

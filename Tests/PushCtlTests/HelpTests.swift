@@ -6,7 +6,7 @@ struct HelpTests {
         [], ["send"], ["devices"], ["devices", "add"], ["devices", "rm"], ["devices", "ls"], ["users"], ["users", "put"],
         ["users", "get"], ["drop"], ["drop", "report"], ["drop", "cancel"], ["drop", "status"], ["mate-requests"],
         ["mate-requests", "ls"], ["mate-requests", "accept"], ["mate-requests", "decline"], ["status"], ["version"],
-        ["mock-apns"], ["pushes"], ["pushes", "get"], ["completion"],
+        ["mock-apns"], ["pushes"], ["pushes", "get"], ["completion"], ["apps"], ["apps", "ls"], ["reload"],
     ]
 
     @Test("--help prints OVERVIEW, USAGE, OPTIONS and EXAMPLES and exits 0", arguments: commands)

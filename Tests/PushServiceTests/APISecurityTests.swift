@@ -17,7 +17,7 @@ struct APISecurityTests {
         "POST /v1/drops": .send, "GET /v1/users/{id}/drop": .read, "DELETE /v1/users/{id}/drop": .send,
         "GET /v1/users/{id}/mate-requests": .read,
         "POST /v1/mate-requests/{id}/accept": .send, "POST /v1/mate-requests/{id}/decline": .send,
-        "POST /v1/admin/reload": .admin,
+        "GET /v1/apps": .read, "POST /v1/admin/reload": .admin,
         "POST /v1/webhooks": .admin, "GET /v1/webhooks": .admin, "DELETE /v1/webhooks/{id}": .admin,
         "GET /v1/webhooks/{id}/deliveries": .admin,
     ]

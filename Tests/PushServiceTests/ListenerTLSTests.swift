@@ -144,7 +144,7 @@ struct ListenerTLSTests {
         try? FileManager.default.removeItem(atPath: renewed.directory)
     }
 
-    @Test("push-server reloads on SIGHUP and keeps running; a missing key at start exits 78")
+    @Test("push-server reloads TLS and APNs credentials on SIGHUP and keeps running, a broken .p12 kept out; a missing key at start exits 78")
     func sighup() async throws {
         let files = try Self.credentials()
         let directory = files.directory
@@ -163,6 +163,8 @@ struct ListenerTLSTests {
                 "https://127.0.0.1:\(server.port)/healthz",
             ])
         #expect(before.status == 0 && before.output.contains("\"status\""), "\(before.output)")
+        // The embedded certificate app's .p12 is replaced by a broken file: the reload keeps the old one.
+        try Data("broken".utf8).write(to: URL(fileURLWithPath: directory + "/data/credentials/client.p12"))
         kill(server.processIdentifier, SIGHUP)
         // Pending together, SIGHUP is handled before SIGTERM (lower number, one queue), so the reload is in
         // the log; a SIGHUP that ended the process would show as a non-zero exit.
@@ -170,6 +172,8 @@ struct ListenerTLSTests {
         let log = try String(contentsOfFile: logPath, encoding: .utf8)
         #expect(log.components(separatedBy: "event=tls.reloaded").count - 1 == 1, "\(log)")
         #expect(log.contains("signal=SIGTERM"))
+        #expect(log.contains("event=apns.reload_failed app=sniffmeet"), "\(log)")
+        #expect(log.contains("event=credentials.reloaded apps=sniffmeet:failed,dogwalk:unchanged"), "\(log)")
         let missing = await PushServerLauncher.main(
             arguments: [
                 "--embedded", "--data-dir", directory + "/data2", "--port", "0", "--tls-cert", files.serverCertificatePath,

@@ -152,7 +152,7 @@ struct PushServiceIntegrationTests {
     func unauthorized() async throws {
         let harness = try await ServiceHarness.start()
         let v1 = harness.server.operations.filter { $0.contains(" /v1/") }
-        #expect(v1.count == 18)
+        #expect(v1.count == 19)
         for operation in v1.sorted() {
             let parts = operation.split(separator: " ", maxSplits: 1)
             let path = parts[1].replacingOccurrences(of: "{id}", with: "u1")
@@ -183,13 +183,13 @@ struct PushServiceIntegrationTests {
         #expect(health.json?["apns"]?["development"]?.stringValue == "ok")
         let metrics = try await harness.client.send("GET", "/metrics")
         let text = String(decoding: metrics.body, as: UTF8.self)
-        #expect(text.contains("push_notifications_total{outcome=\"accepted\",reason=\"\"} 1"))
+        #expect(text.contains("push_notifications_total{app=\"default\",outcome=\"accepted\",reason=\"\"} 1"))
         #expect(text.contains("push_outbox_depth 0"))
         #expect(text.contains("http_requests_total{route=\"POST /v1/pushes\",status=\"200\"} 1"))
-        #expect(text.contains("push_send_latency_seconds_count 1"))
+        #expect(text.contains("push_send_latency_seconds_count{app=\"default\"} 1"))
         #expect(text.contains("profile_drop_matches_total 0"))
-        #expect(text.contains("push_apns_connections{environment=\"development\"} 1"))
-        #expect(text.contains("push_apns_open_streams{environment=\"development\"} 0"))
+        #expect(text.contains("push_apns_connections{app=\"default\",environment=\"development\"} 1"))
+        #expect(text.contains("push_apns_open_streams{app=\"default\",environment=\"development\"} 0"))
         await harness.stop()
     }
 }

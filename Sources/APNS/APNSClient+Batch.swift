@@ -1,0 +1,68 @@
+import APNSCore
+import PushHTTP2
+import PushIO
+import PushSync
+import Synchronization
+
+extension APNSClient {
+    /// Sends many broadcasts with one hand-over to the client's loop, as ``send(batch:deliver:)`` does for
+    /// notifications: returns once they are handed over, and `deliver` receives every broadcast's result
+    /// exactly once, in chunks, on the loop thread. Local rejections (``APNSBroadcast/validate(storagePolicy:)``,
+    /// when ``APNSClientConfiguration/validatesLocally`` is on) come first.
+    public func send(
+        broadcasts: [APNSBroadcast],
+        deliver: @escaping @Sendable ([APNSBatchResult]) -> Void
+    ) async {
+        guard !broadcasts.isEmpty else { return }
+        var local: [APNSBatchResult] = []
+        var requests: [(index: Int, request: HTTP2Request)] = []
+        requests.reserveCapacity(broadcasts.count)
+        for (index, broadcast) in broadcasts.enumerated() {
+            if configuration.validatesLocally, let rejection = broadcast.validate() {
+                configuration.metrics.record(.rejected(reason: rejection.reason, latency: 0))
+                local.append(APNSBatchResult(index: index, result: .success(.rejected(rejection))))
+                continue
+            }
+            requests.append((index, broadcastRequest(broadcast)))
+        }
+        await submit(requests, local: local, deliver: deliver)
+    }
+
+    /// Hands the results already known (`local`) to `deliver`, then `requests` to the dispatcher in one
+    /// loop job, waiting first for as many pending-send permits; every request's result reaches
+    /// `deliver` exactly once.
+    func submit(
+        _ requests: [(index: Int, request: HTTP2Request)], local: [APNSBatchResult],
+        deliver: @escaping @Sendable ([APNSBatchResult]) -> Void
+    ) async {
+        if !local.isEmpty { deliver(local) }
+        guard !requests.isEmpty else { return }
+        func failAll(_ error: APNSTransportError) {
+            deliver(requests.map { APNSBatchResult(index: $0.index, result: .failure(error)) })
+        }
+        guard !closed.load(ordering: .relaxed) else { return failAll(APNSTransportError(.shutdown, "client is shut down")) }
+        let granted = await permits.acquire(count: requests.count)
+        guard granted == requests.count else {
+            permits.release(count: granted)
+            return failAll(APNSTransportError(.cancelled, "cancelled while waiting to send"))
+        }
+        let permits = self.permits
+        let sink = APNSBatchSink(loop: loop, deliver: deliver, release: { permits.release(count: $0) })
+        let started = MonotonicClock.now
+        let deadline = started + configuration.requestTimeout
+        let last = nextID.add(UInt64(requests.count), ordering: .relaxed).newValue
+        var id = last - UInt64(requests.count)
+        var sends: [APNSSend] = []
+        sends.reserveCapacity(requests.count)
+        for (index, request) in requests {
+            id += 1
+            sends.append(
+                APNSSend(
+                    id: id, request: request, started: started, deadline: deadline,
+                    receiver: .batch(sink, index: index)))
+        }
+        let dispatcher = self.dispatcher
+        let batch = sends
+        loop.execute { dispatcher.submit(batch) }
+    }
+}

@@ -1,0 +1,69 @@
+import APNSCore
+import Dispatch
+import PushHTTP2
+import PushIO
+import PushSync
+import PushTLS
+import Synchronization
+
+/// A mock server's channel management listener: Apple serves channel management on hosts and ports of
+/// its own (2195 development, 2196 production), so the mock does too. It shares the push server's TLS
+/// identity, client-certificate policy, authenticator, knobs, handler and channels, so a channel made
+/// here takes broadcasts on the push listener. Start one with ``MockAPNSServer/startChannelServer(host:port:)``.
+public final class MockAPNSChannelServer: Sendable {
+    /// The bound TCP port.
+    public let port: Int
+    /// The bound address.
+    public let host: String
+    private let loop: EventLoop
+    private let server: HTTP2Server
+    private let stopped = PThreadLock(false)
+
+    init(core: MockAPNSCore, host: String, port: Int) throws {
+        let configuration = core.configuration
+        let tls = try TLSContext.server(
+            TLSServerConfiguration(
+                identity: configuration.serverIdentity, clientCertificates: configuration.effectiveClientCertificatePolicy))
+        var settings = HTTP2ServerSettings()
+        settings.maxConcurrentStreams = configuration.maxConcurrentStreams
+        let loop = EventLoop(name: "mock-apns-channels")
+        let connections = Atomic<Int>(0)
+        do {
+            server = try HTTP2Server(loop: loop, host: host, port: port, tls: tls, settings: settings) { _ in
+                MockAPNSChannelHandler(core: core, id: connections.add(1, ordering: .relaxed).newValue)
+            }
+        } catch {
+            loop.shutdown()
+            throw error
+        }
+        self.loop = loop
+        self.host = host
+        self.port = server.port
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// Stops listening, sends GOAWAY to open connections, lets those frames go out, closes the rest and
+    /// ends the listener's loop. Idempotent.
+    public func stop() {
+        let first = stopped.withLock { stopped -> Bool in
+            defer { stopped = true }
+            return !stopped
+        }
+        guard first else { return }
+        let server = self.server
+        let loop = self.loop
+        let done = DispatchSemaphore(value: 0)
+        loop.execute {
+            server.stop(graceful: true)
+            MockAPNSLoopTurns.after(MockAPNSLoopTurns.flushTurns, on: loop) {
+                server.stop(graceful: false)
+                done.signal()
+            }
+        }
+        done.wait()
+        loop.shutdown()
+    }
+}

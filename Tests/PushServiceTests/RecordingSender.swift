@@ -1,0 +1,79 @@
+import APNS
+import APNSCore
+import PushService
+import PushSync
+
+/// A sender that holds every batch until `answerAll` accepts it, and counts shutdowns; `waitForShutdown`
+/// returns once it was shut down (no polling).
+final class RecordingSender: PushSender {
+    private struct State {
+        var held: [(count: Int, deliver: @Sendable ([PushSendResult]) -> Void)] = []
+        var sent = 0
+        var shutdowns = 0
+        var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = PThreadLock(State())
+
+    var sent: Int { state.withLock { $0.sent } }
+    var shutdowns: Int { state.withLock { $0.shutdowns } }
+
+    func send(_ notification: APNSNotification) async throws -> APNSOutcome {
+        state.withLock { $0.sent += 1 }
+        return .accepted(apnsID: APNSID.generate(), uniqueID: nil)
+    }
+
+    func send(batch notifications: [APNSNotification], deliver: @escaping @Sendable ([PushSendResult]) -> Void) async {
+        state.withLock {
+            $0.sent += notifications.count
+            $0.held.append((notifications.count, deliver))
+        }
+    }
+
+    /// Accepts every held notification.
+    func answerAll() {
+        let held = state.withLock { state in
+            defer { state.held = [] }
+            return state.held
+        }
+        for (count, deliver) in held {
+            deliver((0..<count).map { PushSendResult(index: $0, result: .success(.accepted(apnsID: APNSID.generate(), uniqueID: nil))) })
+        }
+    }
+
+    func shutdown(deadline: Double) async {
+        let waiters = state.withLock { state in
+            state.shutdowns += 1
+            defer { state.shutdownWaiters = [] }
+            return state.shutdownWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    func waitForShutdown() async {
+        await withCheckedContinuation { continuation in
+            let done = state.withLock { state in
+                if state.shutdowns > 0 { return true }
+                state.shutdownWaiters.append(continuation)
+                return false
+            }
+            if done { continuation.resume() }
+        }
+    }
+}
+
+/// Counts delivered results from any thread.
+final class ResultCounter: Sendable {
+    private let count = PThreadLock(0)
+
+    func add(_ value: Int) { count.withLock { $0 += value } }
+    var total: Int { count.withLock { $0 } }
+}
+
+enum APNSNotificationFixture {
+    static func make() -> APNSNotification {
+        APNSNotification(
+            token: DeviceToken(bytes: [UInt8](repeating: 0xab, count: 32)), topic: "com.example.dogs",
+            payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8))
+    }
+}
