@@ -102,10 +102,11 @@ extension PushAPI {
         let counts = try await outbox.counts()
         let oldest = try await outbox.oldestPendingEnqueuedAt()
         let dropMetrics = await match.metrics
+        metrics.webhooks.setQueue(try await repositories.webhooks.counts())
         let text = metrics.prometheusText(
             outboxCounts: Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) }),
             oldestPendingAgeSeconds: oldest.map { Date().timeIntervalSince($0) } ?? 0,
-            extra: dropMetrics.prometheusText() + (await connectionMetrics()))
+            extra: dropMetrics.prometheusText() + (await connectionMetrics()) + metrics.webhooks.prometheusText())
         return HTTPServerResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: Array(text.utf8))
     }
 }

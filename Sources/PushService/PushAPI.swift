@@ -37,6 +37,7 @@ public struct PushAPI: Sendable {
     public var router: APIRouter {
         let user: [String: PathParameter] = ["id": .userID]
         let mateRequest: [String: PathParameter] = ["id": .mateRequestID]
+        let webhook: [String: PathParameter] = ["id": .userID]
         return APIRouter(routes: [
             APIRoute("GET", "/healthz", scope: configuration.protectHealthz ? .read : nil) { try await self.health($0) },
             APIRoute("GET", "/metrics", scope: configuration.protectMetrics ? .read : nil) { try await self.metricsText($0) },
@@ -59,6 +60,12 @@ public struct PushAPI: Sendable {
             },
             APIRoute("GET", "/v1/apps", scope: .read) { try await self.listApps($0) },
             APIRoute("POST", "/v1/admin/reload", scope: .admin) { try await self.reload($0) },
+            APIRoute("POST", "/v1/webhooks", scope: .admin) { try await self.createWebhook($0) },
+            APIRoute("GET", "/v1/webhooks", scope: .admin) { try await self.listWebhooks($0) },
+            APIRoute("DELETE", "/v1/webhooks/{id}", scope: .admin, parameters: webhook) { try await self.deleteWebhook($0) },
+            APIRoute("GET", "/v1/webhooks/{id}/deliveries", scope: .admin, parameters: webhook) {
+                try await self.listWebhookDeliveries($0)
+            },
         ])
     }
 

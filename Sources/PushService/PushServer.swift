@@ -110,6 +110,7 @@ public final class PushServer: Sendable {
             authenticator: keys, configuration: configuration,
             senders: senders, listenerTLS: tls, reloader: reloader)
         let router = api.router
+        let webhooks = try await WebhookWorker.start(configuration: configuration, store: store, metrics: metrics, logger: logger)
         let gate = RequestGate()
         let loop = EventLoop(name: "push-http")
         let http: HTTPServer
@@ -123,6 +124,7 @@ public final class PushServer: Sendable {
             }
         } catch {
             loop.shutdown()
+            webhooks.client.loop.shutdown()
             throw ConfigurationError("cannot listen on \(configuration.host):\(configuration.port): \(error)")
         }
         await worker.start(tickSeconds: configuration.retryTickSeconds)
@@ -130,6 +132,7 @@ public final class PushServer: Sendable {
         let background = Task {
             await withDiscardingTaskGroup { group in
                 group.addTask { await retention.loop() }
+                group.addTask { await webhooks.run() }
                 if let shared = store.database as? PostgresDatabase {
                     // Rows other instances enqueue (and matches they store) wake this worker too.
                     group.addTask {

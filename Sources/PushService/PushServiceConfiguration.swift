@@ -67,6 +67,8 @@ public struct PushServiceConfiguration: Sendable, Equatable {
     public var dropWindowSeconds = 10.0
     /// How long finished rows stay before the retention job deletes them.
     public var retention = RetentionPolicy()
+    /// Webhook endpoints from the file and delivery settings.
+    public var webhooks = WebhookSettings()
 
     /// How to reach APNs.
     public struct APNSSettings: Sendable, Equatable {

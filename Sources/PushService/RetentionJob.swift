@@ -19,6 +19,7 @@ struct RetentionJob: Sendable {
             // After the requests: a drop goes once its requests have.
             (.drops, policy.endedDropSeconds),
             (.idempotencyKeys, max(policy.idempotencyKeySeconds, PushAPI.idempotencyTTL)),
+            (.webhookEvents, policy.webhookEventSeconds),
         ]
         for (table, age) in ages {
             let cutoff = now.addingTimeInterval(-age)
@@ -45,6 +46,7 @@ struct RetentionJob: Sendable {
         case .mateRequests: return try await repositories.mateRequests.purgeAnswered(olderThan: cutoff, limit: limit)
         case .drops: return try await repositories.drops.purgeEnded(olderThan: cutoff, limit: limit)
         case .idempotencyKeys: return try await repositories.idempotency.purge(olderThan: cutoff, limit: limit)
+        case .webhookEvents: return try await repositories.webhooks.purge(olderThan: cutoff, limit: limit)
         }
     }
 

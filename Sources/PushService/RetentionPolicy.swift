@@ -12,6 +12,8 @@ public struct RetentionPolicy: Sendable, Equatable {
     public var endedDropSeconds: TimeInterval = 30 * 86_400
     /// `Idempotency-Key` records, counted from the first request; never less than the replay window.
     public var idempotencyKeySeconds: TimeInterval = 2 * 86_400
+    /// Delivered (or given-up) webhook events, counted from their last attempt.
+    public var webhookEventSeconds: TimeInterval = 7 * 86_400
     /// Seconds between passes of the retention job.
     public var intervalSeconds: TimeInterval = 60
     /// Rows deleted per transaction; the job yields between batches so the API never waits long.
@@ -27,4 +29,5 @@ enum RetentionTable: String, CaseIterable, Sendable {
     case mateRequests = "mate_requests"
     case drops
     case idempotencyKeys = "idempotency_keys"
+    case webhookEvents = "webhook_events"
 }

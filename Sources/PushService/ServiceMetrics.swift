@@ -65,6 +65,8 @@ public final class ServiceMetrics: Sendable {
     public static let invalidationReasons = APNSRejectionReason.allKnown.filter(\.invalidatesToken).map(\.rawValue)
 
     private let state = PThreadLock(State())
+    /// Webhook deliveries by endpoint and outcome.
+    public let webhooks = WebhookMetrics()
 
     /// Empty metrics.
     public init() {}

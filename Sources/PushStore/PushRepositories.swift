@@ -16,12 +16,14 @@ public struct PushRepositories: Sendable {
     public var idempotency: any IdempotencyRepository
     /// The database as a whole (health, recovery at open).
     public var database: any PushDatabase
+    /// Webhook endpoints and their event queue.
+    public var webhooks: any WebhookRepository
 
     /// A set from its parts (a backend's constructor calls this).
     public init(
         users: any UserRepository, devices: any DeviceRepository, outbox: any OutboxRepository,
         drops: any DropRepository, mateRequests: any MateRequestRepository,
-        idempotency: any IdempotencyRepository, database: any PushDatabase
+        idempotency: any IdempotencyRepository, database: any PushDatabase, webhooks: any WebhookRepository
     ) {
         self.users = users
         self.devices = devices
@@ -30,5 +32,6 @@ public struct PushRepositories: Sendable {
         self.mateRequests = mateRequests
         self.idempotency = idempotency
         self.database = database
+        self.webhooks = webhooks
     }
 }

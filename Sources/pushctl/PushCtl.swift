@@ -28,6 +28,13 @@ enum PushCtl {
                         MateRequestsDeclineCommand.self,
                     ])),
             .group(CommandGroup(name: "apps", summary: "List the apps push-server pushes for.", children: [AppsListCommand.self])),
+            .group(
+                CommandGroup(
+                    name: "webhooks", summary: "Register, remove and inspect outcome webhooks.",
+                    children: [
+                        WebhooksAddCommand.self, WebhooksListCommand.self, WebhooksRemoveCommand.self,
+                        WebhooksDeliveriesCommand.self,
+                    ])),
             .leaf(StatusCommand.self),
             .leaf(ReloadCommand.self),
             .leaf(VersionCommand.self),

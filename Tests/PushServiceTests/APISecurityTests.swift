@@ -18,6 +18,8 @@ struct APISecurityTests {
         "GET /v1/users/{id}/mate-requests": .read,
         "POST /v1/mate-requests/{id}/accept": .send, "POST /v1/mate-requests/{id}/decline": .send,
         "GET /v1/apps": .read, "POST /v1/admin/reload": .admin,
+        "POST /v1/webhooks": .admin, "GET /v1/webhooks": .admin, "DELETE /v1/webhooks/{id}": .admin,
+        "GET /v1/webhooks/{id}/deliveries": .admin,
     ]
 
     static func secret(for scope: APIScope) -> String { "scoped-\(scope.rawValue)-key-0123456789" }

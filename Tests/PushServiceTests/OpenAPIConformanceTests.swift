@@ -32,7 +32,7 @@ struct OpenAPIConformanceTests {
             ], timeout: 400, in: directory)
         #expect(run.status == 0, "schemathesis found disagreements:\n\(run.output.suffix(6000))")
         // The run really exercised the API: every operation, and the stateful phase.
-        #expect(run.output.contains("Selected: 17/17"), "\(run.output.suffix(2000))")
+        #expect(run.output.contains("Selected: 21/21"), "\(run.output.suffix(2000))")
         #expect(run.output.contains("✅ Stateful"), "\(run.output.suffix(2000))")
     }
 }

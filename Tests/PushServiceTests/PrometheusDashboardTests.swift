@@ -60,10 +60,13 @@ struct PrometheusDashboardTests {
         let files = try TestCredentialFiles.write(to: directory + "/creds", bundleID: Self.topic, password: "pw")
         let mock = try MockAPNSServer(configuration: try MockAPNSServer.Configuration(credentialFiles: files))
         defer { mock.stop() }
-        // Two API keys: one for the load, one with a tiny rate limit so the refusal panel has a series.
+        // Two API keys: one for the load, one with a tiny rate limit so the refusal panel has a series; a
+        // webhook endpoint nobody listens on, so the webhook alert's requests have a series.
         let config = """
             {"api_keys": [{"name": "load", "key": "load-key"},
-                          {"name": "limited", "key": "limited-key", "rate_limit": {"requests_per_s": 1, "request_burst": 1}}]}
+                          {"name": "limited", "key": "limited-key", "rate_limit": {"requests_per_s": 1, "request_burst": 1}}],
+             "webhooks": [{"id": "nobody", "url": "http://127.0.0.1:1/", "events": ["*"], "secret": "unused-secret-0123"}],
+             "webhook_delivery": {"poll_s": 0.1, "retry_initial_s": 0.2, "retry_max_s": 1}}
             """
         try config.write(toFile: directory + "/push-server.json", atomically: true, encoding: .utf8)
         let server = try await PushServerProcess.start(
@@ -123,7 +126,7 @@ struct PrometheusDashboardTests {
         #expect(notAfter.allSatisfy { $0["value"]?[1]?.stringValue == "\(Int64(certificate.timeIntervalSince1970.rounded()))" })
         let rules = try await prometheus.get("/api/v1/rules")
         let loaded = rules["data"]?["groups"]?[0]?["rules"]?.arrayValue ?? []
-        #expect(loaded.count == 12)
+        #expect(loaded.count == 13)
         #expect(loaded.allSatisfy { $0["health"]?.stringValue != "err" }, "\(loaded.map { $0["lastError"] ?? "" })")
     }
 

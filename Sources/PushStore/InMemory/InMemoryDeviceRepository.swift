@@ -9,9 +9,12 @@ public actor InMemoryDeviceRepository: DeviceRepository {
     }
 
     private var devices: [Key: DeviceRecord] = [:]
+    private let webhooks: InMemoryWebhookRepository?
 
-    /// An empty repository.
-    public init() {}
+    /// An empty repository; invalidations are reported to `webhooks`.
+    public init(webhooks: InMemoryWebhookRepository? = nil) {
+        self.webhooks = webhooks
+    }
 
     /// See `DeviceRepository.register`.
     public func register(
@@ -66,6 +69,9 @@ public actor InMemoryDeviceRepository: DeviceRepository {
         device.invalidatedAt = timestamp.storeNormalized
         device.invalidReason = reason
         devices[key] = device
+        if let webhooks, webhooks.wants(.deviceInvalidated) {
+            webhooks.record([WebhookEvents.deviceInvalidated(device, reason: reason, timestamp: timestamp)])
+        }
         return true
     }
 }

@@ -6,10 +6,14 @@ import Foundation
 public actor InMemoryDropRepository: DropRepository, MateRequestRepository {
     private var tables = Tables()
     private let outbox: any OutboxRepository
+    private let webhooks: InMemoryWebhookRepository?
 
-    /// Empty tables whose pushes are queued in `outbox`.
-    public init(outbox: any OutboxRepository) {
+    /// Empty tables whose pushes are queued in `outbox` and whose events (mate requests created and
+    /// answered) go to `webhooks`.
+    public init(outbox: any OutboxRepository, webhooks: InMemoryWebhookRepository? = nil) {
         self.outbox = outbox
+        self.webhooks = webhooks
+        tables.webhooks = webhooks
     }
 
     /// See `DropRepository.report`.
@@ -53,6 +57,7 @@ public actor InMemoryDropRepository: DropRepository, MateRequestRepository {
         for item in items { try item.validate() }
         tables.requests[id] = request
         tables.outbox += items
+        webhooks?.record([WebhookEvents.answered(request)])
         try await flushOutbox()
         return request
     }
@@ -108,6 +113,8 @@ public actor InMemoryDropRepository: DropRepository, MateRequestRepository {
         var requests: [String: MateRequestRecord] = [:]
         /// Rows queued by the rules, not yet handed to the outbox.
         var outbox: [OutboxItem] = []
+        /// Where mate-request events go.
+        var webhooks: InMemoryWebhookRepository?
 
         static func sorted(_ list: [MateRequestRecord]) -> [MateRequestRecord] {
             list.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
@@ -153,6 +160,9 @@ public actor InMemoryDropRepository: DropRepository, MateRequestRepository {
                 try request.validate()
                 guard requests[request.id] == nil else { throw PushStoreError.duplicateID(request.id) }
                 requests[request.id] = request
+            }
+            if let webhooks, webhooks.wants(.mateRequestCreated) {
+                webhooks.record(new.map { WebhookEvents.mateRequest($0, type: .mateRequestCreated) })
             }
         }
 

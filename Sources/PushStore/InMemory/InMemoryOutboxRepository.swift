@@ -7,10 +7,25 @@ public actor InMemoryOutboxRepository: OutboxRepository {
     private var nextSequence = 0
     /// The retry schedule used by `complete`.
     public let retryPolicy: OutboxRetryPolicy
+    private let webhooks: InMemoryWebhookRepository?
 
-    /// An empty outbox with `retryPolicy`.
-    public init(retryPolicy: OutboxRetryPolicy = .default) {
+    /// An empty outbox with `retryPolicy`; rows that end rejected, failed or expired are reported to `webhooks`.
+    public init(retryPolicy: OutboxRetryPolicy = .default, webhooks: InMemoryWebhookRepository? = nil) {
         self.retryPolicy = retryPolicy
+        self.webhooks = webhooks
+    }
+
+    /// Reports rows that ended rejected, failed or expired.
+    private func report(_ ended: [OutboxItem], now: Date) {
+        guard let webhooks, !ended.isEmpty else { return }
+        let events = ended.compactMap { item -> WebhookEvent? in
+            guard
+                let event = WebhookEvents.notification(
+                    item, state: item.state, status: item.lastStatus, reason: item.lastReason, now: now)
+            else { return nil }
+            return webhooks.wants(event.type) ? event : nil
+        }
+        if !events.isEmpty { webhooks.record(events) }
     }
 
     /// See `OutboxRepository.enqueue`.
@@ -45,6 +60,7 @@ public actor InMemoryOutboxRepository: OutboxRepository {
             .sorted { ($0.nextAttemptAt, sequence[$0.id] ?? 0) < ($1.nextAttemptAt, sequence[$1.id] ?? 0) }
         var claimed: [OutboxItem] = []
         var expired: [String] = []
+        var ended: [OutboxItem] = []
         for var item in due {
             if claimed.count == limit { break }
             item.updatedAt = Date(storeMillis: millis)
@@ -52,6 +68,7 @@ public actor InMemoryOutboxRepository: OutboxRepository {
                 item.state = .expired
                 item.lastReason = "Expired"
                 expired.append(item.id)
+                ended.append(item)
             } else {
                 item.state = .inFlight
                 item.attempts += 1
@@ -59,6 +76,7 @@ public actor InMemoryOutboxRepository: OutboxRepository {
             }
             rows[item.id] = item
         }
+        report(ended, now: now)
         return OutboxClaim(items: claimed, expired: expired)
     }
 
@@ -67,6 +85,7 @@ public actor InMemoryOutboxRepository: OutboxRepository {
     public func complete(_ results: [OutboxCompletion], now: Date) -> [String: OutboxState] {
         let millis = now.storeMillis
         var states: [String: OutboxState] = [:]
+        var ended: [OutboxItem] = []
         for completion in results {
             let id = completion.id
             guard var item = rows[id], item.state == .inFlight, item.attempts == completion.attempt else { continue }
@@ -75,7 +94,9 @@ public actor InMemoryOutboxRepository: OutboxRepository {
             next.apply(to: &item, nowMillis: millis)
             rows[id] = item
             states[id] = next.state
+            if next.state == .rejected || next.state == .failed { ended.append(item) }
         }
+        report(ended, now: now)
         return states
     }
 

@@ -1,11 +1,13 @@
 extension PushRepositories {
     /// Fresh in-memory repositories (the twins of the SQLite ones, same rules).
     public static func inMemory(retryPolicy: OutboxRetryPolicy = .default) -> PushRepositories {
-        let outbox = InMemoryOutboxRepository(retryPolicy: retryPolicy)
-        let drops = InMemoryDropRepository(outbox: outbox)
+        let webhooks = InMemoryWebhookRepository()
+        let outbox = InMemoryOutboxRepository(retryPolicy: retryPolicy, webhooks: webhooks)
+        let drops = InMemoryDropRepository(outbox: outbox, webhooks: webhooks)
         return PushRepositories(
-            users: InMemoryUserRepository(), devices: InMemoryDeviceRepository(), outbox: outbox, drops: drops,
-            mateRequests: drops, idempotency: InMemoryIdempotencyRepository(), database: InMemoryDatabase())
+            users: InMemoryUserRepository(), devices: InMemoryDeviceRepository(webhooks: webhooks), outbox: outbox,
+            drops: drops, mateRequests: drops, idempotency: InMemoryIdempotencyRepository(), database: InMemoryDatabase(),
+            webhooks: webhooks)
     }
 }
 

@@ -95,6 +95,8 @@ public struct PostgresDeviceRepository: DeviceRepository {
             try db.run(
                 "UPDATE devices SET invalidated_at = $3, invalid_reason = $4 WHERE token = $1 AND topic = $2",
                 [.text(token.hex), .text(topic), .integer(timestamp.storeMillis), .text(reason.rawValue)])
+            try PostgresWebhookRepository.record(
+                [WebhookEvents.deviceInvalidated(current, reason: reason, timestamp: timestamp)], db)
             return true
         }
     }

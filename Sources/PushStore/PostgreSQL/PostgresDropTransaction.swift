@@ -72,6 +72,7 @@ struct PostgresDropTransaction: DropTransaction {
 
     func insert(_ requests: [MateRequestRecord]) throws {
         for request in requests { try PostgresMateRequestRepository.insert(request, db) }
+        try PostgresWebhookRepository.record(requests.map { WebhookEvents.mateRequest($0, type: .mateRequestCreated) }, db)
     }
 
     func enqueue(_ items: [OutboxItem]) throws {

@@ -31,6 +31,7 @@ extension PostgresOutboxRepository {
                     if rows.count < page { break }
                 }
             }
+            try Self.reportEnded(claim.expired, now: now, db)
             return claim
         }
     }

@@ -33,12 +33,38 @@ extension PostgresOutboxRepository {
             .textArray(ids), .integerArray(attempts), .textArray(states), .integerArray(statuses), .textArray(reasons),
             .textArray(uniqueIDs), .integerArray(nextAttempts), .integer(millis),
         ]
-        let rows = try await database.withConnection { db in
-            try db.query(Self.completeSQL, parameters).map { ($0.string(at: 0), $0.string(at: 1)) }
+        let body: @Sendable (PostgresConnection) throws -> [(String, String)] = { db in
+            let rows = try db.query(Self.completeSQL, parameters).map { ($0.string(at: 0), $0.string(at: 1)) }
+            let ended = rows.compactMap { $0.1 == OutboxState.rejected.rawValue || $0.1 == OutboxState.failed.rawValue ? $0.0 : nil }
+            try Self.reportEnded(ended, now: now, db)
+            return rows
         }
+        // Only a batch that may end rows rejected or failed needs a transaction (its events go with it).
+        let mayEnd = states.contains { $0 == OutboxState.rejected.rawValue || $0 == OutboxState.failed.rawValue }
+        let rows = try await mayEnd ? database.transaction(body) : database.withConnection(body)
         var answer: [String: OutboxState] = [:]
         for (id, state) in rows { answer[id] = OutboxState(rawValue: state) }
         return answer
+    }
+
+    /// Writes the webhook events of rows that just ended rejected, failed or expired, inside the caller's
+    /// transaction: nothing is read unless an endpoint subscribes to the row's outcome.
+    static func reportEnded(_ ids: [String], now: Date, _ db: PostgresConnection) throws {
+        guard !ids.isEmpty else { return }
+        let subscribers = try PostgresWebhookRepository.subscribers(db)
+        guard !subscribers.isEmpty else { return }
+        var events: [WebhookEvent] = []
+        for id in ids {
+            guard
+                let item = try db.query("\(PostgresOutboxColumn.select) WHERE o.id = $1", [.text(id)])
+                    .map(PostgresOutboxColumn.item).first,
+                let event = WebhookEvents.notification(
+                    item, state: item.state, status: item.lastStatus, reason: item.lastReason, now: now),
+                subscribers.wants(event.type)
+            else { continue }
+            events.append(event)
+        }
+        try PostgresWebhookRepository.record(events, subscribers: subscribers, db)
     }
 
     /// The batch UPDATE: $1 ids, $2 attempts (the fences), $3 states, $4 statuses, $5 reasons, $6 apns-unique-ids

@@ -120,5 +120,40 @@ enum PostgresSchema {
                 CREATE INDEX drops_matched_by_initiator ON drops (initiator_id, matched_at) WHERE state = 'matched';
                 CREATE INDEX drops_matched_by_peer ON drops (peer_id, matched_at) WHERE state = 'matched';
                 """),
+        // Webhooks: operators' endpoints, and one row per event and subscribed endpoint. A row in flight keeps
+        // its lease deadline in `next_attempt_at` and its instance in `owner`, so one index finds due and
+        // abandoned rows alike.
+        PostgresMigration(
+            name: "webhooks",
+            sql: """
+                CREATE TABLE webhook_endpoints (
+                    id         text COLLATE "C" PRIMARY KEY,
+                    url        text NOT NULL,
+                    events     text NOT NULL,
+                    secret     text NOT NULL,
+                    source     text NOT NULL CHECK (source IN ('api', 'config')),
+                    created_at bigint NOT NULL
+                );
+                CREATE TABLE webhook_events (
+                    seq             bigserial PRIMARY KEY,
+                    event_id        text COLLATE "C" NOT NULL,
+                    endpoint_id     text COLLATE "C" NOT NULL,
+                    type            text NOT NULL,
+                    body            bytea NOT NULL,
+                    state           text NOT NULL CHECK (state IN ('pending', 'in_flight', 'delivered', 'failed')),
+                    attempts        bigint NOT NULL DEFAULT 0,
+                    next_attempt_at bigint NOT NULL,
+                    owner           text,
+                    last_status     bigint,
+                    last_error      text,
+                    created_at      bigint NOT NULL,
+                    updated_at      bigint NOT NULL,
+                    UNIQUE (endpoint_id, event_id)
+                );
+                CREATE INDEX webhook_events_due ON webhook_events (endpoint_id, next_attempt_at)
+                    WHERE state IN ('pending', 'in_flight');
+                CREATE INDEX webhook_events_by_endpoint ON webhook_events (endpoint_id, updated_at);
+                CREATE INDEX webhook_events_final ON webhook_events (updated_at) WHERE state IN ('delivered', 'failed');
+                """),
     ]
 }

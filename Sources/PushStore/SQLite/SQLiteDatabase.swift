@@ -21,7 +21,10 @@ public actor SQLiteDatabase: PushDatabase {
         let connection = try SQLiteConnection(path: path)
         try connection.migrate(migrations)
         self.recoveredAtOpen = recoverInFlight ? try SQLiteOutboxRepository.requeueInFlight(connection) : 0
-        if recoverInFlight { try SQLiteIdempotencyRepository.dropUnanswered(connection) }
+        if recoverInFlight {
+            try SQLiteIdempotencyRepository.dropUnanswered(connection)
+            try SQLiteWebhookRepository.requeueInFlight(connection)
+        }
         self.connection = connection
     }
 

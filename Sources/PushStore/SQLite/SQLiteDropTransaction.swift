@@ -69,6 +69,7 @@ struct SQLiteDropTransaction: DropTransaction {
 
     func insert(_ requests: [MateRequestRecord]) throws {
         for request in requests { try SQLiteMateRequestRepository.insert(request, db) }
+        try SQLiteWebhookRepository.record(requests.map { WebhookEvents.mateRequest($0, type: .mateRequestCreated) }, db)
     }
 
     func enqueue(_ items: [OutboxItem]) throws {

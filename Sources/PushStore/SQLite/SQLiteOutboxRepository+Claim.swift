@@ -6,7 +6,11 @@ extension SQLiteOutboxRepository {
     /// transaction.
     public func claim(limit: Int, now: Date) async throws -> OutboxClaim {
         guard limit > 0 else { return OutboxClaim() }
-        return try await database.write { db in try Self.claim(limit: limit, now: now, db) }
+        return try await database.write { db in
+            let claim = try Self.claim(limit: limit, now: now, db)
+            try Self.reportEnded(claim.expired, now: now, db)
+            return claim
+        }
     }
 
     private static func claim(limit: Int, now: Date, _ db: SQLiteConnection) throws -> OutboxClaim {

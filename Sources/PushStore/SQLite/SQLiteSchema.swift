@@ -165,5 +165,39 @@ enum SQLiteSchema {
                 CREATE INDEX drops_matched_by_initiator ON drops (initiator_id, matched_at) WHERE state = 'matched';
                 CREATE INDEX drops_matched_by_peer ON drops (peer_id, matched_at) WHERE state = 'matched';
                 """),
+        // Webhooks: operators' endpoints, and one row per event and subscribed endpoint. A row in flight keeps
+        // its lease deadline in `next_attempt_at`, so one index finds both due and abandoned rows.
+        SQLiteMigration(
+            name: "webhooks",
+            sql: """
+                CREATE TABLE webhook_endpoints (
+                    id         TEXT PRIMARY KEY NOT NULL,
+                    url        TEXT NOT NULL,
+                    events     TEXT NOT NULL,
+                    secret     TEXT NOT NULL,
+                    source     TEXT NOT NULL CHECK (source IN ('api', 'config')),
+                    created_at INTEGER NOT NULL
+                );
+                CREATE TABLE webhook_events (
+                    seq             INTEGER PRIMARY KEY,
+                    event_id        TEXT NOT NULL,
+                    endpoint_id     TEXT NOT NULL,
+                    type            TEXT NOT NULL,
+                    body            BLOB NOT NULL,
+                    state           TEXT NOT NULL CHECK (state IN ('pending', 'in_flight', 'delivered', 'failed')),
+                    attempts        INTEGER NOT NULL DEFAULT 0,
+                    next_attempt_at INTEGER NOT NULL,
+                    owner           TEXT,
+                    last_status     INTEGER,
+                    last_error      TEXT,
+                    created_at      INTEGER NOT NULL,
+                    updated_at      INTEGER NOT NULL,
+                    UNIQUE (endpoint_id, event_id)
+                );
+                CREATE INDEX webhook_events_due ON webhook_events (endpoint_id, next_attempt_at)
+                    WHERE state IN ('pending', 'in_flight');
+                CREATE INDEX webhook_events_by_endpoint ON webhook_events (endpoint_id, updated_at);
+                CREATE INDEX webhook_events_final ON webhook_events (updated_at) WHERE state IN ('delivered', 'failed');
+                """),
     ]
 }
