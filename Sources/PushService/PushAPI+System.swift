@@ -6,11 +6,11 @@ import PushIO
 import PushStore
 
 extension PushAPI {
-    /// `POST /v1/admin/reload`: what SIGHUP does: reads the listener's TLS files, the API keys and every
-    /// app's APNs credential again. 200 with what was reloaded and each app's outcome; 422 `reload_failed`
+    /// `POST /v1/admin/reload`: what SIGHUP does: reads the listener's TLS files, the API keys, every
+    /// app's APNs credential and the configuration file's webhook endpoints again. 200 with what was reloaded and each app's outcome; 422 `reload_failed`
     /// when a file cannot be used (what was loaded before stays in use, the error is in `/healthz`).
     func reload(_ request: APIRequest) async throws -> HTTPServerResponse {
-        let result = reloader.reload()
+        let result = await reloader.reload()
         if let first = result.errors.first {
             throw APIError(status: 422, code: "reload_failed", message: result.errors.count == 1 ? first : result.errors.joined(separator: "; "))
         }

@@ -21,11 +21,12 @@ extension PushServer {
         try ListenerTLS.reload(tls, configuration.tls, logger: logger)
     }
 
-    /// What SIGHUP does: reloads the listener's TLS files, the API keys and every app's APNs credential
-    /// (see `PushAppSet.reload`); parts that fail keep what they had. Returns each app's outcome.
+    /// What SIGHUP does: reloads the listener's TLS files, the API keys, every app's APNs credential (see
+    /// `PushAppSet.reload`) and the configuration file's webhook endpoints; parts that fail keep what they
+    /// had. Returns each app's outcome.
     @discardableResult
-    public func reload() -> [PushAppReload] {
-        reloader.reload().apps
+    public func reload() async -> [PushAppReload] {
+        await reloader.reload().apps
     }
 
     /// Makes reloads read the configuration through `load` (the launcher re-reads file, environment and flags).

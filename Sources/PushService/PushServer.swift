@@ -103,7 +103,8 @@ public final class PushServer: Sendable {
         let keys = ReloadableAuthenticator(keys: configuration.apiKeys)
         apps?.recordCertificates(in: metrics)
         let reloader = ServiceReloader(
-            configuration: configuration, apps: apps, keys: keys, listenerTLS: tls, logger: logger, metrics: metrics)
+            configuration: configuration, apps: apps, keys: keys, listenerTLS: tls, logger: logger, metrics: metrics,
+            webhooks: store.webhooks)
         let api = PushAPI(
             repositories: repositories, writer: OutboxWriter(outbox: repositories.outbox), match: match,
             waiters: waiters, metrics: metrics, logger: logger,

@@ -46,7 +46,7 @@ public enum PushServerLauncher {
         while received == SIGHUP {
             systemd?.reloading()
             // A reload that fails keeps serving with what was loaded before (and says why in the log).
-            launched.server.reload()
+            await launched.server.reload()
             systemd?.ready()
             received = await signals.wait()
         }

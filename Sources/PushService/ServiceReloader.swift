@@ -1,23 +1,29 @@
 import JSON
 import PushIO
+import PushStore
 import PushSync
 
 /// What SIGHUP and `POST /v1/admin/reload` reload without a restart: the REST listener's TLS files, the
-/// apps' APNs credentials and the API keys. Each part that cannot be reloaded keeps what it had and says why.
+/// apps' APNs credentials, the API keys and the webhook endpoints of the configuration file. Each part that
+/// cannot be reloaded keeps what it had and says why.
 final class ServiceReloader: Sendable {
     private let apps: PushAppSet?
     private let keys: ReloadableAuthenticator
     private let listenerTLS: HTTPServerTLS?
     private let logger: ServiceLogger
     private let metrics: ServiceMetrics
+    /// Where the configuration file's webhook endpoints live (replaced on reload; API-made ones stay).
+    private let webhooks: (any WebhookRepository)?
     /// Reads the configuration again (the launcher's loads the file, environment and flags anew); the
     /// default returns the configuration the server started with, so credential files are read again.
     private let source: PThreadLock<@Sendable () throws -> PushServiceConfiguration>
 
     init(
         configuration: PushServiceConfiguration, apps: PushAppSet?, keys: ReloadableAuthenticator,
-        listenerTLS: HTTPServerTLS?, logger: ServiceLogger, metrics: ServiceMetrics
+        listenerTLS: HTTPServerTLS?, logger: ServiceLogger, metrics: ServiceMetrics,
+        webhooks: (any WebhookRepository)? = nil
     ) {
+        self.webhooks = webhooks
         self.apps = apps
         self.keys = keys
         self.listenerTLS = listenerTLS
@@ -33,7 +39,7 @@ final class ServiceReloader: Sendable {
 
     /// One reload's outcome.
     struct Result: Sendable {
-        /// Parts reloaded (`tls`, `api_keys`, `apps`).
+        /// Parts reloaded (`tls`, `api_keys`, `apps`, `webhooks`).
         var reloaded: [String] = []
         /// Each app's outcome.
         var apps: [PushAppReload] = []
@@ -56,7 +62,7 @@ final class ServiceReloader: Sendable {
     }
 
     /// Reloads everything it can; never stops serving.
-    func reload() -> Result {
+    func reload() async -> Result {
         var result = Result()
         let configuration: PushServiceConfiguration
         do {
@@ -86,6 +92,16 @@ final class ServiceReloader: Sendable {
             logger.info("credentials.reloaded", [("apps", result.apps.map { "\($0.app):\($0.outcome.rawValue)" }.joined(separator: ","))])
             result.errors += result.apps.compactMap { app in app.error.map { "app \(app.app): \($0)" } }
             result.reloaded.append("apps")
+        }
+        if let webhooks {
+            do {
+                try await webhooks.replaceConfigured(configuration.webhooks.endpoints)
+                logger.info("webhooks.reloaded", [("endpoints", "\(configuration.webhooks.endpoints.count)")])
+                result.reloaded.append("webhooks")
+            } catch {
+                logger.error("webhooks.reload_failed", [("error", "\(error)")])
+                result.errors.append("webhook endpoints: \(error)")
+            }
         }
         return result
     }

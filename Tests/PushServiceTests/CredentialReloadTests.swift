@@ -81,7 +81,7 @@ struct CredentialReloadTests {
         #expect(push.json?["notifications"]?[0]?["state"]?.stringValue == "accepted")
 
         try Self.renew(fixture, days: 200)
-        fixture.server.reload()
+        await fixture.server.reload()
         let healed = try await fixture.client.send("GET", "/healthz")
         #expect(healed.json?["status"]?.stringValue == "ok")
         #expect(healed.json?["apps"]?[0]?["reload_error"] == nil)
