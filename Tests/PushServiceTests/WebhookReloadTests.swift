@@ -1,8 +1,9 @@
 import Foundation
 import JSON
-@testable import PushService
 import PushStore
 import Testing
+
+@testable import PushService
 
 /// SIGHUP and `POST /v1/admin/reload` replace the configuration file's webhook endpoints.
 @Suite("Webhook endpoints reload")
