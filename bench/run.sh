@@ -179,15 +179,15 @@ else
     say "B7: skipped (push-server not built)"
 fi
 
-say "== B7L the service over a long run: 100,000 vs 1,000,000 at a steady load, final rows purged after 2 s"
+say "== B7L the service over a long run: 100,000 vs 1,000,000 at a steady load, final rows purged after 1 s"
 if [ -n "$SERVER_BIN" ] && [ -x "$SERVER_BIN" ]; then
-    # Paced: the next POST goes out while fewer than 40,000 notifications are posted but unanswered, so the
-    # service runs at the rate it sustains; retention deletes final rows 2 s old every second. One measured run each.
+    # Paced: the next POST goes out while fewer than 20,000 notifications are posted but unanswered, so the
+    # service runs at the rate it sustains; retention deletes final rows 1 s old every second. One measured run each.
     saved_runs=$RUNS; RUNS=1
     for n in 100000 1000000; do
         record "B7L.$n" timeout 1200 python3 bench/b7_service.py --server "$SERVER_BIN" --work "$WORK" -n "$n" \
-            --batch 5000 --parallel 4 --timeout 1100 --retention-s 2 --complete-by metrics --poll-interval 0.5 \
-            --max-outstanding 40000
+            --batch 5000 --parallel 4 --timeout 1100 --retention-s 1 --complete-by metrics --poll-interval 0.5 \
+            --max-outstanding 20000
     done
     RUNS=$saved_runs
 fi

@@ -245,7 +245,7 @@ if l1 and l10:
     db7, db10 = stat("B7", "db_mb"), stat("B7L.1000000", "db_mb")
     rss_ratio = ratio(rss10, rss1)
     db_ok = db7 is not None and db10 is not None and db10["median"] <= db7["median"]
-    row("B7L service over 1,000,000 notifications vs 100,000 (steady load, final rows purged after 2 s)",
+    row("B7L service over 1,000,000 notifications vs 100,000 (steady load, final rows purged after 1 s)",
         f"{fmt(l10, '/s')} = {fr(rl)} the 100,000 run's {fmt(l1, '/s')}; peak RSS {fmt(rss10, ' MB')} vs "
         f"{fmt(rss1, ' MB')} ({fr(rss_ratio)}); database {fmt(db10, ' MB', 1)} vs {fmt(db7, ' MB', 1)} after B7's "
         f"100,000 unpurged", "rate ≥ 0.85×, RSS ≤ 1.1×, database ≤ B7's",
