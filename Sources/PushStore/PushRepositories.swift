@@ -16,12 +16,15 @@ public struct PushRepositories: Sendable {
     public var idempotency: any IdempotencyRepository
     /// The database as a whole (health, recovery at open).
     public var database: any PushDatabase
+    /// Broadcast channels per app topic and environment.
+    public var channels: any ChannelRepository
 
     /// A set from its parts (a backend's constructor calls this).
     public init(
         users: any UserRepository, devices: any DeviceRepository, outbox: any OutboxRepository,
         drops: any DropRepository, mateRequests: any MateRequestRepository,
-        idempotency: any IdempotencyRepository, database: any PushDatabase
+        idempotency: any IdempotencyRepository, database: any PushDatabase,
+        channels: any ChannelRepository = InMemoryChannelRepository()
     ) {
         self.users = users
         self.devices = devices
@@ -30,5 +33,6 @@ public struct PushRepositories: Sendable {
         self.mateRequests = mateRequests
         self.idempotency = idempotency
         self.database = database
+        self.channels = channels
     }
 }

@@ -114,7 +114,7 @@ struct DropEngagementMigrationTests {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("migrate-\(OutboxID.make()).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         let previous = SQLiteSchema.migrations.prefix { $0.name != "drop-engagements" }
-        #expect(previous.count == SQLiteSchema.migrations.count - 1)
+        #expect(previous.count == SQLiteSchema.migrations.firstIndex { $0.name == "drop-engagements" })
         do {
             let db = try SQLiteConnection(path: path)
             try db.migrate(Array(previous))

@@ -22,13 +22,15 @@ struct Repositories {
     var idempotency: any IdempotencyRepository
     var store: SQLiteDatabase?
     var postgres: PostgresDatabase? = nil
+    var channels: any ChannelRepository = InMemoryChannelRepository()
 }
 
 extension Repositories {
     init(_ set: PushRepositories, store: SQLiteDatabase?, postgres: PostgresDatabase? = nil) {
         self.init(
             users: set.users, devices: set.devices, outbox: set.outbox, drops: set.drops,
-            mates: set.mateRequests, idempotency: set.idempotency, store: store, postgres: postgres)
+            mates: set.mateRequests, idempotency: set.idempotency, store: store, postgres: postgres,
+            channels: set.channels)
     }
 
     /// Rows in `table` of the backing database (nil for the in-memory kind).

@@ -5,7 +5,8 @@ extension PushRepositories {
         let drops = InMemoryDropRepository(outbox: outbox)
         return PushRepositories(
             users: InMemoryUserRepository(), devices: InMemoryDeviceRepository(), outbox: outbox, drops: drops,
-            mateRequests: drops, idempotency: InMemoryIdempotencyRepository(), database: InMemoryDatabase())
+            mateRequests: drops, idempotency: InMemoryIdempotencyRepository(), database: InMemoryDatabase(),
+            channels: InMemoryChannelRepository())
     }
 }
 

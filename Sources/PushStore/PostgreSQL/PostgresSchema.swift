@@ -120,5 +120,21 @@ enum PostgresSchema {
                 CREATE INDEX drops_matched_by_initiator ON drops (initiator_id, matched_at) WHERE state = 'matched';
                 CREATE INDEX drops_matched_by_peer ON drops (peer_id, matched_at) WHERE state = 'matched';
                 """),
+        // Broadcast channels per app topic and environment, and outbox rows that publish on one of them
+        // (`channel_id` set, `token` empty), as in SQLite's step of the same name.
+        PostgresMigration(
+            name: "broadcast-channels",
+            sql: """
+                CREATE TABLE channels (
+                    id             text COLLATE "C" NOT NULL,
+                    topic          text COLLATE "C" NOT NULL,
+                    environment    text NOT NULL CHECK (environment IN ('production', 'development')),
+                    storage_policy integer NOT NULL,
+                    created_at     bigint NOT NULL,
+                    PRIMARY KEY (id, environment)
+                );
+                CREATE INDEX channels_by_topic ON channels (topic, environment, created_at);
+                ALTER TABLE outbox ADD COLUMN channel_id text;
+                """),
     ]
 }

@@ -7,7 +7,8 @@ extension PushRepositories {
             outbox: PostgresOutboxRepository(database: database, retryPolicy: retryPolicy, lease: lease),
             drops: PostgresDropRepository(database: database),
             mateRequests: PostgresMateRequestRepository(database: database),
-            idempotency: PostgresIdempotencyRepository(database: database), database: database)
+            idempotency: PostgresIdempotencyRepository(database: database), database: database,
+            channels: PostgresChannelRepository(database: database))
     }
 
     /// Connects to the PostgreSQL database at `url` (`postgres://user:password@host:port/database`) with a

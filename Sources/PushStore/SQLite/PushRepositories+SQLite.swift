@@ -6,7 +6,8 @@ extension PushRepositories {
             outbox: SQLiteOutboxRepository(database: database, retryPolicy: retryPolicy),
             drops: SQLiteDropRepository(database: database),
             mateRequests: SQLiteMateRequestRepository(database: database),
-            idempotency: SQLiteIdempotencyRepository(database: database), database: database)
+            idempotency: SQLiteIdempotencyRepository(database: database), database: database,
+            channels: SQLiteChannelRepository(database: database))
     }
 
     /// Opens (creating and migrating if needed) the SQLite database at `path` and returns its repositories;

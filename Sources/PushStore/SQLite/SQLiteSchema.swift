@@ -165,5 +165,21 @@ enum SQLiteSchema {
                 CREATE INDEX drops_matched_by_initiator ON drops (initiator_id, matched_at) WHERE state = 'matched';
                 CREATE INDEX drops_matched_by_peer ON drops (peer_id, matched_at) WHERE state = 'matched';
                 """),
+        // Broadcast channels per app topic and environment, and outbox rows that publish on one of them
+        // (`channel_id` set, `token` empty) instead of going to a device.
+        SQLiteMigration(
+            name: "broadcast-channels",
+            sql: """
+                CREATE TABLE channels (
+                    id             TEXT NOT NULL,
+                    topic          TEXT NOT NULL,
+                    environment    TEXT NOT NULL CHECK (environment IN ('production', 'development')),
+                    storage_policy INTEGER NOT NULL,
+                    created_at     INTEGER NOT NULL,
+                    PRIMARY KEY (id, environment)
+                );
+                CREATE INDEX channels_by_topic ON channels (topic, environment, created_at);
+                ALTER TABLE outbox_items ADD COLUMN channel_id TEXT;
+                """),
     ]
 }
