@@ -7,6 +7,8 @@ import PushTLS
 struct EmbeddedAPNS: Sendable {
     /// The running mock.
     let mock: MockAPNSServer
+    /// The mock's channel management listener, so channels and broadcasts work without an Apple account.
+    let channels: MockAPNSChannelServer
     /// The generated credential files.
     let files: TestCredentialFiles
 
@@ -22,6 +24,13 @@ struct EmbeddedAPNS: Sendable {
         // The embedded mock runs as long as the service: keep its memory flat.
         configuration.maxRecords = 100
         mock = try MockAPNSServer(configuration: configuration)
+        channels = try mock.startChannelServer(host: "127.0.0.1")
+    }
+
+    /// Stops both listeners.
+    func stop() {
+        channels.stop()
+        mock.stop()
     }
 
     /// `apns` settings that reach the mock with the generated client certificate.
@@ -31,6 +40,7 @@ struct EmbeddedAPNS: Sendable {
         settings.password = files.password
         settings.host = "127.0.0.1"
         settings.port = mock.port
+        settings.channelPort = channels.port
         settings.caPath = files.caCertificatePath
         return settings
     }

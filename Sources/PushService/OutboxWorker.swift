@@ -13,8 +13,8 @@ import PushStore
 public actor OutboxWorker {
     private let outbox: any OutboxRepository
     private let devices: any DeviceRepository
-    private let senders: PushSenders
-    private let metrics: ServiceMetrics
+    let senders: PushSenders
+    let metrics: ServiceMetrics
     private let logger: ServiceLogger
     private let waiters: PushWaiters
     private let maxInFlight: Int
@@ -22,9 +22,9 @@ public actor OutboxWorker {
     private let claimBatch: Int
     private let signal = WakeSignal()
     private let deliveries: AsyncStream<Delivery>
-    private let deliveryInput: AsyncStream<Delivery>.Continuation
+    let deliveryInput: AsyncStream<Delivery>.Continuation
 
-    private var inFlight = 0
+    var inFlight = 0
     private var stopping = false
     private var completed: [Completion] = []
     private var flushing = false
@@ -139,32 +139,6 @@ public actor OutboxWorker {
         }
     }
 
-    /// Hands claimed rows to the senders, one batch per environment; the answers come back through
-    /// `deliveries` in chunks and are applied by `consume`.
-    private func launch(_ items: [OutboxItem]) {
-        inFlight += items.count
-        metrics.setInFlight(inFlight)
-        let groups: [(environment: APNSEnvironment, items: [OutboxItem])]
-        if let first = items.first?.environment, items.allSatisfy({ $0.environment == first }) {
-            groups = [(first, items)]
-        } else {
-            var byEnvironment: [APNSEnvironment: [OutboxItem]] = [:]
-            for item in items { byEnvironment[item.environment, default: []].append(item) }
-            groups = byEnvironment.map { ($0.key, $0.value) }
-        }
-        for (environment, group) in groups {
-            let sender = senders.sender(for: environment)
-            let input = deliveryInput
-            let started = ContinuousClock.now
-            let batch = group.map(\.notification)
-            Task {
-                await sender.send(batch: batch) { results in
-                    input.yield(Delivery(items: group, started: started, environment: environment, results: results))
-                }
-            }
-        }
-    }
-
     /// Results of one batch send that arrived together.
     struct Delivery: Sendable {
         var items: [OutboxItem]
@@ -260,7 +234,7 @@ public actor OutboxWorker {
                     ("id", item.id), ("push_id", item.pushID), ("status", "\(rejection.status)"),
                     ("reason", rejection.reason.rawValue),
                 ])
-            if rejection.reason.invalidatesToken { await invalidate(item, rejection: rejection) }
+            if rejection.reason.invalidatesToken, item.channelID == nil { await invalidate(item, rejection: rejection) }
         case .rejected, .transportFailed:
             let outcome = state == .failed ? "failed" : "retry"
             let reason = completion.result.storedReason ?? ""

@@ -35,6 +35,7 @@ public struct PushAPI: Sendable {
     public var router: APIRouter {
         let user: [String: PathParameter] = ["id": .userID]
         let mateRequest: [String: PathParameter] = ["id": .mateRequestID]
+        let channel: [String: PathParameter] = ["id": .channelID]
         return APIRouter(routes: [
             APIRoute("GET", "/healthz", scope: configuration.protectHealthz ? .read : nil) { try await self.health($0) },
             APIRoute("GET", "/metrics", scope: configuration.protectMetrics ? .read : nil) { try await self.metricsText($0) },
@@ -54,6 +55,12 @@ public struct PushAPI: Sendable {
             },
             APIRoute("POST", "/v1/mate-requests/{id}/decline", scope: .send, parameters: mateRequest) {
                 try await self.answerMateRequest($0, accept: false)
+            },
+            APIRoute("POST", "/v1/channels", scope: .manage, idempotent: true) { try await self.createChannel($0) },
+            APIRoute("GET", "/v1/channels", scope: .read) { try await self.listChannels($0) },
+            APIRoute("DELETE", "/v1/channels/{id}", scope: .manage, parameters: channel) { try await self.deleteChannel($0) },
+            APIRoute("POST", "/v1/channels/{id}/broadcasts", scope: .send, parameters: channel, idempotent: true) {
+                try await self.createBroadcast($0)
             },
             APIRoute("POST", "/v1/admin/reload", scope: .admin) { try await self.reload($0) },
         ])

@@ -12,6 +12,8 @@ public protocol PushSender: Sendable {
     /// Sends many notifications; returns once they are handed over. `deliver` receives each one's result
     /// exactly once, possibly in several chunks and on any thread (keep it short).
     func send(batch notifications: [APNSNotification], deliver: @escaping @Sendable ([PushSendResult]) -> Void) async
+    /// Sends broadcasts to channels with the contract of `send(batch:deliver:)`.
+    func send(broadcasts: [APNSBroadcast], deliver: @escaping @Sendable ([PushSendResult]) -> Void) async
     /// Closes connections, letting in-flight requests finish until `deadline` seconds from now.
     func shutdown(deadline: Double) async
     /// Connections ready to send and HTTP/2 streams open now, for `/metrics` and `/healthz`; nil if unknown.
@@ -65,6 +67,16 @@ extension PushSender {
         }
     }
 
+    /// Default: a sender that cannot broadcast answers every broadcast `notSent` (the row is retried, then
+    /// fails by the retry policy).
+    public func send(broadcasts: [APNSBroadcast], deliver: @escaping @Sendable ([PushSendResult]) -> Void) async {
+        guard !broadcasts.isEmpty else { return }
+        deliver(
+            broadcasts.indices.map {
+                PushSendResult(index: $0, result: .failure(APNSTransportError(.notSent, "this sender cannot send broadcasts")))
+            })
+    }
+
     /// Default: nothing to close.
     public func shutdown(deadline: Double) async {}
     /// Default: unknown.
@@ -77,6 +89,10 @@ public struct PushSenders: Sendable {
     public var production: any PushSender
     /// For devices registered with `.development`.
     public var development: any PushSender
+    /// Channel management in production (nil: channels cannot be created there).
+    public var productionChannels: (any APNSChannelManaging)?
+    /// Channel management in the development environment (nil: channels cannot be created there).
+    public var developmentChannels: (any APNSChannelManaging)?
 
     /// Creates the pair.
     public init(production: any PushSender, development: any PushSender) {
@@ -87,6 +103,11 @@ public struct PushSenders: Sendable {
     /// The sender for an outbox row's environment.
     public func sender(for environment: APNSEnvironment) -> any PushSender {
         environment.isDevelopment ? development : production
+    }
+
+    /// The channel manager for `environment`, if there is one.
+    public func channels(for environment: APNSEnvironment) -> (any APNSChannelManaging)? {
+        environment.isDevelopment ? developmentChannels : productionChannels
     }
 
     /// Shuts both down.

@@ -45,7 +45,7 @@ public enum PushServerLauncher {
         launched.server.logger.info("server.signal", [("signal", signal)])
         await systemd?.stopping()
         await launched.server.shutdown()
-        launched.embedded?.mock.stop()
+        launched.embedded?.stop()
         return 0
     }
 
@@ -132,9 +132,27 @@ public enum PushServerLauncher {
             if let logger { configuration.metrics = APNSConnectionLog(logger: logger, environment: development ? "development" : "production") }
             return try APNSClient(configuration: configuration)
         }
-        return PushSenders(
+        func channels(_ base: APNSEnvironment, development: Bool) throws -> (any APNSChannelManaging)? {
+            let environment: APNSEnvironment
+            if settings.host != nil {
+                guard let host = settings.host, let port = settings.channelPort else { return nil }
+                environment = .custom(host: host, port: port, isDevelopment: development)
+            } else {
+                guard let management = base.channelManagement else { return nil }
+                environment = management
+            }
+            var configuration = APNSClientConfiguration(
+                credentials: credentials, environment: environment, trustedCAPEM: trustedCA)
+            configuration.requestTimeout = 30
+            configuration.proxy = settings.proxy(for: environment.host)
+            return try APNSChannelManagementClient(configuration: configuration)
+        }
+        var senders = PushSenders(
             production: try client(.production, development: false),
             development: try client(.development, development: true))
+        senders.productionChannels = try channels(.production, development: false)
+        senders.developmentChannels = try channels(.development, development: true)
+        return senders
     }
 
     private static func printBanner(_ launched: Launched) {

@@ -208,7 +208,7 @@ extension PushServiceConfiguration {
         if let value = try root.int("max_body_bytes") { maxBodyBytes = value }
         if let value = try root.int("http_timeout_s") { httpTimeoutSeconds = value }
         if let section = try root.object("apns") {
-            try section.checkKnown(["p12", "password", "p8", "key_id", "team_id", "host", "port", "ca", "connections", "proxy"])
+            try section.checkKnown(["p12", "password", "p8", "key_id", "team_id", "host", "port", "channel_port", "ca", "connections", "proxy"])
             if let value = try section.string("p8") { apns.p8Path = value }
             if let value = try section.string("key_id") { apns.keyID = value }
             if let value = try section.string("team_id") { apns.teamID = value }
@@ -216,6 +216,7 @@ extension PushServiceConfiguration {
             if let value = try section.string("password") { apns.password = value }
             if let value = try section.string("host") { apns.host = value }
             if let value = try section.int("port") { apns.port = value }
+            if let value = try section.int("channel_port") { apns.channelPort = value }
             if let value = try section.string("ca") { apns.caPath = value }
             if let value = try section.int("connections") { apns.connections = max(1, value) }
             if let value = try section.string("proxy") {

@@ -81,6 +81,9 @@ public struct PushServiceConfiguration: Sendable, Equatable {
         public var host: String?
         /// Overrides the APNs port.
         public var port: Int?
+        /// The channel management port on the override `host` (a mock's management listener); with Apple's
+        /// hosts the management endpoints are Apple's own (2195 development, 2196 production).
+        public var channelPort: Int?
         /// A CA certificate (PEM file) to trust instead of the system store (for a mock server).
         public var caPath: String?
         /// HTTP/2 connections per environment.

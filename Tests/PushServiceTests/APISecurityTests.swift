@@ -17,6 +17,8 @@ struct APISecurityTests {
         "POST /v1/drops": .send, "GET /v1/users/{id}/drop": .read, "DELETE /v1/users/{id}/drop": .send,
         "GET /v1/users/{id}/mate-requests": .read,
         "POST /v1/mate-requests/{id}/accept": .send, "POST /v1/mate-requests/{id}/decline": .send,
+        "POST /v1/channels": .manage, "GET /v1/channels": .read, "DELETE /v1/channels/{id}": .manage,
+        "POST /v1/channels/{id}/broadcasts": .send,
         "POST /v1/admin/reload": .admin,
     ]
 
