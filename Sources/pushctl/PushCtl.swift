@@ -27,6 +27,11 @@ enum PushCtl {
                         MateRequestsListCommand.self, MateRequestsAcceptCommand.self,
                         MateRequestsDeclineCommand.self,
                     ])),
+            .group(
+                CommandGroup(
+                    name: "channels", summary: "Create, list and delete broadcast channels.",
+                    children: [ChannelsAddCommand.self, ChannelsListCommand.self, ChannelsRemoveCommand.self])),
+            .leaf(BroadcastCommand.self),
             .leaf(StatusCommand.self),
             .leaf(VersionCommand.self),
             .leaf(MockAPNSCommand.self),
