@@ -11,6 +11,13 @@ extension PushAPI {
         guard let topic = registration.topic ?? configuration.topic, !topic.isEmpty else {
             throw APIError.invalidField("topic", "is required (no default topic is configured)")
         }
+        if let kind = registration.activityKind {
+            let record = ActivityTokenRecord(
+                token: registration.token, topic: topic, userID: registration.userID, environment: registration.environment,
+                kind: kind, registeredAt: Date())
+            try await repositories.activityTokens.register(record)
+            return .json(status: 201, Self.activityTokenJSON(record))
+        }
         let device = try await repositories.devices.register(
             token: registration.token, topic: topic, userID: registration.userID,
             environment: registration.environment, now: Date())
@@ -30,6 +37,19 @@ extension PushAPI {
     func listDevices(_ request: APIRequest) async throws -> HTTPServerResponse {
         let devices = try await repositories.devices.devices(forUser: request.parameter("id"), includeInvalidated: true)
         return .json(status: 200, ["devices": .array(devices.map(RecordJSON.device))])
+    }
+
+    /// An ActivityKit token as `POST /v1/devices` answers it (the device fields plus its kind).
+    static func activityTokenJSON(_ record: ActivityTokenRecord) -> JSONValue {
+        var members: [String: JSONValue] = [
+            "token": .string(record.token.hex), "topic": .string(record.topic), "user_id": .string(record.userID),
+            "environment": .string(record.environment.name), "registered_at": RecordJSON.time(record.registeredAt),
+            "active": .bool(record.retiredAt == nil), "invalidated_at": RecordJSON.time(record.retiredAt),
+            "invalid_reason": .null, "kind": .string(record.kind.name),
+        ]
+        if let type = record.attributesType { members["attributes_type"] = .string(type) }
+        if let id = record.activityID { members["activity_id"] = .string(id) }
+        return .object(members)
     }
 
     /// The token in `text` (an even number, 64-200, of hex digits), or 400.

@@ -36,6 +36,7 @@ public struct PushAPI: Sendable {
         let user: [String: PathParameter] = ["id": .userID]
         let mateRequest: [String: PathParameter] = ["id": .mateRequestID]
         let channel: [String: PathParameter] = ["id": .channelID]
+        let activity: [String: PathParameter] = ["id": .activityID]
         return APIRouter(routes: [
             APIRoute("GET", "/healthz", scope: configuration.protectHealthz ? .read : nil) { try await self.health($0) },
             APIRoute("GET", "/metrics", scope: configuration.protectMetrics ? .read : nil) { try await self.metricsText($0) },
@@ -61,6 +62,13 @@ public struct PushAPI: Sendable {
             APIRoute("DELETE", "/v1/channels/{id}", scope: .manage, parameters: channel) { try await self.deleteChannel($0) },
             APIRoute("POST", "/v1/channels/{id}/broadcasts", scope: .send, parameters: channel, idempotent: true) {
                 try await self.createBroadcast($0)
+            },
+            APIRoute("POST", "/v1/live-activities", scope: .send, idempotent: true) { try await self.startLiveActivity($0) },
+            APIRoute("POST", "/v1/live-activities/{id}/update", scope: .send, parameters: activity, idempotent: true) {
+                try await self.updateLiveActivity($0)
+            },
+            APIRoute("POST", "/v1/live-activities/{id}/end", scope: .send, parameters: activity, idempotent: true) {
+                try await self.endLiveActivity($0)
             },
             APIRoute("POST", "/v1/admin/reload", scope: .admin) { try await self.reload($0) },
         ])

@@ -19,6 +19,8 @@ struct APISecurityTests {
         "POST /v1/mate-requests/{id}/accept": .send, "POST /v1/mate-requests/{id}/decline": .send,
         "POST /v1/channels": .manage, "GET /v1/channels": .read, "DELETE /v1/channels/{id}": .manage,
         "POST /v1/channels/{id}/broadcasts": .send,
+        "POST /v1/live-activities": .send, "POST /v1/live-activities/{id}/update": .send,
+        "POST /v1/live-activities/{id}/end": .send,
         "POST /v1/admin/reload": .admin,
     ]
 

@@ -23,6 +23,7 @@ struct Repositories {
     var store: SQLiteDatabase?
     var postgres: PostgresDatabase? = nil
     var channels: any ChannelRepository = InMemoryChannelRepository()
+    var activityTokens: any ActivityTokenRepository = InMemoryActivityTokenRepository()
 }
 
 extension Repositories {
@@ -30,7 +31,7 @@ extension Repositories {
         self.init(
             users: set.users, devices: set.devices, outbox: set.outbox, drops: set.drops,
             mates: set.mateRequests, idempotency: set.idempotency, store: store, postgres: postgres,
-            channels: set.channels)
+            channels: set.channels, activityTokens: set.activityTokens)
     }
 
     /// Rows in `table` of the backing database (nil for the in-memory kind).

@@ -6,7 +6,7 @@ extension PushRepositories {
         return PushRepositories(
             users: InMemoryUserRepository(), devices: InMemoryDeviceRepository(), outbox: outbox, drops: drops,
             mateRequests: drops, idempotency: InMemoryIdempotencyRepository(), database: InMemoryDatabase(),
-            channels: InMemoryChannelRepository())
+            channels: InMemoryChannelRepository(), activityTokens: InMemoryActivityTokenRepository())
     }
 }
 
