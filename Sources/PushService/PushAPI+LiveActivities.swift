@@ -49,7 +49,7 @@ extension PushAPI {
     /// How long the system keeps an ended Live Activity on the Lock Screen by default (Apple: "up to four hours").
     static let defaultDismissalSeconds: Double = 4 * 3600
 
-    private func activeUpdateTokens(_ activityID: String) async throws -> [ActivityTokenRecord] {
+    func activeUpdateTokens(_ activityID: String) async throws -> [ActivityTokenRecord] {
         let tokens = try await repositories.activityTokens.updateTokens(activityID: activityID, now: Date())
         guard !tokens.isEmpty else {
             throw APIError.notFound("unknown_activity", "no active update token for Live Activity \(activityID)")
@@ -58,7 +58,7 @@ extension PushAPI {
     }
 
     /// One `liveactivity` push per token to `<bundle ID>.push-type.liveactivity`, written to the outbox.
-    private func sendLiveActivity(
+    func sendLiveActivity(
         _ live: LiveActivityRequest, to tokens: [ActivityTokenRecord], activityID: String, key: APIKey?
     ) async throws -> HTTPServerResponse {
         let now = Date()

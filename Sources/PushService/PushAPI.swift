@@ -70,6 +70,7 @@ public struct PushAPI: Sendable {
             APIRoute("POST", "/v1/live-activities/{id}/end", scope: .send, parameters: activity, idempotent: true) {
                 try await self.endLiveActivity($0)
             },
+            APIRoute("POST", "/v1/walks/{id}/end", scope: .send, parameters: mateRequest) { try await self.endWalk($0) },
             APIRoute("POST", "/v1/admin/reload", scope: .admin) { try await self.reload($0) },
         ])
     }

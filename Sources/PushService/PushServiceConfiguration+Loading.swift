@@ -175,7 +175,7 @@ extension PushServiceConfiguration {
     private mutating func apply(json root: JSONFields) throws(APIError) {
         try root.checkKnown([
             "host", "port", "data_dir", "database", "database_pool_size", "instance_id", "api_keys", "embedded", "topic", "log_level",
-            "apns", "outbox", "drops", "wait_timeout_s", "shutdown_deadline_s", "max_body_bytes",
+            "apns", "outbox", "drops", "walks", "wait_timeout_s", "shutdown_deadline_s", "max_body_bytes",
             "http_timeout_s", "protect_metrics", "protect_healthz", "tls", "retention", "$comment",
         ])
         if let section = try root.object("retention") { try retention.apply(json: section) }
@@ -248,6 +248,11 @@ extension PushServiceConfiguration {
             if let value = try section.double("max_distance_m") { dropMaxDistanceMeters = value }
             if let value = try section.double("max_angle_deg") { dropMaxAngleDegrees = value }
             if let value = try section.double("window_s") { dropWindowSeconds = value }
+        }
+        if let section = try root.object("walks") {
+            try section.checkKnown(["live_activity", "attributes_type"])
+            if let value = try section.bool("live_activity") { walkLiveActivities = value }
+            if let value = try section.string("attributes_type", maxBytes: 128), !value.isEmpty { walkAttributesType = value }
         }
     }
 

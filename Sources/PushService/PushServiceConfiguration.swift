@@ -62,6 +62,11 @@ public struct PushServiceConfiguration: Sendable, Equatable {
     public var dropMaxAngleDegrees = 30.0
     /// Profile drop: seconds a one-sided drop waits for the peer.
     public var dropWindowSeconds = 10.0
+    /// Walks: an accepted mate request starts a Live Activity on both users' phones (their push-to-start
+    /// tokens of `walkAttributesType`), ended when either user ends the walk (`walks.live_activity`).
+    public var walkLiveActivities = false
+    /// Walks: the `ActivityAttributes` type of the walk's Live Activity (`walks.attributes_type`).
+    public var walkAttributesType = "WalkAttributes"
     /// How long finished rows stay before the retention job deletes them.
     public var retention = RetentionPolicy()
 

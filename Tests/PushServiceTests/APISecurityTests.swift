@@ -20,7 +20,7 @@ struct APISecurityTests {
         "POST /v1/channels": .manage, "GET /v1/channels": .read, "DELETE /v1/channels/{id}": .manage,
         "POST /v1/channels/{id}/broadcasts": .send,
         "POST /v1/live-activities": .send, "POST /v1/live-activities/{id}/update": .send,
-        "POST /v1/live-activities/{id}/end": .send,
+        "POST /v1/live-activities/{id}/end": .send, "POST /v1/walks/{id}/end": .send,
         "POST /v1/admin/reload": .admin,
     ]
 
