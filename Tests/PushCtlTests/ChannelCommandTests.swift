@@ -39,4 +39,29 @@ struct ChannelCommandTests {
         let usage = try PushCtlProcess.run(["broadcast", "--channel", id], environment: env)
         #expect(usage.status == 64 && usage.stderr.contains("--content-state"))
     }
+
+    @Test("devices add --kind push-to-start and live-activity: the kinds are stored and listed")
+    func tokenKinds() async throws {
+        let server = try await EmbeddedServer.start()
+        defer { _ = server.stop() }
+        let env = server.environment
+        let starter = String(repeating: "cd", count: 32)
+        let update = String(repeating: "ef", count: 32)
+        let start = try PushCtlProcess.run(
+            ["devices", "add", "--token", starter, "--user", "alice", "--kind", "push-to-start", "--attributes-type", "WalkAttributes"],
+            environment: env)
+        #expect(start.status == 0, "\(start.stderr)")
+        #expect(start.stdout.contains("push_to_start token"))
+        let activity = try PushCtlProcess.run(
+            ["devices", "add", "--token", update, "--user", "alice", "--kind", "live-activity", "--activity-id", "walk-1"],
+            environment: env)
+        #expect(activity.status == 0, "\(activity.stderr)")
+        let list = try PushCtlProcess.run(["devices", "ls", "--user", "alice", "--json"], environment: env)
+        let devices = try JSONValue.parse(Array(list.stdout.utf8))["devices"]?.arrayValue ?? []
+        #expect(devices.compactMap { $0["kind"]?.stringValue } == ["push_to_start", "live_activity"])
+        #expect(devices.first?["attributes_type"]?.stringValue == "WalkAttributes")
+        #expect(devices.last?["activity_id"]?.stringValue == "walk-1")
+        let missing = try PushCtlProcess.run(["devices", "add", "--token", starter, "--user", "alice", "--kind", "push-to-start"], environment: env)
+        #expect(missing.status == 64 && missing.stderr.contains("attributes-type"))
+    }
 }
