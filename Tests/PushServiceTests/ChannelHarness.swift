@@ -59,6 +59,22 @@ struct ChannelHarness: Sendable {
             client: TestHTTPClient(port: server.port, apiKey: ServiceHarness.apiKey), directory: directory)
     }
 
+    /// Runs `body` with a started harness and always stops it afterwards (also when `body` throws).
+    static func run(
+        configure: @Sendable (inout PushServiceConfiguration) -> Void = { _ in },
+        configureMock: (inout MockAPNSServer.Configuration) -> Void = { _ in },
+        _ body: (ChannelHarness) async throws -> Void
+    ) async throws {
+        let harness = try await start(configure: configure, configureMock: configureMock)
+        do {
+            try await body(harness)
+        } catch {
+            await harness.stop()
+            throw error
+        }
+        await harness.stop()
+    }
+
     func stop() async {
         await server.shutdown(deadline: 5)
         channelServer.stop()
