@@ -10,6 +10,9 @@ struct EmbeddedAPNS: Sendable {
     let mock: MockAPNSServer
     /// The token app's mock.
     let tokenMock: MockAPNSServer
+    /// The certificate mock's channel management listener, so channels and broadcasts work without an
+    /// Apple account.
+    let channels: MockAPNSChannelServer
     /// The generated certificate files.
     let files: TestCredentialFiles
     /// The apps' settings.
@@ -33,6 +36,7 @@ struct EmbeddedAPNS: Sendable {
         var token = try MockAPNSServer.makeForTokenTesting(topics: [tokenTopic])
         token.configuration.maxRecords = 100
         tokenMock = try MockAPNSServer(configuration: token.configuration)
+        channels = try mock.startChannelServer(host: "127.0.0.1")
         let keyPath = URL(fileURLWithPath: directory).appendingPathComponent("AuthKey_\(token.keyID).p8").path
         let tokenCAPath = URL(fileURLWithPath: directory).appendingPathComponent("token-ca.pem").path
         guard
@@ -48,6 +52,7 @@ struct EmbeddedAPNS: Sendable {
         main.password = files.password
         main.host = "127.0.0.1"
         main.port = mock.port
+        main.channelPort = channels.port
         main.caPath = files.caCertificatePath
         var second = PushServiceConfiguration.AppSettings(topic: tokenTopic, name: "dogwalk")
         second.p8Path = keyPath
@@ -59,8 +64,9 @@ struct EmbeddedAPNS: Sendable {
         apps = [main, second]
     }
 
-    /// Stops both mocks.
+    /// Stops both mocks and the channel management listener.
     func stop() {
+        channels.stop()
         mock.stop()
         tokenMock.stop()
     }
