@@ -10,9 +10,9 @@ struct EmbeddedAPNS: Sendable {
     let mock: MockAPNSServer
     /// The token app's mock.
     let tokenMock: MockAPNSServer
-    /// The certificate mock's channel management listener, so channels and broadcasts work without an
-    /// Apple account.
+    /// The mocks' channel management listeners, so channels and broadcasts work without an Apple account.
     let channels: MockAPNSChannelServer
+    let tokenChannels: MockAPNSChannelServer
     /// The generated certificate files.
     let files: TestCredentialFiles
     /// The apps' settings.
@@ -37,6 +37,7 @@ struct EmbeddedAPNS: Sendable {
         token.configuration.maxRecords = 100
         tokenMock = try MockAPNSServer(configuration: token.configuration)
         channels = try mock.startChannelServer(host: "127.0.0.1")
+        tokenChannels = try tokenMock.startChannelServer(host: "127.0.0.1")
         let keyPath = URL(fileURLWithPath: directory).appendingPathComponent("AuthKey_\(token.keyID).p8").path
         let tokenCAPath = URL(fileURLWithPath: directory).appendingPathComponent("token-ca.pem").path
         guard
@@ -60,13 +61,15 @@ struct EmbeddedAPNS: Sendable {
         second.teamID = token.teamID
         second.host = "127.0.0.1"
         second.port = tokenMock.port
+        second.channelPort = tokenChannels.port
         second.caPath = tokenCAPath
         apps = [main, second]
     }
 
-    /// Stops both mocks and the channel management listener.
+    /// Stops both mocks and their channel management listeners.
     func stop() {
         channels.stop()
+        tokenChannels.stop()
         mock.stop()
         tokenMock.stop()
     }

@@ -102,7 +102,6 @@ extension PushAPI {
         if let reason = APNSBroadcast.bundleIDRejection(topic) {
             throw APIError.invalidField("topic", "must be the app's bundle id without a push-type suffix (\(reason.rawValue))")
         }
-        try checkServed(topic)
         return topic
     }
 
