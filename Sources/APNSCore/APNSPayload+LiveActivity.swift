@@ -19,6 +19,9 @@ extension APNSPayload {
         public var attributes: JSONValue?
         /// `input-push-token: 1` when `true`: ask a push-to-start activity for its update token.
         public var inputPushToken: Bool
+        /// `input-push-channel`: the broadcast channel a push-to-start activity listens on (iOS 18+; Apple,
+        /// "Starting and updating Live Activities with ActivityKit push notifications").
+        public var inputPushChannel: APNSChannelID?
 
         /// Creates Live Activity keys; `timestamp` and `event` are required by Apple.
         public init(
@@ -29,7 +32,8 @@ extension APNSPayload {
             staleDate: Int64? = nil,
             attributesType: String? = nil,
             attributes: JSONValue? = nil,
-            inputPushToken: Bool = false
+            inputPushToken: Bool = false,
+            inputPushChannel: APNSChannelID? = nil
         ) {
             self.timestamp = timestamp
             self.event = event
@@ -39,6 +43,7 @@ extension APNSPayload {
             self.attributesType = attributesType
             self.attributes = attributes
             self.inputPushToken = inputPushToken
+            self.inputPushChannel = inputPushChannel
         }
 
         /// Adds these keys to an `aps` dictionary.
@@ -51,6 +56,7 @@ extension APNSPayload {
             aps["attributes-type"] = attributesType.map(JSONValue.string)
             aps["attributes"] = attributes
             if inputPushToken { aps["input-push-token"] = .int(1) }
+            aps["input-push-channel"] = inputPushChannel.map { .string($0.rawValue) }
         }
     }
 }

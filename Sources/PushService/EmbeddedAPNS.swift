@@ -10,6 +10,9 @@ struct EmbeddedAPNS: Sendable {
     let mock: MockAPNSServer
     /// The token app's mock.
     let tokenMock: MockAPNSServer
+    /// The mocks' channel management listeners, so channels and broadcasts work without an Apple account.
+    let channels: MockAPNSChannelServer
+    let tokenChannels: MockAPNSChannelServer
     /// The generated certificate files.
     let files: TestCredentialFiles
     /// The apps' settings.
@@ -33,6 +36,8 @@ struct EmbeddedAPNS: Sendable {
         var token = try MockAPNSServer.makeForTokenTesting(topics: [tokenTopic])
         token.configuration.maxRecords = 100
         tokenMock = try MockAPNSServer(configuration: token.configuration)
+        channels = try mock.startChannelServer(host: "127.0.0.1")
+        tokenChannels = try tokenMock.startChannelServer(host: "127.0.0.1")
         let keyPath = URL(fileURLWithPath: directory).appendingPathComponent("AuthKey_\(token.keyID).p8").path
         let tokenCAPath = URL(fileURLWithPath: directory).appendingPathComponent("token-ca.pem").path
         guard
@@ -48,6 +53,7 @@ struct EmbeddedAPNS: Sendable {
         main.password = files.password
         main.host = "127.0.0.1"
         main.port = mock.port
+        main.channelPort = channels.port
         main.caPath = files.caCertificatePath
         var second = PushServiceConfiguration.AppSettings(topic: tokenTopic, name: "dogwalk")
         second.p8Path = keyPath
@@ -55,12 +61,15 @@ struct EmbeddedAPNS: Sendable {
         second.teamID = token.teamID
         second.host = "127.0.0.1"
         second.port = tokenMock.port
+        second.channelPort = tokenChannels.port
         second.caPath = tokenCAPath
         apps = [main, second]
     }
 
-    /// Stops both mocks.
+    /// Stops both mocks and their channel management listeners.
     func stop() {
+        channels.stop()
+        tokenChannels.stop()
         mock.stop()
         tokenMock.stop()
     }

@@ -13,8 +13,8 @@ import PushStore
 public actor OutboxWorker {
     private let outbox: any OutboxRepository
     private let devices: any DeviceRepository
-    private let senders: PushSenders
-    private let metrics: ServiceMetrics
+    let senders: PushSenders
+    let metrics: ServiceMetrics
     private let logger: ServiceLogger
     private let waiters: PushWaiters
     private let maxInFlight: Int
@@ -22,9 +22,9 @@ public actor OutboxWorker {
     private let claimBatch: Int
     private let signal = WakeSignal()
     private let deliveries: AsyncStream<Delivery>
-    private let deliveryInput: AsyncStream<Delivery>.Continuation
+    let deliveryInput: AsyncStream<Delivery>.Continuation
 
-    private var inFlight = 0
+    var inFlight = 0
     private var stopping = false
     private var completed: [Completion] = []
     private var flushing = false
@@ -142,39 +142,6 @@ public actor OutboxWorker {
         }
     }
 
-    /// Hands claimed rows to the senders, one batch per app and environment (each app has its own
-    /// clients); the answers come back through `deliveries` in chunks and are applied by `consume`.
-    /// A row whose topic no app serves (its app was removed from the configuration) is rejected here
-    /// with TopicDisallowed, as APNs would.
-    private func launch(_ items: [OutboxItem]) {
-        inFlight += items.count
-        metrics.setInFlight(inFlight)
-        var groups: [SendGroup: [OutboxItem]] = [:]
-        var unserved: [Completion] = []
-        for item in items {
-            guard let app = senders.index(forTopic: item.topic) else {
-                unserved.append(Completion(item: item, result: .rejected(APNSRejection(.topicDisallowed)), app: ""))
-                continue
-            }
-            groups[SendGroup(app: app, environment: item.environment), default: []].append(item)
-        }
-        for (key, group) in groups {
-            let app = senders.apps[key.app]
-            let sender = app.sender(for: key.environment)
-            let input = deliveryInput
-            let started = ContinuousClock.now
-            let batch = group.map(\.notification)
-            let name = app.name
-            let environment = key.environment
-            Task {
-                await sender.send(batch: batch) { results in
-                    input.yield(Delivery(items: group, started: started, app: name, environment: environment, results: results))
-                }
-            }
-        }
-        if !unserved.isEmpty { finished(unserved) }
-    }
-
     private func consume() async {
         for await delivery in deliveries { apply(delivery) }
     }
@@ -209,7 +176,7 @@ public actor OutboxWorker {
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     }
 
-    private func finished(_ completions: [Completion]) {
+    func finished(_ completions: [Completion]) {
         completed.append(contentsOf: completions)
         guard !flushing else { return }
         flushing = true
@@ -262,7 +229,7 @@ public actor OutboxWorker {
                     ("id", item.id), ("push_id", item.pushID), ("app", completion.app), ("status", "\(rejection.status)"),
                     ("reason", rejection.reason.rawValue),
                 ])
-            if rejection.reason.invalidatesToken { await invalidate(item, rejection: rejection) }
+            if rejection.reason.invalidatesToken, item.channelID == nil { await invalidate(item, rejection: rejection) }
         case .rejected, .transportFailed:
             let outcome = state == .failed ? "failed" : "retry"
             let reason = completion.result.storedReason ?? ""

@@ -12,6 +12,11 @@ public enum PathParameter: Sendable {
     case pushID
     /// A mate request id: the drop's lowercase UUID, then `.initiator` or `.peer`.
     case mateRequestID
+    /// A broadcast channel id: APNs' base64 (percent-encode `/`, `+` and `=`), or the same in the URL-safe
+    /// alphabet (`-` for `+`, `_` for `/`), at most 256 characters.
+    case channelID
+    /// A Live Activity id: `^[A-Za-z0-9_.-]{1,128}$`.
+    case activityID
 
     /// Nil when `value` fits, otherwise why not.
     func problem(_ value: String) -> String? {
@@ -27,6 +32,15 @@ public enum PathParameter: Sendable {
                 if APIFieldRules.isUUID(value.dropLast(suffix.count)) { return nil }
             }
             return "must be a drop id (lowercase UUID) followed by .initiator or .peer"
+        case .activityID:
+            let valid =
+                (1...128).contains(value.utf8.count)
+                && value.utf8.allSatisfy {
+                    $0 < 0x80 && (Character(Unicode.Scalar($0)).isLetter || Character(Unicode.Scalar($0)).isNumber || "_.-".utf8.contains($0))
+                }
+            return valid ? nil : "must be 1-128 characters of A-Z a-z 0-9 _ . -"
+        case .channelID:
+            return APIFieldRules.channelID(value) == nil ? "must be a base64 channel id of at most 256 characters" : nil
         }
     }
 }
@@ -55,6 +69,14 @@ enum APIFieldRules {
             }
         }
         return true
+    }
+
+    /// The channel id in `value` (standard base64, or URL-safe base64 turned into standard), or nil.
+    static func channelID(_ value: String) -> APNSChannelID? {
+        guard value.utf8.count <= 256 else { return nil }
+        let standard = String(value.map { $0 == "-" ? "+" : $0 == "_" ? "/" : $0 })
+        guard APNSChannelID.isBase64(standard) else { return nil }
+        return APNSChannelID(rawValue: standard)
     }
 
     /// A bundle id, optionally with an APNs suffix: `^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*$`, at most 255 bytes.

@@ -12,6 +12,13 @@ extension PushAPI {
             throw APIError.invalidField("topic", "is required (no default topic is configured)")
         }
         try checkServed(topic)
+        if let kind = registration.activityKind {
+            let record = ActivityTokenRecord(
+                token: registration.token, topic: topic, userID: registration.userID, environment: registration.environment,
+                kind: kind, registeredAt: Date())
+            try await repositories.activityTokens.register(record)
+            return .json(status: 201, Self.activityTokenJSON(record))
+        }
         let device = try await repositories.devices.register(
             token: registration.token, topic: topic, userID: registration.userID,
             environment: registration.environment, now: Date())
@@ -27,10 +34,27 @@ extension PushAPI {
         return .empty(status: 204)
     }
 
-    /// `GET /v1/users/{id}/devices`: every registration of the user, invalidated ones included.
+    /// `GET /v1/users/{id}/devices`: every registration of the user, invalidated ones included, then its
+    /// ActivityKit tokens (retired ones included).
     func listDevices(_ request: APIRequest) async throws -> HTTPServerResponse {
-        let devices = try await repositories.devices.devices(forUser: request.parameter("id"), includeInvalidated: true)
-        return .json(status: 200, ["devices": .array(devices.map(RecordJSON.device))])
+        let userID = request.parameter("id")
+        let devices = try await repositories.devices.devices(forUser: userID, includeInvalidated: true)
+        // Then the user's ActivityKit tokens (push-to-start and Live Activity update tokens), with their kind.
+        let activityTokens = try await repositories.activityTokens.tokens(userID: userID)
+        return .json(status: 200, ["devices": .array(devices.map(RecordJSON.device) + activityTokens.map(Self.activityTokenJSON))])
+    }
+
+    /// An ActivityKit token as `POST /v1/devices` answers it (the device fields plus its kind).
+    static func activityTokenJSON(_ record: ActivityTokenRecord) -> JSONValue {
+        var members: [String: JSONValue] = [
+            "token": .string(record.token.hex), "topic": .string(record.topic), "user_id": .string(record.userID),
+            "environment": .string(record.environment.name), "registered_at": RecordJSON.time(record.registeredAt),
+            "active": .bool(record.isActive(at: Date())), "invalidated_at": RecordJSON.time(record.retiredAt),
+            "invalid_reason": .null, "kind": .string(record.kind.name),
+        ]
+        if let type = record.attributesType { members["attributes_type"] = .string(type) }
+        if let id = record.activityID { members["activity_id"] = .string(id) }
+        return .object(members)
     }
 
     /// 422 `unknown_topic` when no configured app serves `topic` (checked before anything is stored).

@@ -70,6 +70,7 @@ extension PushAPI {
         try body.checkKnown(["user_id"])
         let userID = try body.userID("user_id")
         let answered = try await match.answer(mateRequestID: request.parameter("id"), by: userID, accept: accept)
+        if answered.state == .accepted, configuration.walkLiveActivities { await startWalkActivity(answered) }
         return .json(status: 200, RecordJSON.mateRequest(answered))
     }
 }

@@ -38,6 +38,8 @@ public struct PushAPI: Sendable {
         let user: [String: PathParameter] = ["id": .userID]
         let mateRequest: [String: PathParameter] = ["id": .mateRequestID]
         let webhook: [String: PathParameter] = ["id": .userID]
+        let channel: [String: PathParameter] = ["id": .channelID]
+        let activity: [String: PathParameter] = ["id": .activityID]
         return APIRouter(routes: [
             APIRoute("GET", "/healthz", scope: configuration.protectHealthz ? .read : nil) { try await self.health($0) },
             APIRoute("GET", "/metrics", scope: configuration.protectMetrics ? .read : nil) { try await self.metricsText($0) },
@@ -59,6 +61,20 @@ public struct PushAPI: Sendable {
                 try await self.answerMateRequest($0, accept: false)
             },
             APIRoute("GET", "/v1/apps", scope: .read) { try await self.listApps($0) },
+            APIRoute("POST", "/v1/channels", scope: .manage, idempotent: true) { try await self.createChannel($0) },
+            APIRoute("GET", "/v1/channels", scope: .read) { try await self.listChannels($0) },
+            APIRoute("DELETE", "/v1/channels/{id}", scope: .manage, parameters: channel) { try await self.deleteChannel($0) },
+            APIRoute("POST", "/v1/channels/{id}/broadcasts", scope: .send, parameters: channel, idempotent: true) {
+                try await self.createBroadcast($0)
+            },
+            APIRoute("POST", "/v1/live-activities", scope: .send, idempotent: true) { try await self.startLiveActivity($0) },
+            APIRoute("POST", "/v1/live-activities/{id}/update", scope: .send, parameters: activity, idempotent: true) {
+                try await self.updateLiveActivity($0)
+            },
+            APIRoute("POST", "/v1/live-activities/{id}/end", scope: .send, parameters: activity, idempotent: true) {
+                try await self.endLiveActivity($0)
+            },
+            APIRoute("POST", "/v1/walks/{id}/end", scope: .send, parameters: mateRequest) { try await self.endWalk($0) },
             APIRoute("POST", "/v1/admin/reload", scope: .admin) { try await self.reload($0) },
             APIRoute("POST", "/v1/webhooks", scope: .admin) { try await self.createWebhook($0) },
             APIRoute("GET", "/v1/webhooks", scope: .admin) { try await self.listWebhooks($0) },

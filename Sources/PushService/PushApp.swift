@@ -1,3 +1,4 @@
+import APNS
 import APNSCore
 import Foundation
 import PushSync
@@ -17,6 +18,10 @@ public final class PushApp: Sendable {
     public let production: any PushSender
     /// For devices registered with `.development`.
     public let development: any PushSender
+    /// Channel management in production (nil: channels cannot be created there).
+    public let productionChannels: (any APNSChannelManaging)?
+    /// Channel management in the development environment (nil: channels cannot be created there).
+    public let developmentChannels: (any APNSChannelManaging)?
     private let status: PThreadLock<PushAppStatus>
     /// Connection failures of the app's clients (kept when they are built by `PushAppSet`).
     public let connections: AppConnectionHealth
@@ -25,7 +30,8 @@ public final class PushApp: Sendable {
     public init(
         name: String, topics: [String], servesAnyTopic: Bool = false, maxInFlight: Int? = nil,
         production: any PushSender, development: any PushSender, credential: PushAppStatus = PushAppStatus(),
-        connections: AppConnectionHealth = AppConnectionHealth()
+        connections: AppConnectionHealth = AppConnectionHealth(),
+        productionChannels: (any APNSChannelManaging)? = nil, developmentChannels: (any APNSChannelManaging)? = nil
     ) {
         self.name = name
         self.topics = topics
@@ -35,11 +41,18 @@ public final class PushApp: Sendable {
         self.development = development
         status = PThreadLock(credential)
         self.connections = connections
+        self.productionChannels = productionChannels
+        self.developmentChannels = developmentChannels
     }
 
     /// The sender for an outbox row's environment.
     public func sender(for environment: APNSEnvironment) -> any PushSender {
         environment.isDevelopment ? development : production
+    }
+
+    /// The channel manager for `environment`, if there is one.
+    public func channels(for environment: APNSEnvironment) -> (any APNSChannelManaging)? {
+        environment.isDevelopment ? developmentChannels : productionChannels
     }
 
     /// The credential's state now.

@@ -54,10 +54,12 @@ public final class PushAppSet: Sendable {
             let (production, development) = try clients(configuration, settings, credential, logger: logger, health: health)
             let productionSender = SwappableSender(production, drainDeadline: configuration.shutdownDeadlineSeconds)
             let developmentSender = SwappableSender(development, drainDeadline: configuration.shutdownDeadlineSeconds)
+            let channels = try channelManagers(configuration, settings, credential)
             let app = PushApp(
                 name: settings.name, topics: topics, servesAnyTopic: settings.servesAnyTopic,
                 maxInFlight: settings.maxInFlight, production: productionSender, development: developmentSender,
-                credential: credential.status, connections: health)
+                credential: credential.status, connections: health, productionChannels: channels.production,
+                developmentChannels: channels.development)
             members.append(
                 Member(app: app, settings: settings, health: health, production: productionSender, development: developmentSender))
             fingerprints[settings.name] = credential.fingerprint
@@ -79,6 +81,19 @@ public final class PushAppSet: Sendable {
             return senders
         } catch {
             throw ConfigurationError("app \(app.name): APNs client cannot be set up: \(error)")
+        }
+    }
+
+    /// The channel management clients of one app (with the credential it starts with).
+    static func channelManagers(
+        _ configuration: PushServiceConfiguration, _ app: PushServiceConfiguration.AppSettings, _ credential: PushAppCredential
+    ) throws(ConfigurationError) -> (production: (any APNSChannelManaging)?, development: (any APNSChannelManaging)?) {
+        let settings = configuration.apnsSettings(for: app)
+        let trustedCA = try StartupChecks.trustedCA(settings)
+        do {
+            return try PushServerLauncher.channelManagers(settings, credentials: credential.credentials, trustedCA: trustedCA)
+        } catch {
+            throw ConfigurationError("app \(app.name): APNs channel management client cannot be set up: \(error)")
         }
     }
 

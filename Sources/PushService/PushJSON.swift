@@ -42,6 +42,10 @@ enum PushJSON {
                 writeOptional(rows[position].apnsUniqueID, to: &out)
                 out.append(contentsOf: Bytes.attempts)
                 writeInt(rows[position].attempts, to: &out)
+                if let channelID = rows[position].channelID {
+                    out.append(contentsOf: Bytes.channelID)
+                    JSONValue.writeString(channelID.rawValue, to: &out)
+                }
                 out.append(contentsOf: Bytes.environment)
                 JSONValue.writeString(rows[position].environment.name, to: &out)
                 out.append(contentsOf: Bytes.id)
@@ -52,8 +56,10 @@ enum PushJSON {
                 JSONValue.writeString(rows[position].state.rawValue, to: &out)
                 out.append(contentsOf: Bytes.status)
                 if let status = rows[position].lastStatus { writeInt(status, to: &out) } else { out.append(contentsOf: Bytes.null) }
-                out.append(contentsOf: Bytes.token)
-                JSONValue.writeString(rows[position].token.hex, to: &out)
+                if rows[position].channelID == nil {
+                    out.append(contentsOf: Bytes.token)
+                    JSONValue.writeString(rows[position].token.hex, to: &out)
+                }
                 out.append(contentsOf: Bytes.topic)
                 JSONValue.writeString(rows[position].topic, to: &out)
                 out.append(contentsOf: Bytes.updatedAt)
@@ -82,10 +88,17 @@ enum PushJSON {
         out.append(contentsOf: Bytes.openNotifications)
         for (position, item) in items.enumerated() {
             if position > 0 { out.append(UInt8(ascii: ",")) }
-            out.append(contentsOf: Bytes.openID)
-            JSONValue.writeString(item.id, to: &out)
-            out.append(contentsOf: Bytes.token)
-            JSONValue.writeString(item.token.hex, to: &out)
+            if let channelID = item.channelID {
+                out.append(contentsOf: Bytes.openChannelID)
+                JSONValue.writeString(channelID.rawValue, to: &out)
+                out.append(contentsOf: Bytes.id)
+                JSONValue.writeString(item.id, to: &out)
+            } else {
+                out.append(contentsOf: Bytes.openID)
+                JSONValue.writeString(item.id, to: &out)
+                out.append(contentsOf: Bytes.token)
+                JSONValue.writeString(item.token.hex, to: &out)
+            }
             out.append(UInt8(ascii: "}"))
         }
         out.append(contentsOf: Bytes.pushID)
@@ -103,6 +116,8 @@ enum PushJSON {
         static let apnsUniqueID: [UInt8] = Array(#","apns_unique_id":"#.utf8)
         static let attempts: [UInt8] = Array(#","attempts":"#.utf8)
         static let environment: [UInt8] = Array(#","environment":"#.utf8)
+        static let channelID: [UInt8] = Array(#","channel_id":"#.utf8)
+        static let openChannelID: [UInt8] = Array(#"{"channel_id":"#.utf8)
         static let id: [UInt8] = Array(#","id":"#.utf8)
         static let reason: [UInt8] = Array(#","reason":"#.utf8)
         static let state: [UInt8] = Array(#","state":"#.utf8)

@@ -12,6 +12,8 @@ public protocol PushSender: Sendable {
     /// Sends many notifications; returns once they are handed over. `deliver` receives each one's result
     /// exactly once, possibly in several chunks and on any thread (keep it short).
     func send(batch notifications: [APNSNotification], deliver: @escaping @Sendable ([PushSendResult]) -> Void) async
+    /// Sends broadcasts to channels with the contract of `send(batch:deliver:)`.
+    func send(broadcasts: [APNSBroadcast], deliver: @escaping @Sendable ([PushSendResult]) -> Void) async
     /// Closes connections, letting in-flight requests finish until `deadline` seconds from now.
     func shutdown(deadline: Double) async
     /// Connections ready to send and HTTP/2 streams open now, for `/metrics` and `/healthz`; nil if unknown.
@@ -63,6 +65,16 @@ extension PushSender {
                 deliver([PushSendResult(index: index, result: result)])
             }
         }
+    }
+
+    /// Default: a sender that cannot broadcast answers every broadcast `notSent` (the row is retried, then
+    /// fails by the retry policy).
+    public func send(broadcasts: [APNSBroadcast], deliver: @escaping @Sendable ([PushSendResult]) -> Void) async {
+        guard !broadcasts.isEmpty else { return }
+        deliver(
+            broadcasts.indices.map {
+                PushSendResult(index: $0, result: .failure(APNSTransportError(.notSent, "this sender cannot send broadcasts")))
+            })
     }
 
     /// Default: nothing to close.

@@ -106,10 +106,15 @@ public enum PushServerLauncher {
     /// The two APNs clients `settings` describe (certificate or token credentials, host override, CA),
     /// after the same checks the start-up runs, as one app that takes every topic.
     public static func makeSenders(for settings: PushServiceConfiguration.APNSSettings) throws -> PushSenders {
-        let (production, development) = try clients(
-            settings, credentials: try StartupChecks.credentials(settings),
-            trustedCA: try StartupChecks.trustedCA(settings))
-        return PushSenders(production: production, development: development)
+        let credentials = try StartupChecks.credentials(settings)
+        let trustedCA = try StartupChecks.trustedCA(settings)
+        let (production, development) = try clients(settings, credentials: credentials, trustedCA: trustedCA)
+        let channels = try channelManagers(settings, credentials: credentials, trustedCA: trustedCA)
+        return PushSenders(apps: [
+            PushApp(
+                name: "default", topics: [], servesAnyTopic: true, production: production, development: development,
+                productionChannels: channels.production, developmentChannels: channels.development)
+        ])
     }
 
     /// One APNs client per environment (both pointed at the override host when one is set), through the
@@ -146,6 +151,30 @@ public enum PushServerLauncher {
             return try APNSClient(configuration: configuration)
         }
         return (try client(.production, development: false), try client(.development, development: true))
+    }
+
+    /// The channel management clients of `settings` per environment: Apple's management hosts, or with a
+    /// host override the same host at `channel_port` (nil without one: channels cannot be created there).
+    static func channelManagers(
+        _ settings: PushServiceConfiguration.APNSSettings,
+        credentials: APNSClientConfiguration.Credentials, trustedCA: String?
+    ) throws -> (production: (any APNSChannelManaging)?, development: (any APNSChannelManaging)?) {
+        func channels(_ base: APNSEnvironment, development: Bool) throws -> (any APNSChannelManaging)? {
+            let environment: APNSEnvironment
+            if settings.host != nil {
+                guard let host = settings.host, let port = settings.channelPort else { return nil }
+                environment = .custom(host: host, port: port, isDevelopment: development)
+            } else {
+                guard let management = base.channelManagement else { return nil }
+                environment = management
+            }
+            var configuration = APNSClientConfiguration(
+                credentials: credentials, environment: environment, trustedCAPEM: trustedCA)
+            configuration.requestTimeout = 30
+            configuration.proxy = settings.proxy(for: environment.host)
+            return try APNSChannelManagementClient(configuration: configuration)
+        }
+        return (try channels(.production, development: false), try channels(.development, development: true))
     }
 
     private static func printBanner(_ launched: Launched) {

@@ -30,6 +30,8 @@ extension PushServiceConfiguration {
         public var host: String?
         /// APNs port override for this app (default `apns.port`).
         public var port: Int?
+        /// Channel management port with this app's host override (default `apns.channel_port`).
+        public var channelPort: Int?
         /// CA (PEM) to trust for this app's host override (default `apns.ca`).
         public var caPath: String?
         /// True for the one app of a configuration without `apps`: it takes every topic, as before.
@@ -78,6 +80,7 @@ extension PushServiceConfiguration {
         if let connections = app.connections { settings.connections = max(1, connections) }
         if let host = app.host { settings.host = host }
         if let port = app.port { settings.port = port }
+        if let channelPort = app.channelPort { settings.channelPort = channelPort }
         if let caPath = app.caPath { settings.caPath = caPath }
         return settings
     }
@@ -117,7 +120,7 @@ extension PushServiceConfiguration {
             let fields = try JSONFields(value)
             try fields.checkKnown([
                 "name", "topic", "topics", "p12", "password", "p8", "key_id", "team_id", "connections",
-                "max_in_flight", "host", "port", "ca",
+                "max_in_flight", "host", "port", "channel_port", "ca",
             ])
             var app = AppSettings(topic: try fields.string("topic") ?? "")
             app.name = try fields.string("name") ?? app.topic
@@ -138,6 +141,7 @@ extension PushServiceConfiguration {
             app.maxInFlight = try fields.int("max_in_flight").map { max(1, $0) }
             app.host = try fields.string("host")
             app.port = try fields.int("port")
+            app.channelPort = try fields.int("channel_port")
             app.caPath = try fields.string("ca")
             apps.append(app)
         }

@@ -178,7 +178,7 @@ extension PushServiceConfiguration {
     private mutating func apply(json root: JSONFields) throws(APIError) {
         try root.checkKnown([
             "host", "port", "data_dir", "database", "database_pool_size", "instance_id", "api_keys", "embedded", "topic", "log_level",
-            "apns", "outbox", "drops", "wait_timeout_s", "shutdown_deadline_s", "max_body_bytes",
+            "apns", "outbox", "drops", "walks", "wait_timeout_s", "shutdown_deadline_s", "max_body_bytes",
             "http_timeout_s", "protect_metrics", "protect_healthz", "tls", "retention", "apps", "$comment",
             "webhooks", "webhook_delivery",
         ])
@@ -215,7 +215,7 @@ extension PushServiceConfiguration {
         if let value = try root.int("max_body_bytes") { maxBodyBytes = value }
         if let value = try root.int("http_timeout_s") { httpTimeoutSeconds = value }
         if let section = try root.object("apns") {
-            try section.checkKnown(["p12", "password", "p8", "key_id", "team_id", "host", "port", "ca", "connections", "proxy"])
+            try section.checkKnown(["p12", "password", "p8", "key_id", "team_id", "host", "port", "channel_port", "ca", "connections", "proxy"])
             if let value = try section.string("p8") { apns.p8Path = value }
             if let value = try section.string("key_id") { apns.keyID = value }
             if let value = try section.string("team_id") { apns.teamID = value }
@@ -223,6 +223,7 @@ extension PushServiceConfiguration {
             if let value = try section.string("password") { apns.password = value }
             if let value = try section.string("host") { apns.host = value }
             if let value = try section.int("port") { apns.port = value }
+            if let value = try section.int("channel_port") { apns.channelPort = value }
             if let value = try section.string("ca") { apns.caPath = value }
             if let value = try section.int("connections") { apns.connections = max(1, value) }
             if let value = try section.string("proxy") {
@@ -254,6 +255,11 @@ extension PushServiceConfiguration {
             if let value = try section.double("max_distance_m") { dropMaxDistanceMeters = value }
             if let value = try section.double("max_angle_deg") { dropMaxAngleDegrees = value }
             if let value = try section.double("window_s") { dropWindowSeconds = value }
+        }
+        if let section = try root.object("walks") {
+            try section.checkKnown(["live_activity", "attributes_type"])
+            if let value = try section.bool("live_activity") { walkLiveActivities = value }
+            if let value = try section.string("attributes_type", maxBytes: 128), !value.isEmpty { walkAttributesType = value }
         }
     }
 

@@ -65,6 +65,11 @@ public struct PushServiceConfiguration: Sendable, Equatable {
     public var dropMaxAngleDegrees = 30.0
     /// Profile drop: seconds a one-sided drop waits for the peer.
     public var dropWindowSeconds = 10.0
+    /// Walks: an accepted mate request starts a Live Activity on both users' phones (their push-to-start
+    /// tokens of `walkAttributesType`), ended when either user ends the walk (`walks.live_activity`).
+    public var walkLiveActivities = false
+    /// Walks: the `ActivityAttributes` type of the walk's Live Activity (`walks.attributes_type`).
+    public var walkAttributesType = "WalkAttributes"
     /// How long finished rows stay before the retention job deletes them.
     public var retention = RetentionPolicy()
     /// Webhook endpoints from the file and delivery settings.
@@ -86,6 +91,9 @@ public struct PushServiceConfiguration: Sendable, Equatable {
         public var host: String?
         /// Overrides the APNs port.
         public var port: Int?
+        /// The channel management port on the override `host` (a mock's management listener); with Apple's
+        /// hosts the management endpoints are Apple's own (2195 development, 2196 production).
+        public var channelPort: Int?
         /// A CA certificate (PEM file) to trust instead of the system store (for a mock server).
         public var caPath: String?
         /// HTTP/2 connections per environment.

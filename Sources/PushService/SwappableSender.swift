@@ -71,6 +71,16 @@ public final class SwappableSender: PushSender {
         }
     }
 
+    /// Sends broadcasts through the current sender, counting their results as for a batch.
+    public func send(broadcasts: [APNSBroadcast], deliver: @escaping @Sendable ([PushSendResult]) -> Void) async {
+        guard !broadcasts.isEmpty else { return }
+        let (id, sender) = acquire(broadcasts.count)
+        await sender.send(broadcasts: broadcasts) { results in
+            deliver(results)
+            self.release(id, results.count)
+        }
+    }
+
     /// Shuts down the current sender and any still draining.
     public func shutdown(deadline: Double) async {
         let senders = state.withLock { state in

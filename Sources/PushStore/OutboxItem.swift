@@ -1,14 +1,20 @@
 import APNSCore
 import Foundation
 
-/// One notification to one device token, as kept in the durable outbox.
+/// One notification to one device token, or one broadcast to one channel, as kept in the durable outbox.
+///
+/// A row targets a device when `channelID` is nil (`token` is the device) and a broadcast channel
+/// otherwise (`topic` is then the app's bundle ID and `token` is empty): both go through the same
+/// claims, retries, back-off, expiry and fencing.
 public struct OutboxItem: Sendable, Equatable {
     /// The row id (a lowercase UUID by default).
     public var id: String
     /// Groups the rows created by one API call (e.g. one push to 1,000 tokens).
     public var pushID: String
-    /// The device token.
+    /// The device token (empty for a channel row).
     public var token: DeviceToken
+    /// The broadcast channel this row publishes on, or nil for a device row.
+    public var channelID: APNSChannelID?
     /// The `apns-topic`.
     public var topic: String
     /// The `apns-push-type`.
@@ -52,6 +58,7 @@ public struct OutboxItem: Sendable, Equatable {
         self.id = id
         self.pushID = pushID
         self.token = token
+        self.channelID = nil
         self.topic = topic
         self.pushType = pushType
         self.priority = priority
@@ -68,6 +75,29 @@ public struct OutboxItem: Sendable, Equatable {
         self.apnsUniqueID = nil
         self.createdAt = now
         self.updatedAt = now
+    }
+
+    /// A new queued broadcast row to `channelID` of the app `bundleID`, due at `now`.
+    public static func broadcast(
+        id: String = OutboxID.make(), pushID: String, channelID: APNSChannelID, bundleID: String, payload: [UInt8],
+        environment: APNSEnvironment, priority: Priority, expiration: Int, apnsID: String? = nil, now: Date
+    ) -> OutboxItem {
+        var item = OutboxItem(
+            id: id, pushID: pushID, token: DeviceToken(storedHex: ""), topic: bundleID, pushType: .liveactivity,
+            payload: payload, environment: environment, priority: priority, expiration: expiration, apnsID: apnsID,
+            now: now)
+        item.channelID = channelID
+        return item
+    }
+
+    /// The broadcast request of a channel row (nil for a device row): `apns-priority` and
+    /// `apns-expiration` are required for broadcasts, so a missing one is sent as 10 / 0.
+    public var broadcast: APNSBroadcast? {
+        guard let channelID else { return nil }
+        return APNSBroadcast(
+            bundleID: topic, channelID: channelID, pushType: pushType, priority: priority ?? .immediately,
+            expiration: expiration.map { APNSExpiration.at(epochSeconds: Int64($0)) } ?? .immediately,
+            requestID: apnsID, payload: payload)
     }
 
     /// The APNs request for this row: typed fields go straight across, nothing is parsed again.
@@ -88,6 +118,12 @@ public struct OutboxItem: Sendable, Equatable {
         try StoreValidation.optional(collapseID, field: "collapse_id", max: 64)
         try StoreValidation.optional(apnsID, field: "apns_id", max: 64)
         guard !payload.isEmpty else { throw .invalidField(field: "payload", reason: "must not be empty") }
+        if let channelID {
+            guard channelID.isWellFormed, channelID.rawValue.utf8.count <= 256 else {
+                throw .invalidField(field: "channel_id", reason: "must be base64 of at most 256 characters")
+            }
+            guard token.hex.isEmpty else { throw .invalidField(field: "token", reason: "a channel row has no token") }
+        }
     }
 
     /// Whether the row must end as `expired` instead of being sent at `now`: its expiration passed,

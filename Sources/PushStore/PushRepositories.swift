@@ -18,12 +18,18 @@ public struct PushRepositories: Sendable {
     public var database: any PushDatabase
     /// Webhook endpoints and their event queue.
     public var webhooks: any WebhookRepository
+    /// Broadcast channels per app topic and environment.
+    public var channels: any ChannelRepository
+    /// ActivityKit push tokens (push-to-start and Live Activity update tokens).
+    public var activityTokens: any ActivityTokenRepository
 
     /// A set from its parts (a backend's constructor calls this).
     public init(
         users: any UserRepository, devices: any DeviceRepository, outbox: any OutboxRepository,
         drops: any DropRepository, mateRequests: any MateRequestRepository,
-        idempotency: any IdempotencyRepository, database: any PushDatabase, webhooks: any WebhookRepository
+        idempotency: any IdempotencyRepository, database: any PushDatabase, webhooks: any WebhookRepository,
+        channels: any ChannelRepository = InMemoryChannelRepository(),
+        activityTokens: any ActivityTokenRepository = InMemoryActivityTokenRepository()
     ) {
         self.users = users
         self.devices = devices
@@ -33,5 +39,7 @@ public struct PushRepositories: Sendable {
         self.idempotency = idempotency
         self.database = database
         self.webhooks = webhooks
+        self.channels = channels
+        self.activityTokens = activityTokens
     }
 }

@@ -35,6 +35,11 @@ enum PushCtl {
                         WebhooksAddCommand.self, WebhooksListCommand.self, WebhooksRemoveCommand.self,
                         WebhooksDeliveriesCommand.self,
                     ])),
+            .group(
+                CommandGroup(
+                    name: "channels", summary: "Create, list and delete broadcast channels.",
+                    children: [ChannelsAddCommand.self, ChannelsListCommand.self, ChannelsRemoveCommand.self])),
+            .leaf(BroadcastCommand.self),
             .leaf(StatusCommand.self),
             .leaf(ReloadCommand.self),
             .leaf(VersionCommand.self),

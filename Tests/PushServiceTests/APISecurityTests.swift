@@ -20,6 +20,10 @@ struct APISecurityTests {
         "GET /v1/apps": .read, "POST /v1/admin/reload": .admin,
         "POST /v1/webhooks": .admin, "GET /v1/webhooks": .admin, "DELETE /v1/webhooks/{id}": .admin,
         "GET /v1/webhooks/{id}/deliveries": .admin,
+        "POST /v1/channels": .manage, "GET /v1/channels": .read, "DELETE /v1/channels/{id}": .manage,
+        "POST /v1/channels/{id}/broadcasts": .send,
+        "POST /v1/live-activities": .send, "POST /v1/live-activities/{id}/update": .send,
+        "POST /v1/live-activities/{id}/end": .send, "POST /v1/walks/{id}/end": .send,
     ]
 
     static func secret(for scope: APIScope) -> String { "scoped-\(scope.rawValue)-key-0123456789" }

@@ -1,3 +1,4 @@
+import APNSCore
 import Foundation
 import TestSupport
 import Testing
@@ -37,9 +38,15 @@ struct PostgresSchemaTests {
             let old = try await PostgresDatabase.open(url: url, poolSize: 1, instanceID: nil, migrations: previous)
             #expect(try await old.schemaVersion() == previous.count)
             _ = try await PostgresUserRepository(database: old).put(id: "ana", card: card(), now: t0)
-            try await PostgresOutboxRepository(database: old).enqueue([outboxItem("a")])
             let t = t0.storeMillis
             try await old.pool.withConnection { db in
+                // The row as that version wrote it (today's code also writes `channel_id`).
+                try db.run(
+                    """
+                    INSERT INTO outbox (id, push_id, token, topic, push_type, payload, environment, state, attempts,
+                        next_attempt_at, created_at, updated_at)
+                    VALUES ('a', 'push-1', $1, $2, 'alert', $3, 'production', 'queued', 0, $4, $4, $4)
+                    """, [.text(token(1).hex), .text(topic), .bytes(Array(#"{"aps":{}}"#.utf8)), .integer(t)])
                 let insertDrop = "INSERT INTO drops VALUES ($1, $2, $3, 'pending', $4, $5, NULL, NULL)"
                 for (id, initiator, peer, created) in [("d1", "ana", "bob", t), ("d2", "cy", "dee", t + 1), ("d3", "eve", "cy", t + 2)] {
                     try db.run(insertDrop, [.text(id), .text(initiator), .text(peer), .integer(created), .integer(created + 10_000)])
@@ -50,7 +57,8 @@ struct PostgresSchemaTests {
         }
         let repositories = try await PushRepositories.postgres(url: url, poolSize: 1)
         #expect(try await repositories.users.user(id: "ana")?.card == card())
-        #expect(try await repositories.outbox.claim(limit: 5, now: t0).map(\.id) == ["a"])
+        let claimed = try await repositories.outbox.claim(limit: 5, now: t0)
+        #expect(claimed.map(\.id) == ["a"] && claimed.items.first?.channelID == nil)
         // The drop caught mid-match is matched as of its first mate request; the other two stay pending,
         // and the user both engage is held by the older one.
         let d1 = try #require(try await repositories.drops.drop(id: "d1"))

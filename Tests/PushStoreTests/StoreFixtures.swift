@@ -23,13 +23,16 @@ struct Repositories {
     var store: SQLiteDatabase?
     var postgres: PostgresDatabase? = nil
     var webhooks: (any WebhookRepository)? = nil
+    var channels: any ChannelRepository = InMemoryChannelRepository()
+    var activityTokens: any ActivityTokenRepository = InMemoryActivityTokenRepository()
 }
 
 extension Repositories {
     init(_ set: PushRepositories, store: SQLiteDatabase?, postgres: PostgresDatabase? = nil) {
         self.init(
             users: set.users, devices: set.devices, outbox: set.outbox, drops: set.drops,
-            mates: set.mateRequests, idempotency: set.idempotency, store: store, postgres: postgres, webhooks: set.webhooks)
+            mates: set.mateRequests, idempotency: set.idempotency, store: store, postgres: postgres, webhooks: set.webhooks,
+            channels: set.channels, activityTokens: set.activityTokens)
     }
 
     /// Rows in `table` of the backing database (nil for the in-memory kind).

@@ -7,7 +7,7 @@ extension PushRepositories {
         return PushRepositories(
             users: InMemoryUserRepository(), devices: InMemoryDeviceRepository(webhooks: webhooks), outbox: outbox,
             drops: drops, mateRequests: drops, idempotency: InMemoryIdempotencyRepository(), database: InMemoryDatabase(),
-            webhooks: webhooks)
+            webhooks: webhooks, channels: InMemoryChannelRepository(), activityTokens: InMemoryActivityTokenRepository())
     }
 }
 

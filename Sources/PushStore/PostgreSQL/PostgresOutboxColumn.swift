@@ -6,6 +6,7 @@ import Foundation
 enum PostgresOutboxColumn: Int32, PostgresColumn {
     case id, pushID, token, topic, pushType, priority, expiration, collapseID, apnsID, payload, environment
     case state, attempts, nextAttemptAt, lastStatus, lastReason, apnsUniqueID, createdAt, updatedAt, seq
+    case channelID
 
     var expression: String {
         switch self {
@@ -29,6 +30,7 @@ enum PostgresOutboxColumn: Int32, PostgresColumn {
         case .createdAt: "o.created_at"
         case .updatedAt: "o.updated_at"
         case .seq: "o.seq"
+        case .channelID: "o.channel_id"
         }
     }
 
@@ -54,6 +56,7 @@ enum PostgresOutboxColumn: Int32, PostgresColumn {
         item.lastReason = row.optionalString(Self.lastReason)
         item.apnsUniqueID = row.optionalString(Self.apnsUniqueID)
         item.updatedAt = row.date(Self.updatedAt)
+        item.channelID = row.optionalString(Self.channelID).map(APNSChannelID.init(rawValue:))
         return item
     }
 }

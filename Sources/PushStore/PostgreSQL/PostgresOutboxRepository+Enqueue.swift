@@ -4,7 +4,7 @@ extension PostgresOutboxRepository {
     /// Rows per multi-row INSERT.
     static let insertChunk = 100
     /// Parameters per row of the INSERT.
-    private static let rowParameters = 13
+    private static let rowParameters = 14
 
     /// See `OutboxRepository.enqueue`: one transaction, all of `items` or, on any error, none; its commit
     /// notifies every instance's listener.
@@ -45,11 +45,11 @@ extension PostgresOutboxRepository {
     private static func insertSQL(rows: Int) -> String {
         let values = (0..<rows).map { row in
             let p = (1...rowParameters).map { "$\(row * rowParameters + $0)" }
-            return "(\(p[0...10].joined(separator: ", ")), 'queued', 0, \(p[11]), \(p[12]), \(p[12]))"
+            return "(\(p[0...10].joined(separator: ", ")), 'queued', 0, \(p[11]), \(p[12]), \(p[12]), \(p[13]))"
         }
         return """
             INSERT INTO outbox (id, push_id, token, topic, push_type, priority, expiration, collapse_id, apns_id, payload, \
-            environment, state, attempts, next_attempt_at, created_at, updated_at) VALUES \(values.joined(separator: ", "))
+            environment, state, attempts, next_attempt_at, created_at, updated_at, channel_id) VALUES \(values.joined(separator: ", "))
             """
     }
 
@@ -62,7 +62,7 @@ extension PostgresOutboxRepository {
                 .text(item.id), .text(item.pushID), .text(item.token.hex), .text(item.topic), .text(item.pushType.rawValue),
                 .integer(item.priority?.rawValue), .integer(item.expiration), .text(item.collapseID), .text(item.apnsID),
                 .bytes(item.payload), .text(item.environment.name), .integer(item.nextAttemptAt.storeMillis),
-                .integer(item.createdAt.storeMillis),
+                .integer(item.createdAt.storeMillis), .text(item.channelID?.rawValue),
             ]
         }
         return values

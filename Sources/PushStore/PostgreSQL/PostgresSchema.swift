@@ -155,5 +155,41 @@ enum PostgresSchema {
                 CREATE INDEX webhook_events_by_endpoint ON webhook_events (endpoint_id, updated_at);
                 CREATE INDEX webhook_events_final ON webhook_events (updated_at) WHERE state IN ('delivered', 'failed');
                 """),
+        // Broadcast channels per app topic and environment, and outbox rows that publish on one of them
+        // (`channel_id` set, `token` empty), as in SQLite's step of the same name.
+        PostgresMigration(
+            name: "broadcast-channels",
+            sql: """
+                CREATE TABLE channels (
+                    id             text COLLATE "C" NOT NULL,
+                    topic          text COLLATE "C" NOT NULL,
+                    environment    text NOT NULL CHECK (environment IN ('production', 'development')),
+                    storage_policy integer NOT NULL,
+                    created_at     bigint NOT NULL,
+                    PRIMARY KEY (id, environment)
+                );
+                CREATE INDEX channels_by_topic ON channels (topic, environment, created_at);
+                ALTER TABLE outbox ADD COLUMN channel_id text;
+                """),
+        // ActivityKit push tokens: push-to-start tokens per attributes type and update tokens per Live
+        // Activity, which retire when their activity ends (`retired_at`).
+        PostgresMigration(
+            name: "live-activity-tokens",
+            sql: """
+                CREATE TABLE activity_tokens (
+                    token           text COLLATE "C" NOT NULL,
+                    topic           text COLLATE "C" NOT NULL,
+                    user_id         text COLLATE "C" NOT NULL,
+                    environment     text NOT NULL CHECK (environment IN ('production', 'development')),
+                    kind            text NOT NULL CHECK (kind IN ('push_to_start', 'live_activity')),
+                    attributes_type text,
+                    activity_id     text COLLATE "C",
+                    registered_at   bigint NOT NULL,
+                    retired_at      bigint,
+                    PRIMARY KEY (token, topic)
+                );
+                CREATE INDEX activity_tokens_by_user ON activity_tokens (user_id, registered_at);
+                CREATE INDEX activity_tokens_by_activity ON activity_tokens (activity_id);
+                """),
     ]
 }

@@ -8,7 +8,9 @@ extension PushRepositories {
             drops: PostgresDropRepository(database: database),
             mateRequests: PostgresMateRequestRepository(database: database),
             idempotency: PostgresIdempotencyRepository(database: database), database: database,
-            webhooks: PostgresWebhookRepository(database: database))
+            webhooks: PostgresWebhookRepository(database: database),
+            channels: PostgresChannelRepository(database: database),
+            activityTokens: PostgresActivityTokenRepository(database: database))
     }
 
     /// Connects to the PostgreSQL database at `url` (`postgres://user:password@host:port/database`) with a

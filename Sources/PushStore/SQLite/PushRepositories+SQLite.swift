@@ -7,7 +7,9 @@ extension PushRepositories {
             drops: SQLiteDropRepository(database: database),
             mateRequests: SQLiteMateRequestRepository(database: database),
             idempotency: SQLiteIdempotencyRepository(database: database), database: database,
-            webhooks: SQLiteWebhookRepository(database: database))
+            webhooks: SQLiteWebhookRepository(database: database),
+            channels: SQLiteChannelRepository(database: database),
+            activityTokens: SQLiteActivityTokenRepository(database: database))
     }
 
     /// Opens (creating and migrating if needed) the SQLite database at `path` and returns its repositories;

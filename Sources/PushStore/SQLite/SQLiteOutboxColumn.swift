@@ -6,6 +6,7 @@ import Foundation
 enum SQLiteOutboxColumn: Int32, SQLiteColumn {
     case id, pushID, token, topic, pushType, priority, expiration, collapseID, apnsID, payload, environment
     case state, attempts, nextAttemptAt, lastStatus, lastReason, apnsUniqueID, createdAt, updatedAt
+    case channelID
 
     var expression: String {
         switch self {
@@ -28,6 +29,7 @@ enum SQLiteOutboxColumn: Int32, SQLiteColumn {
         case .apnsUniqueID: "s.apns_unique_id"
         case .createdAt: "i.created_at"
         case .updatedAt: "s.updated_at"
+        case .channelID: "i.channel_id"
         }
     }
 
@@ -69,6 +71,7 @@ enum SQLiteOutboxColumn: Int32, SQLiteColumn {
         item.lastReason = row.optionalString(Self.lastReason)
         item.apnsUniqueID = row.optionalString(Self.apnsUniqueID)
         item.updatedAt = row.date(Self.updatedAt)
+        item.channelID = row.optionalString(Self.channelID).map(APNSChannelID.init(rawValue:))
         return item
     }
 }

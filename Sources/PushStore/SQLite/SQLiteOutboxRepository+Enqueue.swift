@@ -42,7 +42,7 @@ extension SQLiteOutboxRepository {
     }
 
     /// Parameters per row of the `outbox_items` and `outbox_state` multi-row INSERTs.
-    private static let itemParameters: Int32 = 12
+    private static let itemParameters: Int32 = 13
     private static let stateParameters: Int32 = 4
 
     /// The multi-row INSERTs for `rows` rows: immutable columns, then the initial state.
@@ -64,7 +64,7 @@ extension SQLiteOutboxRepository {
         return (
             """
             INSERT OR ROLLBACK INTO outbox_items (seq, id, push_id, token, topic, push_type, priority, collapse_id, \
-            apns_id, payload, environment, created_at) VALUES \(items.joined(separator: ", "))
+            apns_id, payload, environment, created_at, channel_id) VALUES \(items.joined(separator: ", "))
             """,
             """
             INSERT OR ROLLBACK INTO outbox_state (seq, state, attempts, next_attempt_at, expiration, last_status, \
@@ -96,6 +96,7 @@ extension SQLiteOutboxRepository {
             try insertItems.bind(chunk[index].payload, at: base + 10)
             try insertItems.bind(chunk[index].environment.name, at: base + 11)
             try insertItems.bind(chunk[index].createdAt.storeMillis, at: base + 12)
+            try insertItems.bind(chunk[index].channelID?.rawValue, at: base + 13)
         }
         _ = try insertItems.step()
         let insertState = try db.statement(sql.state)

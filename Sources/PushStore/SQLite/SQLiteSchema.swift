@@ -199,5 +199,41 @@ enum SQLiteSchema {
                 CREATE INDEX webhook_events_by_endpoint ON webhook_events (endpoint_id, updated_at);
                 CREATE INDEX webhook_events_final ON webhook_events (updated_at) WHERE state IN ('delivered', 'failed');
                 """),
+        // Broadcast channels per app topic and environment, and outbox rows that publish on one of them
+        // (`channel_id` set, `token` empty) instead of going to a device.
+        SQLiteMigration(
+            name: "broadcast-channels",
+            sql: """
+                CREATE TABLE channels (
+                    id             TEXT NOT NULL,
+                    topic          TEXT NOT NULL,
+                    environment    TEXT NOT NULL CHECK (environment IN ('production', 'development')),
+                    storage_policy INTEGER NOT NULL,
+                    created_at     INTEGER NOT NULL,
+                    PRIMARY KEY (id, environment)
+                );
+                CREATE INDEX channels_by_topic ON channels (topic, environment, created_at);
+                ALTER TABLE outbox_items ADD COLUMN channel_id TEXT;
+                """),
+        // ActivityKit push tokens: push-to-start tokens per attributes type and update tokens per Live
+        // Activity, which retire when their activity ends (`retired_at`).
+        SQLiteMigration(
+            name: "live-activity-tokens",
+            sql: """
+                CREATE TABLE activity_tokens (
+                    token           TEXT NOT NULL,
+                    topic           TEXT NOT NULL,
+                    user_id         TEXT NOT NULL,
+                    environment     TEXT NOT NULL CHECK (environment IN ('production', 'development')),
+                    kind            TEXT NOT NULL CHECK (kind IN ('push_to_start', 'live_activity')),
+                    attributes_type TEXT,
+                    activity_id     TEXT,
+                    registered_at   INTEGER NOT NULL,
+                    retired_at      INTEGER,
+                    PRIMARY KEY (token, topic)
+                );
+                CREATE INDEX activity_tokens_by_user ON activity_tokens (user_id, registered_at);
+                CREATE INDEX activity_tokens_by_activity ON activity_tokens (activity_id);
+                """),
     ]
 }

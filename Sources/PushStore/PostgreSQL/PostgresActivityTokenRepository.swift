@@ -1,0 +1,84 @@
+import APNSCore
+import Foundation
+
+/// `ActivityTokenRepository` on a `PostgresDatabase`: the `activity_tokens` table.
+public struct PostgresActivityTokenRepository: ActivityTokenRepository {
+    /// The database holding the table.
+    public let database: PostgresDatabase
+    /// The repository over `database`.
+    public init(database: PostgresDatabase) { self.database = database }
+
+    private static let select = """
+        SELECT token, topic, user_id, environment, kind, attributes_type, activity_id, registered_at, retired_at
+        FROM activity_tokens
+        """
+
+    private static func record(_ row: PostgresRow) -> ActivityTokenRecord {
+        ActivityTokenRecord(
+            token: DeviceToken(storedHex: row.string(at: 0)), topic: row.string(at: 1), userID: row.string(at: 2),
+            environment: APNSEnvironment(named: row.string(at: 3)) ?? .production,
+            kind: ActivityTokenRecord.kind(
+                name: row.string(at: 4), attributesType: row.optionalString(at: 5), activityID: row.optionalString(at: 6)),
+            registeredAt: Date(storeMillis: row.int64(at: 7)), retiredAt: row.optionalInt64(at: 8).map(Date.init(storeMillis:)))
+    }
+
+    /// See `ActivityTokenRepository.register`.
+    public func register(_ record: ActivityTokenRecord) async throws {
+        try record.validate()
+        try await database.withConnection { db in
+            _ = try db.run(
+                """
+                INSERT INTO activity_tokens (token, topic, user_id, environment, kind, attributes_type, activity_id,
+                    registered_at, retired_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL)
+                ON CONFLICT (token, topic) DO UPDATE SET user_id = excluded.user_id, environment = excluded.environment,
+                    kind = excluded.kind, attributes_type = excluded.attributes_type, activity_id = excluded.activity_id,
+                    registered_at = excluded.registered_at, retired_at = NULL
+                """,
+                [
+                    .text(record.token.hex), .text(record.topic), .text(record.userID), .text(record.environment.name),
+                    .text(record.kind.name), record.attributesType.map(PostgresValue.text) ?? .null,
+                    record.activityID.map(PostgresValue.text) ?? .null, .integer(record.registeredAt.storeMillis),
+                ])
+        }
+    }
+
+    /// See `ActivityTokenRepository.pushToStartTokens`.
+    public func pushToStartTokens(userID: String, attributesType: String?, now: Date) async throws -> [ActivityTokenRecord] {
+        try await database.withConnection { db in
+            try db.query(
+                """
+                \(Self.select) WHERE user_id = $1 AND kind = 'push_to_start' AND ($2::text IS NULL OR attributes_type = $2::text)
+                    AND (retired_at IS NULL OR retired_at > $3::bigint) ORDER BY registered_at, token
+                """, [.text(userID), attributesType.map(PostgresValue.text) ?? .null, .integer(now.storeMillis)]
+            ).map(Self.record)
+        }
+    }
+
+    /// See `ActivityTokenRepository.updateTokens`.
+    public func updateTokens(activityID: String, now: Date) async throws -> [ActivityTokenRecord] {
+        try await database.withConnection { db in
+            try db.query(
+                """
+                \(Self.select) WHERE activity_id = $1 AND kind = 'live_activity'
+                    AND (retired_at IS NULL OR retired_at > $2::bigint) ORDER BY registered_at, token
+                """, [.text(activityID), .integer(now.storeMillis)]
+            ).map(Self.record)
+        }
+    }
+
+    /// See `ActivityTokenRepository.retire`.
+    public func retire(activityID: String, at date: Date) async throws -> Int {
+        try await database.withConnection { db in
+            try db.run(
+                "UPDATE activity_tokens SET retired_at = $2 WHERE activity_id = $1 AND kind = 'live_activity'",
+                [.text(activityID), .integer(date.storeMillis)])
+        }
+    }
+
+    /// See `ActivityTokenRepository.tokens`.
+    public func tokens(userID: String) async throws -> [ActivityTokenRecord] {
+        try await database.withConnection { db in
+            try db.query("\(Self.select) WHERE user_id = $1 ORDER BY registered_at, token", [.text(userID)]).map(Self.record)
+        }
+    }
+}

@@ -1,0 +1,105 @@
+import APNSCore
+import APNSMock
+import Foundation
+import JSON
+import PushService
+import PushStore
+import Testing
+
+@Suite("Channels and broadcasts through the REST API", .serialized)
+struct ChannelServiceTests {
+    @Test("create, list, broadcast, delete: Apple (the mock) and the store agree at each step")
+    func channelLifecycle() async throws {
+        try await ChannelHarness.run { harness in
+            let id = try await harness.createChannel(policy: 1)
+            let channelID = APNSChannelID(id)
+            #expect(harness.mock.channels(bundleID: ServiceHarness.topic).map(\.id) == [channelID])
+
+            let list = try await harness.client.send("GET", "/v1/channels?environment=development")
+            #expect(list.status == 200)
+            let listed = list.json?["channels"]?.arrayValue ?? []
+            #expect(listed.count == 1 && listed.first?["id"]?.stringValue == id)
+            #expect(listed.first?["message_storage_policy"]?.intValue == 1)
+            #expect(try await harness.client.send("GET", "/v1/channels?environment=production").json?["channels"]?.arrayValue?.isEmpty == true)
+
+            var body = ChannelHarness.update(1.2).objectValue ?? [:]
+            body["expiration"] = .int(Int64(Date().timeIntervalSince1970) + 3600)
+            let sent = try await harness.client.send(
+                "POST", "/v1/channels/\(ChannelHarness.pathID(id))/broadcasts?wait=true", json: .object(body))
+            #expect(sent.status == 200, "\(String(decoding: sent.body, as: UTF8.self))")
+            let row = sent.json?["notifications"]?.arrayValue?.first
+            #expect(row?["state"]?.stringValue == "accepted")
+            #expect(row?["channel_id"]?.stringValue == id)
+            #expect(row?["token"] == nil)
+            #expect(harness.mock.broadcasts(channelID: channelID).filter(\.isAccepted).count == 1)
+
+            let removed = try await harness.client.send("DELETE", "/v1/channels/\(ChannelHarness.pathID(id))")
+            #expect(removed.status == 204)
+            #expect(harness.mock.channels(bundleID: ServiceHarness.topic).isEmpty)
+            #expect(try await harness.server.repositories.channels.channels(topic: ServiceHarness.topic, environment: nil).isEmpty)
+            let again = try await harness.client.send("DELETE", "/v1/channels/\(ChannelHarness.pathID(id))")
+            #expect(again.status == 404 && again.errorCode == "unknown_channel")
+            let orphan = try await harness.client.send(
+                "POST", "/v1/channels/\(ChannelHarness.pathID(id))/broadcasts", json: ChannelHarness.update(1))
+            #expect(orphan.status == 404)
+        }
+    }
+
+    @Test("Apple's refusals and the broadcast rules come back as typed answers")
+    func refusals() async throws {
+        try await ChannelHarness.run { harness in
+            let suffixed = try await harness.client.send(
+                "POST", "/v1/channels", json: ["environment": "development", "topic": "com.example.sniffmeet.push-type.liveactivity"])
+            #expect(suffixed.status == 400)
+            harness.mock.setBroadcastCapability(false, bundleID: ServiceHarness.topic)
+            let disabled = try await harness.client.send("POST", "/v1/channels", json: ["environment": "development"])
+            #expect(disabled.status == 422 && disabled.errorCode == "apns_rejected")
+            #expect(String(decoding: disabled.body, as: UTF8.self).contains("FeatureNotEnabled"))
+            harness.mock.setBroadcastCapability(true, bundleID: ServiceHarness.topic)
+            let id = try await harness.createChannel(policy: 0)
+            var stored = ChannelHarness.update(1).objectValue ?? [:]
+            stored["expiration"] = .int(Int64(Date().timeIntervalSince1970) + 60)
+            let expiring = try await harness.client.send(
+                "POST", "/v1/channels/\(ChannelHarness.pathID(id))/broadcasts", json: .object(stored))
+            #expect(expiring.status == 422 && expiring.errorCode == "invalid_expiration")
+            let big: JSONValue = ["payload": ["aps": ["event": "update", "content-state": ["x": .string(String(repeating: "a", count: 6000))]]]]
+            let tooLarge = try await harness.client.send("POST", "/v1/channels/\(ChannelHarness.pathID(id))/broadcasts", json: big)
+            #expect(tooLarge.status == 413)
+            let malformed = try await harness.client.send("DELETE", "/v1/channels/not*base64")
+            #expect(malformed.status == 400 && malformed.errorCode == "invalid_path")
+        }
+    }
+
+    @Test("60 broadcasts through the outbox under GOAWAY every 7 streams and 30 % 429: every one accepted, none lost")
+    func broadcastsSurviveGoAwayAndThrottling() async throws {
+        try await ChannelHarness.run(
+            configure: { $0.retryMaxAttempts = 50 }, configureMock: { $0.goAwayAfterStreams = 7 }
+        ) { harness in
+            let id = try await harness.createChannel(policy: 1)
+            let channelID = APNSChannelID(id)
+            _ = harness.mock.updateKnobs { $0.faultRates = MockFaultRates(tooManyRequests: 0.3) }
+            var body = ChannelHarness.update(2).objectValue ?? [:]
+            body["expiration"] = .int(Int64(Date().timeIntervalSince1970) + 3600)
+            let path = "/v1/channels/\(ChannelHarness.pathID(id))/broadcasts?wait=true"
+            let client = harness.client
+            let payload = JSONValue.object(body)
+            // Each answer comes once its outbox row is final: the worker's retries decide, not the test.
+            let answers = try await withThrowingTaskGroup(of: TestHTTPClient.Response.self) { group in
+                for _ in 0..<60 { group.addTask { try await client.send("POST", path, json: payload) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            var apnsIDs: Set<String> = []
+            for answer in answers {
+                #expect(answer.status == 200)
+                let row = answer.json?["notifications"]?.arrayValue?.first
+                #expect(row?["state"]?.stringValue == "accepted", "\(String(decoding: answer.body, as: UTF8.self))")
+                if let apnsID = row?["apns_id"]?.stringValue { apnsIDs.insert(apnsID) }
+            }
+            #expect(apnsIDs.count == 60)
+            let acceptedIDs = harness.mock.broadcasts(channelID: channelID).filter(\.isAccepted).map(\.apnsID)
+            #expect(Set(acceptedIDs) == apnsIDs)
+            #expect(harness.mock.counters().goAwaysSent > 0)
+            #expect(harness.mock.broadcasts(channelID: channelID).contains { !$0.isAccepted })
+        }
+    }
+}
