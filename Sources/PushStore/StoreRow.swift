@@ -8,9 +8,12 @@ protocol StoreRow {
     func optionalInt64(at column: Int32) -> Int64?
     func string(at column: Int32) -> String
     func optionalString(at column: Int32) -> String?
+    func bytes(at column: Int32) -> [UInt8]
 }
 
-extension SQLiteStatement: StoreRow {}
+extension SQLiteStatement: StoreRow {
+    func bytes(at column: Int32) -> [UInt8] { blob(at: column) }
+}
 extension PostgresRow: StoreRow {}
 
 extension StoreRow {
@@ -20,6 +23,7 @@ extension StoreRow {
     func optionalInt(_ column: some StoreColumn) -> Int? { optionalInt64(at: column.rawValue).map(Int.init) }
     func string(_ column: some StoreColumn) -> String { string(at: column.rawValue) }
     func optionalString(_ column: some StoreColumn) -> String? { optionalString(at: column.rawValue) }
+    func bytes(_ column: some StoreColumn) -> [UInt8] { bytes(at: column.rawValue) }
     /// The time stored in `column` (milliseconds since 1970).
     func date(_ column: some StoreColumn) -> Date { Date(storeMillis: int64(at: column.rawValue)) }
     /// The time stored in `column`, or nil for NULL.

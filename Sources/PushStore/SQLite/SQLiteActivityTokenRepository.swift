@@ -8,18 +8,10 @@ public struct SQLiteActivityTokenRepository: ActivityTokenRepository {
     /// The repository over `database`.
     public init(database: SQLiteDatabase) { self.database = database }
 
-    private static let select = """
-        SELECT token, topic, user_id, environment, kind, attributes_type, activity_id, registered_at, retired_at
-        FROM activity_tokens
-        """
+    private static let select = ActivityTokenRecord.selectSQL
 
     private static func record(_ row: SQLiteStatement) -> ActivityTokenRecord {
-        ActivityTokenRecord(
-            token: DeviceToken(storedHex: row.string(at: 0)), topic: row.string(at: 1), userID: row.string(at: 2),
-            environment: APNSEnvironment(named: row.string(at: 3)) ?? .production,
-            kind: ActivityTokenRecord.kind(
-                name: row.string(at: 4), attributesType: row.optionalString(at: 5), activityID: row.optionalString(at: 6)),
-            registeredAt: Date(storeMillis: row.int64(at: 7)), retiredAt: row.optionalInt64(at: 8).map(Date.init(storeMillis:)))
+        ActivityTokenRecord(row: row)
     }
 
     /// See `ActivityTokenRepository.register`.

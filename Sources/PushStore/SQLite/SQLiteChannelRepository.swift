@@ -8,14 +8,10 @@ public struct SQLiteChannelRepository: ChannelRepository {
     /// The repository over `database`.
     public init(database: SQLiteDatabase) { self.database = database }
 
-    private static let select = "SELECT id, topic, environment, storage_policy, created_at FROM channels"
+    private static let select = ChannelRecord.selectSQL
 
     private static func record(_ row: SQLiteStatement) -> ChannelRecord {
-        ChannelRecord(
-            id: APNSChannelID(rawValue: row.string(at: 0)), topic: row.string(at: 1),
-            environment: APNSEnvironment(named: row.string(at: 2)) ?? .production,
-            storagePolicy: APNSMessageStoragePolicy(rawValue: row.int(at: 3)) ?? .noMessageStored,
-            createdAt: Date(storeMillis: row.int64(at: 4)))
+        ChannelRecord(row: row)
     }
 
     /// See `ChannelRepository.add`.

@@ -10,58 +10,12 @@ public struct SQLiteWebhookRepository: WebhookRepository {
         self.database = database
     }
 
-    enum EndpointColumn: Int32, SQLiteColumn {
-        case id, url, events, secret, source, createdAt
-        var expression: String {
-            switch self {
-            case .id: "id"
-            case .url: "url"
-            case .events: "events"
-            case .secret: "secret"
-            case .source: "source"
-            case .createdAt: "created_at"
-            }
-        }
-    }
+    typealias EndpointColumn = WebhookEndpointColumn
+    typealias EventColumn = WebhookEventColumn
 
-    enum EventColumn: Int32, SQLiteColumn {
-        case eventID, endpointID, type, body, state, attempts, nextAttemptAt, lastStatus, lastError, createdAt, updatedAt
-        var expression: String {
-            switch self {
-            case .eventID: "event_id"
-            case .endpointID: "endpoint_id"
-            case .type: "type"
-            case .body: "body"
-            case .state: "state"
-            case .attempts: "attempts"
-            case .nextAttemptAt: "next_attempt_at"
-            case .lastStatus: "last_status"
-            case .lastError: "last_error"
-            case .createdAt: "created_at"
-            case .updatedAt: "updated_at"
-            }
-        }
-    }
+    static func endpoint(_ row: SQLiteStatement) -> WebhookEndpoint { WebhookEndpoint(row: row) }
 
-    static func endpoint(_ row: SQLiteStatement) -> WebhookEndpoint {
-        WebhookEndpoint(
-            id: row.string(EndpointColumn.id), url: row.string(EndpointColumn.url),
-            events: WebhookEndpoint.events(stored: row.string(EndpointColumn.events)),
-            secret: row.string(EndpointColumn.secret),
-            source: WebhookEndpoint.Source(rawValue: row.string(EndpointColumn.source)) ?? .api,
-            createdAt: row.date(EndpointColumn.createdAt))
-    }
-
-    static func delivery(_ row: SQLiteStatement) -> WebhookDelivery {
-        WebhookDelivery(
-            eventID: row.string(EventColumn.eventID), endpointID: row.string(EventColumn.endpointID),
-            type: WebhookEventType(rawValue: row.string(EventColumn.type)) ?? .notificationRejected,
-            body: row.blob(EventColumn.body),
-            state: WebhookDeliveryState(rawValue: row.string(EventColumn.state)) ?? .pending,
-            attempts: row.int(EventColumn.attempts), nextAttemptAt: row.date(EventColumn.nextAttemptAt),
-            lastStatus: row.optionalInt(EventColumn.lastStatus), lastError: row.optionalString(EventColumn.lastError),
-            createdAt: row.date(EventColumn.createdAt), updatedAt: row.date(EventColumn.updatedAt))
-    }
+    static func delivery(_ row: SQLiteStatement) -> WebhookDelivery { WebhookDelivery(row: row) }
 
     /// The subscribers of every event type (one read of the small endpoint table).
     static func subscribers(_ db: SQLiteConnection) throws -> WebhookSubscribers {
