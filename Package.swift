@@ -38,6 +38,9 @@ let package = Package(
 
         // Wrappers: the only modules that import C, always with `internal import`.
         .target(name: "PushTLS", dependencies: ["COpenSSL", "PushSync"], swiftSettings: strict),
+        // A throw-away certificate authority and credential files for tests, the mock APNs and its tools (no C:
+        // it builds certificates through PushTLS's package API).
+        .target(name: "PushTLSTesting", dependencies: ["APNSCore", "PushTLS"], swiftSettings: strict),
         .target(name: "PushIO", dependencies: ["CEvent", "COpenSSL", "PushSync", "PushTLS"], swiftSettings: strict),
         .target(name: "PushHTTP2", dependencies: ["CNGHTTP2", "PushIO", "PushTLS"], swiftSettings: strict),
         .target(name: "PushStore", dependencies: ["APNSCore", "CLibPQ", "CSQLite", "JSON", "PushSync"], swiftSettings: strict),
@@ -47,25 +50,30 @@ let package = Package(
         .target(name: "JSON", swiftSettings: strict),
         .target(name: "APNSCore", dependencies: ["JSON"], swiftSettings: strict),
         .target(name: "APNS", dependencies: ["JSON", "APNSCore", "PushHTTP2", "PushIO", "PushSync", "PushTLS"], swiftSettings: strict),
-        .target(name: "APNSMock", dependencies: ["JSON", "APNSCore", "PushHTTP2", "PushIO", "PushSync", "PushTLS"], swiftSettings: strict),
+        .target(
+            name: "APNSMock", dependencies: ["JSON", "APNSCore", "PushHTTP2", "PushIO", "PushSync", "PushTLS", "PushTLSTesting"],
+            swiftSettings: strict),
         .target(name: "ProfileDrop", dependencies: ["JSON", "APNSCore", "PushStore", "PushSync"], swiftSettings: strict),
         .target(
             name: "PushService",
-            dependencies: ["JSON", "APNSCore", "APNS", "APNSMock", "PushStore", "ProfileDrop", "PushIO", "PushSync", "PushTLS"],
+            dependencies: ["JSON", "APNSCore", "APNS", "APNSMock", "PushStore", "ProfileDrop", "PushIO", "PushSync", "PushTLS", "PushTLSTesting"],
             swiftSettings: strict),
 
         // The chaos harness: push-server under a faulty mock APNs and SIGKILLs (make chaos, make test).
-        .target(name: "PushChaos", dependencies: ["JSON", "APNSCore", "APNSMock", "PushStore", "PushTLS", "TestSupport"], swiftSettings: strict),
+        .target(
+            name: "PushChaos", dependencies: ["JSON", "APNSCore", "APNSMock", "PushStore", "PushTLS", "PushTLSTesting", "TestSupport"],
+            swiftSettings: strict),
 
         // Executables: wiring only.
         .executableTarget(name: "push-server", dependencies: ["PushService"], swiftSettings: strict),
         .executableTarget(
             name: "pushctl",
-            dependencies: ["JSON", "APNS", "APNSMock", "APNSCore", "PushIO", "PushSync", "PushTLS"],
+            dependencies: ["JSON", "APNS", "APNSMock", "APNSCore", "PushIO", "PushSync", "PushTLS", "PushTLSTesting"],
             swiftSettings: strict),
         .executableTarget(name: "push-chaos", dependencies: ["PushChaos", "APNSCore"], swiftSettings: strict),
         .executableTarget(
-            name: "push-bench", dependencies: ["APNS", "APNSMock", "APNSCore", "PushIO", "PushStore", "PushTLS", "ProfileDrop"], swiftSettings: strict
+            name: "push-bench", dependencies: ["APNS", "APNSMock", "APNSCore", "PushIO", "PushStore", "PushTLS", "PushTLSTesting", "ProfileDrop"],
+            swiftSettings: strict
         ),
 
         // Fuzz targets. A normal build gives executables that replay input files through the same checks;
@@ -80,11 +88,15 @@ let package = Package(
 
         // Tests mirror Sources.
         .testTarget(name: "PushSyncTests", dependencies: ["PushSync"], swiftSettings: strict),
-        .testTarget(name: "PushTLSTests", dependencies: ["PushTLS"], swiftSettings: strict),
+        .testTarget(name: "PushTLSTests", dependencies: ["APNSCore", "PushTLS", "PushTLSTesting"], swiftSettings: strict),
+        .testTarget(name: "PushTLSTestingTests", dependencies: ["APNSCore", "PushTLS", "PushTLSTesting"], swiftSettings: strict),
         .testTarget(
-            name: "APNSTests", dependencies: ["JSON", "APNS", "APNSMock", "APNSCore", "PushSync", "PushTLS", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "PushIOTests", dependencies: ["PushIO", "PushSync", "PushTLS"], swiftSettings: strict),
-        .testTarget(name: "PushHTTP2Tests", dependencies: ["PushHTTP2", "PushIO", "PushSync", "PushTLS", "TestSupport"], swiftSettings: strict),
+            name: "APNSTests", dependencies: ["JSON", "APNS", "APNSMock", "APNSCore", "PushSync", "PushTLS", "PushTLSTesting", "TestSupport"],
+            swiftSettings: strict),
+        .testTarget(name: "PushIOTests", dependencies: ["PushIO", "PushSync", "PushTLS", "PushTLSTesting"], swiftSettings: strict),
+        .testTarget(
+            name: "PushHTTP2Tests", dependencies: ["PushHTTP2", "PushIO", "PushSync", "PushTLS", "PushTLSTesting", "TestSupport"],
+            swiftSettings: strict),
         .executableTarget(
             name: "pushstore-crash-writer", dependencies: ["APNSCore", "PushStore"],
             path: "Tests/PushStoreCrashWriter", swiftSettings: strict),
@@ -96,7 +108,8 @@ let package = Package(
             name: "ProfileDropTests", dependencies: ["JSON", "ProfileDrop", "PushStore", "PushSync", "APNSCore", "TestSupport"], swiftSettings: strict
         ),
         .testTarget(
-            name: "APNSMockTests", dependencies: ["JSON", "APNSMock", "APNSCore", "PushHTTP2", "PushIO", "PushSync", "PushTLS"], swiftSettings: strict
+            name: "APNSMockTests", dependencies: ["JSON", "APNSMock", "APNSCore", "PushHTTP2", "PushIO", "PushSync", "PushTLS", "PushTLSTesting"],
+            swiftSettings: strict
         ),
         .testTarget(
             name: "PushCtlTests",
@@ -108,7 +121,8 @@ let package = Package(
         .testTarget(
             name: "PushServiceTests",
             dependencies: [
-                "JSON", "PushService", "PushChaos", "APNSMock", "APNS", "APNSCore", "PushStore", "ProfileDrop", "PushTLS", "PushIO", "TestSupport",
+                "JSON", "PushService", "PushChaos", "APNSMock", "APNS", "APNSCore", "PushStore", "ProfileDrop", "PushTLS", "PushTLSTesting", "PushIO",
+                "TestSupport",
             ], swiftSettings: strict),
     ]
 )

@@ -11,14 +11,15 @@ public struct MockAPNSCertificateAuthenticator: MockAPNSAuthenticator {
     /// Checks the connection's certificate.
     public func authenticate(_ request: MockAPNSRequest, on connection: MockAPNSConnectionContext) -> MockAPNSAuthentication {
         guard let certificate = connection.clientCertificate else { return .rejected(.missingProviderToken) }
+        let info = APNSCertificateInfo(subjectUID: certificate.subjectUID, extensionValue: certificate.extensionValue(oid:))
         switch connection.environment {
-        case .development where !certificate.supportsDevelopment,
-            .production where !certificate.supportsProduction:
+        case .development where !info.supportsDevelopment,
+            .production where !info.supportsProduction:
             return .rejected(.badCertificateEnvironment)
         default:
             break
         }
-        guard let uid = certificate.subjectUID else { return .rejected(.badCertificate) }
-        return .authorized(MockAPNSTopicGrant(bundleID: uid, topics: certificate.apnsTopics))
+        guard let uid = info.subjectUID else { return .rejected(.badCertificate) }
+        return .authorized(MockAPNSTopicGrant(bundleID: uid, topics: info.topics))
     }
 }

@@ -1,6 +1,7 @@
 import APNSCore
 import Foundation
 import PushTLS
+import PushTLSTesting
 
 extension MockAPNSServer {
     /// Which APNs gateway the mock pretends to be.

@@ -1,5 +1,6 @@
 import APNSCore
 import PushTLS
+import PushTLSTesting
 
 extension MockAPNSServer {
     /// A whole test setup from one throw-away CA: a server configuration (certificate for localhost,

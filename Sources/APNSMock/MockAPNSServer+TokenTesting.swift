@@ -1,6 +1,7 @@
 import APNSCore
 import Foundation
 import PushTLS
+import PushTLSTesting
 
 extension MockAPNSServer {
     /// A token-auth test setup from one throw-away CA: a server configuration (certificate for localhost,

@@ -3,6 +3,7 @@ import APNSMock
 import Foundation
 import PushStore
 import PushTLS
+import PushTLSTesting
 
 extension ChaosRun {
     /// The rows a killed instance held in flight when it died: apns-id → the end of its lease.

@@ -3,6 +3,7 @@ import APNSMock
 import Foundation
 import PushStore
 import PushTLS
+import PushTLSTesting
 
 /// Runs push-server under a faulty mock APNs and repeated SIGKILLs, then reconciles the outbox with what
 /// the mock recorded. Used by `make chaos` (through `push-chaos`) and, smaller, by `make test`.

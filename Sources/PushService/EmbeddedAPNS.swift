@@ -1,6 +1,7 @@
 import APNSMock
 import Foundation
 import PushTLS
+import PushTLSTesting
 
 /// The embedded default: two apps, each with an in-process mock APNs and freshly generated credentials
 /// written to `<data-dir>/credentials`: the main app signs in with a client certificate (`.p12`), the

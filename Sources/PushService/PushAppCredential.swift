@@ -1,4 +1,5 @@
 import APNS
+import APNSCore
 import Foundation
 import PushTLS
 
@@ -55,10 +56,10 @@ struct PushAppCredential {
         status.kind = "certificate"
         status.source = app.p12Path
         status.notAfter = identity.certificate.notAfter
-        status.certificateTopics = identity.certificate.allowedTopics
+        status.certificateTopics = identity.certificate.apns.allowedTopics
         let bytes = FileManager.default.contents(atPath: app.p12Path ?? "").map(Array.init) ?? []
         return PushAppCredential(
-            credentials: .identity(identity), status: status, certificateTopics: identity.certificate.allowedTopics,
+            credentials: .identity(identity), status: status, certificateTopics: identity.certificate.apns.allowedTopics,
             fingerprint: SHA256Digest.hash(bytes + Array("\u{0}\(app.password ?? "")".utf8)))
     }
 

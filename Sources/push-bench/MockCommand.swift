@@ -3,6 +3,7 @@ import APNSMock
 import Dispatch
 import Foundation
 import PushTLS
+import PushTLSTesting
 import Synchronization
 
 /// `push-bench mock`: a standalone mock APNs server for h2load, aioapns and `push-bench client`.

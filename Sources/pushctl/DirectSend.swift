@@ -127,7 +127,7 @@ struct DirectSend {
         } catch {
             throw CLIError(ExitCode.config, "cannot load '\(certPath)': \(error)", hint: "check --cert and its password")
         }
-        return (.identity(identity), identity.certificate.subjectUID ?? identity.certificate.apnsTopics.first ?? "")
+        return (.identity(identity), identity.certificate.subjectUID ?? identity.certificate.apns.topics.first ?? "")
     }
 
     private func send(

@@ -5,6 +5,7 @@ import Foundation
 import JSON
 import PushIO
 import PushTLS
+import PushTLSTesting
 
 /// `pushctl mock-apns`: the mock APNs server on its own, with fresh credentials, until Ctrl-C.
 enum MockAPNSCommand: Command {

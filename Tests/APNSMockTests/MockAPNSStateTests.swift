@@ -4,6 +4,7 @@ import Foundation
 import PushHTTP2
 import PushIO
 import PushTLS
+import PushTLSTesting
 import Testing
 
 @Suite("Mock APNs server: token state, identifiers, certificate environments, recording")

@@ -3,6 +3,7 @@ import APNSCore
 import APNSMock
 import Foundation
 import PushTLS
+import PushTLSTesting
 import TestSupport
 import Testing
 

@@ -3,6 +3,7 @@ import APNSCore
 import APNSMock
 import Foundation
 import PushTLS
+import PushTLSTesting
 import Testing
 
 @Suite("APNs client against the mock server over TLS")

@@ -4,6 +4,7 @@ import APNSMock
 import Foundation
 import PushIO
 import PushTLS
+import PushTLSTesting
 import TestSupport
 import Testing
 

@@ -5,6 +5,7 @@ import Foundation
 import JSON
 import PushSync
 import PushTLS
+import PushTLSTesting
 import Testing
 
 /// A settable wall clock for token tests: no real waiting.

@@ -2,6 +2,7 @@ import APNS
 import APNSCore
 import APNSMock
 import PushTLS
+import PushTLSTesting
 import Testing
 
 @Suite("APNs client trust")

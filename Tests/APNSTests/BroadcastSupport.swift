@@ -3,6 +3,7 @@ import APNSMock
 import Foundation
 import PushHTTP2
 import PushTLS
+import PushTLSTesting
 
 @testable import APNS
 

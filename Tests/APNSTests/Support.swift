@@ -4,6 +4,7 @@ import APNSMock
 import Foundation
 import PushSync
 import PushTLS
+import PushTLSTesting
 
 let bundleID = "com.example.sniffmeet"
 let tokenA = try! DeviceToken(String(repeating: "ab", count: 32))

@@ -2,6 +2,7 @@ import Foundation
 import PushHTTP2
 import PushIO
 import PushTLS
+import PushTLSTesting
 import Testing
 
 /// Our client against our server, over TLS with ALPN h2.

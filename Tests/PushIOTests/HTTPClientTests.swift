@@ -1,6 +1,7 @@
 import Foundation
 import PushIO
 import PushTLS
+import PushTLSTesting
 import Testing
 
 /// `HTTPClient` (evhttp's client) against the package's own HTTP/1.1 server, plain and over TLS.

@@ -1,6 +1,7 @@
 import APNSCore
 import Foundation
 import PushTLS
+import PushTLSTesting
 import Testing
 
 @testable import PushService

@@ -6,6 +6,7 @@ import JSON
 import PushService
 import PushStore
 import PushTLS
+import PushTLSTesting
 
 /// The service in-process with a mock APNs that also serves channel management: the push clients and
 /// the channel managers of both environments reach the mock's two listeners with one client certificate.

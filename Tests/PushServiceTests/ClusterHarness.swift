@@ -5,6 +5,7 @@ import Foundation
 import PushService
 import PushStore
 import PushTLS
+import PushTLSTesting
 import TestSupport
 
 /// Several whole services in-process, each on 127.0.0.1:0, sharing one fresh database on the throwaway

@@ -5,6 +5,7 @@ import JSON
 import PushChaos
 import PushStore
 import PushTLS
+import PushTLSTesting
 import TestSupport
 import Testing
 

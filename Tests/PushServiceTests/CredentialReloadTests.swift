@@ -3,6 +3,7 @@ import APNSMock
 import Foundation
 import JSON
 import PushTLS
+import PushTLSTesting
 import Testing
 
 @testable import PushService

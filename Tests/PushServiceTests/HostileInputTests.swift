@@ -4,6 +4,7 @@ import Foundation
 import JSON
 import PushService
 import PushTLS
+import PushTLSTesting
 import TestSupport
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import PushChaos
 import PushService
 import PushTLS
+import PushTLSTesting
 import TestSupport
 import Testing
 

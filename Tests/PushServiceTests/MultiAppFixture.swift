@@ -2,6 +2,7 @@ import APNSMock
 import Foundation
 import JSON
 import PushTLS
+import PushTLSTesting
 
 @testable import PushService
 

@@ -6,6 +6,7 @@ import PushChaos
 import PushIO
 import PushService
 import PushTLS
+import PushTLSTesting
 import TestSupport
 import Testing
 

@@ -4,6 +4,7 @@ import Foundation
 import JSON
 import PushChaos
 import PushTLS
+import PushTLSTesting
 import Testing
 
 @Suite("secrets stay out of the logs")

@@ -6,6 +6,7 @@ import JSON
 import PushService
 import PushStore
 import PushTLS
+import PushTLSTesting
 import TestSupport
 
 /// The whole service in-process on 127.0.0.1:0, talking to an in-process mock APNs.

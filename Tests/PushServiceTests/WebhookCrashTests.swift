@@ -4,6 +4,7 @@ import JSON
 import PushChaos
 import PushStore
 import PushTLS
+import PushTLSTesting
 import Testing
 
 /// `push-server` (the real binary, a child process) killed with SIGKILL while webhook requests are in flight.

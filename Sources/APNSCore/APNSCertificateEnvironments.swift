@@ -15,13 +15,3 @@ public struct APNSCertificateEnvironments: OptionSet, Sendable, Hashable {
     /// Both gateways, as Apple's universal certificates allow.
     public static let both: APNSCertificateEnvironments = [.development, .production]
 }
-
-extension TLSCertificate {
-    /// The gateways this certificate's marker extensions allow.
-    public var apnsEnvironments: APNSCertificateEnvironments {
-        var environments: APNSCertificateEnvironments = []
-        if supportsDevelopment { environments.insert(.development) }
-        if supportsProduction { environments.insert(.production) }
-        return environments
-    }
-}

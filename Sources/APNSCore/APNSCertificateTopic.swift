@@ -34,16 +34,16 @@ public struct APNSCertificateTopic: Sendable, Equatable, Hashable {
 /// `SEQUENCE { "com.a", SEQUENCE { "app" }, "com.a.voip", SEQUENCE { "voip" } }`.
 /// The reader also accepts each pair wrapped in its own SEQUENCE and an extra OCTET STRING wrapper,
 /// so hand-made test certificates decode as well.
-enum APNSCertificateExtensions {
+package enum APNSCertificateExtensions {
     /// Present when the certificate may talk to the development (sandbox) gateway.
-    static let developmentOID = "1.2.840.113635.100.6.3.1"
+    package static let developmentOID = "1.2.840.113635.100.6.3.1"
     /// Present when the certificate may talk to the production gateway.
-    static let productionOID = "1.2.840.113635.100.6.3.2"
+    package static let productionOID = "1.2.840.113635.100.6.3.2"
     /// The list of topics the certificate may push to.
-    static let topicsOID = "1.2.840.113635.100.6.3.6"
+    package static let topicsOID = "1.2.840.113635.100.6.3.6"
 
     /// Decodes the topics extension value; an empty list if it is malformed.
-    static func decodeTopics(_ bytes: [UInt8]) -> [APNSCertificateTopic] {
+    package static func decodeTopics(_ bytes: [UInt8]) -> [APNSCertificateTopic] {
         guard let top = DER.elements(bytes[...]), top.count == 1 else { return [] }
         return decodeTopics(element: top[0])
     }
@@ -82,7 +82,7 @@ enum APNSCertificateExtensions {
     }
 
     /// Encodes topics in Apple's flat alternating layout.
-    static func encodeTopics(_ topics: [APNSCertificateTopic]) -> [UInt8] {
+    package static func encodeTopics(_ topics: [APNSCertificateTopic]) -> [UInt8] {
         var elements: [[UInt8]] = []
         for entry in topics {
             elements.append(DER.utf8String(entry.topic))
@@ -92,5 +92,5 @@ enum APNSCertificateExtensions {
     }
 
     /// The value Apple gives the development and production marker extensions: DER NULL.
-    static let markerValue: [UInt8] = [DER.Tag.null, 0x00]
+    package static let markerValue: [UInt8] = [DER.Tag.null, 0x00]
 }

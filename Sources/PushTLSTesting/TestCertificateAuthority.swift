@@ -1,5 +1,6 @@
-internal import COpenSSL
+import APNSCore
 import Foundation
+import PushTLS
 
 /// A throw-away certificate authority with EC P-256 keys, for tests and the mock APNs server.
 /// Nothing it makes is ever written to the repository; everything is generated at run time.
@@ -17,9 +18,9 @@ public final class TestCertificateAuthority: Sendable {
         let builder = try CertificateBuilder(
             subject: [("CN", commonName)], publicKey: key,
             notBefore: now.addingTimeInterval(-3600), notAfter: now.addingTimeInterval(10 * 365 * 86400))
-        try builder.addExtension(nid: NID_basic_constraints, "critical,CA:TRUE")
-        try builder.addExtension(nid: NID_key_usage, "critical,keyCertSign,cRLSign,digitalSignature")
-        try builder.addExtension(nid: NID_subject_key_identifier, "hash")
+        try builder.addExtension("basicConstraints", "critical,CA:TRUE")
+        try builder.addExtension("keyUsage", "critical,keyCertSign,cRLSign,digitalSignature")
+        try builder.addExtension("subjectKeyIdentifier", "hash")
         certificate = try TLSCertificate(handle: builder.sign(issuer: nil, key: key))
     }
 
@@ -39,9 +40,9 @@ public final class TestCertificateAuthority: Sendable {
             notBefore: now.addingTimeInterval(-3600), notAfter: now.addingTimeInterval(Double(validDays) * 86400)
         ) { builder in
             if !names.isEmpty {
-                try builder.addExtension(nid: NID_subject_alt_name, names.joined(separator: ","))
+                try builder.addExtension("subjectAltName", names.joined(separator: ","))
             }
-            try builder.addExtension(nid: NID_ext_key_usage, "serverAuth")
+            try builder.addExtension("extendedKeyUsage", "serverAuth")
         }
     }
 
@@ -57,7 +58,7 @@ public final class TestCertificateAuthority: Sendable {
             notBefore: notBefore ?? now.addingTimeInterval(-3600),
             notAfter: notAfter ?? now.addingTimeInterval(365 * 86400)
         ) { builder in
-            try builder.addExtension(nid: NID_ext_key_usage, "clientAuth")
+            try builder.addExtension("extendedKeyUsage", "clientAuth")
             if environments.contains(.development) {
                 try builder.addExtension(
                     oid: APNSCertificateExtensions.developmentOID,
@@ -86,10 +87,10 @@ public final class TestCertificateAuthority: Sendable {
         let builder = try CertificateBuilder(
             subject: subject, publicKey: leafKey,
             notBefore: notBefore, notAfter: notAfter)
-        try builder.addExtension(nid: NID_basic_constraints, "critical,CA:FALSE")
-        try builder.addExtension(nid: NID_key_usage, "critical,digitalSignature")
-        try builder.addExtension(nid: NID_subject_key_identifier, "hash")
-        try builder.addExtension(nid: NID_authority_key_identifier, "keyid:always", issuer: certificate.handle)
+        try builder.addExtension("basicConstraints", "critical,CA:FALSE")
+        try builder.addExtension("keyUsage", "critical,digitalSignature")
+        try builder.addExtension("subjectKeyIdentifier", "hash")
+        try builder.addExtension("authorityKeyIdentifier", "keyid:always", issuer: certificate.handle)
         try extensions(builder)
         let leaf = try builder.sign(issuer: certificate.handle, key: key)
         return IssuedCredential(certificatePEM: try leaf.pem(), privateKeyPEM: try leafKey.privatePEM())

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import PushTLS
+@testable import APNSCore
 
 @Suite("Apple topics extension")
 struct APNSTopicsDecodingTests {

@@ -1,3 +1,5 @@
+import PushTLS
+
 /// A certificate and its private key, both PEM, as issued by `TestCertificateAuthority`.
 public struct IssuedCredential: Sendable {
     /// The certificate as PEM.

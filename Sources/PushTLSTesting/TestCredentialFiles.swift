@@ -1,4 +1,5 @@
 import Foundation
+import PushTLS
 
 /// A directory of freshly generated test credentials: CA, server and APNs-style client.
 public struct TestCredentialFiles: Sendable {
