@@ -56,8 +56,10 @@ let package = Package(
         .target(name: "ProfileDrop", dependencies: ["JSON", "APNSCore", "PushStore", "PushSync"], swiftSettings: strict),
         .target(
             name: "PushService",
-            dependencies: ["JSON", "APNSCore", "APNS", "APNSMock", "PushStore", "ProfileDrop", "PushIO", "PushSync", "PushTLS", "PushTLSTesting"],
+            dependencies: ["JSON", "APNSCore", "APNS", "PushStore", "ProfileDrop", "PushIO", "PushSync", "PushTLS"],
             swiftSettings: strict),
+        // The mock APNs servers of `push-server --embedded`, handed to PushService by the executable (and by tests).
+        .target(name: "EmbeddedAPNS", dependencies: ["APNSMock", "PushService", "PushTLS", "PushTLSTesting"], swiftSettings: strict),
 
         // The chaos harness: push-server under a faulty mock APNs and SIGKILLs (make chaos, make test).
         .target(
@@ -65,7 +67,7 @@ let package = Package(
             swiftSettings: strict),
 
         // Executables: wiring only.
-        .executableTarget(name: "push-server", dependencies: ["PushService"], swiftSettings: strict),
+        .executableTarget(name: "push-server", dependencies: ["EmbeddedAPNS", "PushService"], swiftSettings: strict),
         .executableTarget(
             name: "pushctl",
             dependencies: ["JSON", "APNS", "APNSMock", "APNSCore", "PushIO", "PushSync", "PushTLS", "PushTLSTesting"],
@@ -121,7 +123,8 @@ let package = Package(
         .testTarget(
             name: "PushServiceTests",
             dependencies: [
-                "JSON", "PushService", "PushChaos", "APNSMock", "APNS", "APNSCore", "PushStore", "ProfileDrop", "PushTLS", "PushTLSTesting", "PushIO",
+                "JSON", "PushService", "EmbeddedAPNS", "PushChaos", "APNSMock", "APNS", "APNSCore", "PushStore", "ProfileDrop", "PushTLS",
+                "PushTLSTesting", "PushIO",
                 "TestSupport",
             ], swiftSettings: strict),
     ]

@@ -1,6 +1,5 @@
 import APNS
 import APNSCore
-import APNSMock
 import Foundation
 import PushIO
 import PushTLS
@@ -8,8 +7,11 @@ import PushTLS
 /// What `push-server` does: load and check the configuration, start the service (with the embedded mock
 /// APNs when asked), print how to use it, and run until SIGTERM or SIGINT.
 public enum PushServerLauncher {
-    /// Runs the program with `arguments` (without the program name); returns the exit code.
-    public static func main(arguments: [String], environment: [String: String]) async -> Int32 {
+    /// Runs the program with `arguments` (without the program name); returns the exit code. `embeddedAPNS`
+    /// starts the servers of `--embedded` (nil: the program has none, and `--embedded` exits 78).
+    public static func main(
+        arguments: [String], environment: [String: String], embeddedAPNS: (any EmbeddedAPNSProvider)? = nil
+    ) async -> Int32 {
         if arguments.contains("-h") || arguments.contains("--help") {
             print(PushServiceConfiguration.usage)
             return 0
@@ -20,7 +22,7 @@ public enum PushServerLauncher {
         let launched: Launched
         do {
             var configuration = try PushServiceConfiguration.load(arguments: arguments, environment: environment)
-            launched = try await launch(&configuration)
+            launched = try await launch(&configuration, embeddedAPNS: embeddedAPNS)
         } catch let error as ConfigurationError {
             FileHandle.standardError.write(Data("push-server: \(error.message)\n".utf8))
             return error.exitCode
@@ -60,28 +62,32 @@ public enum PushServerLauncher {
 
     struct Launched {
         var server: PushServer
-        var embedded: EmbeddedAPNS?
+        var embedded: EmbeddedAPNSServers?
         var configuration: PushServiceConfiguration
         /// The generated key of the embedded mode and the file it is saved in (printed in the banner).
         var generatedKey: (key: String, path: String)?
     }
 
-    static func launch(_ configuration: inout PushServiceConfiguration) async throws -> Launched {
+    static func launch(
+        _ configuration: inout PushServiceConfiguration, embeddedAPNS: (any EmbeddedAPNSProvider)? = nil
+    ) async throws -> Launched {
         let logger = ServiceLogger(level: configuration.logLevel)
-        var embedded: EmbeddedAPNS?
+        var embedded: EmbeddedAPNSServers?
         var generatedKey: (key: String, path: String)?
         try StartupChecks.database(configuration)
         if configuration.embedded {
-            let topic = configuration.topic ?? EmbeddedAPNS.defaultTopic
-            configuration.topic = topic
-            let mock: EmbeddedAPNS
+            guard let embeddedAPNS else {
+                throw ConfigurationError("--embedded is not available: this program has no embedded mock APNs")
+            }
+            let servers: EmbeddedAPNSServers
             do {
-                mock = try EmbeddedAPNS(dataDirectory: configuration.dataDirectory, bundleID: topic)
+                servers = try embeddedAPNS.start(dataDirectory: configuration.dataDirectory, topic: configuration.topic)
             } catch {
                 throw ConfigurationError("cannot set up the embedded mock APNs in \(configuration.dataDirectory): \(error)")
             }
-            embedded = mock
-            configuration.apps = mock.apps
+            embedded = servers
+            configuration.topic = servers.apps.first?.topic ?? configuration.topic
+            configuration.apps = servers.apps
             if configuration.apiKeys.isEmpty {
                 let key = try APIKeyFile.loadOrCreate(dataDirectory: configuration.dataDirectory)
                 configuration.apiKeys = [try APIKey(name: "embedded", secret: key)]
@@ -181,13 +187,12 @@ public enum PushServerLauncher {
         let configuration = launched.configuration
         let address = "\(configuration.host):\(launched.server.port)"
         var lines = ["listening on \(address)"]
-        if launched.embedded != nil {
+        if let embedded = launched.embedded {
             // A configured key is never printed; the examples then show where it goes.
             let key = launched.generatedKey?.key ?? "$PUSH_API_KEY"
             let url = "\(configuration.tls.isEnabled ? "https" : "http")://\(address)"
+            lines += embedded.banner
             lines += [
-                "push-server is running with an embedded mock APNs (credentials in \(configuration.dataDirectory)/credentials)",
-                "for two apps: sniffmeet (\(configuration.defaultTopic ?? EmbeddedAPNS.defaultTopic), .p12 certificate) and dogwalk (\(configuration.apps.last?.topic ?? EmbeddedAPNS.tokenTopic), .p8 token key).",
                 launched.generatedKey.map { "API key: \($0.key) (saved in \($0.path))" } ?? "API key: the one you configured",
                 "",
                 "Try it:",

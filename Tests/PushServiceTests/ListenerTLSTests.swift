@@ -1,3 +1,4 @@
+import EmbeddedAPNS
 import Foundation
 import PushChaos
 import PushService
@@ -179,7 +180,7 @@ struct ListenerTLSTests {
             arguments: [
                 "--embedded", "--data-dir", directory + "/data2", "--port", "0", "--tls-cert", files.serverCertificatePath,
                 "--log-level", "error",
-            ], environment: [:])
+            ], environment: [:], embeddedAPNS: EmbeddedMockAPNS())
         #expect(missing == 78)
         try? FileManager.default.removeItem(atPath: directory)
     }

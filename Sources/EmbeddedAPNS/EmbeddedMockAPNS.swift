@@ -1,12 +1,36 @@
 import APNSMock
 import Foundation
+import PushService
 import PushTLS
 import PushTLSTesting
 
-/// The embedded default: two apps, each with an in-process mock APNs and freshly generated credentials
-/// written to `<data-dir>/credentials`: the main app signs in with a client certificate (`.p12`), the
-/// second (`com.example.dogwalk`) with a token signing key (`.p8`), as a server with several apps would.
-struct EmbeddedAPNS: Sendable {
+/// What `push-server --embedded` runs: two apps, each with an in-process mock APNs and freshly generated
+/// credentials written to `<data-dir>/credentials`: the main app signs in with a client certificate
+/// (`.p12`), the second (`com.example.dogwalk`) with a token signing key (`.p8`), as a server with several
+/// apps would. The `push-server` executable hands it to `PushServerLauncher`; tests use it the same way.
+public struct EmbeddedMockAPNS: EmbeddedAPNSProvider {
+    /// The main app's bundle id when no topic is configured.
+    public static let defaultTopic = "com.example.sniffmeet"
+    /// The second app's bundle id.
+    public static let tokenTopic = "com.example.dogwalk"
+
+    /// The provider.
+    public init() {}
+
+    /// Generates the credentials under `dataDirectory/credentials` and starts both mocks on 127.0.0.1.
+    public func start(dataDirectory: String, topic: String?) throws -> EmbeddedAPNSServers {
+        let servers = try EmbeddedMockServers(dataDirectory: dataDirectory, bundleID: topic ?? Self.defaultTopic)
+        return EmbeddedAPNSServers(
+            apps: servers.apps,
+            banner: [
+                "push-server is running with an embedded mock APNs (credentials in \(dataDirectory)/credentials)",
+                "for two apps: sniffmeet (\(servers.apps[0].topic), .p12 certificate) and dogwalk (\(servers.apps[1].topic), .p8 token key).",
+            ], stop: { servers.stop() })
+    }
+}
+
+/// The two running mocks, their channel management listeners and the apps' settings.
+struct EmbeddedMockServers: Sendable {
     /// The certificate app's mock.
     let mock: MockAPNSServer
     /// The token app's mock.
@@ -19,21 +43,17 @@ struct EmbeddedAPNS: Sendable {
     /// The apps' settings.
     let apps: [PushServiceConfiguration.AppSettings]
 
-    static let defaultTopic = "com.example.sniffmeet"
-    /// The second app's bundle id.
-    static let tokenTopic = "com.example.dogwalk"
-
     /// Generates credentials under `dataDirectory/credentials` and starts both mocks on 127.0.0.1 (free ports).
     init(dataDirectory: String, bundleID: String) throws {
         let directory = URL(fileURLWithPath: dataDirectory).appendingPathComponent("credentials").path
-        let password = APIKeyFile.randomHex(bytes: 16)
+        let password = Self.randomHex(bytes: 16)
         files = try TestCredentialFiles.write(to: directory, bundleID: bundleID, password: password)
         var configuration = try MockAPNSServer.Configuration(credentialFiles: files)
         configuration.environment = .development
         // The embedded mocks run as long as the service: keep their memory flat.
         configuration.maxRecords = 100
         mock = try MockAPNSServer(configuration: configuration)
-        let tokenTopic = bundleID == Self.tokenTopic ? Self.tokenTopic + ".second" : Self.tokenTopic
+        let tokenTopic = bundleID == EmbeddedMockAPNS.tokenTopic ? EmbeddedMockAPNS.tokenTopic + ".second" : EmbeddedMockAPNS.tokenTopic
         var token = try MockAPNSServer.makeForTokenTesting(topics: [tokenTopic])
         token.configuration.maxRecords = 100
         tokenMock = try MockAPNSServer(configuration: token.configuration)
@@ -74,28 +94,9 @@ struct EmbeddedAPNS: Sendable {
         mock.stop()
         tokenMock.stop()
     }
-}
 
-/// The API key file of the embedded mode: `<data-dir>/api-key`, created with a random key if missing.
-enum APIKeyFile {
-    static func loadOrCreate(dataDirectory: String) throws -> String {
-        let path = URL(fileURLWithPath: dataDirectory).appendingPathComponent("api-key").path
-        if let data = FileManager.default.contents(atPath: path) {
-            let key = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            if !key.isEmpty { return key }
-        }
-        let key = randomHex(bytes: 24)
-        guard
-            FileManager.default.createFile(
-                atPath: path, contents: Data((key + "\n").utf8),
-                attributes: [.posixPermissions: 0o600])
-        else {
-            throw ConfigurationError("cannot write the API key file \(path)")
-        }
-        return key
-    }
-
-    static func randomHex(bytes: Int) -> String {
+    /// `bytes` random bytes as lower-case hex (the generated .p12 password).
+    private static func randomHex(bytes: Int) -> String {
         var generator = SystemRandomNumberGenerator()
         return (0..<bytes).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
     }
