@@ -26,6 +26,8 @@ let package = Package(
         .systemLibrary(
             name: "CEvent", pkgConfig: "libevent_openssl",
             providers: [.apt(["libevent-dev"])]),
+        // glibc's malloc.h (mallopt), which the Glibc module does not export; libc itself, nothing to link.
+        .systemLibrary(name: "CMalloc"),
         .systemLibrary(
             name: "CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
@@ -42,7 +44,10 @@ let package = Package(
         // it builds certificates through PushTLS's package API).
         .target(name: "PushTLSTesting", dependencies: ["APNSCore", "PushTLS"], swiftSettings: strict),
         .target(name: "PushIO", dependencies: ["CEvent", "COpenSSL", "PushSync", "PushTLS"], swiftSettings: strict),
+        .target(name: "PushHTTP1", dependencies: ["CEvent", "PushIO", "PushSync", "PushTLS"], swiftSettings: strict),
         .target(name: "PushHTTP2", dependencies: ["CNGHTTP2", "PushIO", "PushTLS"], swiftSettings: strict),
+        // Process-wide plumbing of a server program: signals (libevent signal events) and glibc malloc tuning.
+        .target(name: "PushProcess", dependencies: ["CEvent", "CMalloc", "PushIO", "PushSync"], swiftSettings: strict),
         .target(name: "PushStore", dependencies: ["APNSCore", "CLibPQ", "CSQLite", "JSON", "PushSync"], swiftSettings: strict),
 
         // Domain.
@@ -51,12 +56,12 @@ let package = Package(
         .target(name: "APNSCore", dependencies: ["JSON"], swiftSettings: strict),
         .target(name: "APNS", dependencies: ["JSON", "APNSCore", "PushHTTP2", "PushIO", "PushSync", "PushTLS"], swiftSettings: strict),
         .target(
-            name: "APNSMock", dependencies: ["JSON", "APNSCore", "PushHTTP2", "PushIO", "PushSync", "PushTLS", "PushTLSTesting"],
+            name: "APNSMock", dependencies: ["JSON", "APNSCore", "PushHTTP1", "PushHTTP2", "PushIO", "PushSync", "PushTLS", "PushTLSTesting"],
             swiftSettings: strict),
         .target(name: "ProfileDrop", dependencies: ["JSON", "APNSCore", "PushStore", "PushSync"], swiftSettings: strict),
         .target(
             name: "PushService",
-            dependencies: ["JSON", "APNSCore", "APNS", "PushStore", "ProfileDrop", "PushIO", "PushSync", "PushTLS"],
+            dependencies: ["JSON", "APNSCore", "APNS", "PushStore", "ProfileDrop", "PushHTTP1", "PushIO", "PushProcess", "PushSync", "PushTLS"],
             swiftSettings: strict),
         // The mock APNs servers of `push-server --embedded`, handed to PushService by the executable (and by tests).
         .target(name: "EmbeddedAPNS", dependencies: ["APNSMock", "PushService", "PushTLS", "PushTLSTesting"], swiftSettings: strict),
@@ -70,7 +75,7 @@ let package = Package(
         .executableTarget(name: "push-server", dependencies: ["EmbeddedAPNS", "PushService"], swiftSettings: strict),
         .executableTarget(
             name: "pushctl",
-            dependencies: ["JSON", "APNS", "APNSMock", "APNSCore", "PushIO", "PushSync", "PushTLS", "PushTLSTesting"],
+            dependencies: ["JSON", "APNS", "APNSMock", "APNSCore", "PushIO", "PushProcess", "PushSync", "PushTLS", "PushTLSTesting"],
             swiftSettings: strict),
         .executableTarget(name: "push-chaos", dependencies: ["PushChaos", "APNSCore"], swiftSettings: strict),
         .executableTarget(
@@ -82,7 +87,7 @@ let package = Package(
         // `make fuzz` builds them with libFuzzer (-sanitize=fuzzer and -D FUZZING) and fuzzes them.
         .target(name: "FuzzSupport", dependencies: ["JSON", "APNSCore"], path: "Fuzz/Support", swiftSettings: strict),
         .executableTarget(
-            name: "fuzz-requests", dependencies: ["JSON", "FuzzSupport", "PushService", "PushStore", "APNSCore"],
+            name: "fuzz-requests", dependencies: ["JSON", "FuzzSupport", "PushHTTP1", "PushService", "PushStore", "APNSCore"],
             path: "Fuzz/RequestDecoding", swiftSettings: strict),
         .executableTarget(
             name: "fuzz-payload", dependencies: ["JSON", "FuzzSupport", "APNSCore"],
@@ -96,6 +101,8 @@ let package = Package(
             name: "APNSTests", dependencies: ["JSON", "APNS", "APNSMock", "APNSCore", "PushSync", "PushTLS", "PushTLSTesting", "TestSupport"],
             swiftSettings: strict),
         .testTarget(name: "PushIOTests", dependencies: ["PushIO", "PushSync", "PushTLS", "PushTLSTesting"], swiftSettings: strict),
+        .testTarget(name: "PushHTTP1Tests", dependencies: ["PushHTTP1", "PushIO", "PushTLS", "PushTLSTesting"], swiftSettings: strict),
+        .testTarget(name: "PushProcessTests", dependencies: ["PushIO", "PushProcess"], swiftSettings: strict),
         .testTarget(
             name: "PushHTTP2Tests", dependencies: ["PushHTTP2", "PushIO", "PushSync", "PushTLS", "PushTLSTesting", "TestSupport"],
             swiftSettings: strict),
@@ -115,7 +122,9 @@ let package = Package(
         ),
         .testTarget(
             name: "PushCtlTests",
-            dependencies: ["JSON", "pushctl", "push-server", "PushChaos", "APNSMock", "APNSCore", "PushSync", "PushTLS", "PushIO", "TestSupport"],
+            dependencies: [
+                "JSON", "pushctl", "push-server", "PushChaos", "APNSMock", "APNSCore", "PushSync", "PushTLS", "PushHTTP1", "PushIO", "TestSupport",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "FuzzCorpusTests", dependencies: ["JSON", "fuzz-requests", "fuzz-payload", "FuzzSupport", "APNSCore", "PushSync"],

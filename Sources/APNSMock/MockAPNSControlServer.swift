@@ -1,4 +1,5 @@
 import APNSCore
+import PushHTTP1
 import PushIO
 import PushSync
 

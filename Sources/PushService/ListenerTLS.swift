@@ -1,3 +1,4 @@
+import PushHTTP1
 import PushIO
 import PushTLS
 

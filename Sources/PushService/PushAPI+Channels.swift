@@ -2,6 +2,7 @@ import APNS
 import APNSCore
 import Foundation
 import JSON
+import PushHTTP1
 import PushIO
 import PushStore
 

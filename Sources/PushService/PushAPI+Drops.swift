@@ -2,6 +2,7 @@ import APNSCore
 import Foundation
 import JSON
 import ProfileDrop
+import PushHTTP1
 import PushIO
 import PushStore
 

@@ -1,6 +1,7 @@
 import APNSCore
 import Foundation
 import ProfileDrop
+import PushHTTP1
 import PushIO
 import PushStore
 import PushSync

@@ -1,5 +1,6 @@
 import Foundation
 import ProfileDrop
+import PushHTTP1
 import PushIO
 import PushStore
 

@@ -2,6 +2,7 @@ import APNS
 import APNSCore
 import Foundation
 import PushIO
+import PushProcess
 import PushTLS
 
 /// What `push-server` does: load and check the configuration, start the service (with the embedded mock

@@ -4,6 +4,7 @@ import Dispatch
 import Foundation
 import JSON
 import PushIO
+import PushProcess
 import PushTLS
 import PushTLSTesting
 

@@ -1,5 +1,6 @@
 import Foundation
 import PushIO
+import PushProcess
 import Testing
 
 @Suite("SignalWaiter", .serialized)

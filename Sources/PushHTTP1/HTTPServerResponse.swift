@@ -1,5 +1,4 @@
-/// An HTTP response: what the HTTP/1.1 server sends back with an `HTTPResponder`, and what the HTTP/2
-/// client receives (`HTTP2Response`).
+/// An HTTP response: what the HTTP/1.1 server sends back with an `HTTPResponder`.
 public struct HTTPServerResponse: Sendable {
     /// The status code (e.g. 200).
     public var status: Int

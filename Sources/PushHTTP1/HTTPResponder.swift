@@ -1,4 +1,5 @@
 internal import CEvent
+import PushIO
 
 /// Sends the one reply to one request, from any thread, once. Replies after the server closed are dropped.
 ///

@@ -1,4 +1,5 @@
 internal import CEvent
+import PushIO
 import PushTLS
 
 /// The answer to one `HTTPClient` request.

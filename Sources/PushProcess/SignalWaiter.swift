@@ -1,5 +1,6 @@
 internal import CEvent
 import Foundation
+import PushIO
 import PushSync
 
 /// Catches signals from the moment it is created and lets one task wait for them, one at a time.

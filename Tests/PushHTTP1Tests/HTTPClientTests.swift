@@ -1,4 +1,5 @@
 import Foundation
+import PushHTTP1
 import PushIO
 import PushTLS
 import PushTLSTesting

@@ -1,4 +1,4 @@
-internal import CEvent
+internal import CMalloc
 
 /// Process-wide allocator settings for a long-running server.
 public enum ProcessMemory {
