@@ -1,4 +1,3 @@
-import APNSCore
 import JSON
 
 /// Invariant checks shared by the fuzz targets. A broken invariant stops the process with a message,

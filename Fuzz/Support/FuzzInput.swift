@@ -1,4 +1,3 @@
-import APNSCore
 import JSON
 
 /// Turns fuzzer bytes into typed values, front to back. Once the bytes run out every taker returns

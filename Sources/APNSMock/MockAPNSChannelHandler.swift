@@ -1,7 +1,6 @@
 import APNSCore
 import Foundation
 import PushHTTP2
-import PushIO
 import PushSync
 import PushTLS
 

@@ -1,7 +1,6 @@
 import APNSCore
 import JSON
 import PushHTTP1
-import PushIO
 
 /// Routes control requests to the mock. Immutable; `handle` runs on the control loop and answers at
 /// once, except a long poll, which answers from a task when its records arrive or its time is up.

@@ -1,5 +1,4 @@
 import APNSCore
-import PushTLS
 import PushTLSTesting
 
 extension MockAPNSServer {

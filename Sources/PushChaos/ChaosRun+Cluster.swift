@@ -2,7 +2,6 @@ import APNSCore
 import APNSMock
 import Foundation
 import PushStore
-import PushTLS
 import PushTLSTesting
 
 extension ChaosRun {

@@ -2,7 +2,6 @@ import APNSCore
 import APNSMock
 import Foundation
 import PushStore
-import PushTLS
 import PushTLSTesting
 
 /// Runs push-server under a faulty mock APNs and repeated SIGKILLs, then reconciles the outbox with what

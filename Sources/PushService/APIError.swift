@@ -1,7 +1,6 @@
 import APNSCore
 import JSON
 import PushHTTP1
-import PushIO
 
 /// An error answered as `{"error":{"code":"...","message":"..."}}` with an HTTP status.
 public struct APIError: Error, Sendable, Equatable {

@@ -1,6 +1,5 @@
 import APNSCore
 import PushHTTP1
-import PushIO
 
 /// A routed request: the HTTP request plus the path parameters its route captured.
 public struct APIRequest: Sendable {

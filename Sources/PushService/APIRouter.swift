@@ -1,5 +1,4 @@
 import PushHTTP1
-import PushIO
 
 /// One operation of the API: a method and a path pattern such as `/v1/users/{id}`.
 public struct APIRoute: Sendable {

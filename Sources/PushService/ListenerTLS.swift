@@ -1,5 +1,4 @@
 import PushHTTP1
-import PushIO
 import PushTLS
 
 /// Builds the REST listener's TLS context from `PushServiceConfiguration.TLSListenerSettings`.

@@ -1,5 +1,4 @@
 import PushHTTP1
-import PushIO
 
 extension PushAPI {
     /// What access control decided for one request.

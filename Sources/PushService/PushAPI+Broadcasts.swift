@@ -2,7 +2,6 @@ import APNSCore
 import Foundation
 import JSON
 import PushHTTP1
-import PushIO
 import PushStore
 
 extension PushAPI {

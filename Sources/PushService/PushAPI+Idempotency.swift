@@ -1,6 +1,5 @@
 import Foundation
 import PushHTTP1
-import PushIO
 import PushStore
 import PushTLS
 

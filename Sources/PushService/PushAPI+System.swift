@@ -3,7 +3,6 @@ import Foundation
 import JSON
 import ProfileDrop
 import PushHTTP1
-import PushIO
 import PushStore
 
 extension PushAPI {

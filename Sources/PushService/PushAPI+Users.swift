@@ -1,7 +1,6 @@
 import APNSCore
 import Foundation
 import PushHTTP1
-import PushIO
 import PushStore
 
 extension PushAPI {

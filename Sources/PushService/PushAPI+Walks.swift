@@ -3,7 +3,6 @@ import Foundation
 import JSON
 import ProfileDrop
 import PushHTTP1
-import PushIO
 import PushStore
 
 /// Walks as Live Activities: with `walks.live_activity` on, an accepted mate request starts a Live Activity

@@ -1,7 +1,6 @@
 import Foundation
 import JSON
 import PushHTTP1
-import PushIO
 import PushStore
 
 extension PushAPI {

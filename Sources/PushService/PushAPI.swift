@@ -2,7 +2,6 @@ import APNSCore
 import Foundation
 import ProfileDrop
 import PushHTTP1
-import PushIO
 import PushStore
 import PushSync
 

@@ -1,9 +1,7 @@
 import APNS
 import APNSCore
 import Foundation
-import PushIO
 import PushProcess
-import PushTLS
 
 /// What `push-server` does: load and check the configuration, start the service (with the embedded mock
 /// APNs when asked), print how to use it, and run until SIGTERM or SIGINT.

@@ -1,4 +1,3 @@
-import PushIO
 import PushSync
 
 /// Counts HTTP requests being handled and, once draining, turns new ones away with 503.

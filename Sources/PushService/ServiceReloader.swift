@@ -1,6 +1,5 @@
 import JSON
 import PushHTTP1
-import PushIO
 import PushStore
 import PushSync
 

@@ -1,4 +1,3 @@
-import APNSCore
 import Foundation
 import JSON
 import PushChaos

@@ -3,7 +3,6 @@ import APNSMock
 import Dispatch
 import Foundation
 import JSON
-import PushIO
 import PushProcess
 import PushTLS
 import PushTLSTesting

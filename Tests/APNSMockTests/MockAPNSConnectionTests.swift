@@ -1,7 +1,6 @@
 import APNSCore
 import APNSMock
 import PushHTTP2
-import PushIO
 import Testing
 
 @Suite("Mock APNs server: stream limits, GOAWAY, resets, faults, idle timeout, latency, stop")

@@ -2,8 +2,6 @@ import APNSCore
 import APNSMock
 import Foundation
 import PushHTTP2
-import PushIO
-import PushTLS
 import PushTLSTesting
 import Testing
 

@@ -1,7 +1,6 @@
 import APNSCore
 import APNSMock
 import Foundation
-import PushTLS
 import PushTLSTesting
 import Testing
 

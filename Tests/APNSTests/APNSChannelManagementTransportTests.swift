@@ -1,8 +1,6 @@
 import APNS
 import APNSCore
-import APNSMock
 import Foundation
-import PushTLS
 import PushTLSTesting
 import TestSupport
 import Testing

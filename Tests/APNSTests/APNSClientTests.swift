@@ -2,7 +2,6 @@ import APNS
 import APNSCore
 import APNSMock
 import Foundation
-import PushTLS
 import PushTLSTesting
 import Testing
 

@@ -4,7 +4,6 @@ import APNSMock
 import Foundation
 import PushIO
 import PushSync
-import PushTLS
 import TestSupport
 import Testing
 

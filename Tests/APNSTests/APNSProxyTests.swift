@@ -3,7 +3,6 @@ import APNSCore
 import APNSMock
 import Foundation
 import PushIO
-import PushTLS
 import PushTLSTesting
 import TestSupport
 import Testing

@@ -1,6 +1,5 @@
 import APNS
 import APNSCore
-import PushTLS
 import PushTLSTesting
 import TestSupport
 import Testing

@@ -1,7 +1,6 @@
 import APNS
 import APNSCore
 import APNSMock
-import PushTLS
 import PushTLSTesting
 import Testing
 

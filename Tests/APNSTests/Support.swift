@@ -3,7 +3,6 @@ import APNSCore
 import APNSMock
 import Foundation
 import PushSync
-import PushTLS
 import PushTLSTesting
 
 let bundleID = "com.example.sniffmeet"

@@ -1,5 +1,4 @@
 import Foundation
-import PushIO
 import PushProcess
 import Testing
 

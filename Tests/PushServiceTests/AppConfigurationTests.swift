@@ -1,6 +1,5 @@
 import APNSCore
 import Foundation
-import PushTLS
 import PushTLSTesting
 import Testing
 

@@ -5,7 +5,6 @@ import Foundation
 import JSON
 import PushService
 import PushStore
-import PushTLS
 import PushTLSTesting
 
 /// The service in-process with a mock APNs that also serves channel management: the push clients and

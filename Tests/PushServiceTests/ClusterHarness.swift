@@ -4,7 +4,6 @@ import APNSMock
 import Foundation
 import PushService
 import PushStore
-import PushTLS
 import PushTLSTesting
 import TestSupport
 

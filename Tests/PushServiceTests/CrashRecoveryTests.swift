@@ -4,7 +4,6 @@ import Foundation
 import JSON
 import PushChaos
 import PushStore
-import PushTLS
 import PushTLSTesting
 import TestSupport
 import Testing

@@ -2,7 +2,6 @@ import APNSCore
 import APNSMock
 import Foundation
 import JSON
-import PushTLS
 import PushTLSTesting
 import Testing
 

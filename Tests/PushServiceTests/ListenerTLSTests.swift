@@ -2,7 +2,6 @@ import EmbeddedAPNS
 import Foundation
 import PushChaos
 import PushService
-import PushTLS
 import PushTLSTesting
 import TestSupport
 import Testing

@@ -5,7 +5,6 @@ import JSON
 import PushChaos
 import PushIO
 import PushService
-import PushTLS
 import PushTLSTesting
 import TestSupport
 import Testing

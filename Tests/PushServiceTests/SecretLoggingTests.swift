@@ -3,7 +3,6 @@ import APNSMock
 import Foundation
 import JSON
 import PushChaos
-import PushTLS
 import PushTLSTesting
 import Testing
 

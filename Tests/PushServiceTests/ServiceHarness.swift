@@ -5,7 +5,6 @@ import Foundation
 import JSON
 import PushService
 import PushStore
-import PushTLS
 import PushTLSTesting
 import TestSupport
 

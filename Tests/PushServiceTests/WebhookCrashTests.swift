@@ -3,7 +3,6 @@ import Foundation
 import JSON
 import PushChaos
 import PushStore
-import PushTLS
 import PushTLSTesting
 import Testing
 
