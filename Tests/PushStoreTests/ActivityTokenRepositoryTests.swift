@@ -47,4 +47,55 @@ struct ActivityTokenRepositoryTests {
         try await repos.activityTokens.register(record(1, kind: .update(activityID: "walk-3"), at: 300))
         #expect(try await repos.activityTokens.updateTokens(activityID: "walk-3", now: at(301)).map(\.token) == [token(1)])
     }
+
+    @Test(arguments: StoreKind.allCases)
+    func priorityBudgetCountsPerActivityOverTheLastHour(kind: StoreKind) async throws {
+        let tokens = try await kind.make().activityTokens
+        func take(_ activity: String, _ seconds: Double, limit: Int = 2) async throws -> Bool {
+            try await tokens.takePriorityBudget(activityID: activity, limit: limit, window: 3600, now: at(seconds))
+        }
+        #expect(try await take("walk-1", 0))
+        #expect(try await take("walk-1", 10))
+        #expect(try await !take("walk-1", 20), "two in the last hour: spent")
+        #expect(try await take("walk-2", 20), "each activity has its own budget")
+        #expect(try await !take("walk-1", 3599))
+        // The take at 0 leaves the window at 3600; the refused ones counted for nothing.
+        #expect(try await take("walk-1", 3600))
+        #expect(try await !take("walk-1", 3605))
+        #expect(try await take("walk-1", 3611))
+        #expect(try await !take("walk-3", 0, limit: 0), "a budget of 0 sends every update at 5")
+        #expect(try await take("walk-1", 9000, limit: 3))
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func concurrentTakesNeverSpendMoreThanTheBudget(kind: StoreKind) async throws {
+        let tokens = try await kind.make().activityTokens
+        let granted = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for n in 0..<40 {
+                group.addTask { try await tokens.takePriorityBudget(activityID: "walk-1", limit: 7, window: 3600, now: at(Double(n) / 10)) }
+            }
+            return try await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
+        }
+        #expect(granted == 7)
+    }
+
+    @Test func instancesOnOnePostgresDatabaseShareTheBudget() async throws {
+        let (a, b) = try await PostgresOutboxInstancesTests.instances()
+        // Six takers per instance, every take at the same moment: exactly the budget is granted in all.
+        let granted = try await withThrowingTaskGroup(of: Int.self) { group in
+            for tokens in Array(repeating: a.activityTokens, count: 6) + Array(repeating: b.activityTokens, count: 6) {
+                group.addTask {
+                    var mine = 0
+                    for _ in 0..<5 {
+                        if try await tokens.takePriorityBudget(activityID: "walk-9", limit: 10, window: 3600, now: at(1)) { mine += 1 }
+                    }
+                    return mine
+                }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(granted.reduce(0, +) == 10)
+        #expect(try await !b.activityTokens.takePriorityBudget(activityID: "walk-9", limit: 10, window: 3600, now: at(2)))
+        #expect(try await a.activityTokens.takePriorityBudget(activityID: "walk-9", limit: 10, window: 3600, now: at(3602)))
+    }
 }
