@@ -180,9 +180,10 @@ extension PushServiceConfiguration {
             "host", "port", "data_dir", "database", "database_pool_size", "instance_id", "api_keys", "embedded", "topic", "log_level",
             "apns", "outbox", "drops", "walks", "wait_timeout_s", "shutdown_deadline_s", "max_body_bytes",
             "http_timeout_s", "protect_metrics", "protect_healthz", "tls", "retention", "apps", "$comment",
-            "webhooks", "webhook_delivery",
+            "webhooks", "webhook_delivery", "live_activities",
         ])
         if let section = try root.object("retention") { try retention.apply(json: section) }
+        if let section = try root.object("live_activities") { try liveActivities.apply(json: section) }
         if let list = try root.array("apps") { apps = try Self.apps(json: list) }
         if let list = try root.array("webhooks") { try webhooks.apply(endpoints: list) }
         if let section = try root.object("webhook_delivery") { try webhooks.apply(delivery: section) }
