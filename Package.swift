@@ -35,6 +35,8 @@ let package = Package(
 
         // The package's one lock type, visible to ThreadSanitizer; no dependencies.
         .target(name: "PushSync", swiftSettings: strict),
+        // The one command-line grammar and secret policy of every executable; no dependencies.
+        .target(name: "ArgumentParsing", swiftSettings: strict),
 
         // Wrappers: the only modules that import C, always with `internal import`.
         .target(name: "PushTLS", dependencies: ["COpenSSL", "PushSync"], swiftSettings: strict),
@@ -51,7 +53,7 @@ let package = Package(
         .target(name: "ProfileDrop", dependencies: ["JSON", "APNSCore", "PushStore", "PushSync"], swiftSettings: strict),
         .target(
             name: "PushService",
-            dependencies: ["JSON", "APNSCore", "APNS", "APNSMock", "PushStore", "ProfileDrop", "PushIO", "PushSync", "PushTLS"],
+            dependencies: ["ArgumentParsing", "JSON", "APNSCore", "APNS", "APNSMock", "PushStore", "ProfileDrop", "PushIO", "PushSync", "PushTLS"],
             swiftSettings: strict),
 
         // The chaos harness: push-server under a faulty mock APNs and SIGKILLs (make chaos, make test).
@@ -61,12 +63,12 @@ let package = Package(
         .executableTarget(name: "push-server", dependencies: ["PushService"], swiftSettings: strict),
         .executableTarget(
             name: "pushctl",
-            dependencies: ["JSON", "APNS", "APNSMock", "APNSCore", "PushIO", "PushSync", "PushTLS"],
+            dependencies: ["ArgumentParsing", "JSON", "APNS", "APNSMock", "APNSCore", "PushIO", "PushSync", "PushTLS"],
             swiftSettings: strict),
-        .executableTarget(name: "push-chaos", dependencies: ["PushChaos", "APNSCore"], swiftSettings: strict),
+        .executableTarget(name: "push-chaos", dependencies: ["ArgumentParsing", "PushChaos", "APNSCore"], swiftSettings: strict),
         .executableTarget(
-            name: "push-bench", dependencies: ["APNS", "APNSMock", "APNSCore", "PushIO", "PushStore", "PushTLS", "ProfileDrop"], swiftSettings: strict
-        ),
+            name: "push-bench", dependencies: ["ArgumentParsing", "APNS", "APNSMock", "APNSCore", "PushIO", "PushStore", "PushTLS", "ProfileDrop"],
+            swiftSettings: strict),
 
         // Fuzz targets. A normal build gives executables that replay input files through the same checks;
         // `make fuzz` builds them with libFuzzer (-sanitize=fuzzer and -D FUZZING) and fuzzes them.
@@ -80,6 +82,7 @@ let package = Package(
 
         // Tests mirror Sources.
         .testTarget(name: "PushSyncTests", dependencies: ["PushSync"], swiftSettings: strict),
+        .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"], swiftSettings: strict),
         .testTarget(name: "PushTLSTests", dependencies: ["PushTLS"], swiftSettings: strict),
         .testTarget(
             name: "APNSTests", dependencies: ["JSON", "APNS", "APNSMock", "APNSCore", "PushSync", "PushTLS", "TestSupport"], swiftSettings: strict),
@@ -100,7 +103,9 @@ let package = Package(
         ),
         .testTarget(
             name: "PushCtlTests",
-            dependencies: ["JSON", "pushctl", "push-server", "PushChaos", "APNSMock", "APNSCore", "PushSync", "PushTLS", "PushIO", "TestSupport"],
+            dependencies: [
+                "JSON", "pushctl", "push-server", "PushChaos", "APNSMock", "APNSCore", "PushSync", "PushTLS", "PushIO", "TestSupport",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "FuzzCorpusTests", dependencies: ["JSON", "fuzz-requests", "fuzz-payload", "FuzzSupport", "APNSCore", "PushSync"],
@@ -108,7 +113,8 @@ let package = Package(
         .testTarget(
             name: "PushServiceTests",
             dependencies: [
-                "JSON", "PushService", "PushChaos", "APNSMock", "APNS", "APNSCore", "PushStore", "ProfileDrop", "PushTLS", "PushIO", "TestSupport",
+                "ArgumentParsing", "JSON", "PushService", "PushChaos", "APNSMock", "APNS", "APNSCore", "PushStore", "ProfileDrop", "PushTLS",
+                "PushIO", "TestSupport",
             ], swiftSettings: strict),
     ]
 )

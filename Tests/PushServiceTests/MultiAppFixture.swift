@@ -2,6 +2,7 @@ import APNSMock
 import Foundation
 import JSON
 import PushTLS
+import TestSupport
 
 @testable import PushService
 
@@ -71,7 +72,8 @@ struct MultiAppFixture {
             .write(toFile: file, atomically: true, encoding: .utf8)
         var configuration = try PushServiceConfiguration.load(
             arguments: [
-                "--config", file, "--data-dir", directory + "/data", "--api-key", ServiceHarness.apiKey,
+                "--config", file, "--data-dir", directory + "/data",
+                "--api-key-file", try SecretFiles.write(ServiceHarness.apiKey, to: directory + "/api-key"),
                 "--port", "0", "--log-level", "error",
             ], environment: [:])
         let launched = try await PushServerLauncher.launch(&configuration)
