@@ -37,6 +37,8 @@ let package = Package(
 
         // The package's one lock type, visible to ThreadSanitizer; no dependencies.
         .target(name: "PushSync", swiftSettings: strict),
+        // The one command-line grammar and secret policy of every executable; no dependencies.
+        .target(name: "ArgumentParsing", swiftSettings: strict),
 
         // Wrappers: the only modules that import C, always with `internal import`.
         .target(name: "PushTLS", dependencies: ["COpenSSL", "PushSync"], swiftSettings: strict),
@@ -57,7 +59,10 @@ let package = Package(
         .target(name: "ProfileDrop", dependencies: ["JSON", "APNSCore", "PushStore"], swiftSettings: strict),
         .target(
             name: "PushService",
-            dependencies: ["JSON", "APNSCore", "APNS", "PushStore", "ProfileDrop", "PushHTTP1", "PushIO", "PushProcess", "PushSync", "PushTLS"],
+            dependencies: [
+                "ArgumentParsing", "JSON", "APNSCore", "APNS", "PushStore", "ProfileDrop", "PushHTTP1", "PushIO", "PushProcess", "PushSync",
+                "PushTLS",
+            ],
             swiftSettings: strict),
 
         // Test tooling that programs ship too.
@@ -77,11 +82,12 @@ let package = Package(
         .executableTarget(name: "push-server", dependencies: ["EmbeddedAPNS", "PushService"], swiftSettings: strict),
         .executableTarget(
             name: "pushctl",
-            dependencies: ["JSON", "APNS", "APNSMock", "APNSCore", "PushIO", "PushProcess", "PushTLS", "PushTLSTesting"],
+            dependencies: ["ArgumentParsing", "JSON", "APNS", "APNSMock", "APNSCore", "PushIO", "PushProcess", "PushTLS", "PushTLSTesting"],
             swiftSettings: strict),
-        .executableTarget(name: "push-chaos", dependencies: ["JSON", "PushChaos"], swiftSettings: strict),
+        .executableTarget(name: "push-chaos", dependencies: ["ArgumentParsing", "JSON", "PushChaos"], swiftSettings: strict),
         .executableTarget(
-            name: "push-bench", dependencies: ["APNS", "APNSMock", "APNSCore", "PushIO", "PushStore", "PushTLS", "PushTLSTesting", "ProfileDrop"],
+            name: "push-bench",
+            dependencies: ["ArgumentParsing", "APNS", "APNSMock", "APNSCore", "PushIO", "PushStore", "PushTLS", "PushTLSTesting", "ProfileDrop"],
             swiftSettings: strict),
 
         // Fuzz targets. A normal build gives executables that replay input files through the same checks;
@@ -96,6 +102,7 @@ let package = Package(
 
         // Tests mirror Sources.
         .testTarget(name: "PushSyncTests", dependencies: ["PushSync"], swiftSettings: strict),
+        .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"], swiftSettings: strict),
         .testTarget(name: "PushTLSTests", dependencies: ["APNSCore", "PushTLS", "PushTLSTesting"], swiftSettings: strict),
         .testTarget(name: "PushTLSTestingTests", dependencies: ["APNSCore", "PushTLS", "PushTLSTesting"], swiftSettings: strict),
         .testTarget(
@@ -133,7 +140,8 @@ let package = Package(
         .testTarget(
             name: "PushServiceTests",
             dependencies: [
-                "JSON", "PushService", "EmbeddedAPNS", "PushChaos", "APNSMock", "APNS", "APNSCore", "PushStore", "PushSync", "PushTLS",
+                "ArgumentParsing", "JSON", "PushService", "EmbeddedAPNS", "PushChaos", "APNSMock", "APNS", "APNSCore", "PushStore", "PushSync",
+                "PushTLS",
                 "PushTLSTesting", "PushIO", "TestSupport",
             ], swiftSettings: strict),
     ]

@@ -49,7 +49,11 @@ data_dir = os.path.join(a.work, f"b7-{os.getpid()}-{time.time_ns()}")
 os.makedirs(data_dir)
 out_path = os.path.join(data_dir, "server.out")
 err_path = os.path.join(data_dir, "server.err")
-command = [a.server, "--embedded", "--data-dir", data_dir, "--port", "0", "--api-key", KEY, "--log-level", "warning"]
+# The key goes in a file: push-server takes no secret as an option value.
+key_path = os.path.join(data_dir, "bench-api-key")
+with open(key_path, "w") as f:
+    f.write(KEY + "\n")
+command = [a.server, "--embedded", "--data-dir", data_dir, "--port", "0", "--api-key-file", key_path, "--log-level", "warning"]
 if a.retention_s is not None:
     config_path = os.path.join(data_dir, "retention.json")
     with open(config_path, "w") as f:

@@ -33,7 +33,8 @@ public final class APNSChannelManagementClient: Sendable {
     /// The provider token source with token auth, else nil.
     public let tokenProvider: APNSTokenProvider?
     private let loop: EventLoop
-    let transport: APNSChannelManagementTransport
+    /// Every access checks it runs on `loop`'s thread.
+    let transport: LoopBound<APNSChannelManagementTransport>
     private let closed = Atomic<Bool>(false)
 
     /// Loads the credentials and prepares TLS; the connection opens on the first request.
@@ -46,7 +47,9 @@ public final class APNSChannelManagementClient: Sendable {
         if let ca = configuration.trustedCAPEM { tlsConfiguration.trust = .caPEM(ca) }
         let tls = try TLSContext.client(tlsConfiguration)
         loop = EventLoop(name: "apns-channels")
-        transport = APNSChannelManagementTransport(loop: loop, configuration: configuration, tls: tls, tokenProvider: tokenProvider)
+        transport = LoopBound(
+            handingOver: APNSChannelManagementTransport(loop: loop, configuration: configuration, tls: tls, tokenProvider: tokenProvider),
+            to: loop)
     }
 
     deinit {
@@ -129,6 +132,6 @@ public final class APNSChannelManagementClient: Sendable {
     public func shutdown() async {
         guard !closed.exchange(true, ordering: .relaxed) else { return }
         let transport = self.transport
-        try? await loop.submit { transport.close() }
+        try? await loop.submit { transport.value.close() }
     }
 }

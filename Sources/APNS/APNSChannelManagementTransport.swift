@@ -8,8 +8,9 @@ import PushTLS
 /// demand and again after GOAWAY or a failure, requests APNs never processed sent again with back-off,
 /// a deadline per request, and token auth with one token refresh after 403 ExpiredProviderToken.
 ///
-/// `@unchecked Sendable`: its state is touched only on `loop`'s thread (``perform(_:)`` hops there).
-final class APNSChannelManagementTransport: @unchecked Sendable {
+/// Confined to `loop`'s thread and not `Sendable`: the client holds it in a ``LoopBound``, which checks the
+/// thread on every access (``LoopBound/perform(_:)`` hops there).
+final class APNSChannelManagementTransport {
     /// One request in progress.
     private final class Job {
         let request: HTTP2Request
@@ -46,12 +47,9 @@ final class APNSChannelManagementTransport: @unchecked Sendable {
         self.tokenProvider = tokenProvider
     }
 
-    /// Sends `request` and returns APNs' response, whatever its status; throws ``APNSTransportError``
-    /// when none came.
-    func perform(_ request: HTTP2Request) async throws -> HTTP2Response {
-        try await withCheckedThrowingContinuation { continuation in
-            loop.execute { self.start(Job(request: request, continuation: continuation)) }
-        }
+    /// Starts `request` on the loop thread; `continuation` gets APNs' response or the transport error.
+    func start(_ request: HTTP2Request, continuation: CheckedContinuation<HTTP2Response, any Error>) {
+        start(Job(request: request, continuation: continuation))
     }
 
     /// Fails what waits, closes the connection once its open requests finished.
@@ -170,5 +168,15 @@ final class APNSChannelManagementTransport: @unchecked Sendable {
         // A timer may be the one firing now: release it on a later loop turn.
         loop.execute { withExtendedLifetime(timers) {} }
         job.continuation.resume(with: result.mapError { $0 as any Error })
+    }
+}
+
+extension LoopBound where Value == APNSChannelManagementTransport {
+    /// Sends `request` and returns APNs' response, whatever its status; throws ``APNSTransportError``
+    /// when none came. Call from any thread: the work runs on the transport's loop.
+    func perform(_ request: HTTP2Request) async throws -> HTTP2Response {
+        try await withCheckedThrowingContinuation { continuation in
+            loop.execute { self.value.start(request, continuation: continuation) }
+        }
     }
 }

@@ -19,6 +19,15 @@ public protocol APNSChannelManaging: Sendable {
     /// Deletes a channel for good.
     func deleteChannel(_ channelID: APNSChannelID, bundleID: String, requestID: String?) async throws(APNSChannelManagementError)
         -> APNSDeletedChannel
+
+    /// Stops taking requests and closes the connection once the open ones finished (a manager replaced
+    /// after a credential reload is shut down this way). Does nothing unless the manager says otherwise.
+    func shutdown() async
+}
+
+extension APNSChannelManaging {
+    /// Nothing to close.
+    public func shutdown() async {}
 }
 
 extension APNSChannelManagementClient: APNSChannelManaging {}

@@ -62,7 +62,7 @@ extension APNSClient {
                     receiver: .batch(sink, index: index)))
         }
         let dispatcher = self.dispatcher
-        let batch = sends
-        loop.execute { dispatcher.submit(batch) }
+        let batch = LoopBound(handingOver: sends, to: loop)
+        loop.execute { dispatcher.value.submit(batch.value) }
     }
 }

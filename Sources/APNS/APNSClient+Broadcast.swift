@@ -50,7 +50,7 @@ extension APNSClient {
                         receiver: .continuation(continuation)))
             }
         } onCancel: {
-            loop.execute { dispatcher.cancel(id: id) }
+            loop.execute { dispatcher.value.cancel(id: id) }
         }
     }
 }

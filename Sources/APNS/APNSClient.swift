@@ -20,7 +20,8 @@ public final class APNSClient: Sendable {
     /// The shared provider token source with token auth (one per client, so one per team), else nil.
     public let tokenProvider: APNSTokenProvider?
     let loop: EventLoop
-    let dispatcher: APNSDispatcher
+    /// Every access checks it runs on `loop`'s thread.
+    let dispatcher: LoopBound<APNSDispatcher>
     let inbox: APNSSendInbox
     let permits: AsyncSemaphore
     let nextID = Atomic<UInt64>(0)
@@ -36,7 +37,8 @@ public final class APNSClient: Sendable {
         if let ca = configuration.trustedCAPEM { tlsConfiguration.trust = .caPEM(ca) }
         let tls = try TLSContext.client(tlsConfiguration)
         loop = EventLoop(name: "apns-client")
-        dispatcher = APNSDispatcher(loop: loop, configuration: configuration, tls: tls, tokenProvider: tokenProvider)
+        dispatcher = LoopBound(
+            handingOver: APNSDispatcher(loop: loop, configuration: configuration, tls: tls, tokenProvider: tokenProvider), to: loop)
         inbox = APNSSendInbox(loop: loop, dispatcher: dispatcher)
         permits = AsyncSemaphore(permits: configuration.maxPendingRequests)
     }
@@ -99,7 +101,8 @@ public final class APNSClient: Sendable {
     public func statistics() async -> APNSClientStatistics {
         let dispatcher = self.dispatcher
         let snapshot = try? await loop.submit {
-            APNSClientStatistics(
+            let dispatcher = dispatcher.value
+            return APNSClientStatistics(
                 readyConnections: dispatcher.readyConnections, openStreams: dispatcher.openStreams,
                 inFlight: dispatcher.liveCount)
         }
@@ -111,16 +114,16 @@ public final class APNSClient: Sendable {
     public func shutdown(deadline: Double = 10) async {
         guard !closed.exchange(true, ordering: .relaxed) else { return }
         let dispatcher = self.dispatcher
-        loop.execute { dispatcher.beginShutdown() }
+        loop.execute { dispatcher.value.beginShutdown() }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { [loop] in
-                await withCheckedContinuation { continuation in loop.execute { dispatcher.waitForDrain(continuation) } }
+                await withCheckedContinuation { continuation in loop.execute { dispatcher.value.waitForDrain(continuation) } }
             }
             group.addTask { try? await Task.sleep(for: .seconds(deadline)) }
             await group.next()
             group.cancelAll()
         }
-        loop.execute { dispatcher.closeConnections(abort: dispatcher.liveCount > 0) }
+        loop.execute { dispatcher.value.closeConnections(abort: dispatcher.value.liveCount > 0) }
         try? await loop.submit {}
         loop.shutdown()
     }

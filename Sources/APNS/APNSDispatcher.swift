@@ -5,8 +5,9 @@ import PushIO
 import PushTLS
 
 /// Routes sends onto connections, resends what APNs never processed, enforces timeouts and reconnect
-/// back-off. Confined to the client's loop thread: `@unchecked Sendable` only so loop jobs can carry it.
-final class APNSDispatcher: @unchecked Sendable {
+/// back-off. Confined to the client's loop thread and not `Sendable`: the client and its inbox hold it in a
+/// ``LoopBound``, which checks the thread on every access.
+final class APNSDispatcher {
     let loop: EventLoop
     let configuration: APNSClientConfiguration
     let tls: TLSContext

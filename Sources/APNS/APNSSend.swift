@@ -2,10 +2,9 @@ import APNSCore
 import PushHTTP2
 import PushIO
 
-/// One notification on its way through the dispatcher.
-///
-/// `@unchecked Sendable`: created on the caller's task, then touched only on the client's loop thread.
-final class APNSSend: @unchecked Sendable {
+/// One notification on its way through the dispatcher: made on the caller's task and handed over whole
+/// (`sending`) to the client's loop, the only thread that touches it afterwards. Not `Sendable`.
+final class APNSSend {
     /// Where the outcome goes: a suspended `send` call, or one slot of a batch.
     enum Receiver {
         case continuation(UnsafeContinuation<APNSOutcome, any Error>)
@@ -62,8 +61,9 @@ public struct APNSBatchResult: Sendable {
 /// Collects the results of one batch on the loop thread and hands them on in chunks: the results that
 /// arrive during one loop turn go out together, on a job queued behind that turn's work.
 ///
-/// `@unchecked Sendable`: its mutable state is touched only on `loop`'s thread.
-final class APNSBatchSink: @unchecked Sendable {
+/// Made with its batch's sends and handed over with them; then confined to `loop`'s thread (not
+/// `Sendable`: its flush job carries it in a ``LoopBound``).
+final class APNSBatchSink {
     private let loop: EventLoop
     private let deliver: @Sendable ([APNSBatchResult]) -> Void
     private let release: @Sendable (Int) -> Void
@@ -80,7 +80,8 @@ final class APNSBatchSink: @unchecked Sendable {
         collected.append(APNSBatchResult(index: index, result: result))
         guard !scheduled else { return }
         scheduled = true
-        loop.execute { self.flush() }
+        let sink = LoopBound(self, loop: loop)
+        loop.execute { sink.value.flush() }
     }
 
     private func flush() {

@@ -9,7 +9,7 @@ import PushSync
 /// job queued later on the loop (a cancellation) always runs after the job that takes an earlier post.
 final class APNSSendInbox: Sendable {
     private let loop: EventLoop
-    private let dispatcher: APNSDispatcher
+    private let dispatcher: LoopBound<APNSDispatcher>
     private let posted = PThreadLock(Posted())
 
     private struct Posted {
@@ -19,13 +19,14 @@ final class APNSSendInbox: Sendable {
     }
 
     /// An inbox feeding `dispatcher` on `loop`.
-    init(loop: EventLoop, dispatcher: APNSDispatcher) {
+    init(loop: EventLoop, dispatcher: LoopBound<APNSDispatcher>) {
         self.loop = loop
         self.dispatcher = dispatcher
     }
 
-    /// Queues `send` for the loop. Safe from any thread.
-    func post(_ send: APNSSend) {
+    /// Queues `send` for the loop, which uses it from then on (`sending`: the caller keeps no reference).
+    /// Safe from any thread.
+    func post(_ send: sending APNSSend) {
         let schedule = posted.withLock { posted -> Bool in
             posted.sends.append(send)
             guard !posted.scheduled else { return false }
@@ -43,7 +44,7 @@ final class APNSSendInbox: Sendable {
             swap(&taken, &posted.sends)
             return taken
         }
-        dispatcher.submit(batch)
+        dispatcher.value.submit(batch)
         batch.removeAll(keepingCapacity: true)
         // Give the emptied buffer back so the next turn appends without growing a new one.
         posted.withLock { posted in if posted.spare.capacity < batch.capacity { posted.spare = batch } }

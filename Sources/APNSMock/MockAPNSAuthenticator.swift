@@ -28,8 +28,9 @@ public enum MockAPNSAuthentication: Sendable, Hashable {
 
 /// What one connection's identity is, for authenticators.
 ///
-/// `@unchecked Sendable`: created and used only on the server loop's thread.
-public final class MockAPNSConnectionContext: @unchecked Sendable {
+/// Not `Sendable`: made and used on the server loop's thread only, by the connection's handler, which
+/// checks that thread where it is entered.
+public final class MockAPNSConnectionContext {
     /// The connection's id (as in records).
     public let id: Int
     /// The verified client certificate, if one was presented.

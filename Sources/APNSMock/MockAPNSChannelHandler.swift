@@ -58,7 +58,8 @@ final class MockAPNSChannelHandler: HTTP2ServerHandler {
         core.channels.log(
             MockAPNSChannelRequestRecord(
                 method: request.method, path: request.path, channelID: created ?? request.header(APNSHeader.channelID),
-                requestID: requestID, status: status, reason: result.refusal, connectionID: id))
+                requestID: requestID, status: status, reason: result.refusal, connectionID: id,
+                clientCertificateFingerprint: context.clientCertificate?.sha256Fingerprint))
         connection.respond(to: request.streamID, status: status, headers: headers, body: body)
         if let limit = knobs.goAwayAfterStreams, requestCount >= limit, !goAwaySent {
             goAwaySent = true

@@ -131,4 +131,7 @@ public struct MockAPNSChannelRequestRecord: Sendable, Hashable {
     public let reason: APNSRejectionReason?
     /// The management connection it came on (1, 2, …).
     public let connectionID: Int
+    /// The SHA-256 fingerprint (colon-separated hex) of the client certificate the connection presented; nil without one
+    /// (token authentication).
+    public let clientCertificateFingerprint: String?
 }

@@ -81,7 +81,7 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
 
     /// Announces a changed stream-limit knob, unless a throttle (token auth, rejection) holds the limit.
     func applyStreamLimit(_ knobs: MockAPNSKnobs) {
-        assert(loop.inEventLoop, "MockAPNSConnectionHandler is confined to its loop")
+        loop.preconditionInEventLoop()
         guard let connection, !connection.isClosed, !awaitingAuthentication, !streamLimitDropped,
             knobs.maxConcurrentStreams != announcedStreams
         else { return }
@@ -91,7 +91,7 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
 
     /// Sends GOAWAY with `reason` now; the requests already received are still answered.
     func goAwayNow(_ reason: APNSRejectionReason) {
-        assert(loop.inEventLoop, "MockAPNSConnectionHandler is confined to its loop")
+        loop.preconditionInEventLoop()
         sendGoAway(reason, lastStreamID: nil)
     }
 

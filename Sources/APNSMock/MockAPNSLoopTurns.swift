@@ -3,8 +3,8 @@ import PushIO
 /// Runs work a few event-loop iterations later, so queued writes and closes reach the kernel first
 /// (a zero-delay timer fires after the I/O that became ready in the same iteration).
 ///
-/// `@unchecked Sendable`: created, fired and released on one loop's thread.
-final class MockAPNSLoopTurns: @unchecked Sendable {
+/// Not `Sendable`: created, fired and released on one loop's thread (``after(_:on:action:)`` checks it).
+final class MockAPNSLoopTurns {
     /// Iterations `stop()` grants: a TLS write and the close that follows take one each; two spare.
     static let flushTurns = 4
 
@@ -21,6 +21,7 @@ final class MockAPNSLoopTurns: @unchecked Sendable {
 
     /// Calls `action` on `loop` after `turns` iterations. Call on the loop thread.
     static func after(_ turns: Int, on loop: EventLoop, action: @escaping () -> Void) {
+        loop.preconditionInEventLoop()
         let turnsLeft = MockAPNSLoopTurns(turns: turns, loop: loop, action: action)
         let timer = LoopTimer(loop: loop) { [turnsLeft] in turnsLeft.tick() }
         turnsLeft.timer = timer

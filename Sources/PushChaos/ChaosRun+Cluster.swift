@@ -3,6 +3,7 @@ import APNSMock
 import Foundation
 import PushStore
 import PushTLSTesting
+import TestSupport
 
 extension ChaosRun {
     /// The rows a killed instance held in flight when it died: apns-id → the end of its lease.
@@ -22,7 +23,9 @@ extension ChaosRun {
         defer { mock.stop() }
         let apiKey = "chaos-" + APNSID.generate()
         let arguments = [
-            "--api-key", apiKey, "--topic", files.bundleID, "--apns-p12", files.clientP12Path, "--apns-password", files.password,
+            "--api-key-file", try SecretFiles.write(apiKey, to: directory + "/creds/api-key"), "--topic", files.bundleID, "--apns-p12",
+            files.clientP12Path,
+            "--apns-password-file", files.clientP12PasswordPath,
             "--apns-host", "127.0.0.1", "--apns-port", "\(mock.port)", "--apns-ca", files.caCertificatePath, "--log-level", "warning",
         ]
         var report = ChaosReport()

@@ -3,6 +3,7 @@ import APNSMock
 import Foundation
 import PushStore
 import PushTLSTesting
+import TestSupport
 
 /// Runs push-server under a faulty mock APNs and repeated SIGKILLs, then reconciles the outbox with what
 /// the mock recorded. Used by `make chaos` (through `push-chaos`) and, smaller, by `make test`.
@@ -21,8 +22,8 @@ public enum ChaosRun {
         defer { mock.stop() }
         let apiKey = "chaos-" + APNSID.generate()
         let arguments = [
-            "--data-dir", directory + "/data", "--port", "0", "--api-key", apiKey,
-            "--topic", files.bundleID, "--apns-p12", files.clientP12Path, "--apns-password", files.password,
+            "--data-dir", directory + "/data", "--port", "0", "--api-key-file", try SecretFiles.write(apiKey, to: directory + "/creds/api-key"),
+            "--topic", files.bundleID, "--apns-p12", files.clientP12Path, "--apns-password-file", files.clientP12PasswordPath,
             "--apns-host", "127.0.0.1", "--apns-port", "\(mock.port)", "--apns-ca", files.caCertificatePath,
             "--log-level", "warning",
         ]

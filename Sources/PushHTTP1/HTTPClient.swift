@@ -37,10 +37,11 @@ public final class HTTPClient: Sendable {
         let target = try HTTPClientTarget(url: url)
         if target.isTLS && tls == nil { throw IOError(.tls, "no TLS context for \(target.host)") }
         return try await withCheckedThrowingContinuation { continuation in
-            let exchange = HTTPClientExchange(
-                loop: loop, continuation: continuation, maxResponseBytes: maxResponseBytes)
+            let exchange = LoopBound(
+                handingOver: HTTPClientExchange(loop: loop, continuation: continuation, maxResponseBytes: maxResponseBytes),
+                to: loop)
             loop.execute { [tls] in
-                exchange.start(target: target, tls: tls, headers: headers, body: body, timeout: timeout)
+                exchange.value.start(target: target, tls: tls, headers: headers, body: body, timeout: timeout)
             }
         }
     }
@@ -77,9 +78,9 @@ struct HTTPClientTarget: Sendable {
     }
 }
 
-/// One request in flight. `@unchecked Sendable`: created anywhere but used only on `loop`'s thread after
-/// `start`; libevent holds a retained reference from `start` until the request callback.
-final class HTTPClientExchange: @unchecked Sendable {
+/// One request in flight: made on the caller's thread, then handed to `loop` in a ``LoopBound`` and used
+/// only there (not `Sendable`); libevent holds a retained reference from `start` until the request callback.
+final class HTTPClientExchange {
     private let loop: EventLoop
     private var continuation: CheckedContinuation<HTTPClientResponse, any Error>?
     private let maxResponseBytes: Int

@@ -4,7 +4,8 @@ import PushIO
 /// Sends the one reply to one request, from any thread, once. Replies after the server closed are dropped.
 ///
 /// `@unchecked Sendable`: the `evhttp_request` pointer is touched only on the server's loop thread
-/// (`respond` hands the work over with `loop.execute`), and `sent` is read and written only there.
+/// (`respond` hands the work over with `loop.execute`), and `sent` is read and written only there; the
+/// work checks it runs there (`preconditionInEventLoop`).
 public final class HTTPResponder: @unchecked Sendable {
     private let request: OpaquePointer
     private let server: HTTPServer
@@ -24,6 +25,7 @@ public final class HTTPResponder: @unchecked Sendable {
     }
 
     private func sendOnLoop(_ response: HTTPServerResponse) {
+        server.loop.preconditionInEventLoop()
         guard !sent else { return }
         sent = true
         // After evhttp_free the request is gone with its connection: nothing to answer.

@@ -34,9 +34,8 @@ public final class HTTPServer: @unchecked Sendable {
         self.host = host
         self.handler = handler
         self.tls = tls
-        let box = UnsafeSendableBox(self)
-        let bound: Int = try loop.submitSync {
-            try box.value.bind(
+        let bound: Int = try loop.submitSync { [self] in
+            try self.bind(
                 port: port, maxBodyBytes: maxBodyBytes,
                 timeoutSeconds: timeoutSeconds)
         }
@@ -121,9 +120,8 @@ public final class HTTPServer: @unchecked Sendable {
     /// Stops listening and drops every open connection (unanswered requests are not answered).
     /// Safe from any thread; waits for the loop unless called on it.
     public func close() {
-        let box = UnsafeSendableBox(self)
-        let work: @Sendable () -> Void = {
-            let server = box.value
+        let work: @Sendable () -> Void = { [self] in
+            let server = self
             guard !server.isClosed else { return }
             server.isClosed = true
             if let http = server.http { evhttp_free(http) }
@@ -154,10 +152,4 @@ public final class HTTPServer: @unchecked Sendable {
         default: "Status"
         }
     }
-}
-
-/// Carries a loop-confined value across a `@Sendable` boundary to its own loop.
-struct UnsafeSendableBox<T>: @unchecked Sendable {
-    let value: T
-    init(_ value: T) { self.value = value }
 }

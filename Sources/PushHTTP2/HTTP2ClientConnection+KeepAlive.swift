@@ -1,6 +1,14 @@
 import PushIO
 
 extension HTTP2ClientConnection {
+    /// Sends a PING now; the keep-alive timer watches for its answer.
+    public func ping() {
+        guard let session = currentSession, state == .ready || state == .draining else { return }
+        try? session.submitPing()
+        pingDeadline = MonotonicClock.now + configuration.pingTimeout
+        flush()
+    }
+
     /// The timer that PINGs an idle connection, closes one that stays idle past `idleTimeout`, and fails
     /// one whose PING goes unanswered; nil when neither a PING interval nor an idle timeout is set.
     func makeKeepAliveTimer() -> LoopTimer? {

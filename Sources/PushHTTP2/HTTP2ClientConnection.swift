@@ -6,7 +6,8 @@ import PushTLS
 /// An HTTP/2 client connection on one event loop: TLS + ALPN h2 (or cleartext h2 with prior knowledge),
 /// requests queued while the server's MAX_CONCURRENT_STREAMS is reached, keep-alive PING, GOAWAY handling.
 ///
-/// `@unchecked Sendable`: every method must be called on `loop`'s thread.
+/// `@unchecked Sendable`: confined to `loop`'s thread, which every public entry point checks
+/// (`preconditionInEventLoop`); the type is Sendable only so that loop jobs can carry it.
 public final class HTTP2ClientConnection: @unchecked Sendable {
     /// Lifecycle.
     public enum State: Sendable, Equatable {
@@ -26,12 +27,29 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
     public let loop: EventLoop
     /// The configuration it was made with.
     public let configuration: Configuration
-    /// Receives life events.
-    public weak var delegate: (any HTTP2ClientConnectionDelegate)?
+    /// Receives life events (held weakly).
+    public var delegate: (any HTTP2ClientConnectionDelegate)? {
+        get {
+            loop.preconditionInEventLoop()
+            return observer
+        }
+        set {
+            loop.preconditionInEventLoop()
+            observer = newValue
+        }
+    }
+    private weak var observer: (any HTTP2ClientConnectionDelegate)?
     /// Current lifecycle state.
-    public private(set) var state: State = .idle
+    public var state: State {
+        loop.preconditionInEventLoop()
+        return phase
+    }
+    private var phase: State = .idle
     /// TLS details once connected.
-    public var tlsInfo: TLSSessionInfo? { stream?.tlsInfo }
+    public var tlsInfo: TLSSessionInfo? {
+        loop.preconditionInEventLoop()
+        return stream?.tlsInfo
+    }
 
     private var stream: IOStream?
     private var session: HTTP2Session?
@@ -55,22 +73,32 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
     }
 
     /// Streams open now.
-    public var openStreamCount: Int { open.count }
+    public var openStreamCount: Int {
+        loop.preconditionInEventLoop()
+        return open.count
+    }
     /// Requests waiting for a free stream.
-    public var queuedCount: Int { queue.count }
+    public var queuedCount: Int {
+        loop.preconditionInEventLoop()
+        return queue.count
+    }
     /// How many streams may be open at once now: the server's limit capped by ours.
     public var streamLimit: Int {
+        loop.preconditionInEventLoop()
+        return limit
+    }
+    var limit: Int {
         guard let session else { return 0 }
         return min(session.remoteMaxConcurrentStreams, configuration.maxConcurrentStreams)
     }
 
     /// Starts connecting; failures arrive as `didCloseWith`.
     public func connect() {
-        precondition(loop.inEventLoop)
-        guard state == .idle else { return }
-        state = .connecting
+        loop.preconditionInEventLoop()
+        guard phase == .idle else { return }
+        phase = .connecting
         let timer = LoopTimer(loop: loop) { [unowned self] in
-            if self.state == .connecting { self.fail(IOError(.timeout, "no HTTP/2 connection within \(self.configuration.connectTimeout) s")) }
+            if self.phase == .connecting { self.fail(IOError(.timeout, "no HTTP/2 connection within \(self.configuration.connectTimeout) s")) }
         }
         timer.schedule(after: configuration.connectTimeout)
         connectTimer = timer
@@ -99,12 +127,12 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
     /// ``writeQueued()`` (or the connection's own activity) runs, so many requests go out together.
     @discardableResult
     public func enqueue(_ request: HTTP2Request, completion: @escaping (HTTP2Result) -> Void) -> Int64 {
-        precondition(loop.inEventLoop)
+        loop.preconditionInEventLoop()
         nextHandle += 1
         let pending = Pending(handle: nextHandle, request: request, completion: completion)
-        switch state {
+        switch phase {
         case .draining, .closed:
-            completion(.failure(.notProcessed("connection is \(state)")))
+            completion(.failure(.notProcessed("connection is \(phase)")))
         case .idle:
             queue.append(pending)
             connect()
@@ -116,7 +144,7 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
 
     /// Opens streams for queued requests (as far as the limits allow) and writes them.
     public func writeQueued() {
-        precondition(loop.inEventLoop)
+        loop.preconditionInEventLoop()
         pump()
     }
 
@@ -124,6 +152,7 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
     /// Returns true when it was removed.
     @discardableResult
     public func cancel(_ handle: Int64) -> Bool {
+        loop.preconditionInEventLoop()
         guard let pending = queue.remove(where: { $0.handle == handle }) else { return false }
         pending.completion(.failure(.cancelled))
         return true
@@ -131,55 +160,36 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
 
     /// Resets an open stream (CANCEL); its request ends `.outcomeUnknown`.
     public func reset(_ handle: Int64) {
+        loop.preconditionInEventLoop()
         guard let (streamID, _) = open.first(where: { $0.value.handle == handle }) else { return }
         session?.resetStream(streamID, errorCode: HTTP2ErrorCode.cancel)
         flush()
     }
 
-    /// Sends a PING now; the keep-alive timer watches for its answer.
-    public func ping() {
-        guard let session, state == .ready || state == .draining else { return }
-        try? session.submitPing()
-        pingDeadline = MonotonicClock.now + configuration.pingTimeout
-        flush()
-    }
-
     /// Stops taking requests: queued ones end `.notProcessed`, open ones finish, then GOAWAY and close.
     public func close() {
-        guard state != .closed else { return }
+        loop.preconditionInEventLoop()
+        guard phase != .closed else { return }
         for pending in queue.removeAll() { pending.completion(.failure(.notProcessed("connection closing"))) }
-        if state == .idle || state == .connecting {
+        if phase == .idle || phase == .connecting {
             finish(error: nil)
             return
         }
-        state = .draining
+        phase = .draining
         closeIfDrained()
     }
 
     /// Drops the connection now: open requests end `.outcomeUnknown`, queued ones `.notProcessed`.
     public func abort(_ reason: String = "connection aborted") {
+        loop.preconditionInEventLoop()
         fail(IOError(.broken, reason))
     }
 
     // MARK: internals
 
-    final class Pending {
-        let handle: Int64
-        let request: HTTP2Request
-        let completion: (HTTP2Result) -> Void
-        var status = 0
-        var headers: [(name: String, value: String)] = []
-        var body: [UInt8] = []
-        init(handle: Int64, request: HTTP2Request, completion: @escaping (HTTP2Result) -> Void) {
-            self.handle = handle
-            self.request = request
-            self.completion = completion
-        }
-    }
-
     func pump() {
-        guard state == .ready, let session, let stream else { return }
-        let limit = streamLimit
+        guard phase == .ready, let session, let stream else { return }
+        let limit = self.limit
         var submitted = false
         while open.count < limit, stream.pendingOutputBytes < configuration.outputHighWater, let pending = queue.popFirst() {
             do {
@@ -215,7 +225,7 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
     func markReady() { becomeReady() }
 
     func afterStreamClosed() {
-        if state == .draining {
+        if phase == .draining {
             closeIfDrained()
         } else {
             pump()
@@ -224,15 +234,15 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
     }
 
     func goAwayReceived(lastStreamID: Int32) {
-        guard state != .closed else { return }
+        guard phase != .closed else { return }
         goAwayLastStreamID = min(goAwayLastStreamID ?? .max, lastStreamID)
-        state = .draining
+        phase = .draining
         for pending in queue.removeAll() { pending.completion(.failure(.notProcessed("server sent GOAWAY"))) }
     }
 
     private func becomeReady() {
-        guard state == .connecting else { return }
-        state = .ready
+        guard phase == .connecting else { return }
+        phase = .ready
         connectTimer?.cancel()
         connectTimer = nil
         keepAliveTimer = makeKeepAliveTimer()
@@ -241,7 +251,7 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
     }
 
     func closeIfDrained() {
-        guard state == .draining, open.isEmpty else { return }
+        guard phase == .draining, open.isEmpty else { return }
         if let session {
             try? session.submitGoAway(errorCode: HTTP2ErrorCode.noError, lastStreamID: 0, debugData: [])
             flush()
@@ -250,15 +260,15 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
     }
 
     func fail(_ error: IOError) {
-        guard state != .closed else { return }
+        guard phase != .closed else { return }
         closeError = error
         stream?.abort()
         finish(error: error)
     }
 
     private func finish(error: IOError?) {
-        guard state != .closed else { return }
-        state = .closed
+        guard phase != .closed else { return }
+        phase = .closed
         connectTimer?.cancel()
         keepAliveTimer?.cancel()
         connectTimer = nil
@@ -280,17 +290,9 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
         }
         // The session may be mid-callback (this can run inside `receive`): free it on a later turn.
         session?.delegate = nil
-        let retired = RetiredSession(session)
+        let retired = LoopBound(session, loop: loop)
         session = nil
-        loop.execute { retired.release() }
+        loop.execute { withExtendedLifetime(retired.value) {} }
         delegate?.connection(self, didCloseWith: error)
     }
-}
-
-/// Keeps a closed session alive until the loop's next turn. `@unchecked Sendable`: it is created and
-/// released on the same loop thread.
-final class RetiredSession: @unchecked Sendable {
-    private var session: HTTP2Session?
-    init(_ session: HTTP2Session?) { self.session = session }
-    func release() { session = nil }
 }

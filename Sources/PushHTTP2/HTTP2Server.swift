@@ -31,7 +31,9 @@ public struct HTTP2ServerSettings: Sendable {
 
 /// An HTTP/2 server (TLS with ALPN h2, or cleartext prior-knowledge h2) on one event loop.
 ///
-/// `@unchecked Sendable`: its mutable state is touched only on `loop`'s thread.
+/// `@unchecked Sendable`: its mutable state is touched only on `loop`'s thread, which ``settings`` and
+/// ``openConnections`` check (`preconditionInEventLoop`; `init` and ``stop(graceful:)`` hop there, and
+/// `port` is fixed once `init` returns).
 public final class HTTP2Server: @unchecked Sendable {
     /// The loop serving every connection.
     public let loop: EventLoop
@@ -39,7 +41,17 @@ public final class HTTP2Server: @unchecked Sendable {
     private var connections: [ObjectIdentifier: HTTP2ServerConnection] = [:]
     private let makeHandler: (HTTP2ServerConnection) -> any HTTP2ServerHandler
     /// SETTINGS for new connections (changeable on the loop thread).
-    public var settings: HTTP2ServerSettings
+    public var settings: HTTP2ServerSettings {
+        get {
+            loop.preconditionInEventLoop()
+            return newConnectionSettings
+        }
+        set {
+            loop.preconditionInEventLoop()
+            newConnectionSettings = newValue
+        }
+    }
+    private var newConnectionSettings: HTTP2ServerSettings
 
     /// Listens on `host:port` (0 picks a port) and serves each connection with the handler `makeHandler` returns.
     /// Call on any thread; binding happens on the loop.
@@ -49,7 +61,7 @@ public final class HTTP2Server: @unchecked Sendable {
         makeHandler: @escaping (HTTP2ServerConnection) -> any HTTP2ServerHandler
     ) throws {
         self.loop = loop
-        self.settings = settings
+        newConnectionSettings = settings
         self.makeHandler = makeHandler
         let listener = try loop.submitSync { [self] in
             try IOListener(loop: loop, host: host, port: port, tls: tls) { [unowned self] stream in self.accept(stream) }
@@ -62,7 +74,7 @@ public final class HTTP2Server: @unchecked Sendable {
     public private(set) var port = 0
 
     private func accept(_ stream: IOStream) {
-        let connection = HTTP2ServerConnection(stream: stream, settings: settings) { [weak self] closed in
+        let connection = HTTP2ServerConnection(stream: stream, settings: newConnectionSettings) { [weak self] closed in
             self?.connections[ObjectIdentifier(closed)] = nil
         }
         connection.handler = makeHandler(connection)
@@ -70,7 +82,10 @@ public final class HTTP2Server: @unchecked Sendable {
     }
 
     /// Open connections (loop thread only).
-    public var openConnections: [HTTP2ServerConnection] { Array(connections.values) }
+    public var openConnections: [HTTP2ServerConnection] {
+        loop.preconditionInEventLoop()
+        return Array(connections.values)
+    }
 
     /// Stops listening and closes every connection; waits for the loop to do it unless called on the loop.
     public func stop(graceful: Bool = true) {

@@ -4,24 +4,64 @@ import PushTLS
 
 /// The server side of one HTTP/2 connection: parses requests, hands each to a handler, writes answers.
 ///
-/// `@unchecked Sendable`: every method must be called on `loop`'s thread.
+/// `@unchecked Sendable`: confined to `loop`'s thread, which every public entry point checks
+/// (`preconditionInEventLoop`); the type is Sendable only so that loop jobs can carry it.
 public final class HTTP2ServerConnection: @unchecked Sendable {
     /// The loop it lives on.
     public let loop: EventLoop
     /// Serves the requests; held strongly until the connection closes.
-    public var handler: (any HTTP2ServerHandler)?
+    public var handler: (any HTTP2ServerHandler)? {
+        get {
+            loop.preconditionInEventLoop()
+            return served
+        }
+        set {
+            loop.preconditionInEventLoop()
+            served = newValue
+        }
+    }
+    private var served: (any HTTP2ServerHandler)?
     /// TLS details (ALPN, client certificate) once the handshake finished.
-    public var tlsInfo: TLSSessionInfo? { stream?.tlsInfo }
+    public var tlsInfo: TLSSessionInfo? {
+        loop.preconditionInEventLoop()
+        return stream?.tlsInfo
+    }
     /// Streams open right now.
-    public private(set) var openStreamCount = 0
+    public var openStreamCount: Int {
+        loop.preconditionInEventLoop()
+        return streamsOpen
+    }
+    private var streamsOpen = 0
     /// The most streams ever open at once on this connection.
-    public private(set) var maxObservedOpenStreams = 0
+    public var maxObservedOpenStreams: Int {
+        loop.preconditionInEventLoop()
+        return mostStreamsOpen
+    }
+    private var mostStreamsOpen = 0
     /// Requests received whole.
-    public private(set) var requestCount = 0
+    public var requestCount: Int {
+        loop.preconditionInEventLoop()
+        return requestsReceived
+    }
+    private var requestsReceived = 0
     /// Free for the handler: per-connection state (for example an authenticated team).
-    public var userInfo: [String: String] = [:]
+    public var userInfo: [String: String] {
+        get {
+            loop.preconditionInEventLoop()
+            return info
+        }
+        set {
+            loop.preconditionInEventLoop()
+            info = newValue
+        }
+    }
+    private var info: [String: String] = [:]
     /// True once closed.
-    public private(set) var isClosed = false
+    public var isClosed: Bool {
+        loop.preconditionInEventLoop()
+        return closed
+    }
+    private var closed = false
 
     private var stream: IOStream?
     private var session: HTTP2Session?
@@ -45,7 +85,8 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
 
     /// Answers stream `streamID`; ignored when the stream is gone (the client reset it).
     public func respond(to streamID: Int32, status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
-        guard let session, !isClosed else { return }
+        loop.preconditionInEventLoop()
+        guard let session, !closed else { return }
         do {
             try session.submitResponse(
                 streamID: streamID, headers: HeaderBlock(status: status, fields: headers),
@@ -58,7 +99,8 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
 
     /// Sends new SETTINGS with this MAX_CONCURRENT_STREAMS.
     public func updateSettings(maxConcurrentStreams: Int) {
-        guard let session, !isClosed else { return }
+        loop.preconditionInEventLoop()
+        guard let session, !closed else { return }
         try? session.submitSettings([(Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), UInt32(maxConcurrentStreams))])
         flushUnlessReceiving()
     }
@@ -66,7 +108,8 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
     /// Sends GOAWAY; streams up to `lastStreamID` (default: every stream received so far) still get their
     /// answers, then the connection closes.
     public func goAway(errorCode: UInt32 = HTTP2ErrorCode.noError, debugData: [UInt8] = [], lastStreamID: Int32? = nil) {
-        guard let session, !isClosed, !goingAway else { return }
+        loop.preconditionInEventLoop()
+        guard let session, !closed, !goingAway else { return }
         goingAway = true
         try? session.submitGoAway(errorCode: errorCode, lastStreamID: lastStreamID, debugData: debugData)
         if let lastStreamID {
@@ -78,12 +121,14 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
 
     /// Drops the TCP connection at once (reset), as a crashing server would.
     public func abort() {
+        loop.preconditionInEventLoop()
         stream?.abort()
         finish()
     }
 
     /// Closes after flushing what is queued.
     public func close() {
+        loop.preconditionInEventLoop()
         flush()  // answers given while input was being parsed are still unwritten
         stream?.close()
         finish()
@@ -109,27 +154,37 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
     /// (up to `lingerSeconds`) instead of closing first: closing a socket with unread client bytes makes
     /// the kernel send a reset, which can destroy answers the client has not read yet.
     private func closeIfDone() {
-        guard goingAway, openStreamCount == 0, lingerTimer == nil, !isClosed else { return }
+        guard goingAway, streamsOpen == 0, lingerTimer == nil, !closed else { return }
         let timer = LoopTimer(loop: loop) { [weak self] in self?.close() }
-        timer.schedule(after: lingerSeconds)
+        timer.schedule(after: linger)
         lingerTimer = timer
     }
 
     /// Seconds to wait for the client to close after a GOAWAY.
-    public var lingerSeconds: Double = 2
+    public var lingerSeconds: Double {
+        get {
+            loop.preconditionInEventLoop()
+            return linger
+        }
+        set {
+            loop.preconditionInEventLoop()
+            linger = newValue
+        }
+    }
+    private var linger: Double = 2
 
     private func finish() {
-        guard !isClosed else { return }
-        isClosed = true
+        guard !closed else { return }
+        closed = true
         lingerTimer?.cancel()
         lingerTimer = nil
         stream = nil
         session?.delegate = nil
-        let retired = RetiredSession(session)
+        let retired = LoopBound(session, loop: loop)
         session = nil
-        loop.execute { retired.release() }
-        handler?.connectionDidClose(self)
-        handler = nil
+        loop.execute { withExtendedLifetime(retired.value) {} }
+        served?.connectionDidClose(self)
+        served = nil
         onClose(self)
     }
 }
@@ -170,8 +225,8 @@ extension HTTP2ServerConnection: IOStreamDelegate {
 extension HTTP2ServerConnection: HTTP2SessionDelegate {
     func sessionBeganHeaders(streamID: Int32) {
         incoming[streamID] = IncomingRequest(streamID: streamID)
-        openStreamCount += 1
-        maxObservedOpenStreams = max(maxObservedOpenStreams, openStreamCount)
+        streamsOpen += 1
+        mostStreamsOpen = max(mostStreamsOpen, streamsOpen)
     }
 
     func sessionReceivedHeader(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
@@ -198,13 +253,13 @@ extension HTTP2ServerConnection: HTTP2SessionDelegate {
 
     func sessionEndedStream(streamID: Int32) {
         guard let request = incoming.removeValue(forKey: streamID)?.request else { return }
-        requestCount += 1
-        handler?.connection(self, didReceive: request)
+        requestsReceived += 1
+        served?.connection(self, didReceive: request)
     }
 
     func sessionClosedStream(streamID: Int32, errorCode: UInt32) {
         incoming[streamID] = nil
-        openStreamCount = max(0, openStreamCount - 1)
+        streamsOpen = max(0, streamsOpen - 1)
         closeIfDone()
     }
 

@@ -17,6 +17,8 @@ public final class EventLoop: @unchecked Sendable {
     private let jobs = PThreadLock(PendingJobs())
     private let stopped = PThreadLock(false)
     private let exited = DispatchSemaphore(value: 0)
+    /// The loop thread's identity, cached when it starts (before `init` returns; never changed after):
+    /// what ``inEventLoop`` compares with the caller's.
     private nonisolated(unsafe) var threadID: pthread_t?
     private let started = DispatchSemaphore(value: 0)
     private var dnsBaseHandle: OpaquePointer?
@@ -59,10 +61,16 @@ public final class EventLoop: @unchecked Sendable {
         exited.signal()
     }
 
-    /// True when called on this loop's thread.
-    public var inEventLoop: Bool {
-        guard let threadID else { return false }
-        return pthread_equal(threadID, pthread_self()) != 0
+    /// True when called on this loop's thread: one comparison of the caller's thread identity with the
+    /// loop's cached one, cheap enough for every entry point of a loop-confined type.
+    public var inEventLoop: Bool { threadID == pthread_self() }
+
+    /// Stops the process unless called on this loop's thread. Every type confined to a loop calls it
+    /// where it is entered (or holds its state in a ``LoopBound``, which calls it on each access), so a
+    /// call from the wrong thread fails at once instead of racing.
+    @inlinable
+    public func preconditionInEventLoop(file: StaticString = #fileID, line: UInt = #line) {
+        precondition(inEventLoop, "called off the thread of event loop '\(name)'", file: file, line: line)
     }
 
     /// Runs `job` on the loop thread soon, in submission order. Safe from any thread.
@@ -114,6 +122,7 @@ public final class EventLoop: @unchecked Sendable {
 
     /// A lazily created asynchronous DNS resolver for this loop (loop thread only).
     var dnsBase: OpaquePointer? {
+        preconditionInEventLoop()
         if dnsBaseHandle == nil { dnsBaseHandle = evdns_base_new(base, Int32(EVDNS_BASE_INITIALIZE_NAMESERVERS)) }
         return dnsBaseHandle
     }

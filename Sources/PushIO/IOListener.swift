@@ -5,7 +5,9 @@ import PushTLS
 /// A listening TCP socket on one loop; each accepted connection becomes an ``IOStream`` (TLS when a
 /// server context is given). Create and close on the loop thread.
 ///
-/// `@unchecked Sendable`: confined to its loop's thread.
+/// `@unchecked Sendable`: confined to its loop's thread, which `init` and ``close()`` check
+/// (`preconditionInEventLoop`; accepts arrive there from libevent); `port` and `host` are fixed once
+/// `init` returns and may be read anywhere.
 public final class IOListener: @unchecked Sendable {
     /// The loop accepting connections.
     public let loop: EventLoop
@@ -20,7 +22,7 @@ public final class IOListener: @unchecked Sendable {
     /// Binds `host:port` (IPv4 or IPv6 literal, or "localhost"; port 0 picks a free one) and starts accepting.
     /// `onAccept` must set the stream's delegate; the stream then starts reading.
     public init(loop: EventLoop, host: String, port: Int, tls: TLSContext?, onAccept: @escaping (IOStream) -> Void) throws {
-        precondition(loop.inEventLoop, "IOListener must be created on the loop thread")
+        loop.preconditionInEventLoop()
         self.loop = loop
         self.host = host
         self.tls = tls
@@ -86,6 +88,7 @@ public final class IOListener: @unchecked Sendable {
 
     /// Stops accepting; streams already accepted stay open.
     public func close() {
+        loop.preconditionInEventLoop()
         if let listener { evconnlistener_free(listener) }
         listener = nil
     }

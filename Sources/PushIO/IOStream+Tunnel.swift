@@ -44,7 +44,7 @@ extension IOStream {
 
     /// TCP to the proxy is up: send the greeting.
     func tunnelConnected() {
-        precondition(loop.inEventLoop, "a stream's tunnel runs on its loop thread")
+        loop.preconditionInEventLoop()
         guard let bev, let greeting = tunnel?.handshake.greeting() else { return }
         tunnel?.proxyConnected = true
         let fd = bufferevent_getfd(bev)
@@ -54,7 +54,7 @@ extension IOStream {
 
     /// Bytes from the proxy during the handshake.
     func tunnelRead() {
-        precondition(loop.inEventLoop, "a stream's tunnel runs on its loop thread")
+        loop.preconditionInEventLoop()
         guard let bev, tunnel != nil else { return }
         let input = bufferevent_get_input(bev)
         let length = evbuffer_get_length(input)

@@ -4,14 +4,25 @@ import PushTLS
 
 /// A TCP connection, optionally TLS, driven by a libevent bufferevent on one loop.
 ///
-/// `@unchecked Sendable`: every method must be called on `loop`'s thread; the type is Sendable only so
-/// that jobs handed to the loop can carry it. An open stream keeps itself and its delegate alive until it
+/// `@unchecked Sendable`: confined to `loop`'s thread, which every public entry point checks
+/// (`preconditionInEventLoop`; libevent's callbacks run there by construction); the type is Sendable only
+/// so that jobs handed to the loop can carry it. An open stream keeps itself and its delegate alive until it
 /// closes (by ``close()``, ``abort()`` or the peer).
 public final class IOStream: @unchecked Sendable {
     /// The loop this stream lives on.
     public let loop: EventLoop
     /// Receives events; set before the stream is used.
-    public var delegate: (any IOStreamDelegate)?
+    public var delegate: (any IOStreamDelegate)? {
+        get {
+            loop.preconditionInEventLoop()
+            return receiver
+        }
+        set {
+            loop.preconditionInEventLoop()
+            receiver = newValue
+        }
+    }
+    private var receiver: (any IOStreamDelegate)?
     var bev: OpaquePointer?
     /// The proxy handshake while a tunnel is being set up (the bufferevent then does not own its socket).
     var tunnel: IOStreamTunnel?
@@ -20,9 +31,13 @@ public final class IOStream: @unchecked Sendable {
     /// The EOF or error waiting to be reported once the input that came before it is delivered.
     var pendingClose: IOError?
     let isTLS: Bool
-    private var connected = false
+    private(set) var connected = false
     /// TLS details after the handshake (ALPN, peer certificate); nil for plain TCP.
-    public private(set) var tlsInfo: TLSSessionInfo?
+    public var tlsInfo: TLSSessionInfo? {
+        loop.preconditionInEventLoop()
+        return sessionInfo
+    }
+    private var sessionInfo: TLSSessionInfo?
 
     init(loop: EventLoop, bev: OpaquePointer, isTLS: Bool) {
         self.loop = loop
@@ -47,7 +62,7 @@ public final class IOStream: @unchecked Sendable {
         on loop: EventLoop, host: String, port: Int, tls: TLSContext?, serverName: String? = nil,
         proxy: IOProxy? = nil, delegate: any IOStreamDelegate
     ) throws -> IOStream {
-        precondition(loop.inEventLoop, "IOStream.connect must run on the loop thread")
+        loop.preconditionInEventLoop()
         if let proxy {
             return try connect(
                 on: loop, through: proxy, host: host, port: port, tls: tls,
@@ -108,16 +123,21 @@ public final class IOStream: @unchecked Sendable {
     }
 
     /// True until the stream is closed.
-    public var isOpen: Bool { bev != nil }
+    public var isOpen: Bool {
+        loop.preconditionInEventLoop()
+        return bev != nil
+    }
 
     /// Bytes queued but not yet handed to the kernel.
     public var pendingOutputBytes: Int {
+        loop.preconditionInEventLoop()
         guard let bev else { return 0 }
         return evbuffer_get_length(bufferevent_get_output(bev))
     }
 
     /// Queues bytes for writing.
     public func write(_ bytes: UnsafeRawBufferPointer) {
+        loop.preconditionInEventLoop()
         guard let bev, let base = bytes.baseAddress, bytes.count > 0 else { return }
         bufferevent_write(bev, base, bytes.count)
     }
@@ -129,6 +149,7 @@ public final class IOStream: @unchecked Sendable {
 
     /// Closes after everything queued has been written; no further events reach the delegate.
     public func close() {
+        loop.preconditionInEventLoop()
         guard let bev else { return }
         bufferevent_disable(bev, Int16(EV_READ))
         if evbuffer_get_length(bufferevent_get_output(bev)) == 0 {
@@ -140,6 +161,7 @@ public final class IOStream: @unchecked Sendable {
 
     /// Drops the connection at once with a TCP reset, discarding queued output.
     public func abort() {
+        loop.preconditionInEventLoop()
         guard let bev else { return }
         let fd = bufferevent_getfd(bev)
         if fd >= 0 {
@@ -172,7 +194,7 @@ public final class IOStream: @unchecked Sendable {
         let fd = bufferevent_getfd(bev)
         if fd >= 0 { _ = push_set_nodelay(fd) }
         if isTLS, let ssl = bufferevent_openssl_get_ssl(bev) {
-            tlsInfo = TLSContext.sessionInfo(ssl: ssl)
+            sessionInfo = TLSContext.sessionInfo(ssl: ssl)
         }
         delegate?.streamDidConnect(self)
     }
@@ -229,35 +251,6 @@ public final class IOStream: @unchecked Sendable {
         release()
         delegate?.stream(self, didCloseWith: error)
     }
-
-    private func describe(events: Int16, bev: OpaquePointer) -> IOError {
-        if isTLS, tunnel == nil {
-            var messages: [String] = []
-            while true {
-                let code = bufferevent_get_openssl_error(bev)
-                if code == 0 { break }
-                messages.append(openSSLErrorText(code))
-            }
-            if let ssl = bufferevent_openssl_get_ssl(bev) {
-                let verify = SSL_get_verify_result(ssl)
-                if verify != X509_V_OK {
-                    messages.append("certificate verify: " + String(cString: X509_verify_cert_error_string(verify)))
-                }
-            }
-            if !messages.isEmpty {
-                return IOError(.tls, messages.joined(separator: "; "))
-            }
-        }
-        if events & Int16(BEV_EVENT_EOF) != 0 {
-            return IOError(connected ? .closed : .connect, connected ? "peer closed the connection" : "closed before connecting")
-        }
-        if events & Int16(BEV_EVENT_TIMEOUT) != 0 { return IOError(.timeout, "socket timed out") }
-        let dnsError = bufferevent_socket_get_dns_error(bev)
-        if dnsError != 0 { return IOError(.resolve, String(cString: evutil_gai_strerror(dnsError))) }
-        let code = errno
-        let text = code != 0 ? String(cString: strerror(code)) : "socket error"
-        return IOError(connected ? .broken : .connect, text)
-    }
 }
 
 private func ioStreamReadCallback(_ bev: OpaquePointer?, _ context: UnsafeMutableRawPointer?) {
@@ -273,12 +266,4 @@ private func ioStreamWriteCallback(_ bev: OpaquePointer?, _ context: UnsafeMutab
 private func ioStreamEventCallback(_ bev: OpaquePointer?, _ events: Int16, _ context: UnsafeMutableRawPointer?) {
     let stream = Unmanaged<IOStream>.fromOpaque(context!).takeUnretainedValue()
     withExtendedLifetime(stream) { stream.handleEvent(events) }
-}
-
-/// OpenSSL's text for an error code.
-func openSSLErrorText(_ code: UInt) -> String {
-    withUnsafeTemporaryAllocation(of: CChar.self, capacity: 256) { buffer in
-        ERR_error_string_n(code, buffer.baseAddress, 256)
-        return String(cString: buffer.baseAddress!)
-    }
 }

@@ -2,7 +2,9 @@ internal import CEvent
 
 /// A one-shot or repeating timer on an event loop. Create, schedule and cancel it on the loop thread only.
 ///
-/// `@unchecked Sendable`: confined to its loop's thread; the type is Sendable only so loop jobs can carry it.
+/// `@unchecked Sendable`: confined to its loop's thread, which every entry point checks
+/// (`preconditionInEventLoop`); the type is Sendable only so loop jobs can carry it (to let it go on a
+/// later turn).
 public final class LoopTimer: @unchecked Sendable {
     private var event: OpaquePointer?
     /// Held so the event base outlives this timer's event.
@@ -12,6 +14,7 @@ public final class LoopTimer: @unchecked Sendable {
 
     /// A timer that calls `action` on `loop`'s thread each time it fires.
     public init(loop: EventLoop, repeating: Bool = false, action: @escaping () -> Void) {
+        loop.preconditionInEventLoop()
         self.loop = loop
         self.action = action
         self.repeating = repeating
@@ -29,6 +32,7 @@ public final class LoopTimer: @unchecked Sendable {
 
     /// Fires after `seconds` (and every `seconds` after that when repeating); re-arming replaces the previous schedule.
     public func schedule(after seconds: Double) {
+        loop.preconditionInEventLoop()
         guard let event else { return }
         var interval = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - Double(Int(seconds))) * 1_000_000))
         event_add(event, &interval)
@@ -36,12 +40,14 @@ public final class LoopTimer: @unchecked Sendable {
 
     /// Stops the timer; it can be scheduled again.
     public func cancel() {
+        loop.preconditionInEventLoop()
         guard let event else { return }
         event_del(event)
     }
 
     /// True while the timer is scheduled.
     public var isScheduled: Bool {
+        loop.preconditionInEventLoop()
         guard let event else { return false }
         return event_pending(event, Int16(EV_TIMEOUT), nil) != 0
     }

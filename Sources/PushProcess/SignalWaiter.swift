@@ -12,10 +12,9 @@ import PushSync
 /// does not block it, which left a process running after SIGTERM now and then.) Signals are caught for
 /// as long as the waiter lives; each `wait()` returns the next one not yet returned, in arrival order.
 ///
-/// `@unchecked Sendable`: `state` is behind a lock; `events` is written once in `init` (on the loop
-/// thread, before `init` returns) and freed in `deinit` on the loop thread.
-public final class SignalWaiter: @unchecked Sendable {
-    private struct State {
+/// `state` is behind a lock; the libevent events live on the signal loop, in a ``LoopBound``.
+public final class SignalWaiter: Sendable {
+    fileprivate struct State {
         /// Signals received and not yet returned by `wait()`.
         var received: [Int32] = []
         /// The task suspended in `wait()`, if any.
@@ -23,28 +22,35 @@ public final class SignalWaiter: @unchecked Sendable {
     }
 
     private let state = PThreadLock(State())
-    private var loop: EventLoop { Self.loop }
     /// The process's one signal-handling loop, started by the first waiter and kept for the process's life.
     private static let loop = EventLoop(name: "push-signals")
-    private nonisolated(unsafe) var events: [OpaquePointer] = []
+    /// One persistent signal event per number, made and freed on the loop thread.
+    private let events: LoopBound<[OpaquePointer]>
 
     /// Installs handlers for `signals` now (they are in place when this returns); call before announcing
     /// readiness.
     public init(_ signals: [Int32]) {
-        let made = try? loop.submitSync { [self, signals] in UncheckedEvents(list: installEvents(for: signals)) }
-        events = made?.list ?? []
-        precondition(events.count == signals.count, "libevent could not install the signal handlers")
+        let state = self.state
+        let made = try? Self.loop.submitSync { [signals] () -> (events: LoopBound<[OpaquePointer]>, count: Int) in
+            let list = Self.installEvents(for: signals, reporting: state)
+            return (LoopBound(list, loop: Self.loop), list.count)
+        }
+        guard let made, made.count == signals.count else {
+            preconditionFailure("libevent could not install the signal handlers")
+        }
+        events = made.events
     }
 
-    /// Adds one persistent signal event per number to the loop's base (on the loop thread).
-    private func installEvents(for signals: [Int32]) -> [OpaquePointer] {
-        let context = Unmanaged.passUnretained(self).toOpaque()
+    /// Adds one persistent signal event per number to the loop's base (on the loop thread); each fires
+    /// into `state`, which outlives the events (`deinit` frees them first).
+    private static func installEvents(for signals: [Int32], reporting state: PThreadLock<State>) -> [OpaquePointer] {
+        let context = Unmanaged.passUnretained(state).toOpaque()
         return signals.compactMap { number -> OpaquePointer? in
             guard
                 let event = event_new(
                     loop.base, number, Int16(EV_SIGNAL | EV_PERSIST),
                     { number, _, context in
-                        Unmanaged<SignalWaiter>.fromOpaque(context!).takeUnretainedValue().fire(Int32(number))
+                        SignalWaiter.fire(Int32(number), into: Unmanaged<PThreadLock<State>>.fromOpaque(context!).takeUnretainedValue())
                     }, context)
             else { return nil }
             guard event_add(event, nil) == 0 else {
@@ -56,16 +62,16 @@ public final class SignalWaiter: @unchecked Sendable {
     }
 
     deinit {
-        let events = UncheckedEvents(list: self.events)
-        _ = try? loop.submitSync {
-            for event in events.list {
+        let events = self.events
+        _ = try? Self.loop.submitSync {
+            for event in events.value {
                 event_del(event)
                 event_free(event)
             }
         }
     }
 
-    private func fire(_ number: Int32) {
+    fileprivate static func fire(_ number: Int32, into state: PThreadLock<State>) {
         let continuation = state.withLock { state -> CheckedContinuation<Int32, Never>? in
             guard let continuation = state.suspended else {
                 state.received.append(number)
@@ -100,9 +106,4 @@ public final class SignalWaiter: @unchecked Sendable {
         default: "signal \(number)"
         }
     }
-}
-
-/// Event pointers handed to the loop thread for freeing (they are only touched there).
-private struct UncheckedEvents: @unchecked Sendable {
-    let list: [OpaquePointer]
 }

@@ -22,7 +22,8 @@ extension PushAPI {
     }
 
     /// `POST /v1/live-activities/{id}/update`: updates the activity through its update tokens (202; 404
-    /// `unknown_activity` when none is active).
+    /// `unknown_activity` when none is active). Priority 10 past the activity's budget goes at 5 (see
+    /// `LiveActivitySettings`); the answer's `priority` and `priority_downgraded` say so.
     func updateLiveActivity(_ request: APIRequest) async throws -> HTTPServerResponse {
         let update = try LiveActivityRequest(try request.jsonBody(), event: .update)
         let activityID = request.parameter("id")
@@ -58,9 +59,12 @@ extension PushAPI {
     }
 
     /// One `liveactivity` push per token to `<bundle ID>.push-type.liveactivity`, written to the outbox.
+    /// An update asking for priority 10 takes one from the activity's budget once the request is known to
+    /// be good (so a refused request spends nothing), and goes at 5 when none is left.
     func sendLiveActivity(
-        _ live: LiveActivityRequest, to tokens: [ActivityTokenRecord], activityID: String, key: APIKey?
+        _ request: LiveActivityRequest, to tokens: [ActivityTokenRecord], activityID: String, key: APIKey?
     ) async throws -> HTTPServerResponse {
+        var live = request
         let now = Date()
         let payload = live.payload(now: now).encoded()
         // Device Live Activity pushes take the liveactivity push type's limit (`PushType.maxPayloadBytes`).
@@ -70,6 +74,8 @@ extension PushAPI {
                 message: "the payload is \(payload.count) bytes; a Live Activity push takes at most \(PushType.liveactivity.maxPayloadBytes)")
         }
         try admitNotifications(tokens.count, key: key)
+        let downgraded = try await spendPriorityBudget(live, activityID: activityID, now: now)
+        if downgraded { live.priority = .consideringDevicePower }
         let pushID = OutboxID.make()
         let items = tokens.map { token in
             OutboxItem(
@@ -83,6 +89,25 @@ extension PushAPI {
         let notifications: [JSONValue] = items.map { ["id": .string($0.id), "token": .string($0.token.hex)] }
         return .json(
             status: 202,
-            ["activity_id": .string(activityID), "push_id": .string(pushID), "notifications": .array(notifications)])
+            [
+                "activity_id": .string(activityID), "push_id": .string(pushID), "notifications": .array(notifications),
+                "priority": .int(Int64(live.priority.rawValue)), "priority_downgraded": .bool(downgraded),
+            ])
+    }
+
+    /// For an update asking for priority 10: takes one from the activity's budget; true when none was left
+    /// (the update then goes at 5). Starts, ends and updates at 5 spend nothing.
+    private func spendPriorityBudget(_ live: LiveActivityRequest, activityID: String, now: Date) async throws -> Bool {
+        guard live.event == .update, live.priority == .immediately else { return false }
+        let granted = try await repositories.activityTokens.takePriorityBudget(
+            activityID: activityID, limit: configuration.liveActivities.priority10PerHour,
+            window: LiveActivitySettings.budgetWindowSeconds, now: now)
+        metrics.liveActivities.recordPriority10Request(downgraded: !granted)
+        if !granted {
+            logger.info(
+                "live_activity.priority_downgraded",
+                [("activity_id", activityID), ("priority10_per_hour", "\(configuration.liveActivities.priority10PerHour)")])
+        }
+        return !granted
     }
 }

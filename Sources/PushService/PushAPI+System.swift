@@ -106,7 +106,8 @@ extension PushAPI {
         let text = metrics.prometheusText(
             outboxCounts: Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) }),
             oldestPendingAgeSeconds: oldest.map { Date().timeIntervalSince($0) } ?? 0,
-            extra: dropMetrics.prometheusText() + (await connectionMetrics()) + metrics.webhooks.prometheusText())
+            extra: dropMetrics.prometheusText() + (await connectionMetrics()) + metrics.webhooks.prometheusText()
+                + metrics.liveActivities.prometheusText())
         return HTTPServerResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: Array(text.utf8))
     }
 }

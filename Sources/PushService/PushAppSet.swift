@@ -12,6 +12,9 @@ public final class PushAppSet: Sendable {
         let health: AppConnectionHealth
         let production: SwappableSender
         let development: SwappableSender
+        /// The channel managers (nil where the environment has no management endpoint).
+        let productionChannels: SwappableChannelManager?
+        let developmentChannels: SwappableChannelManager?
     }
 
     private let members: [Member]
@@ -55,13 +58,17 @@ public final class PushAppSet: Sendable {
             let productionSender = SwappableSender(production, drainDeadline: configuration.shutdownDeadlineSeconds)
             let developmentSender = SwappableSender(development, drainDeadline: configuration.shutdownDeadlineSeconds)
             let channels = try channelManagers(configuration, settings, credential)
+            let productionChannels = channels.production.map { SwappableChannelManager($0) }
+            let developmentChannels = channels.development.map { SwappableChannelManager($0) }
             let app = PushApp(
                 name: settings.name, topics: topics, servesAnyTopic: settings.servesAnyTopic,
                 maxInFlight: settings.maxInFlight, production: productionSender, development: developmentSender,
-                credential: credential.status, connections: health, productionChannels: channels.production,
-                developmentChannels: channels.development)
+                credential: credential.status, connections: health, productionChannels: productionChannels,
+                developmentChannels: developmentChannels)
             members.append(
-                Member(app: app, settings: settings, health: health, production: productionSender, development: developmentSender))
+                Member(
+                    app: app, settings: settings, health: health, production: productionSender, development: developmentSender,
+                    productionChannels: productionChannels, developmentChannels: developmentChannels))
             fingerprints[settings.name] = credential.fingerprint
         }
         return PushAppSet(members: members, fingerprints: fingerprints, logger: logger)
@@ -98,8 +105,8 @@ public final class PushAppSet: Sendable {
     }
 
     /// Reads each app's credential files again (paths from `configuration`, which may name new files).
-    /// An app whose files changed gets new clients: new sends use them, the old clients finish what they
-    /// have and close. A file that cannot be used keeps the old credential, logs one line
+    /// An app whose files changed gets new clients, for pushes and for channel management: new sends and
+    /// management requests use them, the old clients finish what they have and close. A file that cannot be used keeps the old credential, logs one line
     /// (`apns.reload_failed`) and shows in `/healthz` until a good reload. Apps added to or removed from
     /// the configuration need a restart.
     public func reload(_ configuration: PushServiceConfiguration, metrics: ServiceMetrics?) -> [PushAppReload] {
@@ -138,9 +145,15 @@ public final class PushAppSet: Sendable {
             member.app.updateCredential { $0.reloadError = nil }
             return .unchanged
         }
+        // Everything is built before anything is swapped, so a failure leaves the app on its old credential
+        // throughout (an unused management client opens no connection and closes when released).
+        // Management endpoints stay those of the start (an environment without one keeps none).
+        let channels = try Self.channelManagers(configuration, settings, credential)
         let (production, development) = try Self.clients(configuration, settings, credential, logger: logger, health: member.health)
         member.production.replace(with: production)
         member.development.replace(with: development)
+        if let manager = channels.production { member.productionChannels?.replace(with: manager) }
+        if let manager = channels.development { member.developmentChannels?.replace(with: manager) }
         fingerprints[settings.name] = credential.fingerprint
         member.app.updateCredential { $0 = credential.status }
         if let notAfter = credential.status.notAfter {

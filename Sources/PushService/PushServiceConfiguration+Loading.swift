@@ -1,130 +1,23 @@
 import APNSCore
+import ArgumentParsing
 import Foundation
 import JSON
 
 extension PushServiceConfiguration {
-    /// The `--help` text of `push-server`.
-    public static let usage = """
-        OVERVIEW: The SniffMeet push service: REST API, durable outbox, APNs delivery, profile drops.
-
-        USAGE: push-server [--embedded] [--data-dir DIR] [--port N] [options]
-
-        OPTIONS:
-          --config FILE          JSON configuration file (see Resources/push-server.example.json; several apps,
-                                 each with its own .p12 or .p8: "apps", see Resources/push-server.apps.example.json)
-          --embedded             run two apps (.p12 and .p8) against in-process mock APNs servers (no Apple account)
-          --data-dir DIR         database, credentials and api-key live here (default ./var)
-          --host ADDR            listen address (default 127.0.0.1)
-          --port N               listen port (default 8080; 0 picks one and prints it)
-          --database PATH|URL    SQLite file (default DATA_DIR/push.sqlite), or postgres://user:pw@host:port/db
-                                 for a PostgreSQL database several instances share (prefer PUSH_DATABASE
-                                 when the URL holds a password)
-          --instance-id NAME     this instance's name in outbox claims (PostgreSQL; default host-pid-random)
-          --api-key KEY          accepted Bearer key, or sha256:<hex> of it (repeatable; prefer PUSH_API_KEY)
-          --tls-cert PATH        serve HTTPS with this certificate chain (PEM); reloaded on SIGHUP
-          --tls-key PATH         its private key (PEM)
-          --tls-client-ca PATH   require client certificates issued by this CA (PEM)
-          --protect-metrics      GET /metrics needs a key with the read scope
-          --protect-healthz      GET /healthz needs a key with the read scope
-          --topic BUNDLE_ID      default apns-topic
-          --apns-p12 PATH        APNs provider certificate (.p12) of the single app (without "apps")
-          --apns-password PW     its password (prefer PUSH_APNS_PASSWORD)
-          --apns-p8 PATH         token authentication instead: the .p8 signing key
-          --apns-key-id ID       its 10-character key id
-          --apns-team-id ID      the 10-character team id
-          --apns-host HOST       APNs host override (both environments)
-          --apns-port N          APNs port override
-          --apns-ca PATH         CA (PEM) to trust for the APNs host override
-          --apns-proxy URL       reach APNs through http://[user:pass@]host:port (CONNECT) or socks5://…;
-                                 'none' ignores HTTPS_PROXY (prefer PUSH_APNS_PROXY when it holds a password)
-          --log-level LEVEL      debug, info, warning, error
-          -h, --help             show this help
-
-        ENVIRONMENT: PUSH_CONFIG, PUSH_HOST, PUSH_PORT, PUSH_DATA_DIR, PUSH_DATABASE, PUSH_INSTANCE_ID, PUSH_API_KEY (comma-separated),
-          PUSH_TLS_CERT, PUSH_TLS_KEY, PUSH_TLS_CLIENT_CA, PUSH_PROTECT_METRICS, PUSH_PROTECT_HEALTHZ, PUSH_TOPIC, PUSH_EMBEDDED, PUSH_APNS_P12, PUSH_APNS_PASSWORD, PUSH_APNS_P8, PUSH_APNS_KEY_ID,
-          PUSH_APNS_TEAM_ID, PUSH_APNS_HOST, PUSH_APNS_PORT, PUSH_APNS_CA, PUSH_APNS_PROXY,
-          PUSH_LOG_LEVEL; HTTPS_PROXY and NO_PROXY when no APNs proxy is set.
-        SIGNALS: SIGTERM/SIGINT drain and stop; SIGHUP reloads TLS files, API keys and APNs credentials.
-        EXIT CODES: 0 ok, 1 failure, 64 usage error, 78 configuration error.
-        """
-
     /// Builds the configuration from `arguments` (without the program name) and `environment`.
     public static func load(arguments: [String], environment: [String: String]) throws(ConfigurationError)
         -> PushServiceConfiguration
     {
         var configuration = PushServiceConfiguration()
-        let flags = try parseFlags(arguments)
-        if let file = flags.last(where: { $0.0 == "--config" })?.1 ?? environment["PUSH_CONFIG"] {
+        let parsed = try parse(arguments: arguments)
+        if let file = parsed.value("config") ?? environment["PUSH_CONFIG"] {
             try configuration.apply(file: file)
         }
         try configuration.apply(environment: environment)
-        for (flag, value) in flags where flag != "--config" { try configuration.apply(flag: flag, value: value) }
+        try configuration.apply(arguments: parsed)
         try checkUnique(configuration.apiKeys)
         try configuration.checkApps()
         return configuration
-    }
-
-    private static let valueFlags: Set<String> = [
-        "--config", "--data-dir", "--host", "--port", "--database", "--api-key", "--topic", "--apns-p12",
-        "--apns-password", "--apns-host", "--apns-port", "--apns-ca", "--log-level", "--apns-p8", "--apns-key-id",
-        "--apns-team-id", "--tls-cert", "--tls-key", "--tls-client-ca", "--apns-proxy", "--instance-id",
-    ]
-    private static let switchFlags: Set<String> = ["--embedded", "--protect-metrics", "--protect-healthz"]
-
-    private static func parseFlags(_ arguments: [String]) throws(ConfigurationError) -> [(String, String)] {
-        var result: [(String, String)] = []
-        var index = 0
-        while index < arguments.count {
-            var flag = arguments[index]
-            var value: String?
-            if let equals = flag.firstIndex(of: "="), flag.hasPrefix("--") {
-                value = String(flag[flag.index(after: equals)...])
-                flag = String(flag[..<equals])
-            }
-            if switchFlags.contains(flag) {
-                result.append((flag, value ?? "true"))
-            } else if valueFlags.contains(flag) {
-                if value == nil {
-                    index += 1
-                    guard index < arguments.count else { throw .usage("\(flag) needs a value") }
-                    value = arguments[index]
-                }
-                result.append((flag, value ?? ""))
-            } else {
-                throw .usage("unknown argument \(flag) (see --help)")
-            }
-            index += 1
-        }
-        return result
-    }
-
-    private mutating func apply(flag: String, value: String) throws(ConfigurationError) {
-        switch flag {
-        case "--embedded": embedded = try Self.bool(value, "--embedded")
-        case "--data-dir": dataDirectory = value
-        case "--host": host = value
-        case "--port": port = try Self.port(value, flag)
-        case "--database": databasePath = value
-        case "--instance-id": instanceID = value
-        case "--api-key": apiKeys.append(try APIKey(name: "key-\(apiKeys.count + 1)", secret: value))
-        case "--tls-cert": tls.certificatePath = value
-        case "--tls-key": tls.keyPath = value
-        case "--tls-client-ca": tls.clientCAPath = value
-        case "--protect-metrics": protectMetrics = try Self.bool(value, flag)
-        case "--protect-healthz": protectHealthz = try Self.bool(value, flag)
-        case "--topic": topic = value
-        case "--apns-p12": apns.p12Path = value
-        case "--apns-password": apns.password = value
-        case "--apns-p8": apns.p8Path = value
-        case "--apns-key-id": apns.keyID = value
-        case "--apns-team-id": apns.teamID = value
-        case "--apns-host": apns.host = value
-        case "--apns-port": apns.port = try Self.port(value, flag)
-        case "--apns-ca": apns.caPath = value
-        case "--apns-proxy": apns.proxy = try APNSSettings.proxySetting(value, "--apns-proxy")
-        case "--log-level": logLevel = try Self.level(value)
-        default: throw .usage("unknown argument \(flag)")
-        }
     }
 
     private mutating func apply(environment: [String: String]) throws(ConfigurationError) {
@@ -180,9 +73,10 @@ extension PushServiceConfiguration {
             "host", "port", "data_dir", "database", "database_pool_size", "instance_id", "api_keys", "embedded", "topic", "log_level",
             "apns", "outbox", "drops", "walks", "wait_timeout_s", "shutdown_deadline_s", "max_body_bytes",
             "http_timeout_s", "protect_metrics", "protect_healthz", "tls", "retention", "apps", "$comment",
-            "webhooks", "webhook_delivery",
+            "webhooks", "webhook_delivery", "live_activities",
         ])
         if let section = try root.object("retention") { try retention.apply(json: section) }
+        if let section = try root.object("live_activities") { try liveActivities.apply(json: section) }
         if let list = try root.array("apps") { apps = try Self.apps(json: list) }
         if let list = try root.array("webhooks") { try webhooks.apply(endpoints: list) }
         if let section = try root.object("webhook_delivery") { try webhooks.apply(delivery: section) }
@@ -263,12 +157,12 @@ extension PushServiceConfiguration {
         }
     }
 
-    private static func port(_ text: String, _ name: String) throws(ConfigurationError) -> Int {
+    static func port(_ text: String, _ name: String) throws(ConfigurationError) -> Int {
         guard let port = Int(text), (0...65535).contains(port) else { throw .usage("\(name) must be a port number 0-65535") }
         return port
     }
 
-    private static func bool(_ text: String, _ name: String) throws(ConfigurationError) -> Bool {
+    static func bool(_ text: String, _ name: String) throws(ConfigurationError) -> Bool {
         switch text.lowercased() {
         case "1", "true", "yes": return true
         case "0", "false", "no", "": return false
@@ -276,7 +170,7 @@ extension PushServiceConfiguration {
         }
     }
 
-    private static func level(_ text: String) throws(ConfigurationError) -> LogLevel {
+    static func level(_ text: String) throws(ConfigurationError) -> LogLevel {
         guard let level = LogLevel(rawValue: text.lowercased()) else {
             throw .usage("log level must be one of debug, info, warning, error")
         }

@@ -70,6 +70,8 @@ public struct PushServiceConfiguration: Sendable, Equatable {
     public var walkLiveActivities = false
     /// Walks: the `ActivityAttributes` type of the walk's Live Activity (`walks.attributes_type`).
     public var walkAttributesType = "WalkAttributes"
+    /// Live Activities: the per-activity budget of priority-10 updates (`live_activities`).
+    public var liveActivities = LiveActivitySettings()
     /// How long finished rows stay before the retention job deletes them.
     public var retention = RetentionPolicy()
     /// Webhook endpoints from the file and delivery settings.

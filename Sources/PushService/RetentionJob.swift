@@ -20,6 +20,9 @@ struct RetentionJob: Sendable {
             (.drops, policy.endedDropSeconds),
             (.idempotencyKeys, max(policy.idempotencyKeySeconds, PushAPI.idempotencyTTL)),
             (.webhookEvents, policy.webhookEventSeconds),
+            (.activityTokens, policy.retiredActivityTokenSeconds),
+            // Entries out of the budget's window count for nothing any more.
+            (.activityBudget, LiveActivitySettings.budgetWindowSeconds),
         ]
         for (table, age) in ages {
             let cutoff = now.addingTimeInterval(-age)
@@ -47,6 +50,8 @@ struct RetentionJob: Sendable {
         case .drops: return try await repositories.drops.purgeEnded(olderThan: cutoff, limit: limit)
         case .idempotencyKeys: return try await repositories.idempotency.purge(olderThan: cutoff, limit: limit)
         case .webhookEvents: return try await repositories.webhooks.purge(olderThan: cutoff, limit: limit)
+        case .activityTokens: return try await repositories.activityTokens.purgeRetired(olderThan: cutoff, limit: limit)
+        case .activityBudget: return try await repositories.activityTokens.purgeBudget(olderThan: cutoff, limit: limit)
         }
     }
 

@@ -1,9 +1,11 @@
 extension RetentionPolicy {
     /// Reads the configuration file's `retention` object: ages in seconds (`final_outbox_s`,
-    /// `answered_mate_requests_s`, `ended_drops_s`, `idempotency_keys_s`, `webhook_events_s`), `interval_s` and `batch_size`.
+    /// `answered_mate_requests_s`, `ended_drops_s`, `idempotency_keys_s`, `webhook_events_s`,
+    /// `retired_activity_tokens_s`), `interval_s` and `batch_size`.
     mutating func apply(json section: JSONFields) throws(APIError) {
         try section.checkKnown([
-            "final_outbox_s", "answered_mate_requests_s", "ended_drops_s", "idempotency_keys_s", "webhook_events_s", "interval_s", "batch_size",
+            "final_outbox_s", "answered_mate_requests_s", "ended_drops_s", "idempotency_keys_s", "webhook_events_s",
+            "retired_activity_tokens_s", "interval_s", "batch_size",
         ])
         func age(_ name: String) throws(APIError) -> Double? {
             guard let value = try section.double(name) else { return nil }
@@ -15,6 +17,7 @@ extension RetentionPolicy {
         if let value = try age("ended_drops_s") { endedDropSeconds = value }
         if let value = try age("idempotency_keys_s") { idempotencyKeySeconds = value }
         if let value = try age("webhook_events_s") { webhookEventSeconds = value }
+        if let value = try age("retired_activity_tokens_s") { retiredActivityTokenSeconds = value }
         if let value = try age("interval_s") { intervalSeconds = value }
         if let value = try section.int("batch_size") {
             guard (1...100_000).contains(value) else { throw .invalidField("retention.batch_size", "must be 1-100000") }

@@ -2,7 +2,9 @@ import Foundation
 
 /// How long finished data stays in the store before the retention job deletes it (`retention` in the
 /// configuration file). Rows still in use are never purged: queued or in-flight outbox rows, pending drops,
-/// unanswered mate requests, and `Idempotency-Key` records younger than their 24-hour replay window.
+/// unanswered mate requests, `Idempotency-Key` records younger than their 24-hour replay window, and
+/// activity tokens still in use (push-to-start tokens, update tokens not retired yet). The priority-10
+/// budget's entries go once they are out of its one-hour window (`LiveActivitySettings`).
 public struct RetentionPolicy: Sendable, Equatable {
     /// Final outbox rows (accepted, rejected, failed, expired), counted from their last change.
     public var finalOutboxSeconds: TimeInterval = 7 * 86_400
@@ -14,6 +16,8 @@ public struct RetentionPolicy: Sendable, Equatable {
     public var idempotencyKeySeconds: TimeInterval = 2 * 86_400
     /// Delivered (or given-up) webhook events, counted from their last attempt.
     public var webhookEventSeconds: TimeInterval = 7 * 86_400
+    /// Retired Live Activity update tokens (their activity ended), counted from when they retired.
+    public var retiredActivityTokenSeconds: TimeInterval = 7 * 86_400
     /// Seconds between passes of the retention job.
     public var intervalSeconds: TimeInterval = 60
     /// Rows deleted per transaction; the job yields between batches so the API never waits long.
@@ -30,4 +34,6 @@ enum RetentionTable: String, CaseIterable, Sendable {
     case drops
     case idempotencyKeys = "idempotency_keys"
     case webhookEvents = "webhook_events"
+    case activityTokens = "activity_tokens"
+    case activityBudget = "activity_budget"
 }

@@ -67,6 +67,8 @@ public final class ServiceMetrics: Sendable {
     private let state = PThreadLock(State())
     /// Webhook deliveries by endpoint and outcome.
     public let webhooks = WebhookMetrics()
+    /// Live Activity updates by the priority their budget let them go at.
+    public let liveActivities = LiveActivityMetrics()
 
     /// Empty metrics.
     public init() {}

@@ -91,7 +91,7 @@ enum StartupChecks {
     /// At least one API key must be configured outside the embedded mode.
     static func apiKeys(_ keys: [APIKey]) throws(ConfigurationError) {
         guard !keys.isEmpty else {
-            throw ConfigurationError("no API key configured: set api_keys, PUSH_API_KEY or --api-key")
+            throw ConfigurationError("no API key configured: set api_keys, PUSH_API_KEY or --api-key-file")
         }
     }
 }

@@ -3,7 +3,8 @@ import PushIO
 /// Sends `WATCHDOG=1` from an event loop's own thread every interval, so systemd restarts the service when
 /// that loop stops turning (a blocked or dead loop sends nothing).
 ///
-/// `Sendable`: the timer is created, fired and cancelled only on `loop`'s thread (checked in each call).
+/// `Sendable`: the timer is created, fired and cancelled only on `loop`'s thread (`LoopTimer` checks it on
+/// each call).
 final class SystemdWatchdog: Sendable {
     private let loop: EventLoop
     private let timer: LoopTimer
@@ -17,7 +18,7 @@ final class SystemdWatchdog: Sendable {
     static func start(loop: EventLoop, interval: Double, notifier: SystemdNotifier) async throws -> SystemdWatchdog {
         try await loop.submit {
             let timer = LoopTimer(loop: loop, repeating: true) {
-                precondition(loop.inEventLoop, "watchdog ping off its event loop")
+                loop.preconditionInEventLoop()
                 notifier.watchdog()
             }
             timer.schedule(after: interval)
@@ -31,7 +32,7 @@ final class SystemdWatchdog: Sendable {
         let timer = self.timer
         let loop = self.loop
         _ = try? await loop.submit {
-            precondition(loop.inEventLoop, "watchdog cancelled off its event loop")
+            loop.preconditionInEventLoop()
             timer.cancel()
         }
     }

@@ -21,6 +21,8 @@ public struct TestCredentialFiles: Sendable {
     public let clientKeyPath: String
     /// The password of both .p12 files.
     public let password: String
+    /// `client.p12.password`: that password on one line (0600), for `--apns-password-file` and the like.
+    public let clientP12PasswordPath: String
     /// The bundle id in the client certificate's UID.
     public let bundleID: String
 
@@ -37,7 +39,7 @@ public struct TestCredentialFiles: Sendable {
             serverCertificatePath: path("server.pem"), serverKeyPath: path("server-key.pem"),
             clientP12Path: path("client.p12"), clientLegacyP12Path: path("client-legacy.p12"),
             clientCertificatePath: path("client.pem"), clientKeyPath: path("client-key.pem"),
-            password: password, bundleID: bundleID)
+            password: password, clientP12PasswordPath: path("client.p12.password"), bundleID: bundleID)
 
         let authority = try TestCertificateAuthority()
         let server = try authority.issueServerCertificate()
@@ -48,6 +50,7 @@ public struct TestCredentialFiles: Sendable {
         try CredentialFile.write(Array(client.certificatePEM.utf8), to: files.clientCertificatePath)
         try CredentialFile.write(Array(client.privateKeyPEM.utf8), to: files.clientKeyPath, secret: true)
         try CredentialFile.write(client.pkcs12(password: password), to: files.clientP12Path, secret: true)
+        try CredentialFile.write(Array((password + "\n").utf8), to: files.clientP12PasswordPath, secret: true)
         try CredentialFile.write(
             client.pkcs12(password: password, legacy: true),
             to: files.clientLegacyP12Path, secret: true)

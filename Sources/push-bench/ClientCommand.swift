@@ -13,8 +13,8 @@ enum ClientCommand {
         let port = try arguments.int("port", 0)
         guard port > 0 else { throw UsageError(description: "missing --port") }
         let caPEM = try String(contentsOfFile: try arguments.required("ca"), encoding: .utf8)
-        let total = try arguments.int("n", 200_000)
-        let inFlight = max(1, try arguments.int("m", 1000))
+        let total = try arguments.int("count", 200_000)
+        let inFlight = max(1, try arguments.int("in-flight", 1000))
         let connections = max(1, try arguments.int("connections", 1))
         let payload = try Payload.bytes(arguments)
         let token = try DeviceToken(arguments.string("token") ?? String(repeating: "ab", count: 32))
@@ -30,7 +30,7 @@ enum ClientCommand {
         configuration.maxPendingRequests = batch > 0 ? inFlight : max(configuration.maxPendingRequests, inFlight * 2)
         configuration.maxConcurrentStreams = try arguments.int("max-streams", 1000)
         configuration.requestTimeout = try arguments.double("timeout", 60)
-        if let url = arguments.string("proxy") {
+        if let url = arguments.string("proxy") ?? ProcessInfo.processInfo.environment["PUSH_APNS_PROXY"] {
             do { configuration.proxy = try APNSProxy(url: url) } catch {
                 throw UsageError(description: "--proxy: \(error)")
             }

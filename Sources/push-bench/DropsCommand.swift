@@ -29,7 +29,9 @@ enum DropsCommand {
             scratch = directory
             repositories = try .sqlite(path: directory + "/push.sqlite")
         case "postgres":
-            guard let url = arguments.string("database") else { throw UsageError(description: "--store postgres needs --database URL") }
+            guard let url = arguments.string("database") ?? ProcessInfo.processInfo.environment["PUSH_DATABASE"] else {
+                throw UsageError(description: "--store postgres needs --database URL")
+            }
             let instances = max(1, try arguments.int("instances", 1))
             var sets: [PushRepositories] = []
             for number in 1...instances {

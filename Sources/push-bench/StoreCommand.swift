@@ -6,9 +6,9 @@ import PushStore
 /// W workers at once, each an instance of its own (own pool and instance id), `n / W` cycles each.
 enum StoreCommand {
     static func run(_ arguments: Arguments) async throws {
-        let total = try arguments.int("n", 200_000)
+        let total = try arguments.int("count", 200_000)
         let batch = try arguments.int("batch", 1_000)
-        if let url = arguments.string("database") {
+        if let url = arguments.string("database") ?? ProcessInfo.processInfo.environment["PUSH_DATABASE"] {
             try await runPostgres(url: url, workers: max(1, try arguments.int("workers", 1)), total: total, batch: batch)
             return
         }

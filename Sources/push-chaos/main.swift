@@ -1,60 +1,67 @@
+import ArgumentParsing
 import Foundation
 import JSON
 import PushChaos
 
 /// `push-chaos`: push-server under a faulty mock APNs and SIGKILLs; prints the summary, exit 0 when it passed.
-let usage = """
-    usage: push-chaos --server PATH [--work DIR] [--pushes N] [--kills N] [--batch N] [--concurrency N]
-                      [--goaway-every N] [--close-every N] [--rate-429 P] [--rate-503 P] [--jitter-ms N]
-                      [--goaway-close-ms N] [--limit-flip 0|1] [--instances N] [--lease-s N] [--json FILE] [--keep]
-      --goaway-close-ms N  the mock closes each connection N ms after its GOAWAY, answered or not
-      --limit-flip 1       the mock lowers MAX_CONCURRENT_STREAMS to 1 after each rejection, back after a success
-      --instances N        N > 1: N instances on one throwaway PostgreSQL database behind haproxy; each kill
-                           hits the next instance, which restarts under a new instance id
-      --lease-s N          their outbox lease (default 10, push-server's minimum)
-      With --kills 0 and --close-every 0 nothing is cut: any notification accepted twice fails the run.
-    """
+let options: [OptionSpec] = [
+    .value("server", "path", "the push-server binary to run (required)"),
+    .value("work", "dir", "where the run keeps its files (default a new directory under the temporary one)"),
+    .value("pushes", "n", "notifications to post"),
+    .value("kills", "n", "SIGKILLs during the run"),
+    .value("batch", "n", "notifications per POST"),
+    .value("concurrency", "n", "POSTs in flight"),
+    .value("goaway-every", "n", "the mock sends GOAWAY every N streams (0: never)"),
+    .value("close-every", "n", "the mock drops a connection every N streams (0: never)"),
+    .value("rate-429", "p", "share of answers 429 TooManyRequests, 0...1"),
+    .value("rate-503", "p", "share of answers 503 ServiceUnavailable, 0...1"),
+    .value("jitter-ms", "n", "the mock's answers wait up to N ms"),
+    .value("goaway-close-ms", "n", "the mock closes each connection N ms after its GOAWAY, answered or not"),
+    .value("limit-flip", "0|1", "1: the mock lowers MAX_CONCURRENT_STREAMS to 1 after each rejection, back after a success"),
+    .value(
+        "instances", "n",
+        "N > 1: N instances on one throwaway PostgreSQL database behind haproxy; each kill hits the next instance, which restarts under a new instance id"
+    ),
+    .value("lease-s", "n", "their outbox lease (default 10, push-server's minimum)"),
+    .value("json", "file", "write the report as JSON here"),
+    .flag("keep", "keep the work directory"),
+]
+let usage =
+    (["usage: push-chaos --server <path> [options]", "", "OPTIONS:"] + OptionHelp.lines(options) + [
+        "", "With --kills 0 and --close-every 0 nothing is cut: any notification accepted twice fails the run.",
+    ]).joined(separator: "\n")
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("push-chaos: \(message)\n\(usage)\n".utf8))
     exit(64)
 }
 
-func parse() -> (options: [String: String], keep: Bool) {
-    var options: [String: String] = [:]
-    var keep = false
-    var arguments = CommandLine.arguments.dropFirst()
-    while let flag = arguments.popFirst() {
-        if flag == "--keep" {
-            keep = true
-            continue
-        }
-        guard flag.hasPrefix("--"), let value = arguments.popFirst() else { fail("bad argument '\(flag)'") }
-        options[String(flag.dropFirst(2))] = value
-    }
-    return (options, keep)
+let parsed: ParsedArguments
+do {
+    parsed = try ParsedArguments(Array(CommandLine.arguments.dropFirst()), options: options)
+    _ = try parsed.positionals([])
+} catch {
+    fail(error.description)
 }
-let (options, keep) = parse()
-let known: Set = [
-    "server", "work", "pushes", "kills", "batch", "concurrency", "goaway-every", "close-every",
-    "rate-429", "rate-503", "jitter-ms", "goaway-close-ms", "limit-flip", "json", "instances", "lease-s",
-]
-if let unknown = options.keys.first(where: { !known.contains($0) }) { fail("unknown option --\(unknown)") }
-guard let server = options["server"] else { fail("--server is required") }
+if parsed.wantsHelp {
+    print(usage)
+    exit(0)
+}
+guard let server = parsed.value("server") else { fail("--server is required") }
 
 @MainActor func integer(_ name: String, _ fallback: Int) -> Int {
-    guard let text = options[name] else { return fallback }
+    guard let text = parsed.value(name) else { return fallback }
     guard let value = Int(text), value >= 0 else { fail("--\(name) must be a whole number, got '\(text)'") }
     return value
 }
 
 @MainActor func rate(_ name: String, _ fallback: Double) -> Double {
-    guard let text = options[name] else { return fallback }
+    guard let text = parsed.value(name) else { return fallback }
     guard let value = Double(text), (0...1).contains(value) else { fail("--\(name) must be in 0...1, got '\(text)'") }
     return value
 }
 
-let work = options["work"] ?? NSTemporaryDirectory() + "push-chaos-\(ProcessInfo.processInfo.processIdentifier)"
+let work = parsed.value("work") ?? NSTemporaryDirectory() + "push-chaos-\(ProcessInfo.processInfo.processIdentifier)"
 var plan = ChaosPlan(serverBinary: server, workDirectory: work)
 plan.pushes = integer("pushes", plan.pushes)
 plan.kills = integer("kills", plan.kills)
@@ -65,7 +72,7 @@ plan.abruptCloseEvery = integer("close-every", plan.abruptCloseEvery)
 plan.tooManyRequestsRate = rate("rate-429", plan.tooManyRequestsRate)
 plan.serviceUnavailableRate = rate("rate-503", plan.serviceUnavailableRate)
 plan.maxJitter = Double(integer("jitter-ms", Int(plan.maxJitter * 1000))) / 1000
-if options["goaway-close-ms"] != nil { plan.closeAfterGoAway = Double(integer("goaway-close-ms", 0)) / 1000 }
+if parsed.value("goaway-close-ms") != nil { plan.closeAfterGoAway = Double(integer("goaway-close-ms", 0)) / 1000 }
 plan.dropStreamLimitAfterRejection = integer("limit-flip", 0) != 0
 plan.instances = max(1, integer("instances", plan.instances))
 plan.leaseSeconds = Double(max(10, integer("lease-s", Int(plan.leaseSeconds))))
@@ -73,10 +80,10 @@ plan.leaseSeconds = Double(max(10, integer("lease-s", Int(plan.leaseSeconds))))
 do {
     let report = try await ChaosRun.run(plan) { print($0) }
     print(report.summary)
-    if let path = options["json"] {
+    if let path = parsed.value("json") {
         try Data(report.json.serialized()).write(to: URL(fileURLWithPath: path))
     }
-    if !keep { try? FileManager.default.removeItem(atPath: work) }
+    if !parsed.has("keep") { try? FileManager.default.removeItem(atPath: work) }
     exit(report.passed ? 0 : 1)
 } catch {
     FileHandle.standardError.write(Data("push-chaos: cannot run: \(error)\n".utf8))

@@ -1,3 +1,4 @@
+import ArgumentParsing
 import JSON
 
 /// `pushctl apps ls`: GET /v1/apps.

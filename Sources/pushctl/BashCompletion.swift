@@ -1,3 +1,5 @@
+import ArgumentParsing
+
 /// The bash completion script: `_pushctl` completes commands, subcommands, each command's options, the
 /// values of options with fixed choices, and paths for file and directory options.
 enum BashCompletion {

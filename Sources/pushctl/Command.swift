@@ -1,3 +1,5 @@
+import ArgumentParsing
+
 /// A leaf command: its help (which also lists the options the parser accepts) and its action.
 protocol Command {
     /// The path after `pushctl`, e.g. `devices add`.

@@ -1,3 +1,4 @@
+import ArgumentParsing
 import Foundation
 
 /// `pushctl completion bash|zsh`: prints a completion script built from the same command table as `--help`.

@@ -1,4 +1,5 @@
 import APNSCore
+import ArgumentParsing
 import JSON
 
 /// `pushctl devices add`: POST /v1/devices.

@@ -1,3 +1,5 @@
+import ArgumentParsing
+
 /// `pushctl devices ls`: GET /v1/users/{id}/devices.
 enum DevicesListCommand: Command {
     static let name = "devices ls"

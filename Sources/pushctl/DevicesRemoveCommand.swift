@@ -1,4 +1,5 @@
 import APNSCore
+import ArgumentParsing
 
 /// `pushctl devices rm`: DELETE /v1/devices/{token}.
 enum DevicesRemoveCommand: Command {

@@ -1,5 +1,6 @@
 import APNS
 import APNSCore
+import ArgumentParsing
 import Foundation
 import JSON
 import PushIO
@@ -75,23 +76,27 @@ struct DirectSend {
         } else {
             trustedCA = nil
         }
-        if let url = arguments.value("proxy") {
+        // A proxy URL with a password comes from PUSHCTL_PROXY: the parser refuses one given to --proxy.
+        if let url = arguments.value("proxy") ?? ProcessInfo.processInfo.environment["PUSHCTL_PROXY"].flatMap({ $0.isEmpty ? nil : $0 }) {
             do { proxy = try APNSProxy(url: url) } catch {
-                throw CLIError(ExitCode.usage, "--proxy: \(error)", hint: "use http://[user:pass@]host:port or socks5://[user:pass@]host:port")
+                throw CLIError(
+                    ExitCode.usage, "--proxy: \(error)",
+                    hint: "use http://host:port or socks5://host:port; with user and password, set PUSHCTL_PROXY")
             }
         } else {
             proxy = nil
         }
     }
 
+    /// The .p12 password: from `--password-file`, else `PUSHCTL_P12_PASSWORD`, else empty; never an option value.
     private static func password(_ arguments: ParsedArguments) throws(CLIError) -> String {
-        if let path = arguments.value("password-file") {
-            guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
-                throw CLIError(ExitCode.config, "cannot read password file '\(path)'", hint: "check the path given to --password-file")
-            }
-            return text.trimmingCharacters(in: .newlines)
+        do {
+            let environment = ProcessInfo.processInfo.environment
+            return try SecretInput.read(arguments, fileOption: "password-file", variable: "PUSHCTL_P12_PASSWORD", environment: environment)?
+                .value ?? ""
+        } catch {
+            throw CLIError(ExitCode.config, error.message, hint: "check the path given to --password-file")
         }
-        return ProcessInfo.processInfo.environment["PUSHCTL_P12_PASSWORD"] ?? ""
     }
 
     func run(_ push: PushOptions, format: OutputFormat) async throws -> Int32 {
@@ -155,7 +160,7 @@ struct DirectSend {
             } catch let error as APNSTransportError where error.kind == .proxyRefused {
                 failure = CLIError(
                     ExitCode.config, "the proxy refused the tunnel: \(error.message)",
-                    hint: "check the user and password in --proxy")
+                    hint: "check the user and password in PUSHCTL_PROXY")
                 results.append(["token": .string(token.hex), "status": "failed", "error": .string(error.description)])
                 break
             } catch let error as APNSTransportError {

@@ -1,3 +1,5 @@
+import ArgumentParsing
+
 /// `pushctl drop cancel`: DELETE /v1/users/{id}/drop.
 enum DropCancelCommand: Command {
     static let name = "drop cancel"

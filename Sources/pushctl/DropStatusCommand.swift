@@ -1,3 +1,5 @@
+import ArgumentParsing
+
 /// `pushctl drop status`: GET /v1/users/{id}/drop.
 enum DropStatusCommand: Command {
     static let name = "drop status"

@@ -1,3 +1,5 @@
+import ArgumentParsing
+
 /// `pushctl mate-requests ls`: GET /v1/users/{id}/mate-requests.
 enum MateRequestsListCommand: Command {
     static let name = "mate-requests ls"

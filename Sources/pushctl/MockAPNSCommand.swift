@@ -1,5 +1,6 @@
 import APNSCore
 import APNSMock
+import ArgumentParsing
 import Dispatch
 import Foundation
 import JSON

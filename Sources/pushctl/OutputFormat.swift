@@ -1,4 +1,5 @@
 import APNSCore
+import ArgumentParsing
 import JSON
 
 /// How a command prints its answer: `--output table|json|yaml`, with `--json` kept as `--output json`.

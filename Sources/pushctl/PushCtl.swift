@@ -1,3 +1,4 @@
+import ArgumentParsing
 import Foundation
 
 /// The `pushctl` entry point: finds the command, parses its arguments and maps errors to exit codes.
@@ -85,7 +86,7 @@ enum PushCtl {
             Console.out(help.render())
             return ExitCode.ok
         }
-        if first == "--version" { return try await VersionCommand.run(ParsedArguments([], options: [], command: "version")) }
+        if first == "--version" { return try await VersionCommand.run(ParsedArguments.parse([], options: [], command: "version")) }
         guard let entry = commands.first(where: { $0.name == first }) else {
             throw CLIError(ExitCode.usage, "unknown command '\(first)'", hint: "run 'pushctl --help' for the list")
         }
@@ -120,7 +121,7 @@ enum PushCtl {
     }
 
     private static func run(_ command: any Command.Type, _ arguments: [String]) async throws -> Int32 {
-        let parsed = try ParsedArguments(arguments, options: command.help.options, command: command.name)
+        let parsed = try ParsedArguments.parse(arguments, options: command.help.options, command: command.name)
         if parsed.wantsHelp {
             Console.out(command.help.render())
             return ExitCode.ok

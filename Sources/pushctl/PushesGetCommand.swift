@@ -1,3 +1,5 @@
+import ArgumentParsing
+
 /// `pushctl pushes get`: GET /v1/pushes/{id}.
 enum PushesGetCommand: Command {
     static let name = "pushes get"

@@ -1,3 +1,4 @@
+import ArgumentParsing
 import JSON
 
 /// `pushctl reload`: POST /v1/admin/reload (what SIGHUP does).

@@ -1,3 +1,5 @@
+import ArgumentParsing
+
 /// `pushctl send`: through push-server, or straight to APNs with `--direct`.
 enum SendCommand: Command {
     static let name = "send"
@@ -28,7 +30,10 @@ enum SendCommand: Command {
                 .value("host", "host", "Custom APNs host, e.g. a mock (--direct)."),
                 .value("port", "port", "Custom APNs port (--direct)."),
                 .value("ca", "pem", "CA to trust for the custom host (--direct)."),
-                .value("proxy", "url", "Reach APNs through http://[user:pass@]host:port (CONNECT) or socks5://... (--direct)."),
+                .url(
+                    "proxy", "url",
+                    "Reach APNs through http://host:port (CONNECT) or socks5://host:port (--direct); a proxy URL with user and password goes in $PUSHCTL_PROXY.",
+                    passwordFrom: "the PUSHCTL_PROXY environment variable"),
             ] + ServiceClient.specs + PushOptions.specs,
             examples: [
                 "pushctl send --user alice --title 'Woof' --body 'Someone dropped their profile' --wait",

@@ -56,7 +56,8 @@ extension ServiceClient {
 
     /// A 401 or 403 (exit 77): which key was sent and from where, or that none was found and where pushctl looked.
     func refused(_ status: Int, detail: String, method: String, path: String) -> CLIError {
-        let serverKey = "push-server's key is its --api-key, or the api-key file in its --data-dir (./var/api-key with 'make run')"
+        let serverKey =
+            "push-server's key is in its --api-key-file or PUSH_API_KEY, or the api-key file in its --data-dir (./var/api-key with 'make run')"
         guard let source = settings.keySource else {
             return CLIError(
                 ExitCode.authRefused,

@@ -1,3 +1,4 @@
+import ArgumentParsing
 import Foundation
 
 /// push-server's URL and API key, each with the place it was read from, so that a refusal can name it.

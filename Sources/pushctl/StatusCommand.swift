@@ -1,4 +1,5 @@
 import APNSCore
+import ArgumentParsing
 import Foundation
 import JSON
 

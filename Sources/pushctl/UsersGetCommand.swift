@@ -1,3 +1,5 @@
+import ArgumentParsing
+
 /// `pushctl users get`: GET /v1/users/{id}.
 enum UsersGetCommand: Command {
     static let name = "users get"

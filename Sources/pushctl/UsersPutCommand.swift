@@ -1,4 +1,5 @@
 import APNSCore
+import ArgumentParsing
 import JSON
 
 /// `pushctl users put`: PUT /v1/users/{id}.

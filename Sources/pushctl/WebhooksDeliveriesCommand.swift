@@ -1,3 +1,5 @@
+import ArgumentParsing
+
 /// `pushctl webhooks deliveries`: GET /v1/webhooks/{id}/deliveries.
 enum WebhooksDeliveriesCommand: Command {
     static let name = "webhooks deliveries"

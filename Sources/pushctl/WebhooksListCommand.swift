@@ -1,3 +1,5 @@
+import ArgumentParsing
+
 /// `pushctl webhooks ls`: GET /v1/webhooks.
 enum WebhooksListCommand: Command {
     static let name = "webhooks ls"

@@ -1,3 +1,5 @@
+import ArgumentParsing
+
 /// `pushctl webhooks rm`: DELETE /v1/webhooks/{id}.
 enum WebhooksRemoveCommand: Command {
     static let name = "webhooks rm"

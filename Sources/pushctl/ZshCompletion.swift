@@ -1,3 +1,4 @@
+import ArgumentParsing
 import Foundation
 
 /// The zsh completion script: `_pushctl` describes commands and subcommands with their summaries and hands

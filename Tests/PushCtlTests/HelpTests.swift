@@ -50,6 +50,35 @@ struct HelpTests {
         #expect(result.stderr.contains("hint:"))
     }
 
+    @Test(
+        "secrets are never option values: --password, --pass and --api-key are refused, naming where the secret goes",
+        arguments: [
+            (["send", "--direct", "--password", "x"], "--password-file FILE or the PUSHCTL_P12_PASSWORD environment variable"),
+            (["status", "--pass=hunter2"], "--password-file FILE or the PUSHCTL_P12_PASSWORD environment variable"),
+            (["users", "get", "a", "--api-key", "k"], "--api-key-file FILE or the PUSHCTL_API_KEY environment variable"),
+        ])
+    func secretOptionsRefused(_ arguments: [String], alternative: String) throws {
+        let result = try PushCtlProcess.run(arguments)
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("secrets are never taken as option values"), "\(result.stderr)")
+        #expect(result.stderr.contains("hint: use \(alternative)"), "\(result.stderr)")
+        #expect(!result.stderr.contains("hunter2"))
+    }
+
+    @Test("--flag=value, --flag value and --switch are one grammar; a switch with a value and a missing value are usage errors")
+    func grammar() throws {
+        let spaced = try PushCtlProcess.run(["version", "--output", "json"])
+        let joined = try PushCtlProcess.run(["version", "--output=json"])
+        #expect(spaced.status == 0 && joined.status == 0)
+        #expect(spaced.stdout == joined.stdout)
+        let switchValue = try PushCtlProcess.run(["version", "--json=yes"])
+        #expect(switchValue.status == 64)
+        #expect(switchValue.stderr.contains("option '--json' takes no value"))
+        let missing = try PushCtlProcess.run(["version", "--output"])
+        #expect(missing.status == 64)
+        #expect(missing.stderr.contains("option '--output' needs a value"))
+    }
+
     @Test("no arguments prints help on stderr and exits 64")
     func noArguments() throws {
         let result = try PushCtlProcess.run([])

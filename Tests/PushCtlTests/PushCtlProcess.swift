@@ -51,6 +51,7 @@ struct PushCtlProcess {
         env["PUSHCTL_URL"] = nil
         env["PUSHCTL_API_KEY"] = nil
         env["PUSHCTL_P12_PASSWORD"] = nil
+        env["PUSHCTL_PROXY"] = nil
         for (key, value) in environment { env[key] = value }
         process.environment = env
         process.currentDirectoryURL = directory

@@ -2,6 +2,7 @@ import APNSCore
 import Foundation
 import JSON
 import PushChaos
+import TestSupport
 import Testing
 
 /// A `push-server --embedded` child (built next to pushctl) on a fresh data directory, stopped with SIGTERM.
@@ -27,7 +28,10 @@ final class EmbeddedServer {
         try #"{"drops": {"window_s": 3600}}"#.write(toFile: config, atomically: true, encoding: .utf8)
         let process = try await PushServerProcess.start(
             binary: binary,
-            arguments: ["--config", config, "--embedded", "--data-dir", directory.path, "--port", "0", "--api-key", "K"])
+            arguments: [
+                "--config", config, "--embedded", "--data-dir", directory.path, "--port", "0",
+                "--api-key-file", try SecretFiles.write("K", to: directory.path + "/test-api-key"),
+            ])
         return EmbeddedServer(process: process, directory: directory)
     }
 

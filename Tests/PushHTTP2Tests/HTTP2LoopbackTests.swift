@@ -22,7 +22,8 @@ struct HTTP2LoopbackTests {
         var configuration = HTTP2ClientConnection.Configuration(host: "127.0.0.1", port: port, tls: tls, serverName: serverName)
         configuration.connectTimeout = 5
         let connection = HTTP2ClientConnection(loop: loop, configuration: configuration)
-        connection.delegate = delegate
+        // The delegate is the connection's loop state: set there.
+        try? loop.submitSync { connection.delegate = delegate }
         return connection
     }
 

@@ -62,18 +62,24 @@ struct APIKeyConfigurationTests {
         }
     }
 
-    @Test("PUSH_API_KEY and --api-key accept sha256: digests; a malformed one is refused")
+    @Test("PUSH_API_KEY and --api-key-file accept sha256: digests; a malformed one is refused")
     func environmentAndFlags() throws {
         let hex = SHA256Digest.hex(of: "env-key")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("keys-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try "# the flag's keys\nflag-key\n\nsha256:\(SHA256Digest.hex(of: "second-flag-key"))\n".write(
+            toFile: file, atomically: true, encoding: .utf8)
         let configuration = try PushServiceConfiguration.load(
-            arguments: ["--api-key", "flag-key"],
+            arguments: ["--api-key-file", file],
             environment: ["PUSH_API_KEY": "sha256:\(hex), other"])
-        #expect(configuration.apiKeys.map(\.name) == ["key-1", "key-2", "key-3"])
+        #expect(configuration.apiKeys.map(\.name) == ["key-1", "key-2", "key-3", "key-4"])
         let authenticator = APIKeyAuthenticator(keys: configuration.apiKeys)
         #expect(authenticator.authenticate("Bearer env-key")?.name == "key-1")
         #expect(authenticator.authenticate("Bearer flag-key")?.name == "key-3")
+        #expect(authenticator.authenticate("Bearer second-flag-key")?.name == "key-4")
+        try "sha256:xyz\n".write(toFile: file, atomically: true, encoding: .utf8)
         #expect(throws: ConfigurationError.self) {
-            try PushServiceConfiguration.load(arguments: ["--api-key", "sha256:xyz"], environment: [:])
+            try PushServiceConfiguration.load(arguments: ["--api-key-file", file], environment: [:])
         }
     }
 }

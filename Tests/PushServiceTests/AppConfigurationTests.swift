@@ -1,6 +1,7 @@
 import APNSCore
 import Foundation
 import PushTLSTesting
+import TestSupport
 import Testing
 
 @testable import PushService
@@ -108,7 +109,7 @@ struct AppConfigurationTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let first = try TestCredentialFiles.write(to: directory + "/a", bundleID: "com.a", topics: ["com.a", "com.shared"], password: "pw")
         let second = try TestCredentialFiles.write(to: directory + "/b", bundleID: "com.b", topics: ["com.b", "com.shared"], password: "pw")
-        let common = ["--data-dir", directory + "/data", "--api-key", "k"]
+        let common = ["--data-dir", directory + "/data", "--api-key-file", try SecretFiles.write("k", to: directory + "/api-key")]
         let duplicate = try Self.write(
             #"{"apps": [{"topic": "com.a", "p12": "\#(first.clientP12Path)", "password": "pw"}, {"topic": "com.a", "p12": "\#(second.clientP12Path)", "password": "pw"}]}"#
         )

@@ -17,13 +17,13 @@ struct ClusterHarness: Sendable {
     let directory: String
 
     static func start(
-        instances: Int, configure: @Sendable (inout PushServiceConfiguration) -> Void = { _ in },
+        instances: Int, mockTopics: [String] = [], configure: @Sendable (inout PushServiceConfiguration) -> Void = { _ in },
         configureMock: (inout MockAPNSServer.Configuration) -> Void = { _ in }
     ) async throws -> ClusterHarness {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("push-cluster-tests-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let url = try await PostgresTestCluster.shared().createDatabase()
-        var (mockConfiguration, credential) = try MockAPNSServer.makeForTesting(bundleID: ServiceHarness.topic)
+        var (mockConfiguration, credential) = try MockAPNSServer.makeForTesting(bundleID: ServiceHarness.topic, topics: mockTopics)
         configureMock(&mockConfiguration)
         let mock = try MockAPNSServer(configuration: mockConfiguration)
         let identity = try credential.identity()

@@ -31,8 +31,8 @@ struct CrashRecoveryTests {
         let mock = try MockAPNSServer(configuration: mockConfiguration)
         defer { mock.stop() }
         let arguments = [
-            "--data-dir", directory + "/data", "--port", "0", "--api-key", "crash-key",
-            "--topic", "com.example.sniffmeet", "--apns-p12", files.clientP12Path, "--apns-password", "pw",
+            "--data-dir", directory + "/data", "--port", "0", "--api-key-file", try SecretFiles.write("crash-key", to: directory + "/api-key"),
+            "--topic", "com.example.sniffmeet", "--apns-p12", files.clientP12Path, "--apns-password-file", files.clientP12PasswordPath,
             "--apns-host", "127.0.0.1", "--apns-port", "\(mock.port)", "--apns-ca", files.caCertificatePath,
             "--log-level", "error",
         ]

@@ -3,6 +3,7 @@ import Foundation
 import JSON
 import PushTLS
 import PushTLSTesting
+import TestSupport
 
 @testable import PushService
 
@@ -25,9 +26,12 @@ struct MultiAppFixture {
     let dogsP12Path: String
     /// The authority the dogs mock trusts.
     let dogsAuthority: TestCertificateAuthority
+    /// The dogs mock's channel management listener (`channels: true`), the dogs app's `channel_port`.
+    var dogsChannels: MockAPNSChannelServer? = nil
 
     static func start(
-        withFailingApp: Bool = false, latency: MockLatency = .none, maxInFlight: Int = 1_000, waitTimeout: Double = 120
+        withFailingApp: Bool = false, latency: MockLatency = .none, maxInFlight: Int = 1_000, waitTimeout: Double = 120,
+        channels: Bool = false
     ) async throws -> MultiAppFixture {
         let directory = try StartupCheckTests.scratch()
         let dogsAuthority = try TestCertificateAuthority()
@@ -44,8 +48,10 @@ struct MultiAppFixture {
         try token.signingKey.pkcs8PEM.write(toFile: directory + "/walks.p8", atomically: true, encoding: .utf8)
         try walksMock.credentials.caPEM.write(toFile: directory + "/walks-ca.pem", atomically: true, encoding: .utf8)
 
+        let dogsChannels = channels ? try dogsMock.startChannelServer(host: "127.0.0.1") : nil
+        let channelPort = dogsChannels.map { #", "channel_port": \#($0.port)"# } ?? ""
         var apps = [
-            #"{"name": "dogs", "topic": "\#(dogs)", "p12": "\#(dogsP12)", "password": "dogs-pw", "host": "127.0.0.1", "port": \#(dogsMock.port), "ca": "\#(directory)/dogs-ca.pem"}"#,
+            #"{"name": "dogs", "topic": "\#(dogs)", "p12": "\#(dogsP12)", "password": "dogs-pw", "host": "127.0.0.1", "port": \#(dogsMock.port), "ca": "\#(directory)/dogs-ca.pem"\#(channelPort)}"#,
             #"{"name": "walks", "topic": "\#(walks)", "p8": "\#(directory)/walks.p8", "key_id": "\#(token.keyID)", "team_id": "\#(token.teamID)", "host": "127.0.0.1", "port": \#(walksMock.port), "ca": "\#(directory)/walks-ca.pem", "max_in_flight": 100}"#,
         ]
         var catsMock: MockAPNSServer?
@@ -67,18 +73,20 @@ struct MultiAppFixture {
             .write(toFile: file, atomically: true, encoding: .utf8)
         var configuration = try PushServiceConfiguration.load(
             arguments: [
-                "--config", file, "--data-dir", directory + "/data", "--api-key", ServiceHarness.apiKey,
+                "--config", file, "--data-dir", directory + "/data",
+                "--api-key-file", try SecretFiles.write(ServiceHarness.apiKey, to: directory + "/api-key"),
                 "--port", "0", "--log-level", "error",
             ], environment: [:])
         let launched = try await PushServerLauncher.launch(&configuration)
         return MultiAppFixture(
             server: launched.server, client: TestHTTPClient(port: launched.server.port, apiKey: ServiceHarness.apiKey),
             dogsMock: dogsMock, walksMock: walksMock, catsMock: catsMock, directory: directory, dogsP12Path: dogsP12,
-            dogsAuthority: dogsAuthority)
+            dogsAuthority: dogsAuthority, dogsChannels: dogsChannels)
     }
 
     func stop() async {
         await server.shutdown(deadline: 2)
+        dogsChannels?.stop()
         dogsMock.stop()
         walksMock.stop()
         catsMock?.stop()

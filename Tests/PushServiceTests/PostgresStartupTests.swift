@@ -11,8 +11,10 @@ struct PostgresStartupTests {
     static func start(database: String) async throws -> (status: Int32, lines: [String]) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("push-pg-start-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
+        // The URL comes from PUSH_DATABASE: one with a password is refused as an option value.
         let process = try SpawnedProcess(
-            BuiltServer.path, ["--embedded", "--data-dir", directory, "--port", "0", "--database", database, "--api-key", "start-key-0123456789"])
+            BuiltServer.path, ["--embedded", "--data-dir", directory, "--port", "0"],
+            environment: ["PUSH_DATABASE": database, "PUSH_API_KEY": "start-key-0123456789"])
         let (status, output) = await withCheckedContinuation { continuation in
             Thread { continuation.resume(returning: process.waitForExit()) }.start()
         }

@@ -74,7 +74,8 @@ struct PrometheusDashboardTests {
             binary: BuiltServer.path,
             arguments: [
                 "--config", directory + "/push-server.json", "--data-dir", directory + "/data", "--port", "0",
-                "--topic", Self.topic, "--apns-p12", files.clientP12Path, "--apns-password", "pw", "--apns-host", "127.0.0.1",
+                "--topic", Self.topic, "--apns-p12", files.clientP12Path, "--apns-password-file", files.clientP12PasswordPath, "--apns-host",
+                "127.0.0.1",
                 "--apns-port", "\(mock.port)", "--apns-ca", files.caCertificatePath, "--log-level", "error",
             ])
         defer { server.stop(SIGTERM) }

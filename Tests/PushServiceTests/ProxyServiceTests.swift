@@ -29,7 +29,8 @@ struct ProxyServiceTests {
         return try await PushServerProcess.start(
             binary: BuiltServer.path,
             arguments: [
-                "--config", configPath, "--data-dir", directory + "/data", "--port", "0", "--api-key", "proxy-key",
+                "--config", configPath, "--data-dir", directory + "/data", "--port", "0",
+                "--api-key-file", try SecretFiles.write("proxy-key", to: directory + "/api-key"),
                 "--topic", ServiceHarness.topic, "--log-level", "debug",
             ],
             logPath: directory + "/push-server.log")
@@ -160,7 +161,7 @@ struct ProxyConfigurationTests {
     @Test("a bad proxy URL stops the start with exit 78 and without repeating the credentials")
     func badURL() {
         for (arguments, environment) in [
-            (["--apns-proxy", "https://user:sekrit@p:1"], [:]), ([], ["PUSH_APNS_PROXY": "gopher://user:sekrit@p"]),
+            (["--apns-proxy", "https://p:1"], [:]), ([], ["PUSH_APNS_PROXY": "gopher://user:sekrit@p"]),
             ([], ["HTTPS_PROXY": "user:sekrit@p:1"]),
         ] as [([String], [String: String])] {
             do {

@@ -43,6 +43,36 @@ struct RetentionJobTests {
         #expect(text.contains(#"push_store_purged_rows_total{table="idempotency_keys"} 0"#))
     }
 
+    @Test("retired activity tokens go after their age, budget entries after the hour; both counted in /metrics")
+    func purgesRetiredActivityTokensAndBudget() async throws {
+        let repositories = PushRepositories.inMemory()
+        let tokens = repositories.activityTokens
+        for n in 0..<5 {
+            let token = DeviceToken(stringLiteral: String(repeating: "0", count: 62) + String(format: "%02x", n))
+            try await tokens.register(
+                ActivityTokenRecord(
+                    token: token, topic: "com.example.app", userID: "ana", environment: .development,
+                    kind: n == 4 ? .pushToStart(attributesType: "WalkAttributes") : .update(activityID: "walk-\(n)"), registeredAt: t0))
+        }
+        for n in 0..<3 { try await tokens.retire(activityID: "walk-\(n)", at: t0) }
+        for n in 0..<3 {
+            _ = try await tokens.takePriorityBudget(activityID: "walk-3", limit: 10, window: 3600, now: t0.addingTimeInterval(Double(n)))
+        }
+        var policy = RetentionPolicy()
+        policy.retiredActivityTokenSeconds = 86_400
+        policy.batchSize = 2
+        let metrics = ServiceMetrics()
+        let job = RetentionJob(repositories: repositories, policy: policy, metrics: metrics, logger: .silent)
+        let early = try await job.run(now: t0.addingTimeInterval(3_602))
+        #expect(early[.activityTokens] == 0 && early[.activityBudget] == 2, "the budget's first two entries are out of the hour")
+        let later = try await job.run(now: t0.addingTimeInterval(86_401))
+        #expect(later[.activityTokens] == 3 && later[.activityBudget] == 1)
+        #expect(try await tokens.tokens(userID: "ana").count == 2, "the running activity's token and the push-to-start token stay")
+        let text = metrics.prometheusText(outboxCounts: [:], extra: "")
+        #expect(text.contains(#"push_store_purged_rows_total{table="activity_tokens"} 3"#))
+        #expect(text.contains(#"push_store_purged_rows_total{table="activity_budget"} 3"#))
+    }
+
     @Test("bad retention settings stop the start with a configuration error")
     func badSettings() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("retention-\(UUID().uuidString)")
@@ -52,6 +82,10 @@ struct RetentionJobTests {
             (#"{"retention": {"final_outbox_s": -1}}"#, "retention.final_outbox_s"),
             (#"{"retention": {"batch_size": 0}}"#, "retention.batch_size"),
             (#"{"retention": {"keep_forever": true}}"#, "keep_forever"),
+            (#"{"retention": {"retired_activity_tokens_s": 0}}"#, "retention.retired_activity_tokens_s"),
+            (#"{"live_activities": {"priority10_per_hour": -1}}"#, "live_activities.priority10_per_hour"),
+            (#"{"live_activities": {"priority10_per_hour": 3601}}"#, "live_activities.priority10_per_hour"),
+            (#"{"live_activities": {"priority_10": 5}}"#, "priority_10"),
         ] {
             let file = directory.appendingPathComponent("c.json").path
             try body.write(toFile: file, atomically: true, encoding: .utf8)
@@ -62,8 +96,14 @@ struct RetentionJobTests {
             }
         }
         let file = directory.appendingPathComponent("ok.json").path
-        try #"{"retention": {"final_outbox_s": 3600, "interval_s": 5, "batch_size": 500}}"#.write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(PushServiceConfiguration().liveActivities.priority10PerHour == 10)
+        #expect(PushServiceConfiguration().retention.retiredActivityTokenSeconds == 7 * 86_400)
+        try #"""
+        {"retention": {"final_outbox_s": 3600, "interval_s": 5, "batch_size": 500, "retired_activity_tokens_s": 7200},
+         "live_activities": {"priority10_per_hour": 0}}
+        """#.write(toFile: file, atomically: true, encoding: .utf8)
         let loaded = try PushServiceConfiguration.load(arguments: ["--config", file], environment: [:])
         #expect(loaded.retention.finalOutboxSeconds == 3_600 && loaded.retention.intervalSeconds == 5 && loaded.retention.batchSize == 500)
+        #expect(loaded.retention.retiredActivityTokenSeconds == 7_200 && loaded.liveActivities.priority10PerHour == 0)
     }
 }

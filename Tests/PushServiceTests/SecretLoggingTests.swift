@@ -4,6 +4,7 @@ import Foundation
 import JSON
 import PushChaos
 import PushTLSTesting
+import TestSupport
 import Testing
 
 @Suite("secrets stay out of the logs")
@@ -22,8 +23,9 @@ struct SecretLoggingTests {
         let server = try await PushServerProcess.start(
             binary: BuiltServer.path,
             arguments: [
-                "--data-dir", directory + "/data", "--port", "0", "--api-key", apiKey, "--topic", ServiceHarness.topic,
-                "--apns-p12", files.clientP12Path, "--apns-password", password, "--apns-host", "127.0.0.1",
+                "--data-dir", directory + "/data", "--port", "0", "--api-key-file", try SecretFiles.write(apiKey, to: directory + "/api-key"),
+                "--topic", ServiceHarness.topic, "--apns-p12", files.clientP12Path, "--apns-password-file", files.clientP12PasswordPath,
+                "--apns-host", "127.0.0.1",
                 "--apns-port", "\(mock.port)", "--apns-ca", files.caCertificatePath, "--log-level", "debug",
             ],
             logPath: logPath)

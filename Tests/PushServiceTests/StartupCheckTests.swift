@@ -1,5 +1,6 @@
 import Foundation
 import PushTLSTesting
+import TestSupport
 import Testing
 
 @testable import PushService
@@ -44,33 +45,35 @@ struct StartupCheckTests {
             notAfter: Date().addingTimeInterval(-3600))
         let expiredPath = directory + "/expired.p12"
         _ = FileManager.default.createFile(atPath: expiredPath, contents: Data(try expired.pkcs12(password: "pw")))
-        let common = ["--data-dir", directory + "/data", "--api-key", "k"]
+        let keyFile = try SecretFiles.write("k", to: directory + "/api-key")
+        let common = ["--data-dir", directory + "/data", "--api-key-file", keyFile]
+        func passwordFile(_ password: String) throws -> String { try SecretFiles.write(password, to: directory + "/p12-\(password).password") }
         let cases: [(arguments: [String], message: String)] = [
             (
-                common + ["--apns-p12", directory + "/missing.p12", "--apns-password", "x"],
+                common + ["--apns-p12", directory + "/missing.p12", "--apns-password-file", try passwordFile("x")],
                 "APNs certificate \(directory)/missing.p12 does not exist or cannot be read"
             ),
             (
-                common + ["--apns-p12", files.clientP12Path, "--apns-password", "wrong"],
+                common + ["--apns-p12", files.clientP12Path, "--apns-password-file", try passwordFile("wrong")],
                 "wrong password for APNs certificate \(files.clientP12Path)"
             ),
             (
-                common + ["--apns-p12", expiredPath, "--apns-password", "pw"],
+                common + ["--apns-p12", expiredPath, "--apns-password-file", try passwordFile("pw")],
                 "APNs certificate \(expiredPath) has expired or is not yet valid"
             ),
             (
-                common + ["--apns-p12", files.clientCertificatePath, "--apns-password", "secret"],
+                common + ["--apns-p12", files.clientCertificatePath, "--apns-password-file", files.clientP12PasswordPath],
                 "APNs certificate \(files.clientCertificatePath) is not a PKCS#12 (.p12) file"
             ),
             (
                 [
-                    "--database", "/dev/null/nope/push.sqlite", "--api-key", "k", "--apns-p12", files.clientP12Path,
-                    "--apns-password", "secret",
+                    "--database", "/dev/null/nope/push.sqlite", "--api-key-file", keyFile, "--apns-p12", files.clientP12Path,
+                    "--apns-password-file", files.clientP12PasswordPath,
                 ],
                 "database directory /dev/null/nope cannot be created"
             ),
             (
-                ["--data-dir", directory + "/data", "--apns-p12", files.clientP12Path, "--apns-password", "secret"],
+                ["--data-dir", directory + "/data", "--apns-p12", files.clientP12Path, "--apns-password-file", files.clientP12PasswordPath],
                 "no API key configured"
             ),
         ]
@@ -80,7 +83,7 @@ struct StartupCheckTests {
             #expect(error?.message.hasPrefix(message) == true, "expected '\(message)…', got \(String(describing: error))")
         }
         // The exit code is the error's: 78 for these, 64 for a usage error.
-        #expect(await Self.run(common + ["--apns-p12", directory + "/missing.p12", "--apns-password", "x"]) == 78)
+        #expect(await Self.run(common + ["--apns-p12", directory + "/missing.p12", "--apns-password-file", try passwordFile("x")]) == 78)
         #expect(await Self.run(["--bogus"]) == 64)
     }
 

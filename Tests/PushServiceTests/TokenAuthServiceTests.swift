@@ -4,6 +4,7 @@ import Foundation
 import JSON
 import PushService
 import PushTLS
+import TestSupport
 import Testing
 
 @Suite("push-server with token (.p8) authentication")
@@ -61,7 +62,7 @@ struct TokenAuthServiceTests {
     func tokenConfigurationErrors() async throws {
         let directory = try StartupCheckTests.scratch()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let common = ["--data-dir", directory, "--api-key", "k"]
+        let common = ["--data-dir", directory, "--api-key-file", try SecretFiles.write("k", to: directory + "/api-key")]
         #expect(
             await StartupCheckTests.run(
                 common + [

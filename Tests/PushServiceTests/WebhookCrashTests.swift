@@ -4,6 +4,7 @@ import JSON
 import PushChaos
 import PushStore
 import PushTLSTesting
+import TestSupport
 import Testing
 
 /// `push-server` (the real binary, a child process) killed with SIGKILL while webhook requests are in flight.
@@ -31,8 +32,9 @@ struct WebhookCrashTests {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try Data(config.serialized()).write(to: URL(fileURLWithPath: directory + "/config.json"))
         let arguments = [
-            "--config", directory + "/config.json", "--data-dir", directory + "/data", "--port", "0", "--api-key", "crash-key",
-            "--topic", "com.example.sniffmeet", "--apns-p12", files.clientP12Path, "--apns-password", "pw",
+            "--config", directory + "/config.json", "--data-dir", directory + "/data", "--port", "0",
+            "--api-key-file", try SecretFiles.write("crash-key", to: directory + "/api-key"),
+            "--topic", "com.example.sniffmeet", "--apns-p12", files.clientP12Path, "--apns-password-file", files.clientP12PasswordPath,
             "--apns-host", "127.0.0.1", "--apns-port", "\(mock.port)", "--apns-ca", files.caCertificatePath,
             "--log-level", "error",
         ]

@@ -47,4 +47,55 @@ struct ActivityTokenRepositoryTests {
         try await repos.activityTokens.register(record(1, kind: .update(activityID: "walk-3"), at: 300))
         #expect(try await repos.activityTokens.updateTokens(activityID: "walk-3", now: at(301)).map(\.token) == [token(1)])
     }
+
+    @Test(arguments: StoreKind.allCases)
+    func priorityBudgetCountsPerActivityOverTheLastHour(kind: StoreKind) async throws {
+        let tokens = try await kind.make().activityTokens
+        func take(_ activity: String, _ seconds: Double, limit: Int = 2) async throws -> Bool {
+            try await tokens.takePriorityBudget(activityID: activity, limit: limit, window: 3600, now: at(seconds))
+        }
+        #expect(try await take("walk-1", 0))
+        #expect(try await take("walk-1", 10))
+        #expect(try await !take("walk-1", 20), "two in the last hour: spent")
+        #expect(try await take("walk-2", 20), "each activity has its own budget")
+        #expect(try await !take("walk-1", 3599))
+        // The take at 0 leaves the window at 3600; the refused ones counted for nothing.
+        #expect(try await take("walk-1", 3600))
+        #expect(try await !take("walk-1", 3605))
+        #expect(try await take("walk-1", 3611))
+        #expect(try await !take("walk-3", 0, limit: 0), "a budget of 0 sends every update at 5")
+        #expect(try await take("walk-1", 9000, limit: 3))
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func concurrentTakesNeverSpendMoreThanTheBudget(kind: StoreKind) async throws {
+        let tokens = try await kind.make().activityTokens
+        let granted = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for n in 0..<40 {
+                group.addTask { try await tokens.takePriorityBudget(activityID: "walk-1", limit: 7, window: 3600, now: at(Double(n) / 10)) }
+            }
+            return try await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
+        }
+        #expect(granted == 7)
+    }
+
+    @Test func instancesOnOnePostgresDatabaseShareTheBudget() async throws {
+        let (a, b) = try await PostgresOutboxInstancesTests.instances()
+        let takers = Array(repeating: a.activityTokens, count: 6) + Array(repeating: b.activityTokens, count: 6)
+        // Round after round, twelve takes of one activity at once (six per instance, as many as their
+        // connections) at the same moment: exactly the budget is granted each time.
+        var granted: [Int] = []
+        for round in 0..<20 {
+            granted.append(
+                try await withThrowingTaskGroup(of: Bool.self) { group in
+                    for tokens in takers {
+                        group.addTask { try await tokens.takePriorityBudget(activityID: "walk-\(round)", limit: 3, window: 3600, now: at(1)) }
+                    }
+                    return try await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
+                })
+        }
+        #expect(granted == Array(repeating: 3, count: 20))
+        #expect(try await !b.activityTokens.takePriorityBudget(activityID: "walk-0", limit: 3, window: 3600, now: at(2)))
+        #expect(try await a.activityTokens.takePriorityBudget(activityID: "walk-0", limit: 3, window: 3600, now: at(3602)))
+    }
 }

@@ -59,4 +59,46 @@ struct RetentionPurgeTests {
         #expect(try await keys.begin(key: "c", scope: "s", fingerprint: [1], now: at(3), ttl: 60) == .replay(IdempotentAnswer(status: 201, body: [])))
         #expect(try await keys.begin(key: "a", scope: "s", fingerprint: [2], now: at(3), ttl: 60) == .proceed, "a purged key is new")
     }
+
+    @Test(arguments: StoreKind.allCases)
+    func retiredActivityTokensGoInBatchesOldestRetirementFirst(kind: StoreKind) async throws {
+        let tokens = try await kind.make().activityTokens
+        for n in 1...5 {
+            try await tokens.register(
+                ActivityTokenRecord(
+                    token: token(n), topic: topic, userID: "ana", environment: .development, kind: .update(activityID: "walk-\(n)"),
+                    registeredAt: t0))
+        }
+        try await tokens.register(
+            ActivityTokenRecord(
+                token: token(9), topic: topic, userID: "ana", environment: .development, kind: .pushToStart(attributesType: "WalkAttributes"),
+                registeredAt: t0))
+        // walk-1..3 retired at 30, 10, 20 s; walk-4 retires in the future; walk-5 runs on.
+        for (n, seconds) in [(1, 30.0), (2, 10), (3, 20), (4, 500)] {
+            try await tokens.retire(activityID: "walk-\(n)", at: at(seconds))
+        }
+        #expect(try await tokens.purgeRetired(olderThan: at(10), limit: 10) == 0, "strictly older than the cutoff")
+        #expect(try await tokens.purgeRetired(olderThan: at(100), limit: 2) == 2)
+        #expect(try await tokens.tokens(userID: "ana").map(\.token) == [token(1), token(4), token(5), token(9)], "walk-2 and walk-3 went first")
+        #expect(try await tokens.purgeRetired(olderThan: at(100), limit: 2) == 1)
+        #expect(try await tokens.purgeRetired(olderThan: at(100), limit: 2) == 0)
+        // Still in use: the token retiring later, the running activity's and the push-to-start token.
+        #expect(try await tokens.tokens(userID: "ana").map(\.token) == [token(4), token(5), token(9)])
+        #expect(try await tokens.updateTokens(activityID: "walk-5", now: at(1000)).count == 1)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func priorityBudgetEntriesGoOnceOutOfTheWindow(kind: StoreKind) async throws {
+        let tokens = try await kind.make().activityTokens
+        for seconds in [0.0, 1, 2] {
+            #expect(try await tokens.takePriorityBudget(activityID: "walk-1", limit: 3, window: 3600, now: at(seconds)))
+        }
+        #expect(try await tokens.takePriorityBudget(activityID: "walk-2", limit: 3, window: 3600, now: at(5)))
+        #expect(try await tokens.purgeBudget(olderThan: at(2), limit: 1) == 1)
+        #expect(try await tokens.purgeBudget(olderThan: at(2), limit: 5) == 1)
+        #expect(try await tokens.purgeBudget(olderThan: at(2), limit: 5) == 0)
+        // What is left still counts: walk-1 has one of three in the window.
+        #expect(try await tokens.takePriorityBudget(activityID: "walk-1", limit: 2, window: 3600, now: at(3)))
+        #expect(try await !tokens.takePriorityBudget(activityID: "walk-1", limit: 2, window: 3600, now: at(4)))
+    }
 }

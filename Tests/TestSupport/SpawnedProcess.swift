@@ -13,8 +13,9 @@ public final class SpawnedProcess: Sendable {
     public let output: FileHandle
     private let status = ProcessStatus()
 
-    /// Starts `executable` with `arguments` (the environment is inherited; standard input is /dev/null).
-    public init(_ executable: String, _ arguments: [String]) throws {
+    /// Starts `executable` with `arguments` (the environment is inherited, with `environment` set over it;
+    /// standard input is /dev/null).
+    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
         var pipeEnds: [Int32] = [0, 0]
         guard pipe(&pipeEnds) == 0 else { throw ProxyProcessError("pipe() failed") }
         var actions = posix_spawn_file_actions_t()
@@ -32,8 +33,11 @@ public final class SpawnedProcess: Sendable {
         posix_spawnattr_setpgroup(&attributes, 0)
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
+        let variables = ProcessInfo.processInfo.environment.merging(environment) { _, given in given }
+        let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for pointer in envp { free(pointer) } }
         var child: pid_t = 0
-        let result = posix_spawn(&child, executable, &actions, &attributes, argv, environ)
+        let result = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
         close(pipeEnds[1])
         guard result == 0 else {
             close(pipeEnds[0])

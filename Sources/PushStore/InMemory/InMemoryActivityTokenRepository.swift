@@ -9,6 +9,8 @@ public actor InMemoryActivityTokenRepository: ActivityTokenRepository {
     }
 
     private var records: [Key: ActivityTokenRecord] = [:]
+    /// Per activity, when each priority-10 update was taken from its budget (ms since 1970, oldest first).
+    private var budget: [String: [Int64]] = [:]
 
     /// An empty repository.
     public init() {}
@@ -48,6 +50,38 @@ public actor InMemoryActivityTokenRepository: ActivityTokenRepository {
     /// See `ActivityTokenRepository.tokens`.
     public func tokens(userID: String) -> [ActivityTokenRecord] {
         sorted(records.values.filter { $0.userID == userID })
+    }
+
+    /// See `ActivityTokenRepository.takePriorityBudget`.
+    public func takePriorityBudget(activityID: String, limit: Int, window: TimeInterval, now: Date) -> Bool {
+        let now = now.storeMillis
+        let start = now - Int64((window * 1000).rounded())
+        let taken = budget[activityID, default: []].filter { $0 > start }.count
+        guard taken < limit else { return false }
+        budget[activityID, default: []].append(now)
+        return true
+    }
+
+    /// See `ActivityTokenRepository.purgeRetired`.
+    public func purgeRetired(olderThan date: Date, limit: Int) -> Int {
+        let cutoff = date.storeMillis
+        let keys = records.compactMap { key, record in record.retiredAt.map { (key, $0.storeMillis) } }
+            .filter { $0.1 < cutoff }.sorted { $0.1 < $1.1 }.prefix(max(0, limit)).map(\.0)
+        for key in keys { records[key] = nil }
+        return keys.count
+    }
+
+    /// See `ActivityTokenRepository.purgeBudget`.
+    public func purgeBudget(olderThan date: Date, limit: Int) -> Int {
+        let cutoff = date.storeMillis
+        let entries = budget.flatMap { activity, times in times.filter { $0 < cutoff }.map { (activity, $0) } }
+            .sorted { $0.1 < $1.1 }.prefix(max(0, limit))
+        for (activity, time) in entries {
+            guard var times = budget[activity], let index = times.firstIndex(of: time) else { continue }
+            times.remove(at: index)
+            budget[activity] = times.isEmpty ? nil : times
+        }
+        return entries.count
     }
 
     private func sorted(_ list: some Sequence<ActivityTokenRecord>) -> [ActivityTokenRecord] {

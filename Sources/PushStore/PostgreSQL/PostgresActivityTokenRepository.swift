@@ -73,4 +73,47 @@ public struct PostgresActivityTokenRepository: ActivityTokenRepository {
             try db.query("\(Self.select) WHERE user_id = $1 ORDER BY registered_at, token", [.text(userID)]).map(Self.record)
         }
     }
+
+    /// The first key of the advisory locks that make budget takes of one activity wait for each other
+    /// (the second is the activity id's hash; the two-key space is apart from the migrations' lock).
+    static let budgetLockClass: Int32 = 0x4C41_4232
+
+    /// See `ActivityTokenRepository.takePriorityBudget`: instances take one activity's budget one at a time
+    /// (a transaction-scoped advisory lock on the activity id), so the count each sees is final.
+    public func takePriorityBudget(activityID: String, limit: Int, window: TimeInterval, now: Date) async throws -> Bool {
+        guard limit > 0 else { return false }
+        let start = now.storeMillis - Int64((window * 1000).rounded())
+        return try await database.transaction { db in
+            _ = try db.query("SELECT pg_advisory_xact_lock(\(Self.budgetLockClass), hashtext($1))", [.text(activityID)])
+            return try db.run(
+                """
+                INSERT INTO activity_budget (activity_id, sent_at) SELECT $1, $2
+                WHERE (SELECT count(*) FROM activity_budget WHERE activity_id = $1 AND sent_at > $3) < $4
+                """, [.text(activityID), .integer(now.storeMillis), .integer(start), .integer(Int64(limit))]) == 1
+        }
+    }
+
+    /// See `ActivityTokenRepository.purgeRetired`.
+    public func purgeRetired(olderThan date: Date, limit: Int) async throws -> Int {
+        guard limit > 0 else { return 0 }
+        return try await database.withConnection { db in
+            try db.run(
+                """
+                DELETE FROM activity_tokens WHERE (token, topic) IN (SELECT token, topic FROM activity_tokens
+                    WHERE retired_at IS NOT NULL AND retired_at < $1 ORDER BY retired_at LIMIT $2)
+                """, [.integer(date.storeMillis), .integer(Int64(limit))])
+        }
+    }
+
+    /// See `ActivityTokenRepository.purgeBudget`.
+    public func purgeBudget(olderThan date: Date, limit: Int) async throws -> Int {
+        guard limit > 0 else { return 0 }
+        return try await database.withConnection { db in
+            try db.run(
+                """
+                DELETE FROM activity_budget WHERE seq IN (SELECT seq FROM activity_budget
+                    WHERE sent_at < $1 ORDER BY sent_at LIMIT $2)
+                """, [.integer(date.storeMillis), .integer(Int64(limit))])
+        }
+    }
 }

@@ -9,10 +9,21 @@ import PushSync
 final class PostgresPool: Sendable {
     /// One connection slot: the thread and, touched only on that thread, the connection.
     ///
-    /// `@unchecked Sendable`: `connection` is read and written only by jobs running on `thread`.
+    /// `@unchecked Sendable`: `connection` is read and written only by jobs running on `thread`, which
+    /// each access checks.
     private final class Slot: @unchecked Sendable {
         let thread: PostgresThread
-        var connection: PostgresConnection?
+        private var held: PostgresConnection?
+        var connection: PostgresConnection? {
+            get {
+                thread.preconditionCurrent()
+                return held
+            }
+            set {
+                thread.preconditionCurrent()
+                held = newValue
+            }
+        }
 
         init(name: String) { thread = PostgresThread(name: name) }
     }

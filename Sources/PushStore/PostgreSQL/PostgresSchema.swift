@@ -191,5 +191,19 @@ enum PostgresSchema {
                 CREATE INDEX activity_tokens_by_user ON activity_tokens (user_id, registered_at);
                 CREATE INDEX activity_tokens_by_activity ON activity_tokens (activity_id);
                 """),
+        // The service's budget of priority-10 Live Activity updates, as in SQLite's step of the same name;
+        // instances take from it one at a time per activity (an advisory lock on the activity id).
+        PostgresMigration(
+            name: "live-activity-budget",
+            sql: """
+                CREATE TABLE activity_budget (
+                    seq         bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                    activity_id text COLLATE "C" NOT NULL,
+                    sent_at     bigint NOT NULL
+                );
+                CREATE INDEX activity_budget_by_activity ON activity_budget (activity_id, sent_at);
+                CREATE INDEX activity_budget_by_time ON activity_budget (sent_at);
+                CREATE INDEX activity_tokens_retired ON activity_tokens (retired_at) WHERE retired_at IS NOT NULL;
+                """),
     ]
 }

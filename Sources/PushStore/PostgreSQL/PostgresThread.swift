@@ -9,10 +9,13 @@ final class PostgresThread: Sendable {
     /// Jobs not yet started; nil marks the end.
     private let jobs = PThreadLock<[Job?]>([])
     private let ready = DispatchSemaphore(value: 0)
+    /// The thread's identity, recorded by the thread before it runs a job.
+    private let owner = PThreadLock<pthread_t?>(nil)
 
     /// Starts the thread, named `name` (visible in debuggers and `top -H`).
     init(name: String) {
-        let thread = Thread { [jobs, ready] in
+        let thread = Thread { [jobs, ready, owner] in
+            owner.withLock { $0 = pthread_self() }
             while true {
                 ready.wait()
                 guard let job = jobs.withLock({ $0.removeFirst() }) else { return }
@@ -21,6 +24,11 @@ final class PostgresThread: Sendable {
         }
         thread.name = name
         thread.start()
+    }
+
+    /// Stops the process unless called on this thread (by a job it runs).
+    func preconditionCurrent() {
+        precondition(owner.withLock { $0 } == pthread_self(), "a PostgreSQL slot used off its own thread")
     }
 
     /// Runs `job` on the thread after the jobs handed over before it.

@@ -72,4 +72,40 @@ public struct SQLiteActivityTokenRepository: ActivityTokenRepository {
             try db.query("\(Self.select) WHERE user_id = ?1 ORDER BY registered_at, token", [.text(userID)], row: Self.record)
         }
     }
+
+    /// See `ActivityTokenRepository.takePriorityBudget`: one statement in a `BEGIN IMMEDIATE` transaction,
+    /// so the count and the insert see no other writer in between.
+    public func takePriorityBudget(activityID: String, limit: Int, window: TimeInterval, now: Date) async throws -> Bool {
+        guard limit > 0 else { return false }
+        let start = now.storeMillis - Int64((window * 1000).rounded())
+        return try await database.write { db in
+            try db.run(
+                """
+                INSERT INTO activity_budget (activity_id, sent_at) SELECT ?1, ?2
+                WHERE (SELECT count(*) FROM activity_budget WHERE activity_id = ?1 AND sent_at > ?3) < ?4
+                """, [.text(activityID), .integer(now.storeMillis), .integer(start), .integer(Int64(limit))]) == 1
+        }
+    }
+
+    /// See `ActivityTokenRepository.purgeRetired`.
+    public func purgeRetired(olderThan date: Date, limit: Int) async throws -> Int {
+        try await database.write { db in
+            try db.run(
+                """
+                DELETE FROM activity_tokens WHERE rowid IN (SELECT rowid FROM activity_tokens
+                    WHERE retired_at IS NOT NULL AND retired_at < ?1 ORDER BY retired_at LIMIT ?2)
+                """, [.integer(date.storeMillis), .integer(Int64(max(0, limit)))])
+        }
+    }
+
+    /// See `ActivityTokenRepository.purgeBudget`.
+    public func purgeBudget(olderThan date: Date, limit: Int) async throws -> Int {
+        try await database.write { db in
+            try db.run(
+                """
+                DELETE FROM activity_budget WHERE rowid IN (SELECT rowid FROM activity_budget
+                    WHERE sent_at < ?1 ORDER BY sent_at LIMIT ?2)
+                """, [.integer(date.storeMillis), .integer(Int64(max(0, limit)))])
+        }
+    }
 }

@@ -235,5 +235,18 @@ enum SQLiteSchema {
                 CREATE INDEX activity_tokens_by_user ON activity_tokens (user_id, registered_at);
                 CREATE INDEX activity_tokens_by_activity ON activity_tokens (activity_id);
                 """),
+        // The service's budget of priority-10 Live Activity updates: one row per update sent at priority 10,
+        // counted per activity over the last hour (rows past it are purged). Retired tokens are purged too.
+        SQLiteMigration(
+            name: "live-activity-budget",
+            sql: """
+                CREATE TABLE activity_budget (
+                    activity_id TEXT NOT NULL,
+                    sent_at     INTEGER NOT NULL
+                );
+                CREATE INDEX activity_budget_by_activity ON activity_budget (activity_id, sent_at);
+                CREATE INDEX activity_budget_by_time ON activity_budget (sent_at);
+                CREATE INDEX activity_tokens_retired ON activity_tokens (retired_at) WHERE retired_at IS NOT NULL;
+                """),
     ]
 }
