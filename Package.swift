@@ -1,8 +1,12 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-/// Every Swift target builds in the Swift 6 language mode with complete concurrency checking.
-let strict: [SwiftSetting] = [.swiftLanguageMode(.v6), .enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
+/// Every Swift target builds in the Swift 6 language mode with complete concurrency checking; imports are
+/// internal unless written `public import` (where a module's public API shows the imported module's types).
+let strict: [SwiftSetting] = [
+    .swiftLanguageMode(.v6), .enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
 
 let package = Package(
     name: "sniffmeet-push",

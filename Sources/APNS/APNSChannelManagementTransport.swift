@@ -1,7 +1,7 @@
 import APNSCore
 import JSON
 import PushHTTP2
-import PushIO
+public import PushIO
 import PushTLS
 
 /// The channel management client's one HTTP/2 connection (management traffic is light): opened on

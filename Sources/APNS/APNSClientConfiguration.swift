@@ -1,7 +1,7 @@
-import APNSCore
-import Foundation
-import PushIO
-import PushTLS
+public import APNSCore
+public import Foundation
+public import PushIO
+public import PushTLS
 
 /// An egress proxy for APNs connections: HTTP CONNECT (`http://user:pass@host:port`) or SOCKS5
 /// (`socks5://user:pass@host:port`). Build one with `try APNSProxy(url:)`.

@@ -1,8 +1,8 @@
 import APNSCore
-import Foundation
+public import Foundation
 import JSON
 import PushSync
-import PushTLS
+public import PushTLS
 
 /// Makes and caches the provider token (an ES256 JWT) of one team: every connection of a client shares
 /// it, so APNs sees one token per team that changes about every 50 minutes. Thread-safe.

@@ -1,5 +1,5 @@
-import APNSCore
-import PushTLS
+public import APNSCore
+public import PushTLS
 
 extension TLSCertificate {
     /// What this certificate says about APNs: its bundle id, topics and gateways.

@@ -1,7 +1,7 @@
-import APNSCore
+public import APNSCore
 import Foundation
-import PushTLS
-import PushTLSTesting
+public import PushTLS
+public import PushTLSTesting
 
 extension MockAPNSServer {
     /// Which APNs gateway the mock pretends to be.

@@ -1,6 +1,6 @@
 import APNSMock
 import Foundation
-import PushService
+public import PushService
 import PushTLS
 import PushTLSTesting
 

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// When a phone's measurement of its peer counts as a profile drop: close enough and, if measured, pointed at it.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import JSON
+public import JSON
 
 /// What a cluster run (several push-server instances on one PostgreSQL database) found beyond a
 /// single-instance run: which rows each killed instance had in flight, whether another instance took them

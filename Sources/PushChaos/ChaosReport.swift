@@ -1,6 +1,6 @@
 import APNSCore
 import Foundation
-import JSON
+public import JSON
 
 /// What a chaos run did and found. `passed` is the verdict: the planned load and faults all happened
 /// (every push acknowledged, every kill landed, the kills during delivery with rows still to send, GOAWAYs

@@ -1,6 +1,6 @@
 internal import CEvent
-import PushIO
-import PushTLS
+public import PushIO
+public import PushTLS
 
 /// The answer to one `HTTPClient` request.
 public struct HTTPClientResponse: Sendable, Equatable {

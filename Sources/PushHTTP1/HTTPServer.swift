@@ -1,6 +1,6 @@
 internal import CEvent
 import Foundation
-import PushIO
+public import PushIO
 
 /// An HTTP/1.1 server on libevent's evhttp, bound to one event loop: keep-alive, a body size limit and
 /// read/write timeouts come from evhttp. Each request goes to `handler` on the loop thread with a

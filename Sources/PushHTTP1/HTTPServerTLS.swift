@@ -1,6 +1,6 @@
 internal import CEvent
 import PushSync
-import PushTLS
+public import PushTLS
 
 /// The TLS side of an `HTTPServer`: the server context new connections handshake with. `replace` swaps
 /// it (a certificate reload); connections already open keep the context they started with.

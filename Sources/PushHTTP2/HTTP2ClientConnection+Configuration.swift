@@ -1,5 +1,5 @@
-import PushIO
-import PushTLS
+public import PushIO
+public import PushTLS
 
 extension HTTP2ClientConnection {
     /// How to reach the server and how to behave.

@@ -1,7 +1,7 @@
 internal import CNGHTTP2
 import Foundation
-import PushIO
-import PushTLS
+public import PushIO
+public import PushTLS
 
 /// An HTTP/2 client connection on one event loop: TLS + ALPN h2 (or cleartext h2 with prior knowledge),
 /// requests queued while the server's MAX_CONCURRENT_STREAMS is reached, keep-alive PING, GOAWAY handling.

@@ -1,6 +1,6 @@
 internal import CNGHTTP2
-import PushIO
-import PushTLS
+public import PushIO
+public import PushTLS
 
 /// The server side of one HTTP/2 connection: parses requests, hands each to a handler, writes answers.
 ///

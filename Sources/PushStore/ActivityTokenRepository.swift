@@ -1,5 +1,5 @@
-import APNSCore
-import Foundation
+public import APNSCore
+public import Foundation
 
 /// What an ActivityKit push token is for (Apple, "Starting and updating Live Activities with ActivityKit
 /// push notifications"): a push-to-start token starts activities of one `ActivityAttributes` type (iOS

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// One phone's report of its peer, as the store decides it (the drop condition was checked before).
 public struct DropReportRequest: Sendable {

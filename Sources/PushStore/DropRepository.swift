@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Profile drops between two users, with the drop rules (`DropRules`) enforced by the store itself: every
 /// operation is one transaction with its users locked, so the rules hold however many service instances

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The answer first given to a request made with an `Idempotency-Key`, replayed to its repeats.
 public struct IdempotentAnswer: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Exponential backoff for retried notifications: `baseDelay · 2^(attempts-1)`, capped at `maxDelay`,
 /// shortened by a deterministic jitter, until `maxAttempts` sends have been tried.

@@ -1,5 +1,5 @@
 internal import COpenSSL
-import Foundation
+public import Foundation
 
 /// An immutable X.509 certificate with its subject and validity read out once; other extensions are read
 /// by OID (`extensionValue(oid:)`).

@@ -1,4 +1,4 @@
-import PushTLS
+public import PushTLS
 
 /// A certificate and its private key, both PEM, as issued by `TestCertificateAuthority`.
 public struct IssuedCredential: Sendable {

@@ -1,6 +1,6 @@
-import APNSCore
-import Foundation
-import PushTLS
+public import APNSCore
+public import Foundation
+public import PushTLS
 
 /// A throw-away certificate authority with EC P-256 keys, for tests and the mock APNs server.
 /// Nothing it makes is ever written to the repository; everything is generated at run time.

@@ -1,5 +1,5 @@
-import APNSCore
-import PushTLS
+public import APNSCore
+public import PushTLS
 
 /// Decides who sent a request and which topics it may use: the seam between transport identity and
 /// the topic rules. The certificate authenticator is the default; `MockAPNSTokenAuthenticator` checks

@@ -1,7 +1,7 @@
 import APNSCore
-import Foundation
-import PushTLS
-import PushTLSTesting
+public import Foundation
+public import PushTLS
+public import PushTLSTesting
 
 extension MockAPNSServer {
     /// A token-auth test setup from one throw-away CA: a server configuration (certificate for localhost,

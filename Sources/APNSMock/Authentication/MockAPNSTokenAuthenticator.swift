@@ -1,5 +1,5 @@
 import APNSCore
-import Foundation
+public import Foundation
 import JSON
 import PushSync
 import PushTLS

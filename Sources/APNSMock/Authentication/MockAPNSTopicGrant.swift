@@ -1,4 +1,4 @@
-import APNSCore
+public import APNSCore
 
 /// The topics an authenticated sender may push to, and how a wrong topic is refused.
 public struct MockAPNSTopicGrant: Sendable, Hashable {

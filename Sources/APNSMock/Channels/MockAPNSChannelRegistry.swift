@@ -1,5 +1,5 @@
-import APNSCore
-import Foundation
+public import APNSCore
+public import Foundation
 import PushSync
 
 /// The broadcast channels of one mock server (one environment, as Apple keeps channels apart per

@@ -1,4 +1,4 @@
-import APNSCore
+public import APNSCore
 
 extension MockAPNSServer {
     /// Starts the channel management listener on `host:port` (0 picks a free port; Apple uses 2195 in

@@ -1,4 +1,4 @@
-import APNSCore
+public import APNSCore
 
 /// Running totals of a mock server since start or the last `reset()`.
 public struct MockAPNSCounters: Sendable, Hashable {

@@ -1,5 +1,5 @@
-import APNSCore
-import Foundation
+public import APNSCore
+public import Foundation
 
 /// One notification the mock server decided, accepted or rejected.
 public struct MockAPNSRecord: Sendable {

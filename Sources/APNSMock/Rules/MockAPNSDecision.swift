@@ -1,5 +1,5 @@
-import APNSCore
-import Foundation
+public import APNSCore
+public import Foundation
 
 /// What a programmable handler decides for one request.
 public enum MockAPNSDecision: Sendable, Hashable {

@@ -1,4 +1,4 @@
-import APNSCore
+public import APNSCore
 
 /// The fault knobs a running mock server reads for every request; change them with
 /// `MockAPNSServer.updateKnobs(_:)` (or the control API's `PATCH /knobs`). A change applies from the next

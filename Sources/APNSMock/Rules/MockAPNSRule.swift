@@ -1,6 +1,6 @@
-import APNSCore
-import Foundation
-import JSON
+public import APNSCore
+public import Foundation
+public import JSON
 
 /// A programmed answer for the requests it matches: the control API's rules, also usable in process
 /// (`MockAPNSServer.addRule(_:)`). Rules are tried in the order they were added, before the programmable

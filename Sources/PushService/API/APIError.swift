@@ -1,6 +1,6 @@
 import APNSCore
-import JSON
-import PushHTTP1
+public import JSON
+public import PushHTTP1
 
 /// An error answered as `{"error":{"code":"...","message":"..."}}` with an HTTP status.
 public struct APIError: Error, Sendable, Equatable {

@@ -1,5 +1,5 @@
 import APNSCore
-import PushHTTP1
+public import PushHTTP1
 
 /// A routed request: the HTTP request plus the path parameters its route captured.
 public struct APIRequest: Sendable {

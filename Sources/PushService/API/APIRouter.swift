@@ -1,4 +1,4 @@
-import PushHTTP1
+public import PushHTTP1
 
 /// One operation of the API: a method and a path pattern such as `/v1/users/{id}`.
 public struct APIRoute: Sendable {

@@ -1,5 +1,5 @@
 import APNSCore
-import JSON
+public import JSON
 
 /// Typed, validating access to the members of one JSON object from a request body.
 ///

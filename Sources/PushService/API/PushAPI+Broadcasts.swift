@@ -1,4 +1,4 @@
-import APNSCore
+public import APNSCore
 import Foundation
 import JSON
 import PushHTTP1

@@ -1,7 +1,7 @@
 import APNSCore
 import Foundation
 import ProfileDrop
-import PushHTTP1
+public import PushHTTP1
 import PushStore
 import PushSync
 

@@ -1,5 +1,5 @@
-import APNSCore
-import PushStore
+public import APNSCore
+public import PushStore
 
 /// A validated `POST /v1/devices` body. The default topic is applied by the handler, not here.
 package struct DeviceRegistrationRequest: Sendable, Equatable {

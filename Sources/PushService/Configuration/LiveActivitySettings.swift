@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Live Activity settings (`live_activities` in the configuration file).
 ///

@@ -1,4 +1,4 @@
-import ArgumentParsing
+public import ArgumentParsing
 import Foundation
 
 extension PushServiceConfiguration {

@@ -1,5 +1,5 @@
 import Foundation
-import PushIO
+public import PushIO
 
 /// How push-server reaches APNs when a proxy is configured explicitly.
 public enum APNSProxySetting: Sendable, Equatable {

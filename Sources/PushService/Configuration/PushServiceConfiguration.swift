@@ -1,5 +1,5 @@
-import Foundation
-import PushIO
+public import Foundation
+public import PushIO
 
 /// Everything `push-server` needs to start: from a JSON file, then `PUSH_*` environment variables,
 /// then command-line flags (later sources win). See `Resources/push-server.example.json`.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// How long finished data stays in the store before the retention job deletes it (`retention` in the
 /// configuration file). Rows still in use are never purged: queued or in-flight outbox rows, pending drops,

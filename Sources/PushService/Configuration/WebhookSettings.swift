@@ -1,6 +1,6 @@
 import Foundation
 import JSON
-import PushStore
+public import PushStore
 
 /// Webhook endpoints from the configuration file and how deliveries run (`webhooks` and
 /// `webhook_delivery` in the file).

@@ -1,4 +1,4 @@
-import APNS
+public import APNS
 import APNSCore
 
 /// The real APNs client is a `PushSender`: `send`, `send(batch:deliver:)` (its results are the outbox's

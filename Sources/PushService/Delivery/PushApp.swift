@@ -1,6 +1,6 @@
-import APNS
-import APNSCore
-import Foundation
+public import APNS
+public import APNSCore
+public import Foundation
 import PushSync
 
 /// One app: its name, the topics it serves, its own limit and one sender (its own APNs client and

@@ -1,6 +1,6 @@
-import APNS
-import APNSCore
-import PushStore
+public import APNS
+public import APNSCore
+public import PushStore
 
 /// Sends one notification to APNs: the boundary between the outbox worker and the APNs client.
 ///

@@ -1,5 +1,5 @@
-import APNS
-import APNSCore
+public import APNS
+public import APNSCore
 import PushSync
 
 /// A channel manager whose client can be replaced while it runs, for credential reloads (the channel

@@ -1,4 +1,4 @@
-import APNSCore
+public import APNSCore
 import PushSync
 
 /// A sender whose underlying sender (an APNs client) can be replaced while it runs, for credential

@@ -1,8 +1,8 @@
 import Foundation
-import ProfileDrop
+public import ProfileDrop
 import PushHTTP1
 import PushIO
-import PushStore
+public import PushStore
 
 /// The running service: HTTP API on its own event loop, the store, the match service and the outbox worker.
 ///

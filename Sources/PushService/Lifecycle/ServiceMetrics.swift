@@ -1,5 +1,5 @@
 import APNSCore
-import Foundation
+public import Foundation
 import PushSync
 
 /// Counters, gauges and the send-latency histogram behind `GET /metrics`. Thread-safe.

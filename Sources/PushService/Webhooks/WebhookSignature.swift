@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import PushTLS
 
 /// The signature of one webhook request: `Webhook-Timestamp: <unix seconds>` and

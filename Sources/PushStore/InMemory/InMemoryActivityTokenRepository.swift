@@ -1,5 +1,5 @@
 import APNSCore
-import Foundation
+public import Foundation
 
 /// `ActivityTokenRepository` in memory, with the same rules as the SQLite one (for tests).
 public actor InMemoryActivityTokenRepository: ActivityTokenRepository {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// `DropRepository` and `MateRequestRepository` in memory, with the same rules as the SQLite ones (for
 /// tests). One actor holds drops, engagements and mate requests, so `DropRules` run on them without a

@@ -1,5 +1,5 @@
 import APNSCore
-import Foundation
+public import Foundation
 
 /// `ActivityTokenRepository` on a `PostgresDatabase`: the `activity_tokens` table.
 public struct PostgresActivityTokenRepository: ActivityTokenRepository {

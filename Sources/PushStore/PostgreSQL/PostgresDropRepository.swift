@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// `DropRepository` on a `PostgresDatabase`: the `drops` and `drop_engagements` tables, shared by any
 /// number of instances.

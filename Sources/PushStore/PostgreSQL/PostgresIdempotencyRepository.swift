@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// `IdempotencyRepository` on a `PostgresDatabase`: the `idempotency_keys` table.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 extension PostgresOutboxRepository {
     /// See `OutboxRepository.claim`: in one transaction, first in-flight rows whose lease has run out (their

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 extension PostgresOutboxRepository {
     /// See `OutboxRepository.complete`: one UPDATE for the whole batch, each row's new values passed as

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// `OutboxRepository` on a `PostgresDatabase` shared by several instances: the table `outbox`.
 ///

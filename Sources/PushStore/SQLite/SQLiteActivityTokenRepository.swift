@@ -1,5 +1,5 @@
 import APNSCore
-import Foundation
+public import Foundation
 
 /// `ActivityTokenRepository` on a `SQLiteDatabase`: the `activity_tokens` table.
 public struct SQLiteActivityTokenRepository: ActivityTokenRepository {

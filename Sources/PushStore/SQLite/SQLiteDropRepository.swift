@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// `DropRepository` on a `SQLiteDatabase`: the `drops` and `drop_engagements` tables. Every operation is
 /// one write transaction (SQLite has one writer at a time), which is the lock `DropRules` needs.

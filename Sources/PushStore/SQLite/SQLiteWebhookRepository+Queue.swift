@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 extension SQLiteWebhookRepository {
     /// See `WebhookRepository.claim`: due pending rows and in-flight rows whose lease ran out, oldest first,

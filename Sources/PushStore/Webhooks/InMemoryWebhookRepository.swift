@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import PushSync
 
 /// `WebhookRepository` in memory, with the SQL stores' rules. A lock, not an actor: the other in-memory

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Webhook endpoints and the queue of events for them.
 ///
