@@ -13,8 +13,8 @@ final class APNSSend {
 
     let id: UInt64
     let request: HTTP2Request
-    let started: Double
-    let deadline: Double
+    let started: ContinuousClock.Instant
+    let deadline: ContinuousClock.Instant
     var resends = 0
     /// The provider JWT of the last write (token auth only).
     var jwt: String?
@@ -25,7 +25,7 @@ final class APNSSend {
     var connection: HTTP2ClientConnection?
     var handle: Int64 = 0
 
-    init(id: UInt64, request: HTTP2Request, started: Double, deadline: Double, receiver: Receiver) {
+    init(id: UInt64, request: HTTP2Request, started: ContinuousClock.Instant, deadline: ContinuousClock.Instant, receiver: Receiver) {
         self.id = id
         self.request = request
         self.started = started

@@ -142,7 +142,7 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
                 apnsID: apnsID, outcome: outcome, connectionID: id, time: Date(), streamID: Int(request.streamID)))
 
         let delay = verdict.delay ?? core.nextDelay(knobs)
-        guard delay > 0 else {
+        guard delay > .zero else {
             answer(streamID: request.streamID, outcome: outcome)
             return
         }

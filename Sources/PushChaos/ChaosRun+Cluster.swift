@@ -35,15 +35,15 @@ extension ChaosRun {
         report.abruptClosesPlanned = plan.abruptCloseEvery > 0
         var findings = ChaosClusterFindings()
         findings.instances = plan.instances
-        findings.leaseSeconds = plan.leaseSeconds
+        findings.leaseSeconds = plan.lease / .seconds(1)
 
         let cluster = try await ChaosCluster.start(
-            binary: plan.serverBinary, arguments: arguments, count: plan.instances, leaseSeconds: plan.leaseSeconds,
+            binary: plan.serverBinary, arguments: arguments, count: plan.instances, leaseSeconds: plan.lease / .seconds(1),
             directory: directory)
         let observer: PostgresOutboxRepository
         do {
             let database = try await PostgresDatabase.open(url: cluster.databaseURL, poolSize: 2, instanceID: "chaos-observer")
-            observer = PostgresOutboxRepository(database: database, lease: plan.leaseSeconds)
+            observer = PostgresOutboxRepository(database: database, lease: plan.lease)
         } catch {
             await cluster.abandon()
             throw error

@@ -122,7 +122,7 @@ public enum ChaosRun {
         configuration.faultRates = MockFaultRates(
             tooManyRequests: plan.tooManyRequestsRate,
             serviceUnavailable: plan.serviceUnavailableRate)
-        configuration.latency = .jitter(min: 0, max: plan.maxJitter)
+        configuration.latency = .jitter(min: .zero, max: plan.maxJitter)
         configuration.randomSeed = plan.seed
         return configuration
     }
@@ -156,11 +156,11 @@ public enum ChaosRun {
     }
 
     /// Runs `body`, or gives up after `seconds` (cancelling it) and returns nil.
-    static func within<T: Sendable>(_ seconds: Double, _ body: @escaping @Sendable () async -> T) async -> T? {
+    static func within<T: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable () async -> T) async -> T? {
         await withTaskGroup(of: T?.self) { group in
             group.addTask { await body() }
             group.addTask {
-                try? await Task.sleep(for: .seconds(seconds))
+                try? await Task.sleep(for: timeout)
                 return nil
             }
             let first = await group.next() ?? nil

@@ -32,8 +32,8 @@ public final class HTTPClient: Sendable {
     }
 
     /// POSTs `body` to `url` with `headers` (Host, Content-Length and Connection are added); fails with an
-    /// `IOError` when no answer came within `timeout` seconds of silence, or the connection failed.
-    public func post(url: String, headers: [(String, String)], body: [UInt8], timeout: Double) async throws -> HTTPClientResponse {
+    /// `IOError` when no answer came within `timeout` of silence, or the connection failed.
+    public func post(url: String, headers: [(String, String)], body: [UInt8], timeout: Duration) async throws -> HTTPClientResponse {
         let target = try HTTPClientTarget(url: url)
         if target.isTLS && tls == nil { throw IOError(.tls, "no TLS context for \(target.host)") }
         return try await withCheckedThrowingContinuation { continuation in
@@ -93,7 +93,7 @@ final class HTTPClientExchange {
         self.maxResponseBytes = maxResponseBytes
     }
 
-    func start(target: HTTPClientTarget, tls: TLSContext?, headers: [(String, String)], body: [UInt8], timeout: Double) {
+    func start(target: HTTPClientTarget, tls: TLSContext?, headers: [(String, String)], body: [UInt8], timeout: Duration) {
         var bev: OpaquePointer?
         if target.isTLS, let tls {
             do {
@@ -112,7 +112,8 @@ final class HTTPClientExchange {
                 loop.base, nil, bev, target.host, UInt16(truncatingIfNeeded: target.port))
         else { return finish(.failure(IOError(.connect, "evhttp_connection_base_bufferevent_new failed"))) }
         self.connection = connection
-        var interval = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - Double(Int(timeout))) * 1_000_000))
+        let (seconds, attoseconds) = max(timeout, .zero).components
+        var interval = timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
         evhttp_connection_set_timeout_tv(connection, &interval)
         let context = Unmanaged.passRetained(self).toOpaque()
         guard

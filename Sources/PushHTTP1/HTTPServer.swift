@@ -25,10 +25,10 @@ public final class HTTPServer: @unchecked Sendable {
     private(set) var isClosed = false
 
     /// Binds `host:port` (0 picks a free port) and starts serving on `loop`, over TLS when `tls` is given.
-    /// Bodies over `maxBodyBytes` get 413; idle connections close after `timeoutSeconds`.
+    /// Bodies over `maxBodyBytes` get 413; idle connections close after `timeout` (whole seconds count).
     public init(
         loop: EventLoop, host: String = "127.0.0.1", port: Int, maxBodyBytes: Int = 1 << 20,
-        timeoutSeconds: Int = 30, tls: HTTPServerTLS? = nil, handler: @escaping Handler
+        timeout: Duration = .seconds(30), tls: HTTPServerTLS? = nil, handler: @escaping Handler
     ) throws {
         self.loop = loop
         self.host = host
@@ -37,7 +37,7 @@ public final class HTTPServer: @unchecked Sendable {
         let bound: Int = try loop.submitSync { [self] in
             try self.bind(
                 port: port, maxBodyBytes: maxBodyBytes,
-                timeoutSeconds: timeoutSeconds)
+                timeoutSeconds: Int(timeout.components.seconds))
         }
         self.port = bound
     }

@@ -56,10 +56,10 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
     var queue = Deque<Pending>()
     var open: [Int32: Pending] = [:]
     private var nextHandle: Int64 = 0
-    var lastActivity = MonotonicClock.now
+    var lastActivity = ContinuousClock.now
     private var connectTimer: LoopTimer?
     private var keepAliveTimer: LoopTimer?
-    var pingDeadline: Double?
+    var pingDeadline: ContinuousClock.Instant?
     private var closeError: IOError?
     /// The last-stream-id of the server's GOAWAY: streams above it were never processed.
     private var goAwayLastStreamID: Int32?
@@ -98,7 +98,9 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
         guard phase == .idle else { return }
         phase = .connecting
         let timer = LoopTimer(loop: loop) { [unowned self] in
-            if self.phase == .connecting { self.fail(IOError(.timeout, "no HTTP/2 connection within \(self.configuration.connectTimeout) s")) }
+            if self.phase == .connecting {
+                self.fail(IOError(.timeout, "no HTTP/2 connection within \(self.configuration.connectTimeout / .seconds(1)) s"))
+            }
         }
         timer.schedule(after: configuration.connectTimeout)
         connectTimer = timer
@@ -218,7 +220,7 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
     // Hooks for the event extension (same type, another file).
     func installSession(_ session: HTTP2Session) { self.session = session }
     var currentSession: HTTP2Session? { session }
-    func noteActivity() { lastActivity = MonotonicClock.now }
+    func noteActivity() { lastActivity = ContinuousClock.now }
     func openRequest(_ streamID: Int32) -> Pending? { open[streamID] }
     func takeOpenRequest(_ streamID: Int32) -> Pending? { open.removeValue(forKey: streamID) }
     func clearPingDeadline() { pingDeadline = nil }

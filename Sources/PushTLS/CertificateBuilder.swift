@@ -1,5 +1,5 @@
 internal import COpenSSL
-public import Foundation
+package import Foundation
 
 /// Assembles and signs one X.509 v3 certificate with OpenSSL. Package API: the test certificate authority
 /// (`PushTLSTesting`) issues its certificates with it, so that no C reaches that module.

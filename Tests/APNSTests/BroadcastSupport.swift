@@ -61,7 +61,7 @@ final class BroadcastFixture: Sendable {
 
     func close() async {
         await channels.shutdown()
-        await push.shutdown(deadline: 5)
+        await push.shutdown(deadline: .seconds(5))
         channelServer.stop()
         server.stop()
     }

@@ -40,7 +40,7 @@ final class ClientFixture: Sendable {
     }
 
     func close() async {
-        await client.shutdown(deadline: 5)
+        await client.shutdown(deadline: .seconds(5))
         server.stop()
     }
 }

@@ -37,7 +37,7 @@ struct HTTPClientTests {
         let client = HTTPClient(loop: loop, tls: nil)
         let response = try await client.post(
             url: "http://127.0.0.1:\(server.port)/hooks/in?x=1", headers: [("X-Test", "yes")], body: Array(repeating: 7, count: 1_000),
-            timeout: 5)
+            timeout: .seconds(5))
         #expect(response.status == 201)
         #expect(String(decoding: response.body, as: UTF8.self) == "POST /hooks/in 127.0.0.1:\(server.port) yes 1000")
     }
@@ -55,14 +55,14 @@ struct HTTPClientTests {
         defer { loop.shutdown() }
         let trusting = HTTPClient(
             loop: loop, tls: try TLSContext.client(TLSClientConfiguration(trust: .caPEM(authority.certificatePEM), alpn: ["http/1.1"])))
-        let response = try await trusting.post(url: "https://127.0.0.1:\(server.port)/", headers: [], body: [1, 2, 3], timeout: 5)
+        let response = try await trusting.post(url: "https://127.0.0.1:\(server.port)/", headers: [], body: [1, 2, 3], timeout: .seconds(5))
         #expect(response.status == 201)
         #expect(String(decoding: response.body, as: UTF8.self).hasSuffix(" 3"))
         let other = try TestCertificateAuthority(commonName: "Another CA")
         let refusing = HTTPClient(
             loop: loop, tls: try TLSContext.client(TLSClientConfiguration(trust: .caPEM(other.certificatePEM), alpn: ["http/1.1"])))
         await #expect(throws: IOError.self) {
-            _ = try await refusing.post(url: "https://127.0.0.1:\(server.port)/", headers: [], body: [], timeout: 5)
+            _ = try await refusing.post(url: "https://127.0.0.1:\(server.port)/", headers: [], body: [], timeout: .seconds(5))
         }
     }
 
@@ -76,15 +76,15 @@ struct HTTPClientTests {
         defer { loop.shutdown() }
         let client = HTTPClient(loop: loop, tls: nil)
         await #expect {
-            _ = try await client.post(url: "http://127.0.0.1:\(server.port)/", headers: [], body: [], timeout: 0.3)
+            _ = try await client.post(url: "http://127.0.0.1:\(server.port)/", headers: [], body: [], timeout: .milliseconds(300))
         } throws: { ($0 as? IOError)?.kind == .timeout }
         let (closed, closedLoop) = try Self.server(Self.echo)
         let port = closed.port
         closed.close()
         closedLoop.shutdown()
         await #expect {
-            _ = try await client.post(url: "http://127.0.0.1:\(port)/", headers: [], body: [], timeout: 5)
+            _ = try await client.post(url: "http://127.0.0.1:\(port)/", headers: [], body: [], timeout: .seconds(5))
         } throws: { ($0 as? IOError)?.kind != .timeout }
-        await #expect(throws: IOError.self) { _ = try await client.post(url: "ftp://x/", headers: [], body: [], timeout: 1) }
+        await #expect(throws: IOError.self) { _ = try await client.post(url: "ftp://x/", headers: [], body: [], timeout: .seconds(1)) }
     }
 }

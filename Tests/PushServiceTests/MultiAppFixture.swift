@@ -85,7 +85,7 @@ struct MultiAppFixture {
     }
 
     func stop() async {
-        await server.shutdown(deadline: 2)
+        await server.shutdown(deadline: .seconds(2))
         dogsChannels?.stop()
         dogsMock.stop()
         walksMock.stop()

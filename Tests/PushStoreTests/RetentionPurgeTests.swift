@@ -32,7 +32,7 @@ struct RetentionPurgeTests {
         _ = try await repos.drops.report(dropReport("ana", "bob", id: "m"), now: t0)
         _ = try await repos.drops.report(dropReport("bob", "ana"), now: at(1))
         _ = try await repos.drops.report(dropReport("cy", "dee", id: "c"), now: at(1))
-        _ = try await repos.drops.cancel(userID: "cy", now: at(2), window: 10)
+        _ = try await repos.drops.cancel(userID: "cy", now: at(2), window: .seconds(10))
         _ = try await repos.drops.report(dropReport("eve", "fay", id: "p"), now: at(2))
         _ = try await repos.mates.answer(id: "m.peer", accept: true, by: "bob", at: at(3)) { _ in [] }
 
@@ -52,12 +52,14 @@ struct RetentionPurgeTests {
     func idempotencyKeysGoByAge(kind: StoreKind) async throws {
         let keys = try await kind.make().idempotency
         for (n, key) in ["a", "b", "c"].enumerated() {
-            #expect(try await keys.begin(key: key, scope: "s", fingerprint: [1], now: at(Double(n)), ttl: 60) == .proceed)
+            #expect(try await keys.begin(key: key, scope: "s", fingerprint: [1], now: at(Double(n)), ttl: .seconds(60)) == .proceed)
             try await keys.finish(key: key, scope: "s", answer: IdempotentAnswer(status: 201, body: []))
         }
         #expect(try await keys.purge(olderThan: at(1.5), limit: 10) == 2)
-        #expect(try await keys.begin(key: "c", scope: "s", fingerprint: [1], now: at(3), ttl: 60) == .replay(IdempotentAnswer(status: 201, body: [])))
-        #expect(try await keys.begin(key: "a", scope: "s", fingerprint: [2], now: at(3), ttl: 60) == .proceed, "a purged key is new")
+        #expect(
+            try await keys.begin(key: "c", scope: "s", fingerprint: [1], now: at(3), ttl: .seconds(60))
+                == .replay(IdempotentAnswer(status: 201, body: [])))
+        #expect(try await keys.begin(key: "a", scope: "s", fingerprint: [2], now: at(3), ttl: .seconds(60)) == .proceed, "a purged key is new")
     }
 
     @Test(arguments: StoreKind.allCases)
@@ -91,14 +93,14 @@ struct RetentionPurgeTests {
     func priorityBudgetEntriesGoOnceOutOfTheWindow(kind: StoreKind) async throws {
         let tokens = try await kind.make().activityTokens
         for seconds in [0.0, 1, 2] {
-            #expect(try await tokens.takePriorityBudget(activityID: "walk-1", limit: 3, window: 3600, now: at(seconds)))
+            #expect(try await tokens.takePriorityBudget(activityID: "walk-1", limit: 3, window: .seconds(3600), now: at(seconds)))
         }
-        #expect(try await tokens.takePriorityBudget(activityID: "walk-2", limit: 3, window: 3600, now: at(5)))
+        #expect(try await tokens.takePriorityBudget(activityID: "walk-2", limit: 3, window: .seconds(3600), now: at(5)))
         #expect(try await tokens.purgeBudget(olderThan: at(2), limit: 1) == 1)
         #expect(try await tokens.purgeBudget(olderThan: at(2), limit: 5) == 1)
         #expect(try await tokens.purgeBudget(olderThan: at(2), limit: 5) == 0)
         // What is left still counts: walk-1 has one of three in the window.
-        #expect(try await tokens.takePriorityBudget(activityID: "walk-1", limit: 2, window: 3600, now: at(3)))
-        #expect(try await !tokens.takePriorityBudget(activityID: "walk-1", limit: 2, window: 3600, now: at(4)))
+        #expect(try await tokens.takePriorityBudget(activityID: "walk-1", limit: 2, window: .seconds(3600), now: at(3)))
+        #expect(try await !tokens.takePriorityBudget(activityID: "walk-1", limit: 2, window: .seconds(3600), now: at(4)))
     }
 }

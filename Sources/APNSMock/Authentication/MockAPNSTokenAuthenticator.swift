@@ -24,10 +24,10 @@ import PushTLS
 /// its stream limit from 1); the connection's current token is checked for age only, not verified again.
 /// A token whose `iat` lies in the future is accepted.
 public final class MockAPNSTokenAuthenticator: MockAPNSAuthenticator {
-    /// Apple's limit on a token's age, in seconds.
-    public static let maximumTokenAge: Double = 3600
-    /// Apple's shortest interval between a connection's tokens, in seconds.
-    public static let minimumRefreshInterval: Double = 20 * 60
+    /// Apple's limit on a token's age.
+    public static let maximumTokenAge: Duration = .seconds(3600)
+    /// Apple's shortest interval between a connection's tokens.
+    public static let minimumRefreshInterval: Duration = .seconds(20 * 60)
 
     /// `userInfo` keys of the connection's token state.
     static let teamKey = "apns.token.team"
@@ -109,7 +109,7 @@ public final class MockAPNSTokenAuthenticator: MockAPNSAuthenticator {
         if jwt == connection.userInfo[Self.jwtKey], let team = connection.userInfo[Self.teamKey],
             let issuedAt = connection.userInfo[Self.issuedAtKey].flatMap(Int64.init)
         {
-            guard now - Double(issuedAt) <= Self.maximumTokenAge else { return .rejected(.expiredProviderToken) }
+            guard now - Double(issuedAt) <= Self.maximumTokenAge / .seconds(1) else { return .rejected(.expiredProviderToken) }
             return grant(team: team, request: request)
         }
 
@@ -124,9 +124,9 @@ public final class MockAPNSTokenAuthenticator: MockAPNSAuthenticator {
             return .rejected(.invalidProviderToken)
         }
         if let team = connection.userInfo[Self.teamKey], team != token.teamID { return .rejected(.invalidProviderToken) }
-        guard now - Double(token.issuedAt) <= Self.maximumTokenAge else { return .rejected(.expiredProviderToken) }
+        guard now - Double(token.issuedAt) <= Self.maximumTokenAge / .seconds(1) else { return .rejected(.expiredProviderToken) }
         if let previous = connection.userInfo[Self.issuedAtKey].flatMap(Int64.init),
-            Double(token.issuedAt - previous) < Self.minimumRefreshInterval
+            Double(token.issuedAt - previous) < Self.minimumRefreshInterval / .seconds(1)
         {
             return .rejected(.tooManyProviderTokenUpdates)
         }

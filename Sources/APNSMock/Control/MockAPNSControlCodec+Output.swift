@@ -27,7 +27,7 @@ extension MockAPNSControlCodec {
             "id": .int(Int64(status.id)),
             "match": .object(match),
             "answer": .object(answer),
-            "delay_ms": rule.delay.map { .double($0 * 1000) } ?? .null,
+            "delay_ms": rule.delay.map { .double($0 / .milliseconds(1)) } ?? .null,
             "times": rule.times.map { .int(Int64($0)) } ?? .null,
             "matched": .int(Int64(status.matched)),
             "remaining": status.remaining.map { .int(Int64($0)) } ?? .null,

@@ -30,7 +30,7 @@ enum MockAPNSControlCodec {
         }
         guard let answerObject = try object.object("answer") else { throw .bad("rule.answer is required") }
         let answer = try self.answer(answerObject)
-        let delay = try object.double("delay_ms", in: 0...Double(maxMillis)).map { $0 / 1000 }
+        let delay = try object.double("delay_ms", in: 0...Double(maxMillis)).map { Duration.milliseconds($0) }
         let times = try object.int("times", in: 1...Int.max)
         return MockAPNSRule(match: match, answer: answer, delay: delay, times: times)
     }
@@ -84,8 +84,8 @@ enum MockAPNSControlCodec {
         let latency = try object.double("latency_ms", in: 0...Double(maxMillis))
         let jitter = try object.double("jitter_ms", in: 0...Double(maxMillis))
         if latency != nil, jitter != nil { throw .bad("knobs: give latency_ms or jitter_ms, not both") }
-        if let latency { knobs.latency = latency > 0 ? .fixed(latency / 1000) : .none }
-        if let jitter { knobs.latency = jitter > 0 ? .jitter(min: 0, max: jitter / 1000) : .none }
+        if let latency { knobs.latency = latency > 0 ? .fixed(.milliseconds(latency)) : .none }
+        if let jitter { knobs.latency = jitter > 0 ? .jitter(min: .zero, max: .milliseconds(jitter)) : .none }
         if latency == nil, jitter == nil, object.isNull("latency_ms") || object.isNull("jitter_ms") { knobs.latency = .none }
         return knobs
     }
@@ -96,8 +96,8 @@ enum MockAPNSControlCodec {
         var jitter: JSONValue = .null
         switch knobs.latency {
         case .none: break
-        case .fixed(let seconds): latency = .double(seconds * 1000)
-        case .jitter(_, let high): jitter = .double(high * 1000)
+        case .fixed(let delay): latency = .double(delay / .milliseconds(1))
+        case .jitter(_, let high): jitter = .double(high / .milliseconds(1))
         }
         return [
             "goaway_after": knobs.goAwayAfterStreams.map { .int(Int64($0)) } ?? .null,

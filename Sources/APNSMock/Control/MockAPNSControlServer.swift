@@ -26,7 +26,7 @@ public final class MockAPNSControlServer: Sendable {
             // Long polls last up to `maxMillis`; evhttp's timeout must not cut them first.
             http = try HTTPServer(
                 loop: loop, host: host, port: port, maxBodyBytes: 1 << 20,
-                timeoutSeconds: MockAPNSControlCodec.maxMillis / 1000 + 30
+                timeout: .milliseconds(MockAPNSControlCodec.maxMillis) + .seconds(30)
             ) { request, responder in
                 router.handle(request, responder: responder)
             }

@@ -64,13 +64,13 @@ public struct MockAPNSRule: Sendable, Hashable {
     public var match: Match
     /// What it answers.
     public var answer: Answer
-    /// Seconds to wait before answering (instead of the latency knob); nil follows the knob.
-    public var delay: Double?
+    /// How long to wait before answering (instead of the latency knob); nil follows the knob.
+    public var delay: Duration?
     /// How many requests it answers before it stops matching; nil: every one.
     public var times: Int?
 
     /// A rule from its parts.
-    public init(match: Match = Match(), answer: Answer, delay: Double? = nil, times: Int? = nil) {
+    public init(match: Match = Match(), answer: Answer, delay: Duration? = nil, times: Int? = nil) {
         self.match = match
         self.answer = answer
         self.delay = delay

@@ -2,17 +2,17 @@
 public enum MockLatency: Sendable, Hashable {
     /// Answer at once.
     case none
-    /// Answer after this many seconds.
-    case fixed(Double)
-    /// Answer after a uniformly drawn delay in `min...max` seconds, from the server's seeded generator.
-    case jitter(min: Double, max: Double)
+    /// Answer after this delay.
+    case fixed(Duration)
+    /// Answer after a uniformly drawn delay in `min...max`, from the server's seeded generator.
+    case jitter(min: Duration, max: Duration)
 
-    /// The next delay in seconds.
-    func delay(using generator: inout MockRandom) -> Double {
+    /// The next delay.
+    func delay(using generator: inout MockRandom) -> Duration {
         switch self {
-        case .none: 0
-        case .fixed(let seconds): max(0, seconds)
-        case .jitter(let low, let high): max(0, low + (high - low) * generator.unit())
+        case .none: .zero
+        case .fixed(let delay): max(.zero, delay)
+        case .jitter(let low, let high): max(.zero, low + (high - low) * generator.unit())
         }
     }
 }

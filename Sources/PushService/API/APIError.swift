@@ -21,11 +21,11 @@ public struct APIError: Error, Sendable, Equatable {
         self.retryAfterSeconds = retryAfterSeconds
     }
 
-    /// 429 `rate_limited`, retrying after `seconds` (rounded up to whole seconds, at least 1).
-    public static func rateLimited(_ message: String, retryAfter seconds: Double) -> APIError {
+    /// 429 `rate_limited`, retrying after `delay` (rounded up to whole seconds, at least 1).
+    public static func rateLimited(_ message: String, retryAfter delay: Duration) -> APIError {
         APIError(
             status: 429, code: "rate_limited", message: message,
-            retryAfterSeconds: max(1, Int(seconds.rounded(.up))))
+            retryAfterSeconds: max(1, Int((delay / .seconds(1)).rounded(.up))))
     }
 
     /// 400 with `code`.

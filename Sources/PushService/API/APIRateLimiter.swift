@@ -1,4 +1,3 @@
-import PushIO
 import PushSync
 
 /// Per-key token buckets for requests and notifications. Thread-safe.
@@ -10,15 +9,15 @@ public final class APIRateLimiter: Sendable {
     public enum Decision: Sendable, Equatable {
         /// Taken.
         case allowed
-        /// Not taken; the bucket holds enough again after `retryAfter` seconds.
-        case limited(retryAfter: Double)
+        /// Not taken; the bucket holds enough again after `retryAfter`.
+        case limited(retryAfter: Duration)
         /// Not taken and never will be: more than the bucket's burst was asked for at once.
         case exceedsBurst(Double)
     }
 
     private struct Bucket {
         var tokens: Double
-        var updated: Double
+        var updated: ContinuousClock.Instant
     }
 
     private struct Buckets {
@@ -27,10 +26,10 @@ public final class APIRateLimiter: Sendable {
     }
 
     private let state = PThreadLock(Buckets())
-    private let clock: @Sendable () -> Double
+    private let clock: @Sendable () -> ContinuousClock.Instant
 
-    /// A limiter reading time from `clock` (seconds, monotonic; tests pass their own).
-    public init(clock: @escaping @Sendable () -> Double = { MonotonicClock.now }) {
+    /// A limiter reading time from `clock` (monotonic; tests pass their own).
+    public init(clock: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }) {
         self.clock = clock
     }
 
@@ -57,14 +56,14 @@ public final class APIRateLimiter: Sendable {
         let now = clock()
         return state.withLock { state in
             var bucket = state[keyPath: buckets][name] ?? Bucket(tokens: burst, updated: now)
-            bucket.tokens = min(burst, bucket.tokens + max(0, now - bucket.updated) * rate)
+            bucket.tokens = min(burst, bucket.tokens + max(0, (now - bucket.updated) / .seconds(1)) * rate)
             bucket.updated = now
             let decision: Decision
             if bucket.tokens >= amount {
                 bucket.tokens -= amount
                 decision = .allowed
             } else {
-                decision = .limited(retryAfter: (amount - bucket.tokens) / rate)
+                decision = .limited(retryAfter: .seconds((amount - bucket.tokens) / rate))
             }
             state[keyPath: buckets][name] = bucket
             return decision

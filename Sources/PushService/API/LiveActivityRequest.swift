@@ -1,6 +1,6 @@
-public import APNSCore
-public import Foundation
-public import JSON
+package import APNSCore
+package import Foundation
+package import JSON
 
 /// A validated Live Activity request body: `POST /v1/live-activities` (start), `.../{id}/update` and
 /// `.../{id}/end`. The rules are Apple's ("Starting and updating Live Activities with ActivityKit push

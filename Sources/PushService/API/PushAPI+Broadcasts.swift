@@ -1,4 +1,4 @@
-public import APNSCore
+package import APNSCore
 import Foundation
 import JSON
 import PushHTTP1
@@ -49,7 +49,7 @@ extension PushAPI {
         metrics.recordEnqueued(1)
         logger.info("broadcast.enqueued", [("push_id", pushID), ("channel_id", channel.id.rawValue)])
         if let waitID {
-            await waiters.wait(waitID, timeout: configuration.waitTimeoutSeconds)
+            await waiters.wait(waitID, timeout: configuration.waitTimeout)
             return .jsonBytes(status: 200, PushJSON.push(pushID: pushID, rows: try await outbox.items(pushID: pushID)))
         }
         return .jsonBytes(status: 202, PushJSON.accepted(pushID: pushID, items: [item]))

@@ -5,7 +5,7 @@ import PushTLS
 
 extension PushAPI {
     /// How long an `Idempotency-Key` names its request: 24 hours.
-    static let idempotencyTTL: TimeInterval = 24 * 3600
+    static let idempotencyTTL: Duration = .seconds(24 * 3600)
 
     /// Runs `route` once per `Idempotency-Key` (when the request has one): a repeat with the same key and
     /// body within 24 h gets the first answer (`Idempotent-Replayed: true`) and creates nothing; the same

@@ -101,7 +101,7 @@ extension PushAPI {
         guard live.event == .update, live.priority == .immediately else { return false }
         let granted = try await repositories.activityTokens.takePriorityBudget(
             activityID: activityID, limit: configuration.liveActivities.priority10PerHour,
-            window: LiveActivitySettings.budgetWindowSeconds, now: now)
+            window: LiveActivitySettings.budgetWindow, now: now)
         metrics.liveActivities.recordPriority10Request(downgraded: !granted)
         if !granted {
             logger.info(

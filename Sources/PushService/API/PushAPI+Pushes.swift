@@ -51,7 +51,7 @@ extension PushAPI {
         }
         metrics.recordEnqueued(items.count)
         if let waitID {
-            await waiters.wait(waitID, timeout: configuration.waitTimeoutSeconds)
+            await waiters.wait(waitID, timeout: configuration.waitTimeout)
             let rows = try await outbox.items(pushID: pushID)
             return .jsonBytes(status: 200, PushJSON.push(pushID: pushID, rows: rows))
         }

@@ -26,7 +26,7 @@ public struct PushAPI: Sendable {
     /// Per-key request and notification buckets.
     let limiter = APIRateLimiter()
     /// Failed authentications are logged at most ten times a minute.
-    let authFailureLog = LogThrottle(limit: 10, window: 60)
+    let authFailureLog = LogThrottle(limit: 10, window: .seconds(60))
     /// Same-key requests take turns (see `runIdempotent`).
     let idempotencyLocks = KeyedLock()
 

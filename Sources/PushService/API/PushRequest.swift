@@ -1,4 +1,4 @@
-public import APNSCore
+package import APNSCore
 import JSON
 
 /// A validated `POST /v1/pushes` body: whom to send to and the one notification to send them.

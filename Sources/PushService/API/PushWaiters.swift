@@ -25,14 +25,14 @@ actor PushWaiters {
         return nextID
     }
 
-    /// Suspends until every row of wait `id` is terminal or `timeout` seconds passed.
-    func wait(_ id: Int, timeout: Double) async {
+    /// Suspends until every row of wait `id` is terminal or `timeout` passed.
+    func wait(_ id: Int, timeout: Duration) async {
         guard let current = waits[id], !current.remaining.isEmpty else {
             finish(id)
             return
         }
         let timer = Task { [weak self] in
-            try? await Task.sleep(for: .seconds(timeout))
+            try? await Task.sleep(for: timeout)
             await self?.finish(id)
         }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in

@@ -1,5 +1,5 @@
-public import APNSCore
-public import PushStore
+package import APNSCore
+package import PushStore
 
 /// A validated `POST /v1/devices` body. The default topic is applied by the handler, not here.
 package struct DeviceRegistrationRequest: Sendable, Equatable {

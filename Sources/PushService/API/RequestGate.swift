@@ -23,10 +23,10 @@ final class RequestGate: Sendable {
         state.withLock { $0.active -= 1 }
     }
 
-    /// Stops admitting and waits until admitted requests finished or `deadline` seconds passed.
-    func drain(deadline: Double) async {
+    /// Stops admitting and waits until admitted requests finished or `deadline` passed.
+    func drain(deadline: Duration) async {
         state.withLock { $0.draining = true }
-        let end = ContinuousClock.now + .seconds(deadline)
+        let end = ContinuousClock.now + deadline
         while state.withLock({ $0.active }) > 0, ContinuousClock.now < end {
             try? await Task.sleep(for: .milliseconds(10))
         }

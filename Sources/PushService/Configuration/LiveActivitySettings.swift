@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Live Activity settings (`live_activities` in the configuration file).
 ///
@@ -10,7 +10,7 @@ public import Foundation
 /// takes from the same budget.
 public struct LiveActivitySettings: Sendable, Equatable {
     /// The window the budget counts in: the last hour.
-    public static let budgetWindowSeconds: TimeInterval = 3600
+    public static let budgetWindow: Duration = .seconds(3600)
     /// The largest `priority10PerHour` accepted (one a second on average).
     public static let maxPriority10PerHour = 3600
 

@@ -104,10 +104,10 @@ extension PushServiceConfiguration {
             guard let level = LogLevel(rawValue: value) else { throw .invalidField("log_level", "unknown level") }
             logLevel = level
         }
-        if let value = try root.double("wait_timeout_s") { waitTimeoutSeconds = value }
-        if let value = try root.double("shutdown_deadline_s") { shutdownDeadlineSeconds = value }
+        if let value = try root.double("wait_timeout_s") { waitTimeout = .seconds(value) }
+        if let value = try root.double("shutdown_deadline_s") { shutdownDeadline = .seconds(value) }
         if let value = try root.int("max_body_bytes") { maxBodyBytes = value }
-        if let value = try root.int("http_timeout_s") { httpTimeoutSeconds = value }
+        if let value = try root.int("http_timeout_s") { httpTimeout = .seconds(value) }
         if let section = try root.object("apns") {
             try section.checkKnown(["p12", "password", "p8", "key_id", "team_id", "host", "port", "channel_port", "ca", "connections", "proxy"])
             if let value = try section.string("p8") { apns.p8Path = value }
@@ -135,20 +135,20 @@ extension PushServiceConfiguration {
             ])
             if let value = try section.double("lease_s") {
                 guard value >= 10, value.isFinite else { throw .invalidField("outbox.lease_s", "must be at least 10 seconds") }
-                outboxLeaseSeconds = value
+                outboxLease = .seconds(value)
             }
             if let value = try section.int("max_in_flight") { maxInFlight = max(1, value) }
             if let value = try section.int("claim_batch") { claimBatch = max(1, value) }
-            if let value = try section.double("retry_base_delay_s") { retryBaseDelaySeconds = value }
-            if let value = try section.double("retry_max_delay_s") { retryMaxDelaySeconds = value }
+            if let value = try section.double("retry_base_delay_s") { retryBaseDelay = .seconds(value) }
+            if let value = try section.double("retry_max_delay_s") { retryMaxDelay = .seconds(value) }
             if let value = try section.int("retry_max_attempts") { retryMaxAttempts = max(1, value) }
-            if let value = try section.double("retry_tick_s") { retryTickSeconds = max(0.01, value) }
+            if let value = try section.double("retry_tick_s") { retryTick = .seconds(max(0.01, value)) }
         }
         if let section = try root.object("drops") {
             try section.checkKnown(["max_distance_m", "max_angle_deg", "window_s"])
             if let value = try section.double("max_distance_m") { dropMaxDistanceMeters = value }
             if let value = try section.double("max_angle_deg") { dropMaxAngleDegrees = value }
-            if let value = try section.double("window_s") { dropWindowSeconds = value }
+            if let value = try section.double("window_s") { dropWindow = .seconds(value) }
         }
         if let section = try root.object("walks") {
             try section.checkKnown(["live_activity", "attributes_type"])

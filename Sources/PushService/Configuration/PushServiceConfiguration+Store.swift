@@ -5,8 +5,8 @@ extension PushServiceConfiguration {
     /// The outbox's retry schedule: `retry_max_attempts`, `retry_base_delay_s`, `retry_max_delay_s`, 20% jitter.
     public var retryPolicy: OutboxRetryPolicy {
         OutboxRetryPolicy(
-            maxAttempts: retryMaxAttempts, baseDelay: retryBaseDelaySeconds,
-            maxDelay: retryMaxDelaySeconds, jitter: 0.2)
+            maxAttempts: retryMaxAttempts, baseDelay: retryBaseDelay,
+            maxDelay: retryMaxDelay, jitter: 0.2)
     }
 
     /// Whether the store is a PostgreSQL database (`postgres://` or `postgresql://` URL).
@@ -30,7 +30,7 @@ extension PushServiceConfiguration {
         if usesPostgres {
             return try await .postgres(
                 url: resolvedDatabasePath, poolSize: databasePoolSize, instanceID: instanceID, retryPolicy: retryPolicy,
-                lease: outboxLeaseSeconds)
+                lease: outboxLease)
         }
         return try .sqlite(path: resolvedDatabasePath, retryPolicy: retryPolicy)
     }

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import PushIO
 
 /// Everything `push-server` needs to start: from a JSON file, then `PUSH_*` environment variables,
@@ -17,9 +17,9 @@ public struct PushServiceConfiguration: Sendable, Equatable {
     public var databasePoolSize = 8
     /// PostgreSQL only: this instance's name in outbox claims; nil picks host name, process id and a random part.
     public var instanceID: String?
-    /// PostgreSQL only: seconds an outbox claim is leased; rows of an instance that died are sent by another
+    /// PostgreSQL only: how long an outbox claim is leased; rows of an instance that died are sent by another
     /// after this long. Keep it well above the APNs request timeout (30 s), or slow sends get sent twice.
-    public var outboxLeaseSeconds = 60.0
+    public var outboxLease: Duration = .seconds(60)
     /// Accepted API keys (Bearer tokens), kept as SHA-256 digests with names, scopes and rate limits.
     public var apiKeys: [APIKey] = []
     /// Whether `GET /metrics` needs a key with the `read` scope (default: open).
@@ -43,28 +43,28 @@ public struct PushServiceConfiguration: Sendable, Equatable {
     public var maxInFlight = 1_000
     /// Rows claimed from the outbox per transaction.
     public var claimBatch = 500
-    /// Seconds between looks for due retries when nothing else wakes the worker.
-    public var retryTickSeconds = 1.0
+    /// Time between looks for due retries when nothing else wakes the worker.
+    public var retryTick: Duration = .seconds(1)
     /// Delay after the first failed attempt; doubles per attempt.
-    public var retryBaseDelaySeconds = 1.0
+    public var retryBaseDelay: Duration = .seconds(1)
     /// Longest retry delay.
-    public var retryMaxDelaySeconds = 300.0
+    public var retryMaxDelay: Duration = .seconds(300)
     /// Send attempts before a row is `failed`.
     public var retryMaxAttempts = 8
     /// How long `?wait=true` waits for outcomes.
-    public var waitTimeoutSeconds = 10.0
+    public var waitTimeout: Duration = .seconds(10)
     /// How long shutdown lets in-flight sends finish.
-    public var shutdownDeadlineSeconds = 10.0
+    public var shutdownDeadline: Duration = .seconds(10)
     /// Largest request body in bytes.
     public var maxBodyBytes = 4 << 20
-    /// Idle/read/write timeout of HTTP connections in seconds.
-    public var httpTimeoutSeconds = 30
+    /// Idle/read/write timeout of HTTP connections (whole seconds count).
+    public var httpTimeout: Duration = .seconds(30)
     /// Profile drop: largest distance in meters.
     public var dropMaxDistanceMeters = 0.3
     /// Profile drop: largest angle off the forward axis in degrees.
     public var dropMaxAngleDegrees = 30.0
-    /// Profile drop: seconds a one-sided drop waits for the peer.
-    public var dropWindowSeconds = 10.0
+    /// Profile drop: how long a one-sided drop waits for the peer.
+    public var dropWindow: Duration = .seconds(10)
     /// Walks: an accepted mate request starts a Live Activity on both users' phones (their push-to-start
     /// tokens of `walkAttributesType`), ended when either user ends the walk (`walks.live_activity`).
     public var walkLiveActivities = false

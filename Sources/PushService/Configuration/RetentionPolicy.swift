@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// How long finished data stays in the store before the retention job deletes it (`retention` in the
 /// configuration file). Rows still in use are never purged: queued or in-flight outbox rows, pending drops,
@@ -7,19 +7,19 @@ public import Foundation
 /// budget's entries go once they are out of its one-hour window (`LiveActivitySettings`).
 public struct RetentionPolicy: Sendable, Equatable {
     /// Final outbox rows (accepted, rejected, failed, expired), counted from their last change.
-    public var finalOutboxSeconds: TimeInterval = 7 * 86_400
+    public var finalOutbox: Duration = .seconds(7 * 86_400)
     /// Answered mate requests, counted from the answer.
-    public var answeredMateRequestSeconds: TimeInterval = 30 * 86_400
+    public var answeredMateRequest: Duration = .seconds(30 * 86_400)
     /// Ended drops (matched, cancelled, expired) with no mate request left, counted from the end.
-    public var endedDropSeconds: TimeInterval = 30 * 86_400
+    public var endedDrop: Duration = .seconds(30 * 86_400)
     /// `Idempotency-Key` records, counted from the first request; never less than the replay window.
-    public var idempotencyKeySeconds: TimeInterval = 2 * 86_400
+    public var idempotencyKey: Duration = .seconds(2 * 86_400)
     /// Delivered (or given-up) webhook events, counted from their last attempt.
-    public var webhookEventSeconds: TimeInterval = 7 * 86_400
+    public var webhookEvent: Duration = .seconds(7 * 86_400)
     /// Retired Live Activity update tokens (their activity ended), counted from when they retired.
-    public var retiredActivityTokenSeconds: TimeInterval = 7 * 86_400
-    /// Seconds between passes of the retention job.
-    public var intervalSeconds: TimeInterval = 60
+    public var retiredActivityToken: Duration = .seconds(7 * 86_400)
+    /// Time between passes of the retention job.
+    public var interval: Duration = .seconds(60)
     /// Rows deleted per transaction; the job yields between batches so the API never waits long.
     public var batchSize = 1_000
 

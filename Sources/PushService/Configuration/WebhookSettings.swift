@@ -7,16 +7,16 @@ public import PushStore
 public struct WebhookSettings: Sendable, Equatable {
     /// Endpoints listed in the file (`source: config`): at start they replace the configured ones in the store.
     public var endpoints: [WebhookEndpoint] = []
-    /// Seconds of silence after which an attempt counts as timed out.
-    public var timeoutSeconds = 10.0
+    /// Silence after which an attempt counts as timed out.
+    public var timeout: Duration = .seconds(10)
     /// Requests in flight per endpoint at most.
     public var concurrency = 4
     /// Events per request at most (a receiver gets `{"events": [...]}`).
     public var batchSize = 50
-    /// Seconds between looks at the queue when nothing woke the worker.
-    public var pollSeconds = 1.0
-    /// How long a claim holds an event (several instances on one database), in seconds.
-    public var leaseSeconds = 60.0
+    /// Time between looks at the queue when nothing woke the worker.
+    public var pollInterval: Duration = .seconds(1)
+    /// How long a claim holds an event (several instances on one database).
+    public var lease: Duration = .seconds(60)
     /// The retry schedule.
     public var retry = WebhookRetryPolicy.default
 
@@ -76,14 +76,14 @@ public struct WebhookSettings: Sendable, Equatable {
         try section.checkKnown([
             "timeout_s", "concurrency", "batch_size", "poll_s", "lease_s", "retry_initial_s", "retry_max_s", "give_up_after_s",
         ])
-        func seconds(_ name: String) throws(APIError) -> Double? {
+        func seconds(_ name: String) throws(APIError) -> Duration? {
             guard let value = try section.double(name) else { return nil }
             guard value > 0, value.isFinite else { throw .invalidField("webhook_delivery.\(name)", "must be positive") }
-            return value
+            return .seconds(value)
         }
-        if let value = try seconds("timeout_s") { timeoutSeconds = value }
-        if let value = try seconds("poll_s") { pollSeconds = value }
-        if let value = try seconds("lease_s") { leaseSeconds = value }
+        if let value = try seconds("timeout_s") { timeout = value }
+        if let value = try seconds("poll_s") { pollInterval = value }
+        if let value = try seconds("lease_s") { lease = value }
         if let value = try seconds("retry_initial_s") { retry.initialDelay = value }
         if let value = try seconds("retry_max_s") { retry.maxDelay = value }
         if let value = try seconds("give_up_after_s") { retry.giveUpAfter = value }

@@ -9,7 +9,7 @@ struct APNSConnectionLog: APNSClientMetrics {
     let environment: String
     /// Where the app's connection state is kept for `/healthz` (nil: not kept).
     let health: AppConnectionHealth?
-    private let throttle = LogThrottle(limit: 10, window: 60)
+    private let throttle = LogThrottle(limit: 10, window: .seconds(60))
 
     init(logger: ServiceLogger, app: String = "default", environment: String, health: AppConnectionHealth? = nil) {
         self.logger = logger

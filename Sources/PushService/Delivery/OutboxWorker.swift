@@ -74,22 +74,22 @@ public actor OutboxWorker {
         signal.signal()
     }
 
-    /// Starts draining; `tickSeconds` is how often due retries are looked for when nothing else wakes it.
-    func start(tickSeconds: Double) {
+    /// Starts draining; `tick` is how often due retries are looked for when nothing else wakes it.
+    func start(tick: Duration) {
         guard runTask == nil else { return }
         runTask = Task { await self.run() }
         consumeTask = Task { await self.consume() }
         let signal = self.signal
         tickTask = Task {
             while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(tickSeconds))
+                try? await Task.sleep(for: tick)
                 signal.signal()
             }
         }
     }
 
-    /// Stops claiming and waits until in-flight sends finished or `deadline` seconds passed.
-    func stop(deadline: Double) async {
+    /// Stops claiming and waits until in-flight sends finished or `deadline` passed.
+    func stop(deadline: Duration) async {
         stopping = true
         tickTask?.cancel()
         signal.signal()
@@ -97,7 +97,7 @@ public actor OutboxWorker {
         defer { if inFlight == 0 && !flushing { deliveryInput.finish() } }
         if inFlight > 0 || flushing {
             let timer = Task { [weak self] in
-                try? await Task.sleep(for: .seconds(deadline))
+                try? await Task.sleep(for: deadline)
                 await self?.releaseIdleWaiters()
             }
             await withCheckedContinuation { idleWaiters.append($0) }

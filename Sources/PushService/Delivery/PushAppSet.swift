@@ -55,8 +55,8 @@ public final class PushAppSet: Sendable {
             }
             let health = AppConnectionHealth()
             let (production, development) = try clients(configuration, settings, credential, logger: logger, health: health)
-            let productionSender = SwappableSender(production, drainDeadline: configuration.shutdownDeadlineSeconds)
-            let developmentSender = SwappableSender(development, drainDeadline: configuration.shutdownDeadlineSeconds)
+            let productionSender = SwappableSender(production, drainDeadline: configuration.shutdownDeadline)
+            let developmentSender = SwappableSender(development, drainDeadline: configuration.shutdownDeadline)
             let channels = try channelManagers(configuration, settings, credential)
             let productionChannels = channels.production.map { SwappableChannelManager($0) }
             let developmentChannels = channels.development.map { SwappableChannelManager($0) }

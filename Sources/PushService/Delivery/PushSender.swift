@@ -15,7 +15,7 @@ public protocol PushSender: Sendable {
     /// Sends broadcasts to channels with the contract of `send(batch:deliver:)`.
     func send(broadcasts: [APNSBroadcast], deliver: @escaping @Sendable ([PushSendResult]) -> Void) async
     /// Closes connections, letting in-flight requests finish until `deadline` seconds from now.
-    func shutdown(deadline: Double) async
+    func shutdown(deadline: Duration) async
     /// Connections ready to send and HTTP/2 streams open now, for `/metrics` and `/healthz`; nil if unknown.
     func connectionState() async -> PushSenderConnections?
 }
@@ -78,7 +78,7 @@ extension PushSender {
     }
 
     /// Default: nothing to close.
-    public func shutdown(deadline: Double) async {}
+    public func shutdown(deadline: Duration) async {}
     /// Default: unknown.
     public func connectionState() async -> PushSenderConnections? { nil }
 }

@@ -52,7 +52,7 @@ public struct PushSenders: Sendable {
     private static let suffixes = PushType.all.compactMap(\.topicSuffix).sorted { $0.count > $1.count }
 
     /// Shuts every app's senders down.
-    public func shutdown(deadline: Double) async {
+    public func shutdown(deadline: Duration) async {
         await withTaskGroup(of: Void.self) { group in
             for app in apps {
                 group.addTask { await app.production.shutdown(deadline: deadline) }

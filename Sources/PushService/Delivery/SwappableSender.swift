@@ -21,10 +21,10 @@ public final class SwappableSender: PushSender {
 
     private let state: PThreadLock<State>
     /// Seconds a retired sender may take to finish what it still has once it is shut down.
-    private let drainDeadline: Double
+    private let drainDeadline: Duration
 
     /// Starts with `sender`; a replaced sender gets `drainDeadline` seconds to close once it is idle.
-    public init(_ sender: any PushSender, drainDeadline: Double = 30) {
+    public init(_ sender: any PushSender, drainDeadline: Duration = .seconds(30)) {
         state = PThreadLock(State(current: 0, generations: [0: Generation(sender: sender)]))
         self.drainDeadline = drainDeadline
     }
@@ -82,7 +82,7 @@ public final class SwappableSender: PushSender {
     }
 
     /// Shuts down the current sender and any still draining.
-    public func shutdown(deadline: Double) async {
+    public func shutdown(deadline: Duration) async {
         let senders = state.withLock { state in
             let all = state.generations.values.map(\.sender)
             state.generations = state.generations.filter { $0.key == state.current }

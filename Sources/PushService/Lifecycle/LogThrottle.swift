@@ -1,22 +1,21 @@
-import PushIO
 import PushSync
 
-/// Lets at most `limit` lines through per `window` seconds and counts the rest, so a flood of bad
+/// Lets at most `limit` lines through per `window` and counts the rest, so a flood of bad
 /// requests cannot flood the log. Thread-safe.
 final class LogThrottle: Sendable {
     private struct State {
-        var windowStart = -Double.infinity
+        var windowStart: ContinuousClock.Instant?
         var admitted = 0
         var suppressed = 0
     }
 
     private let limit: Int
-    private let window: Double
-    private let clock: @Sendable () -> Double
+    private let window: Duration
+    private let clock: @Sendable () -> ContinuousClock.Instant
     private let state = PThreadLock(State())
 
-    /// A throttle of `limit` lines per `window` seconds.
-    init(limit: Int, window: Double, clock: @escaping @Sendable () -> Double = { MonotonicClock.now }) {
+    /// A throttle of `limit` lines per `window`.
+    init(limit: Int, window: Duration, clock: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }) {
         self.limit = limit
         self.window = window
         self.clock = clock
@@ -26,7 +25,7 @@ final class LogThrottle: Sendable {
     func admit() -> (write: Bool, suppressedBefore: Int) {
         let now = clock()
         return state.withLock { state in
-            if now - state.windowStart >= window {
+            if state.windowStart.map({ now - $0 >= window }) ?? true {
                 state.windowStart = now
                 state.admitted = 0
             }

@@ -35,11 +35,11 @@ extension PushServer {
         reloader.setSource(load)
     }
 
-    /// Stops accepting requests, lets in-flight requests and sends finish until `deadline` seconds,
+    /// Stops accepting requests, lets in-flight requests and sends finish until `deadline`,
     /// closes the APNs senders and stops the HTTP loop. Unfinished sends stay in the outbox for the next start.
-    public func shutdown(deadline: Double? = nil) async {
-        let deadline = deadline ?? configuration.shutdownDeadlineSeconds
-        logger.info("server.stopping", [("deadline_s", "\(deadline)")])
+    public func shutdown(deadline: Duration? = nil) async {
+        let deadline = deadline ?? configuration.shutdownDeadline
+        logger.info("server.stopping", [("deadline_s", "\(deadline / .seconds(1))")])
         await gate.drain(deadline: deadline)
         http.close()
         background.cancel()

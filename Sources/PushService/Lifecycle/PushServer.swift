@@ -98,7 +98,7 @@ public final class PushServer: Sendable {
         let condition = DropCondition(
             maxDistanceMeters: configuration.dropMaxDistanceMeters,
             maxAngleDegrees: configuration.dropMaxAngleDegrees,
-            window: configuration.dropWindowSeconds)
+            window: configuration.dropWindow)
         let match = MatchService(repositories: repositories, condition: condition, queued: { worker.wake() })
         let tls = configuration.tls.isEnabled ? HTTPServerTLS(context: try ListenerTLS.context(configuration.tls)) : nil
         let keys = ReloadableAuthenticator(keys: configuration.apiKeys)
@@ -120,7 +120,7 @@ public final class PushServer: Sendable {
             http = try HTTPServer(
                 loop: loop, host: configuration.host, port: configuration.port,
                 maxBodyBytes: configuration.maxBodyBytes,
-                timeoutSeconds: configuration.httpTimeoutSeconds, tls: tls
+                timeout: configuration.httpTimeout, tls: tls
             ) { request, responder in
                 Task { responder.respond(await Self.serve(request, api: api, router: router, gate: gate)) }
             }
@@ -129,7 +129,7 @@ public final class PushServer: Sendable {
             webhooks.client.loop.shutdown()
             throw ConfigurationError("cannot listen on \(configuration.host):\(configuration.port): \(error)")
         }
-        await worker.start(tickSeconds: configuration.retryTickSeconds)
+        await worker.start(tick: configuration.retryTick)
         let retention = RetentionJob(repositories: store, policy: configuration.retention, metrics: metrics, logger: logger)
         let background = Task {
             await withDiscardingTaskGroup { group in

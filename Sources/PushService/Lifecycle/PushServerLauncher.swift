@@ -99,10 +99,10 @@ public enum PushServerLauncher {
         do {
             server = try await PushServer.start(configuration: configuration, apps: apps, logger: logger)
         } catch let error as ConfigurationError {
-            await apps.senders.shutdown(deadline: 0)
+            await apps.senders.shutdown(deadline: .zero)
             throw error
         } catch {
-            await apps.senders.shutdown(deadline: 0)
+            await apps.senders.shutdown(deadline: .zero)
             throw ConfigurationError("database \(configuration.databaseDescription) cannot be opened: \(error)")
         }
         return Launched(server: server, embedded: embedded, configuration: configuration, generatedKey: generatedKey)
@@ -143,7 +143,7 @@ public enum PushServerLauncher {
             var configuration = APNSClientConfiguration(
                 credentials: credentials, environment: environment,
                 connections: settings.connections, trustedCAPEM: trustedCA)
-            configuration.requestTimeout = 30
+            configuration.requestTimeout = .seconds(30)
             configuration.proxy = settings.proxy(for: environment.host)
             if let maxPending { configuration.maxPendingRequests = maxPending }
             // A refused certificate fails this app's sends at once (they go back to the outbox with back-off)
@@ -175,7 +175,7 @@ public enum PushServerLauncher {
             }
             var configuration = APNSClientConfiguration(
                 credentials: credentials, environment: environment, trustedCAPEM: trustedCA)
-            configuration.requestTimeout = 30
+            configuration.requestTimeout = .seconds(30)
             configuration.proxy = settings.proxy(for: environment.host)
             return try APNSChannelManagementClient(configuration: configuration)
         }

@@ -14,18 +14,18 @@ struct RetentionJob: Sendable {
     @discardableResult
     func run(now: Date) async throws -> [RetentionTable: Int] {
         var deleted: [RetentionTable: Int] = [:]
-        let ages: [(RetentionTable, TimeInterval)] = [
-            (.outbox, policy.finalOutboxSeconds), (.mateRequests, policy.answeredMateRequestSeconds),
+        let ages: [(RetentionTable, Duration)] = [
+            (.outbox, policy.finalOutbox), (.mateRequests, policy.answeredMateRequest),
             // After the requests: a drop goes once its requests have.
-            (.drops, policy.endedDropSeconds),
-            (.idempotencyKeys, max(policy.idempotencyKeySeconds, PushAPI.idempotencyTTL)),
-            (.webhookEvents, policy.webhookEventSeconds),
-            (.activityTokens, policy.retiredActivityTokenSeconds),
+            (.drops, policy.endedDrop),
+            (.idempotencyKeys, max(policy.idempotencyKey, PushAPI.idempotencyTTL)),
+            (.webhookEvents, policy.webhookEvent),
+            (.activityTokens, policy.retiredActivityToken),
             // Entries out of the budget's window count for nothing any more.
-            (.activityBudget, LiveActivitySettings.budgetWindowSeconds),
+            (.activityBudget, LiveActivitySettings.budgetWindow),
         ]
         for (table, age) in ages {
-            let cutoff = now.addingTimeInterval(-age)
+            let cutoff = now.addingTimeInterval(-(age / .seconds(1)))
             var total = 0
             while !Task.isCancelled {
                 let count = try await purge(table, olderThan: cutoff)
@@ -55,7 +55,7 @@ struct RetentionJob: Sendable {
         }
     }
 
-    /// Runs a pass every `policy.intervalSeconds` until cancelled; a failed pass is logged and retried at
+    /// Runs a pass every `policy.interval` until cancelled; a failed pass is logged and retried at
     /// the next interval.
     func loop() async {
         while !Task.isCancelled {
@@ -64,7 +64,7 @@ struct RetentionJob: Sendable {
             } catch {
                 logger.error("retention.failed", [("error", "\(error)")])
             }
-            try? await Task.sleep(for: .seconds(max(0.01, policy.intervalSeconds)))
+            try? await Task.sleep(for: max(.milliseconds(10), policy.interval))
         }
     }
 }

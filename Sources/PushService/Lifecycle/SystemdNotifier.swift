@@ -63,10 +63,10 @@ public struct SystemdNotifier: Sendable {
 
     /// How often to send `WATCHDOG=1`: half of `WATCHDOG_USEC`, as `sd_watchdog_enabled(3)` advises; nil
     /// when the watchdog is off or `WATCHDOG_PID` names another process.
-    public static func watchdogInterval(environment: [String: String]) -> Double? {
+    public static func watchdogInterval(environment: [String: String]) -> Duration? {
         guard let text = environment["WATCHDOG_USEC"], let microseconds = UInt64(text), microseconds > 0 else { return nil }
         if let pid = environment["WATCHDOG_PID"], !pid.isEmpty, pid != "\(getpid())" { return nil }
-        return Double(microseconds) / 2_000_000
+        return .microseconds(Double(microseconds) / 2)
     }
 
     private static func monotonicMicroseconds() -> UInt64 {

@@ -14,8 +14,8 @@ final class SystemdWatchdog: Sendable {
         self.timer = timer
     }
 
-    /// Starts pinging on `loop` every `interval` seconds; the first ping goes out at once.
-    static func start(loop: EventLoop, interval: Double, notifier: SystemdNotifier) async throws -> SystemdWatchdog {
+    /// Starts pinging on `loop` every `interval`; the first ping goes out at once.
+    static func start(loop: EventLoop, interval: Duration, notifier: SystemdNotifier) async throws -> SystemdWatchdog {
         try await loop.submit {
             let timer = LoopTimer(loop: loop, repeating: true) {
                 loop.preconditionInEventLoop()

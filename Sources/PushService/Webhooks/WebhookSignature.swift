@@ -24,9 +24,9 @@ public enum WebhookSignature {
     /// Whether `signature` is `body`'s at `timestamp` under `secret` and `timestamp` is within `tolerance`
     /// seconds of `now` (what a receiver written in Swift would check).
     public static func verify(
-        body: [UInt8], timestamp: Int64, signature: String, secret: String, now: Date = Date(), tolerance: Double = 300
+        body: [UInt8], timestamp: Int64, signature: String, secret: String, now: Date = Date(), tolerance: Duration = .seconds(300)
     ) -> Bool {
-        guard abs(now.timeIntervalSince1970 - Double(timestamp)) <= tolerance else { return false }
+        guard abs(now.timeIntervalSince1970 - Double(timestamp)) <= tolerance / .seconds(1) else { return false }
         let expected = Array(sign(body: body, timestamp: timestamp, secret: secret).utf8)
         let given = Array(signature.utf8)
         guard expected.count == given.count else { return false }

@@ -31,12 +31,12 @@ actor WebhookWorker {
         self.logger = logger
     }
 
-    /// Looks at the queue every `pollSeconds` until cancelled, then waits for the requests in flight (each
+    /// Looks at the queue every `pollInterval` until cancelled, then waits for the requests in flight (each
     /// bounded by the timeout) and stops the client's loop.
     func run() async {
         while !Task.isCancelled {
             await pass()
-            try? await Task.sleep(for: .seconds(settings.pollSeconds))
+            try? await Task.sleep(for: settings.pollInterval)
         }
         stopping = true
         if inFlight.values.contains(where: { $0 > 0 }) {
@@ -64,7 +64,7 @@ actor WebhookWorker {
             let batch: [WebhookDelivery]
             do {
                 batch = try await webhooks.claim(
-                    endpointID: endpoint.id, limit: settings.batchSize, lease: settings.leaseSeconds, now: Date())
+                    endpointID: endpoint.id, limit: settings.batchSize, lease: settings.lease, now: Date())
             } catch {
                 logger.error("webhook.claim_failed", [("endpoint", endpoint.id), ("error", "\(error)")])
                 release(endpoint.id)
@@ -128,7 +128,7 @@ actor WebhookWorker {
         let started = ContinuousClock.now
         let outcome: Outcome
         do {
-            let response = try await client.post(url: endpoint.url, headers: headers, body: body, timeout: settings.timeoutSeconds)
+            let response = try await client.post(url: endpoint.url, headers: headers, body: body, timeout: settings.timeout)
             outcome =
                 (200..<300).contains(response.status)
                 ? Outcome(delivered: true, status: response.status, label: "delivered")

@@ -10,7 +10,7 @@ extension PostgresOutboxRepository {
         guard limit > 0 else { return OutboxClaim() }
         let parameters: [PostgresValue] = [
             .integer(now.storeMillis), .integer(Int64(now.timeIntervalSince1970.rounded(.down))), .integer(Int64(limit)),
-            .text(database.instanceID), .integer(now.addingTimeInterval(lease).storeMillis),
+            .text(database.instanceID), .integer(now.addingTimeInterval(lease / .seconds(1)).storeMillis),
         ]
         return try await database.transaction { db in
             // Walk the queue index in claim order. The planner's row estimates for a queue lag far behind

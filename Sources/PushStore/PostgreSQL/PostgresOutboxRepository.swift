@@ -14,10 +14,10 @@ public struct PostgresOutboxRepository: OutboxRepository {
     /// The retry schedule used by `complete` for retryable outcomes.
     public let retryPolicy: OutboxRetryPolicy
     /// How long a claim holds a row against the other instances.
-    public let lease: TimeInterval
+    public let lease: Duration
 
-    /// The outbox in `database`, retrying by `retryPolicy`, claiming with leases of `lease` seconds.
-    public init(database: PostgresDatabase, retryPolicy: OutboxRetryPolicy = .default, lease: TimeInterval = 60) {
+    /// The outbox in `database`, retrying by `retryPolicy`, claiming with leases of `lease`.
+    public init(database: PostgresDatabase, retryPolicy: OutboxRetryPolicy = .default, lease: Duration = .seconds(60)) {
         self.database = database
         self.retryPolicy = retryPolicy
         self.lease = lease

@@ -11,9 +11,9 @@ public struct SQLiteIdempotencyRepository: IdempotencyRepository {
     /// See `IdempotencyRepository.begin`.
     public func begin(
         key: String, scope: String, fingerprint: [UInt8], now: Date,
-        ttl: TimeInterval
+        ttl: Duration
     ) async throws -> IdempotencyClaim {
-        let since = now.addingTimeInterval(-ttl).storeMillis
+        let since = now.addingTimeInterval(-(ttl / .seconds(1))).storeMillis
         return try await database.write { db in
             let found = try db.query(
                 """

@@ -217,12 +217,12 @@ enum MockAPNSCommand: Command {
         }
         if let millis = try arguments.int("latency-ms", command: name) {
             guard millis >= 0 else { throw CLIError.usage("--latency-ms must be 0 or more", command: name) }
-            knobs.latency = .fixed(Double(millis) / 1000)
+            knobs.latency = .fixed(.milliseconds(millis))
         }
         if let count = try arguments.int("goaway-after", command: name) { knobs.goAwayAfterStreams = count }
         if let millis = try arguments.int("goaway-close-ms", command: name) {
             guard millis >= 0 else { throw CLIError.usage("--goaway-close-ms must be 0 or more", command: name) }
-            knobs.closeAfterGoAway = Double(millis) / 1000
+            knobs.closeAfterGoAway = .milliseconds(millis)
         }
         if arguments.has("limit-flip") { knobs.dropStreamLimitAfterRejection = true }
         if let count = try arguments.int("close-after", command: name) { knobs.abruptCloseAfterStreams = count }
@@ -245,7 +245,7 @@ enum MockAPNSCommand: Command {
         }
         if let millis = try arguments.int("jitter-ms", command: name) {
             guard millis >= 0 else { throw CLIError.usage("--jitter-ms must be 0 or more", command: name) }
-            knobs.latency = .jitter(min: 0, max: Double(millis) / 1000)
+            knobs.latency = .jitter(min: .zero, max: .milliseconds(millis))
         }
         if let count = try arguments.int("max-streams", command: name) {
             guard count > 0 else { throw CLIError.usage("--max-streams must be at least 1", command: name) }
@@ -263,7 +263,7 @@ private struct Knobs: Sendable {
     var handler: MockAPNSHandler?
     var latency: MockLatency?
     var goAwayAfterStreams: Int?
-    var closeAfterGoAway: Double?
+    var closeAfterGoAway: Duration?
     var dropStreamLimitAfterRejection = false
     var abruptCloseAfterStreams: Int?
     var abruptCloseEveryStreams: Int?
