@@ -13,10 +13,8 @@ extension APNSDispatcher {
     }
 
     private func sweep() {
-        let now = MonotonicClock.now
-        while deadlineHead < deadlines.count, deadlines[deadlineHead].deadline <= now {
-            let id = deadlines[deadlineHead].id
-            deadlineHead += 1
+        let expired = deadlines.sweep(now: MonotonicClock.now) { live[$0] != nil }
+        for id in expired {
             guard let send = live[id] else { continue }
             send.timedOut = true
             if let connection = send.connection {
@@ -24,10 +22,6 @@ extension APNSDispatcher {
             } else if waiting.remove(id: id) {
                 finish(send, .failure(APNSTransportError(.notSent, "request timeout: no connection within \(configuration.requestTimeout) s")))
             }
-        }
-        if deadlineHead > 1024, deadlineHead * 2 > deadlines.count {
-            deadlines.removeFirst(deadlineHead)
-            deadlineHead = 0
         }
     }
 }

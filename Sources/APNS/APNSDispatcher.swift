@@ -15,8 +15,7 @@ final class APNSDispatcher: @unchecked Sendable {
     var slots: [APNSConnectionSlot]
     var waiting = SendQueue()
     var live: [UInt64: APNSSend] = [:]
-    var deadlines: [(deadline: Double, id: UInt64)] = []
-    var deadlineHead = 0
+    var deadlines = DeadlineQueue()
     var sweepTimer: LoopTimer?
     var shuttingDown = false
     var drained: [CheckedContinuation<Void, Never>] = []
@@ -50,7 +49,7 @@ final class APNSDispatcher: @unchecked Sendable {
             return
         }
         live[send.id] = send
-        deadlines.append((send.deadline, send.id))
+        deadlines.append(deadline: send.deadline, id: send.id)
         startSweeping()
         route(send)
     }
@@ -72,7 +71,7 @@ final class APNSDispatcher: @unchecked Sendable {
         live.reserveCapacity(live.count + sends.count)
         for send in sends {
             live[send.id] = send
-            deadlines.append((send.deadline, send.id))
+            deadlines.append(deadline: send.deadline, id: send.id)
         }
         startSweeping()
         openIdleSlots()
