@@ -13,10 +13,8 @@ extension APNSDispatcher {
     }
 
     private func sweep() {
-        let now = ContinuousClock.now
-        while deadlineHead < deadlines.count, deadlines[deadlineHead].deadline <= now {
-            let id = deadlines[deadlineHead].id
-            deadlineHead += 1
+        let expired = deadlines.sweep(now: ContinuousClock.now) { live[$0] != nil }
+        for id in expired {
             guard let send = live[id] else { continue }
             send.timedOut = true
             if let connection = send.connection {
@@ -26,10 +24,6 @@ extension APNSDispatcher {
                     send,
                     .failure(APNSTransportError(.notSent, "request timeout: no connection within \(configuration.requestTimeout / .seconds(1)) s")))
             }
-        }
-        if deadlineHead > 1024, deadlineHead * 2 > deadlines.count {
-            deadlines.removeFirst(deadlineHead)
-            deadlineHead = 0
         }
     }
 }

@@ -16,8 +16,7 @@ final class APNSDispatcher {
     var slots: [APNSConnectionSlot]
     var waiting = SendQueue()
     var live: [UInt64: APNSSend] = [:]
-    var deadlines: [(deadline: ContinuousClock.Instant, id: UInt64)] = []
-    var deadlineHead = 0
+    var deadlines = DeadlineQueue()
     var sweepTimer: LoopTimer?
     var shuttingDown = false
     var drained: [CheckedContinuation<Void, Never>] = []
@@ -51,7 +50,7 @@ final class APNSDispatcher {
             return
         }
         live[send.id] = send
-        deadlines.append((send.deadline, send.id))
+        deadlines.append(deadline: send.deadline, id: send.id)
         startSweeping()
         route(send)
     }
@@ -73,7 +72,7 @@ final class APNSDispatcher {
         live.reserveCapacity(live.count + sends.count)
         for send in sends {
             live[send.id] = send
-            deadlines.append((send.deadline, send.id))
+            deadlines.append(deadline: send.deadline, id: send.id)
         }
         startSweeping()
         openIdleSlots()

@@ -26,6 +26,20 @@ struct RetentionPurgeTests {
         #expect(try await outbox.items(pushID: "push-1").map(\.id) == ["r6", "waiting"])
     }
 
+    @Test("a row still to be sent between purged ones keeps its item", arguments: StoreKind.allCases)
+    func pendingRowInsideAPurgedRangeStays(kind: StoreKind) async throws {
+        let outbox = try await kind.make().outbox
+        try await outbox.enqueue((0..<3).map { outboxItem("r\($0)", token: $0) })
+        let claimed = try await outbox.claim(limit: 3, now: t0)
+        try await outbox.complete(
+            claimed.map { OutboxCompletion($0, $0.id == "r1" ? .retry(status: 503, reason: "ServiceUnavailable") : .accepted(apnsUniqueID: nil)) },
+            now: at(1))
+        #expect(try await outbox.purge(olderThan: at(2), limit: 10) == 2)
+        #expect(try await outbox.items(pushID: "push-1").map(\.id) == ["r1"])
+        #expect(try await outbox.counts() == [.queued: 1, .inFlight: 0, .accepted: 0, .rejected: 0, .failed: 0, .expired: 0])
+        #expect(try await outbox.claim(limit: 3, now: at(3_600)).map(\.id) == ["r1"], "still sent again")
+    }
+
     @Test(arguments: StoreKind.allCases)
     func answeredRequestsGoFirstThenTheirDrops(kind: StoreKind) async throws {
         let repos = try await kind.make()

@@ -99,13 +99,17 @@ extension PushAPI {
 
     /// `GET /metrics`: Prometheus text.
     func metricsText(_ request: APIRequest) async throws -> HTTPServerResponse {
-        let counts = try await outbox.counts()
-        let oldest = try await outbox.oldestPendingEnqueuedAt()
+        let (outbox, webhooks) = (self.outbox, repositories.webhooks)
+        let store = try await storeGauges.snapshot {
+            StoreGauges.Snapshot(
+                outboxCounts: try await outbox.counts(), oldestPending: try await outbox.oldestPendingEnqueuedAt(),
+                webhookCounts: try await webhooks.counts())
+        }
         let dropMetrics = await match.metrics
-        metrics.webhooks.setQueue(try await repositories.webhooks.counts())
+        metrics.webhooks.setQueue(store.webhookCounts)
         let text = metrics.prometheusText(
-            outboxCounts: Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) }),
-            oldestPendingAgeSeconds: oldest.map { Date().timeIntervalSince($0) } ?? 0,
+            outboxCounts: Dictionary(uniqueKeysWithValues: store.outboxCounts.map { ($0.key.rawValue, $0.value) }),
+            oldestPendingAgeSeconds: store.oldestPending.map { Date().timeIntervalSince($0) } ?? 0,
             extra: dropMetrics.prometheusText() + (await connectionMetrics()) + metrics.webhooks.prometheusText()
                 + metrics.liveActivities.prometheusText())
         return HTTPServerResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: Array(text.utf8))

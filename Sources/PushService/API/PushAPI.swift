@@ -29,6 +29,8 @@ public struct PushAPI: Sendable {
     let authFailureLog = LogThrottle(limit: 10, window: .seconds(60))
     /// Same-key requests take turns (see `runIdempotent`).
     let idempotencyLocks = KeyedLock()
+    /// What `/metrics` reads from the store, read at most once a second.
+    let storeGauges = StoreGauges()
 
     /// The outbox (waking the worker).
     var outbox: any OutboxRepository { repositories.outbox }
