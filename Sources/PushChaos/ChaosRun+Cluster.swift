@@ -166,12 +166,15 @@ extension ChaosRun {
         }
     }
 
-    /// `amcheck`'s B-tree check (with every heap tuple looked up) over the outbox's indexes.
+    /// `amcheck`'s B-tree check (with every heap tuple looked up) over the indexes of both outbox tables.
     private static func checkIndexes(_ cluster: ChaosCluster) async -> String {
         do {
             _ = try await cluster.query("CREATE EXTENSION IF NOT EXISTS amcheck")
             let checked = try await cluster.query(
-                "SELECT count(bt_index_check(i.indexrelid, true)) FROM pg_index i WHERE i.indrelid = 'outbox'::regclass")
+                """
+                SELECT count(bt_index_check(i.indexrelid, true)) FROM pg_index i
+                WHERE i.indrelid IN ('outbox_items'::regclass, 'outbox_state'::regclass)
+                """)
             return (Int(checked.first?.first ?? "") ?? 0) > 0 ? "ok" : "no index checked"
         } catch {
             return "\(error)"

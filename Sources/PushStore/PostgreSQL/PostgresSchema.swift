@@ -191,5 +191,6 @@ enum PostgresSchema {
                 CREATE INDEX activity_tokens_by_user ON activity_tokens (user_id, registered_at);
                 CREATE INDEX activity_tokens_by_activity ON activity_tokens (activity_id);
                 """),
+        outboxSplit,
     ]
 }
