@@ -55,7 +55,9 @@ let package = Package(
             swiftSettings: strict),
 
         // The chaos harness: push-server under a faulty mock APNs and SIGKILLs (make chaos, make test).
-        .target(name: "PushChaos", dependencies: ["JSON", "APNSCore", "APNSMock", "PushStore", "PushTLS", "TestSupport"], swiftSettings: strict),
+        .target(
+            name: "PushChaos", dependencies: ["JSON", "APNSCore", "APNSMock", "PushIO", "PushStore", "PushTLS", "TestSupport"],
+            swiftSettings: strict),
 
         // Executables: wiring only.
         .executableTarget(name: "push-server", dependencies: ["PushService"], swiftSettings: strict),

@@ -89,6 +89,7 @@ extension ChaosRun {
         report.depthAtKills = depths
         report.acknowledged = load.acknowledged
         report.unansweredPosts = load.unansweredPosts
+        report.slowestPostSeconds = load.slowestPost
         report.problems = load.problems + (killProblem.map { [$0] } ?? [])
         findings.inFlightAtKills = killed.map(\.leases.count)
 
@@ -162,6 +163,16 @@ extension ChaosRun {
                 findings.duplicatesAfterReset += extra
             } else {
                 findings.unexplainedDuplicates += extra
+                if findings.unexplainedExamples.count < 5 {
+                    // Times in seconds after the first kill, so the sends can be placed against the kills.
+                    let origin = killed.first?.time ?? sends[0].time
+                    let detail = sends.sorted { $0.time < $1.time }.map { send in
+                        String(format: "%+.3f s", send.time.timeIntervalSince(origin))
+                            + " on connection \(send.connectionID)\(aborted.contains(send.connectionID) ? " (reset)" : "")"
+                            + (send.isAccepted ? " accepted" : " refused")
+                    }
+                    findings.unexplainedExamples.append("\(apnsID): " + detail.joined(separator: "; "))
+                }
             }
         }
     }
