@@ -80,7 +80,8 @@ let package = Package(
         .target(name: "EmbeddedAPNS", dependencies: ["APNSMock", "PushService", "PushTLS", "PushTLSTesting"], swiftSettings: strict),
         // The chaos harness: push-server under a faulty mock APNs and SIGKILLs (make chaos, make test).
         .target(
-            name: "PushChaos", dependencies: ["JSON", "APNSCore", "APNSMock", "PushStore", "PushTLSTesting", "TestSupport"], swiftSettings: strict),
+            name: "PushChaos", dependencies: ["JSON", "APNSCore", "APNSMock", "PushHTTP1", "PushIO", "PushStore", "PushTLSTesting", "TestSupport"],
+            swiftSettings: strict),
 
         // Executables: wiring only.
         .executableTarget(name: "push-server", dependencies: ["EmbeddedAPNS", "PushService"], swiftSettings: strict),

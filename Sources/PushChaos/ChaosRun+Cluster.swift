@@ -92,6 +92,7 @@ extension ChaosRun {
         report.depthAtKills = depths
         report.acknowledged = load.acknowledged
         report.unansweredPosts = load.unansweredPosts
+        report.slowestPostSeconds = load.slowestPost
         report.problems = load.problems + (killProblem.map { [$0] } ?? [])
         findings.inFlightAtKills = killed.map(\.leases.count)
 
@@ -165,16 +166,29 @@ extension ChaosRun {
                 findings.duplicatesAfterReset += extra
             } else {
                 findings.unexplainedDuplicates += extra
+                if findings.unexplainedExamples.count < 5 {
+                    // Times in seconds after the first kill, so the sends can be placed against the kills.
+                    let origin = killed.first?.time ?? sends[0].time
+                    let detail = sends.sorted { $0.time < $1.time }.map { send in
+                        String(format: "%+.3f s", send.time.timeIntervalSince(origin))
+                            + " on connection \(send.connectionID)\(aborted.contains(send.connectionID) ? " (reset)" : "")"
+                            + (send.isAccepted ? " accepted" : " refused")
+                    }
+                    findings.unexplainedExamples.append("\(apnsID): " + detail.joined(separator: "; "))
+                }
             }
         }
     }
 
-    /// `amcheck`'s B-tree check (with every heap tuple looked up) over the outbox's indexes.
+    /// `amcheck`'s B-tree check (with every heap tuple looked up) over the indexes of both outbox tables.
     private static func checkIndexes(_ cluster: ChaosCluster) async -> String {
         do {
             _ = try await cluster.query("CREATE EXTENSION IF NOT EXISTS amcheck")
             let checked = try await cluster.query(
-                "SELECT count(bt_index_check(i.indexrelid, true)) FROM pg_index i WHERE i.indrelid = 'outbox'::regclass")
+                """
+                SELECT count(bt_index_check(i.indexrelid, true)) FROM pg_index i
+                WHERE i.indrelid IN ('outbox_items'::regclass, 'outbox_state'::regclass)
+                """)
             return (Int(checked.first?.first ?? "") ?? 0) > 0 ? "ok" : "no index checked"
         } catch {
             return "\(error)"

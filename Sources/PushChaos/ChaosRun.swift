@@ -80,6 +80,7 @@ public enum ChaosRun {
         report.depthAtKills = depths
         report.acknowledged = load.acknowledged
         report.unansweredPosts = load.unansweredPosts
+        report.slowestPostSeconds = load.slowestPost
         report.problems = load.problems + (killProblem.map { [$0] } ?? [])
         guard let server = last else {
             report.seconds = Date().timeIntervalSince(started)
