@@ -1,4 +1,5 @@
 internal import CNGHTTP2
+import PushHTTP
 public import PushIO
 import PushTLS
 
@@ -69,7 +70,7 @@ extension HTTP2ClientConnection: HTTP2SessionDelegate {
     func sessionClosedStream(streamID: Int32, errorCode: UInt32) {
         guard let pending = takeOpenRequest(streamID) else { return }
         if errorCode == HTTP2ErrorCode.noError, pending.status > 0 {
-            pending.completion(.success(HTTP2Response(status: pending.status, headers: pending.headers, body: pending.body)))
+            pending.completion(.success(HTTPResponse(status: pending.status, headers: pending.headers, body: pending.body)))
         } else if errorCode == HTTP2ErrorCode.refusedStream {
             pending.completion(.failure(.notProcessed("stream refused by the server")))
         } else {
