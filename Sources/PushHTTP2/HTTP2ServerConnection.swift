@@ -69,6 +69,9 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
     /// (a struct in the dictionary was copied, with its arrays, on each change).
     private var incoming: [Int32: IncomingRequest] = [:]
     private var goingAway = false
+    /// The last stream id of the GOAWAY sent: streams above it are not processed (nghttp2 refuses them once
+    /// the frame is out; until then, ones begun in the same read are dropped here, never handed over).
+    private var goAwayLastStreamID: Int32?
     /// True while `stream(_:didRead:)` feeds input to the session (it flushes when done).
     private var receiving = false
     private var lingerTimer: LoopTimer?
@@ -111,10 +114,10 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
         loop.preconditionInEventLoop()
         guard let session, !closed, !goingAway else { return }
         goingAway = true
-        try? session.submitGoAway(errorCode: errorCode, lastStreamID: lastStreamID, debugData: debugData)
-        if let lastStreamID {
-            for id in incoming.keys where id > lastStreamID { incoming[id] = nil }
-        }
+        let last = lastStreamID ?? session.lastProcessedStreamID
+        goAwayLastStreamID = last
+        try? session.submitGoAway(errorCode: errorCode, lastStreamID: last, debugData: debugData)
+        for id in incoming.keys where id > last { incoming[id] = nil }
         flushUnlessReceiving()
         closeIfDone()
     }
@@ -224,7 +227,7 @@ extension HTTP2ServerConnection: IOStreamDelegate {
 
 extension HTTP2ServerConnection: HTTP2SessionDelegate {
     func sessionBeganHeaders(streamID: Int32) {
-        incoming[streamID] = IncomingRequest(streamID: streamID)
+        if goAwayLastStreamID.map({ streamID <= $0 }) ?? true { incoming[streamID] = IncomingRequest(streamID: streamID) }
         streamsOpen += 1
         mostStreamsOpen = max(mostStreamsOpen, streamsOpen)
     }
