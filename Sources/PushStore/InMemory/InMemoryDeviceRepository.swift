@@ -9,6 +9,8 @@ public actor InMemoryDeviceRepository: DeviceRepository {
     }
 
     private var devices: [Key: DeviceRecord] = [:]
+    /// The keys of each user's devices, so a user's devices are found without a scan of all of them.
+    private var byUser: [String: Set<Key>] = [:]
     private let webhooks: InMemoryWebhookRepository?
 
     /// An empty repository; invalidations are reported to `webhooks`.
@@ -28,21 +30,30 @@ public actor InMemoryDeviceRepository: DeviceRepository {
         let record = DeviceRecord(
             token: token, topic: topic, userID: userID, environment: environment,
             registeredAt: now, lastSeen: now)
-        devices[Key(token: token, topic: topic)] = record
+        let key = Key(token: token, topic: topic)
+        if let previous = devices.updateValue(record, forKey: key), previous.userID != userID { unindex(key, of: previous.userID) }
+        byUser[userID, default: []].insert(key)
         return record
     }
 
     /// See `DeviceRepository.remove(token:)`.
     public func remove(token: DeviceToken) -> Int {
         let keys = devices.keys.filter { $0.token == token }
-        for key in keys { devices[key] = nil }
+        for key in keys {
+            if let removed = devices.removeValue(forKey: key) { unindex(key, of: removed.userID) }
+        }
         return keys.count
+    }
+
+    private func unindex(_ key: Key, of userID: String) {
+        byUser[userID]?.remove(key)
+        if byUser[userID]?.isEmpty == true { byUser[userID] = nil }
     }
 
     /// See `DeviceRepository.devices(forUser:includeInvalidated:)`.
     public func devices(forUser userID: String, includeInvalidated: Bool) -> [DeviceRecord] {
-        devices.values
-            .filter { $0.userID == userID && (includeInvalidated || $0.isActive) }
+        (byUser[userID] ?? []).compactMap { devices[$0] }
+            .filter { includeInvalidated || $0.isActive }
             .sorted { ($0.registeredAt, $0.token.hex, $0.topic) < ($1.registeredAt, $1.token.hex, $1.topic) }
     }
 
