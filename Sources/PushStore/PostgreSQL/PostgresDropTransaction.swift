@@ -16,12 +16,18 @@ struct PostgresDropTransaction: DropTransaction {
         ).map(PostgresDropRepository.record).first
     }
 
+    /// Each side of an OR is its own index search (a UNION ALL), whatever the planner's statistics say about
+    /// the OR (SQLite scanned every matched drop for it).
     func latestMatch(between first: String, and second: String, since: Date) throws -> DropRecord? {
         try db.query(
             """
-            SELECT \(Self.columns) FROM drops
-            WHERE state = 'matched' AND matched_at >= $3
-              AND ((initiator_id = $1 AND peer_id = $2) OR (initiator_id = $2 AND peer_id = $1))
+            SELECT \(Self.columns) FROM (
+                SELECT \(Self.columns) FROM drops
+                WHERE state = 'matched' AND initiator_id = $1 AND peer_id = $2 AND matched_at >= $3
+                UNION ALL
+                SELECT \(Self.columns) FROM drops
+                WHERE state = 'matched' AND initiator_id = $2 AND peer_id = $1 AND matched_at >= $3
+            ) d
             ORDER BY matched_at DESC, id DESC LIMIT 1
             """, [.text(first), .text(second), .integer(since.storeMillis)]
         ).map(PostgresDropRepository.record).first
@@ -30,8 +36,11 @@ struct PostgresDropTransaction: DropTransaction {
     func latestMatch(of userID: String, since: Date) throws -> DropRecord? {
         try db.query(
             """
-            SELECT \(Self.columns) FROM drops
-            WHERE state = 'matched' AND matched_at >= $2 AND (initiator_id = $1 OR peer_id = $1)
+            SELECT \(Self.columns) FROM (
+                SELECT \(Self.columns) FROM drops WHERE state = 'matched' AND initiator_id = $1 AND matched_at >= $2
+                UNION ALL
+                SELECT \(Self.columns) FROM drops WHERE state = 'matched' AND peer_id = $1 AND matched_at >= $2
+            ) d
             ORDER BY matched_at DESC, id DESC LIMIT 1
             """, [.text(userID), .integer(since.storeMillis)]
         ).map(PostgresDropRepository.record).first

@@ -15,26 +15,41 @@ struct SQLiteDropTransaction: DropTransaction {
         ).first
     }
 
+    /// Each side of an OR is its own index search (a UNION ALL): written as one WHERE with an OR, SQLite
+    /// scanned every matched drop in a partial index for each report.
     func latestMatch(between first: String, and second: String, since: Date) throws -> DropRecord? {
         try db.query(
-            """
-            SELECT \(Self.columns) FROM drops
-            WHERE state = 'matched' AND matched_at >= ?3
-              AND ((initiator_id = ?1 AND peer_id = ?2) OR (initiator_id = ?2 AND peer_id = ?1))
-            ORDER BY matched_at DESC, id DESC LIMIT 1
-            """, [.text(first), .text(second), .integer(since.storeMillis)], row: SQLiteDropRepository.record
+            Self.latestBetweenSQL, [.text(first), .text(second), .integer(since.storeMillis)], row: SQLiteDropRepository.record
         ).first
     }
 
     func latestMatch(of userID: String, since: Date) throws -> DropRecord? {
         try db.query(
-            """
-            SELECT \(Self.columns) FROM drops
-            WHERE state = 'matched' AND matched_at >= ?2 AND (initiator_id = ?1 OR peer_id = ?1)
-            ORDER BY matched_at DESC, id DESC LIMIT 1
-            """, [.text(userID), .integer(since.storeMillis)], row: SQLiteDropRepository.record
+            Self.latestOfSQL, [.text(userID), .integer(since.storeMillis)], row: SQLiteDropRepository.record
         ).first
     }
+
+    /// The latest drop matched between ?1 and ?2 at or after ?3 (ms).
+    static let latestBetweenSQL = """
+        SELECT \(Self.columns) FROM (
+            SELECT \(Self.columns) FROM drops
+            WHERE state = 'matched' AND initiator_id = ?1 AND peer_id = ?2 AND matched_at >= ?3
+            UNION ALL
+            SELECT \(Self.columns) FROM drops
+            WHERE state = 'matched' AND initiator_id = ?2 AND peer_id = ?1 AND matched_at >= ?3
+        )
+        ORDER BY matched_at DESC, id DESC LIMIT 1
+        """
+
+    /// The latest drop of ?1 matched at or after ?2 (ms).
+    static let latestOfSQL = """
+        SELECT \(Self.columns) FROM (
+            SELECT \(Self.columns) FROM drops WHERE state = 'matched' AND initiator_id = ?1 AND matched_at >= ?2
+            UNION ALL
+            SELECT \(Self.columns) FROM drops WHERE state = 'matched' AND peer_id = ?1 AND matched_at >= ?2
+        )
+        ORDER BY matched_at DESC, id DESC LIMIT 1
+        """
 
     func requests(forDrop dropID: String) throws -> [MateRequestRecord] {
         try SQLiteMateRequestRepository.requests(forDrop: dropID, db)
