@@ -76,28 +76,51 @@ final class HTTP2Session {
         if result < 0 { throw HTTP2Error(function: "nghttp2_session_mem_recv", code: result, message: Self.text(result)) }
     }
 
-    /// Hands every frame ready to go out to `write`, chunk by chunk (each chunk valid only during the call).
+    /// Hands every frame ready to go out to `write`, gathered into chunks of up to ``outputChunk`` bytes
+    /// (each valid only during the call): nghttp2 serializes one frame at a time, and a write per frame
+    /// cost a buffer chain, a TLS record and a syscall per frame further down.
     func drainOutput(_ write: (UnsafeRawBufferPointer) -> Void) throws {
+        defer { gathered.removeAll(keepingCapacity: true) }
         while true {
             var data: UnsafePointer<UInt8>?
             let count = nghttp2_session_mem_send(session, &data)
             if count < 0 { throw HTTP2Error(function: "nghttp2_session_mem_send", code: count, message: Self.text(count)) }
-            if count == 0 { return }
-            write(UnsafeRawBufferPointer(start: data, count: count))
+            if count == 0 { break }
+            gathered.append(contentsOf: UnsafeRawBufferPointer(start: data, count: count))
+            if gathered.count >= Self.outputChunk {
+                gathered.withUnsafeBytes(write)
+                gathered.removeAll(keepingCapacity: true)
+            }
         }
+        if !gathered.isEmpty { gathered.withUnsafeBytes(write) }
     }
 
-    /// Opens a client stream; returns its id.
-    func submitRequest(headers: HeaderBlock, body: [UInt8]?) throws -> Int32 {
-        let outgoing = body.flatMap { $0.isEmpty ? nil : OutgoingBody($0) }
-        let streamID = withProvider(outgoing) { provider in
-            headers.withEntries { nghttp2_submit_request(session, nil, $0, $1, provider, nil) }
+    /// Output is handed on once this much is gathered (and at the end of each drain).
+    static let outputChunk = 64 << 10
+    /// The frames of the current drain, kept between drains for its capacity.
+    private var gathered: [UInt8] = []
+
+    /// Opens a client stream for `exchange` (its user data, read back with ``streamUserData(_:)``, and the
+    /// source of its body); returns the stream's id. The caller keeps `exchange` alive while the stream is open.
+    func submitRequest(_ exchange: HTTP2ClientExchange) throws -> Int32 {
+        let pointer = Unmanaged.passUnretained(exchange).toOpaque()
+        let request = exchange.request
+        let streamID: Int32
+        if request.body.isEmpty {
+            streamID = request.headerBlock.withEntries { nghttp2_submit_request(session, nil, $0, $1, nil, pointer) }
+        } else {
+            var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: pointer), read_callback: http2ReadExchangeBody)
+            streamID = request.headerBlock.withEntries { nghttp2_submit_request(session, nil, $0, $1, &provider, pointer) }
         }
         if streamID < 0 {
             throw HTTP2Error(function: "nghttp2_submit_request", code: Int(streamID), message: Self.text(Int(streamID)))
         }
-        if let outgoing { bodies[streamID] = outgoing }
         return streamID
+    }
+
+    /// The user data given with the stream's request (nil when nghttp2 has no such open stream).
+    func streamUserData(_ streamID: Int32) -> UnsafeMutableRawPointer? {
+        nghttp2_session_get_stream_user_data(session, streamID)
     }
 
     /// Answers a server stream.
@@ -153,7 +176,7 @@ final class HTTP2Session {
     // Callback targets.
     fileprivate func bodyFinished(streamID: Int32) { bodies[streamID] = nil }
     fileprivate func streamClosed(streamID: Int32, errorCode: UInt32) {
-        bodies[streamID] = nil
+        if !bodies.isEmpty { bodies[streamID] = nil }
         delegate?.sessionClosedStream(streamID: streamID, errorCode: errorCode)
     }
 
@@ -237,6 +260,24 @@ private func http2OnDataChunk(
 private func http2OnStreamClose(_ session: OpaquePointer?, _ streamID: Int32, _ errorCode: UInt32, _ context: UnsafeMutableRawPointer?) -> Int32 {
     owner(context).streamClosed(streamID: streamID, errorCode: errorCode)
     return 0
+}
+
+/// Copies the next part of a client exchange's request body (the data source is the exchange).
+private func http2ReadExchangeBody(
+    _ session: OpaquePointer?, _ streamID: Int32, _ buffer: UnsafeMutablePointer<UInt8>?, _ length: Int,
+    _ flags: UnsafeMutablePointer<UInt32>?, _ source: UnsafeMutablePointer<nghttp2_data_source>?,
+    _ context: UnsafeMutableRawPointer?
+) -> Int {
+    let exchange = Unmanaged<HTTP2ClientExchange>.fromOpaque(source!.pointee.ptr).takeUnretainedValue()
+    let offset = exchange.bodyOffset
+    let count = exchange.request.body.withUnsafeBufferPointer { body in
+        let count = min(length, body.count - offset)
+        buffer!.update(from: body.baseAddress! + offset, count: count)
+        return count
+    }
+    exchange.bodyOffset = offset + count
+    if exchange.bodyOffset == exchange.request.body.count { flags!.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue }
+    return count
 }
 
 private func http2ReadBody(
