@@ -22,6 +22,9 @@ public final class EventLoop: @unchecked Sendable {
     private nonisolated(unsafe) var threadID: pthread_t?
     private let started = DispatchSemaphore(value: 0)
     private var dnsBaseHandle: OpaquePointer?
+    /// The streams' shared read buffer (`withReadBuffer`), loop thread only.
+    var readBuffer: UnsafeMutableRawBufferPointer?
+    var readBufferInUse = false
 
     /// One piece of work queued for the loop thread: a closure, or a job of a task that prefers this
     /// loop as its executor. Both kinds share one queue, so they run in the order they were queued.
@@ -61,6 +64,7 @@ public final class EventLoop: @unchecked Sendable {
     deinit {
         if let wakeEvent { event_free(wakeEvent) }
         if let dnsBaseHandle { evdns_base_free(dnsBaseHandle, 0) }
+        readBuffer?.deallocate()
         event_base_free(base)
     }
 
