@@ -184,6 +184,8 @@ final class APNSDispatcher {
             settings.connectTimeout = configuration.connectTimeout
             settings.pingInterval = configuration.pingInterval
             settings.idleTimeout = configuration.idleTimeout
+            // A notification's own id differs from every other's: never indexed (HPACK).
+            settings.unindexedFields = [APNSHeader.id, APNSHeader.requestID]
             let connection = HTTP2ClientConnection(loop: loop, configuration: settings)
             let observer = SlotObserver(dispatcher: self, slot: slot)
             connection.delegate = observer

@@ -51,7 +51,11 @@ final class APNSSend: HTTP2ClientExchange {
         guard let receiver else { return }
         self.receiver = nil
         switch receiver {
-        case .continuation(let continuation): continuation.resume(with: result.mapError { $0 as any Error })
+        case .continuation(let continuation):
+            switch result {
+            case .success(let outcome): continuation.resume(returning: outcome)
+            case .failure(let error): continuation.resume(throwing: error)
+            }
         case .batch(let sink, let index): sink.add(index: index, result: result)
         }
     }
@@ -66,14 +70,24 @@ final class APNSSend: HTTP2ClientExchange {
     override func receivedHeader(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
         // apns-id (7 bytes), apns-unique-id (14), apns-request-id (15): compared by length first.
         switch name.count {
-        case 7 where name.elementsEqual(APNSHeader.id.utf8):
+        case 7 where Self.equal(name, "apns-id"):
             answerID = String(decoding: value, as: UTF8.self)
-        case 14 where name.elementsEqual(APNSHeader.uniqueID.utf8):
+        case 14 where Self.equal(name, "apns-unique-id"):
             uniqueID = String(decoding: value, as: UTF8.self)
-        case 15 where answerID == nil && name.elementsEqual(APNSHeader.requestID.utf8):
+        case 15 where answerID == nil && Self.equal(name, "apns-request-id"):
             answerID = String(decoding: value, as: UTF8.self)
         default:
             break
+        }
+    }
+
+    /// Whether `bytes` are `literal`'s UTF-8 (byte by byte: a generic comparison with a string's UTF-8
+    /// view cost more than the rest of the answer's handling).
+    private static func equal(_ bytes: UnsafeRawBufferPointer, _ literal: StaticString) -> Bool {
+        literal.withUTF8Buffer { text in
+            guard text.count == bytes.count else { return false }
+            for index in 0..<text.count where text[index] != bytes[index] { return false }
+            return true
         }
     }
 

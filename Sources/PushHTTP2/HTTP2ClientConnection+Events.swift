@@ -48,20 +48,19 @@ extension HTTP2ClientConnection: HTTP2SessionDelegate {
     func sessionBeganHeaders(streamID: Int32) {}
 
     func sessionReceivedHeader(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
-        guard let exchange = openExchange(streamID) else { return }
-        if name.count == 7, name.elementsEqual(":status".utf8) {
-            var status = 0
-            for byte in value where byte >= 48 && byte <= 57 { status = status * 10 + Int(byte - 48) }
-            exchange.status = status
-        } else {
-            exchange.receivedHeader(name: name, value: value)
+        withOpenExchange(streamID) { exchange in
+            if name.count == 7, name[0] == UInt8(ascii: ":"), name.elementsEqual(":status".utf8) {
+                var status = 0
+                for byte in value where byte >= 48 && byte <= 57 { status = status * 10 + Int(byte - 48) }
+                exchange.status = status
+            } else {
+                exchange.receivedHeader(name: name, value: value)
+            }
         }
     }
 
-    func sessionEndedHeaders(streamID: Int32, endStream: Bool) {}
-
     func sessionReceivedData(streamID: Int32, data: UnsafeRawBufferPointer) {
-        openExchange(streamID)?.receivedData(data)
+        withOpenExchange(streamID) { $0.receivedData(data) }
     }
 
     func sessionEndedStream(streamID: Int32) {}
@@ -83,6 +82,14 @@ extension HTTP2ClientConnection: HTTP2SessionDelegate {
     private func openExchange(_ streamID: Int32) -> HTTP2ClientExchange? {
         guard let pointer = currentSession?.streamUserData(streamID) else { return nil }
         return Unmanaged<HTTP2ClientExchange>.fromOpaque(pointer).takeUnretainedValue()
+    }
+
+    /// Calls `body` with the exchange open on `streamID`, if any, without counting a reference for the
+    /// call: the open list holds it until its stream closes, which cannot happen during a header or data
+    /// callback.
+    private func withOpenExchange(_ streamID: Int32, _ body: (HTTP2ClientExchange) -> Void) {
+        guard let pointer = currentSession?.streamUserData(streamID) else { return }
+        Unmanaged<HTTP2ClientExchange>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
     }
 
     func sessionReceivedGoAway(lastStreamID: Int32, errorCode: UInt32, debugData: [UInt8]) {

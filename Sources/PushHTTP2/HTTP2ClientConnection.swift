@@ -145,7 +145,7 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
         var submitted = false
         while openCount < limit, stream.pendingOutputBytes < configuration.outputHighWater, let exchange = queue.popFirst() {
             do {
-                exchange.streamID = try session.submitRequest(exchange)
+                exchange.streamID = try session.submitRequest(exchange, unindexed: configuration.unindexedFields)
                 linkOpen(exchange)
                 submitted = true
             } catch {

@@ -20,6 +20,8 @@ open class HTTP2ClientExchange {
     final var handle: Int64 = 0
     final var streamID: Int32 = 0
     final var bodyOffset = 0
+    /// The body being written (the request's, taken when the stream opens), read by nghttp2's data callback.
+    final var outgoingBody: [UInt8] = []
     /// Links of the connection's list of open exchanges (it holds them strongly through `nextOpen`).
     final var nextOpen: HTTP2ClientExchange?
     final unowned(unsafe) var previousOpen: HTTP2ClientExchange?
@@ -30,9 +32,11 @@ open class HTTP2ClientExchange {
     }
 
     /// A response header field other than `:status`; `name` and `value` are valid during the call only.
+    /// Keep what is needed and return: the connection must not be closed or aborted from here.
     open func receivedHeader(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {}
 
-    /// A chunk of the response body, valid during the call only.
+    /// A chunk of the response body, valid during the call only. As for ``receivedHeader(name:value:)``,
+    /// the connection must not be closed or aborted from here.
     open func receivedData(_ bytes: UnsafeRawBufferPointer) {}
 
     /// The exchange ended, exactly once per send: `failure` is nil when the response arrived whole
