@@ -33,7 +33,9 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
     /// `inout` use, twice per answer) costs no runtime exclusivity check.
     private let ids = UnsafeMutablePointer<MockRandom>.allocate(capacity: 1)
     /// Answers waiting for their latency, by stream: the timer and what it will answer.
-    private var delayed: [Int32: (timer: LoopTimer, outcome: APNSOutcome)] = [:]
+    private var delayed = MockAPNSDelayedAnswers()
+    /// The one timer of the delayed answers, armed for the earliest.
+    private var answerTimer: LoopTimer?
     private var idleTimer: LoopTimer?
     private var closeTimer: LoopTimer?
     private let isDevelopment: Bool
@@ -150,8 +152,9 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
         self.connection = nil
         core.recorder.countConnectionClosed()
         // Timers may be the ones firing right now: free them on a later loop turn.
-        let timers = delayed.values.map(\.timer) + [idleTimer, closeTimer].compactMap { $0 }
-        delayed.removeAll()
+        let timers = [answerTimer, idleTimer, closeTimer].compactMap { $0 }
+        _ = delayed.takeAll()
+        answerTimer = nil
         idleTimer = nil
         closeTimer = nil
         for timer in timers { timer.cancel() }
@@ -198,14 +201,24 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
             answer(streamID: request.streamID, outcome: outcome)
             return
         }
-        let streamID = request.streamID
-        let timer = LoopTimer(loop: loop) { [unowned self] in
-            guard let fired = self.delayed.removeValue(forKey: streamID) else { return }
-            self.loop.execute { withExtendedLifetime(fired) {} }
-            self.answer(streamID: streamID, outcome: outcome)
-        }
-        timer.schedule(after: delay)
-        delayed[streamID] = (timer, outcome)
+        let now = MonotonicClock.now
+        if delayed.add(outcome, streamID: request.streamID, due: now + delay) { armAnswerTimer(in: delay) }
+    }
+
+    private func armAnswerTimer(in seconds: Double) {
+        let timer = answerTimer ?? LoopTimer(loop: loop) { [unowned self] in self.answerDue() }
+        answerTimer = timer
+        timer.schedule(after: max(0, seconds))
+    }
+
+    /// The answer timer fired: everything due goes out (in one write: the connection flushes after this
+    /// loop iteration's events), and the timer is armed for the next.
+    private func answerDue() {
+        let now = MonotonicClock.now
+        // What is due within the next 0.2 ms goes now: another wake-up for it would come as late.
+        let (due, next) = delayed.takeDue(now: now, slack: 0.0002)
+        for (streamID, outcome) in due { answer(streamID: streamID, outcome: outcome) }
+        if let next { armAnswerTimer(in: next - now) }
     }
 
     /// Apple sends `apns-unique-id` for device pushes in development only, for broadcasts always (its
@@ -262,13 +275,8 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
     /// streams not received whole by then get no answer.
     private func closeAfterGoAway() {
         guard let connection, !connection.isClosed else { return }
-        let waiting = delayed.sorted { $0.key < $1.key }
-        delayed.removeAll()
-        for (streamID, answer) in waiting {
-            answer.timer.cancel()
-            self.answer(streamID: streamID, outcome: answer.outcome)
-        }
-        loop.execute { withExtendedLifetime(waiting) {} }
+        answerTimer?.cancel()
+        for (streamID, outcome) in delayed.takeAll() { answer(streamID: streamID, outcome: outcome) }
         connection.close()
     }
 

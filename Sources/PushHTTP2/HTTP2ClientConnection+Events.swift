@@ -49,7 +49,7 @@ extension HTTP2ClientConnection: HTTP2SessionDelegate {
 
     func sessionReceivedHeader(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
         withOpenExchange(streamID) { exchange in
-            if name.count == 7, name[0] == UInt8(ascii: ":"), name.elementsEqual(":status".utf8) {
+            if name.count == 7, name[0] == UInt8(ascii: ":"), Self.isStatus(name) {
                 var status = 0
                 for byte in value where byte >= 48 && byte <= 57 { status = status * 10 + Int(byte - 48) }
                 exchange.status = status
@@ -76,6 +76,12 @@ extension HTTP2ClientConnection: HTTP2SessionDelegate {
             exchange.finished(.outcomeUnknown("stream reset with HTTP/2 error \(errorCode)"))
         }
         afterStreamClosed()
+    }
+
+    /// Whether `name` is `:status` (byte by byte: a generic comparison with a string's UTF-8 view cost
+    /// more than the rest of the header's handling).
+    private static func isStatus(_ name: UnsafeRawBufferPointer) -> Bool {
+        (":status" as StaticString).withUTF8Buffer { bytesEqual(UnsafeRawBufferPointer($0), name) }
     }
 
     /// The exchange open on `streamID` (nghttp2 keeps it as the stream's user data).

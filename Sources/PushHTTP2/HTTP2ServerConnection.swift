@@ -74,6 +74,8 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
     /// The last-stream-id of our GOAWAY: requests above it are dropped unanswered.
     var goAwayLastStreamID: Int32 = .max
     private var goingAway = false
+    /// A flush job is queued (``flushUnlessReceiving()``).
+    private var flushScheduled = false
     /// True while `stream(_:didRead:)` feeds input to the session (it flushes when done).
     var receiving = false
     private var lingerTimer: LoopTimer?
@@ -139,11 +141,17 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
         finish()
     }
 
-    /// Writes now, except while input is being parsed: answers given from inside the session's callbacks
-    /// then go out together in the one write after the input (nghttp2 must not send from its callbacks,
-    /// and a TLS record and a syscall per answer cost the mock most of its time under load).
+    /// Writes soon: while input is being parsed, in the one write after it (nghttp2 must not send from its
+    /// callbacks); otherwise (answers from timers, say) in a loop job that runs after the other events of
+    /// this loop iteration, so the answers of every timer that fired together go out in one write. A TLS
+    /// record, a syscall and a wake-up of the peer per answer cost a server most of its time under load.
     func flushUnlessReceiving() {
-        if !receiving { flush() }
+        guard !receiving, !flushScheduled else { return }
+        flushScheduled = true
+        loop.execute { [self] in
+            flushScheduled = false
+            flush()
+        }
     }
 
     func flush() {
