@@ -1,8 +1,12 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-/// Every Swift target builds in the Swift 6 language mode with complete concurrency checking.
-let strict: [SwiftSetting] = [.swiftLanguageMode(.v6), .enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
+/// Every Swift target builds in the Swift 6 language mode with complete concurrency checking; imports are
+/// internal unless written `public import` (where a module's public API shows the imported module's types).
+let strict: [SwiftSetting] = [
+    .swiftLanguageMode(.v6), .enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
 
 let package = Package(
     name: "sniffmeet-push",
@@ -26,6 +30,8 @@ let package = Package(
         .systemLibrary(
             name: "CEvent", pkgConfig: "libevent_openssl",
             providers: [.apt(["libevent-dev"])]),
+        // glibc's malloc.h (mallopt), which the Glibc module does not export; libc itself, nothing to link.
+        .systemLibrary(name: "CMalloc"),
         .systemLibrary(
             name: "CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
@@ -40,8 +46,13 @@ let package = Package(
 
         // Wrappers: the only modules that import C, always with `internal import`.
         .target(name: "PushTLS", dependencies: ["COpenSSL", "PushSync"], swiftSettings: strict),
-        .target(name: "PushIO", dependencies: ["CEvent", "COpenSSL", "PushSync", "PushTLS"], swiftSettings: strict),
+        // The event loop, TCP/TLS streams, listeners, egress proxies and timers.
+        .target(name: "PushIO", dependencies: ["CEvent", "PushSync", "PushTLS"], swiftSettings: strict),
+        // HTTP/1.1 on libevent's evhttp: the server (REST API, mock control API) and a small client (webhooks).
+        .target(name: "PushHTTP1", dependencies: ["CEvent", "PushIO", "PushSync", "PushTLS"], swiftSettings: strict),
         .target(name: "PushHTTP2", dependencies: ["CNGHTTP2", "PushIO", "PushTLS"], swiftSettings: strict),
+        // Process-wide plumbing of a server program: signals (libevent signal events) and glibc malloc tuning.
+        .target(name: "PushProcess", dependencies: ["CEvent", "CMalloc", "PushIO", "PushSync"], swiftSettings: strict),
         .target(name: "PushStore", dependencies: ["APNSCore", "CLibPQ", "CSQLite", "JSON", "PushSync"], swiftSettings: strict),
 
         // Domain.
@@ -49,32 +60,46 @@ let package = Package(
         .target(name: "JSON", swiftSettings: strict),
         .target(name: "APNSCore", dependencies: ["JSON"], swiftSettings: strict),
         .target(name: "APNS", dependencies: ["JSON", "APNSCore", "PushHTTP2", "PushIO", "PushSync", "PushTLS"], swiftSettings: strict),
-        .target(name: "APNSMock", dependencies: ["JSON", "APNSCore", "PushHTTP2", "PushIO", "PushSync", "PushTLS"], swiftSettings: strict),
-        .target(name: "ProfileDrop", dependencies: ["JSON", "APNSCore", "PushStore", "PushSync"], swiftSettings: strict),
+        .target(name: "ProfileDrop", dependencies: ["JSON", "APNSCore", "PushStore"], swiftSettings: strict),
         .target(
             name: "PushService",
-            dependencies: ["ArgumentParsing", "JSON", "APNSCore", "APNS", "APNSMock", "PushStore", "ProfileDrop", "PushIO", "PushSync", "PushTLS"],
+            dependencies: [
+                "ArgumentParsing", "JSON", "APNSCore", "APNS", "PushStore", "ProfileDrop", "PushHTTP1", "PushIO", "PushProcess", "PushSync",
+                "PushTLS",
+            ],
             swiftSettings: strict),
 
+        // Test tooling that programs ship too.
+        // A throw-away certificate authority and credential files for tests, the mock APNs and its tools (no C:
+        // it builds certificates through PushTLS's package API).
+        .target(name: "PushTLSTesting", dependencies: ["APNSCore", "PushTLS"], swiftSettings: strict),
+        .target(
+            name: "APNSMock", dependencies: ["JSON", "APNSCore", "PushHTTP1", "PushHTTP2", "PushIO", "PushSync", "PushTLS", "PushTLSTesting"],
+            swiftSettings: strict),
+        // The mock APNs servers of `push-server --embedded`, handed to PushService by the executable (and by tests).
+        .target(name: "EmbeddedAPNS", dependencies: ["APNSMock", "PushService", "PushTLS", "PushTLSTesting"], swiftSettings: strict),
         // The chaos harness: push-server under a faulty mock APNs and SIGKILLs (make chaos, make test).
-        .target(name: "PushChaos", dependencies: ["JSON", "APNSCore", "APNSMock", "PushStore", "PushTLS", "TestSupport"], swiftSettings: strict),
+        .target(
+            name: "PushChaos", dependencies: ["JSON", "APNSCore", "APNSMock", "PushHTTP1", "PushIO", "PushStore", "PushTLSTesting", "TestSupport"],
+            swiftSettings: strict),
 
         // Executables: wiring only.
-        .executableTarget(name: "push-server", dependencies: ["PushService"], swiftSettings: strict),
+        .executableTarget(name: "push-server", dependencies: ["EmbeddedAPNS", "PushService"], swiftSettings: strict),
         .executableTarget(
             name: "pushctl",
-            dependencies: ["ArgumentParsing", "JSON", "APNS", "APNSMock", "APNSCore", "PushIO", "PushSync", "PushTLS"],
+            dependencies: ["ArgumentParsing", "JSON", "APNS", "APNSMock", "APNSCore", "PushIO", "PushProcess", "PushTLS", "PushTLSTesting"],
             swiftSettings: strict),
-        .executableTarget(name: "push-chaos", dependencies: ["ArgumentParsing", "PushChaos", "APNSCore"], swiftSettings: strict),
+        .executableTarget(name: "push-chaos", dependencies: ["ArgumentParsing", "JSON", "PushChaos"], swiftSettings: strict),
         .executableTarget(
-            name: "push-bench", dependencies: ["ArgumentParsing", "APNS", "APNSMock", "APNSCore", "PushIO", "PushStore", "PushTLS", "ProfileDrop"],
+            name: "push-bench",
+            dependencies: ["ArgumentParsing", "APNS", "APNSMock", "APNSCore", "PushIO", "PushStore", "PushTLS", "PushTLSTesting", "ProfileDrop"],
             swiftSettings: strict),
 
         // Fuzz targets. A normal build gives executables that replay input files through the same checks;
         // `make fuzz` builds them with libFuzzer (-sanitize=fuzzer and -D FUZZING) and fuzzes them.
-        .target(name: "FuzzSupport", dependencies: ["JSON", "APNSCore"], path: "Fuzz/Support", swiftSettings: strict),
+        .target(name: "FuzzSupport", dependencies: ["JSON"], path: "Fuzz/Support", swiftSettings: strict),
         .executableTarget(
-            name: "fuzz-requests", dependencies: ["JSON", "FuzzSupport", "PushService", "PushStore", "APNSCore"],
+            name: "fuzz-requests", dependencies: ["JSON", "FuzzSupport", "PushHTTP1", "PushService", "PushStore", "APNSCore"],
             path: "Fuzz/RequestDecoding", swiftSettings: strict),
         .executableTarget(
             name: "fuzz-payload", dependencies: ["JSON", "FuzzSupport", "APNSCore"],
@@ -83,15 +108,23 @@ let package = Package(
         // Tests mirror Sources.
         .testTarget(name: "PushSyncTests", dependencies: ["PushSync"], swiftSettings: strict),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"], swiftSettings: strict),
-        .testTarget(name: "PushTLSTests", dependencies: ["PushTLS"], swiftSettings: strict),
+        .testTarget(name: "PushTLSTests", dependencies: ["APNSCore", "PushTLS", "PushTLSTesting"], swiftSettings: strict),
+        .testTarget(name: "PushTLSTestingTests", dependencies: ["APNSCore", "PushTLS", "PushTLSTesting"], swiftSettings: strict),
         .testTarget(
-            name: "APNSTests", dependencies: ["JSON", "APNS", "APNSMock", "APNSCore", "PushSync", "PushTLS", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "PushIOTests", dependencies: ["PushIO", "PushSync", "PushTLS"], swiftSettings: strict),
-        .testTarget(name: "PushHTTP2Tests", dependencies: ["PushHTTP2", "PushIO", "PushSync", "PushTLS", "TestSupport"], swiftSettings: strict),
+            name: "APNSTests",
+            dependencies: ["JSON", "APNS", "APNSMock", "APNSCore", "PushHTTP2", "PushIO", "PushSync", "PushTLS", "PushTLSTesting", "TestSupport"],
+            swiftSettings: strict),
+        .testTarget(name: "PushIOTests", dependencies: ["PushIO", "PushSync", "PushTLS", "PushTLSTesting"], swiftSettings: strict),
+        .testTarget(name: "PushHTTP1Tests", dependencies: ["PushHTTP1", "PushIO", "PushTLS", "PushTLSTesting"], swiftSettings: strict),
+        .testTarget(name: "PushProcessTests", dependencies: ["PushProcess"], swiftSettings: strict),
+        .testTarget(
+            name: "PushHTTP2Tests", dependencies: ["PushHTTP2", "PushIO", "PushSync", "PushTLS", "PushTLSTesting", "TestSupport"],
+            swiftSettings: strict),
         .executableTarget(
             name: "pushstore-crash-writer", dependencies: ["APNSCore", "PushStore"],
             path: "Tests/PushStoreCrashWriter", swiftSettings: strict),
-        .testTarget(name: "PushStoreTests", dependencies: ["APNSCore", "PushStore", "pushstore-crash-writer", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "PushStoreTests", dependencies: ["JSON", "APNSCore", "PushStore", "pushstore-crash-writer", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "APNSCoreTests", dependencies: ["JSON", "APNSCore", "TestSupport"], swiftSettings: strict),
         // Helpers shared by test targets: a seeded generator, tool processes, literals for APNSCore values.
         .target(name: "TestSupport", dependencies: ["APNSCore", "PushSync"], path: "Tests/TestSupport", swiftSettings: strict),
@@ -99,22 +132,22 @@ let package = Package(
             name: "ProfileDropTests", dependencies: ["JSON", "ProfileDrop", "PushStore", "PushSync", "APNSCore", "TestSupport"], swiftSettings: strict
         ),
         .testTarget(
-            name: "APNSMockTests", dependencies: ["JSON", "APNSMock", "APNSCore", "PushHTTP2", "PushIO", "PushSync", "PushTLS"], swiftSettings: strict
+            name: "APNSMockTests", dependencies: ["JSON", "APNSMock", "APNSCore", "PushHTTP2", "PushIO", "PushSync", "PushTLS", "PushTLSTesting"],
+            swiftSettings: strict
         ),
         .testTarget(
             name: "PushCtlTests",
-            dependencies: [
-                "JSON", "pushctl", "push-server", "PushChaos", "APNSMock", "APNSCore", "PushSync", "PushTLS", "PushIO", "TestSupport",
-            ],
+            dependencies: ["JSON", "pushctl", "push-server", "PushChaos", "APNSCore", "PushSync", "PushTLS", "PushHTTP1", "PushIO", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
-            name: "FuzzCorpusTests", dependencies: ["JSON", "fuzz-requests", "fuzz-payload", "FuzzSupport", "APNSCore", "PushSync"],
+            name: "FuzzCorpusTests", dependencies: ["JSON", "fuzz-requests", "fuzz-payload", "FuzzSupport", "PushSync"],
             swiftSettings: strict),
         .testTarget(
             name: "PushServiceTests",
             dependencies: [
-                "ArgumentParsing", "JSON", "PushService", "PushChaos", "APNSMock", "APNS", "APNSCore", "PushStore", "ProfileDrop", "PushTLS",
-                "PushIO", "TestSupport",
+                "ArgumentParsing", "JSON", "PushService", "EmbeddedAPNS", "PushChaos", "APNSMock", "APNS", "APNSCore", "PushStore", "PushSync",
+                "PushTLS",
+                "PushTLSTesting", "PushIO", "TestSupport",
             ], swiftSettings: strict),
     ]
 )

@@ -3,8 +3,8 @@
 # Each case: one warm-up run, then RUNS measured runs (median, min-max). Goals are printed, never enforced.
 # Then bench/charts.py draws bench/*.svg from bench/results.json (matplotlib in bench/venv).
 # Knobs: BENCH_N (B1 notifications, 200000), BENCH_RUNS (3), BENCH_QUICK=1 (n/10 everywhere), BENCH_ONLY=cluster
-#        (B8, B9 and the PostgreSQL cases B10, B11, B9 across instances only),
-#        BENCH_SCRATCH (a --scratch-path for swift build; default .build).
+#        (B8, B9 and the PostgreSQL cases B10, B11, B9 across instances only), BENCH_ONLY=b7 (B7 and B7L only),
+#        BENCH_B7L_RUNS (measured runs of each B7L size, 1), BENCH_SCRATCH (a --scratch-path for swift build; default .build).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -39,6 +39,12 @@ say "== building push-server (release, for B7)"
 SERVER_BIN="$(dirname "$BIN")/push-server"
 swift build -c release "${SCRATCH[@]}" --product push-server >&2 || { say "push-server build failed: B7 skipped"; SERVER_BIN=; }
 START=$(date +%s)
+# aioapns for B6 and matplotlib for the charts, which every selection of cases draws.
+if [ ! -x bench/venv/bin/python ] || ! bench/venv/bin/python -c "import aioapns, matplotlib
+assert matplotlib.__version__ == '$MATPLOTLIB_VERSION'" 2>/dev/null; then
+    say "   installing aioapns and matplotlib $MATPLOTLIB_VERSION (for the charts) into bench/venv"
+    python3 -m venv bench/venv >&2 && bench/venv/bin/pip install -q aioapns "matplotlib==$MATPLOTLIB_VERSION" >&2
+fi
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
@@ -87,8 +93,10 @@ h2() {  # h2 LABEL PORT N BODY
     python3 "$ROOT/bench/h2load_json.py" "$1" "$out" "$tm" "$3"
 }
 
-# BENCH_ONLY=cluster: only B8 (the SQLite baseline) and the PostgreSQL cases of bench/cluster.sh.
-if [ "${BENCH_ONLY:-}" != cluster ]; then
+# BENCH_ONLY=cluster: only B8 (the SQLite baseline) and the PostgreSQL cases of bench/cluster.sh;
+# BENCH_ONLY=b7: only the service cases B7 and B7L.
+ONLY=${BENCH_ONLY:-}
+if [ -z "$ONLY" ]; then
 for size in 100 256 1024 4096; do "$BIN" payload --payload-bytes $size --out "$WORK/body$size"; done
 
 say "== B1/B2/B3/B6 against the mock (accept-all)"
@@ -108,11 +116,6 @@ else
 fi
 for c in 2 4; do record "B2.c$c" client "$MOCK_PORT" -n "$N_SMALL" --connections $c --payload-bytes 256; done
 for size in 100 1024 4096; do record "B3.p$size" client "$MOCK_PORT" -n "$N_SMALL" --payload-bytes $size; done
-if [ ! -x bench/venv/bin/python ] || ! bench/venv/bin/python -c "import aioapns, matplotlib
-assert matplotlib.__version__ == '$MATPLOTLIB_VERSION'" 2>/dev/null; then
-    say "   installing aioapns and matplotlib $MATPLOTLIB_VERSION (for the charts) into bench/venv"
-    python3 -m venv bench/venv >&2 && bench/venv/bin/pip install -q aioapns "matplotlib==$MATPLOTLIB_VERSION" >&2
-fi
 # B6: each client as its users run it: ours with its defaults (1 connection), aioapns with its default
 # pool; both with M_B6 in flight, under the stream limit, so aioapns never waits in its pool-busy loop.
 record B6.client client "$MOCK_PORT" -n "$N_B6" --payload-bytes 256 -m $M_B6
@@ -168,7 +171,9 @@ say "== B4 realistic APNs: 40 ms, 500 streams, 1% rejections dropping the limit 
 start_mock mock-b4 --latency-ms 40 --max-streams 500 --reject-percent 1 --drop-limit-after-rejection
 record B4.client client "$MOCK_PORT" -n "$N_B4" --payload-bytes 256 --latencies
 stop_mock mock-b4
+fi  # BENCH_ONLY empty
 
+if [ "$ONLY" != cluster ]; then
 say "== B7 service end to end"
 if [ -n "$SERVER_BIN" ] && [ -x "$SERVER_BIN" ]; then
     # POST /v1/pushes of 5,000 tokens, 4 in flight -> outbox -> APNs client -> embedded mock; fresh server per run.
@@ -182,8 +187,9 @@ fi
 say "== B7L the service over a long run: 100,000 vs 1,000,000 at a steady load, final rows purged after 1 s"
 if [ -n "$SERVER_BIN" ] && [ -x "$SERVER_BIN" ]; then
     # Paced: the next POST goes out while fewer than 20,000 notifications are posted but unanswered, so the
-    # service runs at the rate it sustains; retention deletes final rows 1 s old every second. One measured run each.
-    saved_runs=$RUNS; RUNS=1
+    # service runs at the rate it sustains; retention deletes final rows 1 s old every second.
+    # BENCH_B7L_RUNS measured runs of each size (default 1).
+    saved_runs=$RUNS; RUNS=${BENCH_B7L_RUNS:-1}
     for n in 100000 1000000; do
         record "B7L.$n" timeout 1200 python3 bench/b7_service.py --server "$SERVER_BIN" --work "$WORK" -n "$n" \
             --batch 5000 --parallel 4 --timeout 1100 --retention-s 1 --complete-by metrics --poll-interval 0.5 \
@@ -192,8 +198,9 @@ if [ -n "$SERVER_BIN" ] && [ -x "$SERVER_BIN" ]; then
     RUNS=$saved_runs
 fi
 
-fi  # BENCH_ONLY
+fi  # BENCH_ONLY not cluster
 
+if [ "$ONLY" != b7 ]; then
 say "== B8 store, B9 profile drops"
 record B8.store timeout 120 "$BIN" store -n "$N_STORE"
 for store in memory sqlite; do   # every store kind push-server can run on
@@ -201,6 +208,7 @@ for store in memory sqlite; do   # every store kind push-server can run on
 done
 # B10, B11 and B9 across instances on a throwaway PostgreSQL cluster.
 source bench/cluster.sh
+fi
 
 ELAPSED=$(( $(date +%s) - START ))
 python3 bench/summarize.py "$RAW" bench/results.json bench/summary.md \

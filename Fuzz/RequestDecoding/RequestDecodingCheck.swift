@@ -1,7 +1,7 @@
 import APNSCore
 import FuzzSupport
 import JSON
-import PushIO
+import PushHTTP1
 import PushService
 import PushStore
 

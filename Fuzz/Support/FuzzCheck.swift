@@ -1,5 +1,4 @@
-import APNSCore
-import JSON
+public import JSON
 
 /// Invariant checks shared by the fuzz targets. A broken invariant stops the process with a message,
 /// which libFuzzer records as a crash together with the input; inside ``reporting(to:_:)`` (the test

@@ -1,5 +1,4 @@
-import APNSCore
-import JSON
+public import JSON
 
 /// Turns fuzzer bytes into typed values, front to back. Once the bytes run out every taker returns
 /// zero, `false`, an empty string or `nil`, so any input, even an empty one, describes one value.

@@ -49,7 +49,7 @@ extension APNSChannelManagementClient {
     /// other status is thrown as Apple's rejection, no answer as a transport error.
     func perform(_ request: HTTP2Request) async throws(APNSChannelManagementError) -> HTTP2Response {
         let response: HTTP2Response
-        let started = MonotonicClock.now
+        let started = ContinuousClock.now
         do {
             response = try await transport.perform(request)
         } catch let error as APNSTransportError {
@@ -58,7 +58,7 @@ extension APNSChannelManagementClient {
         } catch {
             throw .transport(APNSTransportError(.notSent, "\(error)"))
         }
-        let latency = MonotonicClock.now - started
+        let latency = (ContinuousClock.now - started) / .seconds(1)
         guard (200..<300).contains(response.status) else {
             let rejection = APNSRejection.parse(status: response.status, body: response.body, apnsID: response.header(APNSHeader.requestID))
             configuration.metrics.record(.rejected(reason: rejection.reason, latency: latency))

@@ -1,4 +1,4 @@
-import APNSCore
+public import APNSCore
 import JSON
 import PushHTTP2
 import PushIO

@@ -1,4 +1,4 @@
-import APNSCore
+public import APNSCore
 
 /// A channel APNs created: its id (Apple makes it up; don't assume its size) and the request's id.
 public struct APNSCreatedChannel: Sendable, Hashable {

@@ -131,9 +131,9 @@ final class APNSChannelManagementTransport {
             if via?.state == .closed { job.failedConnections += 1 }
             let delay =
                 job.failedConnections <= 1
-                ? 0
-                : min(configuration.maxReconnectDelay, configuration.initialReconnectDelay * Double(1 << min(job.failedConnections - 2, 16)))
-            guard delay > 0 else { return write(job) }
+                ? .zero
+                : min(configuration.maxReconnectDelay, configuration.initialReconnectDelay * (1 << min(job.failedConnections - 2, 16)))
+            guard delay > .zero else { return write(job) }
             let timer = LoopTimer(loop: loop) { [self] in self.write(job) }
             timer.schedule(after: delay)
             // The timer replaced may be the one firing now (a connection that failed at once): release
@@ -151,7 +151,7 @@ final class APNSChannelManagementTransport {
     private func timeOut(_ job: Job) {
         guard !job.finished else { return }
         let connection = job.connection
-        finish(job, .failure(APNSTransportError(.timeout, "no answer within \(configuration.requestTimeout) s")))
+        finish(job, .failure(APNSTransportError(.timeout, "no answer within \(configuration.requestTimeout / .seconds(1)) s")))
         // Its completion (cancelled, or outcome unknown after the reset) now finds it finished.
         if let connection, !connection.cancel(job.handle) { connection.reset(job.handle) }
     }

@@ -1,4 +1,4 @@
-import APNSCore
+public import APNSCore
 
 /// What a channel manager does, so a service can hold Apple's (``APNSChannelManagementClient``) or a
 /// fake of its own: create, read, list and delete the broadcast channels of a bundle ID in one

@@ -1,4 +1,4 @@
-import APNSCore
+public import APNSCore
 import PushHTTP2
 import PushIO
 import PushSync
@@ -48,7 +48,7 @@ extension APNSClient {
         }
         let permits = self.permits
         let sink = APNSBatchSink(loop: loop, deliver: deliver, release: { permits.release(count: $0) })
-        let started = MonotonicClock.now
+        let started = ContinuousClock.now
         let deadline = started + configuration.requestTimeout
         let last = nextID.add(UInt64(requests.count), ordering: .relaxed).newValue
         var id = last - UInt64(requests.count)

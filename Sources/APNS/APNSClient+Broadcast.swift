@@ -1,4 +1,4 @@
-import APNSCore
+public import APNSCore
 import PushHTTP2
 import PushIO
 import PushSync
@@ -36,7 +36,7 @@ extension APNSClient {
         guard await permits.acquire() else { throw APNSTransportError(.cancelled, "cancelled while waiting to send") }
         defer { permits.release() }
         let id = nextID.add(1, ordering: .relaxed).newValue
-        let started = MonotonicClock.now
+        let started = ContinuousClock.now
         let deadline = started + configuration.requestTimeout
         let dispatcher = self.dispatcher
         let loop = self.loop

@@ -1,4 +1,4 @@
-import APNSCore
+public import APNSCore
 import PushHTTP2
 import PushIO
 import PushSync
@@ -117,9 +117,9 @@ public final class APNSClient: Sendable {
         return snapshot ?? APNSClientStatistics(readyConnections: 0, openStreams: 0, inFlight: 0)
     }
 
-    /// Stops taking sends, lets those in flight finish for up to `deadline` seconds, then closes the
+    /// Stops taking sends, lets those in flight finish for up to `deadline`, then closes the
     /// connections with GOAWAY and stops the event loop. Later sends throw `.shutdown`.
-    public func shutdown(deadline: Double = 10) async {
+    public func shutdown(deadline: Duration = .seconds(10)) async {
         guard !closed.exchange(true, ordering: .relaxed) else { return }
         let dispatcher = self.dispatcher
         loop.execute { dispatcher.value.beginShutdown() }
@@ -127,7 +127,7 @@ public final class APNSClient: Sendable {
             group.addTask { [loop] in
                 await withCheckedContinuation { continuation in loop.execute { dispatcher.value.waitForDrain(continuation) } }
             }
-            group.addTask { try? await Task.sleep(for: .seconds(deadline)) }
+            group.addTask { try? await Task.sleep(for: deadline) }
             await group.next()
             group.cancelAll()
         }

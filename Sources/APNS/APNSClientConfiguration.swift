@@ -1,7 +1,7 @@
-import APNSCore
-import Foundation
-import PushIO
-import PushTLS
+public import APNSCore
+public import Foundation
+public import PushIO
+public import PushTLS
 
 /// An egress proxy for APNs connections: HTTP CONNECT (`http://user:pass@host:port`) or SOCKS5
 /// (`socks5://user:pass@host:port`). Build one with `try APNSProxy(url:)`.
@@ -40,20 +40,20 @@ public struct APNSClientConfiguration: Sendable {
     public var proxy: APNSProxy?
     /// The most sends waiting or in flight at once; further `send` calls wait (backpressure).
     public var maxPendingRequests: Int = 10_000
-    /// Seconds a send may take from the call to the answer before it ends with a timeout.
-    public var requestTimeout: Double = 30
-    /// Seconds allowed to open a connection (TCP, the proxy's tunnel, TLS, first SETTINGS).
-    public var connectTimeout: Double = 10
-    /// Send a keep-alive PING after this many idle seconds.
-    public var pingInterval: Double? = 60
-    /// Close a connection after this many seconds without any send (Apple prefers long-lived ones).
-    public var idleTimeout: Double? = 3600
+    /// How long a send may take from the call to the answer before it ends with a timeout.
+    public var requestTimeout: Duration = .seconds(30)
+    /// Time allowed to open a connection (TCP, the proxy's tunnel, TLS, first SETTINGS).
+    public var connectTimeout: Duration = .seconds(10)
+    /// Send a keep-alive PING after this long idle.
+    public var pingInterval: Duration? = .seconds(60)
+    /// Close a connection after this long without any send (Apple prefers long-lived ones).
+    public var idleTimeout: Duration? = .seconds(3600)
     /// Our own ceiling on concurrent streams per connection (the server's limit applies too).
     public var maxConcurrentStreams: Int = 1000
-    /// First reconnect delay after a failed connection, in seconds; doubles up to ``maxReconnectDelay``.
-    public var initialReconnectDelay: Double = 1
-    /// Largest reconnect delay, in seconds.
-    public var maxReconnectDelay: Double = 60
+    /// First reconnect delay after a failed connection; doubles up to ``maxReconnectDelay``.
+    public var initialReconnectDelay: Duration = .seconds(1)
+    /// Largest reconnect delay.
+    public var maxReconnectDelay: Duration = .seconds(60)
     /// When a TLS connection cannot be set up (the handshake fails, e.g. the server refuses the client
     /// certificate) and no other connection is ready: fail the sends waiting for one, and new sends, at once
     /// with ``APNSTransportError/Kind/notSent`` until the reconnect back-off allows another attempt, instead

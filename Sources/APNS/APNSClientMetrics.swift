@@ -1,4 +1,4 @@
-import APNSCore
+public import APNSCore
 
 /// Something that happened inside an ``APNSClient``, for metrics.
 public enum APNSClientEvent: Sendable {

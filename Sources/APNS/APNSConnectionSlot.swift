@@ -9,8 +9,8 @@ final class APNSConnectionSlot {
     var connection: HTTP2ClientConnection?
     var retiring: [ObjectIdentifier: HTTP2ClientConnection] = [:]
     var consecutiveFailures = 0
-    var notBefore: Double = 0
-    var readySince: Double?
+    var notBefore: ContinuousClock.Instant = .now
+    var readySince: ContinuousClock.Instant?
     var reconnectTimer: LoopTimer?
     var observers: [ObjectIdentifier: SlotObserver] = [:]
 
@@ -35,8 +35,8 @@ final class APNSConnectionSlot {
         self.connection = nil
     }
 
-    /// Exponential back-off with jitter (50–100 % of the step), from `initial` up to `maximum` seconds.
-    func backOff(now: Double, initial: Double, maximum: Double) {
+    /// Exponential back-off with jitter (50–100 % of the step), from `initial` up to `maximum`.
+    func backOff(now: ContinuousClock.Instant, initial: Duration, maximum: Duration) {
         consecutiveFailures += 1
         let step = min(maximum, initial * pow(2, Double(consecutiveFailures - 1)))
         notBefore = now + step * Double.random(in: 0.5...1.0)

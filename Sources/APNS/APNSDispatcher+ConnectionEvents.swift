@@ -6,7 +6,7 @@ import PushIO
 extension APNSDispatcher {
     func connectionReady(_ connection: HTTP2ClientConnection, slot: APNSConnectionSlot) {
         slot.consecutiveFailures = 0
-        slot.readySince = MonotonicClock.now
+        slot.readySince = ContinuousClock.now
         configuration.metrics.record(.connectionOpened)
         drainWaiting()
     }
@@ -16,7 +16,7 @@ extension APNSDispatcher {
     }
 
     func connectionClosed(_ connection: HTTP2ClientConnection, slot: APNSConnectionSlot, error: IOError?) {
-        let now = MonotonicClock.now
+        let now = ContinuousClock.now
         // A handshake the server refused (never ready), not a broken session: the certificate is the problem.
         let handshakeRefused =
             configuration.failsFastOnHandshakeFailure && error?.kind == .tls && slot.connection === connection && slot.readySince == nil
@@ -25,7 +25,7 @@ extension APNSDispatcher {
         if slot.connection === connection {
             slot.connection = nil
             // A connection that failed, or lived less than a second, counts against the back-off.
-            if error != nil && (slot.readySince.map { now - $0 < 1 } ?? true) {
+            if error != nil && (slot.readySince.map { now - $0 < .seconds(1) } ?? true) {
                 slot.backOff(now: now, initial: configuration.initialReconnectDelay, maximum: configuration.maxReconnectDelay)
             }
         }

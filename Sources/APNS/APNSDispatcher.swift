@@ -16,8 +16,7 @@ final class APNSDispatcher {
     var slots: [APNSConnectionSlot]
     var waiting = SendQueue()
     var live: [UInt64: APNSSend] = [:]
-    var deadlines: [(deadline: Double, id: UInt64)] = []
-    var deadlineHead = 0
+    var deadlines = DeadlineQueue()
     var sweepTimer: LoopTimer?
     var shuttingDown = false
     var drained: [CheckedContinuation<Void, Never>] = []
@@ -51,7 +50,7 @@ final class APNSDispatcher {
             return
         }
         live[send.id] = send
-        deadlines.append((send.deadline, send.id))
+        deadlines.append(deadline: send.deadline, id: send.id)
         startSweeping()
         route(send)
     }
@@ -73,7 +72,7 @@ final class APNSDispatcher {
         live.reserveCapacity(live.count + sends.count)
         for send in sends {
             live[send.id] = send
-            deadlines.append((send.deadline, send.id))
+            deadlines.append(deadline: send.deadline, id: send.id)
         }
         startSweeping()
         openIdleSlots()
@@ -174,7 +173,7 @@ final class APNSDispatcher {
     }
 
     private func openIdleSlots() {
-        let now = MonotonicClock.now
+        let now = ContinuousClock.now
         for slot in slots where slot.connection == nil && now >= slot.notBefore {
             refusal = nil
             var settings = HTTP2ClientConnection.Configuration(
@@ -197,7 +196,7 @@ final class APNSDispatcher {
     }
 
     private func scheduleReconnects() {
-        let now = MonotonicClock.now
+        let now = ContinuousClock.now
         guard let soonest = slots.filter({ $0.connection == nil }).map(\.notBefore).min(), soonest > now else { return }
         let slot = slots.first { $0.connection == nil && $0.notBefore == soonest }!
         if slot.reconnectTimer?.isScheduled == true { return }
@@ -234,7 +233,8 @@ final class APNSDispatcher {
         case .notProcessed(let why):
             if send.timedOut {
                 // Never written: the timeout leaves it certainly unsent, safe to send again.
-                finish(send, .failure(APNSTransportError(.notSent, "request timeout: not sent within \(configuration.requestTimeout) s")))
+                finish(
+                    send, .failure(APNSTransportError(.notSent, "request timeout: not sent within \(configuration.requestTimeout / .seconds(1)) s")))
             } else if shuttingDown {
                 finish(send, .failure(APNSTransportError(.shutdown, "client is shutting down")))
             } else if send.resends < configuration.maxResends {
@@ -257,7 +257,7 @@ final class APNSDispatcher {
     func finish(_ send: APNSSend, _ result: Result<APNSOutcome, APNSTransportError>) {
         live[send.id] = nil
         send.connection = nil
-        let latency = MonotonicClock.now - send.started
+        let latency = (ContinuousClock.now - send.started) / .seconds(1)
         switch result {
         case .success(.accepted): configuration.metrics.record(.accepted(latency: latency))
         case .success(.rejected(let rejection)): configuration.metrics.record(.rejected(reason: rejection.reason, latency: latency))

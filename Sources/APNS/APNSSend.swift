@@ -1,4 +1,4 @@
-import APNSCore
+public import APNSCore
 import PushHTTP2
 import PushIO
 
@@ -16,8 +16,8 @@ final class APNSSend: HTTP2ClientExchange {
     }
 
     let id: UInt64
-    let started: Double
-    let deadline: Double
+    let started: ContinuousClock.Instant
+    let deadline: ContinuousClock.Instant
     var resends = 0
     /// The provider JWT of the last write (token auth only).
     var jwt: String?
@@ -38,7 +38,7 @@ final class APNSSend: HTTP2ClientExchange {
     /// The answer's body (a rejection's JSON).
     private(set) var body: [UInt8] = []
 
-    init(id: UInt64, request: HTTP2Request, started: Double, deadline: Double, receiver: Receiver) {
+    init(id: UInt64, request: HTTP2Request, started: ContinuousClock.Instant, deadline: ContinuousClock.Instant, receiver: Receiver) {
         self.id = id
         self.started = started
         self.deadline = deadline

@@ -11,15 +11,15 @@ public struct APNSTokenCredentials: Sendable {
     public var keyID: String
     /// The 10-character team id (the JWT's `iss`).
     public var teamID: String
-    /// Seconds after which a token is replaced (default 50 minutes). Clamped to
+    /// Age after which a token is replaced (default 50 minutes). Clamped to
     /// ``minimumRefreshInterval``…``maximumRefreshInterval`` so a token is never replaced more often than
     /// every 20 minutes (429 TooManyProviderTokenUpdates) nor used past Apple's hour (403 ExpiredProviderToken).
-    public var refreshAfter: Double = 50 * 60
+    public var refreshAfter: Duration = .seconds(50 * 60)
 
     /// Apple refuses new tokens more often than every 20 minutes.
-    public static let minimumRefreshInterval: Double = 20 * 60
+    public static let minimumRefreshInterval: Duration = .seconds(20 * 60)
     /// The latest a token is replaced: 5 minutes before Apple's one-hour limit, for requests in flight.
-    public static let maximumRefreshInterval: Double = 55 * 60
+    public static let maximumRefreshInterval: Duration = .seconds(55 * 60)
 
     /// Credentials from the key's PEM text and its ids. Throws ``APNSTokenCredentialsError`` when an id
     /// is not 10 letters or digits or the key is not an EC P-256 PKCS#8 key.
@@ -48,7 +48,7 @@ public struct APNSTokenCredentials: Sendable {
     }
 
     /// `refreshAfter` within the allowed range.
-    var effectiveRefreshAfter: Double {
+    var effectiveRefreshAfter: Duration {
         min(Self.maximumRefreshInterval, max(Self.minimumRefreshInterval, refreshAfter))
     }
 

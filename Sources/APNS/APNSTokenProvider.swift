@@ -1,8 +1,8 @@
 import APNSCore
-import Foundation
+public import Foundation
 import JSON
 import PushSync
-import PushTLS
+public import PushTLS
 
 /// Makes and caches the provider token (an ES256 JWT) of one team: every connection of a client shares
 /// it, so APNs sees one token per team that changes about every 50 minutes. Thread-safe.
@@ -37,8 +37,8 @@ public final class APNSTokenProvider: Sendable {
     public let keyID: String
     /// The team id (`iss`).
     public let teamID: String
-    /// Seconds a token is used before a new one is signed.
-    public let refreshAfter: Double
+    /// How long a token is used before a new one is signed.
+    public let refreshAfter: Duration
     private let key: ES256PrivateKey
     private let clock: @Sendable () -> Date
     private let state = PThreadLock(State())
@@ -56,7 +56,7 @@ public final class APNSTokenProvider: Sendable {
     public func currentToken() throws -> Token {
         let now = clock()
         return try state.withLock { state throws -> Token in
-            if let token = state.token, now.timeIntervalSince(token.issuedAt) < refreshAfter { return token }
+            if let token = state.token, now.timeIntervalSince(token.issuedAt) < refreshAfter / .seconds(1) { return token }
             return try issue(now: now, into: &state)
         }
     }

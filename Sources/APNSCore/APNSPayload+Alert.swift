@@ -1,4 +1,4 @@
-import JSON
+public import JSON
 
 extension APNSPayload {
     /// `aps.alert`: either a plain string or a dictionary.

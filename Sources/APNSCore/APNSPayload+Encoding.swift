@@ -1,4 +1,4 @@
-import JSON
+public import JSON
 
 extension APNSPayload {
     /// The whole payload as a JSON value: `{"aps": {…}, <custom keys>}`.

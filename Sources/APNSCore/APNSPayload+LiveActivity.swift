@@ -1,4 +1,4 @@
-import JSON
+public import JSON
 
 extension APNSPayload {
     /// The `aps` keys that start, update or end a Live Activity (push type `liveactivity`).

@@ -1,4 +1,4 @@
-import JSON
+public import JSON
 
 extension APNSPayload {
     /// `aps.sound`: a named sound, or a critical alert sound that plays despite mute and Focus.

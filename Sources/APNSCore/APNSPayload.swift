@@ -1,4 +1,4 @@
-import JSON
+public import JSON
 
 /// Builds the JSON body of a notification: every `aps` key Apple documents plus custom top-level keys.
 ///

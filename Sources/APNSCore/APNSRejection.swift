@@ -1,9 +1,9 @@
 import JSON
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
 
 /// APNs refused a notification: the HTTP status, the reason and, for 410, when the token went bad.

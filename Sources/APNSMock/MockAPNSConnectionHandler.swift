@@ -17,7 +17,7 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
     private let loop: EventLoop
     /// `acceptAll`: requests arrive as three captured fields (``requestFields``), never whole.
     private let acceptAll: Bool
-    private let idleTimeout: Double?
+    private let idleTimeout: Duration?
     private let id: Int
     private var context: MockAPNSConnectionContext?
     private var requestCount = 0
@@ -197,26 +197,26 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
                 apnsID: apnsID, outcome: outcome, connectionID: id, time: Date(), streamID: Int(request.streamID)))
 
         let delay = verdict.delay ?? core.nextDelay(knobs)
-        guard delay > 0 else {
+        guard delay > .zero else {
             answer(streamID: request.streamID, outcome: outcome)
             return
         }
-        let now = MonotonicClock.now
+        let now = ContinuousClock.now
         if delayed.add(outcome, streamID: request.streamID, due: now + delay) { armAnswerTimer(in: delay) }
     }
 
-    private func armAnswerTimer(in seconds: Double) {
+    private func armAnswerTimer(in delay: Duration) {
         let timer = answerTimer ?? LoopTimer(loop: loop) { [unowned self] in self.answerDue() }
         answerTimer = timer
-        timer.schedule(after: max(0, seconds))
+        timer.schedule(after: max(.zero, delay))
     }
 
     /// The answer timer fired: everything due goes out (in one write: the connection flushes after this
     /// loop iteration's events), and the timer is armed for the next.
     private func answerDue() {
-        let now = MonotonicClock.now
+        let now = ContinuousClock.now
         // What is due within the next 0.2 ms goes now: another wake-up for it would come as late.
-        let (due, next) = delayed.takeDue(now: now, slack: 0.0002)
+        let (due, next) = delayed.takeDue(now: now, slack: .microseconds(200))
         for (streamID, outcome) in due { answer(streamID: streamID, outcome: outcome) }
         if let next { armAnswerTimer(in: next - now) }
     }

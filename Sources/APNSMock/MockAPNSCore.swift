@@ -40,7 +40,7 @@ final class MockAPNSCore: Sendable {
     struct Verdict {
         var rejection: (status: Int, reason: APNSRejectionReason, timestamp: Date?)?
         var topic: String?
-        var delay: Double?
+        var delay: Duration?
     }
 
     /// The answer for one request: a matching rule, else the handler, else Apple's rules, token state
@@ -84,9 +84,9 @@ final class MockAPNSCore: Sendable {
         return requestsReceived.wrappingAdd(1, ordering: .relaxed).newValue % every == 0
     }
 
-    /// The next answer delay in seconds.
-    func nextDelay(_ knobs: MockAPNSKnobs) -> Double {
-        if case .none = knobs.latency { return 0 }
+    /// The next answer delay.
+    func nextDelay(_ knobs: MockAPNSKnobs) -> Duration {
+        if case .none = knobs.latency { return .zero }
         return random.withLock { knobs.latency.delay(using: &$0) }
     }
 }

@@ -8,15 +8,15 @@ import PushIO
 /// Loop-confined, like its connection handler.
 struct MockAPNSDelayedAnswers {
     private var outcomes: [Int32: APNSOutcome] = [:]
-    private var heap: [(due: Double, streamID: Int32)] = []
+    private var heap: [(due: ContinuousClock.Instant, streamID: Int32)] = []
     /// The due time the timer is armed for, if it is.
-    private var armedFor: Double?
+    private var armedFor: ContinuousClock.Instant?
 
     var isEmpty: Bool { outcomes.isEmpty }
 
-    /// Queues `outcome` for `streamID`, due at `due` (monotonic seconds); true when the timer must be
+    /// Queues `outcome` for `streamID`, due at `due`; true when the timer must be
     /// armed (again) for `due`, the new earliest.
-    mutating func add(_ outcome: APNSOutcome, streamID: Int32, due: Double) -> Bool {
+    mutating func add(_ outcome: APNSOutcome, streamID: Int32, due: ContinuousClock.Instant) -> Bool {
         outcomes[streamID] = outcome
         heap.append((due, streamID))
         var child = heap.count - 1
@@ -33,7 +33,9 @@ struct MockAPNSDelayedAnswers {
 
     /// Takes the answers due by `now` (and within `slack` after it, which the timer could not resolve),
     /// in due order; returns them and the due time to arm the timer for next, if any.
-    mutating func takeDue(now: Double, slack: Double) -> (due: [(streamID: Int32, outcome: APNSOutcome)], next: Double?) {
+    mutating func takeDue(now: ContinuousClock.Instant, slack: Duration) -> (
+        due: [(streamID: Int32, outcome: APNSOutcome)], next: ContinuousClock.Instant?
+    ) {
         var due: [(streamID: Int32, outcome: APNSOutcome)] = []
         while let first = heap.first, first.due <= now + slack {
             removeFirst()

@@ -25,14 +25,14 @@ final class MockAPNSLoopTurns {
         let turnsLeft = MockAPNSLoopTurns(turns: turns, loop: loop, action: action)
         let timer = LoopTimer(loop: loop) { [turnsLeft] in turnsLeft.tick() }
         turnsLeft.timer = timer
-        timer.schedule(after: 0)
+        timer.schedule(after: .zero)
     }
 
     private func tick() {
         remaining -= 1
         guard remaining <= 0 else {
             // One-shot and re-armed: libevent does not repeat a persistent timer whose period is zero.
-            timer?.schedule(after: 0)
+            timer?.schedule(after: .zero)
             return
         }
         // Free the timer on a later turn, not inside its own callback.

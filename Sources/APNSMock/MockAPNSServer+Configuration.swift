@@ -1,6 +1,7 @@
-import APNSCore
+public import APNSCore
 import Foundation
-import PushTLS
+public import PushTLS
+public import PushTLSTesting
 
 extension MockAPNSServer {
     /// Which APNs gateway the mock pretends to be.
@@ -41,9 +42,9 @@ extension MockAPNSServer {
         public var goAwayAfterStreams: Int?
         /// The reason in that GOAWAY's debug data, `{"reason":"…"}`.
         public var goAwayReason: APNSRejectionReason = .shutdown
-        /// Close the TCP connection this many seconds after any GOAWAY, whether or not every stream up to
+        /// Close the TCP connection this long after any GOAWAY, whether or not every stream up to
         /// its last-stream-id was answered (some APNs-like servers do); nil waits for the client to close.
-        public var closeAfterGoAway: Double?
+        public var closeAfterGoAway: Duration?
         /// Reset the TCP connection when request N+1 arrives (the first N are answered).
         public var abruptCloseAfterStreams: Int?
         /// Reset the TCP connection that carries every N-th request, counted across all connections of the
@@ -51,8 +52,8 @@ extension MockAPNSServer {
         public var abruptCloseEveryStreams: Int?
         /// Chances of 429/500/503 for otherwise accepted notifications.
         public var faultRates: MockFaultRates = .none
-        /// Close connections idle this many seconds with GOAWAY `{"reason":"IdleTimeout"}`.
-        public var idleTimeout: Double?
+        /// Close connections idle this long with GOAWAY `{"reason":"IdleTimeout"}`.
+        public var idleTimeout: Duration?
         /// Benchmark fast path: no handler, rules, latency, faults or records; 200 with `apns-id` at once,
         /// counters still kept. Connection knobs (GOAWAY/abrupt close/idle) still apply.
         public var acceptAll = false

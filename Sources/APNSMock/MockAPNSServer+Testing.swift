@@ -1,5 +1,5 @@
-import APNSCore
-import PushTLS
+public import APNSCore
+public import PushTLSTesting
 
 extension MockAPNSServer {
     /// A whole test setup from one throw-away CA: a server configuration (certificate for localhost,

@@ -1,7 +1,7 @@
 import APNSCore
 import Dispatch
 import PushHTTP2
-import PushIO
+public import PushIO
 import PushSync
 import PushTLS
 

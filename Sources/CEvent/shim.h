@@ -23,10 +23,4 @@ static inline int push_set_nodelay(evutil_socket_t fd) {
     int one = 1;
     return setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 }
-/* glibc malloc tuning for long-running servers (see PushIO's ProcessMemory). */
-#include <malloc.h>
-
-static inline int push_malloc_set_mmap_threshold(int bytes) {
-    return mallopt(M_MMAP_THRESHOLD, bytes);
-}
 #endif

@@ -1,4 +1,4 @@
-import PushStore
+public import PushStore
 
 /// What the service answers to a user's cancel: the store's decision (`cancelled`, `alreadyMatched`, or
 /// `nothingPending`).

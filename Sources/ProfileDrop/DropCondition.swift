@@ -16,14 +16,14 @@ public struct DropCondition: Sendable, Equatable {
     public var maxDistanceMeters: Double
     /// The largest angle between the direction and the forward axis that counts, in degrees (inclusive).
     public var maxAngleDegrees: Double
-    /// How long a one-sided report waits for the peer's report, in seconds.
-    public var window: TimeInterval
+    /// How long a one-sided report waits for the peer's report.
+    public var window: Duration
 
     /// The defaults (docs/ARCHITECTURE.md, "The drop path"): 0.3 m, 30°, 10 s.
     public static let `default` = DropCondition()
 
     /// Creates a condition; every argument has the §5 default.
-    public init(maxDistanceMeters: Double = 0.3, maxAngleDegrees: Double = 30, window: TimeInterval = 10) {
+    public init(maxDistanceMeters: Double = 0.3, maxAngleDegrees: Double = 30, window: Duration = .seconds(10)) {
         self.maxDistanceMeters = maxDistanceMeters
         self.maxAngleDegrees = maxAngleDegrees
         self.window = window

@@ -1,4 +1,4 @@
-import PushStore
+public import PushStore
 
 /// What the service answers to one phone's report of its peer.
 public enum DropReport: Sendable, Equatable {

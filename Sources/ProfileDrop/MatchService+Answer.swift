@@ -1,5 +1,5 @@
 import Foundation
-import PushStore
+public import PushStore
 
 extension MatchService {
     /// The recipient accepts or declines a mate request; the answer is pushed back to its sender.

@@ -1,5 +1,5 @@
 import Foundation
-import PushStore
+public import PushStore
 
 extension MatchService {
     /// Expires every pending drop whose window has passed (state `expired`, both users freed, nothing

@@ -1,5 +1,5 @@
-import Foundation
-import PushStore
+public import Foundation
+public import PushStore
 
 /// The profile-drop flow: reports, matches, cancels, expiry and mate requests.
 ///

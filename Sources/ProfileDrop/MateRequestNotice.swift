@@ -1,5 +1,5 @@
 import Foundation
-import PushStore
+public import PushStore
 
 /// One mate request to push: the stored request and the card of the user who offers it.
 public struct MateRequestNotice: Sendable, Equatable {

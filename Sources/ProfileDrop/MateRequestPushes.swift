@@ -1,6 +1,6 @@
 import APNSCore
-import Foundation
-import PushStore
+public import Foundation
+public import PushStore
 
 /// Where mate-request pushes go: one alert row per active recipient device.
 ///

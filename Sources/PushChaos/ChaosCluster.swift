@@ -107,6 +107,7 @@ actor ChaosCluster {
     }
 
     /// haproxy in daemon mode: the command returns once the listener is bound, the daemon's pid in a file.
+    /// The settings are those of `deploy/cluster/haproxy.cfg.in` (see there why), with faster health checks.
     private func startBalancer() async throws {
         let servers = ports.enumerated().map { "    server push-\($0.offset + 1) 127.0.0.1:\($0.element) check" }.joined(separator: "\n")
         let config = """
@@ -117,6 +118,9 @@ actor ChaosCluster {
                 timeout connect 2s
                 timeout client 130s
                 timeout server 130s
+                timeout http-request 10s
+                option http-buffer-request
+                option http-server-close
                 retries 3
                 option redispatch
             frontend push_api

@@ -1,5 +1,5 @@
 import Foundation
-import JSON
+public import JSON
 
 /// What a cluster run (several push-server instances on one PostgreSQL database) found beyond a
 /// single-instance run: which rows each killed instance had in flight, whether another instance took them
@@ -27,6 +27,9 @@ public struct ChaosClusterFindings: Sendable {
     public var duplicatesAfterReset = 0
     /// Extra acceptances explained by neither: must be 0.
     public var unexplainedDuplicates = 0
+    /// Up to five of those, each its apns-id and every send of it (seconds after the first kill, connection,
+    /// whether the mock reset that connection, the answer): what to start from when one shows up.
+    public var unexplainedExamples: [String] = []
     /// Rows in a final state that still name an owner or lease, or in-flight rows without one: must be 0.
     public var leaseInconsistencies = -1
     /// `amcheck`'s `bt_index_check` over the outbox's indexes: "ok" or the error.
@@ -55,6 +58,7 @@ public struct ChaosClusterFindings: Sendable {
             + "(earliest \(earliest) after its kill), before it \(resentBeforeLease); read after the kill but sent before it \(lastSendsOfTheDead); duplicates: \(duplicatesOfKilledInFlight) of "
             + "killed in-flight rows, \(duplicatesAfterReset) after resets, \(unexplainedDuplicates) unexplained; "
             + "lease inconsistencies \(leaseInconsistencies); index check \(indexCheck)"
+            + unexplainedExamples.map { "\n    unexplained duplicate \($0)" }.joined()
     }
 
     /// The findings as one JSON object.
@@ -68,6 +72,7 @@ public struct ChaosClusterFindings: Sendable {
             "duplicates_of_killed_in_flight": .int(Int64(duplicatesOfKilledInFlight)),
             "duplicates_after_reset": .int(Int64(duplicatesAfterReset)),
             "unexplained_duplicates": .int(Int64(unexplainedDuplicates)),
+            "unexplained_examples": .array(unexplainedExamples.map { .string($0) }),
             "lease_inconsistencies": .int(Int64(leaseInconsistencies)), "index_check": .string(indexCheck),
         ]
     }

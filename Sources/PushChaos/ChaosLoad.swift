@@ -1,14 +1,19 @@
 import APNSCore
 import Foundation
 import JSON
-
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import PushHTTP1
+import PushIO
 
 /// Posts batches of fresh, unique device tokens to `POST /v1/pushes` until enough are acknowledged,
 /// riding over push-server's deaths: a post cut off by a kill counts as unanswered and the poster waits
 /// for the restarted server.
+///
+/// Each post is one request on a connection of its own (`PushHTTP1.HTTPClient`, `Connection: close`), written
+/// whole: headers and body. Foundation's `URLSession` on Linux was used before and stalled after kills
+/// behind the balancer: when the balancer closed a kept-alive connection just as a post went out on it,
+/// libcurl sent the post again on a new connection, but Foundation cannot rewind a `Data` body and reports
+/// the rewind as done, so only the headers went out again (`Content-Length` 33,556, no body) and the
+/// instance waited for a body that never came (seen in a packet capture of `make chaos-cluster`).
 final class ChaosLoad: Sendable {
     /// What the posters achieved.
     struct Outcome: Sendable {
@@ -18,7 +23,13 @@ final class ChaosLoad: Sendable {
         var unansweredTokens: Set<String> = []
         var unansweredPosts = 0
         var problems: [String] = []
+        /// The longest a post took to be answered or to fail, in seconds.
+        var slowestPost = 0.0
     }
+
+    /// Seconds of silence after which a post counts as stalled: a problem, which fails the run. A post
+    /// is answered in well under a second, or fails at once when its instance dies.
+    static let stallTimeout: Duration = .seconds(60)
 
     private actor Ledger {
         var outcome = Outcome()
@@ -56,6 +67,10 @@ final class ChaosLoad: Sendable {
             await withCheckedContinuation { waiters.append((count, $0)) }
         }
 
+        func took(_ seconds: Double) {
+            outcome.slowestPost = max(outcome.slowestPost, seconds)
+        }
+
         func unanswered(_ tokens: [String], problem: String?) {
             claimed -= batchSize
             outcome.unansweredPosts += 1
@@ -71,7 +86,8 @@ final class ChaosLoad: Sendable {
     private let plan: ChaosPlan
     private let target: ChaosTarget
     private let apiKey: String
-    private let session: URLSession
+    private let loop = EventLoop(name: "chaos-load")
+    private let client: HTTPClient
     private let nonce = UInt64.random(in: 0...UInt64.max)
     private let ledger: Ledger
 
@@ -80,13 +96,11 @@ final class ChaosLoad: Sendable {
         self.target = target
         self.apiKey = apiKey
         ledger = Ledger(target: plan.pushes, batchSize: plan.batchSize)
-        let configuration = URLSessionConfiguration.ephemeral
-        // Through the balancer a post can stall behind a killed instance (seen under load, cause not yet
-        // known): give up on it after 20 s, count it unanswered and post again.
-        configuration.timeoutIntervalForRequest = plan.instances > 1 ? 20 : 120
-        configuration.httpMaximumConnectionsPerHost = plan.concurrency
-        session = URLSession(configuration: configuration)
+        // An answer lists every notification of the push: room for the largest batch.
+        client = HTTPClient(loop: loop, tls: nil, maxResponseBytes: 64 * 1_024 * 1_024)
     }
+
+    deinit { loop.shutdown() }
 
     /// Returns once the API has acknowledged `count` notifications (for a kill in the middle of the posting).
     func waitForAcknowledged(_ count: Int) async {
@@ -109,7 +123,11 @@ final class ChaosLoad: Sendable {
         while let batch = await ledger.claim() {
             let tokens = (0..<plan.batchSize).map { token(batch: batch, index: $0) }
             let (port, generation) = await target.current()
-            switch await post(tokens, port: port) {
+            let started = ContinuousClock.now
+            let result = await post(tokens, port: port)
+            let elapsed = ContinuousClock.now - started
+            await ledger.took(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+            switch result {
             case .acknowledged(let pushID):
                 failuresWithoutKill = 0
                 await ledger.acknowledge(pushID: pushID, count: tokens.count)
@@ -149,24 +167,24 @@ final class ChaosLoad: Sendable {
     }
 
     private func post(_ tokens: [String], port: Int) async -> PostResult {
-        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/v1/pushes")!)
-        request.httpMethod = "POST"
-        request.setValue("Bearer \(apiKey)", forHTTPHeaderField: "Authorization")
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         let body: JSONValue = [
             "tokens": .array(tokens.map { .string($0) }), "alert": "chaos",
             "environment": "development",
         ]
-        request.httpBody = Data(body.serialized())
         do {
-            let (data, response) = try await session.data(for: request)
-            let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-            guard (200..<300).contains(status),
-                let pushID = (try? JSONValue.parse(Array(data)))?["push_id"]?.stringValue
+            let response = try await client.post(
+                url: "http://127.0.0.1:\(port)/v1/pushes",
+                headers: [("Authorization", "Bearer \(apiKey)"), ("Content-Type", "application/json")],
+                body: body.serialized(), timeout: Self.stallTimeout)
+            guard (200..<300).contains(response.status),
+                let pushID = (try? JSONValue.parse(response.body))?["push_id"]?.stringValue
             else {
-                return .refused(status: status, body: String(decoding: data.prefix(200), as: UTF8.self))
+                return .refused(status: response.status, body: String(decoding: response.body.prefix(200), as: UTF8.self))
             }
             return .acknowledged(pushID: pushID)
+        } catch let error as IOError where error.kind == .timeout {
+            await ledger.note("a post got no answer in \(Self.stallTimeout.components.seconds) s (stalled)")
+            return .failed("\(error)")
         } catch {
             return .failed("\(error)")
         }

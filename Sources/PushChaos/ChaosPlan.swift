@@ -18,9 +18,9 @@ public struct ChaosPlan: Sendable {
     public var goAwayEvery = 1_000
     /// The mock resets the TCP connection carrying every N-th stream (counted over all connections).
     public var abruptCloseEvery = 5_000
-    /// The mock closes each connection this many seconds after its GOAWAY, answered or not (nil: it
+    /// The mock closes each connection this long after its GOAWAY, answered or not (nil: it
     /// waits for push-server to close it).
-    public var closeAfterGoAway: Double?
+    public var closeAfterGoAway: Duration?
     /// After each rejection the mock lowers the connection's MAX_CONCURRENT_STREAMS to 1, and raises it
     /// again after the next success (Apple's throttle).
     public var dropStreamLimitAfterRejection = false
@@ -28,18 +28,18 @@ public struct ChaosPlan: Sendable {
     public var tooManyRequestsRate = 0.01
     /// Chance of 503 ServiceUnavailable per otherwise accepted notification.
     public var serviceUnavailableRate = 0.01
-    /// The mock answers after a delay drawn uniformly from 0...`maxJitter` seconds.
-    public var maxJitter = 0.050
+    /// The mock answers after a delay drawn uniformly from 0...`maxJitter`.
+    public var maxJitter: Duration = .milliseconds(50)
     /// Seed of the mock's fault and jitter rolls.
     public var seed: UInt64 = 0xC4A05
     /// push-server instances: 1 runs one on SQLite; more run them on one throwaway PostgreSQL database
     /// behind haproxy, and each SIGKILL hits one of them in turn (`make chaos-cluster`).
     public var instances = 1
-    /// The outbox lease of the instances on PostgreSQL, in seconds (push-server's minimum is 10): a killed
+    /// The outbox lease of the instances on PostgreSQL (push-server's minimum is 10 s): a killed
     /// instance's in-flight rows go to the others once it ends.
-    public var leaseSeconds = 10.0
-    /// Gives up waiting for delivery after this many seconds (the reconciliation still runs and reports).
-    public var deliveryTimeout: Double = 600
+    public var lease: Duration = .seconds(10)
+    /// Gives up waiting for delivery after this long (the reconciliation still runs and reports).
+    public var deliveryTimeout: Duration = .seconds(600)
 
     /// The full run of `make chaos`, with its scratch space under `workDirectory`.
     public init(serverBinary: String, workDirectory: String) {

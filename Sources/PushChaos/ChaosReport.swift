@@ -1,6 +1,6 @@
 import APNSCore
 import Foundation
-import JSON
+public import JSON
 
 /// What a chaos run did and found. `passed` is the verdict: the planned load and faults all happened
 /// (every push acknowledged, every kill landed, the kills during delivery with rows still to send, GOAWAYs
@@ -22,6 +22,9 @@ public struct ChaosReport: Sendable {
     public var acknowledged = 0
     /// `POST`s that got no 2xx answer (cut by a kill or refused while the server was down).
     public var unansweredPosts = 0
+    /// The longest any `POST` took to be answered or to fail, in seconds: a post never waits for a kill
+    /// elsewhere (one silent for `ChaosLoad.stallTimeout` is a problem).
+    public var slowestPostSeconds = 0.0
     /// Rows stored by `POST`s whose answer was lost (committed, but the caller never heard): rows whose
     /// token belongs to an unanswered post, counted in the outbox.
     public var storedWithoutAnswer = 0
@@ -106,7 +109,7 @@ public struct ChaosReport: Sendable {
         let states = outboxStates.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         var lines = [
             "chaos: \(passed ? "PASSED" : "FAILED") in \(String(format: "%.1f", seconds)) s",
-            "  pushes: \(acknowledged) acknowledged by the API, \(storedWithoutAnswer) more stored by posts cut off (\(unansweredPosts) posts unanswered)",
+            "  pushes: \(acknowledged) acknowledged by the API, \(storedWithoutAnswer) more stored by posts cut off (\(unansweredPosts) posts unanswered); slowest post \(String(format: "%.2f", slowestPostSeconds)) s",
             "  faults injected: \(kills) SIGKILL + restart (outbox depth at each: \(depthAtKills.map(String.init).joined(separator: ", "))), \(goAways) GOAWAY, \(abruptCloses) abrupt TCP closes, rejections: \(reasons.isEmpty ? "none" : reasons), over \(streams) streams",
             "  outbox: \(outboxRows) rows; \(states)",
             "  delivered: \(delivered) distinct apns-ids; duplicates \(duplicates) (resends after an unknown outcome)",
@@ -124,6 +127,7 @@ public struct ChaosReport: Sendable {
         var object: [String: JSONValue] = [
             "passed": .bool(passed), "seconds": .double(seconds), "acknowledged": .int(Int64(acknowledged)),
             "unanswered_posts": .int(Int64(unansweredPosts)), "stored_without_answer": .int(Int64(storedWithoutAnswer)),
+            "slowest_post_s": .double(slowestPostSeconds),
             "outbox_rows": .int(Int64(outboxRows)), "outbox_states": counts(outboxStates), "lost": .int(Int64(lost)),
             "disagreements": .int(Int64(disagreements)), "delivered": .int(Int64(delivered)),
             "duplicates": .int(Int64(duplicates)), "integrity": .string(integrity), "kills": .int(Int64(kills)),

@@ -2,7 +2,7 @@ import APNSCore
 import APNSMock
 import Foundation
 import PushStore
-import PushTLS
+import PushTLSTesting
 import TestSupport
 
 extension ChaosRun {
@@ -35,15 +35,15 @@ extension ChaosRun {
         report.abruptClosesPlanned = plan.abruptCloseEvery > 0
         var findings = ChaosClusterFindings()
         findings.instances = plan.instances
-        findings.leaseSeconds = plan.leaseSeconds
+        findings.leaseSeconds = plan.lease / .seconds(1)
 
         let cluster = try await ChaosCluster.start(
-            binary: plan.serverBinary, arguments: arguments, count: plan.instances, leaseSeconds: plan.leaseSeconds,
+            binary: plan.serverBinary, arguments: arguments, count: plan.instances, leaseSeconds: plan.lease / .seconds(1),
             directory: directory)
         let observer: PostgresOutboxRepository
         do {
             let database = try await PostgresDatabase.open(url: cluster.databaseURL, poolSize: 2, instanceID: "chaos-observer")
-            observer = PostgresOutboxRepository(database: database, lease: plan.leaseSeconds)
+            observer = PostgresOutboxRepository(database: database, lease: plan.lease)
         } catch {
             await cluster.abandon()
             throw error
@@ -92,6 +92,7 @@ extension ChaosRun {
         report.depthAtKills = depths
         report.acknowledged = load.acknowledged
         report.unansweredPosts = load.unansweredPosts
+        report.slowestPostSeconds = load.slowestPost
         report.problems = load.problems + (killProblem.map { [$0] } ?? [])
         findings.inFlightAtKills = killed.map(\.leases.count)
 
@@ -165,16 +166,29 @@ extension ChaosRun {
                 findings.duplicatesAfterReset += extra
             } else {
                 findings.unexplainedDuplicates += extra
+                if findings.unexplainedExamples.count < 5 {
+                    // Times in seconds after the first kill, so the sends can be placed against the kills.
+                    let origin = killed.first?.time ?? sends[0].time
+                    let detail = sends.sorted { $0.time < $1.time }.map { send in
+                        String(format: "%+.3f s", send.time.timeIntervalSince(origin))
+                            + " on connection \(send.connectionID)\(aborted.contains(send.connectionID) ? " (reset)" : "")"
+                            + (send.isAccepted ? " accepted" : " refused")
+                    }
+                    findings.unexplainedExamples.append("\(apnsID): " + detail.joined(separator: "; "))
+                }
             }
         }
     }
 
-    /// `amcheck`'s B-tree check (with every heap tuple looked up) over the outbox's indexes.
+    /// `amcheck`'s B-tree check (with every heap tuple looked up) over the indexes of both outbox tables.
     private static func checkIndexes(_ cluster: ChaosCluster) async -> String {
         do {
             _ = try await cluster.query("CREATE EXTENSION IF NOT EXISTS amcheck")
             let checked = try await cluster.query(
-                "SELECT count(bt_index_check(i.indexrelid, true)) FROM pg_index i WHERE i.indrelid = 'outbox'::regclass")
+                """
+                SELECT count(bt_index_check(i.indexrelid, true)) FROM pg_index i
+                WHERE i.indrelid IN ('outbox_items'::regclass, 'outbox_state'::regclass)
+                """)
             return (Int(checked.first?.first ?? "") ?? 0) > 0 ? "ok" : "no index checked"
         } catch {
             return "\(error)"

@@ -2,7 +2,7 @@ import APNSCore
 import APNSMock
 import Foundation
 import PushStore
-import PushTLS
+import PushTLSTesting
 import TestSupport
 
 /// Runs push-server under a faulty mock APNs and repeated SIGKILLs, then reconciles the outbox with what
@@ -80,6 +80,7 @@ public enum ChaosRun {
         report.depthAtKills = depths
         report.acknowledged = load.acknowledged
         report.unansweredPosts = load.unansweredPosts
+        report.slowestPostSeconds = load.slowestPost
         report.problems = load.problems + (killProblem.map { [$0] } ?? [])
         guard let server = last else {
             report.seconds = Date().timeIntervalSince(started)
@@ -122,7 +123,7 @@ public enum ChaosRun {
         configuration.faultRates = MockFaultRates(
             tooManyRequests: plan.tooManyRequestsRate,
             serviceUnavailable: plan.serviceUnavailableRate)
-        configuration.latency = .jitter(min: 0, max: plan.maxJitter)
+        configuration.latency = .jitter(min: .zero, max: plan.maxJitter)
         configuration.randomSeed = plan.seed
         return configuration
     }
@@ -156,11 +157,11 @@ public enum ChaosRun {
     }
 
     /// Runs `body`, or gives up after `seconds` (cancelling it) and returns nil.
-    static func within<T: Sendable>(_ seconds: Double, _ body: @escaping @Sendable () async -> T) async -> T? {
+    static func within<T: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable () async -> T) async -> T? {
         await withTaskGroup(of: T?.self) { group in
             group.addTask { await body() }
             group.addTask {
-                try? await Task.sleep(for: .seconds(seconds))
+                try? await Task.sleep(for: timeout)
                 return nil
             }
             let first = await group.next() ?? nil

@@ -1,5 +1,5 @@
-import PushIO
-import PushTLS
+public import PushIO
+public import PushTLS
 
 extension HTTP2ClientConnection {
     /// How to reach the server and how to behave.
@@ -16,14 +16,14 @@ extension HTTP2ClientConnection {
         public var proxy: IOProxy?
         /// Our own ceiling on concurrent streams, below the server's.
         public var maxConcurrentStreams: Int = 1000
-        /// Seconds allowed for TCP + the proxy's tunnel + TLS + the first SETTINGS.
-        public var connectTimeout: Double = 10
-        /// Send a PING after this many idle seconds (nil: never).
-        public var pingInterval: Double? = 60
-        /// Close the connection when a PING is not answered within this many seconds.
-        public var pingTimeout: Double = 10
-        /// Close gracefully after this many seconds without streams (nil: never).
-        public var idleTimeout: Double?
+        /// Time allowed for TCP + the proxy's tunnel + TLS + the first SETTINGS.
+        public var connectTimeout: Duration = .seconds(10)
+        /// Send a PING after this long idle (nil: never).
+        public var pingInterval: Duration? = .seconds(60)
+        /// Close the connection when a PING is not answered within this time.
+        public var pingTimeout: Duration = .seconds(10)
+        /// Close gracefully after this long without streams (nil: never).
+        public var idleTimeout: Duration?
         /// Stop opening streams while more than this many bytes wait to be written.
         public var outputHighWater: Int = 1 << 20
         /// Request header fields whose values change with every request (ids): sent as literals never

@@ -1,5 +1,5 @@
 internal import CNGHTTP2
-import PushIO
+public import PushIO
 import PushTLS
 
 extension HTTP2ClientConnection: IOStreamDelegate {

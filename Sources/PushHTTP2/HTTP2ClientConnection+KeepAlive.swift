@@ -5,7 +5,7 @@ extension HTTP2ClientConnection {
     public func ping() {
         guard let session = currentSession, state == .ready || state == .draining else { return }
         try? session.submitPing()
-        pingDeadline = MonotonicClock.now + configuration.pingTimeout
+        pingDeadline = ContinuousClock.now + configuration.pingTimeout
         flush()
     }
 
@@ -13,16 +13,17 @@ extension HTTP2ClientConnection {
     /// one whose PING goes unanswered; nil when neither a PING interval nor an idle timeout is set.
     func makeKeepAliveTimer() -> LoopTimer? {
         guard configuration.pingInterval != nil || configuration.idleTimeout != nil else { return nil }
-        let period = min(configuration.pingInterval ?? .infinity, configuration.idleTimeout ?? .infinity, configuration.pingTimeout)
+        let pingTimeout = configuration.pingTimeout
+        let period = min(configuration.pingInterval ?? pingTimeout, configuration.idleTimeout ?? pingTimeout, pingTimeout)
         let timer = LoopTimer(loop: loop, repeating: true) { [unowned self] in self.keepAliveTick() }
-        timer.schedule(after: max(period / 2, 0.05))
+        timer.schedule(after: max(period / 2, .milliseconds(50)))
         return timer
     }
 
     private func keepAliveTick() {
-        let now = MonotonicClock.now
+        let now = ContinuousClock.now
         if let deadline = pingDeadline, now >= deadline {
-            fail(IOError(.timeout, "keep-alive PING not answered within \(configuration.pingTimeout) s"))
+            fail(IOError(.timeout, "keep-alive PING not answered within \(configuration.pingTimeout / .seconds(1)) s"))
             return
         }
         let idle = now - lastActivity

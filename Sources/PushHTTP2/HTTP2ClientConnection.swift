@@ -1,7 +1,7 @@
 internal import CNGHTTP2
 import Foundation
-import PushIO
-import PushTLS
+public import PushIO
+public import PushTLS
 
 /// An HTTP/2 client connection on one event loop: TLS + ALPN h2 (or cleartext h2 with prior knowledge),
 /// requests queued while the server's MAX_CONCURRENT_STREAMS is reached, keep-alive PING, GOAWAY handling.
@@ -60,10 +60,10 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
     var openHead: HTTP2ClientExchange?
     var openCount = 0
     var nextHandle: Int64 = 0
-    var lastActivity = MonotonicClock.now
+    var lastActivity = ContinuousClock.now
     private var connectTimer: LoopTimer?
     private var keepAliveTimer: LoopTimer?
-    var pingDeadline: Double?
+    var pingDeadline: ContinuousClock.Instant?
     private var closeError: IOError?
     /// The last-stream-id of the server's GOAWAY: streams above it were never processed.
     private var goAwayLastStreamID: Int32?
@@ -102,7 +102,9 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
         guard phase == .idle else { return }
         phase = .connecting
         let timer = LoopTimer(loop: loop) { [unowned self] in
-            if self.phase == .connecting { self.fail(IOError(.timeout, "no HTTP/2 connection within \(self.configuration.connectTimeout) s")) }
+            if self.phase == .connecting {
+                self.fail(IOError(.timeout, "no HTTP/2 connection within \(self.configuration.connectTimeout / .seconds(1)) s"))
+            }
         }
         timer.schedule(after: configuration.connectTimeout)
         connectTimer = timer
@@ -168,7 +170,7 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
     // Hooks for the event extension (same type, another file).
     func installSession(_ session: HTTP2Session) { self.session = session }
     var currentSession: HTTP2Session? { session }
-    func noteActivity() { lastActivity = MonotonicClock.now }
+    func noteActivity() { lastActivity = ContinuousClock.now }
     func clearPingDeadline() { pingDeadline = nil }
     func markReady() { becomeReady() }
 

@@ -1,4 +1,4 @@
-import PushIO
+public import PushIO
 
 /// Receives a client connection's life events on its loop thread.
 public protocol HTTP2ClientConnectionDelegate: AnyObject {

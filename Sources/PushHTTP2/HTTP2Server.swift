@@ -1,6 +1,6 @@
 internal import CNGHTTP2
-import PushIO
-import PushTLS
+public import PushIO
+public import PushTLS
 
 /// The SETTINGS a server announces.
 public struct HTTP2ServerSettings: Sendable {

@@ -1,5 +1,5 @@
 internal import CNGHTTP2
-import PushIO
+public import PushIO
 
 extension HTTP2ServerConnection: IOStreamDelegate {
     public func streamDidConnect(_ stream: IOStream) {

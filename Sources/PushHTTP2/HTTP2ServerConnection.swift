@@ -1,6 +1,6 @@
 internal import CNGHTTP2
-import PushIO
-import PushTLS
+public import PushIO
+public import PushTLS
 
 /// The server side of one HTTP/2 connection: parses requests, hands each to a handler, writes answers.
 ///
@@ -164,27 +164,27 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
     }
 
     /// After GOAWAY, once every stream is answered, the connection waits for the client to close it
-    /// (up to `lingerSeconds`) instead of closing first: closing a socket with unread client bytes makes
+    /// (up to `linger`) instead of closing first: closing a socket with unread client bytes makes
     /// the kernel send a reset, which can destroy answers the client has not read yet.
     func closeIfDone() {
         guard goingAway, streamsOpen == 0, lingerTimer == nil, !closed else { return }
         let timer = LoopTimer(loop: loop) { [weak self] in self?.close() }
-        timer.schedule(after: linger)
+        timer.schedule(after: lingerDelay)
         lingerTimer = timer
     }
 
-    /// Seconds to wait for the client to close after a GOAWAY.
-    public var lingerSeconds: Double {
+    /// How long to wait for the client to close after a GOAWAY.
+    public var linger: Duration {
         get {
             loop.preconditionInEventLoop()
-            return linger
+            return lingerDelay
         }
         set {
             loop.preconditionInEventLoop()
-            linger = newValue
+            lingerDelay = newValue
         }
     }
-    private var linger: Double = 2
+    private var lingerDelay: Duration = .seconds(2)
 
     func finish() {
         guard !closed else { return }

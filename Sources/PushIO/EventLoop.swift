@@ -12,7 +12,8 @@ import PushTLS
 public final class EventLoop: @unchecked Sendable {
     /// A name for logs and the thread.
     public let name: String
-    let base: OpaquePointer
+    /// The libevent base (`event_base *`), for the modules that build on this loop (PushHTTP1, PushProcess).
+    package let base: OpaquePointer
     private var wakeEvent: OpaquePointer?
     private let jobs = PThreadLock(PendingJobs())
     private let stopped = PThreadLock(false)

@@ -1,6 +1,6 @@
 internal import CEvent
 import Foundation
-import PushTLS
+public import PushTLS
 
 /// A listening TCP socket on one loop; each accepted connection becomes an ``IOStream`` (TLS when a
 /// server context is given). Create and close on the loop thread.

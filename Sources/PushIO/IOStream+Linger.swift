@@ -7,11 +7,11 @@ import Foundation
 /// and a reset drops whatever the kernel has not sent yet: the last answers a server writes right before
 /// it closes (a GOAWAY followed by a close) were lost that way once writes went straight to the kernel.
 /// So the write side is shut down instead (the peer gets everything written, then a FIN), and what the
-/// peer still sends is read and dropped until it closes as well, or ``lingerSeconds`` pass; only then is
+/// peer still sends is read and dropped until it closes as well, or ``lingerTime`` passes; only then is
 /// the socket freed. No event reaches the delegate after ``close()``.
 extension IOStream {
     /// The longest a closed stream waits for the peer's own close.
-    static let lingerSeconds = 2.0
+    static let lingerTime: Duration = .seconds(2)
 
     func lingerThenRelease() {
         guard let bev, lingerTimer == nil else { return }
@@ -25,7 +25,7 @@ extension IOStream {
         bufferevent_setcb(bev, ioStreamLingerRead, nil, ioStreamLingerEvent, context)
         bufferevent_enable(bev, Int16(EV_READ))
         let timer = LoopTimer(loop: loop) { [unowned self] in self.release() }
-        timer.schedule(after: Self.lingerSeconds)
+        timer.schedule(after: Self.lingerTime)
         lingerTimer = timer
     }
 }

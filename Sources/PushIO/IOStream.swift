@@ -1,6 +1,6 @@
 internal import CEvent
 import Foundation
-import PushTLS
+public import PushTLS
 
 /// A TCP connection, optionally TLS, driven by a libevent bufferevent on one loop.
 ///

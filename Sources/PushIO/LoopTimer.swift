@@ -30,11 +30,13 @@ public final class LoopTimer: @unchecked Sendable {
         if let event { event_free(event) }
     }
 
-    /// Fires after `seconds` (and every `seconds` after that when repeating); re-arming replaces the previous schedule.
-    public func schedule(after seconds: Double) {
+    /// Fires after `delay` (and every `delay` after that when repeating); re-arming replaces the previous schedule.
+    /// A negative delay fires at once.
+    public func schedule(after delay: Duration) {
         loop.preconditionInEventLoop()
         guard let event else { return }
-        var interval = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - Double(Int(seconds))) * 1_000_000))
+        let (seconds, attoseconds) = max(delay, .zero).components
+        var interval = timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
         event_add(event, &interval)
     }
 

@@ -1,5 +1,5 @@
-import APNSCore
-import Foundation
+public import APNSCore
+public import Foundation
 
 /// What an ActivityKit push token is for (Apple, "Starting and updating Live Activities with ActivityKit
 /// push notifications"): a push-to-start token starts activities of one `ActivityAttributes` type (iOS
@@ -99,10 +99,10 @@ public protocol ActivityTokenRepository: Sendable {
     /// Every token of the user, retired ones included, oldest first.
     func tokens(userID: String) async throws -> [ActivityTokenRecord]
     /// Takes one priority-10 update from `activityID`'s budget at `now`: true (and counted) when fewer than
-    /// `limit` were taken in the `window` seconds before `now`, false (and nothing counted) otherwise.
+    /// `limit` were taken in the `window` before `now`, false (and nothing counted) otherwise.
     /// Instances sharing the store take from one budget: two takes of one activity never both see the
     /// last unit free.
-    func takePriorityBudget(activityID: String, limit: Int, window: TimeInterval, now: Date) async throws -> Bool
+    func takePriorityBudget(activityID: String, limit: Int, window: Duration, now: Date) async throws -> Bool
     /// Deletes up to `limit` tokens retired before `date` (oldest retirement first); returns how many.
     func purgeRetired(olderThan date: Date, limit: Int) async throws -> Int
     /// Deletes up to `limit` budget entries taken before `date` (oldest first); returns how many.

@@ -1,5 +1,5 @@
-import APNSCore
-import Foundation
+public import APNSCore
+public import Foundation
 
 /// A broadcast channel the service created with Apple's channel management API, kept per app topic (the
 /// bundle ID) and environment. Apple holds the channel itself; the store keeps what the service needs to

@@ -1,5 +1,5 @@
-import APNSCore
-import Foundation
+public import APNSCore
+public import Foundation
 
 /// Apple's rule for dropping a device token after an APNs rejection, shared by both repositories.
 public enum DeviceInvalidationRule {

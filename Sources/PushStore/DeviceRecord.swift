@@ -1,5 +1,5 @@
-import APNSCore
-import Foundation
+public import APNSCore
+public import Foundation
 
 /// A device token registered for a user and an app topic.
 public struct DeviceRecord: Sendable, Equatable {

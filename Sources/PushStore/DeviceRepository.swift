@@ -1,5 +1,5 @@
-import APNSCore
-import Foundation
+public import APNSCore
+public import Foundation
 
 /// Device-token registrations and Apple's invalidation rules.
 public protocol DeviceRepository: Sendable {

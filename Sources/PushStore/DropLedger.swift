@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// One phone's report of its peer, as the store decides it (the drop condition was checked before).
 public struct DropReportRequest: Sendable {
@@ -9,14 +9,14 @@ public struct DropReportRequest: Sendable {
     /// The id a new pending drop gets, if this report creates one.
     public var newDropID: String
     /// How long a pending drop waits for the peer, and how long a match answers repeats.
-    public var window: TimeInterval
+    public var window: Duration
     /// The outbox rows that push a new match's two mate requests. The store calls it inside the transaction
     /// that stores the match, so it must not do I/O: read what it needs (devices, cards) beforehand.
     public var pushes: @Sendable (_ drop: DropRecord, _ requests: [MateRequestRecord]) -> [OutboxItem]
 
     /// A report of `peerID` by `reporterID`.
     public init(
-        reporterID: String, peerID: String, newDropID: String, window: TimeInterval,
+        reporterID: String, peerID: String, newDropID: String, window: Duration,
         pushes: @escaping @Sendable (_ drop: DropRecord, _ requests: [MateRequestRecord]) -> [OutboxItem]
     ) {
         self.reporterID = reporterID
@@ -95,7 +95,7 @@ package enum DropRules {
     ) throws -> (DropReportOutcome, expired: [DropRecord]) {
         let (reporter, peer) = (request.reporterID, request.peerID)
         let expired = try settle([reporter, peer], now: now, &tx)
-        let since = now.addingTimeInterval(-request.window)
+        let since = now.addingTimeInterval(-(request.window / .seconds(1)))
         if let match = try tx.latestMatch(between: reporter, and: peer, since: since) {
             return (.alreadyMatched(match, try tx.requests(forDrop: match.id)), expired)
         }
@@ -107,7 +107,7 @@ package enum DropRules {
         guard try tx.pendingDrop(engaging: peer) == nil else { return (.busy, expired) }
         let drop = DropRecord(
             id: request.newDropID, initiatorID: reporter, peerID: peer, createdAt: now,
-            expiresAt: now.addingTimeInterval(request.window))
+            expiresAt: now.addingTimeInterval(request.window / .seconds(1)))
         try drop.validate()
         try tx.insertPending(drop)
         return (.pending(drop), expired)
@@ -115,7 +115,7 @@ package enum DropRules {
 
     /// Cancels `userID`'s pending drop at `now`, unless it matched within `window`.
     package static func cancel(
-        userID: String, now: Date, window: TimeInterval, _ tx: inout some DropTransaction
+        userID: String, now: Date, window: Duration, _ tx: inout some DropTransaction
     ) throws -> (DropCancelOutcome, expired: [DropRecord]) {
         let expired = try settle([userID], now: now, &tx)
         if var drop = try tx.pendingDrop(engaging: userID) {
@@ -123,7 +123,7 @@ package enum DropRules {
             try tx.close(drop)
             return (.cancelled(drop), expired)
         }
-        if let match = try tx.latestMatch(of: userID, since: now.addingTimeInterval(-window)) {
+        if let match = try tx.latestMatch(of: userID, since: now.addingTimeInterval(-(window / .seconds(1)))) {
             return (.alreadyMatched(match), expired)
         }
         return (.nothingPending, expired)
@@ -131,11 +131,11 @@ package enum DropRules {
 
     /// `userID`'s current drop at `now`: the pending one, else their match within `window`, else nil.
     package static func current(
-        userID: String, now: Date, window: TimeInterval, _ tx: inout some DropTransaction
+        userID: String, now: Date, window: Duration, _ tx: inout some DropTransaction
     ) throws -> (DropRecord?, expired: [DropRecord]) {
         let expired = try settle([userID], now: now, &tx)
         if let drop = try tx.pendingDrop(engaging: userID) { return (drop, expired) }
-        return (try tx.latestMatch(of: userID, since: now.addingTimeInterval(-window)), expired)
+        return (try tx.latestMatch(of: userID, since: now.addingTimeInterval(-(window / .seconds(1)))), expired)
     }
 
     /// Expires every pending drop whose window ended before `now`; returns them.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The state of a profile drop between two users.
 public enum DropState: String, Sendable, CaseIterable, Hashable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Profile drops between two users, with the drop rules (`DropRules`) enforced by the store itself: every
 /// operation is one transaction with its users locked, so the rules hold however many service instances
@@ -8,9 +8,9 @@ public protocol DropRepository: Sendable {
     /// both mate requests and their outbox rows. Also returns the drops that expired on the way.
     func report(_ request: DropReportRequest, now: Date) async throws -> (DropReportOutcome, expired: [DropRecord])
     /// Cancels `userID`'s pending drop at `now`, or says it matched within `window`, or that nothing is pending.
-    func cancel(userID: String, now: Date, window: TimeInterval) async throws -> (DropCancelOutcome, expired: [DropRecord])
+    func cancel(userID: String, now: Date, window: Duration) async throws -> (DropCancelOutcome, expired: [DropRecord])
     /// `userID`'s pending drop, else their match within `window`, else nil (expiring a due drop first).
-    func current(userID: String, now: Date, window: TimeInterval) async throws -> (DropRecord?, expired: [DropRecord])
+    func current(userID: String, now: Date, window: Duration) async throws -> (DropRecord?, expired: [DropRecord])
     /// Expires every pending drop whose window ended before `now`; returns them.
     func expireDue(now: Date) async throws -> [DropRecord]
     /// Every pending drop, oldest first.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The answer first given to a request made with an `Idempotency-Key`, replayed to its repeats.
 public struct IdempotentAnswer: Sendable, Equatable {
@@ -30,7 +30,7 @@ public enum IdempotencyClaim: Sendable, Equatable {
 /// for `ttl`; the records survive restarts.
 public protocol IdempotencyRepository: Sendable {
     /// Claims `key` in `scope` for a request whose body hashes to `fingerprint`, or says why not.
-    func begin(key: String, scope: String, fingerprint: [UInt8], now: Date, ttl: TimeInterval) async throws -> IdempotencyClaim
+    func begin(key: String, scope: String, fingerprint: [UInt8], now: Date, ttl: Duration) async throws -> IdempotencyClaim
     /// Records the answer of the request that claimed `key`.
     func finish(key: String, scope: String, answer: IdempotentAnswer) async throws
     /// Forgets a claim whose request ended without an answer worth replaying (a retry runs again).

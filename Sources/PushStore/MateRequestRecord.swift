@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The state of a mate request.
 public enum MateRequestState: String, Sendable, CaseIterable, Hashable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Mate requests, made by `DropRepository.report` when drops match.
 public protocol MateRequestRepository: Sendable {

@@ -1,5 +1,5 @@
 import APNSCore
-import Foundation
+public import Foundation
 import PushSync
 
 /// Row ids in lowercase UUID form, version 7: a millisecond timestamp, then 12 bits of sub-millisecond

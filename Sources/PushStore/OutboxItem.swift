@@ -1,5 +1,5 @@
-import APNSCore
-import Foundation
+public import APNSCore
+public import Foundation
 
 /// One notification to one device token, or one broadcast to one channel, as kept in the durable outbox.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The durable queue of notifications.
 public protocol OutboxRepository: Sendable {

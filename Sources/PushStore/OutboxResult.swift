@@ -1,4 +1,4 @@
-import APNSCore
+public import APNSCore
 
 /// The outcome of one send attempt as the APNs client gave it, reported to `OutboxRepository.complete`:
 /// the rejection and the transport failure keep their types (reason, status, timestamp; whether the

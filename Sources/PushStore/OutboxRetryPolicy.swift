@@ -5,10 +5,10 @@ import Foundation
 public struct OutboxRetryPolicy: Sendable, Equatable {
     /// Sends tried before a retried row becomes `failed`.
     public var maxAttempts: Int
-    /// The delay after the first failed attempt, in seconds.
-    public var baseDelay: TimeInterval
-    /// The longest delay, in seconds.
-    public var maxDelay: TimeInterval
+    /// The delay after the first failed attempt.
+    public var baseDelay: Duration
+    /// The longest delay.
+    public var maxDelay: Duration
     /// Fraction (0…1) by which a delay may be shortened; the amount is a hash of the row id and
     /// attempt, so it is reproducible in tests yet spreads rows that failed together.
     public var jitter: Double
@@ -17,7 +17,7 @@ public struct OutboxRetryPolicy: Sendable, Equatable {
     public static let `default` = OutboxRetryPolicy()
 
     /// Creates a policy.
-    public init(maxAttempts: Int = 8, baseDelay: TimeInterval = 1, maxDelay: TimeInterval = 300, jitter: Double = 0) {
+    public init(maxAttempts: Int = 8, baseDelay: Duration = .seconds(1), maxDelay: Duration = .seconds(300), jitter: Double = 0) {
         self.maxAttempts = max(1, maxAttempts)
         self.baseDelay = baseDelay
         self.maxDelay = maxDelay
@@ -25,11 +25,11 @@ public struct OutboxRetryPolicy: Sendable, Equatable {
     }
 
     /// The delay before the next attempt of row `id` after its `attempts`-th attempt failed.
-    public func delay(afterAttempt attempts: Int, id: String) -> TimeInterval {
+    public func delay(afterAttempt attempts: Int, id: String) -> Duration {
         let exponent = Double(max(0, min(attempts - 1, 62)))
-        let raw = min(baseDelay * pow(2, exponent), maxDelay)
-        guard jitter > 0 else { return raw }
-        return raw * (1 - jitter * Self.unitHash(id, attempts))
+        let raw = min(baseDelay / .seconds(1) * pow(2, exponent), maxDelay / .seconds(1))
+        guard jitter > 0 else { return .seconds(raw) }
+        return .seconds(raw * (1 - jitter * Self.unitHash(id, attempts)))
     }
 
     /// A value in [0, 1) from FNV-1a over the id and attempt number.

@@ -22,7 +22,7 @@ struct OutboxTransition {
         } else {
             state = .queued
             let delay = policy.delay(afterAttempt: attempts, id: id)
-            nextAttemptMillis = nowMillis + Int64((delay * 1_000).rounded())
+            nextAttemptMillis = nowMillis + Int64((delay / .milliseconds(1)).rounded())
         }
     }
 

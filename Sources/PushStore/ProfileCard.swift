@@ -1,5 +1,5 @@
 import Foundation
-import JSON
+public import JSON
 
 /// A user's profile card, shown to the peer on a mate request and carried inside the push payload.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A stored user and their profile card.
 public struct UserRecord: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Users and their profile cards.
 public protocol UserRepository: Sendable {

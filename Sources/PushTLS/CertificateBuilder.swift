@@ -1,13 +1,14 @@
 internal import COpenSSL
-import Foundation
+package import Foundation
 
-/// Assembles and signs one X.509 v3 certificate with OpenSSL (test credentials only).
-final class CertificateBuilder {
+/// Assembles and signs one X.509 v3 certificate with OpenSSL. Package API: the test certificate authority
+/// (`PushTLSTesting`) issues its certificates with it, so that no C reaches that module.
+package final class CertificateBuilder {
     /// The `X509*` under construction, freed in `deinit`.
     private let raw: OpaquePointer
 
     /// Starts a certificate for `publicKey` with `subject` entries (short names: "CN", "UID", ...).
-    init(subject: [(field: String, value: String)], publicKey: PrivateKeyHandle, notBefore: Date, notAfter: Date) throws {
+    package init(subject: [(field: String, value: String)], publicKey: PrivateKeyHandle, notBefore: Date, notAfter: Date) throws {
         raw = try OpenSSLCall.check(X509_new(), "X509_new")
         try OpenSSLCall.check(status: X509_set_version(raw, 2), "X509_set_version")
         try setRandomSerial()
@@ -42,9 +43,12 @@ final class CertificateBuilder {
         try OpenSSLCall.check(BN_to_ASN1_INTEGER(number, X509_get_serialNumber(raw)), "BN_to_ASN1_INTEGER")
     }
 
-    /// Adds a standard extension written in `openssl.cnf` syntax, e.g. "critical,CA:TRUE".
-    /// `issuer` nil means self-issued (needed by authorityKeyIdentifier).
-    func addExtension(nid: Int32, _ value: String, issuer: X509Handle? = nil) throws {
+    /// Adds a standard extension by OpenSSL's short name ("basicConstraints", "keyUsage", "subjectAltName",
+    /// ...) with its value in `openssl.cnf` syntax, e.g. "critical,CA:TRUE". `issuer` nil means self-issued
+    /// (needed by authorityKeyIdentifier).
+    package func addExtension(_ name: String, _ value: String, issuer: X509Handle? = nil) throws {
+        let nid = OBJ_sn2nid(name)
+        guard nid != NID_undef else { throw TLSError(.openSSL, "unknown certificate extension \(name)") }
         var context = X509V3_CTX()
         X509V3_set_ctx(&context, issuer?.raw ?? raw, raw, nil, nil, 0)
         let ext = try OpenSSLCall.check(
@@ -55,7 +59,7 @@ final class CertificateBuilder {
     }
 
     /// Adds a private extension by dotted OID with a DER value.
-    func addExtension(oid: String, der: [UInt8], critical: Bool = false) throws {
+    package func addExtension(oid: String, der: [UInt8], critical: Bool = false) throws {
         let object = try OpenSSLCall.check(OBJ_txt2obj(oid, 1), "OBJ_txt2obj")
         defer { ASN1_OBJECT_free(object) }
         let value = try OpenSSLCall.check(ASN1_OCTET_STRING_new(), "ASN1_OCTET_STRING_new")
@@ -70,7 +74,7 @@ final class CertificateBuilder {
 
     /// Sets the issuer name, signs with SHA-256 and returns the finished certificate.
     /// `issuer` nil means self-signed.
-    func sign(issuer: X509Handle?, key: PrivateKeyHandle) throws -> X509Handle {
+    package func sign(issuer: X509Handle?, key: PrivateKeyHandle) throws -> X509Handle {
         let issuerName = X509_get_subject_name(issuer?.raw ?? raw)
         try OpenSSLCall.check(status: X509_set_issuer_name(raw, issuerName), "X509_set_issuer_name")
         try OpenSSLCall.check(status: X509_sign(raw, key.raw, EVP_sha256()), "X509_sign")

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Reading and writing credential files with the errors callers branch on.
-enum CredentialFile {
+package enum CredentialFile {
     /// The bytes of a file; `.fileMissing` when it does not exist or cannot be read.
     static func readBytes(_ path: String) throws -> [UInt8] {
         guard FileManager.default.fileExists(atPath: path) else {
@@ -19,7 +19,7 @@ enum CredentialFile {
     }
 
     /// Writes bytes atomically; `secret` files are made readable by the owner only (0600).
-    static func write(_ bytes: [UInt8], to path: String, secret: Bool = false) throws {
+    package static func write(_ bytes: [UInt8], to path: String, secret: Bool = false) throws {
         let url = URL(fileURLWithPath: path)
         try Data(bytes).write(to: url, options: .atomic)
         if secret {

@@ -1,7 +1,7 @@
 internal import COpenSSL
 
 /// Owns one OpenSSL `PKCS12*` and knows how to open and build .p12 files.
-final class PKCS12Handle {
+package final class PKCS12Handle {
     /// The `PKCS12*`, freed in `deinit`.
     let raw: OpaquePointer
 
@@ -72,7 +72,7 @@ final class PKCS12Handle {
 
     /// Builds a .p12: modern is AES-256-CBC + PBKDF2 (OpenSSL 3's defaults); legacy is
     /// RC2-40 for certificates and 3DES for the key, as old Keychain exports are.
-    static func build(
+    package static func build(
         certificate: X509Handle, privateKey: PrivateKeyHandle?, chain: [X509Handle],
         password: String, friendlyName: String?, legacy: Bool
     ) throws -> [UInt8] {

@@ -4,9 +4,9 @@ internal import COpenSSL
 ///
 /// `@unchecked Sendable`: the key is never changed after it is wrapped, and OpenSSL 3 lets many
 /// threads sign or verify with one `EVP_PKEY` at once (each operation gets its own context).
-final class PrivateKeyHandle: @unchecked Sendable {
+package final class PrivateKeyHandle: @unchecked Sendable {
     /// The `EVP_PKEY*`.
-    let raw: OpaquePointer
+    package let raw: OpaquePointer
 
     /// Takes over a reference the caller owns.
     init(taking raw: OpaquePointer) {
@@ -18,7 +18,7 @@ final class PrivateKeyHandle: @unchecked Sendable {
     }
 
     /// Parses an unencrypted private key in PEM (PKCS#8 "PRIVATE KEY", or "EC/RSA PRIVATE KEY").
-    convenience init(pem: String) throws {
+    package convenience init(pem: String) throws {
         let bio = try MemoryBIO(text: pem)
         let raw = try OpenSSLCall.check(
             // A callback that supplies no passphrase, so OpenSSL never prompts on a terminal.
@@ -37,7 +37,7 @@ final class PrivateKeyHandle: @unchecked Sendable {
     }
 
     /// A fresh EC key on the P-256 curve.
-    static func generateP256() throws -> PrivateKeyHandle {
+    package static func generateP256() throws -> PrivateKeyHandle {
         let context = try OpenSSLCall.check(EVP_PKEY_CTX_new_from_name(nil, "EC", nil), "EVP_PKEY_CTX_new_from_name")
         defer { EVP_PKEY_CTX_free(context) }
         try OpenSSLCall.check(status: EVP_PKEY_keygen_init(context), "EVP_PKEY_keygen_init")
@@ -48,7 +48,7 @@ final class PrivateKeyHandle: @unchecked Sendable {
     }
 
     /// The private key as unencrypted PKCS#8 PEM ("BEGIN PRIVATE KEY").
-    func privatePEM() throws -> String {
+    package func privatePEM() throws -> String {
         let bio = try MemoryBIO()
         try OpenSSLCall.check(
             status: PEM_write_bio_PrivateKey(bio.raw, raw, nil, nil, 0, nil, nil), "PEM_write_bio_PrivateKey")

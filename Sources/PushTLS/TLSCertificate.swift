@@ -1,10 +1,11 @@
 internal import COpenSSL
-import Foundation
+public import Foundation
 
-/// An immutable X.509 certificate with the facts an APNs service needs read out once.
+/// An immutable X.509 certificate with its subject and validity read out once; other extensions are read
+/// by OID (`extensionValue(oid:)`).
 public final class TLSCertificate: Sendable {
-    /// The OpenSSL object, for contexts and identities inside this module.
-    let handle: X509Handle
+    /// The OpenSSL object, for contexts and identities (and, inside the package, test certificate issuers).
+    package let handle: X509Handle
 
     /// The certificate as PEM text.
     public let pem: String
@@ -14,12 +15,6 @@ public final class TLSCertificate: Sendable {
     public let commonName: String?
     /// The subject in OpenSSL's one-line form ("/UID=…/CN=…"), for logs.
     public let subject: String
-    /// Entries of Apple's topics extension (1.2.840.113635.100.6.3.6); empty when absent.
-    public let apnsTopicEntries: [APNSCertificateTopic]
-    /// True when Apple's development marker extension (1.2.840.113635.100.6.3.1) is present.
-    public let supportsDevelopment: Bool
-    /// True when Apple's production marker extension (1.2.840.113635.100.6.3.2) is present.
-    public let supportsProduction: Bool
     /// Start of the validity period.
     public let notBefore: Date
     /// End of the validity period.
@@ -28,17 +23,12 @@ public final class TLSCertificate: Sendable {
     public let sha256Fingerprint: String
 
     /// Wraps a certificate handle and reads its fields.
-    init(handle: X509Handle) throws {
+    package init(handle: X509Handle) throws {
         self.handle = handle
         pem = try handle.pem()
         subjectUID = handle.subjectEntry(nid: NID_userId)
         commonName = handle.subjectEntry(nid: NID_commonName)
         subject = handle.subjectLine()
-        apnsTopicEntries =
-            handle.extensionValue(oid: APNSCertificateExtensions.topicsOID)
-            .map(APNSCertificateExtensions.decodeTopics) ?? []
-        supportsDevelopment = handle.extensionValue(oid: APNSCertificateExtensions.developmentOID) != nil
-        supportsProduction = handle.extensionValue(oid: APNSCertificateExtensions.productionOID) != nil
         (notBefore, notAfter) = handle.validity()
         sha256Fingerprint = handle.sha256Fingerprint()
     }
@@ -77,15 +67,10 @@ public final class TLSCertificate: Sendable {
         return certificates
     }
 
-    /// The topics of Apple's topics extension; empty when the extension is absent.
-    public var apnsTopics: [String] {
-        apnsTopicEntries.map(\.topic)
-    }
-
-    /// The topics this certificate may push to: the extension's, or else the subject UID (pushy's rule).
-    public var allowedTopics: [String] {
-        if !apnsTopicEntries.isEmpty { return apnsTopics }
-        return subjectUID.map { [$0] } ?? []
+    /// The value (the DER inside the extension's OCTET STRING) of the extension with the dotted `oid`, or nil
+    /// when the certificate has no such extension (or `oid` is not a dotted OID).
+    public func extensionValue(oid: String) -> [UInt8]? {
+        handle.extensionValue(oid: oid)
     }
 
     /// True when `date` is after the end of the validity period.

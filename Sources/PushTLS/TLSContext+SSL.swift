@@ -64,7 +64,7 @@ extension TLSContext {
     }
 
     /// True when `host` is an IPv4 or IPv6 address literal.
-    static func isIPLiteral(_ host: String) -> Bool {
+    package static func isIPLiteral(_ host: String) -> Bool {
         var buffer = [UInt8](repeating: 0, count: 16)
         return inet_pton(AF_INET, host, &buffer) == 1 || inet_pton(AF_INET6, host, &buffer) == 1
     }

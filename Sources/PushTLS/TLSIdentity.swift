@@ -1,5 +1,5 @@
 internal import COpenSSL
-import Foundation
+public import Foundation
 
 /// A certificate with its private key and any intermediate certificates: what a TLS peer presents.
 ///

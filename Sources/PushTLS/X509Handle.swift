@@ -5,17 +5,17 @@ import Foundation
 ///
 /// `@unchecked Sendable`: nothing mutates the certificate after it is wrapped, and OpenSSL 3
 /// allows concurrent reads of an `X509` (its lazily cached extension data is lock-protected).
-final class X509Handle: @unchecked Sendable {
+package final class X509Handle: @unchecked Sendable {
     /// The `X509*`.
-    let raw: OpaquePointer
+    package let raw: OpaquePointer
 
     /// Takes over a reference the caller owns.
-    init(taking raw: OpaquePointer) {
+    package init(taking raw: OpaquePointer) {
         self.raw = raw
     }
 
     /// Adds a reference to a certificate someone else owns.
-    init(retaining raw: OpaquePointer) {
+    package init(retaining raw: OpaquePointer) {
         X509_up_ref(raw)
         self.raw = raw
     }
@@ -25,7 +25,7 @@ final class X509Handle: @unchecked Sendable {
     }
 
     /// The certificate as PEM text.
-    func pem() throws -> String {
+    package func pem() throws -> String {
         let bio = try MemoryBIO()
         try OpenSSLCall.check(status: PEM_write_bio_X509(bio.raw, raw), "PEM_write_bio_X509")
         return bio.text

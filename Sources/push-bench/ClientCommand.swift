@@ -31,7 +31,7 @@ enum ClientCommand {
             connections: connections, trustedCAPEM: caPEM)
         configuration.maxPendingRequests = batch > 0 ? inFlight : max(configuration.maxPendingRequests, inFlight * 2)
         configuration.maxConcurrentStreams = try arguments.int("max-streams", 1000)
-        configuration.requestTimeout = try arguments.double("timeout", 60)
+        configuration.requestTimeout = .seconds(try arguments.double("timeout", 60))
         if let url = arguments.string("proxy") ?? ProcessInfo.processInfo.environment["PUSH_APNS_PROXY"] {
             do { configuration.proxy = try APNSProxy(url: url) } catch {
                 throw UsageError(description: "--proxy: \(error)")

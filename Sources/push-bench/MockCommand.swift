@@ -3,6 +3,7 @@ import APNSMock
 import Dispatch
 import Foundation
 import PushTLS
+import PushTLSTesting
 import Synchronization
 
 /// `push-bench mock`: a standalone mock APNs server for h2load, aioapns and `push-bench client`.
@@ -25,7 +26,7 @@ enum MockCommand {
         configuration.maxConcurrentStreams = try arguments.int("max-streams", 1000)
         configuration.dropStreamLimitAfterRejection = arguments.flag("drop-limit-after-rejection")
         let latencyMS = try arguments.double("latency-ms", 0)
-        if latencyMS > 0 { configuration.latency = .fixed(latencyMS / 1000) }
+        if latencyMS > 0 { configuration.latency = .fixed(.milliseconds(latencyMS)) }
         let rejectPercent = try arguments.double("reject-percent", 0)
         if rejectPercent > 0 {
             guard !configuration.acceptAll else {

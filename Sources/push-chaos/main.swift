@@ -1,4 +1,3 @@
-import APNSCore
 import ArgumentParsing
 import Foundation
 import JSON
@@ -72,11 +71,11 @@ plan.goAwayEvery = integer("goaway-every", plan.goAwayEvery)
 plan.abruptCloseEvery = integer("close-every", plan.abruptCloseEvery)
 plan.tooManyRequestsRate = rate("rate-429", plan.tooManyRequestsRate)
 plan.serviceUnavailableRate = rate("rate-503", plan.serviceUnavailableRate)
-plan.maxJitter = Double(integer("jitter-ms", Int(plan.maxJitter * 1000))) / 1000
-if parsed.value("goaway-close-ms") != nil { plan.closeAfterGoAway = Double(integer("goaway-close-ms", 0)) / 1000 }
+plan.maxJitter = .milliseconds(integer("jitter-ms", Int(plan.maxJitter / .milliseconds(1))))
+if parsed.value("goaway-close-ms") != nil { plan.closeAfterGoAway = .milliseconds(integer("goaway-close-ms", 0)) }
 plan.dropStreamLimitAfterRejection = integer("limit-flip", 0) != 0
 plan.instances = max(1, integer("instances", plan.instances))
-plan.leaseSeconds = Double(max(10, integer("lease-s", Int(plan.leaseSeconds))))
+plan.lease = .seconds(max(10, integer("lease-s", Int(plan.lease.components.seconds))))
 
 do {
     let report = try await ChaosRun.run(plan) { print($0) }

@@ -132,7 +132,7 @@ struct DirectSend {
         } catch {
             throw CLIError(ExitCode.config, "cannot load '\(certPath)': \(error)", hint: "check --cert and its password")
         }
-        return (.identity(identity), identity.certificate.subjectUID ?? identity.certificate.apnsTopics.first ?? "")
+        return (.identity(identity), identity.certificate.subjectUID ?? identity.certificate.apns.topics.first ?? "")
     }
 
     private func send(
@@ -142,8 +142,8 @@ struct DirectSend {
         var configuration = APNSClientConfiguration(
             credentials: credentials, environment: environment,
             trustedCAPEM: trustedCA)
-        configuration.connectTimeout = 10
-        configuration.requestTimeout = 20
+        configuration.connectTimeout = .seconds(10)
+        configuration.requestTimeout = .seconds(20)
         configuration.maxResends = 1
         configuration.proxy = proxy
         let client = try APNSClient(configuration: configuration)
@@ -174,7 +174,7 @@ struct DirectSend {
                 break
             }
         }
-        await client.shutdown(deadline: 2)
+        await client.shutdown(deadline: .seconds(2))
         if format != .table { format.print(["results": .array(results)]) {} }
         if let failure { throw failure }
         return rejected > 0 ? ExitCode.rejected : ExitCode.ok

@@ -3,7 +3,6 @@ import APNSMock
 import Foundation
 import JSON
 import PushHTTP2
-import PushIO
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,7 +1,6 @@
 import APNSCore
 import APNSMock
 import PushHTTP2
-import PushIO
 import Testing
 
 @Suite("Mock APNs server: stream limits, GOAWAY, resets, faults, idle timeout, latency, stop")
@@ -105,7 +104,7 @@ struct MockAPNSConnectionTests {
     @Test("an idle connection is closed with GOAWAY {\"reason\":\"IdleTimeout\"}")
     func idleTimeout() async throws {
         // Long enough that a loaded machine finishes the handshake and first request before the connection counts as idle.
-        try await withFixture(configure: { $0.idleTimeout = 1.0 }) { fixture in
+        try await withFixture(configure: { $0.idleTimeout = .seconds(1) }) { fixture in
             let connection = try fixture.connection()
             #expect(try await respond(connection, apnsRequest()).status == 200)
             let watcher = fixture.watcher(for: connection)
@@ -117,7 +116,7 @@ struct MockAPNSConnectionTests {
 
     @Test("with latency, answers come late and streams overlap: the server sees them open at once")
     func latency() async throws {
-        try await withFixture(configure: { $0.latency = .jitter(min: 0.2, max: 0.3) }) { fixture in
+        try await withFixture(configure: { $0.latency = .jitter(min: .milliseconds(200), max: .milliseconds(300)) }) { fixture in
             let connection = try fixture.connection()
             #expect(try await respond(connection, apnsRequest()).status == 200)
             let results = await sendBatch(connection, (0..<10).map { _ in apnsRequest() })

@@ -3,7 +3,6 @@ import APNSMock
 import Foundation
 import JSON
 import PushHTTP2
-import PushIO
 import Testing
 
 @Suite("Mock control API: records, long-poll waits, reset")

@@ -1,5 +1,4 @@
 import APNSCore
-import APNSMock
 import Foundation
 import JSON
 import Testing

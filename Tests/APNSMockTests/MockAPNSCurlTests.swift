@@ -4,6 +4,7 @@ import Foundation
 import PushHTTP2
 import PushIO
 import PushTLS
+import PushTLSTesting
 import Testing
 
 /// Files from `TestCredentialFiles` and a server configured from them; removed at deinit.

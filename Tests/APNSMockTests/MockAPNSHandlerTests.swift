@@ -1,6 +1,5 @@
 import APNSCore
 import Foundation
-import PushTLS
 import Testing
 
 @testable import APNSMock

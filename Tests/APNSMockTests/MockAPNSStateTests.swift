@@ -2,8 +2,7 @@ import APNSCore
 import APNSMock
 import Foundation
 import PushHTTP2
-import PushIO
-import PushTLS
+import PushTLSTesting
 import Testing
 
 @Suite("Mock APNs server: token state, identifiers, certificate environments, recording")

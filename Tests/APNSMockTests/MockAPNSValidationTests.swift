@@ -1,7 +1,5 @@
 import APNSCore
-import APNSMock
 import PushHTTP2
-import PushIO
 import Testing
 
 /// One request that deserves one answer.

@@ -5,6 +5,7 @@ import PushHTTP2
 import PushIO
 import PushSync
 import PushTLS
+import PushTLSTesting
 
 /// One client loop for the whole test target.
 let clientLoop = EventLoop(name: "apns-mock-tests-client")

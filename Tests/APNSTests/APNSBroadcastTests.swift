@@ -2,7 +2,6 @@ import APNSCore
 import APNSMock
 import Foundation
 import PushHTTP2
-import PushTLS
 import Testing
 
 @testable import APNS

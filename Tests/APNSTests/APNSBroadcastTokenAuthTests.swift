@@ -3,6 +3,7 @@ import APNSCore
 import APNSMock
 import Foundation
 import PushTLS
+import PushTLSTesting
 import Testing
 
 /// Which API a token-auth case goes through.

@@ -1,7 +1,7 @@
 import APNSCore
 import APNSMock
 import Foundation
-import PushTLS
+import PushTLSTesting
 import Testing
 
 @testable import APNS

@@ -1,8 +1,7 @@
 import APNS
 import APNSCore
-import APNSMock
 import Foundation
-import PushTLS
+import PushTLSTesting
 import TestSupport
 import Testing
 
@@ -14,8 +13,8 @@ struct APNSChannelManagementTransportTests {
         var configuration = APNSClientConfiguration(
             credentials: .identity(try authority.issueClientCertificate(bundleID: bundleID).identity()),
             environment: .custom(host: "127.0.0.1", port: port, isDevelopment: true), trustedCAPEM: authority.certificatePEM)
-        configuration.initialReconnectDelay = 0.01
-        configuration.maxReconnectDelay = 0.02
+        configuration.initialReconnectDelay = .milliseconds(10)
+        configuration.maxReconnectDelay = .milliseconds(20)
         configure(&configuration)
         return try APNSChannelManagementClient(configuration: configuration)
     }
@@ -44,8 +43,8 @@ struct APNSChannelManagementTransportTests {
         let peer = try LoopbackSocket(listening: true)
         defer { peer.close() }
         let client = try Self.client(port: peer.port) {
-            $0.connectTimeout = 0.2
-            $0.requestTimeout = 0.5
+            $0.connectTimeout = .milliseconds(200)
+            $0.requestTimeout = .milliseconds(500)
         }
         let error = await Self.transportError { _ = try await client.channels(bundleID: bundleID) }
         #expect(error?.kind == .timeout || error?.kind == .notSent)

@@ -2,7 +2,7 @@ import APNS
 import APNSCore
 import APNSMock
 import Foundation
-import PushTLS
+import PushTLSTesting
 import Testing
 
 @Suite("APNs client against the mock server over TLS")
@@ -35,7 +35,7 @@ struct APNSClientTests {
     func streamLimit() async throws {
         try await withClient(configureServer: {
             $0.maxConcurrentStreams = 100
-            $0.latency = .fixed(0.001)
+            $0.latency = .fixed(.milliseconds(1))
         }) { fixture in
             let results = await sendAll(fixture.client, (0..<10_000).map { alert(token($0)) })
             #expect(results.allSatisfy { (try? $0.get())?.isAccepted == true })
@@ -87,9 +87,9 @@ struct APNSClientTests {
         try await withClient(
             configureServer: {
                 $0.abruptCloseAfterStreams = 300
-                $0.latency = .fixed(0.002)
+                $0.latency = .fixed(.milliseconds(2))
             },
-            configureClient: { $0.requestTimeout = 20 }
+            configureClient: { $0.requestTimeout = .seconds(20) }
         ) { fixture in
             let results = await sendAll(fixture.client, (0..<1000).map { alert(token($0)) })
             #expect(results.count == 1000)
@@ -114,7 +114,7 @@ struct APNSClientTests {
         var configuration = APNSClientConfiguration(
             credentials: .identity(try credential.identity()), environment: .custom(host: "127.0.0.1", port: 1),
             trustedCAPEM: authority.certificatePEM)
-        configuration.requestTimeout = 2.5
+        configuration.requestTimeout = .milliseconds(2500)
         configuration.metrics = events
         let client = try APNSClient(configuration: configuration)
         await #expect(throws: APNSTransportError.self) { try await client.send(alert()) }

@@ -11,12 +11,12 @@ struct APNSGoAwayCloseTests {
         try await withClient(
             configureServer: {
                 $0.goAwayAfterStreams = 1000
-                $0.closeAfterGoAway = 0.5
-                $0.latency = .jitter(min: 0, max: 1.0)
+                $0.closeAfterGoAway = .milliseconds(500)
+                $0.latency = .jitter(min: .zero, max: .seconds(1))
                 $0.dropStreamLimitAfterRejection = true
                 $0.faultRates = MockFaultRates(tooManyRequests: 0.01, serviceUnavailable: 0.01)
             },
-            configureClient: { $0.requestTimeout = 30 }
+            configureClient: { $0.requestTimeout = .seconds(30) }
         ) { fixture in
             let count = 5000
             let tokens = (0..<count).map { token($0) }

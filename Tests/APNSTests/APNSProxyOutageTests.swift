@@ -4,7 +4,6 @@ import APNSMock
 import Foundation
 import PushIO
 import PushSync
-import PushTLS
 import TestSupport
 import Testing
 
@@ -60,13 +59,13 @@ struct APNSProxyOutageTests {
         let port = first.port
         let timeline = ConnectionTimeline()
         try await withClient(
-            configureServer: { $0.latency = .fixed(0.002) },
+            configureServer: { $0.latency = .fixed(.milliseconds(2)) },
             configureClient: { configuration in
                 configuration.proxy = try? APNSProxy(url: first.url)
                 configuration.metrics = timeline
-                configuration.initialReconnectDelay = 0.1
-                configuration.maxReconnectDelay = 2
-                configuration.requestTimeout = 60
+                configuration.initialReconnectDelay = .milliseconds(100)
+                configuration.maxReconnectDelay = .seconds(2)
+                configuration.requestTimeout = .seconds(60)
             }
         ) { fixture in
             #expect(try await fixture.client.send(alert()).isAccepted)
@@ -112,9 +111,9 @@ struct APNSProxyOutageTests {
         let timeline = ConnectionTimeline()
         try await withClient(configureClient: { configuration in
             configuration.proxy = APNSProxy(kind: .httpConnect, host: "127.0.0.1", port: port)
-            configuration.connectTimeout = 0.2
-            configuration.requestTimeout = 30
-            configuration.initialReconnectDelay = 0.05
+            configuration.connectTimeout = .milliseconds(200)
+            configuration.requestTimeout = .seconds(30)
+            configuration.initialReconnectDelay = .milliseconds(50)
             configuration.metrics = timeline
         }) { fixture in
             let send = Task { try await fixture.client.send(alert()) }

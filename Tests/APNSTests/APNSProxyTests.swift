@@ -3,7 +3,7 @@ import APNSCore
 import APNSMock
 import Foundation
 import PushIO
-import PushTLS
+import PushTLSTesting
 import TestSupport
 import Testing
 
@@ -78,7 +78,7 @@ struct APNSProxyTests {
             let secret = String(wrong.split(separator: ":")[2].split(separator: "@")[0])
             try await withClient(configureClient: {
                 $0.proxy = try? APNSProxy(url: wrong)
-                $0.requestTimeout = 60
+                $0.requestTimeout = .seconds(60)
             }) { fixture in
                 let started = ContinuousClock.now
                 let results = await sendAll(fixture.client, (0..<50).map { alert(token($0)) })
@@ -138,7 +138,7 @@ struct APNSProxyTests {
             try await withClient(
                 configureServer: {
                     $0.maxConcurrentStreams = 100
-                    $0.latency = .fixed(0.001)
+                    $0.latency = .fixed(.milliseconds(1))
                 },
                 configureClient: { $0.proxy = try? APNSProxy(url: process.url) }
             ) { fixture in

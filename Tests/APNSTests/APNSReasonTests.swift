@@ -2,7 +2,6 @@ import APNS
 import APNSCore
 import APNSMock
 import Foundation
-import PushTLS
 import Testing
 
 /// One request that deserves one rejection, sent by the real client (local validation off) to the mock.

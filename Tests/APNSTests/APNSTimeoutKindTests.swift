@@ -1,6 +1,6 @@
 import APNS
 import APNSCore
-import PushTLS
+import PushTLSTesting
 import TestSupport
 import Testing
 
@@ -19,13 +19,13 @@ struct APNSTimeoutKindTests {
         var configuration = APNSClientConfiguration(
             credentials: .identity(try credential.identity()), environment: .custom(host: "127.0.0.1", port: socket.port),
             trustedCAPEM: authority.certificatePEM)
-        configuration.requestTimeout = 0.3
-        configuration.connectTimeout = 10
+        configuration.requestTimeout = .milliseconds(300)
+        configuration.connectTimeout = .seconds(10)
         let client = try APNSClient(configuration: configuration)
         let error = await #expect(throws: APNSTransportError.self) { try await client.send(alert()) }
         #expect(error?.kind == .notSent, "\(String(describing: error))")
         #expect(error?.isSafeToRetry == true)
         #expect(error?.message.contains("request timeout") == true)
-        await client.shutdown(deadline: 1)
+        await client.shutdown(deadline: .seconds(1))
     }
 }

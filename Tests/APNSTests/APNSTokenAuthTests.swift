@@ -5,6 +5,7 @@ import Foundation
 import JSON
 import PushSync
 import PushTLS
+import PushTLSTesting
 import Testing
 
 /// A settable wall clock for token tests: no real waiting.
@@ -64,7 +65,7 @@ final class TokenFixture: Sendable {
     }
 
     func close() async {
-        for client in clients.withLock({ $0 }) { await client.shutdown(deadline: 5) }
+        for client in clients.withLock({ $0 }) { await client.shutdown(deadline: .seconds(5)) }
         server.stop()
     }
 }
@@ -233,7 +234,7 @@ struct APNSTokenAuthTests {
     func streamsRiseAfterFirstToken() async throws {
         // Answers wait 10 ms, so once the limit rises the queued sends are open together however fast the
         // mock is (answered at once, a loaded machine could see them one at a time).
-        try await withTokenServer(configureServer: { $0.latency = .fixed(0.01) }) { fixture in
+        try await withTokenServer(configureServer: { $0.latency = .fixed(.milliseconds(10)) }) { fixture in
             let client = try fixture.client()
             let results = await sendAll(client, (0..<200).map { alert(token($0)) })
             #expect(results.allSatisfy { (try? $0.get())?.isAccepted == true })
@@ -260,7 +261,7 @@ struct APNSTokenAuthTests {
 
 @Suite("APNs token provider and credentials")
 struct APNSTokenProviderTests {
-    func provider(_ clock: TokenTestClock, refreshAfter: Double? = nil) throws -> APNSTokenProvider {
+    func provider(_ clock: TokenTestClock, refreshAfter: Duration? = nil) throws -> APNSTokenProvider {
         var credentials = try APNSTokenCredentials(
             privateKeyPEM: try ES256PrivateKey.generate().pkcs8PEM, keyID: "KEY123ABCD", teamID: "TEAM12345A")
         if let refreshAfter { credentials.refreshAfter = refreshAfter }
@@ -287,8 +288,8 @@ struct APNSTokenProviderTests {
     @Test("refreshAfter is clamped: never replaced under 20 minutes, never used past 55")
     func clamped() throws {
         let clock = TokenTestClock()
-        let eager = try provider(clock, refreshAfter: 60)
-        let lazy = try provider(clock, refreshAfter: 3 * 3600)
+        let eager = try provider(clock, refreshAfter: .seconds(60))
+        let lazy = try provider(clock, refreshAfter: .seconds(3 * 3600))
         let (eagerFirst, lazyFirst) = (try eager.currentToken(), try lazy.currentToken())
         clock.advance(minutes: 19.9)
         #expect(try eager.currentToken() == eagerFirst)

@@ -1,7 +1,7 @@
 import APNS
 import APNSCore
 import APNSMock
-import PushTLS
+import PushTLSTesting
 import Testing
 
 @Suite("APNs client trust")
@@ -15,8 +15,8 @@ struct APNSTrustTests {
         var clientConfiguration = APNSClientConfiguration(
             credentials: .identity(try credential.identity()),
             environment: .custom(host: "127.0.0.1", port: server.port, isDevelopment: true))
-        clientConfiguration.initialReconnectDelay = 0.01
-        clientConfiguration.maxReconnectDelay = 0.05
+        clientConfiguration.initialReconnectDelay = .milliseconds(10)
+        clientConfiguration.maxReconnectDelay = .milliseconds(50)
         let client = try APNSClient(configuration: clientConfiguration)
         let notification = APNSNotification(token: tokenA, topic: bundleID, pushType: .alert, payload: .alert("Woof"))
         // Refused for the right reason: certificate verification in the TLS handshake, not (say) a refused
@@ -27,6 +27,6 @@ struct APNSTrustTests {
         #expect(error?.message.contains("certificate verify failed") == true, "\(String(describing: error))")
         #expect(server.counters().streams == 0)
         #expect(server.records().isEmpty)
-        await client.shutdown(deadline: 5)
+        await client.shutdown(deadline: .seconds(5))
     }
 }

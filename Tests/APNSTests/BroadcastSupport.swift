@@ -2,7 +2,7 @@ import APNSCore
 import APNSMock
 import Foundation
 import PushHTTP2
-import PushTLS
+import PushTLSTesting
 
 @testable import APNS
 
@@ -61,7 +61,7 @@ final class BroadcastFixture: Sendable {
 
     func close() async {
         await channels.shutdown()
-        await push.shutdown(deadline: 5)
+        await push.shutdown(deadline: .seconds(5))
         channelServer.stop()
         server.stop()
     }

@@ -3,7 +3,7 @@ import APNSCore
 import APNSMock
 import Foundation
 import PushSync
-import PushTLS
+import PushTLSTesting
 
 let bundleID = "com.example.sniffmeet"
 let tokenA = try! DeviceToken(String(repeating: "ab", count: 32))
@@ -40,7 +40,7 @@ final class ClientFixture: Sendable {
     }
 
     func close() async {
-        await client.shutdown(deadline: 5)
+        await client.shutdown(deadline: .seconds(5))
         server.stop()
     }
 }

@@ -1,4 +1,3 @@
-import APNSCore
 import Foundation
 import FuzzSupport
 import JSON

@@ -73,7 +73,7 @@ struct DropConditionTests {
 
     @Test("limits are configurable")
     func configurable() {
-        let wide = DropCondition(maxDistanceMeters: 1, maxAngleDegrees: 60, window: 5)
+        let wide = DropCondition(maxDistanceMeters: 1, maxAngleDegrees: 60, window: .seconds(5))
         #expect(wide.evaluate(distance: 0.9, direction: Self.tilted(59)) == .met)
         #expect(condition.evaluate(distance: 0.9, direction: Self.tilted(59)) != .met)
     }

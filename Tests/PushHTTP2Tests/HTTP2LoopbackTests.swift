@@ -2,6 +2,7 @@ import Foundation
 import PushHTTP2
 import PushIO
 import PushTLS
+import PushTLSTesting
 import Testing
 
 /// Our client against our server, over TLS with ALPN h2.
@@ -19,7 +20,7 @@ struct HTTP2LoopbackTests {
 
     func makeClient(port: Int, tls: TLSContext, serverName: String? = nil, delegate: ConnectionEvents? = nil) -> HTTP2ClientConnection {
         var configuration = HTTP2ClientConnection.Configuration(host: "127.0.0.1", port: port, tls: tls, serverName: serverName)
-        configuration.connectTimeout = 5
+        configuration.connectTimeout = .seconds(5)
         let connection = HTTP2ClientConnection(loop: loop, configuration: configuration)
         // The delegate is the connection's loop state: set there.
         try? loop.submitSync { connection.delegate = delegate }

@@ -29,7 +29,7 @@ struct InteropTests {
         var configuration = HTTP2ClientConnection.Configuration(
             host: "127.0.0.1", port: port,
             tls: try credentials.clientContext(), serverName: "localhost")
-        configuration.connectTimeout = 5
+        configuration.connectTimeout = .seconds(5)
         let client = HTTP2ClientConnection(loop: loop, configuration: configuration)
         let get = HTTP2Request(method: "GET", authority: "localhost", path: "/hello.txt")
         let response = try await send(client, get).get()

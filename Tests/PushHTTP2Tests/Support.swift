@@ -3,6 +3,7 @@ import PushHTTP2
 import PushIO
 import PushSync
 import PushTLS
+import PushTLSTesting
 
 /// Runs `body` on `loop`'s thread and returns its result.
 func onLoop<T: Sendable>(_ loop: EventLoop, _ body: @escaping @Sendable () throws -> T) async throws -> T {

@@ -1,5 +1,4 @@
 import Foundation
-import PushTLS
 import Testing
 
 @testable import PushIO

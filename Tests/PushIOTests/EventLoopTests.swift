@@ -66,7 +66,7 @@ struct EventLoopTests {
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             loop.execute {
                 let cancelled = LoopTimer(loop: loop) { cancelledFired.withLock { $0 += 1 } }
-                cancelled.schedule(after: 0.01)
+                cancelled.schedule(after: .milliseconds(10))
                 cancelled.cancel()
                 var holder: LoopTimer?
                 holder = LoopTimer(loop: loop) {
@@ -76,7 +76,7 @@ struct EventLoopTests {
                     holder = nil
                     done.resume()
                 }
-                holder?.schedule(after: 0.02)
+                holder?.schedule(after: .milliseconds(20))
             }
         }
         #expect(fired.withLock { $0 } == 1)

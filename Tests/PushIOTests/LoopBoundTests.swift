@@ -80,7 +80,7 @@ struct LoopBoundTests {
         await #expect(processExitsWith: .failure) {
             let loop = EventLoop(name: "loop-bound-timer")
             let timer = try loop.submitSync { LoopTimer(loop: loop) {} }
-            timer.schedule(after: 1)
+            timer.schedule(after: .seconds(1))
         }
     }
 
@@ -90,7 +90,7 @@ struct LoopBoundTests {
         defer { loop.shutdown() }
         let scheduled = try await loop.submit { () -> [Bool] in
             let timer = LoopTimer(loop: loop) {}
-            timer.schedule(after: 60)
+            timer.schedule(after: .seconds(60))
             let before = timer.isScheduled
             timer.cancel()
             return [before, timer.isScheduled]

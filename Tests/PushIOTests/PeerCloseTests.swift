@@ -1,6 +1,7 @@
 import Foundation
 import PushIO
 import PushTLS
+import PushTLSTesting
 import Testing
 
 /// A peer that writes its last bytes and closes at once, without reading what we keep sending: its

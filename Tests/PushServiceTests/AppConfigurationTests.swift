@@ -1,6 +1,6 @@
 import APNSCore
 import Foundation
-import PushTLS
+import PushTLSTesting
 import TestSupport
 import Testing
 

@@ -5,7 +5,7 @@ import Foundation
 import JSON
 import PushService
 import PushStore
-import PushTLS
+import PushTLSTesting
 
 /// The service in-process with a mock APNs that also serves channel management: the push clients and
 /// the channel managers of both environments reach the mock's two listeners with one client certificate.
@@ -51,10 +51,10 @@ struct ChannelHarness: Sendable {
         service.dataDirectory = directory
         service.apiKeys = [try APIKey(name: "test", secret: ServiceHarness.apiKey)]
         service.topic = topic
-        service.retryBaseDelaySeconds = 0.02
-        service.retryMaxDelaySeconds = 0.2
-        service.retryTickSeconds = 0.05
-        service.waitTimeoutSeconds = 120
+        service.retryBaseDelay = .milliseconds(20)
+        service.retryMaxDelay = .milliseconds(200)
+        service.retryTick = .milliseconds(50)
+        service.waitTimeout = .seconds(120)
         configure(&service)
         let server = try await PushServer.start(configuration: service, senders: senders, logger: .silent)
         return ChannelHarness(
@@ -79,7 +79,7 @@ struct ChannelHarness: Sendable {
     }
 
     func stop() async {
-        await server.shutdown(deadline: 5)
+        await server.shutdown(deadline: .seconds(5))
         channelServer.stop()
         mock.stop()
         try? FileManager.default.removeItem(atPath: directory)

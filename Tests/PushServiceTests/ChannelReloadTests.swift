@@ -5,6 +5,7 @@ import Foundation
 import JSON
 import PushSync
 import PushTLS
+import PushTLSTesting
 import Testing
 
 @testable import PushService

@@ -17,7 +17,7 @@ struct ChaosTests {
         plan.kills = 2
         plan.goAwayEvery = 300
         plan.abruptCloseEvery = 1_000
-        plan.deliveryTimeout = 150
+        plan.deliveryTimeout = .seconds(150)
         let report = try await ChaosRun.run(plan)
 
         #expect(report.passed, "\(report.summary)")
@@ -60,12 +60,12 @@ struct GoAwayChaosTests {
         plan.kills = 0
         plan.abruptCloseEvery = 0
         plan.goAwayEvery = 1_000
-        plan.closeAfterGoAway = 0.5
+        plan.closeAfterGoAway = .milliseconds(500)
         plan.dropStreamLimitAfterRejection = true
         // Answers wait up to 1 s, so at each close the mock still owes some: they go out right before the
         // FIN, where the client used to lose them.
-        plan.maxJitter = 1.0
-        plan.deliveryTimeout = 90
+        plan.maxJitter = .seconds(1)
+        plan.deliveryTimeout = .seconds(90)
         let report = try await ChaosRun.run(plan)
 
         #expect(report.passed, "\(report.summary)")

@@ -14,7 +14,7 @@ struct ClusterChaosTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var plan = ChaosPlan(serverBinary: BuiltServer.path, workDirectory: directory)
         plan.instances = 3
-        plan.leaseSeconds = 10
+        plan.lease = .seconds(10)
         plan.pushes = 3_000
         plan.batchSize = 100
         plan.concurrency = 6
@@ -22,7 +22,7 @@ struct ClusterChaosTests {
         plan.goAwayEvery = 300
         // No reset: then every duplicate must be one of the rows the killed instance held in flight.
         plan.abruptCloseEvery = 0
-        plan.deliveryTimeout = 120
+        plan.deliveryTimeout = .seconds(120)
         let report = try await ChaosRun.run(plan)
         let cluster = try #require(report.cluster)
 

@@ -4,7 +4,7 @@ import APNSMock
 import Foundation
 import PushService
 import PushStore
-import PushTLS
+import PushTLSTesting
 import TestSupport
 
 /// Several whole services in-process, each on 127.0.0.1:0, sharing one fresh database on the throwaway
@@ -44,8 +44,8 @@ struct ClusterHarness: Sendable {
             configuration.instanceID = "instance-\(index + 1)"
             configuration.apiKeys = [try APIKey(name: "test", secret: ServiceHarness.apiKey)]
             configuration.topic = ServiceHarness.topic
-            configuration.retryBaseDelaySeconds = 0.05
-            configuration.waitTimeoutSeconds = 120
+            configuration.retryBaseDelay = .milliseconds(50)
+            configuration.waitTimeout = .seconds(120)
             configure(&configuration)
             servers.append(
                 try await PushServer.start(
@@ -63,7 +63,7 @@ struct ClusterHarness: Sendable {
 
     /// Stops every instance (each finishes what it has in flight), then the mock.
     func stop() async {
-        for server in servers { await server.shutdown(deadline: 10) }
+        for server in servers { await server.shutdown(deadline: .seconds(10)) }
         mock.stop()
         try? FileManager.default.removeItem(atPath: directory)
     }

@@ -4,7 +4,7 @@ import Foundation
 import JSON
 import PushChaos
 import PushStore
-import PushTLS
+import PushTLSTesting
 import TestSupport
 import Testing
 
@@ -27,7 +27,7 @@ struct CrashRecoveryTests {
         var mockConfiguration = try MockAPNSServer.Configuration(credentialFiles: files)
         // Slow enough (at most 50 streams × 100/s each) that the kill lands while most of the load is queued.
         mockConfiguration.maxConcurrentStreams = 50
-        mockConfiguration.latency = .fixed(0.01)
+        mockConfiguration.latency = .fixed(.milliseconds(10))
         let mock = try MockAPNSServer(configuration: mockConfiguration)
         defer { mock.stop() }
         let arguments = [

@@ -2,7 +2,7 @@ import APNSCore
 import APNSMock
 import Foundation
 import JSON
-import PushTLS
+import PushTLSTesting
 import Testing
 
 @testable import PushService
@@ -19,7 +19,7 @@ struct CredentialReloadTests {
 
     @Test("a certificate renewed under load: new connections use it, the old ones drain, nothing is lost and no request fails")
     func renewUnderLoad() async throws {
-        let fixture = try await MultiAppFixture.start(latency: .fixed(0.005))
+        let fixture = try await MultiAppFixture.start(latency: .fixed(.milliseconds(5)))
         let client = fixture.client
         let before = try #require(try await client.send("GET", "/v1/apps").json?["apps"]?[0]?["certificate_not_after"]?.stringValue)
         let senders = 4
@@ -96,7 +96,7 @@ struct CredentialReloadTests {
     func swappableSenderDrains() async throws {
         let old = RecordingSender()
         let new = RecordingSender()
-        let sender = SwappableSender(old, drainDeadline: 1)
+        let sender = SwappableSender(old, drainDeadline: .seconds(1))
         let notification = APNSNotificationFixture.make()
         let results = ResultCounter()
         await sender.send(batch: [notification, notification]) { results.add($0.count) }

@@ -4,6 +4,7 @@ import Foundation
 import JSON
 import PushService
 import PushTLS
+import PushTLSTesting
 import TestSupport
 import Testing
 
@@ -211,7 +212,7 @@ struct HostileInputTests {
 
     @Test("slow-loris connections are closed by the HTTP timeout while other callers are served")
     func slowLoris() async throws {
-        let harness = try await ServiceHarness.start { $0.httpTimeoutSeconds = 1 }
+        let harness = try await ServiceHarness.start { $0.httpTimeout = .seconds(1) }
         // Fifty connections that send half a request head, and fifty that promise a body and never send it.
         var stalled: [RawHTTPConnection] = []
         for index in 0..<100 {

@@ -1,7 +1,8 @@
+import EmbeddedAPNS
 import Foundation
 import PushChaos
 import PushService
-import PushTLS
+import PushTLSTesting
 import TestSupport
 import Testing
 
@@ -178,7 +179,7 @@ struct ListenerTLSTests {
             arguments: [
                 "--embedded", "--data-dir", directory + "/data2", "--port", "0", "--tls-cert", files.serverCertificatePath,
                 "--log-level", "error",
-            ], environment: [:])
+            ], environment: [:], embeddedAPNS: EmbeddedMockAPNS())
         #expect(missing == 78)
         try? FileManager.default.removeItem(atPath: directory)
     }

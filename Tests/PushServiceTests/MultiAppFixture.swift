@@ -2,6 +2,7 @@ import APNSMock
 import Foundation
 import JSON
 import PushTLS
+import PushTLSTesting
 import TestSupport
 
 @testable import PushService
@@ -84,7 +85,7 @@ struct MultiAppFixture {
     }
 
     func stop() async {
-        await server.shutdown(deadline: 2)
+        await server.shutdown(deadline: .seconds(2))
         dogsChannels?.stop()
         dogsMock.stop()
         walksMock.stop()

@@ -34,9 +34,9 @@ struct OutageTests {
         configuration.dataDirectory = directory
         configuration.apiKeys = [try APIKey(name: "test", secret: "k")]
         configuration.topic = "com.example.sniffmeet"
-        configuration.retryBaseDelaySeconds = 0.01
-        configuration.retryTickSeconds = 0.02
-        configuration.waitTimeoutSeconds = 30
+        configuration.retryBaseDelay = .milliseconds(10)
+        configuration.retryTick = .milliseconds(20)
+        configuration.waitTimeout = .seconds(30)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let sender = FlakySender(failures: 3)
         let server = try await PushServer.start(
@@ -59,6 +59,6 @@ struct OutageTests {
         #expect(text.contains(#"push_resends_total{cause="outcome_unknown"} 3"#))
         #expect(text.contains(#"push_resends_total{cause="not_sent"} 0"#))
         #expect(text.contains(#"push_resends_total{cause="retryable_rejection"} 0"#))
-        await server.shutdown(deadline: 2)
+        await server.shutdown(deadline: .seconds(2))
     }
 }

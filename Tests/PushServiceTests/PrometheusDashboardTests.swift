@@ -4,6 +4,7 @@ import Foundation
 import JSON
 import PushChaos
 import PushTLS
+import PushTLSTesting
 import Testing
 
 /// The Grafana dashboard and the alert rules against real data: Debian's Prometheus scrapes a `push-server`

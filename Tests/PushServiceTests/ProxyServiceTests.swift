@@ -5,7 +5,7 @@ import JSON
 import PushChaos
 import PushIO
 import PushService
-import PushTLS
+import PushTLSTesting
 import TestSupport
 import Testing
 
@@ -45,7 +45,7 @@ struct ProxyServiceTests {
         let files = try TestCredentialFiles.write(to: directory + "/creds", bundleID: ServiceHarness.topic, password: "pw")
         var mockConfiguration = try MockAPNSServer.Configuration(credentialFiles: files)
         mockConfiguration.maxConcurrentStreams = 50
-        mockConfiguration.latency = .fixed(0.01)
+        mockConfiguration.latency = .fixed(.milliseconds(10))
         let mock = try MockAPNSServer(configuration: mockConfiguration)
         defer { mock.stop() }
         let user = "svc-\(UUID().uuidString.prefix(6))"

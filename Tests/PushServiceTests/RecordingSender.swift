@@ -41,7 +41,7 @@ final class RecordingSender: PushSender {
         }
     }
 
-    func shutdown(deadline: Double) async {
+    func shutdown(deadline: Duration) async {
         let waiters = state.withLock { state in
             state.shutdowns += 1
             defer { state.shutdownWaiters = [] }

@@ -37,7 +37,7 @@ struct ResendAccountingTests {
         let server = try await PushServer.start(
             configuration: configuration, senders: PushSenders(production: sender, development: sender), logger: .silent)
         let text = server.metrics.prometheusText(outboxCounts: [:], extra: "")
-        await server.shutdown(deadline: 2)
+        await server.shutdown(deadline: .seconds(2))
         #expect(text.contains(#"push_resends_total{cause="outcome_unknown"} 10"#), "\(text)")
         #expect(text.contains(#"push_resends_total{cause="retryable_rejection"} 0"#))
     }
@@ -47,7 +47,7 @@ struct ResendAccountingTests {
         let harness = try await ServiceHarness.start(configureMock: {
             $0.abruptCloseEveryStreams = 700
             $0.faultRates = MockFaultRates(tooManyRequests: 0.01, serviceUnavailable: 0.01)
-            $0.latency = .jitter(min: 0, max: 0.005)
+            $0.latency = .jitter(min: .zero, max: .milliseconds(5))
         })
         let total = 3_000
         let posts = (0..<(total / 100)).map { post in

@@ -29,7 +29,7 @@ struct RetentionJobTests {
     func purgesInBatches() async throws {
         let repositories = try await store()
         var policy = RetentionPolicy()
-        policy.finalOutboxSeconds = 60
+        policy.finalOutbox = .seconds(60)
         policy.batchSize = 1_000
         let metrics = ServiceMetrics()
         let job = RetentionJob(repositories: repositories, policy: policy, metrics: metrics, logger: .silent)
@@ -56,10 +56,10 @@ struct RetentionJobTests {
         }
         for n in 0..<3 { try await tokens.retire(activityID: "walk-\(n)", at: t0) }
         for n in 0..<3 {
-            _ = try await tokens.takePriorityBudget(activityID: "walk-3", limit: 10, window: 3600, now: t0.addingTimeInterval(Double(n)))
+            _ = try await tokens.takePriorityBudget(activityID: "walk-3", limit: 10, window: .seconds(3600), now: t0.addingTimeInterval(Double(n)))
         }
         var policy = RetentionPolicy()
-        policy.retiredActivityTokenSeconds = 86_400
+        policy.retiredActivityToken = .seconds(86_400)
         policy.batchSize = 2
         let metrics = ServiceMetrics()
         let job = RetentionJob(repositories: repositories, policy: policy, metrics: metrics, logger: .silent)
@@ -97,13 +97,13 @@ struct RetentionJobTests {
         }
         let file = directory.appendingPathComponent("ok.json").path
         #expect(PushServiceConfiguration().liveActivities.priority10PerHour == 10)
-        #expect(PushServiceConfiguration().retention.retiredActivityTokenSeconds == 7 * 86_400)
+        #expect(PushServiceConfiguration().retention.retiredActivityToken == .seconds(7 * 86_400))
         try #"""
         {"retention": {"final_outbox_s": 3600, "interval_s": 5, "batch_size": 500, "retired_activity_tokens_s": 7200},
          "live_activities": {"priority10_per_hour": 0}}
         """#.write(toFile: file, atomically: true, encoding: .utf8)
         let loaded = try PushServiceConfiguration.load(arguments: ["--config", file], environment: [:])
-        #expect(loaded.retention.finalOutboxSeconds == 3_600 && loaded.retention.intervalSeconds == 5 && loaded.retention.batchSize == 500)
-        #expect(loaded.retention.retiredActivityTokenSeconds == 7_200 && loaded.liveActivities.priority10PerHour == 0)
+        #expect(loaded.retention.finalOutbox == .seconds(3_600) && loaded.retention.interval == .seconds(5) && loaded.retention.batchSize == 500)
+        #expect(loaded.retention.retiredActivityToken == .seconds(7_200) && loaded.liveActivities.priority10PerHour == 0)
     }
 }

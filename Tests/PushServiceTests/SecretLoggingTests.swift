@@ -3,7 +3,7 @@ import APNSMock
 import Foundation
 import JSON
 import PushChaos
-import PushTLS
+import PushTLSTesting
 import TestSupport
 import Testing
 

@@ -5,7 +5,7 @@ import Foundation
 import JSON
 import PushService
 import PushStore
-import PushTLS
+import PushTLSTesting
 import TestSupport
 
 /// The whole service in-process on 127.0.0.1:0, talking to an in-process mock APNs.
@@ -42,9 +42,9 @@ struct ServiceHarness: Sendable {
         configuration.dataDirectory = directory
         configuration.apiKeys = [try APIKey(name: "test", secret: apiKey)]
         configuration.topic = topic
-        configuration.retryBaseDelaySeconds = 0.05
+        configuration.retryBaseDelay = .milliseconds(50)
         // `?wait=true` answers once every notification is final; give a loaded machine time to get there.
-        configuration.waitTimeoutSeconds = 120
+        configuration.waitTimeout = .seconds(120)
         configure(&configuration)
         let server = try await PushServer.start(
             configuration: configuration,
@@ -56,7 +56,7 @@ struct ServiceHarness: Sendable {
     }
 
     func stop() async {
-        await server.shutdown(deadline: 5)
+        await server.shutdown(deadline: .seconds(5))
         mock.stop()
         try? FileManager.default.removeItem(atPath: directory)
     }

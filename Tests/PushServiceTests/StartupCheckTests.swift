@@ -1,5 +1,5 @@
 import Foundation
-import PushTLS
+import PushTLSTesting
 import TestSupport
 import Testing
 
@@ -101,7 +101,7 @@ struct StartupCheckTests {
         #expect(configuration.topic == "c.d")
         #expect(configuration.apiKeys == [try APIKey(name: "key-1", secret: "k1"), try APIKey(name: "key-2", secret: "k2")])
         #expect(configuration.apns.connections == 3)
-        #expect(configuration.dropWindowSeconds == 5)
+        #expect(configuration.dropWindow == .seconds(5))
         #expect(throws: ConfigurationError.self) {
             try PushServiceConfiguration.load(arguments: ["--port", "x"], environment: [:])
         }

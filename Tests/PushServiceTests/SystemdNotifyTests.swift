@@ -31,8 +31,8 @@ struct SystemdNotifyTests {
 
     @Test("the watchdog interval is half of WATCHDOG_USEC, and off for another process's WATCHDOG_PID")
     func watchdogInterval() {
-        #expect(SystemdNotifier.watchdogInterval(environment: ["WATCHDOG_USEC": "30000000"]) == 15)
-        #expect(SystemdNotifier.watchdogInterval(environment: ["WATCHDOG_USEC": "30000000", "WATCHDOG_PID": "\(getpid())"]) == 15)
+        #expect(SystemdNotifier.watchdogInterval(environment: ["WATCHDOG_USEC": "30000000"]) == .seconds(15))
+        #expect(SystemdNotifier.watchdogInterval(environment: ["WATCHDOG_USEC": "30000000", "WATCHDOG_PID": "\(getpid())"]) == .seconds(15))
         #expect(SystemdNotifier.watchdogInterval(environment: ["WATCHDOG_USEC": "30000000", "WATCHDOG_PID": "\(getpid() + 1)"]) == nil)
         #expect(SystemdNotifier.watchdogInterval(environment: ["WATCHDOG_USEC": "0"]) == nil)
         #expect(SystemdNotifier.watchdogInterval(environment: ["WATCHDOG_USEC": "soon"]) == nil)
@@ -45,7 +45,7 @@ struct SystemdNotifyTests {
         let loop = EventLoop(name: "watchdog-test")
         defer { loop.shutdown() }
         let watchdog = try await SystemdWatchdog.start(
-            loop: loop, interval: 0.02,
+            loop: loop, interval: .milliseconds(20),
             notifier: SystemdNotifier(socketPath: socket.address))
         for _ in 0..<3 { #expect(await socket.next(timeout: 10) == "WATCHDOG=1") }
         #expect(await watchdog.isPinging)

@@ -55,7 +55,7 @@ struct TokenAuthServiceTests {
         let record = try #require(mock.records().first)
         #expect(record.token == token)
         #expect(record.headers.contains { $0.name == "authorization" && $0.value.hasPrefix("bearer ") })
-        await server.shutdown(deadline: 5)
+        await server.shutdown(deadline: .seconds(5))
     }
 
     @Test("a .p8 without key id and team id, or a missing .p8, stops the start with exit code 78")

@@ -33,9 +33,9 @@ struct WebhookConfigurationTests {
         #expect(endpoints[0].events == Set(WebhookEventType.allCases))
         #expect(endpoints[1].events == [.mateRequestCreated])
         #expect(endpoints.allSatisfy { $0.source == .config })
-        #expect(loaded.webhooks.timeoutSeconds == 3 && loaded.webhooks.concurrency == 2 && loaded.webhooks.batchSize == 10)
-        #expect(loaded.webhooks.retry.giveUpAfter == 90_000)
-        #expect(loaded.retention.webhookEventSeconds == 3_600)
+        #expect(loaded.webhooks.timeout == .seconds(3) && loaded.webhooks.concurrency == 2 && loaded.webhooks.batchSize == 10)
+        #expect(loaded.webhooks.retry.giveUpAfter == .seconds(90_000))
+        #expect(loaded.retention.webhookEvent == .seconds(3_600))
 
         for (body, field) in [
             (#"{"webhooks": [{"id": "a", "url": "ftp://x", "events": ["*"], "secret": "s"}]}"#, "webhooks[0]"),

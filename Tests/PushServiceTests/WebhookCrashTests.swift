@@ -3,7 +3,7 @@ import Foundation
 import JSON
 import PushChaos
 import PushStore
-import PushTLS
+import PushTLSTesting
 import TestSupport
 import Testing
 

@@ -11,14 +11,15 @@ import Testing
 struct WebhookDeliveryTests {
     static let secret = "whsec_test_0123456789abcdef"
 
-    /// A service whose webhook worker looks often, gives up on a silent receiver after `timeout` seconds and
+    /// A service whose webhook worker looks often, gives up on a silent receiver after `timeout` and
     /// retries after 0.1 s, 0.2 s, ….
-    static func service(timeout: Double = 2, logs: LineWaiter? = nil) async throws -> ServiceHarness {
+    static func service(timeout: Duration = .seconds(2), logs: LineWaiter? = nil) async throws -> ServiceHarness {
         let logger = logs.map { waiter in ServiceLogger(level: .debug) { waiter.append($0) } } ?? .silent
         return try await ServiceHarness.start(logger: logger) { configuration in
-            configuration.webhooks.pollSeconds = 0.05
-            configuration.webhooks.timeoutSeconds = timeout
-            configuration.webhooks.retry = WebhookRetryPolicy(initialDelay: 0.1, maxDelay: 0.5, giveUpAfter: 3_600)
+            configuration.webhooks.pollInterval = .milliseconds(50)
+            configuration.webhooks.timeout = timeout
+            configuration.webhooks.retry = WebhookRetryPolicy(
+                initialDelay: .milliseconds(100), maxDelay: .milliseconds(500), giveUpAfter: .seconds(3600))
         }
     }
 
@@ -98,7 +99,7 @@ struct WebhookDeliveryTests {
     func retriesAfter500AndTimeout() async throws {
         let receiver = try await WebhookReceiver.start(secret: Self.secret, mode: "500")
         let logs = LineWaiter()
-        let harness = try await Self.service(timeout: 0.5, logs: logs)
+        let harness = try await Self.service(timeout: .milliseconds(500), logs: logs)
         try await Self.register(harness, id: "flaky", url: "http://127.0.0.1:\(receiver.port)/")
         try await Self.rejectedPush(harness, count: 3)
         #expect(await receiver.waitFor { $0.filter { $0.hasPrefix("REQUEST 500") }.count >= 2 })

@@ -52,7 +52,7 @@ struct ActivityTokenRepositoryTests {
     func priorityBudgetCountsPerActivityOverTheLastHour(kind: StoreKind) async throws {
         let tokens = try await kind.make().activityTokens
         func take(_ activity: String, _ seconds: Double, limit: Int = 2) async throws -> Bool {
-            try await tokens.takePriorityBudget(activityID: activity, limit: limit, window: 3600, now: at(seconds))
+            try await tokens.takePriorityBudget(activityID: activity, limit: limit, window: .seconds(3600), now: at(seconds))
         }
         #expect(try await take("walk-1", 0))
         #expect(try await take("walk-1", 10))
@@ -72,7 +72,7 @@ struct ActivityTokenRepositoryTests {
         let tokens = try await kind.make().activityTokens
         let granted = try await withThrowingTaskGroup(of: Bool.self) { group in
             for n in 0..<40 {
-                group.addTask { try await tokens.takePriorityBudget(activityID: "walk-1", limit: 7, window: 3600, now: at(Double(n) / 10)) }
+                group.addTask { try await tokens.takePriorityBudget(activityID: "walk-1", limit: 7, window: .seconds(3600), now: at(Double(n) / 10)) }
             }
             return try await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
         }
@@ -89,13 +89,15 @@ struct ActivityTokenRepositoryTests {
             granted.append(
                 try await withThrowingTaskGroup(of: Bool.self) { group in
                     for tokens in takers {
-                        group.addTask { try await tokens.takePriorityBudget(activityID: "walk-\(round)", limit: 3, window: 3600, now: at(1)) }
+                        group.addTask {
+                            try await tokens.takePriorityBudget(activityID: "walk-\(round)", limit: 3, window: .seconds(3600), now: at(1))
+                        }
                     }
                     return try await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
                 })
         }
         #expect(granted == Array(repeating: 3, count: 20))
-        #expect(try await !b.activityTokens.takePriorityBudget(activityID: "walk-0", limit: 3, window: 3600, now: at(2)))
-        #expect(try await a.activityTokens.takePriorityBudget(activityID: "walk-0", limit: 3, window: 3600, now: at(3602)))
+        #expect(try await !b.activityTokens.takePriorityBudget(activityID: "walk-0", limit: 3, window: .seconds(3600), now: at(2)))
+        #expect(try await a.activityTokens.takePriorityBudget(activityID: "walk-0", limit: 3, window: .seconds(3600), now: at(3602)))
     }
 }

@@ -6,7 +6,7 @@ import Testing
 @testable import PushStore
 
 /// A report of `peer` by `reporter` with a 10 s window whose match queues one outbox row per mate request.
-func dropReport(_ reporter: String, _ peer: String, id: String = OutboxID.make(), window: TimeInterval = 10) -> DropReportRequest {
+func dropReport(_ reporter: String, _ peer: String, id: String = OutboxID.make(), window: Duration = .seconds(10)) -> DropReportRequest {
     DropReportRequest(reporterID: reporter, peerID: peer, newDropID: id, window: window) { _, requests in
         requests.enumerated().map { outboxItem("\($1.id)-row", push: $1.id, token: $0) }
     }
@@ -58,7 +58,7 @@ struct DropRepositoryTests {
         }
         #expect(try await drops.pending().map(\.id) == ["d1"])
         // Once the drop is gone, the users are free again.
-        #expect(try await drops.cancel(userID: "bob", now: at(2), window: 10).0 == .cancelled(try #require(try await drops.drop(id: "d1"))))
+        #expect(try await drops.cancel(userID: "bob", now: at(2), window: .seconds(10)).0 == .cancelled(try #require(try await drops.drop(id: "d1"))))
         guard case .pending(let drop) = try await drops.report(dropReport("cy", "ana", id: "d2"), now: at(3)).0 else {
             Issue.record("expected a pending drop")
             return
@@ -70,9 +70,9 @@ struct DropRepositoryTests {
     func cancelAndMatchAreDecidedOnce(kind: StoreKind) async throws {
         let repos = try await kind.make()
         let drops = repos.drops
-        #expect(try await drops.cancel(userID: "ana", now: t0, window: 10).0 == .nothingPending)
+        #expect(try await drops.cancel(userID: "ana", now: t0, window: .seconds(10)).0 == .nothingPending)
         _ = try await drops.report(dropReport("ana", "bob", id: "d1"), now: t0)
-        let (cancelled, _) = try await drops.cancel(userID: "ana", now: at(1), window: 10)
+        let (cancelled, _) = try await drops.cancel(userID: "ana", now: at(1), window: .seconds(10))
         let stored = try #require(try await drops.drop(id: "d1"))
         #expect(cancelled == .cancelled(stored) && stored.state == .cancelled && stored.closedAt == at(1))
         // The peer's report after the cancel starts a new drop, and pushes nothing for the cancelled one.
@@ -85,7 +85,7 @@ struct DropRepositoryTests {
             Issue.record("expected a match")
             return
         }
-        #expect(try await drops.cancel(userID: "bob", now: at(4), window: 10).0 == .alreadyMatched(matched))
+        #expect(try await drops.cancel(userID: "bob", now: at(4), window: .seconds(10)).0 == .alreadyMatched(matched))
         #expect(try await repos.mates.requests(forDrop: "d1").isEmpty)
         #expect(try await repos.outbox.depth() == 2)
     }
@@ -95,8 +95,8 @@ struct DropRepositoryTests {
         let drops = try await kind.make().drops
         _ = try await drops.report(dropReport("ana", "bob", id: "d1"), now: t0)
         _ = try await drops.report(dropReport("cy", "dee", id: "d2"), now: at(5))
-        #expect(try await drops.current(userID: "ana", now: at(10), window: 10).0?.id == "d1", "still pending at its last instant")
-        let (none, expired) = try await drops.current(userID: "bob", now: at(11), window: 10)
+        #expect(try await drops.current(userID: "ana", now: at(10), window: .seconds(10)).0?.id == "d1", "still pending at its last instant")
+        let (none, expired) = try await drops.current(userID: "bob", now: at(11), window: .seconds(10))
         #expect(none == nil && expired.map(\.id) == ["d1"] && expired.first?.closedAt == at(11))
         #expect(try await drops.expireDue(now: at(15)).isEmpty)
         #expect(try await drops.expireDue(now: at(16)).map(\.id) == ["d2"])
@@ -118,7 +118,7 @@ struct DropRepositoryTests {
         #expect(try await repos.drops.pending().isEmpty)
         // A match whose push rows are invalid stores neither the match nor the requests.
         _ = try await repos.drops.report(dropReport("ana", "bob", id: "d1"), now: t0)
-        let broken = DropReportRequest(reporterID: "bob", peerID: "ana", newDropID: "x", window: 10) { _, _ in
+        let broken = DropReportRequest(reporterID: "bob", peerID: "ana", newDropID: "x", window: .seconds(10)) { _, _ in
             var row = outboxItem("bad")
             row.topic = ""
             return [row]

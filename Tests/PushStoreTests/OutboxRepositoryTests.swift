@@ -86,7 +86,7 @@ struct OutboxRepositoryTests {
 
     @Test(arguments: StoreKind.allCases)
     func retryBacksOffExponentiallyThenFails(kind: StoreKind) async throws {
-        let outbox = try await kind.make(retryPolicy: OutboxRetryPolicy(maxAttempts: 4, baseDelay: 1, maxDelay: 300)).outbox
+        let outbox = try await kind.make(retryPolicy: OutboxRetryPolicy(maxAttempts: 4, baseDelay: .seconds(1), maxDelay: .seconds(300))).outbox
         try await outbox.enqueue([outboxItem("r")])
         var now = t0
         for (attempt, delay) in [(1, 1.0), (2, 2.0), (3, 4.0)] {
@@ -111,11 +111,11 @@ struct OutboxRepositoryTests {
     @Test func backoffIsCappedAndJitterIsDeterministic() {
         let plain = OutboxRetryPolicy()
         #expect(plain.maxAttempts == 8)
-        #expect([1, 2, 3, 9, 10, 40].map { plain.delay(afterAttempt: $0, id: "a") } == [1, 2, 4, 256, 300, 300])
+        #expect([1, 2, 3, 9, 10, 40].map { plain.delay(afterAttempt: $0, id: "a") } == [1, 2, 4, 256, 300, 300].map { Duration.seconds($0) })
         let jittered = OutboxRetryPolicy(jitter: 0.5)
         let a = jittered.delay(afterAttempt: 5, id: "row-a")
         #expect(a == jittered.delay(afterAttempt: 5, id: "row-a"))
-        #expect(a > 8 && a <= 16)
+        #expect(a > .seconds(8) && a <= .seconds(16))
         let spread = Set((0..<20).map { jittered.delay(afterAttempt: 5, id: "row-\($0)") })
         #expect(spread.count > 10)
     }

@@ -46,7 +46,7 @@ struct PostgresDropInstancesTests {
         for (initiator, peer) in pairs { _ = try await instances[0].drops.report(dropReport(initiator, peer, id: "d-\(initiator)"), now: t0) }
         let results = try await withThrowingTaskGroup(of: (String, DropCancelOutcome?, DropReportOutcome?).self) { group in
             for (initiator, peer) in pairs {
-                group.addTask { (initiator, try await instances[1].drops.cancel(userID: initiator, now: at(1), window: 10).0, nil) }
+                group.addTask { (initiator, try await instances[1].drops.cancel(userID: initiator, now: at(1), window: .seconds(10)).0, nil) }
                 group.addTask { (initiator, nil, try await instances[2].drops.report(dropReport(peer, initiator), now: at(1)).0) }
             }
             return try await group.reduce(into: [(String, DropCancelOutcome?, DropReportOutcome?)]()) { $0.append($1) }

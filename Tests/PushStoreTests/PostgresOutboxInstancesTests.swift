@@ -8,7 +8,7 @@ import Testing
 @Suite("PostgreSQL outbox shared by instances")
 struct PostgresOutboxInstancesTests {
     /// Two instances ("a" and "b") on one fresh database, with leases of `lease` seconds.
-    static func instances(lease: Double = 60) async throws -> (PushRepositories, PushRepositories) {
+    static func instances(lease: Duration = .seconds(60)) async throws -> (PushRepositories, PushRepositories) {
         let url = try await PostgresTestCluster.shared().createDatabase()
         let a = try await PushRepositories.postgres(url: url, poolSize: 3, instanceID: "a", lease: lease)
         let b = try await PushRepositories.postgres(url: url, poolSize: 3, instanceID: "b", lease: lease)
@@ -45,7 +45,7 @@ struct PostgresOutboxInstancesTests {
     }
 
     @Test func aLeaseIsReclaimedByAnotherInstanceOnlyAfterItEnds() async throws {
-        let (a, b) = try await Self.instances(lease: 10)
+        let (a, b) = try await Self.instances(lease: .seconds(10))
         try await a.outbox.enqueue([outboxItem("x"), outboxItem("y")])
         let first = try await a.outbox.claim(limit: 5, now: t0)
         #expect(first.map(\.id) == ["x", "y"] && first.map(\.attempts) == [1, 1])

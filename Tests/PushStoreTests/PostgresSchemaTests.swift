@@ -64,7 +64,7 @@ struct PostgresSchemaTests {
         let d1 = try #require(try await repositories.drops.drop(id: "d1"))
         #expect(d1.state == .matched && d1.matchedAt == at(0.5))
         #expect(try await repositories.drops.pending().map(\.id) == ["d2", "d3"])
-        #expect(try await repositories.drops.current(userID: "cy", now: at(1), window: 10).0?.id == "d2")
+        #expect(try await repositories.drops.current(userID: "cy", now: at(1), window: .seconds(10)).0?.id == "d2")
         #expect(try await repositories.drops.report(dropReport("bob", "zed"), now: at(1)).0 != .busy)
         #expect(try await repositories.drops.report(dropReport("dee", "zed"), now: at(1)).0 == .busy)
     }

@@ -19,7 +19,7 @@ struct PostgresWebhookInstancesTests {
                 group.addTask {
                     var mine: [String] = []
                     while true {
-                        let claim = try await webhooks.claim(endpointID: "ops", limit: 7, lease: 30, now: at(1))
+                        let claim = try await webhooks.claim(endpointID: "ops", limit: 7, lease: .seconds(30), now: at(1))
                         if claim.isEmpty { return mine }
                         mine += claim.map(\.eventID)
                     }
@@ -31,8 +31,8 @@ struct PostgresWebhookInstancesTests {
         #expect(Set(claimed) == Set(events.map(\.id)))
         // While the leases run nobody takes them; once they end (instance a died), b takes every one over, and
         // a's late answers are stale.
-        #expect(try await b.webhooks.claim(endpointID: "ops", limit: 500, lease: 30, now: at(30)).isEmpty)
-        let takenOver = try await b.webhooks.claim(endpointID: "ops", limit: 500, lease: 30, now: at(32))
+        #expect(try await b.webhooks.claim(endpointID: "ops", limit: 500, lease: .seconds(30), now: at(30)).isEmpty)
+        let takenOver = try await b.webhooks.claim(endpointID: "ops", limit: 500, lease: .seconds(30), now: at(32))
         #expect(takenOver.count == 300 && takenOver.allSatisfy { $0.attempts == 2 })
         let stale = WebhookDelivery(
             eventID: events[0].id, endpointID: "ops", type: .notificationRejected, body: [], state: .inFlight, attempts: 1,

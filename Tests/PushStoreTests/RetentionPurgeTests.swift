@@ -26,13 +26,27 @@ struct RetentionPurgeTests {
         #expect(try await outbox.items(pushID: "push-1").map(\.id) == ["r6", "waiting"])
     }
 
+    @Test("a row still to be sent between purged ones keeps its item", arguments: StoreKind.allCases)
+    func pendingRowInsideAPurgedRangeStays(kind: StoreKind) async throws {
+        let outbox = try await kind.make().outbox
+        try await outbox.enqueue((0..<3).map { outboxItem("r\($0)", token: $0) })
+        let claimed = try await outbox.claim(limit: 3, now: t0)
+        try await outbox.complete(
+            claimed.map { OutboxCompletion($0, $0.id == "r1" ? .retry(status: 503, reason: "ServiceUnavailable") : .accepted(apnsUniqueID: nil)) },
+            now: at(1))
+        #expect(try await outbox.purge(olderThan: at(2), limit: 10) == 2)
+        #expect(try await outbox.items(pushID: "push-1").map(\.id) == ["r1"])
+        #expect(try await outbox.counts() == [.queued: 1, .inFlight: 0, .accepted: 0, .rejected: 0, .failed: 0, .expired: 0])
+        #expect(try await outbox.claim(limit: 3, now: at(3_600)).map(\.id) == ["r1"], "still sent again")
+    }
+
     @Test(arguments: StoreKind.allCases)
     func answeredRequestsGoFirstThenTheirDrops(kind: StoreKind) async throws {
         let repos = try await kind.make()
         _ = try await repos.drops.report(dropReport("ana", "bob", id: "m"), now: t0)
         _ = try await repos.drops.report(dropReport("bob", "ana"), now: at(1))
         _ = try await repos.drops.report(dropReport("cy", "dee", id: "c"), now: at(1))
-        _ = try await repos.drops.cancel(userID: "cy", now: at(2), window: 10)
+        _ = try await repos.drops.cancel(userID: "cy", now: at(2), window: .seconds(10))
         _ = try await repos.drops.report(dropReport("eve", "fay", id: "p"), now: at(2))
         _ = try await repos.mates.answer(id: "m.peer", accept: true, by: "bob", at: at(3)) { _ in [] }
 
@@ -52,12 +66,14 @@ struct RetentionPurgeTests {
     func idempotencyKeysGoByAge(kind: StoreKind) async throws {
         let keys = try await kind.make().idempotency
         for (n, key) in ["a", "b", "c"].enumerated() {
-            #expect(try await keys.begin(key: key, scope: "s", fingerprint: [1], now: at(Double(n)), ttl: 60) == .proceed)
+            #expect(try await keys.begin(key: key, scope: "s", fingerprint: [1], now: at(Double(n)), ttl: .seconds(60)) == .proceed)
             try await keys.finish(key: key, scope: "s", answer: IdempotentAnswer(status: 201, body: []))
         }
         #expect(try await keys.purge(olderThan: at(1.5), limit: 10) == 2)
-        #expect(try await keys.begin(key: "c", scope: "s", fingerprint: [1], now: at(3), ttl: 60) == .replay(IdempotentAnswer(status: 201, body: [])))
-        #expect(try await keys.begin(key: "a", scope: "s", fingerprint: [2], now: at(3), ttl: 60) == .proceed, "a purged key is new")
+        #expect(
+            try await keys.begin(key: "c", scope: "s", fingerprint: [1], now: at(3), ttl: .seconds(60))
+                == .replay(IdempotentAnswer(status: 201, body: [])))
+        #expect(try await keys.begin(key: "a", scope: "s", fingerprint: [2], now: at(3), ttl: .seconds(60)) == .proceed, "a purged key is new")
     }
 
     @Test(arguments: StoreKind.allCases)
@@ -91,14 +107,14 @@ struct RetentionPurgeTests {
     func priorityBudgetEntriesGoOnceOutOfTheWindow(kind: StoreKind) async throws {
         let tokens = try await kind.make().activityTokens
         for seconds in [0.0, 1, 2] {
-            #expect(try await tokens.takePriorityBudget(activityID: "walk-1", limit: 3, window: 3600, now: at(seconds)))
+            #expect(try await tokens.takePriorityBudget(activityID: "walk-1", limit: 3, window: .seconds(3600), now: at(seconds)))
         }
-        #expect(try await tokens.takePriorityBudget(activityID: "walk-2", limit: 3, window: 3600, now: at(5)))
+        #expect(try await tokens.takePriorityBudget(activityID: "walk-2", limit: 3, window: .seconds(3600), now: at(5)))
         #expect(try await tokens.purgeBudget(olderThan: at(2), limit: 1) == 1)
         #expect(try await tokens.purgeBudget(olderThan: at(2), limit: 5) == 1)
         #expect(try await tokens.purgeBudget(olderThan: at(2), limit: 5) == 0)
         // What is left still counts: walk-1 has one of three in the window.
-        #expect(try await tokens.takePriorityBudget(activityID: "walk-1", limit: 2, window: 3600, now: at(3)))
-        #expect(try await !tokens.takePriorityBudget(activityID: "walk-1", limit: 2, window: 3600, now: at(4)))
+        #expect(try await tokens.takePriorityBudget(activityID: "walk-1", limit: 2, window: .seconds(3600), now: at(3)))
+        #expect(try await !tokens.takePriorityBudget(activityID: "walk-1", limit: 2, window: .seconds(3600), now: at(4)))
     }
 }

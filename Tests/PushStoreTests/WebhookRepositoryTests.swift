@@ -26,7 +26,7 @@ struct WebhookRepositoryTests {
 
     @Test(arguments: StoreKind.allCases)
     func outcomesOfNotificationsDevicesAndMateRequestsAreQueued(kind: StoreKind) async throws {
-        let repos = try await kind.make(retryPolicy: OutboxRetryPolicy(maxAttempts: 1, baseDelay: 1, maxDelay: 1))
+        let repos = try await kind.make(retryPolicy: OutboxRetryPolicy(maxAttempts: 1, baseDelay: .seconds(1), maxDelay: .seconds(1)))
         let webhooks = try #require(repos.webhooks)
         try await webhooks.addEndpoint(webhookEndpoint("all"))
         try await webhooks.addEndpoint(webhookEndpoint("mates", [.mateRequestCreated]))
@@ -48,7 +48,7 @@ struct WebhookRepositoryTests {
         _ = try await repos.drops.report(dropReport("bob", "ana"), now: at(4))
         _ = try await repos.mates.answer(id: "m.peer", accept: false, by: "bob", at: at(6)) { _ in [] }
 
-        let all = try await webhooks.claim(endpointID: "all", limit: 100, lease: 60, now: Date())
+        let all = try await webhooks.claim(endpointID: "all", limit: 100, lease: .seconds(60), now: Date())
         #expect(
             all.map(\.type).sorted { $0.rawValue < $1.rawValue } == [
                 .deviceInvalidated, .mateRequestCreated, .mateRequestCreated, .mateRequestDeclined, .notificationExpired,
@@ -64,7 +64,7 @@ struct WebhookRepositoryTests {
         let invalidated = try JSONValue.parse(try #require(all.first { $0.type == .deviceInvalidated }).body)
         #expect(invalidated["data"]?["reason"]?.stringValue == "Unregistered")
         #expect(invalidated["data"]?["apns_timestamp"]?.intValue == Int(at(5).storeMillis))
-        let mates = try await webhooks.claim(endpointID: "mates", limit: 100, lease: 60, now: Date())
+        let mates = try await webhooks.claim(endpointID: "mates", limit: 100, lease: .seconds(60), now: Date())
         #expect(mates.map(\.type) == [.mateRequestCreated, .mateRequestCreated])
         #expect(Set(mates.map(\.eventID)) == Set(all.filter { $0.type == .mateRequestCreated }.map(\.eventID)), "one event id per event")
     }
@@ -75,22 +75,22 @@ struct WebhookRepositoryTests {
         try await webhooks.addEndpoint(webhookEndpoint("a"))
         let events = (0..<3).map { WebhookEvent(type: .notificationRejected, occurredAt: at(Double($0)), data: ["n": .int(Int64($0))]) }
         #expect(try await webhooks.record(events) == 3)
-        let retry = WebhookRetryPolicy(initialDelay: 10, maxDelay: 10, giveUpAfter: 100)
+        let retry = WebhookRetryPolicy(initialDelay: .seconds(10), maxDelay: .seconds(10), giveUpAfter: .seconds(100))
 
-        let first = try await webhooks.claim(endpointID: "a", limit: 2, lease: 30, now: at(5))
+        let first = try await webhooks.claim(endpointID: "a", limit: 2, lease: .seconds(30), now: at(5))
         #expect(first.map(\.eventID) == events.prefix(2).map(\.id))
         #expect(first.allSatisfy { $0.state == .inFlight && $0.attempts == 1 })
-        let second = try await webhooks.claim(endpointID: "a", limit: 5, lease: 30, now: at(6))
+        let second = try await webhooks.claim(endpointID: "a", limit: 5, lease: .seconds(30), now: at(6))
         #expect(second.map(\.eventID) == [events[2].id], "rows under a running lease are not claimed again")
         try await webhooks.complete(
             [
                 WebhookAttempt(first[0], delivered: true, status: 204, error: nil),
                 WebhookAttempt(first[1], delivered: false, status: 500, error: "HTTP 500"),
             ], retry: retry, now: at(7))
-        #expect(try await webhooks.claim(endpointID: "a", limit: 5, lease: 30, now: at(8)).isEmpty)
+        #expect(try await webhooks.claim(endpointID: "a", limit: 5, lease: .seconds(30), now: at(8)).isEmpty)
         // The lease of the third ran out (its instance died): it is claimed again, and the old claim's
         // late answer is stale.
-        let retaken = try await webhooks.claim(endpointID: "a", limit: 5, lease: 30, now: at(37))
+        let retaken = try await webhooks.claim(endpointID: "a", limit: 5, lease: .seconds(30), now: at(37))
         #expect(Set(retaken.map(\.eventID)) == [events[1].id, events[2].id])
         try await webhooks.complete([WebhookAttempt(second[0], delivered: true, status: 200, error: nil)], retry: retry, now: at(38))
         #expect(try await webhooks.counts()[.delivered] == 1)

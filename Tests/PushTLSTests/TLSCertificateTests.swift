@@ -1,10 +1,12 @@
+import APNSCore
 import Foundation
 import PushTLS
+import PushTLSTesting
 import Testing
 
 @Suite("TLSCertificate")
 struct TLSCertificateTests {
-    @Test("client certificate carries UID, CN, topics, environments and dates")
+    @Test("client certificate carries UID, CN, Apple's extensions by OID, and dates")
     func clientCertificateFields() throws {
         let authority = try TestCertificateAuthority()
         let notBefore = Date(timeIntervalSince1970: 1_700_000_000)
@@ -16,28 +18,17 @@ struct TLSCertificateTests {
 
         #expect(certificate.subjectUID == testBundleID)
         #expect(certificate.commonName == "Apple Push Services: \(testBundleID)")
-        #expect(certificate.apnsTopics == [testBundleID, "\(testBundleID).voip", "\(testBundleID).complication"])
-        #expect(certificate.apnsTopicEntries.map(\.kinds) == [["app"], ["voip"], ["complication"]])
-        #expect(certificate.allowedTopics == certificate.apnsTopics)
-        #expect(!certificate.supportsDevelopment)
-        #expect(certificate.supportsProduction)
-        #expect(certificate.apnsEnvironments == .production)
+        // Apple's extensions by OID (APNS decodes them): the topics list and the production marker, a DER NULL.
+        #expect(certificate.extensionValue(oid: "1.2.840.113635.100.6.3.6")?.first == 0x30)
+        #expect(certificate.extensionValue(oid: "1.2.840.113635.100.6.3.2") == [0x05, 0x00])
+        #expect(certificate.extensionValue(oid: "1.2.840.113635.100.6.3.1") == nil)
+        #expect(certificate.extensionValue(oid: "not an oid") == nil)
         #expect(certificate.notBefore == notBefore)
         #expect(certificate.notAfter == notAfter)
         #expect(!certificate.isExpired(at: Date(timeIntervalSince1970: 1_800_000_000)))
         #expect(certificate.isExpired(at: Date(timeIntervalSince1970: 1_900_000_001)))
         #expect(certificate.sha256Fingerprint.split(separator: ":").count == 32)
         #expect(try TLSCertificate(pem: certificate.pem).sha256Fingerprint == certificate.sha256Fingerprint)
-    }
-
-    @Test("without the topics extension the UID is the only allowed topic")
-    func uidFallback() throws {
-        let issued = try TestCertificateAuthority().issueClientCertificate(bundleID: testBundleID, environments: .development)
-        let certificate = try issued.certificate()
-        #expect(certificate.apnsTopics.isEmpty)
-        #expect(certificate.allowedTopics == [testBundleID])
-        #expect(certificate.supportsDevelopment)
-        #expect(!certificate.supportsProduction)
     }
 
     @Test("server certificate and CA load from PEM files")

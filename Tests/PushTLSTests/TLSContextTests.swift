@@ -1,5 +1,6 @@
 import Foundation
 import PushTLS
+import PushTLSTesting
 import Testing
 
 @Suite("TLSContext")

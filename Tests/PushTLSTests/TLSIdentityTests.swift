@@ -1,5 +1,6 @@
 import Foundation
 import PushTLS
+import PushTLSTesting
 import Testing
 
 @Suite("TLSIdentity")
@@ -13,21 +14,26 @@ struct TLSIdentityTests {
         client = try authority.issueClientCertificate(bundleID: testBundleID, topics: topics)
     }
 
-    private func expectAPNSFields(_ identity: TLSIdentity) {
+    /// The loaded identity carries the issued certificate: subject, Apple's extensions (read in APNS) and dates.
+    private func expectClientFields(_ identity: TLSIdentity) {
+        let issued = try? client.certificate()
         #expect(identity.certificate.subjectUID == testBundleID)
-        #expect(identity.certificate.apnsTopics == topics)
-        #expect(identity.certificate.apnsEnvironments == .both)
+        #expect(identity.certificate.sha256Fingerprint == issued?.sha256Fingerprint)
+        for oid in ["1.2.840.113635.100.6.3.1", "1.2.840.113635.100.6.3.2", "1.2.840.113635.100.6.3.6"] {
+            #expect(identity.certificate.extensionValue(oid: oid) != nil, "\(oid)")
+            #expect(identity.certificate.extensionValue(oid: oid) == issued?.extensionValue(oid: oid), "\(oid)")
+        }
         #expect(identity.certificate.notAfter > Date())
         #expect(identity.certificate.notBefore < Date())
     }
 
     @Test("PEM strings and PEM files load")
     func pem() throws {
-        expectAPNSFields(try client.identity())
+        expectClientFields(try client.identity())
         let directory = try TemporaryDirectory()
         let certificatePath = try directory.write(Array(client.certificatePEM.utf8), to: "c.pem")
         let keyPath = try directory.write(Array(client.privateKeyPEM.utf8), to: "k.pem")
-        expectAPNSFields(try TLSIdentity(certificatePEMPath: certificatePath, keyPEMPath: keyPath))
+        expectClientFields(try TLSIdentity(certificatePEMPath: certificatePath, keyPEMPath: keyPath))
     }
 
     @Test("modern and legacy .p12 load", arguments: [false, true])
@@ -35,7 +41,7 @@ struct TLSIdentityTests {
         let directory = try TemporaryDirectory()
         let path = try directory.write(try client.pkcs12(password: "s3cret", legacy: legacy), to: "client.p12")
         let identity = try TLSIdentity(p12Path: path, password: "s3cret")
-        expectAPNSFields(identity)
+        expectClientFields(identity)
         #expect(identity.source == path)
     }
 
@@ -111,7 +117,7 @@ struct TLSIdentityTests {
             ], in: directory.path)
         try #require(result.status == 0, "openssl failed: \(result.stderr)")
         let identity = try TLSIdentity(p12Path: directory.file("client.p12"), password: "hunter2")
-        expectAPNSFields(identity)
+        expectClientFields(identity)
         #expect(
             tlsErrorKind {
                 _ = try TLSIdentity(p12Path: directory.file("client.p12"), password: "hunter3")

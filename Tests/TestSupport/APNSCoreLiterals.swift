@@ -1,4 +1,4 @@
-import APNSCore
+public import APNSCore
 
 // Literals for fixtures: tests write `"ab12…"`, `"development"`, `"alert"` or `10` where the API takes
 // the typed value. A literal that is not a valid value stops the test at once.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A child started with `posix_spawn` in a process group of its own, its standard output and error on
 /// one pipe, reaped with `waitpid` on its own pid.

@@ -1,5 +1,5 @@
 import APNSCore
-import Foundation
+public import Foundation
 
 /// `ActivityTokenRepository` in memory, with the same rules as the SQLite one (for tests).
 public actor InMemoryActivityTokenRepository: ActivityTokenRepository {
@@ -53,9 +53,9 @@ public actor InMemoryActivityTokenRepository: ActivityTokenRepository {
     }
 
     /// See `ActivityTokenRepository.takePriorityBudget`.
-    public func takePriorityBudget(activityID: String, limit: Int, window: TimeInterval, now: Date) -> Bool {
+    public func takePriorityBudget(activityID: String, limit: Int, window: Duration, now: Date) -> Bool {
         let now = now.storeMillis
-        let start = now - Int64((window * 1000).rounded())
+        let start = now - Int64((window / .milliseconds(1)).rounded())
         let taken = budget[activityID, default: []].filter { $0 > start }.count
         guard taken < limit else { return false }
         budget[activityID, default: []].append(now)

@@ -1,4 +1,4 @@
-import APNSCore
+public import APNSCore
 import Foundation
 
 /// `ChannelRepository` in memory, with the same rules as the SQLite one (for tests).

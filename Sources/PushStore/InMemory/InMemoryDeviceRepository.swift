@@ -1,5 +1,5 @@
-import APNSCore
-import Foundation
+public import APNSCore
+public import Foundation
 
 /// `DeviceRepository` in memory, with the same rules as the SQLite one (for tests).
 public actor InMemoryDeviceRepository: DeviceRepository {

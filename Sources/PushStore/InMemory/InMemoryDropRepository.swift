@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// `DropRepository` and `MateRequestRepository` in memory, with the same rules as the SQLite ones (for
 /// tests). One actor holds drops, engagements and mate requests, so `DropRules` run on them without a
@@ -24,12 +24,12 @@ public actor InMemoryDropRepository: DropRepository, MateRequestRepository {
     }
 
     /// See `DropRepository.cancel`.
-    public func cancel(userID: String, now: Date, window: TimeInterval) throws -> (DropCancelOutcome, expired: [DropRecord]) {
+    public func cancel(userID: String, now: Date, window: Duration) throws -> (DropCancelOutcome, expired: [DropRecord]) {
         try DropRules.cancel(userID: userID, now: now, window: window, &tables)
     }
 
     /// See `DropRepository.current`.
-    public func current(userID: String, now: Date, window: TimeInterval) throws -> (DropRecord?, expired: [DropRecord]) {
+    public func current(userID: String, now: Date, window: Duration) throws -> (DropRecord?, expired: [DropRecord]) {
         try DropRules.current(userID: userID, now: now, window: window, &tables)
     }
 

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// `IdempotencyRepository` in memory, with the same rules as the SQLite one (for tests).
 public actor InMemoryIdempotencyRepository: IdempotencyRepository {
@@ -14,9 +14,9 @@ public actor InMemoryIdempotencyRepository: IdempotencyRepository {
     public init() {}
 
     /// See `IdempotencyRepository.begin`.
-    public func begin(key: String, scope: String, fingerprint: [UInt8], now: Date, ttl: TimeInterval) -> IdempotencyClaim {
+    public func begin(key: String, scope: String, fingerprint: [UInt8], now: Date, ttl: Duration) -> IdempotencyClaim {
         let id = scope + "\n" + key
-        if let record = records[id], record.createdAt.storeMillis > now.addingTimeInterval(-ttl).storeMillis {
+        if let record = records[id], record.createdAt.storeMillis > now.addingTimeInterval(-(ttl / .seconds(1))).storeMillis {
             guard record.fingerprint == fingerprint else { return .mismatch }
             return record.answer.map(IdempotencyClaim.replay) ?? .inProgress
         }

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// `UserRepository` in memory, with the same rules as the SQLite one (for tests).
 public actor InMemoryUserRepository: UserRepository {

@@ -1,5 +1,5 @@
 import APNSCore
-import Foundation
+public import Foundation
 
 /// `ActivityTokenRepository` on a `PostgresDatabase`: the `activity_tokens` table.
 public struct PostgresActivityTokenRepository: ActivityTokenRepository {
@@ -80,9 +80,9 @@ public struct PostgresActivityTokenRepository: ActivityTokenRepository {
 
     /// See `ActivityTokenRepository.takePriorityBudget`: instances take one activity's budget one at a time
     /// (a transaction-scoped advisory lock on the activity id), so the count each sees is final.
-    public func takePriorityBudget(activityID: String, limit: Int, window: TimeInterval, now: Date) async throws -> Bool {
+    public func takePriorityBudget(activityID: String, limit: Int, window: Duration, now: Date) async throws -> Bool {
         guard limit > 0 else { return false }
-        let start = now.storeMillis - Int64((window * 1000).rounded())
+        let start = now.storeMillis - Int64((window / .milliseconds(1)).rounded())
         return try await database.transaction { db in
             _ = try db.query("SELECT pg_advisory_xact_lock(\(Self.budgetLockClass), hashtext($1))", [.text(activityID)])
             return try db.run(

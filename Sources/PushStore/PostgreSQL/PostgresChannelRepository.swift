@@ -1,4 +1,4 @@
-import APNSCore
+public import APNSCore
 import Foundation
 
 /// `ChannelRepository` on a `PostgresDatabase`: the `channels` table.

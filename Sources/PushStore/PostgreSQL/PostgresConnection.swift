@@ -11,6 +11,9 @@ final class PostgresConnection {
     private let owner: pthread_t
     /// Prepared statements by SQL text: the server parses and plans each text once per connection.
     private var prepared: [String: String] = [:]
+    /// Fixed statements that run just before the next statement, in the same round trip: the open
+    /// transaction's `BEGIN` and `executeWithNext`'s statements.
+    private var pending: [String] = []
 
     /// Connects with `conninfo` (a `postgres://` URL or `key=value` pairs); throws a classified error.
     init(conninfo: String) throws(PostgresError) {
@@ -81,12 +84,23 @@ final class PostgresConnection {
     /// statements only (BEGIN, COMMIT, LISTEN, migrations), never for values.
     func execute(_ sql: String) throws(PostgresError) {
         checkThread()
-        _ = try check(PQexec(handle, sql), "PQexec")
+        let text = (pending + [sql]).joined(separator: "; ")
+        pending.removeAll()
+        _ = try check(PQexec(handle, text), "PQexec")
+    }
+
+    /// Runs `sql`, a fixed statement without parameters, inside the open `transaction` just before the next
+    /// statement and in the same round trip (for `SET LOCAL`), instead of a round trip of its own.
+    func executeWithNext(_ sql: String) {
+        checkThread()
+        pending.append(sql)
     }
 
     /// Runs `sql` with `parameters` ($1, $2, …) as a prepared statement; returns its rows (binary format).
+    /// With `committing`, the last statement of a `transaction` block: the block commits in the same round
+    /// trip (a failed statement commits nothing, and the block rolls back).
     @discardableResult
-    func query(_ sql: String, _ parameters: [PostgresValue] = []) throws(PostgresError) -> PostgresRows {
+    func query(_ sql: String, _ parameters: [PostgresValue] = [], committing: Bool = false) throws(PostgresError) -> PostgresRows {
         checkThread()
         let name = try statementName(sql)
         let wire = parameters.map(\.wire)
@@ -109,7 +123,16 @@ final class PostgresConnection {
             pointers.append(UnsafePointer(start.assumingMemoryBound(to: CChar.self)))
             offset += bytes.count
         }
-        let result = PQexecPrepared(handle, name, Int32(wire.count), pointers, &lengths, &formats, 1)
+        let result: OpaquePointer?
+        if pending.isEmpty && !committing {
+            result = PQexecPrepared(handle, name, Int32(wire.count), pointers, &lengths, &formats, 1)
+        } else {
+            let before = pending
+            pending.removeAll()
+            result = try pipelined(before, after: committing ? ["COMMIT"] : []) {
+                PQsendQueryPrepared($0, name, Int32(wire.count), pointers, &lengths, &formats, 1)
+            }
+        }
         guard let rows = try check(result, "PQexecPrepared") else {
             throw PostgresError(kind: .statement, function: "PQexecPrepared", message: "no result")
         }
@@ -129,13 +152,22 @@ final class PostgresConnection {
         _ body: (PostgresConnection) throws -> T
     ) throws -> T {
         var attempt = 1
+        // BEGIN goes out with the block's first statement (one round trip fewer); a block that runs no
+        // statement sends nothing at all.
+        let begin = "BEGIN ISOLATION LEVEL \(isolation.rawValue)"
         while true {
-            try execute("BEGIN ISOLATION LEVEL \(isolation.rawValue)")
+            pending = [begin]
             do {
                 let result = try body(self)
-                try execute("COMMIT")
+                if pending.first == begin {
+                    pending.removeAll()
+                    return result
+                }
+                // The block's last statement may have committed it already (`query(_:_:committing:)`).
+                if inTransaction { try execute("COMMIT") }
                 return result
             } catch {
+                pending.removeAll()
                 if inTransaction && isUsable { try? execute("ROLLBACK") }
                 if let failure = error as? PostgresError, failure.isRetryable, attempt < attempts {
                     attempt += 1
@@ -144,6 +176,60 @@ final class PostgresConnection {
                 throw error
             }
         }
+    }
+
+    /// Sends `before` (statements without parameters), the statement `send` queues and `after`, as one
+    /// pipeline (one round trip), and returns that statement's result; throws the first error (the server
+    /// skips what follows a failed statement).
+    private func pipelined(
+        _ before: [String], after: [String], _ send: (OpaquePointer) -> Int32
+    ) throws(PostgresError) -> OpaquePointer? {
+        guard PQenterPipelineMode(handle) == 1 else { throw failure("PQenterPipelineMode") }
+        let total = before.count + 1 + after.count
+        var sent = 0
+        for (index, sql) in (before + [""] + after).enumerated() {
+            let queued = index == before.count ? send(handle) : PQsendQueryParams(handle, sql, 0, nil, nil, nil, nil, 1)
+            guard queued == 1 else { break }
+            sent += 1
+        }
+        let synced = PQpipelineSync(handle) == 1
+        // One result per statement sent, each followed by a null; then the sync point.
+        var results: [OpaquePointer?] = []
+        for _ in 0..<sent {
+            results.append(PQgetResult(handle))
+            while let extra = PQgetResult(handle) { PQclear(extra) }
+        }
+        if synced, let sync = PQgetResult(handle) { PQclear(sync) }
+        while PQexitPipelineMode(handle) != 1, isUsable, let extra = PQgetResult(handle) { PQclear(extra) }
+        guard results.count == total else {
+            for result in results { PQclear(result) }
+            throw failure("PQsendQueryPrepared")
+        }
+        let main = results[before.count]
+        var firstError: PostgresError?
+        for (index, result) in results.enumerated() where index != before.count {
+            do {
+                _ = try check(result, "PQexec")
+            } catch {
+                // A failure before the statement comes first; after it, the statement's own error does.
+                if firstError == nil
+                    && (index < before.count || PQresultStatus(main) == PGRES_TUPLES_OK
+                        || PQresultStatus(main) == PGRES_COMMAND_OK)
+                {
+                    firstError = error
+                }
+            }
+        }
+        if let firstError {
+            PQclear(main)
+            throw firstError
+        }
+        return main
+    }
+
+    /// The error libpq reports for the connection after `function` failed.
+    private func failure(_ function: String) -> PostgresError {
+        PostgresError(kind: isUsable ? .statement : .connectionLost, function: function, message: String(cString: PQerrorMessage(handle)))
     }
 
     /// The name of the prepared statement for `sql`, preparing it on first use.

@@ -1,5 +1,5 @@
-import APNSCore
-import Foundation
+public import APNSCore
+public import Foundation
 
 /// `DeviceRepository` on a `PostgresDatabase`: the `devices` table.
 public struct PostgresDeviceRepository: DeviceRepository {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// `DropRepository` on a `PostgresDatabase`: the `drops` and `drop_engagements` tables, shared by any
 /// number of instances.
@@ -56,12 +56,12 @@ public struct PostgresDropRepository: DropRepository {
     }
 
     /// See `DropRepository.cancel`.
-    public func cancel(userID: String, now: Date, window: TimeInterval) async throws -> (DropCancelOutcome, expired: [DropRecord]) {
+    public func cancel(userID: String, now: Date, window: Duration) async throws -> (DropCancelOutcome, expired: [DropRecord]) {
         try await run(locking: [userID]) { tx in try DropRules.cancel(userID: userID, now: now, window: window, &tx) }
     }
 
     /// See `DropRepository.current`.
-    public func current(userID: String, now: Date, window: TimeInterval) async throws -> (DropRecord?, expired: [DropRecord]) {
+    public func current(userID: String, now: Date, window: Duration) async throws -> (DropRecord?, expired: [DropRecord]) {
         try await run(locking: [userID]) { tx in try DropRules.current(userID: userID, now: now, window: window, &tx) }
     }
 

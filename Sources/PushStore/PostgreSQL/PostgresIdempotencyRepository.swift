@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// `IdempotencyRepository` on a `PostgresDatabase`: the `idempotency_keys` table.
 ///
@@ -9,10 +9,10 @@ public struct PostgresIdempotencyRepository: IdempotencyRepository {
     /// The database holding the table.
     public let database: PostgresDatabase
     /// How long an unanswered claim holds off repeats (`inProgress`) before a repeat may run again.
-    public let unansweredClaimLease: TimeInterval
+    public let unansweredClaimLease: Duration
 
     /// The repository over `database`.
-    public init(database: PostgresDatabase, unansweredClaimLease: TimeInterval = 300) {
+    public init(database: PostgresDatabase, unansweredClaimLease: Duration = .seconds(300)) {
         self.database = database
         self.unansweredClaimLease = unansweredClaimLease
     }
@@ -21,10 +21,10 @@ public struct PostgresIdempotencyRepository: IdempotencyRepository {
     /// locked with `FOR UPDATE`, so two instances seeing the same key at once decide it once.
     public func begin(
         key: String, scope: String, fingerprint: [UInt8], now: Date,
-        ttl: TimeInterval
+        ttl: Duration
     ) async throws -> IdempotencyClaim {
-        let since = now.addingTimeInterval(-ttl).storeMillis
-        let abandonedBefore = now.addingTimeInterval(-unansweredClaimLease).storeMillis
+        let since = now.addingTimeInterval(-(ttl / .seconds(1))).storeMillis
+        let abandonedBefore = now.addingTimeInterval(-(unansweredClaimLease / .seconds(1))).storeMillis
         let nowMillis = now.storeMillis
         return try await database.transaction { db in
             let inserted = try db.run(

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// `MateRequestRepository` on a `PostgresDatabase`: the `mate_requests` table.
 public struct PostgresMateRequestRepository: MateRequestRepository {

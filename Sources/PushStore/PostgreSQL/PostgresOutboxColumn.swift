@@ -1,8 +1,9 @@
 import APNSCore
 import Foundation
 
-/// The columns an outbox row is read from (table `outbox`), in SELECT / RETURNING order: the raw value is
-/// the offset, and `selectList` is built from the same cases.
+/// The columns an outbox row is read from, in SELECT order: the raw value is the offset, and `selectList` is
+/// built from the same cases. What a row sends comes from `outbox_items i`, what changes from
+/// `outbox_state s` (see `PostgresSchema.outboxSplit`).
 enum PostgresOutboxColumn: Int32, PostgresColumn {
     case id, pushID, token, topic, pushType, priority, expiration, collapseID, apnsID, payload, environment
     case state, attempts, nextAttemptAt, lastStatus, lastReason, apnsUniqueID, createdAt, updatedAt, seq
@@ -10,32 +11,32 @@ enum PostgresOutboxColumn: Int32, PostgresColumn {
 
     var expression: String {
         switch self {
-        case .id: "o.id"
-        case .pushID: "o.push_id"
-        case .token: "o.token"
-        case .topic: "o.topic"
-        case .pushType: "o.push_type"
-        case .priority: "o.priority"
-        case .expiration: "o.expiration"
-        case .collapseID: "o.collapse_id"
-        case .apnsID: "o.apns_id"
-        case .payload: "o.payload"
-        case .environment: "o.environment"
-        case .state: "o.state"
-        case .attempts: "o.attempts"
-        case .nextAttemptAt: "o.next_attempt_at"
-        case .lastStatus: "o.last_status"
-        case .lastReason: "o.last_reason"
-        case .apnsUniqueID: "o.apns_unique_id"
-        case .createdAt: "o.created_at"
-        case .updatedAt: "o.updated_at"
-        case .seq: "o.seq"
-        case .channelID: "o.channel_id"
+        case .id: "i.id"
+        case .pushID: "i.push_id"
+        case .token: "i.token"
+        case .topic: "i.topic"
+        case .pushType: "i.push_type"
+        case .priority: "i.priority"
+        case .expiration: "i.expiration"
+        case .collapseID: "i.collapse_id"
+        case .apnsID: "i.apns_id"
+        case .payload: "i.payload"
+        case .environment: "i.environment"
+        case .state: "s.state"
+        case .attempts: "s.attempts"
+        case .nextAttemptAt: "s.next_attempt_at"
+        case .lastStatus: "s.last_status"
+        case .lastReason: "s.last_reason"
+        case .apnsUniqueID: "s.apns_unique_id"
+        case .createdAt: "i.created_at"
+        case .updatedAt: "s.updated_at"
+        case .seq: "i.seq"
+        case .channelID: "i.channel_id"
         }
     }
 
-    /// `SELECT <every column> FROM outbox o`, to be followed by WHERE / ORDER BY.
-    static let select = "SELECT \(selectList) FROM outbox o"
+    /// `SELECT <every column>` from both tables, to be followed by WHERE / ORDER BY.
+    static let select = "SELECT \(selectList) FROM outbox_items i JOIN outbox_state s ON s.id = i.id"
 
     /// The item in `row`, from a statement selecting `selectList` first.
     static func item(_ row: PostgresRow) -> OutboxItem {

@@ -1,35 +1,36 @@
-import Foundation
+public import Foundation
 
 extension PostgresOutboxRepository {
     /// See `OutboxRepository.claim`: in one transaction, first in-flight rows whose lease has run out (their
     /// owner died), then queued rows due at `now` (earliest due first), up to `limit` in all, go in flight
     /// under this instance's lease, counting the attempt; rows whose expiration has passed become `expired`
     /// instead. Rows are picked with `FOR UPDATE SKIP LOCKED`, so instances claiming at once never take the
-    /// same row: each skips the rows another is taking.
+    /// same row: each skips the rows another is taking. Both kinds are picked, changed and read back by one
+    /// statement, sent in the same round trip as the transaction's start.
     public func claim(limit: Int, now: Date) async throws -> OutboxClaim {
         guard limit > 0 else { return OutboxClaim() }
         let parameters: [PostgresValue] = [
             .integer(now.storeMillis), .integer(Int64(now.timeIntervalSince1970.rounded(.down))), .integer(Int64(limit)),
-            .text(database.instanceID), .integer(now.addingTimeInterval(lease).storeMillis),
+            .text(database.instanceID), .integer(now.addingTimeInterval(lease / .seconds(1)).storeMillis),
         ]
         return try await database.transaction { db in
-            // Walk the queue index in claim order. The planner's row estimates for a queue lag far behind
+            // Walk the queue indexes in claim order. The planner's row estimates for a queue lag far behind
             // (autovacuum analyzes it now and then while it grows and drains by thousands a second); with a
-            // low estimate it collects and sorts every due row to take the first `limit`, which costs
-            // time in proportion to the backlog (15 ms instead of 1 ms for 1,000 of 20,000 due rows).
-            try db.execute("SET LOCAL enable_sort = off; SET LOCAL enable_bitmapscan = off")
+            // low estimate it collects and sorts every due row to take the first `limit`, which costs time in
+            // proportion to the backlog (15 ms instead of 1 ms for 1,000 of 20,000 due rows).
+            db.executeWithNext("SET LOCAL enable_sort = off")
+            db.executeWithNext("SET LOCAL enable_bitmapscan = off")
+            Self.joinByLookup(db)
             var claim = OutboxClaim()
             // Expired rows are reported but do not count against `limit`: pick again until it is reached
             // or a statement finds fewer rows than it asked for.
-            for sql in [Self.reclaimSQL, Self.claimQueuedSQL] {
-                while claim.items.count < limit {
-                    let page = limit - claim.items.count
-                    var pageParameters = parameters
-                    pageParameters[2] = .integer(Int64(page))
-                    let rows = try db.query(sql, pageParameters)
-                    Self.collect(rows, into: &claim)
-                    if rows.count < page { break }
-                }
+            while claim.items.count < limit {
+                let page = limit - claim.items.count
+                var pageParameters = parameters
+                pageParameters[2] = .integer(Int64(page))
+                let rows = try db.query(Self.claimSQL, pageParameters)
+                Self.collect(rows, into: &claim)
+                if rows.count < page { break }
             }
             try Self.reportEnded(claim.expired, now: now, db)
             return claim
@@ -38,11 +39,11 @@ extension PostgresOutboxRepository {
 
     /// Appends the claimed rows of one statement, in claim order, to `claim`.
     private static func collect(_ rows: PostgresRows, into claim: inout OutboxClaim) {
-        // RETURNING keeps no order: sort by the order the rows were picked in.
+        // RETURNING keeps no order: sort taken-over rows first, then by the order the rows were picked in.
         let picked = rows.map { row in
-            (item: PostgresOutboxColumn.item(row), seq: row.int64(PostgresOutboxColumn.seq))
-        }.sorted { ($0.item.nextAttemptAt, $0.seq) < ($1.item.nextAttemptAt, $1.seq) }
-        for (item, _) in picked {
+            (item: PostgresOutboxColumn.item(row), queued: row.int64(at: PostgresOutboxColumn.end), seq: row.int64(PostgresOutboxColumn.seq))
+        }.sorted { ($0.queued, $0.item.nextAttemptAt, $0.seq) < ($1.queued, $1.item.nextAttemptAt, $1.seq) }
+        for (item, _, _) in picked {
             if item.state == .expired {
                 claim.expired.append(item.id)
             } else {
@@ -51,32 +52,36 @@ extension PostgresOutboxRepository {
         }
     }
 
-    /// In-flight rows whose lease ended before $1 (now, ms), oldest deadline first, at most $3.
-    private static let reclaimSQL = claimSQL(
-        picking: "state = 'in_flight' AND lease_until < $1 ORDER BY lease_until, seq")
-
-    /// Queued rows due at $1, earliest first (index `outbox_queue`), at most $3.
-    private static let claimQueuedSQL = claimSQL(
-        picking: "state = 'queued' AND next_attempt_at <= $1 ORDER BY next_attempt_at, seq")
-
-    /// The claim of the rows `picking` selects: in flight for owner $4 until $5 (ms), attempt counted, or
-    /// expired (`expiredCondition`, $2 the current epoch second). Returns every column of each row.
-    private static func claimSQL(picking: String) -> String {
+    /// The claim of at most $3 rows at $1 (now, ms): in-flight rows whose lease ended before $1 (oldest
+    /// deadline first, index `outbox_leases`), then queued rows due at $1 (earliest first, index
+    /// `outbox_queue`) up to $3 in all. Each goes in flight for owner $4 until $5 (ms), its attempt counted,
+    /// or expires (`expiredCondition`, $2 the current epoch second). Returns every column of each row
+    /// (`PostgresOutboxColumn`), then 0 for a row taken over and 1 for a queued one.
+    static let claimSQL = """
+        WITH reclaimed AS (
+            SELECT id FROM outbox_state WHERE lease_until < $1 AND state = 'in_flight'
+            ORDER BY lease_until, seq LIMIT $3 FOR UPDATE SKIP LOCKED
+        ), due AS (
+            SELECT id FROM outbox_state WHERE state = 'queued' AND next_attempt_at <= $1
+            ORDER BY next_attempt_at, seq LIMIT greatest($3 - (SELECT count(*) FROM reclaimed), 0) FOR UPDATE SKIP LOCKED
+        ), picked AS (
+            SELECT id, 0 AS queued FROM reclaimed UNION ALL SELECT id, 1 FROM due
+        ), claimed AS (
+            UPDATE outbox_state o SET
+                state = CASE WHEN \(expiredCondition) THEN 'expired' ELSE 'in_flight' END,
+                last_reason = CASE WHEN \(expiredCondition) THEN 'Expired' ELSE o.last_reason END,
+                attempts = CASE WHEN \(expiredCondition) THEN o.attempts ELSE o.attempts + 1 END,
+                owner = CASE WHEN \(expiredCondition) THEN NULL ELSE $4::text END,
+                lease_until = CASE WHEN \(expiredCondition) THEN NULL ELSE $5::bigint END,
+                updated_at = $1
+            FROM picked p WHERE o.id = p.id
+            RETURNING o.*, p.queued
+        )
+        SELECT \(PostgresOutboxColumn.selectList), s.queued FROM claimed s JOIN outbox_items i ON i.id = s.id
         """
-        UPDATE outbox o SET
-            state = CASE WHEN \(expiredCondition) THEN 'expired' ELSE 'in_flight' END,
-            last_reason = CASE WHEN \(expiredCondition) THEN 'Expired' ELSE o.last_reason END,
-            attempts = CASE WHEN \(expiredCondition) THEN o.attempts ELSE o.attempts + 1 END,
-            owner = CASE WHEN \(expiredCondition) THEN NULL ELSE $4::text END,
-            lease_until = CASE WHEN \(expiredCondition) THEN NULL ELSE $5::bigint END,
-            updated_at = $1
-        WHERE o.seq IN (SELECT seq FROM outbox WHERE \(picking) LIMIT $3 FOR UPDATE SKIP LOCKED)
-        RETURNING \(PostgresOutboxColumn.selectList)
-        """
-    }
 
-    /// SQL twin of `OutboxItem.isExpired(at:)` over `outbox o`, with $2 the current epoch second. Attempts
-    /// are the count before this claim. A row expiring at second E is still sent during second E.
+    /// SQL twin of `OutboxItem.isExpired(at:)` over `outbox_state o`, with $2 the current epoch second.
+    /// Attempts are the count before this claim. A row expiring at second E is still sent during second E.
     private static let expiredCondition =
         "((o.expiration > 0 AND o.expiration < $2) OR (o.expiration = 0 AND o.attempts > 0))"
 }

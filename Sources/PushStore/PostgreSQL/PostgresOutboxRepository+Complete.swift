@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 extension PostgresOutboxRepository {
     /// See `OutboxRepository.complete`: one UPDATE for the whole batch, each row's new values passed as
@@ -33,15 +33,17 @@ extension PostgresOutboxRepository {
             .textArray(ids), .integerArray(attempts), .textArray(states), .integerArray(statuses), .textArray(reasons),
             .textArray(uniqueIDs), .integerArray(nextAttempts), .integer(millis),
         ]
-        let body: @Sendable (PostgresConnection) throws -> [(String, String)] = { db in
-            let rows = try db.query(Self.completeSQL, parameters).map { ($0.string(at: 0), $0.string(at: 1)) }
+        // Only a batch that may end rows rejected or failed writes more (their events) before it commits;
+        // any other is one round trip: the transaction's start, the UPDATE and the commit go out together.
+        let mayEnd = states.contains { $0 == OutboxState.rejected.rawValue || $0 == OutboxState.failed.rawValue }
+        let rows = try await database.transaction { db in
+            Self.joinByLookup(db)
+            let rows = try db.query(Self.completeSQL, parameters, committing: !mayEnd).map { ($0.string(at: 0), $0.string(at: 1)) }
+            guard mayEnd else { return rows }
             let ended = rows.compactMap { $0.1 == OutboxState.rejected.rawValue || $0.1 == OutboxState.failed.rawValue ? $0.0 : nil }
             try Self.reportEnded(ended, now: now, db)
             return rows
         }
-        // Only a batch that may end rows rejected or failed needs a transaction (its events go with it).
-        let mayEnd = states.contains { $0 == OutboxState.rejected.rawValue || $0 == OutboxState.failed.rawValue }
-        let rows = try await mayEnd ? database.transaction(body) : database.withConnection(body)
         var answer: [String: OutboxState] = [:]
         for (id, state) in rows { answer[id] = OutboxState(rawValue: state) }
         return answer
@@ -56,7 +58,7 @@ extension PostgresOutboxRepository {
         var events: [WebhookEvent] = []
         for id in ids {
             guard
-                let item = try db.query("\(PostgresOutboxColumn.select) WHERE o.id = $1", [.text(id)])
+                let item = try db.query("\(PostgresOutboxColumn.select) WHERE i.id = $1", [.text(id)])
                     .map(PostgresOutboxColumn.item).first,
                 let event = WebhookEvents.notification(
                     item, state: item.state, status: item.lastStatus, reason: item.lastReason, now: now),
@@ -67,17 +69,35 @@ extension PostgresOutboxRepository {
         try PostgresWebhookRepository.record(events, subscribers: subscribers, db)
     }
 
+    /// Makes the next statement of the open transaction join by looking rows up one by one (nested loops
+    /// over indexes), never by hashing or sorting a whole table: the planner would otherwise scan all of
+    /// `outbox_items` or `outbox_state` for a batch once the tables outgrow what its cost model calls cheap
+    /// to look up row by row (a completion of 1,000 rows took 118 ms instead of 40 ms on 50,000 rows).
+    static func joinByLookup(_ db: PostgresConnection) {
+        db.executeWithNext("SET LOCAL enable_hashjoin = off")
+        db.executeWithNext("SET LOCAL enable_mergejoin = off")
+    }
+
     /// The batch UPDATE: $1 ids, $2 attempts (the fences), $3 states, $4 statuses, $5 reasons, $6 apns-unique-ids
     /// (NULL keeps the stored one), $7 next attempt times (NULL keeps the stored one), $8 now. A finished or
     /// re-queued row gives up its lease.
-    private static let completeSQL = """
-        UPDATE outbox o SET state = v.state, last_status = v.status, last_reason = v.reason,
-            apns_unique_id = coalesce(v.unique_id, o.apns_unique_id),
-            next_attempt_at = coalesce(v.next_attempt, o.next_attempt_at),
+    ///
+    /// The state rows are reached from the batch by primary key. The fence compares with values of the batch
+    /// (`t.fence` is 'in_flight' for every row), not with a constant: a constant would give the planner its
+    /// estimate of in-flight rows, which lags far behind a queue (often 1 row when thousands are in flight),
+    /// and with it the planner chose to scan the in-flight rows once per completed row (380 ms for 1,000).
+    static let completeSQL = """
+        WITH t AS MATERIALIZED (
+            SELECT v.*, 'in_flight'::text AS fence
+            FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::bigint[])
+                AS v(id, attempt, state, status, reason, unique_id, next_attempt)
+        )
+        UPDATE outbox_state s SET state = t.state, last_status = t.status, last_reason = t.reason,
+            apns_unique_id = coalesce(t.unique_id, s.apns_unique_id),
+            next_attempt_at = coalesce(t.next_attempt, s.next_attempt_at),
             owner = NULL, lease_until = NULL, updated_at = $8
-        FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::bigint[])
-            AS v(id, attempt, state, status, reason, unique_id, next_attempt)
-        WHERE o.id = v.id AND o.state = 'in_flight' AND o.attempts = v.attempt
-        RETURNING o.id, o.state
+        FROM t
+        WHERE s.id = t.id AND s.attempts = t.attempt AND s.state = t.fence
+        RETURNING s.id, s.state
         """
 }

@@ -1,12 +1,11 @@
 import APNSCore
 
 extension PostgresOutboxRepository {
-    /// Rows per multi-row INSERT.
-    static let insertChunk = 100
-    /// Parameters per row of the INSERT.
-    private static let rowParameters = 14
+    /// Rows per INSERT statement: a batch up to this size is one statement (and one round trip).
+    static let insertChunk = 5_000
 
-    /// See `OutboxRepository.enqueue`: one transaction, all of `items` or, on any error, none; its commit
+    /// See `OutboxRepository.enqueue`: all of `items` or, on any error, none; a batch of up to `insertChunk`
+    /// rows is one statement committing on its own, a larger one a transaction of several. The commit
     /// notifies every instance's listener.
     public func enqueue(_ items: [OutboxItem]) async throws {
         var seen = Set<String>(minimumCapacity: items.count)
@@ -16,55 +15,67 @@ extension PostgresOutboxRepository {
         }
         guard !items.isEmpty else { return }
         do {
-            try await database.transaction { db in try Self.insert(items, db) }
+            if items.count <= Self.insertChunk {
+                try await database.withConnection { db in try Self.insert(items, db) }
+            } else {
+                try await database.transaction { db in try Self.insert(items, db) }
+            }
         } catch let error as PostgresError where error.isUniqueViolation {
-            // Ids were unique within the batch, so one exists already; the transaction stored nothing.
+            // Ids were unique within the batch, so one exists already; nothing was stored.
             let ids = items.map(\.id)
             let taken = try await database.withConnection { db in
-                Set(try db.query("SELECT id FROM outbox WHERE id = ANY ($1::text[])", [.textArray(ids)]).map { $0.string(at: 0) })
+                Set(
+                    try db.query("SELECT id FROM outbox_items WHERE id = ANY ($1::text[])", [.textArray(ids)])
+                        .map { $0.string(at: 0) })
             }
             if let first = ids.first(where: taken.contains) { throw PushStoreError.duplicateID(first) }
             throw error
         }
     }
 
-    /// Inserts `items` (already validated, ids unique among them) on `db`, inside the caller's transaction,
-    /// and announces them to every instance's listener when (and only if) that transaction commits.
+    /// Inserts `items` (already validated, ids unique among them) on `db`, inside the caller's transaction
+    /// when there is one, and announces them to every instance's listener when (and only if) that
+    /// transaction commits.
     static func insert(_ items: [OutboxItem], _ db: PostgresConnection) throws {
-        guard !items.isEmpty else { return }
-        var start = 0
-        while start < items.count {
-            let chunk = items[start..<min(start + insertChunk, items.count)]
+        var start = items.startIndex
+        while start < items.endIndex {
+            let chunk = items[start..<min(start + insertChunk, items.endIndex)]
             start = chunk.endIndex
-            try db.run(insertSQL(rows: chunk.count), parameters(chunk))
+            try db.query(insertSQL, parameters(chunk))
         }
-        try db.query("SELECT pg_notify($1, '')", [.text(PostgresDatabase.outboxChannel)])
     }
 
-    /// The INSERT for `rows` rows (`rowParameters` each).
-    private static func insertSQL(rows: Int) -> String {
-        let values = (0..<rows).map { row in
-            let p = (1...rowParameters).map { "$\(row * rowParameters + $0)" }
-            return "(\(p[0...10].joined(separator: ", ")), 'queued', 0, \(p[11]), \(p[12]), \(p[12]), \(p[13]))"
-        }
-        return """
-            INSERT INTO outbox (id, push_id, token, topic, push_type, priority, expiration, collapse_id, apns_id, payload, \
-            environment, state, attempts, next_attempt_at, created_at, updated_at, channel_id) VALUES \(values.joined(separator: ", "))
-            """
-    }
+    /// One statement for a whole chunk, its columns as arrays ($1 … $14, in `parameters`' order; $15 the
+    /// channel to notify): each row takes the next `seq` in array order, then goes into both tables.
+    private static let insertSQL = """
+        WITH v AS MATERIALIZED (
+            SELECT nextval('outbox_seq') AS seq, u.* FROM unnest(
+                $1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::text[],
+                $9::text[], $10::bytea[], $11::text[], $12::bigint[], $13::bigint[], $14::text[]
+            ) AS u(id, push_id, token, topic, push_type, priority, expiration, collapse_id, apns_id, payload,
+                environment, next_attempt_at, created_at, channel_id)
+        ), items AS (
+            INSERT INTO outbox_items (id, seq, push_id, token, topic, push_type, priority, expiration, collapse_id,
+                apns_id, payload, environment, channel_id, created_at)
+            SELECT id, seq, push_id, token, topic, push_type, priority, expiration, collapse_id,
+                apns_id, payload, environment, channel_id, created_at FROM v
+        ), states AS (
+            INSERT INTO outbox_state (id, seq, state, attempts, next_attempt_at, expiration, updated_at)
+            SELECT id, seq, 'queued', 0, next_attempt_at, expiration, created_at FROM v
+        )
+        SELECT pg_notify($15, '')
+        """
 
     private static func parameters(_ chunk: ArraySlice<OutboxItem>) -> [PostgresValue] {
-        var values: [PostgresValue] = []
-        values.reserveCapacity(chunk.count * rowParameters)
-        for index in chunk.indices {
-            let item = chunk[index]
-            values += [
-                .text(item.id), .text(item.pushID), .text(item.token.hex), .text(item.topic), .text(item.pushType.rawValue),
-                .integer(item.priority?.rawValue), .integer(item.expiration), .text(item.collapseID), .text(item.apnsID),
-                .bytes(item.payload), .text(item.environment.name), .integer(item.nextAttemptAt.storeMillis),
-                .integer(item.createdAt.storeMillis), .text(item.channelID?.rawValue),
-            ]
-        }
-        return values
+        func column<T>(_ value: (OutboxItem) -> T) -> [T] { chunk.map(value) }
+        return [
+            .textArray(column(\.id)), .textArray(column(\.pushID)), .textArray(column(\.token.hex)),
+            .textArray(column(\.topic)), .textArray(column(\.pushType.rawValue)),
+            .integerArray(column { $0.priority.map { Int64($0.rawValue) } }),
+            .integerArray(column { $0.expiration.map(Int64.init) }), .textArray(column(\.collapseID)),
+            .textArray(column(\.apnsID)), .byteaArray(column(\.payload)), .textArray(column(\.environment.name)),
+            .integerArray(column(\.nextAttemptAt.storeMillis)), .integerArray(column(\.createdAt.storeMillis)),
+            .textArray(column(\.channelID?.rawValue)), .text(PostgresDatabase.outboxChannel),
+        ]
     }
 }

@@ -1,23 +1,26 @@
-import Foundation
+public import Foundation
 
-/// `OutboxRepository` on a `PostgresDatabase` shared by several instances: the table `outbox`.
+/// `OutboxRepository` on a `PostgresDatabase` shared by several instances: the tables `outbox_items` (what
+/// each row sends, written once) and `outbox_state` (what its claims and completions change), one row each
+/// per notification under the same `id` (`PostgresSchema.outboxSplit`).
 ///
 /// Claims are leases: a claimed row records this instance (`PostgresDatabase.instanceID`) and a deadline
 /// `lease` after the claim; any instance claims it again once the deadline has passed (its owner died),
 /// never before. Every claim counts an attempt, and `complete` writes an outcome only while the row is
 /// still in flight under that attempt (the fence). Enqueues `NOTIFY` every instance's listener
-/// (`PostgresDatabase.waitForOutbox`). Statements are in this type and its extensions (`+Enqueue`,
-/// `+Claim`, `+Complete`); rows are read through `PostgresOutboxColumn`.
+/// (`PostgresDatabase.waitForOutbox`). Enqueue, claim and completion are one statement per batch each.
+/// Statements are in this type and its extensions (`+Enqueue`, `+Claim`, `+Complete`); rows are read
+/// through `PostgresOutboxColumn`.
 public struct PostgresOutboxRepository: OutboxRepository {
     /// The database holding the table.
     public let database: PostgresDatabase
     /// The retry schedule used by `complete` for retryable outcomes.
     public let retryPolicy: OutboxRetryPolicy
     /// How long a claim holds a row against the other instances.
-    public let lease: TimeInterval
+    public let lease: Duration
 
-    /// The outbox in `database`, retrying by `retryPolicy`, claiming with leases of `lease` seconds.
-    public init(database: PostgresDatabase, retryPolicy: OutboxRetryPolicy = .default, lease: TimeInterval = 60) {
+    /// The outbox in `database`, retrying by `retryPolicy`, claiming with leases of `lease`.
+    public init(database: PostgresDatabase, retryPolicy: OutboxRetryPolicy = .default, lease: Duration = .seconds(60)) {
         self.database = database
         self.retryPolicy = retryPolicy
         self.lease = lease
@@ -30,7 +33,10 @@ public struct PostgresOutboxRepository: OutboxRepository {
         let owner = database.instanceID
         return try await database.withConnection { db in
             try db.run(
-                "UPDATE outbox SET state = 'queued', owner = NULL, lease_until = NULL WHERE state = 'in_flight' AND owner = $1",
+                """
+                UPDATE outbox_state SET state = 'queued', owner = NULL, lease_until = NULL
+                WHERE lease_until IS NOT NULL AND state = 'in_flight' AND owner = $1
+                """,
                 [.text(owner)])
         }
     }
@@ -38,14 +44,14 @@ public struct PostgresOutboxRepository: OutboxRepository {
     /// See `OutboxRepository.item(id:)`.
     public func item(id: String) async throws -> OutboxItem? {
         try await database.withConnection { db in
-            try db.query("\(PostgresOutboxColumn.select) WHERE o.id = $1", [.text(id)]).map(PostgresOutboxColumn.item).first
+            try db.query("\(PostgresOutboxColumn.select) WHERE i.id = $1", [.text(id)]).map(PostgresOutboxColumn.item).first
         }
     }
 
     /// See `OutboxRepository.items(pushID:)`.
     public func items(pushID: String) async throws -> [OutboxItem] {
         try await database.withConnection { db in
-            try db.query("\(PostgresOutboxColumn.select) WHERE o.push_id = $1 ORDER BY o.seq", [.text(pushID)])
+            try db.query("\(PostgresOutboxColumn.select) WHERE i.push_id = $1 ORDER BY i.seq", [.text(pushID)])
                 .map(PostgresOutboxColumn.item)
         }
     }
@@ -53,14 +59,14 @@ public struct PostgresOutboxRepository: OutboxRepository {
     /// Every row, in enqueue order: for audits that reconcile the whole outbox, not for serving requests.
     public func allItems() async throws -> [OutboxItem] {
         try await database.withConnection { db in
-            try db.query("\(PostgresOutboxColumn.select) ORDER BY o.seq").map(PostgresOutboxColumn.item)
+            try db.query("\(PostgresOutboxColumn.select) ORDER BY i.seq").map(PostgresOutboxColumn.item)
         }
     }
 
     /// See `OutboxRepository.counts`.
     public func counts() async throws -> [OutboxState: Int] {
         let rows = try await database.withConnection { db in
-            try db.query("SELECT state, count(*) FROM outbox GROUP BY state").map {
+            try db.query("SELECT state, count(*) FROM outbox_state GROUP BY state").map {
                 (OutboxState(rawValue: $0.string(at: 0)), $0.int(at: 1))
             }
         }
@@ -72,28 +78,36 @@ public struct PostgresOutboxRepository: OutboxRepository {
     /// See `OutboxRepository.depth`.
     public func depth() async throws -> Int {
         try await database.withConnection { db in
-            try db.query("SELECT count(*) FROM outbox WHERE state IN ('queued', 'in_flight')")[0].int(at: 0)
+            try db.query("SELECT count(*) FROM outbox_state WHERE state IN ('queued', 'in_flight')")[0].int(at: 0)
         }
     }
 
-    /// See `OutboxRepository.oldestPendingEnqueuedAt`: the lowest pending `seq` is the oldest row
-    /// (index `outbox_pending`).
+    /// See `OutboxRepository.oldestPendingEnqueuedAt`: the lowest pending `seq` is the oldest row.
     public func oldestPendingEnqueuedAt() async throws -> Date? {
         try await database.withConnection { db in
-            try db.query("SELECT created_at FROM outbox WHERE state IN ('queued', 'in_flight') ORDER BY seq LIMIT 1")
-                .map { Date(storeMillis: $0.int64(at: 0)) }.first
+            try db.query(
+                """
+                SELECT i.created_at FROM outbox_state s JOIN outbox_items i ON i.id = s.id
+                WHERE s.state IN ('queued', 'in_flight') ORDER BY s.seq LIMIT 1
+                """
+            ).map { Date(storeMillis: $0.int64(at: 0)) }.first
         }
     }
 
-    /// See `OutboxRepository.purge(olderThan:limit:)`: final rows from the oldest `seq` on.
+    /// See `OutboxRepository.purge(olderThan:limit:)`: final rows from the oldest `seq` on, from both tables
+    /// in one statement.
     @discardableResult
     public func purge(olderThan date: Date, limit: Int) async throws -> Int {
         guard limit > 0 else { return 0 }
         return try await database.withConnection { db in
             try db.run(
                 """
-                DELETE FROM outbox WHERE seq IN (SELECT seq FROM outbox
-                    WHERE state IN ('accepted', 'rejected', 'failed', 'expired') AND updated_at < $1 ORDER BY seq LIMIT $2)
+                WITH gone AS (
+                    DELETE FROM outbox_state WHERE id IN (SELECT id FROM outbox_state
+                        WHERE state IN ('accepted', 'rejected', 'failed', 'expired') AND updated_at < $1 ORDER BY seq LIMIT $2)
+                    RETURNING id
+                )
+                DELETE FROM outbox_items WHERE id IN (SELECT id FROM gone)
                 """, [.integer(date.storeMillis), .integer(Int64(limit))])
         }
     }

@@ -205,5 +205,6 @@ enum PostgresSchema {
                 CREATE INDEX activity_budget_by_time ON activity_budget (sent_at);
                 CREATE INDEX activity_tokens_retired ON activity_tokens (retired_at) WHERE retired_at IS NOT NULL;
                 """),
+        outboxSplit,
     ]
 }

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// `UserRepository` on a `PostgresDatabase`: the `users` table.
 public struct PostgresUserRepository: UserRepository {

@@ -8,6 +8,9 @@ enum PostgresValue: Sendable, Equatable {
     case bytes([UInt8])
     /// A boolean.
     case bool(Bool)
+    /// A one-dimensional array already in PostgreSQL's binary format (see `textArray`, `integerArray`,
+    /// `byteaArray`): the server reads it without parsing or unquoting any text.
+    case binaryArray([UInt8])
     /// SQL NULL.
     case null
 
@@ -18,29 +21,44 @@ enum PostgresValue: Sendable, Equatable {
     /// `.text`, or `.null` for nil.
     static func text(_ value: String?) -> PostgresValue { value.map { .text($0) } ?? .null }
 
-    /// A `text[]` parameter (in the array's text form, every element quoted, nil as NULL): for
-    /// `= ANY ($n::text[])` and `unnest`.
+    /// A `text[]` parameter (nil elements as NULL): for `= ANY ($n::text[])` and `unnest`.
     static func textArray(_ values: [String?]) -> PostgresValue {
-        var literal = "{"
-        for (index, value) in values.enumerated() {
-            if index > 0 { literal += "," }
-            guard let value else {
-                literal += "NULL"
-                continue
-            }
-            literal += "\""
-            for character in value.unicodeScalars {
-                if character == "\"" || character == "\\" { literal += "\\" }
-                literal.unicodeScalars.append(character)
-            }
-            literal += "\""
-        }
-        return .text(literal + "}")
+        binaryArray(elementType: 25, values.map { $0.map { Array($0.utf8) } })
     }
 
     /// A `bigint[]` parameter (nil as NULL).
     static func integerArray(_ values: [Int64?]) -> PostgresValue {
-        .text("{" + values.map { $0.map(String.init) ?? "NULL" }.joined(separator: ",") + "}")
+        binaryArray(elementType: 20, values.map { $0.map { withUnsafeBytes(of: $0.bigEndian, Array.init) } })
+    }
+
+    /// A `bytea[]` parameter (nil as NULL).
+    static func byteaArray(_ values: [[UInt8]?]) -> PostgresValue {
+        binaryArray(elementType: 17, values)
+    }
+
+    /// The binary form `array_recv` reads: dimensions (one, or none when empty), a has-NULLs flag, the
+    /// element type's OID, the length and lower bound (1), then each element as a length (-1 for NULL) and
+    /// its bytes in the element type's binary form.
+    private static func binaryArray(elementType: UInt32, _ elements: [[UInt8]?]) -> PostgresValue {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(20 + elements.reduce(0) { $0 + 4 + ($1?.count ?? 0) })
+        func append(_ value: Int32) { withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) } }
+        append(elements.isEmpty ? 0 : 1)
+        append(elements.contains { $0 == nil } ? 1 : 0)
+        append(Int32(bitPattern: elementType))
+        if !elements.isEmpty {
+            append(Int32(elements.count))
+            append(1)
+        }
+        for element in elements {
+            guard let element else {
+                append(-1)
+                continue
+            }
+            append(Int32(element.count))
+            bytes.append(contentsOf: element)
+        }
+        return .binaryArray(bytes)
     }
 
     /// The wire form: the bytes (nil for NULL) and the format code (0 text, 1 binary). Text-format values
@@ -49,7 +67,7 @@ enum PostgresValue: Sendable, Equatable {
         switch self {
         case .integer(let value): return (Array(String(value).utf8) + [0], 0)
         case .text(let value): return (Array(value.utf8) + [0], 0)
-        case .bytes(let value): return (value, 1)
+        case .bytes(let value), .binaryArray(let value): return (value, 1)
         case .bool(let value): return (value ? [0x74, 0] : [0x66, 0], 0)
         case .null: return (nil, 0)
         }

@@ -1,13 +1,13 @@
-import Foundation
+public import Foundation
 
 extension PostgresWebhookRepository {
     /// See `WebhookRepository.claim`: due pending rows and in-flight rows whose lease ran out (their instance
     /// died), oldest first, go in flight under this instance's name with the lease deadline as their
     /// `next_attempt_at`, the attempt counted. `FOR UPDATE SKIP LOCKED`: instances claiming at once never
     /// take the same row.
-    public func claim(endpointID: String, limit: Int, lease: Double, now: Date) async throws -> [WebhookDelivery] {
+    public func claim(endpointID: String, limit: Int, lease: Duration, now: Date) async throws -> [WebhookDelivery] {
         guard limit > 0 else { return [] }
-        let leaseMillis = Int64((lease * 1_000).rounded())
+        let leaseMillis = Int64((lease / .milliseconds(1)).rounded())
         let owner = database.instanceID
         return try await database.transaction { db in
             try db.query(

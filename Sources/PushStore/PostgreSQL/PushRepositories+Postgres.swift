@@ -1,7 +1,7 @@
 extension PushRepositories {
     /// The repositories of one PostgreSQL database, sharing its pool; the outbox retries by `retryPolicy`
-    /// and claims with leases of `lease` seconds under the database's `instanceID`.
-    public init(database: PostgresDatabase, retryPolicy: OutboxRetryPolicy = .default, lease: Double = 60) {
+    /// and claims with leases of `lease` under the database's `instanceID`.
+    public init(database: PostgresDatabase, retryPolicy: OutboxRetryPolicy = .default, lease: Duration = .seconds(60)) {
         self.init(
             users: PostgresUserRepository(database: database), devices: PostgresDeviceRepository(database: database),
             outbox: PostgresOutboxRepository(database: database, retryPolicy: retryPolicy, lease: lease),
@@ -18,7 +18,7 @@ extension PushRepositories {
     /// share the database; each names itself `instanceID` (unique per process by default) in its claims.
     public static func postgres(
         url: String, poolSize: Int = 4, instanceID: String? = nil, retryPolicy: OutboxRetryPolicy = .default,
-        lease: Double = 60
+        lease: Duration = .seconds(60)
     ) async throws -> PushRepositories {
         let database = try await PostgresDatabase.open(url: url, poolSize: poolSize, instanceID: instanceID)
         return PushRepositories(database: database, retryPolicy: retryPolicy, lease: lease)

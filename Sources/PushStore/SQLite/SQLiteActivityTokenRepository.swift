@@ -1,5 +1,5 @@
 import APNSCore
-import Foundation
+public import Foundation
 
 /// `ActivityTokenRepository` on a `SQLiteDatabase`: the `activity_tokens` table.
 public struct SQLiteActivityTokenRepository: ActivityTokenRepository {
@@ -75,9 +75,9 @@ public struct SQLiteActivityTokenRepository: ActivityTokenRepository {
 
     /// See `ActivityTokenRepository.takePriorityBudget`: one statement in a `BEGIN IMMEDIATE` transaction,
     /// so the count and the insert see no other writer in between.
-    public func takePriorityBudget(activityID: String, limit: Int, window: TimeInterval, now: Date) async throws -> Bool {
+    public func takePriorityBudget(activityID: String, limit: Int, window: Duration, now: Date) async throws -> Bool {
         guard limit > 0 else { return false }
-        let start = now.storeMillis - Int64((window * 1000).rounded())
+        let start = now.storeMillis - Int64((window / .milliseconds(1)).rounded())
         return try await database.write { db in
             try db.run(
                 """

@@ -1,5 +1,5 @@
-import APNSCore
-import Foundation
+public import APNSCore
+public import Foundation
 
 /// `DeviceRepository` on a `SQLiteDatabase`: the `devices` table.
 public struct SQLiteDeviceRepository: DeviceRepository {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// `DropRepository` on a `SQLiteDatabase`: the `drops` and `drop_engagements` tables. Every operation is
 /// one write transaction (SQLite has one writer at a time), which is the lock `DropRules` needs.
@@ -26,7 +26,7 @@ public struct SQLiteDropRepository: DropRepository {
     }
 
     /// See `DropRepository.cancel`.
-    public func cancel(userID: String, now: Date, window: TimeInterval) async throws -> (DropCancelOutcome, expired: [DropRecord]) {
+    public func cancel(userID: String, now: Date, window: Duration) async throws -> (DropCancelOutcome, expired: [DropRecord]) {
         try await database.write { db in
             var tx = SQLiteDropTransaction(db: db)
             return try DropRules.cancel(userID: userID, now: now, window: window, &tx)
@@ -34,7 +34,7 @@ public struct SQLiteDropRepository: DropRepository {
     }
 
     /// See `DropRepository.current`.
-    public func current(userID: String, now: Date, window: TimeInterval) async throws -> (DropRecord?, expired: [DropRecord]) {
+    public func current(userID: String, now: Date, window: Duration) async throws -> (DropRecord?, expired: [DropRecord]) {
         try await database.write { db in
             var tx = SQLiteDropTransaction(db: db)
             return try DropRules.current(userID: userID, now: now, window: window, &tx)

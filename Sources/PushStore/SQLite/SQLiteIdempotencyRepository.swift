@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// `IdempotencyRepository` on a `SQLiteDatabase`: the `idempotency_keys` table. Claims left without an
 /// answer by a crash are dropped when the database opens (`SQLiteDatabase`), so a retry runs again.
@@ -11,9 +11,9 @@ public struct SQLiteIdempotencyRepository: IdempotencyRepository {
     /// See `IdempotencyRepository.begin`.
     public func begin(
         key: String, scope: String, fingerprint: [UInt8], now: Date,
-        ttl: TimeInterval
+        ttl: Duration
     ) async throws -> IdempotencyClaim {
-        let since = now.addingTimeInterval(-ttl).storeMillis
+        let since = now.addingTimeInterval(-(ttl / .seconds(1))).storeMillis
         return try await database.write { db in
             let found = try db.query(
                 """

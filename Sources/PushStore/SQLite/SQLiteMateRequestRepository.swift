@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// `MateRequestRepository` on a `SQLiteDatabase`: the `mate_requests` table.
 public struct SQLiteMateRequestRepository: MateRequestRepository {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 extension SQLiteOutboxRepository {
     /// See `OutboxRepository.claim`: up to `limit` queued rows due at `now` (earliest due first) go in

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 extension SQLiteOutboxRepository {
     /// Rows per `VALUES` list in `complete`: one UPDATE finishes up to this many rows.

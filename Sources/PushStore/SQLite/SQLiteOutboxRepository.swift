@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// `OutboxRepository` on a `SQLiteDatabase`: the outbox tables `outbox_items` (what never changes after
 /// enqueue) and `outbox_state` (what claim and complete rewrite), sharing `seq`. Every outbox statement is
@@ -53,17 +53,19 @@ public struct SQLiteOutboxRepository: OutboxRepository {
         }
     }
 
-    /// See `OutboxRepository.counts`.
+    /// See `OutboxRepository.counts`: one pass over the state table with a count per state. (`GROUP BY
+    /// state` sorted every row into a temporary B-tree first, which took twice as long.)
     public func counts() async throws -> [OutboxState: Int] {
-        let rows = try await database.perform { db in
-            try db.query("SELECT state, count(*) FROM outbox_state GROUP BY state") {
-                (OutboxState(rawValue: $0.string(at: 0)), $0.int(at: 1))
-            }
+        let counts = try await database.perform { db in
+            try db.query(Self.countsSQL) { row in OutboxState.allCases.indices.map { row.int(at: Int32($0)) } }.first
         }
-        var counts = Dictionary(uniqueKeysWithValues: OutboxState.allCases.map { ($0, 0) })
-        for case (let state?, let count) in rows { counts[state] = count }
-        return counts
+        return Dictionary(uniqueKeysWithValues: OutboxState.allCases.enumerated().map { ($0.element, counts?[$0.offset] ?? 0) })
     }
+
+    private static let countsSQL =
+        "SELECT "
+        + OutboxState.allCases.map { "count(*) FILTER (WHERE state = '\($0.rawValue)')" }.joined(separator: ", ")
+        + " FROM outbox_state"
 
     /// See `OutboxRepository.depth`.
     public func depth() async throws -> Int {
@@ -102,12 +104,14 @@ public struct SQLiteOutboxRepository: OutboxRepository {
                 RETURNING seq
                 """, [.integer(date.storeMillis), .integer(Int64(limit))]
             ) { $0.int64(at: 0) }
-            let items = try db.statement("DELETE FROM outbox_items WHERE seq = ?1")
-            for seq in seqs {
-                defer { items.reset() }
-                try items.bind(seq, at: 1)
-                while try items.step() {}
-            }
+            guard let low = seqs.min(), let high = seqs.max() else { return 0 }
+            // Their items in one statement: those in the batch's range whose state row is gone (an item
+            // has one from its enqueue until this purge). One DELETE per row took a quarter longer a row.
+            try db.run(
+                """
+                DELETE FROM outbox_items WHERE seq BETWEEN ?1 AND ?2
+                    AND NOT EXISTS (SELECT 1 FROM outbox_state s WHERE s.seq = outbox_items.seq)
+                """, [.integer(low), .integer(high)])
             return seqs.count
         }
     }

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// `UserRepository` on a `SQLiteDatabase`: the `users` table.
 public struct SQLiteUserRepository: UserRepository {

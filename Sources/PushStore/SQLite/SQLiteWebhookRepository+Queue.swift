@@ -1,11 +1,11 @@
-import Foundation
+public import Foundation
 
 extension SQLiteWebhookRepository {
     /// See `WebhookRepository.claim`: due pending rows and in-flight rows whose lease ran out, oldest first,
     /// go in flight with the lease deadline as their `next_attempt_at`, the attempt counted.
-    public func claim(endpointID: String, limit: Int, lease: Double, now: Date) async throws -> [WebhookDelivery] {
+    public func claim(endpointID: String, limit: Int, lease: Duration, now: Date) async throws -> [WebhookDelivery] {
         guard limit > 0 else { return [] }
-        let leaseMillis = Int64((lease * 1_000).rounded())
+        let leaseMillis = Int64((lease / .milliseconds(1)).rounded())
         return try await database.write { db in
             try db.query(
                 """

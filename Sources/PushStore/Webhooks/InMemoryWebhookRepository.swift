@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import PushSync
 
 /// `WebhookRepository` in memory, with the SQL stores' rules. A lock, not an actor: the other in-memory
@@ -87,7 +87,7 @@ public final class InMemoryWebhookRepository: WebhookRepository {
     }
 
     /// See `WebhookRepository.claim`.
-    public func claim(endpointID: String, limit: Int, lease: Double, now: Date) -> [WebhookDelivery] {
+    public func claim(endpointID: String, limit: Int, lease: Duration, now: Date) -> [WebhookDelivery] {
         let now = now.storeNormalized
         return state.withLock { state in
             var claimed: [WebhookDelivery] = []
@@ -100,7 +100,7 @@ public final class InMemoryWebhookRepository: WebhookRepository {
                 state.rows[index].state = .inFlight
                 state.rows[index].attempts += 1
                 state.rows[index].updatedAt = now
-                state.leases[Self.key(row)] = now.addingTimeInterval(lease)
+                state.leases[Self.key(row)] = now.addingTimeInterval(lease / .seconds(1))
                 claimed.append(state.rows[index])
             }
             return claimed

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Where a queued event stands for one endpoint.
 public enum WebhookDeliveryState: String, Sendable, CaseIterable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// An operator's registered receiver: where events go, which ones, and the secret they are signed with.
 public struct WebhookEndpoint: Sendable, Equatable {

@@ -1,5 +1,5 @@
-import Foundation
-import JSON
+public import Foundation
+public import JSON
 
 /// One outcome to report: written in the transaction of the state change that caused it, once per
 /// subscribed endpoint, and delivered at least once under its `id` (receivers drop repeats by it).

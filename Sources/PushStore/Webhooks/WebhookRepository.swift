@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Webhook endpoints and the queue of events for them.
 ///
@@ -23,8 +23,8 @@ public protocol WebhookRepository: Sendable {
     @discardableResult
     func record(_ events: [WebhookEvent]) async throws -> Int
     /// Claims up to `limit` deliveries for `endpointID` due at `now` (oldest first), in flight under a lease
-    /// of `lease` seconds.
-    func claim(endpointID: String, limit: Int, lease: Double, now: Date) async throws -> [WebhookDelivery]
+    /// of `lease`.
+    func claim(endpointID: String, limit: Int, lease: Duration, now: Date) async throws -> [WebhookDelivery]
     /// Records attempts: delivered, or back to pending with back-off, or failed once the retry window is
     /// over (`retry`). An attempt whose row is no longer in flight under the same claim is ignored.
     func complete(_ attempts: [WebhookAttempt], retry: WebhookRetryPolicy, now: Date) async throws

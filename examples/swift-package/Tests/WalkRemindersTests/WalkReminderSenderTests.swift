@@ -22,7 +22,7 @@ struct MockAPNS {
     }
 
     func stop() async {
-        await client.shutdown(deadline: 5)
+        await client.shutdown(deadline: .seconds(5))
         server.stop()
     }
 }

@@ -1,0 +1,108 @@
+import APNSCore
+import Foundation
+import PushHTTP1
+import PushStore
+import PushSync
+
+extension PushAPI {
+    /// `POST /v1/pushes`: validates, writes one outbox row per device (durably) and answers 202 with the ids;
+    /// with `?wait=true`, 200 with each notification's outcome once all are final or the wait timed out.
+    func createPush(_ request: APIRequest) async throws -> HTTPServerResponse {
+        let wait = try request.queryFlag("wait")
+        // Parsing a body and writing its rows holds a few MB per 5,000 tokens; more of these at once than
+        // there are cores only adds memory, so they take turns (waiting with ?wait=true is outside).
+        let (pushID, items, waitID) = try await intake.withPermit { () async throws -> (String, [OutboxItem], Int?) in
+            let push = try PushRequest(try request.jsonBody())
+            let targets = try await resolveTargets(push)
+            try admitNotifications(targets.count, key: request.key)
+            let pushID = OutboxID.make()
+            let now = Date()
+            var random = BulkRandom()
+            var items: [OutboxItem] = []
+            items.reserveCapacity(targets.count)
+            for target in targets {
+                items.append(
+                    OutboxItem(
+                        id: OutboxID.make(at: now, using: &random), pushID: pushID, token: target.token, topic: target.topic,
+                        pushType: push.pushType, payload: push.payload, environment: target.environment,
+                        priority: push.priority, expiration: push.expiration, collapseID: push.collapseID,
+                        apnsID: APNSID.generate(using: &random), now: now))
+            }
+            let waitID = wait ? await waiters.register(rowIDs: items.map(\.id)) : nil
+            do {
+                // A large push is a big enough transaction by itself: written directly it skips the group
+                // commit's merged copy of every row; small ones share transactions through the writer.
+                if items.count >= Self.directEnqueueRows {
+                    try await outbox.enqueue(items)
+                } else {
+                    try await writer.enqueue(items)
+                }
+            } catch {
+                if let waitID { await waiters.finish(waitID) }
+                throw error
+            }
+            logger.info(
+                "push.enqueued",
+                [
+                    ("push_id", pushID), ("notifications", "\(items.count)"),
+                    ("push_type", push.pushType.rawValue),
+                ])
+            return (pushID, items, waitID)
+        }
+        metrics.recordEnqueued(items.count)
+        if let waitID {
+            await waiters.wait(waitID, timeout: configuration.waitTimeout)
+            let rows = try await outbox.items(pushID: pushID)
+            return .jsonBytes(status: 200, PushJSON.push(pushID: pushID, rows: rows))
+        }
+        return .jsonBytes(status: 202, PushJSON.accepted(pushID: pushID, items: items))
+    }
+
+    /// Pushes with at least this many rows are enqueued in their own transaction.
+    static let directEnqueueRows = 1_000
+
+    /// `GET /v1/pushes/{id}`: every notification of the push with its state, reason and apns-id.
+    func getPush(_ request: APIRequest) async throws -> HTTPServerResponse {
+        let pushID = request.parameter("id")
+        let rows = try await outbox.items(pushID: pushID)
+        guard !rows.isEmpty else { throw APIError.notFound("unknown_push", "no push \(pushID.prefix(128))") }
+        return .jsonBytes(status: 200, PushJSON.push(pushID: pushID, rows: rows))
+    }
+
+    private struct Target {
+        var token: DeviceToken
+        var topic: String
+        var environment: APNSEnvironment
+    }
+
+    private func resolveTargets(_ push: PushRequest) async throws -> [Target] {
+        switch push.target {
+        case .tokens(let tokens):
+            guard let topic = push.topic(default: configuration.defaultTopic) else {
+                throw APIError.invalidField("topic", "is required (no default topic is configured)")
+            }
+            try checkServed(topic)
+            try push.validate(topic: topic)
+            if let environment = push.environment {
+                return tokens.map { Target(token: $0, topic: topic, environment: environment) }
+            }
+            // One lookup for the whole list: a registered token goes to its registration's environment.
+            let registered = try await repositories.devices.devices(tokens: tokens, topic: topic)
+            return tokens.map { Target(token: $0, topic: topic, environment: registered[$0]?.environment ?? .production) }
+        case .user(let userID):
+            if let topic = push.topic { try checkServed(topic) }
+            let devices = try await repositories.devices.devices(forUser: userID).filter { device in
+                if let environment = push.environment, device.environment != environment { return false }
+                // A device of an app no longer configured cannot be pushed.
+                if senders.index(forTopic: device.topic) == nil { return false }
+                if let topic = push.topic { return device.topic == topic }
+                return push.pushType.suits(topic: device.topic)
+            }
+            guard !devices.isEmpty else {
+                throw APIError(status: 422, code: "no_devices", message: "user \(userID) has no active device for this push")
+            }
+            for topic in Set(devices.map(\.topic)) { try push.validate(topic: topic) }
+            return devices.map { Target(token: $0.token, topic: $0.topic, environment: $0.environment) }
+        }
+    }
+}

@@ -1,0 +1,265 @@
+import APNS
+import APNSCore
+import Foundation
+import PushStore
+
+/// Drains the outbox into the APNs senders with bounded concurrency and applies the outcomes.
+///
+/// Claims due rows (marking them in flight) while fewer than `maxInFlight` are out, sends each through the
+/// sender of its environment, and writes outcomes back in batches: accepted; rejected (invalidating the
+/// device by Apple's rules); 429/500/503 and transport failures go back to the queue with backoff. Rows left
+/// in flight by a crash are put back when the database opens (`PushDatabase.recoveredAtOpen`), so nothing
+/// is lost across restarts.
+public actor OutboxWorker {
+    private let outbox: any OutboxRepository
+    private let devices: any DeviceRepository
+    let senders: PushSenders
+    let metrics: ServiceMetrics
+    private let logger: ServiceLogger
+    private let waiters: PushWaiters
+    private let maxInFlight: Int
+    private let logsDebug: Bool
+    private let claimBatch: Int
+    private let signal = WakeSignal()
+    private let deliveries: AsyncStream<Delivery>
+    let deliveryInput: AsyncStream<Delivery>.Continuation
+
+    var inFlight = 0
+    private var stopping = false
+    private var completed: [Completion] = []
+    private var flushing = false
+    private var runTask: Task<Void, Never>?
+    private var tickTask: Task<Void, Never>?
+    private var consumeTask: Task<Void, Never>?
+    private var idleWaiters: [CheckedContinuation<Void, Never>] = []
+
+    /// One row's outcome. The row itself is kept only when more than the state update needs it
+    /// (rejections, retries, debug logging): most outcomes are acceptances and carry just the id.
+    struct Completion {
+        var id: String
+        /// The claim's attempt count, which fences the outcome (`OutboxCompletion`).
+        var attempt: Int
+        var result: OutboxResult
+        var item: OutboxItem?
+        /// The app that sent it, for per-app metrics.
+        var app: String
+
+        init(item: OutboxItem, result: OutboxResult, app: String, keepItem: Bool = true) {
+            id = item.id
+            attempt = item.attempts
+            self.result = result
+            self.app = app
+            self.item = keepItem ? item : nil
+        }
+    }
+
+    init(
+        outbox: any OutboxRepository, devices: any DeviceRepository, senders: PushSenders, metrics: ServiceMetrics,
+        logger: ServiceLogger, waiters: PushWaiters, maxInFlight: Int, claimBatch: Int
+    ) {
+        self.outbox = outbox
+        self.devices = devices
+        self.senders = senders
+        self.metrics = metrics
+        self.logger = logger
+        self.waiters = waiters
+        self.maxInFlight = max(1, maxInFlight)
+        logsDebug = logger.level <= .debug
+        self.claimBatch = max(1, claimBatch)
+        (deliveries, deliveryInput) = AsyncStream.makeStream(of: Delivery.self)
+    }
+
+    /// Wakes the worker: new rows may be due. Safe from any thread, never blocks.
+    public nonisolated func wake() {
+        signal.signal()
+    }
+
+    /// Starts draining; `tick` is how often due retries are looked for when nothing else wakes it.
+    func start(tick: Duration) {
+        guard runTask == nil else { return }
+        runTask = Task { await self.run() }
+        consumeTask = Task { await self.consume() }
+        let signal = self.signal
+        tickTask = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: tick)
+                signal.signal()
+            }
+        }
+    }
+
+    /// Stops claiming and waits until in-flight sends finished or `deadline` passed.
+    func stop(deadline: Duration) async {
+        stopping = true
+        tickTask?.cancel()
+        signal.signal()
+        await runTask?.value
+        defer { if inFlight == 0 && !flushing { deliveryInput.finish() } }
+        if inFlight > 0 || flushing {
+            let timer = Task { [weak self] in
+                try? await Task.sleep(for: deadline)
+                await self?.releaseIdleWaiters()
+            }
+            await withCheckedContinuation { idleWaiters.append($0) }
+            timer.cancel()
+        }
+    }
+
+    private func releaseIdleWaiters() {
+        let waiting = idleWaiters
+        idleWaiters = []
+        for waiter in waiting { waiter.resume() }
+    }
+
+    private func run() async {
+        while !stopping {
+            let room = maxInFlight - inFlight
+            // Claim in large batches: with sends out, wait until half a batch is free again, so claims (and
+            // the completions that follow them) are fewer, larger transactions.
+            let threshold = inFlight == 0 ? 1 : max(1, min(claimBatch, maxInFlight) / 2)
+            if room >= threshold {
+                do {
+                    let claim = try await outbox.claim(limit: min(room, claimBatch), now: Date())
+                    if !claim.expired.isEmpty { await expired(claim.expired) }
+                    if !claim.isEmpty {
+                        launch(claim.items)
+                        continue
+                    }
+                    if !claim.expired.isEmpty { continue }
+                } catch {
+                    logger.error("outbox.claim_failed", [("error", "\(error)")])
+                }
+            }
+            await signal.wait()
+        }
+    }
+
+    /// Rows that expired before they could be sent: final, so waiters and metrics hear of them now.
+    private func expired(_ ids: [String]) async {
+        metrics.recordPushes(app: "", outcome: "expired", reason: "Expired", count: ids.count)
+        if !(await waiters.isEmpty) {
+            await waiters.completed(Dictionary(uniqueKeysWithValues: ids.map { ($0, OutboxState.expired) }))
+        }
+    }
+
+    private func consume() async {
+        for await delivery in deliveries { apply(delivery) }
+    }
+
+    private func apply(_ delivery: Delivery) {
+        let seconds = Self.seconds(since: delivery.started)
+        var completions: [Completion] = []
+        completions.reserveCapacity(delivery.results.count)
+        var failures = 0
+        delivery.items.withUnsafeBufferPointer { items in
+            for result in delivery.results {
+                let outcome = result.outboxResult
+                switch outcome {
+                case .accepted:
+                    completions.append(Completion(item: items[result.index], result: outcome, app: delivery.app, keepItem: logsDebug))
+                case .rejected:
+                    completions.append(Completion(item: items[result.index], result: outcome, app: delivery.app))
+                case .transportFailed:
+                    failures += 1
+                    completions.append(Completion(item: items[result.index], result: outcome, app: delivery.app))
+                }
+            }
+        }
+        metrics.recordSends(
+            seconds: seconds, app: delivery.app, environment: delivery.environment.name,
+            answered: delivery.results.count - failures, transportFailures: failures)
+        finished(completions)
+    }
+
+    private static func seconds(since start: ContinuousClock.Instant) -> Double {
+        let elapsed = ContinuousClock.now - start
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
+    func finished(_ completions: [Completion]) {
+        completed.append(contentsOf: completions)
+        guard !flushing else { return }
+        flushing = true
+        Task { await self.flush() }
+    }
+
+    private func flush() async {
+        while !completed.isEmpty {
+            let batch = completed
+            completed = []
+            var states: [String: OutboxState] = [:]
+            do {
+                states = try await outbox.complete(
+                    batch.map { OutboxCompletion(id: $0.id, attempt: $0.attempt, result: $0.result) }, now: Date())
+                metrics.recordStaleCompletions(batch.count - states.count)  // each claimed row is sent once per claim
+            } catch {
+                logger.error("outbox.complete_failed", [("error", "\(error)"), ("rows", "\(batch.count)")])
+            }
+            var accepted: [String: Int] = [:]
+            for completion in batch {
+                if case .accepted = completion.result {
+                    accepted[completion.app, default: 0] += 1
+                    if logsDebug, let item = completion.item {
+                        logger.debug("push.accepted", [("id", item.id), ("push_id", item.pushID)])
+                    }
+                } else if let item = completion.item {
+                    await account(completion, item: item, state: states[completion.id])
+                }
+            }
+            for (app, count) in accepted { metrics.recordPushes(app: app, outcome: "accepted", reason: "", count: count) }
+            inFlight -= batch.count
+            metrics.setInFlight(inFlight)
+            if !(await waiters.isEmpty) { await waiters.completed(states) }
+            signal.signal()
+        }
+        flushing = false
+        if inFlight == 0 { releaseIdleWaiters() }
+    }
+
+    private func account(_ completion: Completion, item: OutboxItem, state: OutboxState?) async {
+        switch completion.result {
+        case .accepted:
+            metrics.recordPush(app: completion.app, outcome: "accepted", reason: "")
+            logger.debug("push.accepted", [("id", item.id), ("push_id", item.pushID)])
+        case .rejected(let rejection) where !rejection.reason.isRetryable:
+            metrics.recordPush(app: completion.app, outcome: "rejected", reason: rejection.reason.rawValue)
+            logger.info(
+                "push.rejected",
+                [
+                    ("id", item.id), ("push_id", item.pushID), ("app", completion.app), ("status", "\(rejection.status)"),
+                    ("reason", rejection.reason.rawValue),
+                ])
+            if rejection.reason.invalidatesToken, item.channelID == nil { await invalidate(item, rejection: rejection) }
+        case .rejected, .transportFailed:
+            let outcome = state == .failed ? "failed" : "retry"
+            let reason = completion.result.storedReason ?? ""
+            metrics.recordPush(app: completion.app, outcome: outcome, reason: reason)
+            if outcome == "retry" {
+                switch completion.result {
+                case .transportFailed(let error): metrics.recordResend(cause: error.isSafeToRetry ? "not_sent" : "outcome_unknown")
+                default: metrics.recordResend(cause: "retryable_rejection")
+                }
+            }
+            var fields = [
+                ("id", item.id), ("status", completion.result.storedStatus.map(String.init) ?? "-"),
+                ("reason", reason), ("attempts", "\(item.attempts)"),
+            ]
+            if case .transportFailed(let error) = completion.result { fields.append(("transport", error.kind.rawValue)) }
+            logger.log(outcome == "failed" ? .warning : .debug, "push.\(outcome)", fields)
+        }
+    }
+
+    private func invalidate(_ item: OutboxItem, rejection: APNSRejection) async {
+        do {
+            let changed = try await devices.invalidate(
+                token: item.token, topic: item.topic,
+                reason: rejection.reason, at: rejection.timestamp ?? Date())
+            if changed {
+                metrics.recordTokenInvalidated(reason: rejection.reason.rawValue)
+                logger.info("device.invalidated", [("topic", item.topic), ("reason", rejection.reason.rawValue)])
+            }
+        } catch {
+            logger.error("device.invalidate_failed", [("error", "\(error)")])
+        }
+    }
+}

@@ -1,0 +1,173 @@
+import Foundation
+public import ProfileDrop
+import PushHTTP1
+import PushIO
+public import PushStore
+
+/// The running service: HTTP API on its own event loop, the store, the match service and the outbox worker.
+///
+/// `start` wires everything from a configuration and the two APNs senders; `shutdown` stops accepting,
+/// lets in-flight work finish up to the deadline, closes the senders and releases the database.
+public final class PushServer: Sendable {
+    /// The bound HTTP port.
+    public let port: Int
+    /// The store's repositories (tests read them to check what was written).
+    public let repositories: PushRepositories
+    /// The profile-drop service.
+    public let match: MatchService
+    /// Metrics shared by the API and the worker.
+    public let metrics: ServiceMetrics
+    let worker: OutboxWorker
+    let http: HTTPServer
+    let loop: EventLoop
+    let senders: PushSenders
+    let logger: ServiceLogger
+    let configuration: PushServiceConfiguration
+    let background: Task<Void, Never>
+    let gate: RequestGate
+    /// Reloads TLS files, API keys and APNs credentials (SIGHUP, `POST /v1/admin/reload`).
+    let reloader: ServiceReloader
+    /// Every API route with the scope it needs (the OpenAPI document must list the same operations and scopes).
+    public let routes: [APIRoute]
+    /// Every API operation as `"METHOD /pattern"`.
+    public var operations: Set<String> { Set(routes.map(\.operation)) }
+
+    private init(
+        port: Int, repositories: PushRepositories, match: MatchService, metrics: ServiceMetrics,
+        worker: OutboxWorker, http: HTTPServer, loop: EventLoop, senders: PushSenders, logger: ServiceLogger,
+        configuration: PushServiceConfiguration, background: Task<Void, Never>, gate: RequestGate,
+        reloader: ServiceReloader, routes: [APIRoute]
+    ) {
+        self.port = port
+        self.repositories = repositories
+        self.match = match
+        self.metrics = metrics
+        self.worker = worker
+        self.http = http
+        self.loop = loop
+        self.senders = senders
+        self.logger = logger
+        self.configuration = configuration
+        self.background = background
+        self.gate = gate
+        self.reloader = reloader
+        self.routes = routes
+    }
+
+    /// Opens the store the configuration names (`openRepositories`), restores pending drops, starts the
+    /// worker and listens.
+    public static func start(
+        configuration: PushServiceConfiguration, senders: PushSenders,
+        logger: ServiceLogger
+    ) async throws -> PushServer {
+        try await start(
+            configuration: configuration, repositories: try await configuration.openRepositories(),
+            senders: senders, logger: logger)
+    }
+
+    /// Like `start(configuration:senders:logger:)` with the configured apps' clients, whose credentials
+    /// SIGHUP and `POST /v1/admin/reload` then reload.
+    public static func start(
+        configuration: PushServiceConfiguration, apps: PushAppSet, logger: ServiceLogger
+    ) async throws -> PushServer {
+        try await start(
+            configuration: configuration, repositories: try configuration.openRepositories(),
+            senders: apps.senders, apps: apps, logger: logger)
+    }
+
+    /// Serves the data in `repositories` (any store): starts the worker and listens.
+    public static func start(
+        configuration: PushServiceConfiguration, repositories store: PushRepositories,
+        senders: PushSenders, apps: PushAppSet? = nil, logger: ServiceLogger
+    ) async throws -> PushServer {
+        if store.database.recoveredAtOpen > 0 {
+            logger.info("outbox.recovered", [("rows", "\(store.database.recoveredAtOpen)")])
+        }
+        let metrics = ServiceMetrics()
+        metrics.register(apps: senders.apps.map(\.name))
+        // Rows a crash left in flight go out again with their outcome unknown: at most what was in flight.
+        metrics.recordResend(cause: "outcome_unknown", count: store.database.recoveredAtOpen)
+        let waiters = PushWaiters()
+        let worker = OutboxWorker(
+            outbox: store.outbox, devices: store.devices, senders: senders, metrics: metrics,
+            logger: logger, waiters: waiters, maxInFlight: configuration.maxInFlight,
+            claimBatch: configuration.claimBatch)
+        // Everyone else enqueues through an outbox that wakes the worker.
+        var repositories = store
+        repositories.outbox = WakingOutboxRepository(base: store.outbox, wake: { worker.wake() })
+        let condition = DropCondition(
+            maxDistanceMeters: configuration.dropMaxDistanceMeters,
+            maxAngleDegrees: configuration.dropMaxAngleDegrees,
+            window: configuration.dropWindow)
+        let match = MatchService(repositories: repositories, condition: condition, queued: { worker.wake() })
+        let tls = configuration.tls.isEnabled ? HTTPServerTLS(context: try ListenerTLS.context(configuration.tls)) : nil
+        let keys = ReloadableAuthenticator(keys: configuration.apiKeys)
+        apps?.recordCertificates(in: metrics)
+        let reloader = ServiceReloader(
+            configuration: configuration, apps: apps, keys: keys, listenerTLS: tls, logger: logger, metrics: metrics,
+            webhooks: store.webhooks)
+        let api = PushAPI(
+            repositories: repositories, writer: OutboxWriter(outbox: repositories.outbox), match: match,
+            waiters: waiters, metrics: metrics, logger: logger,
+            authenticator: keys, configuration: configuration,
+            senders: senders, listenerTLS: tls, reloader: reloader)
+        let router = api.router
+        let webhooks = try await WebhookWorker.start(configuration: configuration, store: store, metrics: metrics, logger: logger)
+        let gate = RequestGate()
+        let loop = EventLoop(name: "push-http")
+        let http: HTTPServer
+        do {
+            http = try HTTPServer(
+                loop: loop, host: configuration.host, port: configuration.port,
+                maxBodyBytes: configuration.maxBodyBytes,
+                timeout: configuration.httpTimeout, tls: tls
+            ) { request, responder in
+                Task { responder.respond(await Self.serve(request, api: api, router: router, gate: gate)) }
+            }
+        } catch {
+            loop.shutdown()
+            webhooks.client.loop.shutdown()
+            throw ConfigurationError("cannot listen on \(configuration.host):\(configuration.port): \(error)")
+        }
+        await worker.start(tick: configuration.retryTick)
+        let retention = RetentionJob(repositories: store, policy: configuration.retention, metrics: metrics, logger: logger)
+        let background = Task {
+            await withDiscardingTaskGroup { group in
+                group.addTask { await retention.loop() }
+                group.addTask { await webhooks.run() }
+                if let shared = store.database as? PostgresDatabase {
+                    // Rows other instances enqueue (and matches they store) wake this worker too.
+                    group.addTask {
+                        var generation = shared.outboxGeneration
+                        while !Task.isCancelled {
+                            generation = await shared.waitForOutbox(after: generation)
+                            worker.wake()
+                        }
+                    }
+                }
+                group.addTask {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: .seconds(1))
+                        do { try await match.expireDue() } catch { logger.error("drops.expire_failed", [("error", "\(error)")]) }
+                    }
+                }
+            }
+        }
+        let server = PushServer(
+            port: http.port, repositories: repositories, match: match, metrics: metrics,
+            worker: worker, http: http,
+            loop: loop, senders: senders, logger: logger, configuration: configuration,
+            background: background, gate: gate, reloader: reloader, routes: router.routes)
+        logger.info(
+            "server.started",
+            [
+                ("address", "\(configuration.host):\(http.port)"),
+                ("pending_drops", "\(try await store.drops.pending().count)"),
+                ("database", configuration.databaseDescription),
+                ("apns_proxy", configuration.apns.proxySummary),
+                ("apps", senders.apps.map(\.name).joined(separator: ",")),
+                ("tls", tls == nil ? "off" : configuration.tls.clientCAPath == nil ? "on" : "client-certificates"),
+            ])
+        return server
+    }
+}

@@ -1,0 +1,289 @@
+import APNSCore
+public import Foundation
+import PushSync
+
+/// Counters, gauges and the send-latency histogram behind `GET /metrics`. Thread-safe.
+public final class ServiceMetrics: Sendable {
+    /// Upper bounds (seconds) of the send latency histogram buckets.
+    public static let latencyBuckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+
+    struct PushKey: Hashable {
+        var app: String
+        var outcome: String
+        var reason: String
+    }
+    /// One app's connections to one environment.
+    struct AppEnvironment: Hashable {
+        var app: String
+        var environment: String
+    }
+    /// The send latency histogram of one app.
+    struct Latency {
+        var counts = [Int](repeating: 0, count: ServiceMetrics.latencyBuckets.count)
+        var count = 0
+        var sum = 0.0
+
+        mutating func observe(_ seconds: Double, times: Int) {
+            if let bucket = ServiceMetrics.latencyBuckets.firstIndex(where: { seconds <= $0 }) { counts[bucket] += times }
+            count += times
+            sum += seconds * Double(times)
+        }
+    }
+    struct RequestKey: Hashable {
+        var route: String
+        var status: Int
+    }
+    struct LimitKey: Hashable {
+        var key: String
+        var limit: String
+    }
+
+    struct State {
+        var pushes: [PushKey: Int] = [:]
+        var requests: [RequestKey: Int] = [:]
+        var enqueued = 0
+        var latency: [String: Latency] = [:]
+        var inFlight = 0
+        var health: [AppEnvironment: APNSHealth] = [:]
+        var authFailures = 0
+        var rateLimited: [LimitKey: Int] = [:]
+        /// Known invalidating reasons start at zero, so the series exist before the first invalidation.
+        var invalidated: [String: Int] = Dictionary(uniqueKeysWithValues: ServiceMetrics.invalidationReasons.map { ($0, 0) })
+        var certificateNotAfter: [AppEnvironment: Double] = [:]
+        /// Every cause starts at zero, so the series exist before the first re-send.
+        var staleCompletions = 0
+        var purged: [String: Int] = Dictionary(uniqueKeysWithValues: RetentionTable.allCases.map { ($0.rawValue, 0) })
+        var resends: [String: Int] = Dictionary(uniqueKeysWithValues: ServiceMetrics.resendCauses.map { ($0, 0) })
+    }
+
+    /// Why a notification goes back to the queue to be sent again: APNs answered 429/500/503
+    /// (`retryable_rejection`), the transport failed before it was sent (`not_sent`), or while it was on the
+    /// wire, so APNs may have delivered it (`outcome_unknown`: the only cause that can duplicate).
+    public static let resendCauses = ["not_sent", "outcome_unknown", "retryable_rejection"]
+
+    /// The APNs reasons that invalidate a device token (each a `push_tokens_invalidated_total` series from the start).
+    public static let invalidationReasons = APNSRejectionReason.allKnown.filter(\.invalidatesToken).map(\.rawValue)
+
+    private let state = PThreadLock(State())
+    /// Webhook deliveries by endpoint and outcome.
+    public let webhooks = WebhookMetrics()
+    /// Live Activity updates by the priority their budget let them go at.
+    public let liveActivities = LiveActivityMetrics()
+
+    /// Empty metrics.
+    public init() {}
+
+    /// Starts each app's latency histogram at zero, so its series exist before the first send.
+    public func register(apps: [String]) {
+        state.withLock { state in
+            for app in apps where state.latency[app] == nil { state.latency[app] = Latency() }
+        }
+    }
+
+    /// Counts one answered HTTP request under its route pattern (or `unmatched`).
+    public func recordRequest(route: String, status: Int) {
+        state.withLock { $0.requests[RequestKey(route: route, status: status), default: 0] += 1 }
+    }
+
+    /// Counts one request refused for a missing or invalid API key.
+    public func recordAuthFailure() {
+        state.withLock { $0.authFailures += 1 }
+    }
+
+    /// Counts one request refused by the named key's `requests` or `notifications` rate limit.
+    public func recordRateLimited(key: String, limit: String) {
+        state.withLock { $0.rateLimited[LimitKey(key: key, limit: limit), default: 0] += 1 }
+    }
+
+    /// Counts notifications accepted into the outbox.
+    public func recordEnqueued(_ count: Int) {
+        state.withLock { $0.enqueued += count }
+    }
+
+    /// Counts one send result of `app`: `outcome` is accepted, rejected, retry or failed; `reason` the APNs reason.
+    public func recordPush(app: String = "default", outcome: String, reason: String) {
+        recordPushes(app: app, outcome: outcome, reason: reason, count: 1)
+    }
+
+    /// Adds `answered + transportFailures` send latency observations of `seconds` each (one chunk of a batch
+    /// send of `app`) and records the app's APNs health in `environment` from the chunk.
+    public func recordSends(seconds: Double, app: String = "default", environment: String, answered: Int, transportFailures: Int) {
+        let total = answered + transportFailures
+        guard total > 0 else { return }
+        state.withLock { state in
+            state.latency[app, default: Latency()].observe(seconds, times: total)
+            state.health[AppEnvironment(app: app, environment: environment)] = transportFailures > 0 && answered == 0 ? .unreachable : .ok
+        }
+    }
+
+    /// Records that `app`'s connections to `environment` fail (nothing answered): its health is unreachable.
+    public func recordUnreachable(app: String, environment: String) {
+        state.withLock { $0.health[AppEnvironment(app: app, environment: environment)] = .unreachable }
+    }
+
+    /// Counts `count` send results of `app` with the same outcome and reason.
+    public func recordPushes(app: String = "default", outcome: String, reason: String, count: Int) {
+        guard count > 0 else { return }
+        state.withLock { $0.pushes[PushKey(app: app, outcome: outcome, reason: reason), default: 0] += count }
+    }
+
+    /// Counts `count` notifications (default one) queued to be sent again, by `cause` (one of `resendCauses`).
+    public func recordResend(cause: String, count: Int = 1) {
+        guard count > 0 else { return }
+        state.withLock { $0.resends[cause, default: 0] += count }
+    }
+
+    /// Counts outcomes the outbox refused because their row had been claimed again since (fenced off).
+    public func recordStaleCompletions(_ count: Int) {
+        guard count > 0 else { return }
+        state.withLock { $0.staleCompletions += count }
+    }
+
+    /// Counts rows the retention job deleted from `table`.
+    func recordPurged(table: String, count: Int) {
+        guard count > 0 else { return }
+        state.withLock { $0.purged[table, default: 0] += count }
+    }
+
+    /// Counts one device token marked invalid because APNs answered `reason`.
+    public func recordTokenInvalidated(reason: String) {
+        state.withLock { $0.invalidated[reason, default: 0] += 1 }
+    }
+
+    /// Records when `app`'s APNs client certificate used for `environment` stops being valid.
+    public func setCertificateNotAfter(_ date: Date, app: String = "default", environment: String) {
+        state.withLock { $0.certificateNotAfter[AppEnvironment(app: app, environment: environment)] = date.timeIntervalSince1970.rounded() }
+    }
+
+    /// Sets the number of notifications being sent right now.
+    public func setInFlight(_ count: Int) {
+        state.withLock { $0.inFlight = count }
+    }
+
+    /// The APNs state of `environment` seen so far: the worst of the apps' (`idle` when nothing was sent yet).
+    public func apnsHealth(_ environment: String) -> APNSHealth {
+        let states = state.withLock { $0.health.filter { $0.key.environment == environment }.values }
+        if states.contains(.unreachable) { return .unreachable }
+        return states.isEmpty ? .idle : .ok
+    }
+
+    /// The APNs state of `app` in `environment` seen so far (`idle` when nothing was sent yet).
+    public func apnsHealth(app: String, environment: String) -> APNSHealth {
+        state.withLock { $0.health[AppEnvironment(app: app, environment: environment)] ?? .idle }
+    }
+
+    /// Send results with `outcome` so far, of every app or of `app` (for tests and logs).
+    public func pushCount(outcome: String, app: String? = nil) -> Int {
+        state.withLock { $0.pushes.filter { $0.key.outcome == outcome && (app == nil || $0.key.app == app) }.values.reduce(0, +) }
+    }
+
+    /// The Prometheus text exposition of everything, plus `extra` (already formatted) at the end.
+    /// `oldestPendingAgeSeconds` is the age of the oldest notification still to be sent (0 when none is).
+    public func prometheusText(outboxCounts: [String: Int], oldestPendingAgeSeconds: Double = 0, extra: String) -> String {
+        let snapshot = state.withLock { $0 }
+        var lines: [String] = []
+        lines.append("# HELP push_notifications_total Send results by app, outcome and APNs reason.")
+        lines.append("# TYPE push_notifications_total counter")
+        for (key, count) in snapshot.pushes.sorted(by: { ($0.key.app, $0.key.outcome, $0.key.reason) < ($1.key.app, $1.key.outcome, $1.key.reason) })
+        {
+            // Rows that expired before an app took them carry no app.
+            let app = key.app.isEmpty ? "" : "app=\"\(Self.escape(key.app))\","
+            lines.append("push_notifications_total{\(app)outcome=\"\(key.outcome)\",reason=\"\(Self.escape(key.reason))\"} \(count)")
+        }
+        lines.append("# HELP push_notifications_enqueued_total Notifications accepted into the outbox by the API.")
+        lines.append("# TYPE push_notifications_enqueued_total counter")
+        lines.append("push_notifications_enqueued_total \(snapshot.enqueued)")
+        lines.append("# HELP push_outbox_depth Notifications queued or in flight.")
+        lines.append("# TYPE push_outbox_depth gauge")
+        lines.append("push_outbox_depth \((outboxCounts["queued"] ?? 0) + (outboxCounts["in_flight"] ?? 0))")
+        lines.append("# HELP push_outbox_rows Outbox rows by state.")
+        lines.append("# TYPE push_outbox_rows gauge")
+        for (state, count) in outboxCounts.sorted(by: { $0.key < $1.key }) {
+            lines.append("push_outbox_rows{state=\"\(state)\"} \(count)")
+        }
+        lines.append("# HELP push_outbox_oldest_age_seconds Age of the oldest notification queued or in flight; 0 when none is.")
+        lines.append("# TYPE push_outbox_oldest_age_seconds gauge")
+        lines.append("push_outbox_oldest_age_seconds \(max(0, oldestPendingAgeSeconds))")
+        lines.append("# HELP outbox_stale_completions_total Outcomes not recorded because another claim had taken the row over.")
+        lines.append("# TYPE outbox_stale_completions_total counter")
+        lines.append("outbox_stale_completions_total \(snapshot.staleCompletions)")
+        lines.append("# HELP push_resends_total Notifications queued to be sent again, by what the last attempt left known.")
+        lines.append("# TYPE push_resends_total counter")
+        for (cause, count) in snapshot.resends.sorted(by: { $0.key < $1.key }) {
+            lines.append("push_resends_total{cause=\"\(cause)\"} \(count)")
+        }
+        lines.append("# HELP push_store_purged_rows_total Finished rows the retention job deleted, by table.")
+        lines.append("# TYPE push_store_purged_rows_total counter")
+        for (table, count) in snapshot.purged.sorted(by: { $0.key < $1.key }) {
+            lines.append("push_store_purged_rows_total{table=\"\(table)\"} \(count)")
+        }
+        lines.append("# HELP push_tokens_invalidated_total Device tokens marked invalid, by the APNs reason.")
+        lines.append("# TYPE push_tokens_invalidated_total counter")
+        for (reason, count) in snapshot.invalidated.sorted(by: { $0.key < $1.key }) {
+            lines.append("push_tokens_invalidated_total{reason=\"\(Self.escape(reason))\"} \(count)")
+        }
+        lines.append("# HELP push_apns_certificate_not_after_timestamp_seconds When the APNs client certificate expires (Unix time).")
+        lines.append("# TYPE push_apns_certificate_not_after_timestamp_seconds gauge")
+        for (key, notAfter) in snapshot.certificateNotAfter.sorted(by: { Self.order($0.key, $1.key) }) {
+            lines.append("push_apns_certificate_not_after_timestamp_seconds{\(Self.labels(key))} \(Int64(notAfter))")
+        }
+        lines.append("# HELP push_apns_in_flight Notifications handed to APNs and not answered yet.")
+        lines.append("# TYPE push_apns_in_flight gauge")
+        lines.append("push_apns_in_flight \(snapshot.inFlight)")
+        lines.append("# HELP push_apns_up 1 when the app's last send to the environment reached APNs.")
+        lines.append("# TYPE push_apns_up gauge")
+        for (key, health) in snapshot.health.sorted(by: { Self.order($0.key, $1.key) }) {
+            lines.append("push_apns_up{\(Self.labels(key))} \(health == .unreachable ? 0 : 1)")
+        }
+        lines.append("# HELP push_send_latency_seconds Time from handing a notification to the APNs client to its outcome, by app.")
+        lines.append("# TYPE push_send_latency_seconds histogram")
+        for (app, latency) in snapshot.latency.sorted(by: { $0.key < $1.key }) {
+            let label = "app=\"\(Self.escape(app))\""
+            var cumulative = 0
+            for (bound, count) in zip(Self.latencyBuckets, latency.counts) {
+                cumulative += count
+                lines.append("push_send_latency_seconds_bucket{\(label),le=\"\(bound)\"} \(cumulative)")
+            }
+            lines.append("push_send_latency_seconds_bucket{\(label),le=\"+Inf\"} \(latency.count)")
+            lines.append("push_send_latency_seconds_sum{\(label)} \(latency.sum)")
+            lines.append("push_send_latency_seconds_count{\(label)} \(latency.count)")
+        }
+        lines.append("# HELP http_requests_total HTTP requests by route and status.")
+        lines.append("# TYPE http_requests_total counter")
+        for (key, count) in snapshot.requests.sorted(by: { ($0.key.route, $0.key.status) < ($1.key.route, $1.key.status) }) {
+            lines.append("http_requests_total{route=\"\(Self.escape(key.route))\",status=\"\(key.status)\"} \(count)")
+        }
+        lines.append("# HELP http_auth_failures_total Requests refused for a missing or invalid API key.")
+        lines.append("# TYPE http_auth_failures_total counter")
+        lines.append("http_auth_failures_total \(snapshot.authFailures)")
+        lines.append("# HELP http_rate_limited_total Requests refused by a key's rate limit, by key name and limit.")
+        lines.append("# TYPE http_rate_limited_total counter")
+        for (key, count) in snapshot.rateLimited.sorted(by: { ($0.key.key, $0.key.limit) < ($1.key.key, $1.key.limit) }) {
+            lines.append("http_rate_limited_total{key=\"\(Self.escape(key.key))\",limit=\"\(key.limit)\"} \(count)")
+        }
+        return lines.joined(separator: "\n") + "\n" + extra
+    }
+
+    private static func order(_ left: AppEnvironment, _ right: AppEnvironment) -> Bool {
+        (left.app, left.environment) < (right.app, right.environment)
+    }
+
+    private static func labels(_ key: AppEnvironment) -> String {
+        "app=\"\(escape(key.app))\",environment=\"\(key.environment)\""
+    }
+
+    static func escape(_ value: String) -> String {
+        value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            .replacingOccurrences(of: "\n", with: "\\n")
+    }
+}
+
+/// What the service last saw from one APNs environment.
+public enum APNSHealth: String, Sendable {
+    /// Nothing sent yet.
+    case idle
+    /// The last send got an answer from APNs.
+    case ok
+    /// The last send failed in transport (connection refused, reset, timeout).
+    case unreachable
+}

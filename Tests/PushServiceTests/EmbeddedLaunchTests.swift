@@ -1,0 +1,47 @@
+import EmbeddedAPNS
+import Foundation
+import JSON
+import Testing
+
+@testable import PushService
+
+@Suite("the embedded mode's provider hook")
+struct EmbeddedLaunchTests {
+    @Test("--embedded without a provider is a configuration error (78) and writes no credentials")
+    func noProvider() async throws {
+        let directory = try StartupCheckTests.scratch()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let error = await StartupCheckTests.startupError(["--embedded", "--data-dir", directory])
+        #expect(error?.exitCode == 78)
+        #expect(error?.message == "--embedded is not available: this program has no embedded mock APNs")
+        #expect(!FileManager.default.fileExists(atPath: directory + "/credentials"))
+        #expect(!FileManager.default.fileExists(atPath: directory + "/api-key"))
+    }
+
+    @Test("with EmbeddedMockAPNS the service runs its two apps, the configured topic first, and answers for both")
+    func mockProvider() async throws {
+        let directory = try StartupCheckTests.scratch()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var configuration = try PushServiceConfiguration.load(
+            arguments: ["--embedded", "--data-dir", directory, "--port", "0", "--log-level", "error", "--topic", "com.example.pack"],
+            environment: [:])
+        let launched = try await PushServerLauncher.launch(&configuration, embeddedAPNS: EmbeddedMockAPNS())
+        let embedded = try #require(launched.embedded)
+        #expect(configuration.topic == "com.example.pack")
+        #expect(embedded.apps.map(\.topic) == ["com.example.pack", EmbeddedMockAPNS.tokenTopic])
+        #expect(configuration.apps.map(\.name) == ["sniffmeet", "dogwalk"])
+        #expect(
+            embedded.banner.last == "for two apps: sniffmeet (com.example.pack, .p12 certificate) and dogwalk (com.example.dogwalk, .p8 token key).")
+        let key = try #require(launched.generatedKey?.key)
+        let client = TestHTTPClient(port: launched.server.port, apiKey: key)
+        let apps = try await client.send("GET", "/v1/apps")
+        #expect(apps.status == 200)
+        let listed = apps.json?["apps"]?.arrayValue ?? []
+        #expect(listed.map { $0["name"]?.stringValue } == ["sniffmeet", "dogwalk"], "\(String(decoding: apps.body, as: UTF8.self))")
+        #expect(listed.map { $0["topics"]?.arrayValue?.first?.stringValue } == ["com.example.pack", EmbeddedMockAPNS.tokenTopic])
+        // The certificate app's topics come from its certificate (its UID: the generated one has no topics list).
+        #expect(listed.first?["certificate_topics"] == ["com.example.pack"])
+        await launched.server.shutdown()
+        embedded.stop()
+    }
+}

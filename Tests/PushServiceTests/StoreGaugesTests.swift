@@ -1,0 +1,67 @@
+import Foundation
+import PushStore
+import Testing
+
+@testable import PushService
+
+/// `/metrics` reads the store at most once per `maxAge`, however often it is scraped.
+@Suite("Store gauges behind /metrics")
+struct StoreGaugesTests {
+    /// Counts the reads and answers each with its number as the queued count.
+    actor Reads {
+        var count = 0
+        func next() -> StoreGauges.Snapshot {
+            count += 1
+            return StoreGauges.Snapshot(outboxCounts: [.queued: count], oldestPending: nil, webhookCounts: [:])
+        }
+    }
+
+    @Test("scrapes within maxAge reuse the last read")
+    func scrapesWithinMaxAgeShareOneRead() async throws {
+        let gauges = StoreGauges(maxAge: .seconds(3_600))
+        let reads = Reads()
+        for _ in 0..<5 {
+            #expect(try await gauges.snapshot { await reads.next() }.outboxCounts[.queued] == 1)
+        }
+        #expect(await reads.count == 1)
+    }
+
+    @Test("with a zero maxAge every scrape reads the store")
+    func zeroMaxAgeReadsEachTime() async throws {
+        let gauges = StoreGauges(maxAge: .zero)
+        let reads = Reads()
+        for expected in 1...3 {
+            #expect(try await gauges.snapshot { await reads.next() }.outboxCounts[.queued] == expected)
+        }
+    }
+
+    @Test("scrapes that come while a read is under way get that read")
+    func concurrentScrapesShareTheRead() async throws {
+        let gauges = StoreGauges(maxAge: .seconds(3_600))
+        let reads = Reads()
+        let (started, startedInput) = AsyncStream.makeStream(of: Void.self)
+        let (release, releaseInput) = AsyncStream.makeStream(of: Void.self)
+        let first = Task {
+            try await gauges.snapshot {
+                startedInput.yield()
+                for await _ in release { break }
+                return await reads.next()
+            }
+        }
+        for await _ in started { break }
+        let others = (0..<4).map { _ in Task { try await gauges.snapshot { await reads.next() } } }
+        releaseInput.yield()
+        #expect(try await first.value.outboxCounts[.queued] == 1)
+        for other in others { #expect(try await other.value.outboxCounts[.queued] == 1) }
+        #expect(await reads.count == 1)
+    }
+
+    @Test("a failed read reaches the scrape and the next scrape reads again")
+    func failedReadIsNotKept() async throws {
+        struct Down: Error {}
+        let gauges = StoreGauges(maxAge: .seconds(3_600))
+        await #expect(throws: Down.self) { try await gauges.snapshot { throw Down() } }
+        let reads = Reads()
+        #expect(try await gauges.snapshot { await reads.next() }.outboxCounts[.queued] == 1)
+    }
+}

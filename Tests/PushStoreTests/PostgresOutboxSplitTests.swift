@@ -1,0 +1,163 @@
+import APNSCore
+import Foundation
+import TestSupport
+import Testing
+
+@testable import PushStore
+
+/// The outbox in two tables (`PostgresSchema.outboxSplit`): the step from the one-table outbox with data in
+/// it, and plans that stay lookups by key whatever the planner's statistics say.
+@Suite("PostgreSQL outbox in two tables")
+struct PostgresOutboxSplitTests {
+    /// The version before the split, with a row in each state the old table held, each column set.
+    @Test func rowsOfThePreviousVersionKeepEveryColumnAndTheirLeases() async throws {
+        let url = try await PostgresTestCluster.shared().createDatabase()
+        let previous = Array(PostgresSchema.migrations.prefix { $0.name != PostgresSchema.outboxSplit.name })
+        #expect(previous.count < PostgresSchema.migrations.count)
+        let old = try await PostgresDatabase.open(url: url, poolSize: 1, instanceID: "old", migrations: previous)
+        let t = t0.storeMillis
+        let expiry = Int64(t0.timeIntervalSince1970) + 3_600
+        try await old.pool.withConnection { db in
+            let insert = """
+                INSERT INTO outbox (id, push_id, token, topic, push_type, priority, expiration, collapse_id, apns_id, payload,
+                    environment, state, attempts, next_attempt_at, last_status, last_reason, apns_unique_id, created_at,
+                    updated_at, owner, lease_until, channel_id)
+                VALUES ($1, 'push-1', $2, $3, 'alert', $4, $5, $6, $7, $8, 'development', $9, $10, $11, $12, $13, $14, $15,
+                    $16, $17, $18, $19)
+                """
+            let payload = PostgresValue.bytes(Array(#"{"aps":{"alert":"hi"}}"#.utf8))
+            let rows: [[PostgresValue]] = [
+                [
+                    .text("q"), .text(token(1).hex), .text(topic), .integer(10), .integer(expiry), .text("walk"),
+                    .text("0192e7e0-0000-7000-8000-00000000000a"),
+                    payload, .text("queued"), .integer(0), .integer(t), .null, .null, .null, .integer(t), .integer(t), .null, .null, .null,
+                ],
+                [
+                    .text("f"), .text(token(2).hex), .text(topic), .null, .null, .null, .null,
+                    payload, .text("in_flight"), .integer(1), .integer(t), .null, .null, .null, .integer(t), .integer(t), .text("old"),
+                    .integer(t + 10_000), .null,
+                ],
+                [
+                    .text("a"), .text(token(3).hex), .text(topic), .integer(5), .null, .null, .null,
+                    payload, .text("accepted"), .integer(1), .integer(t), .integer(200), .null, .text("u-a"), .integer(t), .integer(t + 1), .null,
+                    .null, .null,
+                ],
+                [
+                    .text("r"), .text(token(4).hex), .text(topic), .null, .integer(0), .null, .null,
+                    payload, .text("rejected"), .integer(2), .integer(t), .integer(410), .text("Unregistered"), .null, .integer(t), .integer(t + 2),
+                    .null, .null, .null,
+                ],
+                [
+                    .text("ch"), .text(""), .text(topic), .null, .null, .null, .null,
+                    payload, .text("queued"), .integer(0), .integer(t), .null, .null, .null, .integer(t), .integer(t), .null, .null, .text("chan-1"),
+                ],
+                [
+                    .text("late"), .text(token(5).hex), .text(topic), .null, .null, .null, .null,
+                    payload, .text("queued"), .integer(3), .integer(t + 10_000), .integer(503), .text("ServiceUnavailable"), .null, .integer(t),
+                    .integer(t + 3), .null, .null, .null,
+                ],
+            ]
+            for row in rows { try db.run(insert, row) }
+        }
+        old.close()
+
+        let database = try await PostgresDatabase.open(url: url, poolSize: 2, instanceID: "new")
+        #expect(try await database.schemaVersion() == PostgresSchema.migrations.count)
+        let outbox = PostgresOutboxRepository(database: database, lease: .seconds(60))
+        // Every row reads back with every column as written, in the same order.
+        let items = try await outbox.items(pushID: "push-1")
+        #expect(
+            items.map(Self.summary) == [
+                "q queued 0 +0 - - - 10 \(expiry) walk 0192e7e0-0000-7000-8000-00000000000a - +0 \(token(1).hex)",
+                "f inFlight 1 +0 - - - - - - - - +0 \(token(2).hex)",
+                "a accepted 1 +0 200 - u-a 5 - - - - +1 \(token(3).hex)",
+                "r rejected 2 +0 410 Unregistered - - 0 - - - +2 \(token(4).hex)",
+                "ch queued 0 +0 - - - - - - - chan-1 +0 ",
+                "late queued 3 +10000 503 ServiceUnavailable - - - - - - +3 \(token(5).hex)",
+            ])
+        #expect(items.allSatisfy { $0.payload == Array(#"{"aps":{"alert":"hi"}}"#.utf8) && $0.createdAt == t0 })
+        let counts = try await outbox.counts()
+        #expect(counts[.queued] == 3 && counts[.inFlight] == 1 && counts[.accepted] == 1 && counts[.rejected] == 1)
+        // The view keeps the old table's columns for reading by hand; the lease of the old instance is kept.
+        let leases = try await database.pool.withConnection { db in
+            try db.query("SELECT id, owner, lease_until FROM outbox WHERE state = 'in_flight'").map {
+                "\($0.string(at: 0)) \($0.string(at: 1)) \($0.int64(at: 2))"
+            }
+        }
+        #expect(leases == ["f old \(t + 10_000)"])
+        #expect(try await database.rowCount("outbox") == 6)
+        // Claims go on: the due rows now, the leased one only after its lease, the backed-off one after its
+        // back-off; rows enqueued after the step come after the old ones.
+        try await outbox.enqueue([outboxItem("n", now: t0)])
+        #expect(try await outbox.claim(limit: 10, now: t0).map(\.id) == ["q", "ch", "n"])
+        #expect(try await outbox.claim(limit: 10, now: at(9.999)).isEmpty)
+        let reclaimed = try await outbox.claim(limit: 10, now: at(10.001))
+        #expect(reclaimed.map(\.id) == ["f", "late"])
+        #expect(reclaimed.map(\.attempts) == [2, 4])
+        // The old instance's late answer is fenced off; the new claim's answer lands.
+        #expect(try await outbox.complete([done("f", .accepted(apnsUniqueID: nil), attempt: 1)], now: at(11)).isEmpty)
+        #expect(try await outbox.complete([done("f", .accepted(apnsUniqueID: "u-f"), attempt: 2)], now: at(11)) == ["f": .accepted])
+        #expect(try await outbox.items(pushID: "push-1").last?.id == "n")
+        // Final rows go from both tables.
+        #expect(try await outbox.purge(olderThan: at(0.5), limit: 10) == 2)
+        #expect(try await outbox.item(id: "a") == nil)
+        #expect(try await outbox.item(id: "r") == nil)
+        let left = try await database.pool.withConnection { db in
+            [try db.query("SELECT count(*) FROM outbox_items")[0].int(at: 0), try db.query("SELECT count(*) FROM outbox_state")[0].int(at: 0)]
+        }
+        #expect(left == [5, 5])
+    }
+
+    /// Statistics taken while every row was final (the planner then expects about one row in flight) must
+    /// not turn a completion or a claim of many rows into scans: both stay lookups by key.
+    @Test func claimsAndCompletionsLookRowsUpByKeyWhateverTheStatisticsSay() async throws {
+        let url = try await PostgresTestCluster.shared().createDatabase()
+        let database = try await PostgresDatabase.open(url: url, poolSize: 1, instanceID: "a")
+        let outbox = PostgresOutboxRepository(database: database)
+        _ = try await OutboxBenchmark.run(outbox: outbox, total: 3_000, batchSize: 1_000)
+        try await database.pool.withConnection { db in try db.execute("ANALYZE outbox_items; ANALYZE outbox_state") }
+        try await outbox.enqueue((0..<1_000).map { outboxItem("x\($0)", push: "later", token: $0) })
+        let claimPlan = try await plan(
+            database, PostgresOutboxRepository.claimSQL,
+            [
+                .integer(t0.storeMillis), .integer(Int64(t0.timeIntervalSince1970)), .integer(1_000), .text("a"), .integer(at(60).storeMillis),
+            ])
+        #expect(claimPlan.contains("Index Scan using outbox_queue") && claimPlan.contains("Index Scan using outbox_leases"))
+        #expect(claimPlan.contains("Index Scan using outbox_items_pkey"))
+        #expect(!claimPlan.contains("Seq Scan") && !claimPlan.contains("Sort") && !claimPlan.contains("Hash"), "\(claimPlan)")
+        let claimed = try await outbox.claim(limit: 1_000, now: t0)
+        #expect(claimed.count == 1_000)
+        let ids = claimed.map { Optional($0.id) }
+        let completePlan = try await plan(
+            database, PostgresOutboxRepository.completeSQL,
+            [
+                .textArray(ids), .integerArray(ids.map { _ in 1 }), .textArray(ids.map { _ in "accepted" }),
+                .integerArray(ids.map { _ in 200 }), .textArray(ids.map { _ in nil }), .textArray(ids.map { _ in nil }),
+                .integerArray(ids.map { _ in nil }), .integer(at(1).storeMillis),
+            ])
+        #expect(completePlan.contains("Index Scan using outbox_state_pkey"))
+        #expect(!completePlan.contains("Seq Scan") && !completePlan.contains("Hash"), "\(completePlan)")
+        #expect(try await outbox.complete(claimed.map { OutboxCompletion($0, .accepted(apnsUniqueID: nil)) }, now: at(1)).count == 1_000)
+    }
+
+    /// One line with every field of `item` that a row of the old table held (times as ms after `t0`).
+    private static func summary(_ item: OutboxItem) -> String {
+        let fields: [String?] = [
+            item.id, "\(item.state)", "\(item.attempts)", "+\(item.nextAttemptAt.storeMillis - t0.storeMillis)",
+            item.lastStatus.map(String.init), item.lastReason, item.apnsUniqueID, item.priority.map { "\($0.rawValue)" },
+            item.expiration.map(String.init), item.collapseID, item.apnsID, item.channelID?.rawValue,
+            "+\(item.updatedAt.storeMillis - t0.storeMillis)", item.token.hex,
+        ]
+        return fields.map { $0 ?? "-" }.joined(separator: " ")
+    }
+
+    /// The plan of `sql` with `parameters` under the settings the repository runs it with, one line per node.
+    private func plan(_ database: PostgresDatabase, _ sql: String, _ parameters: [PostgresValue]) async throws -> String {
+        try await database.pool.transaction { db in
+            db.executeWithNext("SET LOCAL enable_sort = off")
+            db.executeWithNext("SET LOCAL enable_bitmapscan = off")
+            PostgresOutboxRepository.joinByLookup(db)
+            return try db.query("EXPLAIN (COSTS OFF) " + sql, parameters).map { $0.string(at: 0) }.joined(separator: "\n")
+        }
+    }
+}
