@@ -48,9 +48,11 @@ let package = Package(
         .target(name: "PushTLS", dependencies: ["COpenSSL", "PushSync"], swiftSettings: strict),
         // The event loop, TCP/TLS streams, listeners, egress proxies and timers.
         .target(name: "PushIO", dependencies: ["CEvent", "PushSync", "PushTLS"], swiftSettings: strict),
+        // What HTTP/1.1 and HTTP/2 share: the response type; no dependencies.
+        .target(name: "PushHTTP", swiftSettings: strict),
         // HTTP/1.1 on libevent's evhttp: the server (REST API, mock control API) and a small client (webhooks).
-        .target(name: "PushHTTP1", dependencies: ["CEvent", "PushIO", "PushSync", "PushTLS"], swiftSettings: strict),
-        .target(name: "PushHTTP2", dependencies: ["CNGHTTP2", "PushIO", "PushTLS"], swiftSettings: strict),
+        .target(name: "PushHTTP1", dependencies: ["CEvent", "PushHTTP", "PushIO", "PushSync", "PushTLS"], swiftSettings: strict),
+        .target(name: "PushHTTP2", dependencies: ["CNGHTTP2", "PushHTTP", "PushIO", "PushTLS"], swiftSettings: strict),
         // Process-wide plumbing of a server program: signals (libevent signal events) and glibc malloc tuning.
         .target(name: "PushProcess", dependencies: ["CEvent", "CMalloc", "PushIO", "PushSync"], swiftSettings: strict),
         .target(name: "PushStore", dependencies: ["APNSCore", "CLibPQ", "CSQLite", "JSON", "PushSync"], swiftSettings: strict),
@@ -59,12 +61,13 @@ let package = Package(
         // JSON text to values and back: the parser, `JSONValue` and its serializer; no dependencies.
         .target(name: "JSON", swiftSettings: strict),
         .target(name: "APNSCore", dependencies: ["JSON"], swiftSettings: strict),
-        .target(name: "APNS", dependencies: ["JSON", "APNSCore", "PushHTTP2", "PushIO", "PushSync", "PushTLS"], swiftSettings: strict),
+        .target(name: "APNS", dependencies: ["JSON", "APNSCore", "PushHTTP", "PushHTTP2", "PushIO", "PushSync", "PushTLS"], swiftSettings: strict),
         .target(name: "ProfileDrop", dependencies: ["JSON", "APNSCore", "PushStore"], swiftSettings: strict),
         .target(
             name: "PushService",
             dependencies: [
-                "ArgumentParsing", "JSON", "APNSCore", "APNS", "PushStore", "ProfileDrop", "PushHTTP1", "PushIO", "PushProcess", "PushSync",
+                "ArgumentParsing", "JSON", "APNSCore", "APNS", "PushStore", "ProfileDrop", "PushHTTP", "PushHTTP1", "PushIO", "PushProcess",
+                "PushSync",
                 "PushTLS",
             ],
             swiftSettings: strict),
@@ -74,13 +77,15 @@ let package = Package(
         // it builds certificates through PushTLS's package API).
         .target(name: "PushTLSTesting", dependencies: ["APNSCore", "PushTLS"], swiftSettings: strict),
         .target(
-            name: "APNSMock", dependencies: ["JSON", "APNSCore", "PushHTTP1", "PushHTTP2", "PushIO", "PushSync", "PushTLS", "PushTLSTesting"],
+            name: "APNSMock",
+            dependencies: ["JSON", "APNSCore", "PushHTTP", "PushHTTP1", "PushHTTP2", "PushIO", "PushSync", "PushTLS", "PushTLSTesting"],
             swiftSettings: strict),
         // The mock APNs servers of `push-server --embedded`, handed to PushService by the executable (and by tests).
         .target(name: "EmbeddedAPNS", dependencies: ["APNSMock", "PushService", "PushTLS", "PushTLSTesting"], swiftSettings: strict),
         // The chaos harness: push-server under a faulty mock APNs and SIGKILLs (make chaos, make test).
         .target(
-            name: "PushChaos", dependencies: ["JSON", "APNSCore", "APNSMock", "PushHTTP1", "PushIO", "PushStore", "PushTLSTesting", "TestSupport"],
+            name: "PushChaos",
+            dependencies: ["JSON", "APNSCore", "APNSMock", "PushHTTP", "PushHTTP1", "PushIO", "PushStore", "PushTLSTesting", "TestSupport"],
             swiftSettings: strict),
 
         // Executables: wiring only.
@@ -99,7 +104,7 @@ let package = Package(
         // `make fuzz` builds them with libFuzzer (-sanitize=fuzzer and -D FUZZING) and fuzzes them.
         .target(name: "FuzzSupport", dependencies: ["JSON"], path: "Fuzz/Support", swiftSettings: strict),
         .executableTarget(
-            name: "fuzz-requests", dependencies: ["JSON", "FuzzSupport", "PushHTTP1", "PushService", "PushStore", "APNSCore"],
+            name: "fuzz-requests", dependencies: ["JSON", "FuzzSupport", "PushHTTP", "PushHTTP1", "PushService", "PushStore", "APNSCore"],
             path: "Fuzz/RequestDecoding", swiftSettings: strict),
         .executableTarget(
             name: "fuzz-payload", dependencies: ["JSON", "FuzzSupport", "APNSCore"],
@@ -112,13 +117,16 @@ let package = Package(
         .testTarget(name: "PushTLSTestingTests", dependencies: ["APNSCore", "PushTLS", "PushTLSTesting"], swiftSettings: strict),
         .testTarget(
             name: "APNSTests",
-            dependencies: ["JSON", "APNS", "APNSMock", "APNSCore", "PushHTTP2", "PushIO", "PushSync", "PushTLS", "PushTLSTesting", "TestSupport"],
+            dependencies: [
+                "JSON", "APNS", "APNSMock", "APNSCore", "PushHTTP", "PushHTTP2", "PushIO", "PushSync", "PushTLS", "PushTLSTesting", "TestSupport",
+            ],
             swiftSettings: strict),
         .testTarget(name: "PushIOTests", dependencies: ["PushIO", "PushSync", "PushTLS", "PushTLSTesting"], swiftSettings: strict),
-        .testTarget(name: "PushHTTP1Tests", dependencies: ["PushHTTP1", "PushIO", "PushTLS", "PushTLSTesting"], swiftSettings: strict),
+        .testTarget(name: "PushHTTPTests", dependencies: ["PushHTTP"], swiftSettings: strict),
+        .testTarget(name: "PushHTTP1Tests", dependencies: ["PushHTTP", "PushHTTP1", "PushIO", "PushTLS", "PushTLSTesting"], swiftSettings: strict),
         .testTarget(name: "PushProcessTests", dependencies: ["PushProcess"], swiftSettings: strict),
         .testTarget(
-            name: "PushHTTP2Tests", dependencies: ["PushHTTP2", "PushIO", "PushSync", "PushTLS", "PushTLSTesting", "TestSupport"],
+            name: "PushHTTP2Tests", dependencies: ["PushHTTP", "PushHTTP2", "PushIO", "PushSync", "PushTLS", "PushTLSTesting", "TestSupport"],
             swiftSettings: strict),
         .executableTarget(
             name: "pushstore-crash-writer", dependencies: ["APNSCore", "PushStore"],
@@ -132,12 +140,15 @@ let package = Package(
             name: "ProfileDropTests", dependencies: ["JSON", "ProfileDrop", "PushStore", "PushSync", "APNSCore", "TestSupport"], swiftSettings: strict
         ),
         .testTarget(
-            name: "APNSMockTests", dependencies: ["JSON", "APNSMock", "APNSCore", "PushHTTP2", "PushIO", "PushSync", "PushTLS", "PushTLSTesting"],
+            name: "APNSMockTests",
+            dependencies: ["JSON", "APNSMock", "APNSCore", "PushHTTP", "PushHTTP2", "PushIO", "PushSync", "PushTLS", "PushTLSTesting"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "PushCtlTests",
-            dependencies: ["JSON", "pushctl", "push-server", "PushChaos", "APNSCore", "PushSync", "PushTLS", "PushHTTP1", "PushIO", "TestSupport"],
+            dependencies: [
+                "JSON", "pushctl", "push-server", "PushChaos", "APNSCore", "PushSync", "PushTLS", "PushHTTP", "PushHTTP1", "PushIO", "TestSupport",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "FuzzCorpusTests", dependencies: ["JSON", "fuzz-requests", "fuzz-payload", "FuzzSupport", "PushSync"],

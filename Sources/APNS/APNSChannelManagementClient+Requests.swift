@@ -1,4 +1,5 @@
 import APNSCore
+import PushHTTP
 import PushHTTP2
 import PushIO
 
@@ -31,7 +32,7 @@ extension APNSChannelManagementClient {
     func perform(
         method: String, bundleID: String, suffix: String, channelID: APNSChannelID?, requestID: String?,
         body: [UInt8] = []
-    ) async throws(APNSChannelManagementError) -> HTTP2Response {
+    ) async throws(APNSChannelManagementError) -> HTTPResponse {
         if configuration.validatesLocally, let rejection = Self.validate(bundleID: bundleID, channelID: channelID, requestID: requestID) {
             throw .rejected(rejection)
         }
@@ -47,8 +48,8 @@ extension APNSChannelManagementClient {
 
     /// Sends `request` as it is (plus `authorization` for token auth): a 2xx response comes back, any
     /// other status is thrown as Apple's rejection, no answer as a transport error.
-    func perform(_ request: HTTP2Request) async throws(APNSChannelManagementError) -> HTTP2Response {
-        let response: HTTP2Response
+    func perform(_ request: HTTP2Request) async throws(APNSChannelManagementError) -> HTTPResponse {
+        let response: HTTPResponse
         let started = ContinuousClock.now
         do {
             response = try await transport.perform(request)

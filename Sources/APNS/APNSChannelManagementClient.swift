@@ -1,5 +1,6 @@
 public import APNSCore
 import JSON
+import PushHTTP
 import PushHTTP2
 import PushIO
 import PushTLS

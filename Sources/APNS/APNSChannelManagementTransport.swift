@@ -1,5 +1,6 @@
 import APNSCore
 import JSON
+import PushHTTP
 import PushHTTP2
 import PushIO
 import PushTLS
@@ -14,7 +15,7 @@ final class APNSChannelManagementTransport {
     /// One request in progress.
     private final class Job {
         let request: HTTP2Request
-        let continuation: CheckedContinuation<HTTP2Response, any Error>
+        let continuation: CheckedContinuation<HTTPResponse, any Error>
         var attempts = 0
         /// Attempts that ended with their connection failing (not GOAWAY or a refused stream).
         var failedConnections = 0
@@ -26,7 +27,7 @@ final class APNSChannelManagementTransport {
         var handle: Int64 = 0
         var finished = false
 
-        init(request: HTTP2Request, continuation: CheckedContinuation<HTTP2Response, any Error>) {
+        init(request: HTTP2Request, continuation: CheckedContinuation<HTTPResponse, any Error>) {
             self.request = request
             self.continuation = continuation
         }
@@ -48,7 +49,7 @@ final class APNSChannelManagementTransport {
     }
 
     /// Starts `request` on the loop thread; `continuation` gets APNs' response or the transport error.
-    func start(_ request: HTTP2Request, continuation: CheckedContinuation<HTTP2Response, any Error>) {
+    func start(_ request: HTTP2Request, continuation: CheckedContinuation<HTTPResponse, any Error>) {
         start(Job(request: request, continuation: continuation))
     }
 
@@ -156,7 +157,7 @@ final class APNSChannelManagementTransport {
         if let connection, !connection.cancel(job.handle) { connection.reset(job.handle) }
     }
 
-    private func finish(_ job: Job, _ result: Result<HTTP2Response, APNSTransportError>) {
+    private func finish(_ job: Job, _ result: Result<HTTPResponse, APNSTransportError>) {
         guard !job.finished else { return }
         job.finished = true
         jobs[ObjectIdentifier(job)] = nil
@@ -174,7 +175,7 @@ final class APNSChannelManagementTransport {
 extension LoopBound where Value == APNSChannelManagementTransport {
     /// Sends `request` and returns APNs' response, whatever its status; throws ``APNSTransportError``
     /// when none came. Call from any thread: the work runs on the transport's loop.
-    func perform(_ request: HTTP2Request) async throws -> HTTP2Response {
+    func perform(_ request: HTTP2Request) async throws -> HTTPResponse {
         try await withCheckedThrowingContinuation { continuation in
             loop.execute { self.value.start(request, continuation: continuation) }
         }

@@ -1,5 +1,6 @@
 import APNSCore
 import Foundation
+import PushHTTP
 import PushHTTP2
 import PushIO
 import PushTLS

@@ -1,6 +1,7 @@
 import APNSCore
 import Foundation
 import JSON
+import PushHTTP
 import PushHTTP1
 import PushIO
 

@@ -1,14 +1,7 @@
 internal import CEvent
+public import PushHTTP
 public import PushIO
 public import PushTLS
-
-/// The answer to one `HTTPClient` request.
-public struct HTTPClientResponse: Sendable, Equatable {
-    /// The HTTP status code.
-    public let status: Int
-    /// The body, cut at the client's `maxResponseBytes`.
-    public let body: [UInt8]
-}
 
 /// An HTTP/1.1 client on libevent's evhttp: one connection per request (`Connection: close`), plain or TLS
 /// (`bufferevent_openssl`, verifying the URL's host against `tls`). For low-rate calls such as webhook
@@ -31,9 +24,10 @@ public final class HTTPClient: Sendable {
         self.maxResponseBytes = maxResponseBytes
     }
 
-    /// POSTs `body` to `url` with `headers` (Host, Content-Length and Connection are added); fails with an
-    /// `IOError` when no answer came within `timeout` of silence, or the connection failed.
-    public func post(url: String, headers: [(String, String)], body: [UInt8], timeout: Duration) async throws -> HTTPClientResponse {
+    /// POSTs `body` to `url` with `headers` (Host, Content-Length and Connection are added) and returns the
+    /// answer: status, header fields and the body cut at `maxResponseBytes`. Fails with an `IOError` when
+    /// no answer came within `timeout` of silence, or the connection failed.
+    public func post(url: String, headers: [(String, String)], body: [UInt8], timeout: Duration) async throws -> HTTPResponse {
         let target = try HTTPClientTarget(url: url)
         if target.isTLS && tls == nil { throw IOError(.tls, "no TLS context for \(target.host)") }
         return try await withCheckedThrowingContinuation { continuation in
@@ -82,12 +76,12 @@ struct HTTPClientTarget: Sendable {
 /// only there (not `Sendable`); libevent holds a retained reference from `start` until the request callback.
 final class HTTPClientExchange {
     private let loop: EventLoop
-    private var continuation: CheckedContinuation<HTTPClientResponse, any Error>?
+    private var continuation: CheckedContinuation<HTTPResponse, any Error>?
     private let maxResponseBytes: Int
     private var connection: OpaquePointer?
     private var failure: evhttp_request_error?
 
-    init(loop: EventLoop, continuation: CheckedContinuation<HTTPClientResponse, any Error>, maxResponseBytes: Int) {
+    init(loop: EventLoop, continuation: CheckedContinuation<HTTPResponse, any Error>, maxResponseBytes: Int) {
         self.loop = loop
         self.continuation = continuation
         self.maxResponseBytes = maxResponseBytes
@@ -151,7 +145,7 @@ final class HTTPClientExchange {
         let length = min(Int(evbuffer_get_length(input)), maxResponseBytes)
         var body = [UInt8](repeating: 0, count: length)
         if length > 0 { _ = body.withUnsafeMutableBytes { evbuffer_copyout(input, $0.baseAddress, length) } }
-        finish(.success(HTTPClientResponse(status: status, body: body)))
+        finish(.success(HTTPResponse(status: status, headers: inputHeaders(of: request), body: body)))
     }
 
     private func failureError() -> IOError {
@@ -166,7 +160,7 @@ final class HTTPClientExchange {
 
     /// Resumes the caller once and frees the connection on a later turn of the loop (never inside
     /// libevent's callback, which still uses it).
-    private func finish(_ result: Result<HTTPClientResponse, IOError>) {
+    private func finish(_ result: Result<HTTPResponse, IOError>) {
         continuation?.resume(with: result.mapError { $0 as any Error })
         continuation = nil
         if let connection {

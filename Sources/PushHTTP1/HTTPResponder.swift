@@ -1,4 +1,5 @@
 internal import CEvent
+public import PushHTTP
 import PushIO
 
 /// Sends the one reply to one request, from any thread, once. Replies after the server closed are dropped.
@@ -20,11 +21,11 @@ public final class HTTPResponder: @unchecked Sendable {
     }
 
     /// Sends `response`; only the first call counts.
-    public func respond(_ response: HTTPServerResponse) {
+    public func respond(_ response: HTTPResponse) {
         server.loop.executeOrRun { [self] in self.sendOnLoop(response) }
     }
 
-    private func sendOnLoop(_ response: HTTPServerResponse) {
+    private func sendOnLoop(_ response: HTTPResponse) {
         server.loop.preconditionInEventLoop()
         guard !sent else { return }
         sent = true

@@ -9,16 +9,7 @@ extension HTTPServer {
             if let rawPath = evhttp_uri_get_path(uri), rawPath.pointee != 0 { path = String(cString: rawPath) }
             if let rawQuery = evhttp_uri_get_query(uri) { query = parseQuery(String(cString: rawQuery)) }
         }
-        var headers: [(name: String, value: String)] = []
-        if let input = evhttp_request_get_input_headers(request) {
-            var entry = input.pointee.tqh_first
-            while let current = entry {
-                if let key = current.pointee.key, let value = current.pointee.value {
-                    headers.append((String(cString: key), String(cString: value)))
-                }
-                entry = current.pointee.next.tqe_next
-            }
-        }
+        let headers = inputHeaders(of: request)
         var body: [UInt8] = []
         if let buffer = evhttp_request_get_input_buffer(request) {
             let length = evbuffer_get_length(buffer)
@@ -98,4 +89,19 @@ extension HTTPServer {
         default: nil
         }
     }
+}
+
+/// The header fields libevent parsed from what came in on `request` (a request the server received, or the
+/// response to one the client sent), in order.
+func inputHeaders(of request: OpaquePointer) -> [(name: String, value: String)] {
+    var headers: [(name: String, value: String)] = []
+    guard let input = evhttp_request_get_input_headers(request) else { return headers }
+    var entry = input.pointee.tqh_first
+    while let current = entry {
+        if let key = current.pointee.key, let value = current.pointee.value {
+            headers.append((String(cString: key), String(cString: value)))
+        }
+        entry = current.pointee.next.tqe_next
+    }
+    return headers
 }

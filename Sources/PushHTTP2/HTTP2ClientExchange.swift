@@ -1,3 +1,4 @@
+import PushHTTP
 import PushIO
 
 /// One request on an ``HTTP2ClientConnection`` and the receiver of its response.
@@ -6,7 +7,7 @@ import PushIO
 /// the connection keeps that object while the request waits for a stream and while its stream is open:
 /// the connection allocates nothing per request of its own besides nghttp2's stream state, and hands
 /// the response over field by field instead of building header arrays. ``HTTP2ClientConnection/send(_:completion:)``
-/// wraps a closure in one for callers that want the whole ``HTTP2Response``.
+/// wraps a closure in one for callers that want the whole `HTTPResponse`.
 ///
 /// Confined to its connection's loop thread (not `Sendable`). An exchange is on one connection at a
 /// time; after it finished it may be sent again (on this or another connection).
@@ -76,7 +77,7 @@ final class HTTP2ClosureExchange: HTTP2ClientExchange {
         if let failure {
             completion(.failure(failure))
         } else {
-            completion(.success(HTTP2Response(status: status, headers: headers, body: body)))
+            completion(.success(HTTPResponse(status: status, headers: headers, body: body)))
         }
     }
 }

@@ -1,3 +1,5 @@
+public import PushHTTP
+
 /// One HTTP/2 request a client sends.
 public struct HTTP2Request: Sendable {
     /// `:method`.
@@ -32,28 +34,6 @@ public struct HTTP2Request: Sendable {
     }
 }
 
-/// An HTTP/2 response as received: `:status`, the regular header fields and the body.
-public struct HTTP2Response: Sendable {
-    /// `:status` (e.g. 200).
-    public var status: Int
-    /// Regular header fields (lowercase names), in order.
-    public var headers: [(name: String, value: String)]
-    /// The body bytes.
-    public var body: [UInt8]
-
-    /// A response with the given parts.
-    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
-        self.status = status
-        self.headers = headers
-        self.body = body
-    }
-
-    /// The first value of header `name` (HTTP/2 names are lowercase; compared as given).
-    public func header(_ name: String) -> String? {
-        headers.first { $0.name == name }?.value
-    }
-}
-
 /// Why a client request ended without a response.
 public enum HTTP2ClientFailure: Error, Sendable, Equatable, CustomStringConvertible {
     /// The server never processed it (queued locally, above a GOAWAY's last stream id, or REFUSED_STREAM):
@@ -76,4 +56,4 @@ public enum HTTP2ClientFailure: Error, Sendable, Equatable, CustomStringConverti
 }
 
 /// What a request ends with.
-public typealias HTTP2Result = Result<HTTP2Response, HTTP2ClientFailure>
+public typealias HTTP2Result = Result<HTTPResponse, HTTP2ClientFailure>

@@ -6,6 +6,7 @@ import PushHTTP2
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import PushHTTP
 #endif
 
 /// A JSON client for the mock's control API over real HTTP (URLSession).
@@ -93,6 +94,6 @@ func answerReason(_ record: JSONValue) -> String? {
 }
 
 /// The reason in an APNs error body.
-func reason(_ response: HTTP2Response) -> String? {
+func reason(_ response: HTTPResponse) -> String? {
     (try? JSONValue.parse(response.body))?["reason"]?.stringValue
 }

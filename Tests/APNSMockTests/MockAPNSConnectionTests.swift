@@ -1,5 +1,6 @@
 import APNSCore
 import APNSMock
+import PushHTTP
 import PushHTTP2
 import Testing
 

@@ -2,6 +2,7 @@ import APNSCore
 import APNSMock
 import Foundation
 import JSON
+import PushHTTP
 import PushHTTP2
 import Testing
 

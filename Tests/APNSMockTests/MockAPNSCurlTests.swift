@@ -1,6 +1,7 @@
 import APNSCore
 import APNSMock
 import Foundation
+import PushHTTP
 import PushHTTP2
 import PushIO
 import PushTLS

@@ -1,4 +1,5 @@
 import APNSCore
+import PushHTTP
 import PushHTTP2
 import Testing
 

@@ -1,6 +1,7 @@
 import APNSCore
 import APNSMock
 import Foundation
+import PushHTTP
 import PushHTTP2
 import PushIO
 import PushSync
@@ -106,7 +107,7 @@ func send(_ connection: HTTP2ClientConnection, _ request: HTTP2Request) async ->
 }
 
 /// Sends one request and returns its response, throwing on a transport failure.
-func respond(_ connection: HTTP2ClientConnection, _ request: HTTP2Request) async throws -> HTTP2Response {
+func respond(_ connection: HTTP2ClientConnection, _ request: HTTP2Request) async throws -> HTTPResponse {
     try await send(connection, request).get()
 }
 

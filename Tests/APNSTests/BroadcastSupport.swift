@@ -1,6 +1,7 @@
 import APNSCore
 import APNSMock
 import Foundation
+import PushHTTP
 import PushHTTP2
 import PushTLSTesting
 
@@ -107,7 +108,7 @@ extension APNSChannelManagementClient {
     /// typed calls never make (another method, a body without `push-type`, …).
     func raw(
         _ method: String, _ pathAfterApps: String, headers: [(name: String, value: String)] = [], body: String = ""
-    ) async throws(APNSChannelManagementError) -> HTTP2Response {
+    ) async throws(APNSChannelManagementError) -> HTTPResponse {
         try await perform(
             HTTP2Request(
                 method: method, authority: configuration.environment.host,

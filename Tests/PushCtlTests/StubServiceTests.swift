@@ -1,6 +1,7 @@
 import APNSCore
 import Foundation
 import JSON
+import PushHTTP
 import PushHTTP1
 import PushIO
 import PushSync
@@ -23,12 +24,12 @@ final class StubPushServer: Sendable {
         server = try HTTPServer(loop: loop, port: 0, maxBodyBytes: 4 << 20) { request, responder in
             guard request.header("authorization") == "Bearer \(apiKey)" else {
                 responder.respond(
-                    HTTPServerResponse(status: 401, body: Array(#"{"error":{"code":"unauthorized","message":"missing or wrong API key"}}"#.utf8)))
+                    HTTPResponse(status: 401, body: Array(#"{"error":{"code":"unauthorized","message":"missing or wrong API key"}}"#.utf8)))
                 return
             }
             if request.path == "/healthz" {
                 responder.respond(
-                    HTTPServerResponse(
+                    HTTPResponse(
                         status: 200, body: Array(#"{"status":"ok","database":"ok","apns":{"production":"ok","development":"ok"}}"#.utf8)))
                 return
             }
@@ -36,7 +37,7 @@ final class StubPushServer: Sendable {
                 let body = try? JSONValue.parse(request.body), let tokens = body["tokens"]?.arrayValue,
                 body["payload"]?["aps"] != nil
             else {
-                responder.respond(HTTPServerResponse(status: 400, body: Array(#"{"error":{"code":"invalid_field","message":"bad request"}}"#.utf8)))
+                responder.respond(HTTPResponse(status: 400, body: Array(#"{"error":{"code":"invalid_field","message":"bad request"}}"#.utf8)))
                 return
             }
             requests.add(1)
@@ -63,7 +64,7 @@ final class StubPushServer: Sendable {
                 ]
             }
             responder.respond(
-                HTTPServerResponse(
+                HTTPResponse(
                     status: wait ? 200 : 202, headers: [("Content-Type", "application/json")],
                     body: answer.serialized()))
         }

@@ -1,4 +1,5 @@
 import Foundation
+import PushHTTP
 import PushHTTP1
 import PushIO
 import PushTLS
@@ -10,7 +11,7 @@ import Testing
 struct HTTPClientTests {
     /// A server on its own loop that answers every request with `answer`, or never when it returns nil.
     static func server(
-        tls: HTTPServerTLS? = nil, _ answer: @escaping @Sendable (HTTPServerRequest) -> HTTPServerResponse?
+        tls: HTTPServerTLS? = nil, _ answer: @escaping @Sendable (HTTPServerRequest) -> HTTPResponse?
     ) throws -> (HTTPServer, EventLoop) {
         let loop = EventLoop(name: "http-client-test-server")
         let server = try HTTPServer(loop: loop, port: 0, tls: tls) { request, responder in
@@ -20,10 +21,10 @@ struct HTTPClientTests {
     }
 
     /// Echoes the method, path, Host header, a custom header and the body length.
-    static let echo: @Sendable (HTTPServerRequest) -> HTTPServerResponse? = { request in
+    static let echo: @Sendable (HTTPServerRequest) -> HTTPResponse? = { request in
         let header = { (name: String) in request.headers.first { $0.name.lowercased() == name }?.value ?? "-" }
         let text = "\(request.method) \(request.path) \(header("host")) \(header("x-test")) \(request.body.count)"
-        return HTTPServerResponse(status: 201, body: Array(text.utf8))
+        return HTTPResponse(status: 201, headers: [("X-Echo", "1")], body: Array(text.utf8))
     }
 
     @Test func postsOverPlainHTTP() async throws {
@@ -40,6 +41,9 @@ struct HTTPClientTests {
             timeout: .seconds(5))
         #expect(response.status == 201)
         #expect(String(decoding: response.body, as: UTF8.self) == "POST /hooks/in 127.0.0.1:\(server.port) yes 1000")
+        // The answer's header fields come back too, found whatever the case of the name asked for.
+        #expect(response.header("x-echo") == "1")
+        #expect(response.header("Content-Length") == "\(response.body.count)")
     }
 
     @Test func postsOverTLSAndRefusesAnUntrustedServer() async throws {

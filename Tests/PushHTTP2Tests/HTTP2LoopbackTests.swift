@@ -1,4 +1,5 @@
 import Foundation
+import PushHTTP
 import PushHTTP2
 import PushIO
 import PushTLS

@@ -1,4 +1,5 @@
 import Foundation
+import PushHTTP
 import PushIO
 import PushTLS
 import Testing

@@ -1,5 +1,6 @@
 import APNSCore
 import JSON
+import PushHTTP
 import PushHTTP1
 
 /// Routes control requests to the mock. Immutable; `handle` runs on the control loop and answers at
@@ -135,10 +136,10 @@ final class MockAPNSControlRouter: Sendable {
             token: request.queryValue("token"), topic: request.queryValue("topic"), channelID: request.queryValue("channel_id"))
     }
 
-    private static func response(_ status: Int, _ body: JSONValue?) -> HTTPServerResponse {
-        guard let body else { return HTTPServerResponse(status: status) }
+    private static func response(_ status: Int, _ body: JSONValue?) -> HTTPResponse {
+        guard let body else { return HTTPResponse(status: status) }
         var bytes = body.serialized()
         bytes.append(UInt8(ascii: "\n"))
-        return HTTPServerResponse(status: status, headers: [("Content-Type", "application/json")], body: bytes)
+        return HTTPResponse(status: status, headers: [("Content-Type", "application/json")], body: bytes)
     }
 }

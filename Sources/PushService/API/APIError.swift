@@ -1,6 +1,7 @@
 import APNSCore
 public import JSON
-public import PushHTTP1
+public import PushHTTP
+import PushHTTP1
 
 /// An error answered as `{"error":{"code":"...","message":"..."}}` with an HTTP status.
 public struct APIError: Error, Sendable, Equatable {
@@ -44,28 +45,28 @@ public struct APIError: Error, Sendable, Equatable {
     }
 
     /// The JSON response for this error.
-    public var response: HTTPServerResponse {
+    public var response: HTTPResponse {
         let body: JSONValue = ["error": ["code": .string(code), "message": .string(message)]]
-        var response = HTTPServerResponse.json(status: status, body)
+        var response = HTTPResponse.json(status: status, body)
         if status == 401 { response.headers.append(("WWW-Authenticate", "Bearer")) }
         if let retryAfterSeconds { response.headers.append(("Retry-After", "\(retryAfterSeconds)")) }
         return response
     }
 }
 
-extension HTTPServerResponse {
+extension HTTPResponse {
     /// A JSON response with `value` serialized as the body.
-    public static func json(status: Int, _ value: JSONValue) -> HTTPServerResponse {
-        HTTPServerResponse(status: status, headers: [("Content-Type", "application/json")], body: value.serialized())
+    public static func json(status: Int, _ value: JSONValue) -> HTTPResponse {
+        HTTPResponse(status: status, headers: [("Content-Type", "application/json")], body: value.serialized())
     }
 
     /// A JSON response whose body is already serialized.
-    static func jsonBytes(status: Int, _ body: [UInt8]) -> HTTPServerResponse {
-        HTTPServerResponse(status: status, headers: [("Content-Type", "application/json")], body: body)
+    static func jsonBytes(status: Int, _ body: [UInt8]) -> HTTPResponse {
+        HTTPResponse(status: status, headers: [("Content-Type", "application/json")], body: body)
     }
 
     /// A response with no body (e.g. 204).
-    public static func empty(status: Int) -> HTTPServerResponse {
-        HTTPServerResponse(status: status)
+    public static func empty(status: Int) -> HTTPResponse {
+        HTTPResponse(status: status)
     }
 }

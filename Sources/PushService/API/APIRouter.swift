@@ -1,9 +1,10 @@
-public import PushHTTP1
+public import PushHTTP
+import PushHTTP1
 
 /// One operation of the API: a method and a path pattern such as `/v1/users/{id}`.
 public struct APIRoute: Sendable {
     /// Handles a routed request.
-    public typealias Handler = @Sendable (APIRequest) async throws -> HTTPServerResponse
+    public typealias Handler = @Sendable (APIRequest) async throws -> HTTPResponse
 
     /// The HTTP method.
     public let method: String

@@ -1,10 +1,11 @@
+import PushHTTP
 import PushHTTP1
 
 extension PushAPI {
     /// What access control decided for one request.
     enum Admission {
         /// Answer with this response (401, 403, 404, 405 or 429) under the metrics route name.
-        case answer(HTTPServerResponse, route: String)
+        case answer(HTTPResponse, route: String)
         /// Run the route with its parameters, as this key (nil on an open route).
         case run(APIRoute, [String: String], APIKey?)
     }

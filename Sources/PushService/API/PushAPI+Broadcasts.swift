@@ -1,6 +1,7 @@
 package import APNSCore
 import Foundation
 import JSON
+import PushHTTP
 import PushHTTP1
 import PushStore
 
@@ -9,7 +10,7 @@ extension PushAPI {
     /// durably to the outbox (a channel row) and sent by the worker with `send(broadcasts:)`, with the
     /// retries, back-off, expiry and fencing of device rows. 202 with the row's id; with `?wait=true`, 200
     /// with its outcome once final or the wait timed out.
-    func createBroadcast(_ request: APIRequest) async throws -> HTTPServerResponse {
+    func createBroadcast(_ request: APIRequest) async throws -> HTTPResponse {
         let wait = try request.queryFlag("wait")
         let body = try request.jsonBody()
         let broadcast = try BroadcastRequest(body)

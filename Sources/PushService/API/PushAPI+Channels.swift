@@ -2,13 +2,14 @@ import APNS
 import APNSCore
 import Foundation
 import JSON
+import PushHTTP
 import PushHTTP1
 import PushStore
 
 extension PushAPI {
     /// `POST /v1/channels`: creates a broadcast channel with Apple's channel management API (the
     /// environment's channel manager), then stores it (201).
-    func createChannel(_ request: APIRequest) async throws -> HTTPServerResponse {
+    func createChannel(_ request: APIRequest) async throws -> HTTPResponse {
         let body = try request.jsonBody()
         try body.checkKnown(["topic", "environment", "message_storage_policy"])
         let topic = try channelTopic(try body.topic("topic"))
@@ -35,7 +36,7 @@ extension PushAPI {
     }
 
     /// `GET /v1/channels?topic=&environment=`: the stored channels of a topic, oldest first.
-    func listChannels(_ request: APIRequest) async throws -> HTTPServerResponse {
+    func listChannels(_ request: APIRequest) async throws -> HTTPResponse {
         var topic = configuration.defaultTopic
         if let value = request.http.queryValue("topic") {
             guard APIFieldRules.isTopic(value) else { throw APIError.badRequest("invalid_query", "topic must be a bundle id") }
@@ -55,7 +56,7 @@ extension PushAPI {
 
     /// `DELETE /v1/channels/{id}`: deletes the channel at Apple (a channel Apple no longer knows counts as
     /// deleted) and forgets it (204, or 404).
-    func deleteChannel(_ request: APIRequest) async throws -> HTTPServerResponse {
+    func deleteChannel(_ request: APIRequest) async throws -> HTTPResponse {
         let record = try await storedChannel(request)
         let manager = try channelManager(record.environment, topic: record.topic)
         do {

@@ -1,12 +1,13 @@
 import APNSCore
 import Foundation
 import JSON
+import PushHTTP
 import PushHTTP1
 import PushStore
 
 extension PushAPI {
     /// `POST /v1/devices`: registers (or re-registers) a device token for a user (201).
-    func registerDevice(_ request: APIRequest) async throws -> HTTPServerResponse {
+    func registerDevice(_ request: APIRequest) async throws -> HTTPResponse {
         let registration = try DeviceRegistrationRequest(try request.jsonBody())
         guard let topic = registration.topic ?? configuration.defaultTopic, !topic.isEmpty else {
             throw APIError.invalidField("topic", "is required (no default topic is configured)")
@@ -26,7 +27,7 @@ extension PushAPI {
     }
 
     /// `DELETE /v1/devices/{token}`: removes every registration of the token (204, or 404).
-    func removeDevice(_ request: APIRequest) async throws -> HTTPServerResponse {
+    func removeDevice(_ request: APIRequest) async throws -> HTTPResponse {
         let token = try Self.deviceToken(request.parameter("token"), field: "token")
         guard try await repositories.devices.remove(token: token) > 0 else {
             throw APIError.notFound("unknown_device", "no device with this token")
@@ -36,7 +37,7 @@ extension PushAPI {
 
     /// `GET /v1/users/{id}/devices`: every registration of the user, invalidated ones included, then its
     /// ActivityKit tokens (retired ones included).
-    func listDevices(_ request: APIRequest) async throws -> HTTPServerResponse {
+    func listDevices(_ request: APIRequest) async throws -> HTTPResponse {
         let userID = request.parameter("id")
         let devices = try await repositories.devices.devices(forUser: userID, includeInvalidated: true)
         // Then the user's ActivityKit tokens (push-to-start and Live Activity update tokens), with their kind.

@@ -2,12 +2,13 @@ import APNSCore
 import Foundation
 import JSON
 import ProfileDrop
+import PushHTTP
 import PushHTTP1
 import PushStore
 
 extension PushAPI {
     /// `POST /v1/drops`: one phone's report; 201 pending, 200 matched, 409 busy, 422 condition not met.
-    func reportDrop(_ request: APIRequest) async throws -> HTTPServerResponse {
+    func reportDrop(_ request: APIRequest) async throws -> HTTPResponse {
         let report = try DropReportRequest(try request.jsonBody())
         switch try await match.report(
             userID: report.userID, peerID: report.peerID, distance: report.distance,
@@ -30,7 +31,7 @@ extension PushAPI {
     }
 
     /// `GET /v1/users/{id}/drop`: the user's pending or recently matched drop.
-    func dropStatus(_ request: APIRequest) async throws -> HTTPServerResponse {
+    func dropStatus(_ request: APIRequest) async throws -> HTTPResponse {
         let userID = request.parameter("id")
         guard let drop = try await match.status(userID: userID) else {
             throw APIError.notFound("no_drop", "user \(userID) has no pending or recent drop")
@@ -39,7 +40,7 @@ extension PushAPI {
     }
 
     /// `DELETE /v1/users/{id}/drop`: 200 cancelled, 409 already matched, 404 nothing pending.
-    func cancelDrop(_ request: APIRequest) async throws -> HTTPServerResponse {
+    func cancelDrop(_ request: APIRequest) async throws -> HTTPResponse {
         let userID = request.parameter("id")
         switch try await match.cancel(userID: userID) {
         case .cancelled(let drop):
@@ -52,7 +53,7 @@ extension PushAPI {
     }
 
     /// `GET /v1/users/{id}/mate-requests?role=recipient|sender|any`.
-    func listMateRequests(_ request: APIRequest) async throws -> HTTPServerResponse {
+    func listMateRequests(_ request: APIRequest) async throws -> HTTPResponse {
         let role: MateRequestRole
         switch request.http.queryValue("role") ?? "any" {
         case "any": role = .any
@@ -65,7 +66,7 @@ extension PushAPI {
     }
 
     /// `POST /v1/mate-requests/{id}/accept|decline` by the recipient (`{"user_id": ...}`); 409 on a second answer.
-    func answerMateRequest(_ request: APIRequest, accept: Bool) async throws -> HTTPServerResponse {
+    func answerMateRequest(_ request: APIRequest, accept: Bool) async throws -> HTTPResponse {
         let body = try request.jsonBody()
         try body.checkKnown(["user_id"])
         let userID = try body.userID("user_id")

@@ -1,4 +1,5 @@
 import Foundation
+import PushHTTP
 import PushHTTP1
 import PushStore
 import PushTLS
@@ -12,7 +13,7 @@ extension PushAPI {
     /// key with another body is 422. Keys are scoped to the API key and the operation and kept in the store,
     /// so they survive restarts. Answers worth replaying are 2xx and the final 4xx (400, 404, 413, 422);
     /// after a 409, 429 or 5xx the key is released and a retry runs again.
-    func runIdempotent(_ route: APIRoute, _ request: APIRequest) async -> HTTPServerResponse {
+    func runIdempotent(_ route: APIRoute, _ request: APIRequest) async -> HTTPResponse {
         guard let key = request.http.header("Idempotency-Key") else { return await run(route, request) }
         guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
             return APIError.badRequest("invalid_idempotency_key", "Idempotency-Key must be 1-255 printable ASCII characters without spaces").response
@@ -32,7 +33,7 @@ extension PushAPI {
         }
         switch claim {
         case .replay(let answer):
-            var response = HTTPServerResponse.jsonBytes(status: answer.status, answer.body)
+            var response = HTTPResponse.jsonBytes(status: answer.status, answer.body)
             response.headers.append(("Idempotent-Replayed", "true"))
             return response
         case .mismatch:

@@ -1,13 +1,14 @@
 import APNSCore
 import Foundation
 import JSON
+import PushHTTP
 import PushHTTP1
 import PushStore
 
 extension PushAPI {
     /// `POST /v1/live-activities`: starts a Live Activity on the user's devices through their push-to-start
     /// tokens of `attributes-type` (202; 422 `no_push_to_start_token` when the user has none).
-    func startLiveActivity(_ request: APIRequest) async throws -> HTTPServerResponse {
+    func startLiveActivity(_ request: APIRequest) async throws -> HTTPResponse {
         let start = try LiveActivityRequest(try request.jsonBody(), event: .start)
         let userID = start.userID ?? ""
         let tokens = try await repositories.activityTokens.pushToStartTokens(
@@ -24,7 +25,7 @@ extension PushAPI {
     /// `POST /v1/live-activities/{id}/update`: updates the activity through its update tokens (202; 404
     /// `unknown_activity` when none is active). Priority 10 past the activity's budget goes at 5 (see
     /// `LiveActivitySettings`); the answer's `priority` and `priority_downgraded` say so.
-    func updateLiveActivity(_ request: APIRequest) async throws -> HTTPServerResponse {
+    func updateLiveActivity(_ request: APIRequest) async throws -> HTTPResponse {
         let update = try LiveActivityRequest(try request.jsonBody(), event: .update)
         let activityID = request.parameter("id")
         return try await sendLiveActivity(update, to: try await activeUpdateTokens(activityID), activityID: activityID, key: request.key)
@@ -32,7 +33,7 @@ extension PushAPI {
 
     /// `POST /v1/live-activities/{id}/end`: ends the activity and retires its update tokens at the
     /// `dismissal-date` (or when the system removes an ended activity by default, four hours later).
-    func endLiveActivity(_ request: APIRequest) async throws -> HTTPServerResponse {
+    func endLiveActivity(_ request: APIRequest) async throws -> HTTPResponse {
         let end = try LiveActivityRequest(try request.jsonBody(), event: .end)
         let activityID = request.parameter("id")
         let tokens = try await activeUpdateTokens(activityID)
@@ -63,7 +64,7 @@ extension PushAPI {
     /// be good (so a refused request spends nothing), and goes at 5 when none is left.
     func sendLiveActivity(
         _ request: LiveActivityRequest, to tokens: [ActivityTokenRecord], activityID: String, key: APIKey?
-    ) async throws -> HTTPServerResponse {
+    ) async throws -> HTTPResponse {
         var live = request
         let now = Date()
         let payload = live.payload(now: now).encoded()

@@ -1,5 +1,6 @@
 import APNSCore
 import Foundation
+import PushHTTP
 import PushHTTP1
 import PushStore
 import PushSync
@@ -7,7 +8,7 @@ import PushSync
 extension PushAPI {
     /// `POST /v1/pushes`: validates, writes one outbox row per device (durably) and answers 202 with the ids;
     /// with `?wait=true`, 200 with each notification's outcome once all are final or the wait timed out.
-    func createPush(_ request: APIRequest) async throws -> HTTPServerResponse {
+    func createPush(_ request: APIRequest) async throws -> HTTPResponse {
         let wait = try request.queryFlag("wait")
         // Parsing a body and writing its rows holds a few MB per 5,000 tokens; more of these at once than
         // there are cores only adds memory, so they take turns (waiting with ?wait=true is outside).
@@ -62,7 +63,7 @@ extension PushAPI {
     static let directEnqueueRows = 1_000
 
     /// `GET /v1/pushes/{id}`: every notification of the push with its state, reason and apns-id.
-    func getPush(_ request: APIRequest) async throws -> HTTPServerResponse {
+    func getPush(_ request: APIRequest) async throws -> HTTPResponse {
         let pushID = request.parameter("id")
         let rows = try await outbox.items(pushID: pushID)
         guard !rows.isEmpty else { throw APIError.notFound("unknown_push", "no push \(pushID.prefix(128))") }

@@ -2,6 +2,7 @@ import APNSCore
 import Foundation
 import JSON
 import ProfileDrop
+import PushHTTP
 import PushHTTP1
 import PushStore
 
@@ -9,7 +10,7 @@ extension PushAPI {
     /// `POST /v1/admin/reload`: what SIGHUP does: reads the listener's TLS files, the API keys, every
     /// app's APNs credential and the configuration file's webhook endpoints again. 200 with what was reloaded and each app's outcome; 422 `reload_failed`
     /// when a file cannot be used (what was loaded before stays in use, the error is in `/healthz`).
-    func reload(_ request: APIRequest) async throws -> HTTPServerResponse {
+    func reload(_ request: APIRequest) async throws -> HTTPResponse {
         let result = await reloader.reload()
         if let first = result.errors.first {
             throw APIError(status: 422, code: "reload_failed", message: result.errors.count == 1 ? first : result.errors.joined(separator: "; "))
@@ -18,7 +19,7 @@ extension PushAPI {
     }
 
     /// `GET /healthz`: database and APNs state, overall and per app; 503 when the database does not answer.
-    func health(_ request: APIRequest) async throws -> HTTPServerResponse {
+    func health(_ request: APIRequest) async throws -> HTTPResponse {
         var databaseOK = true
         var databaseState: JSONValue = "ok"
         do {
@@ -45,7 +46,7 @@ extension PushAPI {
     }
 
     /// `GET /v1/apps`: every app with its topics, credential, health and connections.
-    func listApps(_ request: APIRequest) async throws -> HTTPServerResponse {
+    func listApps(_ request: APIRequest) async throws -> HTTPResponse {
         var apps: [JSONValue] = []
         for app in senders.apps {
             var connections: [String: JSONValue] = [:]
@@ -98,7 +99,7 @@ extension PushAPI {
     }
 
     /// `GET /metrics`: Prometheus text.
-    func metricsText(_ request: APIRequest) async throws -> HTTPServerResponse {
+    func metricsText(_ request: APIRequest) async throws -> HTTPResponse {
         let (outbox, webhooks) = (self.outbox, repositories.webhooks)
         let store = try await storeGauges.snapshot {
             StoreGauges.Snapshot(
@@ -112,6 +113,6 @@ extension PushAPI {
             oldestPendingAgeSeconds: store.oldestPending.map { Date().timeIntervalSince($0) } ?? 0,
             extra: dropMetrics.prometheusText() + (await connectionMetrics()) + metrics.webhooks.prometheusText()
                 + metrics.liveActivities.prometheusText())
-        return HTTPServerResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: Array(text.utf8))
+        return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: Array(text.utf8))
     }
 }

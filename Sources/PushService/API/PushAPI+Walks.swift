@@ -2,6 +2,7 @@ import APNSCore
 import Foundation
 import JSON
 import ProfileDrop
+import PushHTTP
 import PushHTTP1
 import PushStore
 
@@ -37,7 +38,7 @@ extension PushAPI {
 
     /// `POST /v1/walks/{id}/end` (`{"user_id": ...}`, either user of the accepted mate request): ends the
     /// walk's Live Activity on both phones at once (`dismissal-date` now) and retires its update tokens.
-    func endWalk(_ request: APIRequest) async throws -> HTTPServerResponse {
+    func endWalk(_ request: APIRequest) async throws -> HTTPResponse {
         let body = try request.jsonBody()
         try body.checkKnown(["user_id"])
         let userID = try body.userID("user_id")

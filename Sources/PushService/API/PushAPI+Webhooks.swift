@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import PushHTTP
 import PushHTTP1
 import PushStore
 
@@ -9,7 +10,7 @@ extension PushAPI {
 
     /// `POST /v1/webhooks`: registers an endpoint (201). The answer holds the secret, generated unless given;
     /// no later answer shows it again.
-    func createWebhook(_ request: APIRequest) async throws -> HTTPServerResponse {
+    func createWebhook(_ request: APIRequest) async throws -> HTTPResponse {
         let fields = try request.jsonBody()
         try fields.checkKnown(["id", "url", "events", "secret"])
         let id = try fields.string("id", maxBytes: 64) ?? Self.generatedWebhookID()
@@ -34,13 +35,13 @@ extension PushAPI {
     }
 
     /// `GET /v1/webhooks`: every endpoint, without secrets.
-    func listWebhooks(_ request: APIRequest) async throws -> HTTPServerResponse {
+    func listWebhooks(_ request: APIRequest) async throws -> HTTPResponse {
         let endpoints = try await repositories.webhooks.endpoints()
         return .json(status: 200, ["webhooks": .array(endpoints.map(RecordJSON.webhook))])
     }
 
     /// `DELETE /v1/webhooks/{id}`: removes the endpoint and its undelivered events (204, or 404).
-    func deleteWebhook(_ request: APIRequest) async throws -> HTTPServerResponse {
+    func deleteWebhook(_ request: APIRequest) async throws -> HTTPResponse {
         let id = request.parameter("id")
         guard try await repositories.webhooks.removeEndpoint(id: id) else {
             throw APIError.notFound("unknown_webhook", "no webhook with this id")
@@ -51,7 +52,7 @@ extension PushAPI {
 
     /// `GET /v1/webhooks/{id}/deliveries`: the endpoint's most recent deliveries that failed at least once
     /// (still retrying, given up, or delivered after failures), newest first.
-    func listWebhookDeliveries(_ request: APIRequest) async throws -> HTTPServerResponse {
+    func listWebhookDeliveries(_ request: APIRequest) async throws -> HTTPResponse {
         let id = request.parameter("id")
         guard try await repositories.webhooks.endpoint(id: id) != nil else {
             throw APIError.notFound("unknown_webhook", "no webhook with this id")

@@ -1,6 +1,7 @@
 import APNSCore
 import Foundation
 import ProfileDrop
+public import PushHTTP
 public import PushHTTP1
 import PushStore
 import PushSync
@@ -88,10 +89,10 @@ public struct PushAPI: Sendable {
     }
 
     /// Answers one request: access control (`admit`), the handler, errors as JSON, metrics and a log line.
-    public func handle(_ request: HTTPServerRequest, router: APIRouter) async -> HTTPServerResponse {
+    public func handle(_ request: HTTPServerRequest, router: APIRouter) async -> HTTPResponse {
         let started = ContinuousClock.now
         let routeName: String
-        let response: HTTPServerResponse
+        let response: HTTPResponse
         switch admit(request, router: router) {
         case .answer(let answer, let route):
             routeName = route
@@ -113,7 +114,7 @@ public struct PushAPI: Sendable {
         return response
     }
 
-    func run(_ route: APIRoute, _ request: APIRequest) async -> HTTPServerResponse {
+    func run(_ route: APIRoute, _ request: APIRequest) async -> HTTPResponse {
         do {
             return try await route.handler(request)
         } catch let error as APIError {

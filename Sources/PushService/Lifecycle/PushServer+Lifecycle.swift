@@ -1,3 +1,4 @@
+import PushHTTP
 import PushHTTP1
 import PushIO
 import PushStore
@@ -7,7 +8,7 @@ extension PushServer {
     static func serve(
         _ request: HTTPServerRequest, api: PushAPI, router: APIRouter,
         gate: RequestGate
-    ) async -> HTTPServerResponse {
+    ) async -> HTTPResponse {
         guard gate.enter() else {
             return APIError(status: 503, code: "shutting_down", message: "the server is shutting down").response
         }

@@ -1,4 +1,5 @@
 import Foundation
+import PushHTTP
 import PushHTTP1
 import PushIO
 import PushStore
