@@ -35,4 +35,12 @@ public protocol OutboxRepository: Sendable {
     /// oldest first; returns how many. Retention calls it in batches until fewer than `limit` come back.
     @discardableResult
     func purge(olderThan date: Date, limit: Int) async throws -> Int
+    /// How often an instance renews the leases of the claims it still holds, so that rows a live instance
+    /// is still sending are never claimed again by another; nil when claims never lapse (a store used by
+    /// one process at a time). Renewing at this interval keeps every held lease from running out.
+    var leaseRenewalInterval: Duration? { get }
+    /// Extends the lease of each of `holds` that is still in flight under this instance and that attempt,
+    /// to a full lease from `now`; returns the ids renewed. A hold missing from the answer was completed
+    /// meanwhile or was claimed again by another instance after its lease ran out: its outcome will be stale.
+    func renewLeases(_ holds: [OutboxHold], now: Date) async throws -> Set<String>
 }

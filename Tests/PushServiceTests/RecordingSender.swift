@@ -11,6 +11,7 @@ final class RecordingSender: PushSender {
         var sent = 0
         var shutdowns = 0
         var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
+        var sentWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
     private let state = PThreadLock(State())
@@ -24,9 +25,25 @@ final class RecordingSender: PushSender {
     }
 
     func send(batch notifications: [APNSNotification], deliver: @escaping @Sendable ([PushSendResult]) -> Void) async {
-        state.withLock {
-            $0.sent += notifications.count
-            $0.held.append((notifications.count, deliver))
+        let ready = state.withLock { state in
+            state.sent += notifications.count
+            state.held.append((notifications.count, deliver))
+            let sent = state.sent
+            defer { state.sentWaiters.removeAll { $0.count <= sent } }
+            return state.sentWaiters.filter { $0.count <= sent }.map(\.continuation)
+        }
+        for waiter in ready { waiter.resume() }
+    }
+
+    /// Returns once at least `count` notifications were handed over (no polling).
+    func waitForSent(_ count: Int) async {
+        await withCheckedContinuation { continuation in
+            let done = state.withLock { state in
+                if state.sent >= count { return true }
+                state.sentWaiters.append((count, continuation))
+                return false
+            }
+            if done { continuation.resume() }
         }
     }
 

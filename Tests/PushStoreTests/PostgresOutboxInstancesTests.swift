@@ -67,6 +67,39 @@ struct PostgresOutboxInstancesTests {
         #expect(try await a.outbox.recoverInFlight() == 0)
     }
 
+    @Test func aRenewedLeaseKeepsTheRowFromOtherInstancesUntilTheRenewalEnds() async throws {
+        let (a, b) = try await Self.instances(lease: .seconds(10))
+        #expect(a.outbox.leaseRenewalInterval == .seconds(10) / 3)
+        try await a.outbox.enqueue([outboxItem("x"), outboxItem("y"), outboxItem("z")])
+        let first = try await a.outbox.claim(limit: 5, now: t0)
+        let holds = first.map { OutboxHold(id: $0.id, attempt: $0.attempts) }
+        // a, still sending, renews at 8 s: the leases now run to 18 s.
+        #expect(try await a.outbox.renewLeases(holds, now: at(8)) == ["x", "y", "z"])
+        #expect(try await b.outbox.claim(limit: 5, now: at(12)).isEmpty)
+        #expect(try await b.outbox.claim(limit: 5, now: at(17.999)).isEmpty)
+        // Another owner's renewal, or one under another attempt, changes nothing.
+        #expect(try await b.outbox.renewLeases(holds, now: at(17)).isEmpty)
+        #expect(try await a.outbox.renewLeases([OutboxHold(id: "x", attempt: 2)], now: at(17)).isEmpty)
+        // a completes x; its renewal then no longer covers x.
+        let done = try await a.outbox.complete([OutboxCompletion(first[0], .accepted(apnsUniqueID: nil))], now: at(17.5))
+        #expect(done == ["x": .accepted])
+        #expect(try await a.outbox.renewLeases(holds, now: at(17.5)) == ["y", "z"])
+        // Past the last renewal (27.5 s) b takes y and z over; a's renewal after that finds none of them.
+        #expect(try await b.outbox.claim(limit: 5, now: at(27.4)).isEmpty)
+        let second = try await b.outbox.claim(limit: 5, now: at(27.6))
+        #expect(Set(second.map(\.id)) == ["y", "z"] && second.map(\.attempts) == [2, 2])
+        #expect(try await a.outbox.renewLeases(holds, now: at(28)).isEmpty)
+        #expect(try await a.outbox.item(id: "y")?.state == .inFlight)
+    }
+
+    @Test func storesWhoseClaimsNeverLapseRenewNothing() async throws {
+        let memory = PushRepositories.inMemory()
+        #expect(memory.outbox.leaseRenewalInterval == nil)
+        try await memory.outbox.enqueue([outboxItem("m")])
+        let claim = try await memory.outbox.claim(limit: 1, now: t0)
+        #expect(try await memory.outbox.renewLeases([OutboxHold(id: "m", attempt: claim[0].attempts)], now: t0).isEmpty)
+    }
+
     @Test func aRetriedRowIsClaimedAgainAfterItsBackOffByEitherInstance() async throws {
         let (a, b) = try await Self.instances()
         try await a.outbox.enqueue([outboxItem("r")])

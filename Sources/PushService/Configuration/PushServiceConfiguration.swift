@@ -18,7 +18,7 @@ public struct PushServiceConfiguration: Sendable, Equatable {
     /// PostgreSQL only: this instance's name in outbox claims; nil picks host name, process id and a random part.
     public var instanceID: String?
     /// PostgreSQL only: how long an outbox claim is leased; rows of an instance that died are sent by another
-    /// after this long. Keep it well above the APNs request timeout (30 s), or slow sends get sent twice.
+    /// after this long. Live instances renew the leases of rows they still send every third of it.
     public var outboxLease: Duration = .seconds(60)
     /// Accepted API keys (Bearer tokens), kept as SHA-256 digests with names, scopes and rate limits.
     public var apiKeys: [APIKey] = []

@@ -9,6 +9,7 @@ extension OutboxWorker {
     func launch(_ items: [OutboxItem]) {
         inFlight += items.count
         metrics.setInFlight(inFlight)
+        if renewsLeases { hold(items) }
         var groups: [SendGroup: [OutboxItem]] = [:]
         var unserved: [Completion] = []
         for item in items {

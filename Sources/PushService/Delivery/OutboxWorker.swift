@@ -11,11 +11,11 @@ import PushStore
 /// in flight by a crash are put back when the database opens (`PushDatabase.recoveredAtOpen`), so nothing
 /// is lost across restarts.
 public actor OutboxWorker {
-    private let outbox: any OutboxRepository
+    let outbox: any OutboxRepository
     private let devices: any DeviceRepository
     let senders: PushSenders
     let metrics: ServiceMetrics
-    private let logger: ServiceLogger
+    let logger: ServiceLogger
     private let waiters: PushWaiters
     private let maxInFlight: Int
     private let logsDebug: Bool
@@ -32,6 +32,12 @@ public actor OutboxWorker {
     private var tickTask: Task<Void, Never>?
     private var consumeTask: Task<Void, Never>?
     private var idleWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Claims launched and not yet being completed, with the renewal round they were last leased in;
+    /// kept only when the store's leases lapse (`OutboxRepository.leaseRenewalInterval`).
+    var held: [String: (attempt: Int, round: Int)] = [:]
+    /// Renewal rounds so far; a hold is renewed in the first round after the one it was leased in.
+    var renewalRound = 0
+    private var renewTask: Task<Void, Never>?
 
     /// One row's outcome. The row itself is kept only when more than the state update needs it
     /// (rejections, retries, debug logging): most outcomes are acceptances and carry just the id.
@@ -74,8 +80,10 @@ public actor OutboxWorker {
         signal.signal()
     }
 
-    /// Starts draining; `tick` is how often due retries are looked for when nothing else wakes it.
-    func start(tick: Duration) {
+    /// Starts draining; `tick` is how often due retries are looked for when nothing else wakes it, and
+    /// `leaseRenewal` how often held claims are renewed (default: the store's `leaseRenewalInterval`; none
+    /// when its claims never lapse).
+    func start(tick: Duration, leaseRenewal: Duration? = nil) {
         guard runTask == nil else { return }
         runTask = Task { await self.run() }
         consumeTask = Task { await self.consume() }
@@ -86,6 +94,14 @@ public actor OutboxWorker {
                 signal.signal()
             }
         }
+        if let interval = leaseRenewal ?? outbox.leaseRenewalInterval, renewsLeases {
+            renewTask = Task { [weak self] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: interval)
+                    await self?.renewHeld(now: Date())
+                }
+            }
+        }
     }
 
     /// Stops claiming and waits until in-flight sends finished or `deadline` passed.
@@ -94,7 +110,10 @@ public actor OutboxWorker {
         tickTask?.cancel()
         signal.signal()
         await runTask?.value
-        defer { if inFlight == 0 && !flushing { deliveryInput.finish() } }
+        defer {
+            renewTask?.cancel()
+            if inFlight == 0 && !flushing { deliveryInput.finish() }
+        }
         if inFlight > 0 || flushing {
             let timer = Task { [weak self] in
                 try? await Task.sleep(for: deadline)
@@ -187,6 +206,7 @@ public actor OutboxWorker {
         while !completed.isEmpty {
             let batch = completed
             completed = []
+            if renewsLeases { for completion in batch { held[completion.id] = nil } }
             var states: [String: OutboxState] = [:]
             do {
                 states = try await outbox.complete(

@@ -34,4 +34,8 @@ struct WakingOutboxRepository: OutboxRepository {
 
     @discardableResult
     func purge(olderThan date: Date, limit: Int) async throws -> Int { try await base.purge(olderThan: date, limit: limit) }
+
+    var leaseRenewalInterval: Duration? { base.leaseRenewalInterval }
+
+    func renewLeases(_ holds: [OutboxHold], now: Date) async throws -> Set<String> { try await base.renewLeases(holds, now: now) }
 }

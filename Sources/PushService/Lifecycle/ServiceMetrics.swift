@@ -52,6 +52,8 @@ public final class ServiceMetrics: Sendable {
         var certificateNotAfter: [AppEnvironment: Double] = [:]
         /// Every cause starts at zero, so the series exist before the first re-send.
         var staleCompletions = 0
+        var leaseRenewals = 0
+        var leasesLost = 0
         var purged: [String: Int] = Dictionary(uniqueKeysWithValues: RetentionTable.allCases.map { ($0.rawValue, 0) })
         var resends: [String: Int] = Dictionary(uniqueKeysWithValues: ServiceMetrics.resendCauses.map { ($0, 0) })
     }
@@ -139,6 +141,16 @@ public final class ServiceMetrics: Sendable {
         state.withLock { $0.staleCompletions += count }
     }
 
+    /// Counts held claims whose lease was renewed, and held claims found taken over by another instance
+    /// when they were to be renewed (their lease had run out: they will be sent twice).
+    func recordLeaseRenewals(renewed: Int, lost: Int) {
+        guard renewed > 0 || lost > 0 else { return }
+        state.withLock {
+            $0.leaseRenewals += renewed
+            $0.leasesLost += lost
+        }
+    }
+
     /// Counts rows the retention job deleted from `table`.
     func recordPurged(table: String, count: Int) {
         guard count > 0 else { return }
@@ -207,6 +219,12 @@ public final class ServiceMetrics: Sendable {
         lines.append("# HELP outbox_stale_completions_total Outcomes not recorded because another claim had taken the row over.")
         lines.append("# TYPE outbox_stale_completions_total counter")
         lines.append("outbox_stale_completions_total \(snapshot.staleCompletions)")
+        lines.append("# HELP outbox_lease_renewals_total Outbox claims still being sent whose lease this instance renewed.")
+        lines.append("# TYPE outbox_lease_renewals_total counter")
+        lines.append("outbox_lease_renewals_total \(snapshot.leaseRenewals)")
+        lines.append("# HELP outbox_leases_lost_total Outbox claims still being sent that another instance took over when their lease ran out.")
+        lines.append("# TYPE outbox_leases_lost_total counter")
+        lines.append("outbox_leases_lost_total \(snapshot.leasesLost)")
         lines.append("# HELP push_resends_total Notifications queued to be sent again, by what the last attempt left known.")
         lines.append("# TYPE push_resends_total counter")
         for (cause, count) in snapshot.resends.sorted(by: { $0.key < $1.key }) {
