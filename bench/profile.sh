@@ -25,6 +25,10 @@ PORT=$(awk '/listening/{print $2}' "$WORK/mock.out")
 perf record -q -F 499 --call-graph dwarf,16384 -o "$WORK/perf.data" "$BIN" client --port "$PORT" --ca "$WORK/creds/ca.pem" \
     --cert "$WORK/creds/client.pem" --key "$WORK/creds/client-key.pem" -n "$N" -m 1000 --payload-bytes 256 \
     ${PROFILE_ARGS:-} > "$WORK/client.json"
+# The reports go to files and are cut with awk: a reader that stops early (head) ends its writer with
+# SIGPIPE, which pipefail turns into a failure.
+perf report -i "$WORK/perf.data" --no-children --sort dso -g none --stdio > "$WORK/by-dso.txt" 2> /dev/null
+perf report -i "$WORK/perf.data" --no-children --sort dso,symbol -g none --stdio > "$WORK/by-symbol.txt" 2> /dev/null
 TITLE="B1 profile: push-bench client, n=$N, 1 connection, m=1000 ${PROFILE_ARGS:-}, mock --accept-all"
 {
     echo "# $TITLE"
@@ -32,11 +36,10 @@ TITLE="B1 profile: push-bench client, n=$N, 1 connection, m=1000 ${PROFILE_ARGS:
     echo "# load average before the end: $(cut -d' ' -f1-3 /proc/loadavg)"
     echo
     echo "## share by shared object (self)"
-    perf report -i "$WORK/perf.data" --no-children --sort dso -g none --stdio 2> /dev/null | grep "%" | head -20 | sed "s/ *$//"
+    awk '/%/ && ++n <= 20' "$WORK/by-dso.txt" | sed "s/ *$//"
     echo
     echo "## top symbols by shared object and function (self)"
-    perf report -i "$WORK/perf.data" --no-children --sort dso,symbol -g none --stdio 2> /dev/null | grep '%' | head -60 \
-        | cut -c1-200 | sed "s/ *$//"
+    awk '/%/ && ++n <= 60' "$WORK/by-symbol.txt" | cut -c1-200 | sed "s/ *$//"
 } > bench/profile-B1.txt
 echo "wrote bench/profile-B1.txt" >&2
 
