@@ -51,6 +51,7 @@ final class APNSDispatcher {
             return
         }
         live[send.id] = send
+        send.isLive = true
         deadlines.append(deadline: send.deadline, id: send.id)
         startSweeping()
         route(send)
@@ -73,6 +74,7 @@ final class APNSDispatcher {
         live.reserveCapacity(live.count + sends.count)
         for send in sends {
             live[send.id] = send
+            send.isLive = true
             deadlines.append(deadline: send.deadline, id: send.id)
         }
         startSweeping()
@@ -211,7 +213,7 @@ final class APNSDispatcher {
         let pending = waiting.takeAll()
         for (index, send) in pending.enumerated() {
             route(send)
-            if send.connection == nil, live[send.id] != nil {
+            if send.connection == nil, send.isLive {
                 // Still nowhere to go (route queued it again): keep the rest waiting in order.
                 for rest in pending[(index + 1)...] { waiting.append(rest) }
                 return
@@ -221,7 +223,7 @@ final class APNSDispatcher {
 
     /// The end of `send`'s exchange on its connection: the answer (`failure` nil) or why none came.
     func complete(_ send: APNSSend, _ failure: HTTP2ClientFailure?) {
-        guard live[send.id] != nil else { return }
+        guard send.isLive else { return }
         switch failure {
         case nil:
             if send.status == 200 {
@@ -255,10 +257,18 @@ final class APNSDispatcher {
         }
     }
 
+    /// `duration` in seconds, from its components: `Duration / Duration` goes through a generic
+    /// floating-point conversion that cost more than the rest of the latency's bookkeeping.
+    static func seconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return Double(seconds) + Double(attoseconds) * 1e-18
+    }
+
     func finish(_ send: APNSSend, _ result: Result<APNSOutcome, APNSTransportError>) {
         live[send.id] = nil
+        send.isLive = false
         send.connection = nil
-        let latency = (ContinuousClock.now - send.started) / .seconds(1)
+        let latency = Self.seconds(ContinuousClock.now - send.started)
         switch result {
         case .success(.accepted): configuration.metrics.record(.accepted(latency: latency))
         case .success(.rejected(let rejection)): configuration.metrics.record(.rejected(reason: rejection.reason, latency: latency))

@@ -26,6 +26,9 @@ final class APNSSend: HTTP2ClientExchange {
     /// Whether the token was already replaced once after 403 ExpiredProviderToken.
     var refreshedToken = false
     var timedOut = false
+    /// Whether the dispatcher counts it live (submitted, not finished): what `live[id] != nil` says,
+    /// read without a dictionary lookup on every answer.
+    var isLive = false
     private var receiver: Receiver?
     /// The connection it is on (queued or open), nil while waiting for one or once finished.
     var connection: HTTP2ClientConnection?
