@@ -1,3 +1,5 @@
+import Dispatch
+import PushHTTP2
 import PushIO
 
 /// Runs work a few event-loop iterations later, so queued writes and closes reach the kernel first
@@ -26,6 +28,30 @@ final class MockAPNSLoopTurns {
         let timer = LoopTimer(loop: loop) { [turnsLeft] in turnsLeft.tick() }
         turnsLeft.timer = timer
         timer.schedule(after: .zero)
+    }
+
+    /// Stops a mock listener: runs `announce` on the loop (before the GOAWAYs go out), sends GOAWAY to every
+    /// connection, lets the loop run `flushTurns` iterations so those frames and the closes reach the kernel,
+    /// then closes what is left (connections still waiting for delayed answers are reset). From another
+    /// thread it waits for all that; on the loop's own thread (a handler dropping the last reference) it
+    /// cannot wait for the turns, and resets the connections at once.
+    static func stop(_ server: HTTP2Server, on loop: EventLoop, announce: @escaping @Sendable () -> Void = {}) {
+        if loop.inEventLoop {
+            announce()
+            server.stop(graceful: true)
+            server.stop(graceful: false)
+            return
+        }
+        let done = DispatchSemaphore(value: 0)
+        loop.execute {
+            announce()
+            server.stop(graceful: true)
+            after(flushTurns, on: loop) {
+                server.stop(graceful: false)
+                done.signal()
+            }
+        }
+        done.wait()
     }
 
     private func tick() {

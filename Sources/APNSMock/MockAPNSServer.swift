@@ -1,5 +1,4 @@
 import APNSCore
-import Dispatch
 import PushHTTP2
 public import PushIO
 import PushSync
@@ -70,24 +69,7 @@ public final class MockAPNSServer: Sendable {
         guard first else { return }
         let server = self.server
         let recorder = core.recorder
-        if loop.inEventLoop {
-            recorder.countGoAways(server.openConnections.count)
-            server.stop(graceful: true)
-            server.stop(graceful: false)
-            if ownsLoop { loop.shutdown() }
-            return
-        }
-        let done = DispatchSemaphore(value: 0)
-        let loop = self.loop
-        loop.execute {
-            recorder.countGoAways(server.openConnections.count)
-            server.stop(graceful: true)
-            MockAPNSLoopTurns.after(MockAPNSLoopTurns.flushTurns, on: loop) {
-                server.stop(graceful: false)
-                done.signal()
-            }
-        }
-        done.wait()
+        MockAPNSLoopTurns.stop(server, on: loop) { recorder.countGoAways(server.openConnections.count) }
         if ownsLoop { loop.shutdown() }
     }
 }

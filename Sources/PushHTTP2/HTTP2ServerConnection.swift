@@ -71,7 +71,9 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
     /// The handler's ``HTTP2ServerHandler/requestFields``, read when the session starts: when set, requests
     /// arrive as ``HTTP2ServerRequestFields``.
     var capture: FieldCapture?
-    /// The last-stream-id of our GOAWAY: requests above it are dropped unanswered.
+    /// The last stream id of the GOAWAY sent: streams above it are not processed (nghttp2 refuses them once
+    /// the frame is out; until then, ones begun in the same read are dropped when they end, never handed
+    /// over).
     var goAwayLastStreamID: Int32 = .max
     private var goingAway = false
     /// A flush job is queued (``flushUnlessReceiving()``).
@@ -120,8 +122,9 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
         loop.preconditionInEventLoop()
         guard let session, !closed, !goingAway else { return }
         goingAway = true
-        try? session.submitGoAway(errorCode: errorCode, lastStreamID: lastStreamID, debugData: debugData)
-        if let lastStreamID { goAwayLastStreamID = lastStreamID }
+        let last = lastStreamID ?? session.lastProcessedStreamID
+        goAwayLastStreamID = last
+        try? session.submitGoAway(errorCode: errorCode, lastStreamID: last, debugData: debugData)
         flushUnlessReceiving()
         closeIfDone()
     }

@@ -29,6 +29,13 @@ struct PushCtlProcess {
     }()
 
     /// Runs `pushctl arguments` to completion in a fresh working directory holding `files` (relative path → text).
+    /// How long a pushctl run may take before the watchdog kills it: two minutes, ten under a sanitizer
+    /// (`make sanitize` sets `TSAN_OPTIONS` or `ASAN_OPTIONS`), which makes the process several times slower.
+    static let watchdogSeconds: Double = {
+        let environment = ProcessInfo.processInfo.environment
+        return environment["TSAN_OPTIONS"] != nil || environment["ASAN_OPTIONS"] != nil ? 600 : 120
+    }()
+
     static func run(_ arguments: [String], environment: [String: String] = [:], files: [String: String] = [:]) throws -> Result {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushctl-run-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -60,9 +67,9 @@ struct PushCtlProcess {
         process.standardInput = FileHandle.nullDevice
         try process.run()
         // A safety net, not a timing check: a run that never ends (say, a usage error that starts a server
-        // instead) is killed after two minutes, so the test fails instead of hanging the suite.
+        // instead) is killed after `watchdogSeconds`, so the test fails instead of hanging the suite.
         let watchdog = DispatchWorkItem { [pid = process.processIdentifier] in kill(pid, SIGKILL) }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: watchdog)
+        DispatchQueue.global().asyncAfter(deadline: .now() + Self.watchdogSeconds, execute: watchdog)
         process.waitUntilExit()
         watchdog.cancel()
         try out.close()

@@ -1,5 +1,6 @@
 import PushHTTP2
 import PushIO
+import PushSync
 import PushTLS
 
 /// Answers every request with 200, echoing the body and reporting the client certificate's UID.
@@ -39,4 +40,29 @@ final class ConnectionEvents: HTTP2ClientConnectionDelegate, @unchecked Sendable
     func connection(_ connection: HTTP2ClientConnection, didCloseWith error: IOError?) {
         closeErrors.append(error?.description ?? "orderly")
     }
+}
+
+/// Answers every request it is handed; once armed, the first request makes it send GOAWAY naming that
+/// request's stream as the last. Records the stream ids handed to it after arming. Loop-confined except
+/// `armed`.
+final class GoAwayOnFirstRequest: HTTP2ServerHandler, @unchecked Sendable {
+    let armed = PThreadLock(false)
+    var delivered: [Int32] = []
+    var lastStreamID: Int32?
+
+    func connection(_ connection: HTTP2ServerConnection, didReceive request: HTTP2ServerRequest) {
+        connection.loop.preconditionInEventLoop()
+        guard armed.withLock({ $0 }) else {
+            connection.respond(to: request.streamID, status: 200, headers: [], body: [])
+            return
+        }
+        delivered.append(request.streamID)
+        if lastStreamID == nil {
+            lastStreamID = request.streamID
+            connection.goAway(lastStreamID: request.streamID)
+        }
+        connection.respond(to: request.streamID, status: 200, headers: [], body: [])
+    }
+
+    func connectionDidClose(_ connection: HTTP2ServerConnection) {}
 }

@@ -2,6 +2,7 @@ import Foundation
 import PushHTTP
 import PushHTTP2
 import PushIO
+import PushSync
 import PushTLS
 import PushTLSTesting
 import Testing
@@ -142,5 +143,24 @@ struct HTTP2LoopbackTests {
         #expect(goAways.first?.debugData == debug)
         #expect(goAways.first?.errorCode == 0)
         #expect(goAways.first?.lastStreamID == 1)
+    }
+
+    @Test("requests that arrive with or after the server's GOAWAY, above its last stream id, are never handed over")
+    func goAwayFencesLaterStreams() async throws {
+        let handler = GoAwayOnFirstRequest()
+        let tls = try Credentials.shared.serverContext()
+        let server = try HTTP2Server(loop: loop, tls: tls) { _ in handler }
+        defer { server.stop(graceful: false) }
+        let client = makeClient(port: server.port, tls: try Credentials.shared.clientContext())
+        _ = try await send(client, request()).get()  // the connection is up; the next requests go out together
+        handler.armed.withLock { $0 = true }
+        let results = await sendAll(client, (0..<20).map { _ in request() })
+        let (delivered, last) = try await onLoop(loop) { (handler.delivered, handler.lastStreamID) }
+        let goAwayLast = try #require(last)
+        // Only streams up to the GOAWAY's last stream id reached the handler, and exactly those were answered.
+        #expect(delivered.allSatisfy { $0 <= goAwayLast }, "\(delivered) above \(goAwayLast)")
+        let answered = results.filter { if case .success = $0 { true } else { false } }.count
+        #expect(answered == delivered.count)
+        #expect(results.allSatisfy { if case .failure(.notProcessed) = $0 { true } else if case .success = $0 { true } else { false } })
     }
 }

@@ -70,7 +70,9 @@ struct ClusterServiceTests {
 
     @Test("1,000 cancel-vs-match races, cancel and report on different instances: each decided once")
     func cancelAgainstMatchAcrossInstances() async throws {
-        let harness = try await ClusterHarness.start(instances: 3)
+        // Drops live an hour here: on a slow run (a sanitizer, a busy machine) the default 10 s window could
+        // end before the races, and an expired drop is neither cancelled nor matched.
+        let harness = try await ClusterHarness.start(instances: 3) { $0.dropWindow = .seconds(3_600) }
         let pairs = (0..<1_000).map { ("i\($0)", "p\($0)") }
         try await addUsers(pairs.flatMap { [$0.0, $0.1] }, harness)
         let opened = try await ClusterHarness.concurrently(pairs.count, width: 48) { index in

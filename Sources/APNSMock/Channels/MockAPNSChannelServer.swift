@@ -1,5 +1,4 @@
 import APNSCore
-import Dispatch
 import PushHTTP2
 import PushIO
 import PushSync
@@ -54,17 +53,7 @@ public final class MockAPNSChannelServer: Sendable {
             return !stopped
         }
         guard first else { return }
-        let server = self.server
-        let loop = self.loop
-        let done = DispatchSemaphore(value: 0)
-        loop.execute {
-            server.stop(graceful: true)
-            MockAPNSLoopTurns.after(MockAPNSLoopTurns.flushTurns, on: loop) {
-                server.stop(graceful: false)
-                done.signal()
-            }
-        }
-        done.wait()
+        MockAPNSLoopTurns.stop(server, on: loop)
         loop.shutdown()
     }
 }

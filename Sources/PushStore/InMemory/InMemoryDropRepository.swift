@@ -40,7 +40,9 @@ public actor InMemoryDropRepository: DropRepository, MateRequestRepository {
 
     /// See `DropRepository.pending`.
     public func pending() -> [DropRecord] {
-        tables.drops.values.filter { $0.state == .pending }.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+        Set(tables.engaged.values).compactMap { tables.drops[$0] }.filter { $0.state == .pending }.sorted {
+            ($0.createdAt, $0.id) < ($1.createdAt, $1.id)
+        }
     }
 
     /// See `DropRepository.drop(id:)`.
@@ -84,17 +86,17 @@ public actor InMemoryDropRepository: DropRepository, MateRequestRepository {
     public func purgeAnswered(olderThan date: Date, limit: Int) -> Int {
         let ids = tables.requests.values.filter { $0.state != .pending && ($0.answeredAt ?? .distantFuture) < date }
             .prefix(max(0, limit)).map(\.id)
-        for id in ids { tables.requests[id] = nil }
+        for id in ids { tables.removeRequest(id: id) }
         return ids.count
     }
 
     /// See `DropRepository.purgeEnded`.
     public func purgeEnded(olderThan date: Date, limit: Int) -> Int {
-        let referenced = Set(tables.requests.values.map(\.dropID))
         let ids = tables.drops.values.filter { drop in
-            drop.state != .pending && (drop.closedAt ?? drop.matchedAt ?? .distantFuture) < date && !referenced.contains(drop.id)
+            drop.state != .pending && (drop.closedAt ?? drop.matchedAt ?? .distantFuture) < date
+                && (tables.requestsByDrop[drop.id] ?? []).isEmpty
         }.prefix(max(0, limit)).map(\.id)
-        for id in ids { tables.drops[id] = nil }
+        for id in ids { tables.removeDrop(id: id) }
         return ids.count
     }
 
@@ -111,6 +113,11 @@ public actor InMemoryDropRepository: DropRepository, MateRequestRepository {
         var drops: [String: DropRecord] = [:]
         var engaged: [String: String] = [:]
         var requests: [String: MateRequestRecord] = [:]
+        /// The matched drops of each user (as initiator or peer), so a report reads its users' matches
+        /// without a scan of every drop.
+        var matchesByUser: [String: [String]] = [:]
+        /// The mate requests of each drop.
+        var requestsByDrop: [String: [String]] = [:]
         /// Rows queued by the rules, not yet handed to the outbox.
         var outbox: [OutboxItem] = []
         /// Where mate-request events go.
@@ -123,20 +130,37 @@ public actor InMemoryDropRepository: DropRepository, MateRequestRepository {
         func pendingDrop(engaging userID: String) -> DropRecord? { engaged[userID].flatMap { drops[$0] } }
 
         func latestMatch(between first: String, and second: String, since: Date) -> DropRecord? {
-            latest { Set([$0.initiatorID, $0.peerID]) == Set([first, second]) && ($0.matchedAt ?? .distantPast) >= since }
+            latestMatch(of: first, since: since) { $0.initiatorID == second || $0.peerID == second }
         }
 
         func latestMatch(of userID: String, since: Date) -> DropRecord? {
-            latest { ($0.initiatorID == userID || $0.peerID == userID) && ($0.matchedAt ?? .distantPast) >= since }
+            latestMatch(of: userID, since: since) { _ in true }
         }
 
-        private func latest(where matches: (DropRecord) -> Bool) -> DropRecord? {
-            drops.values.filter { $0.state == .matched && matches($0) }
+        private func latestMatch(of userID: String, since: Date, where matches: (DropRecord) -> Bool) -> DropRecord? {
+            (matchesByUser[userID] ?? []).compactMap { drops[$0] }
+                .filter { $0.state == .matched && ($0.matchedAt ?? .distantPast) >= since && matches($0) }
                 .max { ($0.matchedAt ?? .distantPast, $0.id) < ($1.matchedAt ?? .distantPast, $1.id) }
         }
 
         func requests(forDrop dropID: String) -> [MateRequestRecord] {
-            Self.sorted(requests.values.filter { $0.dropID == dropID })
+            Self.sorted((requestsByDrop[dropID] ?? []).compactMap { requests[$0] })
+        }
+
+        /// Deletes a drop (purged), with its place in `matchesByUser`.
+        mutating func removeDrop(id: String) {
+            guard let drop = drops.removeValue(forKey: id) else { return }
+            for user in [drop.initiatorID, drop.peerID] {
+                matchesByUser[user]?.removeAll { $0 == id }
+                if matchesByUser[user]?.isEmpty == true { matchesByUser[user] = nil }
+            }
+        }
+
+        /// Deletes a mate request (purged), with its place in `requestsByDrop`.
+        mutating func removeRequest(id: String) {
+            guard let request = requests.removeValue(forKey: id) else { return }
+            requestsByDrop[request.dropID]?.removeAll { $0 == id }
+            if requestsByDrop[request.dropID]?.isEmpty == true { requestsByDrop[request.dropID] = nil }
         }
 
         mutating func insertPending(_ drop: DropRecord) throws {
@@ -153,6 +177,10 @@ public actor InMemoryDropRepository: DropRepository, MateRequestRepository {
             }
             drops[drop.id] = drop
             for user in [drop.initiatorID, drop.peerID] where engaged[user] == drop.id { engaged[user] = nil }
+            if drop.state == .matched {
+                matchesByUser[drop.initiatorID, default: []].append(drop.id)
+                matchesByUser[drop.peerID, default: []].append(drop.id)
+            }
         }
 
         mutating func insert(_ new: [MateRequestRecord]) throws {
@@ -160,6 +188,7 @@ public actor InMemoryDropRepository: DropRepository, MateRequestRepository {
                 try request.validate()
                 guard requests[request.id] == nil else { throw PushStoreError.duplicateID(request.id) }
                 requests[request.id] = request
+                requestsByDrop[request.dropID, default: []].append(request.id)
             }
             if let webhooks, webhooks.wants(.mateRequestCreated) {
                 webhooks.record(new.map { WebhookEvents.mateRequest($0, type: .mateRequestCreated) })
@@ -169,7 +198,8 @@ public actor InMemoryDropRepository: DropRepository, MateRequestRepository {
         mutating func enqueue(_ items: [OutboxItem]) { outbox += items }
 
         func pendingDrops(expiringBefore now: Date) -> [DropRecord] {
-            drops.values.filter { $0.state == .pending && $0.expiresAt < now }
+            // Every pending drop engages its two users: the pending ones are those `engaged` names.
+            Set(engaged.values).compactMap { drops[$0] }.filter { $0.state == .pending && $0.expiresAt < now }
                 .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
         }
     }

@@ -124,6 +124,24 @@ final class SQLiteConnection {
         }
     }
 
+    /// Runs `body` under a savepoint of the open transaction: its writes stay if it returns and are undone
+    /// if it throws, and the transaction goes on either way (unless SQLite itself rolled it back, which
+    /// `inTransaction` then shows).
+    func savepoint<T>(_ body: () throws -> T) throws -> T {
+        try run("SAVEPOINT grouped")
+        do {
+            let result = try body()
+            try run("RELEASE grouped")
+            return result
+        } catch {
+            if inTransaction {
+                _ = try? run("ROLLBACK TO grouped")
+                _ = try? run("RELEASE grouped")
+            }
+            throw error
+        }
+    }
+
     /// The database's page size in bytes (`PRAGMA page_size`).
     func pageSizeInUse() throws(SQLiteError) -> Int {
         let stmt = try statement("PRAGMA page_size")

@@ -9,6 +9,11 @@ public actor SQLiteDatabase: PushDatabase {
     let connection: SQLiteConnection
     /// How many in-flight outbox rows were put back to queued when the database opened.
     public nonisolated let recoveredAtOpen: Int
+    /// Writes waiting for the next group commit (`writeGrouped`), and whether that commit is scheduled.
+    var groupedWrites: [GroupedWrite] = []
+    var groupCommitScheduled = false
+    /// Group commits so far (`writeGrouped`): fewer than grouped writes when they shared transactions.
+    var groupCommits = 0
 
     /// Opens (creating if needed) the database at `path` (":memory:" for a private one), migrates it and,
     /// unless `recoverInFlight` is false, puts rows left in flight by a crash back in the queue.

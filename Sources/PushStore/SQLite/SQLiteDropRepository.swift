@@ -1,7 +1,8 @@
 public import Foundation
 
-/// `DropRepository` on a `SQLiteDatabase`: the `drops` and `drop_engagements` tables. Every operation is
-/// one write transaction (SQLite has one writer at a time), which is the lock `DropRules` needs.
+/// `DropRepository` on a `SQLiteDatabase`: the `drops` and `drop_engagements` tables. Every operation runs
+/// in a write transaction (SQLite has one writer at a time), which is the lock `DropRules` needs; reports
+/// and cancels that arrive together share one (group commit), each under its own savepoint.
 public struct SQLiteDropRepository: DropRepository {
     /// The database holding the tables.
     public let database: SQLiteDatabase
@@ -17,17 +18,18 @@ public struct SQLiteDropRepository: DropRepository {
         DropRecord(row: row)
     }
 
-    /// See `DropRepository.report`.
+    /// See `DropRepository.report`. Reports that arrive together share one transaction (group commit,
+    /// `SQLiteDatabase.writeGrouped`), each under its own savepoint and in arrival order.
     public func report(_ request: DropReportRequest, now: Date) async throws -> (DropReportOutcome, expired: [DropRecord]) {
-        try await database.write { db in
+        try await database.writeGrouped { db in
             var tx = SQLiteDropTransaction(db: db)
             return try DropRules.report(request, now: now, &tx)
         }
     }
 
-    /// See `DropRepository.cancel`.
+    /// See `DropRepository.cancel`; grouped with the reports around it, as `report` is.
     public func cancel(userID: String, now: Date, window: Duration) async throws -> (DropCancelOutcome, expired: [DropRecord]) {
-        try await database.write { db in
+        try await database.writeGrouped { db in
             var tx = SQLiteDropTransaction(db: db)
             return try DropRules.cancel(userID: userID, now: now, window: window, &tx)
         }

@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+
+@testable import PushStore
+
+/// Grouped writes (`SQLiteDatabase.writeGrouped`) share transactions without sharing their failures.
+@Suite("SQLite group commit")
+struct SQLiteGroupCommitTests {
+    struct Refused: Error, Equatable {
+        let value: Int
+    }
+
+    static func database() throws -> (SQLiteDatabase, String) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("group-commit-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        return (try SQLiteDatabase(path: directory + "/push.sqlite"), directory)
+    }
+
+    @Test("concurrent writes share commits; one that throws is undone alone; every answer comes after its commit")
+    func concurrentWrites() async throws {
+        let (database, directory) = try Self.database()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        _ = try await database.perform { try $0.run("CREATE TABLE t (x INTEGER PRIMARY KEY)") }
+        let count = 1_000
+        let outcomes = await withTaskGroup(of: (Int, Result<Int, Refused>).self) { group in
+            for value in 0..<count {
+                group.addTask {
+                    do {
+                        let stored = try await database.writeGrouped { db -> Int in
+                            _ = try db.run("INSERT INTO t (x) VALUES (?1)", [.integer(Int64(value))])
+                            // Every tenth write fails after its insert: only its own insert is undone.
+                            if value % 10 == 0 { throw Refused(value: value) }
+                            return try db.query("SELECT count(*) FROM t WHERE x = ?1", [.integer(Int64(value))]) { $0.int(at: 0) }[0]
+                        }
+                        // Answered only once committed: a fresh read outside any transaction sees the row.
+                        let visible = try await database.perform { db in
+                            try db.query("SELECT count(*) FROM t WHERE x = ?1", [.integer(Int64(value))]) { $0.int(at: 0) }[0]
+                        }
+                        #expect(visible == 1)
+                        return (value, .success(stored))
+                    } catch let refused as Refused {
+                        return (value, .failure(refused))
+                    } catch {
+                        Issue.record("unexpected \(error)")
+                        return (value, .failure(Refused(value: -1)))
+                    }
+                }
+            }
+            return await group.reduce(into: [Int: Result<Int, Refused>]()) { $0[$1.0] = $1.1 }
+        }
+        for value in 0..<count {
+            if value % 10 == 0 {
+                #expect(outcomes[value] == .failure(Refused(value: value)))
+            } else {
+                #expect(outcomes[value] == .success(1))
+            }
+        }
+        let rows = try await database.perform { try $0.query("SELECT x FROM t ORDER BY x") { $0.int(at: 0) } }
+        #expect(rows == (0..<count).filter { $0 % 10 != 0 })
+        #expect(try await database.perform { $0.inTransaction } == false)
+        // A thousand writes that reach the actor together are not a thousand transactions.
+        let commits = await database.groupCommits
+        #expect(commits >= 1 && commits < count)
+    }
+
+    @Test("a grouped write sees the writes grouped before it, in arrival order")
+    func arrivalOrder() async throws {
+        let (database, directory) = try Self.database()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        _ = try await database.perform { try $0.run("CREATE TABLE t (x INTEGER PRIMARY KEY)") }
+        for value in 0..<5 {
+            let seen = try await database.writeGrouped { db -> Int in
+                _ = try db.run("INSERT INTO t (x) VALUES (?1)", [.integer(Int64(value))])
+                return try db.query("SELECT count(*) FROM t") { $0.int(at: 0) }[0]
+            }
+            #expect(seen == value + 1)
+        }
+    }
+}
