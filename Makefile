@@ -108,7 +108,8 @@ conformance-tools:
 bench: deps
 	./bench/run.sh
 
-## bench-profile: perf profile of B1 (our client alone) into bench/profile-B1.txt (PROFILE_ARGS="--batch 100" for send(batch:))
+## bench-profile: perf profile of B1 (our client alone) into bench/profile-B1.txt and a flame graph, bench/profile-B1.svg
+## (PROFILE_ARGS="--batch 100" for send(batch:))
 bench-profile: deps
 	./bench/profile.sh
 

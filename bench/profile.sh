@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # make bench-profile: perf profile of B1 (our client, one connection, 1,000 callers of send, against the
-# mock's --accept-all fast path), client process only. Writes bench/profile-B1.txt: the share of each
-# shared object, then the top symbols by shared object and function (self time).
+# mock's --accept-all fast path), client process only. Writes bench/profile-B1.txt (the share of each
+# shared object, then the top symbols by shared object and function, self time) and bench/profile-B1.svg
+# (a flame graph: perf's own stackcollapse script folds the stacks, `swift demangle` names the Swift
+# frames, and inferno, through the pinned PyPI package pyinferno in bench/venv, draws the SVG).
+# Stacks are unwound from DWARF (libnghttp2 and libevent keep no frame pointers), sampled at 499 Hz.
 # Knobs: PROFILE_N (notifications, 200000), PROFILE_ARGS (extra client flags, e.g. "--batch 100").
 set -euo pipefail
 cd "$(dirname "$0")/.."
+ROOT=$PWD
 N=${PROFILE_N:-200000}
+PYINFERNO_VERSION=0.2.6
 command -v perf > /dev/null || { echo "perf not installed" >&2; exit 1; }
 swift build -c release --product push-bench >&2
 BIN="$(swift build -c release --show-bin-path)/push-bench"
@@ -17,19 +22,38 @@ MOCK_PID=$!
 for _ in $(seq 100); do grep -q listening "$WORK/mock.out" && break; sleep 0.1; done
 PORT=$(awk '/listening/{print $2}' "$WORK/mock.out")
 # shellcheck disable=SC2086
-perf record -q -g -o "$WORK/perf.data" "$BIN" client --port "$PORT" --ca "$WORK/creds/ca.pem" \
+perf record -q -F 499 --call-graph dwarf,16384 -o "$WORK/perf.data" "$BIN" client --port "$PORT" --ca "$WORK/creds/ca.pem" \
     --cert "$WORK/creds/client.pem" --key "$WORK/creds/client-key.pem" -n "$N" -m 1000 --payload-bytes 256 \
     ${PROFILE_ARGS:-} > "$WORK/client.json"
+# The reports go to files and are cut with awk: a reader that stops early (head) ends its writer with
+# SIGPIPE, which pipefail turns into a failure.
+perf report -i "$WORK/perf.data" --no-children --sort dso -g none --stdio > "$WORK/by-dso.txt" 2> /dev/null
+perf report -i "$WORK/perf.data" --no-children --sort dso,symbol -g none --stdio > "$WORK/by-symbol.txt" 2> /dev/null
+TITLE="B1 profile: push-bench client, n=$N, 1 connection, m=1000 ${PROFILE_ARGS:-}, mock --accept-all"
 {
-    echo "# B1 profile: push-bench client, n=$N, 1 connection, m=1000 ${PROFILE_ARGS:-}, mock --accept-all"
+    echo "# $TITLE"
     echo "# $(tail -n 1 "$WORK/client.json")"
     echo "# load average before the end: $(cut -d' ' -f1-3 /proc/loadavg)"
     echo
     echo "## share by shared object (self)"
-    perf report -i "$WORK/perf.data" --no-children --sort dso -g none --stdio 2> /dev/null | grep "%" | head -20 | sed "s/ *$//"
+    awk '/%/ && ++n <= 20' "$WORK/by-dso.txt" | sed "s/ *$//"
     echo
     echo "## top symbols by shared object and function (self)"
-    perf report -i "$WORK/perf.data" --no-children --sort dso,symbol -g none --stdio 2> /dev/null | grep '%' | head -60 \
-        | cut -c1-200 | sed "s/ *$//"
+    awk '/%/ && ++n <= 60' "$WORK/by-symbol.txt" | cut -c1-200 | sed "s/ *$//"
 } > bench/profile-B1.txt
 echo "wrote bench/profile-B1.txt" >&2
+
+if [ ! -x bench/venv/bin/python ] || ! bench/venv/bin/python -c "import pyinferno" 2> /dev/null; then
+    echo "installing pyinferno $PYINFERNO_VERSION (flame graphs) into bench/venv" >&2
+    [ -x bench/venv/bin/python ] || python3 -m venv bench/venv >&2
+    bench/venv/bin/pip install -q "pyinferno==$PYINFERNO_VERSION" >&2
+fi
+# perf's stackcollapse script reads ./perf.data: fold there, then name the Swift frames.
+(cd "$WORK" && perf script report stackcollapse 2> /dev/null) | swift demangle --simplified > "$WORK/folded.txt"
+bench/venv/bin/python - "$WORK/folded.txt" "$ROOT/bench/profile-B1.svg" "$TITLE" << 'PY'
+import sys
+import pyinferno
+lines = [line.rstrip("\n") for line in open(sys.argv[1]) if line.strip()]
+open(sys.argv[2], "w").write(pyinferno.flamegraph_from_lines(lines, sys.argv[3]))
+PY
+echo "wrote bench/profile-B1.svg" >&2

@@ -81,9 +81,11 @@ record() {
 # client PORT ARGS...: push-bench client under /usr/bin/time, so its CPU is also measured over the whole
 # process (as h2load's is): process_cpu_us_per_notification counts every notification it sent, warm-up included.
 client() {
-    local tm=$WORK/client.time line
+    local tm=$WORK/client.time line arg in_flight=(-m "$M")
+    # A case that sets its own -m (B6) replaces the default: the parser refuses an option given twice.
+    for arg in "${@:2}"; do [ "$arg" = -m ] && in_flight=(); done
     line=$(timeout 120 /usr/bin/time -f "%U %S" -o "$tm" "$BIN" client --port "$1" --ca "$CREDS/ca.pem" \
-        --cert "$CREDS/client.pem" --key "$CREDS/client-key.pem" -m $M "${@:2}" | tail -n 1)
+        --cert "$CREDS/client.pem" --key "$CREDS/client-key.pem" "${in_flight[@]}" "${@:2}" | tail -n 1)
     [ -n "$line" ] && python3 "$ROOT/bench/process_cpu.py" "$line" "$tm"
 }
 h2() {  # h2 LABEL PORT N BODY

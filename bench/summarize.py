@@ -290,13 +290,13 @@ row("B9 drops, 1,000 concurrent reporters over 3 instances, PostgreSQL store",
 b12d, b12p = stat("B12.direct", "rate"), stat("B12.tinyproxy", "rate")
 b12dc = stat("B12.direct", "process_cpu_us_per_notification")
 b12pc = stat("B12.tinyproxy", "process_cpu_us_per_notification")
-r12 = b12p / b12d if b12p is not None and b12d else None
+r12 = ratio(b12p, b12d)
 row("B12 client through tinyproxy / direct (mock --accept-all, 1 conn)",
     f"{fmt(b12p, '/s')} vs {fmt(b12d, '/s')} = {fr(r12)}; CPU {fmt(b12pc, ' µs/notif', 1)} vs {fmt(b12dc, ' µs/notif', 1)} "
     "(our process; tinyproxy's own CPU not counted)", "≥ 0.8× (the tunnel costs little once up)",
     met(r12, r12 is not None and r12 >= 0.8), sources=("B12.direct", "B12.tinyproxy"))
 b12s, b12sc = stat("B12.danted", "rate"), stat("B12.danted", "process_cpu_us_per_notification")
-r12s = b12s / b12d if b12s is not None and b12d else None
+r12s = ratio(b12s, b12d)
 row("B12 client through danted (SOCKS5) / direct (mock --accept-all, 1 conn)",
     f"{fmt(b12s, '/s')} vs {fmt(b12d, '/s')} = {fr(r12s)}; CPU {fmt(b12sc, ' µs/notif', 1)} vs {fmt(b12dc, ' µs/notif', 1)}",
     "≥ 0.8×", met(r12s, r12s is not None and r12s >= 0.8), sources=("B12.direct", "B12.danted"))

@@ -47,6 +47,14 @@ public final class APNSClient: Sendable {
         loop.shutdown()
     }
 
+    /// The executor of the client's event-loop thread, for tasks that send through this client and do
+    /// little else: a task that prefers it (`withTaskExecutorPreference(client.taskExecutor) { ... }`,
+    /// `group.addTask(executorPreference: client.taskExecutor) { ... }`) runs its nonisolated code on the
+    /// loop thread, so the answer to each ``send(_:)`` resumes it there, in the loop turn that read the
+    /// answer, with no hand-over to another thread. Such tasks share one thread with the connections:
+    /// keep blocking or long work (file or database I/O, heavy encoding) out of them.
+    public var taskExecutor: any TaskExecutor { loop }
+
     /// Sends one notification. Returns `.accepted` or `.rejected` (a rejection by APNs, or by the same
     /// rules checked locally, is an outcome); throws ``APNSTransportError`` when no answer came.
     /// Waits while ``APNSClientConfiguration/maxPendingRequests`` sends are already pending.

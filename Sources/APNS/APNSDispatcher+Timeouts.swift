@@ -18,7 +18,7 @@ extension APNSDispatcher {
             guard let send = live[id] else { continue }
             send.timedOut = true
             if let connection = send.connection {
-                if !connection.cancel(send.handle) { connection.reset(send.handle) }
+                if !connection.cancel(send) { connection.reset(send) }
             } else if waiting.remove(id: id) {
                 finish(
                     send,

@@ -51,6 +51,7 @@ final class APNSDispatcher {
             return
         }
         live[send.id] = send
+        send.isLive = true
         deadlines.append(deadline: send.deadline, id: send.id)
         startSweeping()
         route(send)
@@ -73,6 +74,7 @@ final class APNSDispatcher {
         live.reserveCapacity(live.count + sends.count)
         for send in sends {
             live[send.id] = send
+            send.isLive = true
             deadlines.append(deadline: send.deadline, id: send.id)
         }
         startSweeping()
@@ -92,7 +94,7 @@ final class APNSDispatcher {
     func cancel(id: UInt64) {
         guard let send = live[id] else { return }
         if let connection = send.connection {
-            connection.cancel(send.handle)
+            connection.cancel(send)
         } else if waiting.remove(id: id) {
             finish(send, .failure(APNSTransportError(.cancelled, "cancelled before it was sent")))
         }
@@ -123,29 +125,31 @@ final class APNSDispatcher {
             scheduleReconnects()
             return nil
         }
-        guard let request = authorizedRequest(for: send) else { return nil }
+        guard authorize(send) else { return nil }
         send.connection = connection
-        let completion: (HTTP2Result) -> Void = { [unowned self] result in self.complete(send, result) }
-        send.handle =
-            writeNow
-            ? connection.send(request, completion: completion)
-            : connection.enqueue(request, completion: completion)
+        send.dispatcher = self
+        send.clearAnswer()
+        if writeNow { connection.send(send) } else { connection.enqueue(send) }
         return connection
     }
 
-    /// The request with the current provider token (token auth), or as it is; nil (and the send
-    /// finished) when no token can be signed.
-    private func authorizedRequest(for send: APNSSend) -> HTTP2Request? {
-        guard let tokenProvider else { return send.request }
+    /// Puts the current provider token in the request (token auth); false (and the send finished) when
+    /// no token can be signed.
+    private func authorize(_ send: APNSSend) -> Bool {
+        guard let tokenProvider else { return true }
         do {
             let token = try tokenProvider.currentToken()
             send.jwt = token.jwt
-            var request = send.request
-            request.headers.append((APNSHeader.authorization, token.authorization))
-            return request
+            if let count = send.unauthorizedHeaderCount {
+                send.request.headers.removeSubrange(count...)
+            } else {
+                send.unauthorizedHeaderCount = send.request.headers.count
+            }
+            send.request.headers.append((APNSHeader.authorization, token.authorization))
+            return true
         } catch {
             finish(send, .failure(APNSTransportError(.notSent, "cannot sign the provider token: \(error)")))
-            return nil
+            return false
         }
     }
 
@@ -182,6 +186,8 @@ final class APNSDispatcher {
             settings.connectTimeout = configuration.connectTimeout
             settings.pingInterval = configuration.pingInterval
             settings.idleTimeout = configuration.idleTimeout
+            // A notification's own id differs from every other's: never indexed (HPACK).
+            settings.unindexedFields = [APNSHeader.id, APNSHeader.requestID]
             let connection = HTTP2ClientConnection(loop: loop, configuration: settings)
             let observer = SlotObserver(dispatcher: self, slot: slot)
             connection.delegate = observer
@@ -207,7 +213,7 @@ final class APNSDispatcher {
         let pending = waiting.takeAll()
         for (index, send) in pending.enumerated() {
             route(send)
-            if send.connection == nil, live[send.id] != nil {
+            if send.connection == nil, send.isLive {
                 // Still nowhere to go (route queued it again): keep the rest waiting in order.
                 for rest in pending[(index + 1)...] { waiting.append(rest) }
                 return
@@ -215,20 +221,19 @@ final class APNSDispatcher {
         }
     }
 
-    private func complete(_ send: APNSSend, _ result: HTTP2Result) {
-        guard live[send.id] != nil else { return }
-        switch result {
-        case .success(let response):
-            // Broadcasts answer with `apns-request-id` where device pushes answer with `apns-id`.
-            let apnsID = response.header(APNSHeader.id) ?? response.header(APNSHeader.requestID)
-            if response.status == 200 {
-                finish(send, .success(.accepted(apnsID: apnsID ?? "", uniqueID: response.header("apns-unique-id"))))
+    /// The end of `send`'s exchange on its connection: the answer (`failure` nil) or why none came.
+    func complete(_ send: APNSSend, _ failure: HTTP2ClientFailure?) {
+        guard send.isLive else { return }
+        switch failure {
+        case nil:
+            if send.status == 200 {
+                finish(send, .success(.accepted(apnsID: send.answerID ?? "", uniqueID: send.uniqueID)))
             } else {
-                let rejection = APNSRejection.parse(status: response.status, body: response.body, apnsID: apnsID)
+                let rejection = APNSRejection.parse(status: send.status, body: send.body, apnsID: send.answerID)
                 if rejection.reason == .expiredProviderToken, refreshTokenAndResend(send) { return }
                 finish(send, .success(.rejected(rejection)))
             }
-        case .failure(.notProcessed(let why)):
+        case .notProcessed(let why):
             if send.timedOut {
                 // Never written: the timeout leaves it certainly unsent, safe to send again.
                 finish(
@@ -242,20 +247,28 @@ final class APNSDispatcher {
             } else {
                 finish(send, .failure(APNSTransportError(.notSent, why)))
             }
-        case .failure(.outcomeUnknown(let why)):
+        case .outcomeUnknown(let why):
             let kind: APNSTransportError.Kind = send.timedOut ? .timeout : .outcomeUnknown
             finish(send, .failure(APNSTransportError(kind, why)))
-        case .failure(.cancelled):
+        case .cancelled:
             // Taken off a connection's queue before it was written (the timeout, or the task cancelled).
             let kind: APNSTransportError.Kind = send.timedOut ? .notSent : .cancelled
             finish(send, .failure(APNSTransportError(kind, send.timedOut ? "request timeout: not sent" : "not sent")))
         }
     }
 
+    /// `duration` in seconds, from its components: `Duration / Duration` goes through a generic
+    /// floating-point conversion that cost more than the rest of the latency's bookkeeping.
+    static func seconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return Double(seconds) + Double(attoseconds) * 1e-18
+    }
+
     func finish(_ send: APNSSend, _ result: Result<APNSOutcome, APNSTransportError>) {
         live[send.id] = nil
+        send.isLive = false
         send.connection = nil
-        let latency = (ContinuousClock.now - send.started) / .seconds(1)
+        let latency = Self.seconds(ContinuousClock.now - send.started)
         switch result {
         case .success(.accepted): configuration.metrics.record(.accepted(latency: latency))
         case .success(.rejected(let rejection)): configuration.metrics.record(.rejected(reason: rejection.reason, latency: latency))

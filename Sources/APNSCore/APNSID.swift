@@ -17,21 +17,45 @@ public enum APNSID {
         return format(high: high, low: low)
     }
 
+    /// Writes a new version 4 UUID, in lowercase, into the first 36 bytes of `target`, drawing randomness
+    /// from `generator`: the bytes of ``generate(using:)`` with no string made.
+    public static func generate(using generator: inout some RandomNumberGenerator, into target: UnsafeMutableRawBufferPointer) {
+        var high = generator.next() as UInt64
+        var low = generator.next() as UInt64
+        high = high & 0xFFFF_FFFF_FFFF_0FFF | 0x0000_0000_0000_4000  // version 4
+        low = low & 0x3FFF_FFFF_FFFF_FFFF | 0x8000_0000_0000_0000  // RFC 4122 variant
+        write(high: high, low: low, into: target)
+    }
+
+    /// Writes `high`, `low` as 8-4-4-4-12 lowercase hex into the first 36 bytes of `target`.
+    public static func write(high: UInt64, low: UInt64, into target: UnsafeMutableRawBufferPointer) {
+        precondition(target.count >= 36, "an apns-id takes 36 bytes")
+        let text = target.baseAddress!
+        // Hex digits of `word` (most significant first) for nibbles `first..<first + count`, at `offset`.
+        func digits(_ word: UInt64, _ first: Int, _ count: Int, at offset: Int) {
+            for index in 0..<count {
+                let nibble = UInt8(truncatingIfNeeded: word >> UInt64(60 - 4 * (first + index))) & 0x0F
+                text.storeBytes(of: nibble < 10 ? nibble &+ 48 : nibble &+ 87, toByteOffset: offset + index, as: UInt8.self)
+            }
+        }
+        let dash = UInt8(ascii: "-")
+        digits(high, 0, 8, at: 0)
+        text.storeBytes(of: dash, toByteOffset: 8, as: UInt8.self)
+        digits(high, 8, 4, at: 9)
+        text.storeBytes(of: dash, toByteOffset: 13, as: UInt8.self)
+        digits(high, 12, 4, at: 14)
+        text.storeBytes(of: dash, toByteOffset: 18, as: UInt8.self)
+        digits(low, 0, 4, at: 19)
+        text.storeBytes(of: dash, toByteOffset: 23, as: UInt8.self)
+        digits(low, 4, 12, at: 24)
+    }
+
     /// The 128 bits `high`, `low` as 8-4-4-4-12 lowercase hex (version and variant bits as given): the
     /// package's one UUID formatter, for apns-ids and the outbox's row ids alike.
     public static func format(high: UInt64, low: UInt64) -> String {
         String(unsafeUninitializedCapacity: 36) { text in
-            var position = 0
-            for nibble in 0..<32 {
-                if nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20 {
-                    text[position] = UInt8(ascii: "-")
-                    position += 1
-                }
-                let word = nibble < 16 ? high : low
-                text[position] = JSONValue.hexDigit(UInt8(truncatingIfNeeded: word >> UInt64(60 - 4 * (nibble % 16))) & 0x0F)
-                position += 1
-            }
-            return position
+            write(high: high, low: low, into: UnsafeMutableRawBufferPointer(text))
+            return 36
         }
     }
 
@@ -39,6 +63,11 @@ public enum APNSID {
     public static func isValid(_ text: some StringProtocol) -> Bool {
         if let result = text.utf8.withContiguousStorageIfAvailable(isValid(utf8:)) { return result }
         return Array(text.utf8).withUnsafeBufferPointer(isValid(utf8:))
+    }
+
+    /// Whether `bytes` (UTF-8) are 8-4-4-4-12 hex digits with dashes, as ``isValid(_:)`` checks text.
+    public static func isValid(bytes: UnsafeRawBufferPointer) -> Bool {
+        isValid(utf8: bytes.assumingMemoryBound(to: UInt8.self))
     }
 
     private static func isValid(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Bool {

@@ -10,8 +10,14 @@ import PushTLS
 /// and its timers fire there.
 final class MockAPNSConnectionHandler: HTTP2ServerHandler {
     private let core: MockAPNSCore
-    private weak var connection: HTTP2ServerConnection?
+    /// The connection that owns this handler (it holds the handler until it closes): not retained and not
+    /// weak (a weak reference gave the connection a side table, a slow retain and release on every use),
+    /// set to nil when it closes.
+    private unowned(unsafe) var connection: HTTP2ServerConnection?
     private let loop: EventLoop
+    /// `acceptAll`: requests arrive as three captured fields (``requestFields``), never whole.
+    private let acceptAll: Bool
+    private let idleTimeout: Duration?
     private let id: Int
     private var context: MockAPNSConnectionContext?
     private var requestCount = 0
@@ -23,57 +29,104 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
     private var goAwaySent = false
     /// Token auth: the connection still runs at one stream until its first valid token.
     private var awaitingAuthentication: Bool
-    private var ids = MockRandom.systemSeeded()
+    /// The generator of the ids this connection makes up, out of line so that drawing from it (an
+    /// `inout` use, twice per answer) costs no runtime exclusivity check.
+    private let ids = UnsafeMutablePointer<MockRandom>.allocate(capacity: 1)
     /// Answers waiting for their latency, by stream: the timer and what it will answer.
-    private var delayed: [Int32: (timer: LoopTimer, outcome: APNSOutcome)] = [:]
+    private var delayed = MockAPNSDelayedAnswers()
+    /// The one timer of the delayed answers, armed for the earliest.
+    private var answerTimer: LoopTimer?
     private var idleTimer: LoopTimer?
     private var closeTimer: LoopTimer?
     private let isDevelopment: Bool
     /// Broadcast streams not yet answered: they answer with `apns-request-id` (and `apns-unique-id`).
     private var broadcastStreams: Set<Int32> = []
+    /// The header fields of the last 200 answer, kept for its capacity.
+    private var acceptedFields: [(name: String, value: String)] = []
 
     init(core: MockAPNSCore, connection: HTTP2ServerConnection) {
         self.core = core
         self.connection = connection
         loop = connection.loop
+        ids.initialize(to: MockRandom.systemSeeded())
+        acceptAll = core.configuration.acceptAll
+        idleTimeout = core.configuration.idleTimeout
         id = core.recorder.countConnectionOpened()
         isDevelopment = core.configuration.environment == .development
         awaitingAuthentication = core.startsAtOneStream
         announcedStreams = core.configuration.maxConcurrentStreams
         if let idle = core.configuration.idleTimeout {
-            let timer = LoopTimer(loop: loop) { [weak self] in self?.idleTimerFired() }
+            let timer = LoopTimer(loop: loop) { [unowned self] in self.idleTimerFired() }
             timer.schedule(after: idle)
             idleTimer = timer
         }
     }
 
+    deinit {
+        ids.deinitialize(count: 1)
+        ids.deallocate()
+    }
+
+    /// The fast path's fields: `:path` (broadcasts answer with `apns-request-id`) and the ids to echo.
+    var requestFields: [String]? { acceptAll ? [":path", APNSHeader.id, APNSHeader.requestID] : nil }
+
     func connection(_ connection: HTTP2ServerConnection, didReceive request: HTTP2ServerRequest) {
-        let configuration = core.configuration
+        guard let knobs = admit(request.streamID, on: connection) else { return }
+        let broadcast = MockAPNSBroadcastRules.isBroadcast(request.path)
+        if broadcast { broadcastStreams.insert(request.streamID) }
+        let given = request.header(broadcast ? APNSHeader.requestID : APNSHeader.id)
+        let apnsID = given.flatMap { APNSID.isValid($0) ? $0 : nil } ?? APNSID.generate(using: &ids.pointee)
+        core.recorder.countStream(concurrentStreams: connection.maxObservedOpenStreams)
+        applyStreamLimit(knobs)
+        decideAndAnswer(request, apnsID: apnsID, knobs: knobs, on: connection)
+        goAwayIfDue(knobs)
+    }
+
+    /// The `acceptAll` fast path: every request is accepted from its captured fields; no request is
+    /// built, checked or recorded, only counted.
+    func connection(_ connection: HTTP2ServerConnection, didReceiveFields fields: HTTP2ServerRequestFields) {
+        guard let knobs = admit(fields.streamID, on: connection) else { return }
+        let broadcast = fields.value(0, hasPrefix: "/4/broadcasts/apps/")
+        core.recorder.countFastAccept(concurrentStreams: connection.maxObservedOpenStreams)
+        // The answer is written as bytes: the id the request gave (when valid) or a new one, and a unique
+        // id, with no string made.
+        let withUniqueID = isDevelopment || broadcast
+        fields.withValue(broadcast ? 2 : 1) { given in
+            let echoed = given.flatMap { APNSID.isValid(bytes: $0) ? $0 : nil }
+            connection.respond(to: fields.streamID, status: 200, maxFields: 2, valueBytes: 72) { answer in
+                let name: StaticString = broadcast ? "apns-request-id" : "apns-id"
+                if let echoed {
+                    answer.add(name, echoed, indexed: false)
+                } else {
+                    answer.add(name, length: 36, indexed: false) { APNSID.generate(using: &ids.pointee, into: $0) }
+                }
+                if withUniqueID {
+                    answer.add("apns-unique-id", length: 36, indexed: false) { APNSID.generate(using: &ids.pointee, into: $0) }
+                }
+            }
+        }
+        if let idleTimeout { idleTimer?.schedule(after: idleTimeout) }
+        goAwayIfDue(knobs)
+    }
+
+    /// Counts a request and applies the connection knobs that cut it off; the knobs in force, or nil
+    /// when the connection was dropped.
+    private func admit(_ streamID: Int32, on connection: HTTP2ServerConnection) -> MockAPNSKnobs? {
         let knobs = core.knobs.withLock { $0 }
         requestCount += 1
-        highestStreamID = max(highestStreamID, request.streamID)
+        highestStreamID = max(highestStreamID, streamID)
         let cutOff = core.countRequestAndCheckAbruptClose(knobs)
         if cutOff || knobs.abruptCloseAfterStreams.map({ requestCount > $0 }) == true {
             core.recorder.countStream(concurrentStreams: connection.maxObservedOpenStreams)
             core.recorder.countAbort(connectionID: id)
             connection.abort()
-            return
+            return nil
         }
-        if let idle = configuration.idleTimeout { idleTimer?.schedule(after: idle) }
-        let broadcast = MockAPNSBroadcastRules.isBroadcast(request.path)
-        if broadcast { broadcastStreams.insert(request.streamID) }
-        let given = request.header(broadcast ? APNSHeader.requestID : APNSHeader.id)
-        let apnsID = given.flatMap { APNSID.isValid($0) ? $0 : nil } ?? APNSID.generate(using: &ids)
+        if let idleTimeout { idleTimer?.schedule(after: idleTimeout) }
+        return knobs
+    }
 
-        if configuration.acceptAll {
-            core.recorder.countFastAccept(concurrentStreams: connection.maxObservedOpenStreams)
-            answer(streamID: request.streamID, outcome: .accepted(apnsID: apnsID, uniqueID: uniqueID(always: broadcast)))
-        } else {
-            core.recorder.countStream(concurrentStreams: connection.maxObservedOpenStreams)
-            applyStreamLimit(knobs)
-            decideAndAnswer(request, apnsID: apnsID, knobs: knobs, on: connection)
-        }
-
+    private func goAwayIfDue(_ knobs: MockAPNSKnobs) {
         if let limit = knobs.goAwayAfterStreams, requestCount >= limit, !goAwaySent {
             sendGoAway(knobs.goAwayReason, lastStreamID: highestStreamID)
         }
@@ -96,10 +149,12 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
     }
 
     func connectionDidClose(_ connection: HTTP2ServerConnection) {
+        self.connection = nil
         core.recorder.countConnectionClosed()
         // Timers may be the ones firing right now: free them on a later loop turn.
-        let timers = delayed.values.map(\.timer) + [idleTimer, closeTimer].compactMap { $0 }
-        delayed.removeAll()
+        let timers = [answerTimer, idleTimer, closeTimer].compactMap { $0 }
+        _ = delayed.takeAll()
+        answerTimer = nil
         idleTimer = nil
         closeTimer = nil
         for timer in timers { timer.cancel() }
@@ -146,27 +201,37 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
             answer(streamID: request.streamID, outcome: outcome)
             return
         }
-        let streamID = request.streamID
-        let timer = LoopTimer(loop: loop) { [weak self] in
-            guard let self, let fired = self.delayed.removeValue(forKey: streamID) else { return }
-            self.loop.execute { withExtendedLifetime(fired) {} }
-            self.answer(streamID: streamID, outcome: outcome)
-        }
-        timer.schedule(after: delay)
-        delayed[streamID] = (timer, outcome)
+        let now = ContinuousClock.now
+        if delayed.add(outcome, streamID: request.streamID, due: now + delay) { armAnswerTimer(in: delay) }
+    }
+
+    private func armAnswerTimer(in delay: Duration) {
+        let timer = answerTimer ?? LoopTimer(loop: loop) { [unowned self] in self.answerDue() }
+        answerTimer = timer
+        timer.schedule(after: max(.zero, delay))
+    }
+
+    /// The answer timer fired: everything due goes out (in one write: the connection flushes after this
+    /// loop iteration's events), and the timer is armed for the next.
+    private func answerDue() {
+        let now = ContinuousClock.now
+        // What is due within the next 0.2 ms goes now: another wake-up for it would come as late.
+        let (due, next) = delayed.takeDue(now: now, slack: .microseconds(200))
+        for (streamID, outcome) in due { answer(streamID: streamID, outcome: outcome) }
+        if let next { armAnswerTimer(in: next - now) }
     }
 
     /// Apple sends `apns-unique-id` for device pushes in development only, for broadcasts always (its
     /// broadcast page names no environment).
     private func uniqueID(always: Bool = false) -> String? {
-        isDevelopment || always ? APNSID.generate(using: &ids) : nil
+        isDevelopment || always ? APNSID.generate(using: &ids.pointee) : nil
     }
 
     /// Writes the answer; SETTINGS for the stream-limit throttle go out just before it.
     private func answer(streamID: Int32, outcome: APNSOutcome) {
         guard let connection, !connection.isClosed else { return }
-        let configuration = core.configuration
-        let idHeader = broadcastStreams.remove(streamID) != nil ? APNSHeader.requestID : APNSHeader.id
+        let broadcast = !broadcastStreams.isEmpty && broadcastStreams.remove(streamID) != nil
+        let idHeader = broadcast ? APNSHeader.requestID : APNSHeader.id
         switch outcome {
         case .accepted(let apnsID, let uniqueID):
             if streamLimitDropped {
@@ -174,11 +239,13 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
                 announcedStreams = core.knobs.withLock { $0.maxConcurrentStreams }
                 connection.updateSettings(maxConcurrentStreams: announcedStreams)
             }
-            var headers = [(name: idHeader, value: apnsID)]
-            if let uniqueID { headers.append((APNSHeader.uniqueID, uniqueID)) }
-            connection.respond(to: streamID, status: 200, headers: headers)
+            // One array for every answer: respond does not keep it, so it is never copied.
+            acceptedFields.removeAll(keepingCapacity: true)
+            acceptedFields.append((idHeader, apnsID))
+            if let uniqueID { acceptedFields.append((APNSHeader.uniqueID, uniqueID)) }
+            connection.respond(to: streamID, status: 200, headers: acceptedFields)
         case .rejected(let rejection):
-            if configuration.dropStreamLimitAfterRejection, !streamLimitDropped {
+            if core.configuration.dropStreamLimitAfterRejection, !streamLimitDropped {
                 streamLimitDropped = true
                 connection.updateSettings(maxConcurrentStreams: 1)
             }
@@ -187,7 +254,7 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
                 headers: [("content-type", "application/json"), (idHeader, rejection.apnsID ?? "")],
                 body: rejection.jsonBody())
         }
-        if let idle = configuration.idleTimeout { idleTimer?.schedule(after: idle) }
+        if let idleTimeout { idleTimer?.schedule(after: idleTimeout) }
     }
 
     private func sendGoAway(_ reason: APNSRejectionReason, lastStreamID: Int32?) {
@@ -197,7 +264,7 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
         connection.goAway(debugData: APNSRejection(reason).jsonBody(), lastStreamID: lastStreamID)
         if let delay = core.configuration.closeAfterGoAway {
             // Answered or not: the streams still open then end without an answer.
-            let timer = LoopTimer(loop: loop) { [weak self] in self?.closeAfterGoAway() }
+            let timer = LoopTimer(loop: loop) { [unowned self] in self.closeAfterGoAway() }
             timer.schedule(after: delay)
             closeTimer = timer
         }
@@ -208,13 +275,8 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
     /// streams not received whole by then get no answer.
     private func closeAfterGoAway() {
         guard let connection, !connection.isClosed else { return }
-        let waiting = delayed.sorted { $0.key < $1.key }
-        delayed.removeAll()
-        for (streamID, answer) in waiting {
-            answer.timer.cancel()
-            self.answer(streamID: streamID, outcome: answer.outcome)
-        }
-        loop.execute { withExtendedLifetime(waiting) {} }
+        answerTimer?.cancel()
+        for (streamID, outcome) in delayed.takeAll() { answer(streamID: streamID, outcome: outcome) }
         connection.close()
     }
 

@@ -31,6 +31,8 @@ public final class MockAPNSServer: Sendable {
         var settings = HTTP2ServerSettings()
         // Token auth (Apple): one stream until the connection shows a valid token; the handler raises it.
         settings.maxConcurrentStreams = core.startsAtOneStream ? 1 : configuration.maxConcurrentStreams
+        // Ids differ in every answer: never indexed, so they do not churn either side's HPACK table.
+        settings.unindexedFields = [APNSHeader.id, APNSHeader.uniqueID, APNSHeader.requestID]
         let serverLoop = loop ?? EventLoop(name: "mock-apns")
         do {
             server = try HTTP2Server(

@@ -89,6 +89,7 @@ extension JSONValue {
     }
 
     /// The lowercase ASCII hex digit for a nibble.
+    @inlinable
     public static func hexDigit(_ nibble: UInt8) -> UInt8 {
         nibble < 10 ? 0x30 + nibble : 0x61 + nibble - 10
     }

@@ -26,6 +26,9 @@ extension HTTP2ClientConnection {
         public var idleTimeout: Duration?
         /// Stop opening streams while more than this many bytes wait to be written.
         public var outputHighWater: Int = 1 << 20
+        /// Request header fields whose values change with every request (ids): sent as literals never
+        /// indexed, so they do not churn the HPACK dynamic table of either side.
+        public var unindexedFields: [String] = []
 
         /// A configuration for `host:port`.
         public init(host: String, port: Int, tls: TLSContext?, serverName: String? = nil) {

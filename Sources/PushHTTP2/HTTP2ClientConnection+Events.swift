@@ -1,5 +1,4 @@
 internal import CNGHTTP2
-import PushHTTP
 public import PushIO
 import PushTLS
 
@@ -49,34 +48,54 @@ extension HTTP2ClientConnection: HTTP2SessionDelegate {
     func sessionBeganHeaders(streamID: Int32) {}
 
     func sessionReceivedHeader(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
-        guard let pending = openRequest(streamID) else { return }
-        if name.count == 7, name.elementsEqual(":status".utf8) {
-            var status = 0
-            for byte in value where byte >= 48 && byte <= 57 { status = status * 10 + Int(byte - 48) }
-            pending.status = status
-        } else {
-            pending.headers.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+        withOpenExchange(streamID) { exchange in
+            if name.count == 7, name[0] == UInt8(ascii: ":"), Self.isStatus(name) {
+                var status = 0
+                for byte in value where byte >= 48 && byte <= 57 { status = status * 10 + Int(byte - 48) }
+                exchange.status = status
+            } else {
+                exchange.receivedHeader(name: name, value: value)
+            }
         }
     }
 
-    func sessionEndedHeaders(streamID: Int32, endStream: Bool) {}
-
     func sessionReceivedData(streamID: Int32, data: UnsafeRawBufferPointer) {
-        openRequest(streamID)?.body.append(contentsOf: data)
+        withOpenExchange(streamID) { $0.receivedData(data) }
     }
 
     func sessionEndedStream(streamID: Int32) {}
 
     func sessionClosedStream(streamID: Int32, errorCode: UInt32) {
-        guard let pending = takeOpenRequest(streamID) else { return }
-        if errorCode == HTTP2ErrorCode.noError, pending.status > 0 {
-            pending.completion(.success(HTTPResponse(status: pending.status, headers: pending.headers, body: pending.body)))
+        guard let exchange = openExchange(streamID) else { return }
+        unlinkOpen(exchange)
+        if errorCode == HTTP2ErrorCode.noError, exchange.status > 0 {
+            exchange.finished(nil)
         } else if errorCode == HTTP2ErrorCode.refusedStream {
-            pending.completion(.failure(.notProcessed("stream refused by the server")))
+            exchange.finished(.notProcessed("stream refused by the server"))
         } else {
-            pending.completion(.failure(.outcomeUnknown("stream reset with HTTP/2 error \(errorCode)")))
+            exchange.finished(.outcomeUnknown("stream reset with HTTP/2 error \(errorCode)"))
         }
         afterStreamClosed()
+    }
+
+    /// Whether `name` is `:status` (byte by byte: a generic comparison with a string's UTF-8 view cost
+    /// more than the rest of the header's handling).
+    private static func isStatus(_ name: UnsafeRawBufferPointer) -> Bool {
+        (":status" as StaticString).withUTF8Buffer { bytesEqual(UnsafeRawBufferPointer($0), name) }
+    }
+
+    /// The exchange open on `streamID` (nghttp2 keeps it as the stream's user data).
+    private func openExchange(_ streamID: Int32) -> HTTP2ClientExchange? {
+        guard let pointer = currentSession?.streamUserData(streamID) else { return nil }
+        return Unmanaged<HTTP2ClientExchange>.fromOpaque(pointer).takeUnretainedValue()
+    }
+
+    /// Calls `body` with the exchange open on `streamID`, if any, without counting a reference for the
+    /// call: the open list holds it until its stream closes, which cannot happen during a header or data
+    /// callback.
+    private func withOpenExchange(_ streamID: Int32, _ body: (HTTP2ClientExchange) -> Void) {
+        guard let pointer = currentSession?.streamUserData(streamID) else { return }
+        Unmanaged<HTTP2ClientExchange>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
     }
 
     func sessionReceivedGoAway(lastStreamID: Int32, errorCode: UInt32, debugData: [UInt8]) {

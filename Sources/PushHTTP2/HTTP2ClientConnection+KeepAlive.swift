@@ -27,7 +27,7 @@ extension HTTP2ClientConnection {
             return
         }
         let idle = now - lastActivity
-        if open.isEmpty, queue.isEmpty, let idleTimeout = configuration.idleTimeout, idle >= idleTimeout, state == .ready {
+        if openCount == 0, queue.isEmpty, let idleTimeout = configuration.idleTimeout, idle >= idleTimeout, state == .ready {
             close()
             return
         }

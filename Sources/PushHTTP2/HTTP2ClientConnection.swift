@@ -44,7 +44,7 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
         loop.preconditionInEventLoop()
         return phase
     }
-    private var phase: State = .idle
+    var phase: State = .idle
     /// TLS details once connected.
     public var tlsInfo: TLSSessionInfo? {
         loop.preconditionInEventLoop()
@@ -52,10 +52,14 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
     }
 
     private var stream: IOStream?
-    private var session: HTTP2Session?
-    var queue = Deque<Pending>()
-    var open: [Int32: Pending] = [:]
-    private var nextHandle: Int64 = 0
+    var session: HTTP2Session?
+    /// Requests waiting for a stream, in order.
+    var queue = Deque<HTTP2ClientExchange>()
+    /// Exchanges whose stream is open: a list linked through the exchanges themselves (no allocation,
+    /// no hashing); nghttp2's stream user data points at each, for the callbacks.
+    var openHead: HTTP2ClientExchange?
+    var openCount = 0
+    var nextHandle: Int64 = 0
     var lastActivity = ContinuousClock.now
     private var connectTimer: LoopTimer?
     private var keepAliveTimer: LoopTimer?
@@ -75,7 +79,7 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
     /// Streams open now.
     public var openStreamCount: Int {
         loop.preconditionInEventLoop()
-        return open.count
+        return openCount
     }
     /// Requests waiting for a free stream.
     public var queuedCount: Int {
@@ -116,63 +120,11 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
         }
     }
 
-    /// Sends `request` as soon as a stream is free; `completion` runs on the loop thread exactly once.
-    /// Returns a handle for ``cancel(_:)``.
-    @discardableResult
-    public func send(_ request: HTTP2Request, completion: @escaping (HTTP2Result) -> Void) -> Int64 {
-        let handle = enqueue(request, completion: completion)
-        pump()  // writes only on a ready connection
-        return handle
-    }
-
-    /// Like ``send(_:completion:)`` but only queues the request: nothing is written until
-    /// ``writeQueued()`` (or the connection's own activity) runs, so many requests go out together.
-    @discardableResult
-    public func enqueue(_ request: HTTP2Request, completion: @escaping (HTTP2Result) -> Void) -> Int64 {
-        loop.preconditionInEventLoop()
-        nextHandle += 1
-        let pending = Pending(handle: nextHandle, request: request, completion: completion)
-        switch phase {
-        case .draining, .closed:
-            completion(.failure(.notProcessed("connection is \(phase)")))
-        case .idle:
-            queue.append(pending)
-            connect()
-        case .connecting, .ready:
-            queue.append(pending)
-        }
-        return pending.handle
-    }
-
-    /// Opens streams for queued requests (as far as the limits allow) and writes them.
-    public func writeQueued() {
-        loop.preconditionInEventLoop()
-        pump()
-    }
-
-    /// Cancels a request still waiting for a stream (it ends `.cancelled`); one already written is left alone.
-    /// Returns true when it was removed.
-    @discardableResult
-    public func cancel(_ handle: Int64) -> Bool {
-        loop.preconditionInEventLoop()
-        guard let pending = queue.remove(where: { $0.handle == handle }) else { return false }
-        pending.completion(.failure(.cancelled))
-        return true
-    }
-
-    /// Resets an open stream (CANCEL); its request ends `.outcomeUnknown`.
-    public func reset(_ handle: Int64) {
-        loop.preconditionInEventLoop()
-        guard let (streamID, _) = open.first(where: { $0.value.handle == handle }) else { return }
-        session?.resetStream(streamID, errorCode: HTTP2ErrorCode.cancel)
-        flush()
-    }
-
     /// Stops taking requests: queued ones end `.notProcessed`, open ones finish, then GOAWAY and close.
     public func close() {
         loop.preconditionInEventLoop()
         guard phase != .closed else { return }
-        for pending in queue.removeAll() { pending.completion(.failure(.notProcessed("connection closing"))) }
+        for exchange in queue.removeAll() { exchange.finished(.notProcessed("connection closing")) }
         if phase == .idle || phase == .connecting {
             finish(error: nil)
             return
@@ -193,15 +145,13 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
         guard phase == .ready, let session, let stream else { return }
         let limit = self.limit
         var submitted = false
-        while open.count < limit, stream.pendingOutputBytes < configuration.outputHighWater, let pending = queue.popFirst() {
+        while openCount < limit, stream.pendingOutputBytes < configuration.outputHighWater, let exchange = queue.popFirst() {
             do {
-                let streamID = try session.submitRequest(
-                    headers: pending.request.headerBlock,
-                    body: pending.request.body.isEmpty ? nil : pending.request.body)
-                open[streamID] = pending
+                exchange.streamID = try session.submitRequest(exchange, unindexed: configuration.unindexedFields)
+                linkOpen(exchange)
                 submitted = true
             } catch {
-                pending.completion(.failure(.notProcessed("\(error)")))
+                exchange.finished(.notProcessed("\(error)"))
             }
         }
         // While input is being processed the flush after it writes everything at once.
@@ -221,8 +171,6 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
     func installSession(_ session: HTTP2Session) { self.session = session }
     var currentSession: HTTP2Session? { session }
     func noteActivity() { lastActivity = ContinuousClock.now }
-    func openRequest(_ streamID: Int32) -> Pending? { open[streamID] }
-    func takeOpenRequest(_ streamID: Int32) -> Pending? { open.removeValue(forKey: streamID) }
     func clearPingDeadline() { pingDeadline = nil }
     func markReady() { becomeReady() }
 
@@ -239,7 +187,7 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
         guard phase != .closed else { return }
         goAwayLastStreamID = min(goAwayLastStreamID ?? .max, lastStreamID)
         phase = .draining
-        for pending in queue.removeAll() { pending.completion(.failure(.notProcessed("server sent GOAWAY"))) }
+        for exchange in queue.removeAll() { exchange.finished(.notProcessed("server sent GOAWAY")) }
     }
 
     private func becomeReady() {
@@ -253,7 +201,7 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
     }
 
     func closeIfDrained() {
-        guard phase == .draining, open.isEmpty else { return }
+        guard phase == .draining, openCount == 0 else { return }
         if let session {
             try? session.submitGoAway(errorCode: HTTP2ErrorCode.noError, lastStreamID: 0, debugData: [])
             flush()
@@ -278,16 +226,20 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
         stream?.close()
         stream = nil
         let reason = error?.description ?? "connection closed"
-        let lost = open
-        open.removeAll()
-        for pending in queue.removeAll() { pending.completion(.failure(.notProcessed(reason))) }
-        for (streamID, pending) in lost.sorted(by: { $0.key < $1.key }) {
+        var lost: [HTTP2ClientExchange] = []
+        lost.reserveCapacity(openCount)
+        while let exchange = openHead {
+            unlinkOpen(exchange)
+            lost.append(exchange)
+        }
+        for exchange in queue.removeAll() { exchange.finished(.notProcessed(reason)) }
+        for exchange in lost.sorted(by: { $0.streamID < $1.streamID }) {
             // Above the GOAWAY's last-stream-id the server processed nothing (RFC 9113 §6.8); nghttp2 reports
             // only the streams it had opened, not requests it still held back for the stream limit.
-            if let last = goAwayLastStreamID, streamID > last {
-                pending.completion(.failure(.notProcessed("above the server's GOAWAY last-stream-id \(last)")))
+            if let last = goAwayLastStreamID, exchange.streamID > last {
+                exchange.finished(.notProcessed("above the server's GOAWAY last-stream-id \(last)"))
             } else {
-                pending.completion(.failure(.outcomeUnknown(reason)))
+                exchange.finished(.outcomeUnknown(reason))
             }
         }
         // The session may be mid-callback (this can run inside `receive`): free it on a later turn.

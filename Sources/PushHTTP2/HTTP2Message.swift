@@ -28,8 +28,9 @@ public struct HTTP2Request: Sendable {
         self.body = body
     }
 
-    var headerBlock: HeaderBlock {
-        HeaderBlock(method: method, scheme: scheme, authority: authority, path: path, fields: headers)
+    /// The header block, with the fields named in `unindexed` never indexed.
+    func headerBlock(unindexed: [String] = []) -> HeaderBlock {
+        HeaderBlock(method: method, scheme: scheme, authority: authority, path: path, fields: headers, unindexed: unindexed)
     }
 }
 

@@ -14,6 +14,9 @@ public struct HTTP2ServerSettings: Sendable {
     public var maxHeaderListSize: Int = 8000
     /// SETTINGS_INITIAL_WINDOW_SIZE.
     public var initialWindowSize: Int = 65535
+    /// Response header fields whose values change with every response (ids): sent as literals never
+    /// indexed, so they do not churn the HPACK dynamic table of either side.
+    public var unindexedFields: [String] = []
 
     /// APNs' values.
     public init() {}

@@ -20,7 +20,7 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
             served = newValue
         }
     }
-    private var served: (any HTTP2ServerHandler)?
+    var served: (any HTTP2ServerHandler)?
     /// TLS details (ALPN, client certificate) once the handshake finished.
     public var tlsInfo: TLSSessionInfo? {
         loop.preconditionInEventLoop()
@@ -31,19 +31,19 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
         loop.preconditionInEventLoop()
         return streamsOpen
     }
-    private var streamsOpen = 0
+    var streamsOpen = 0
     /// The most streams ever open at once on this connection.
     public var maxObservedOpenStreams: Int {
         loop.preconditionInEventLoop()
         return mostStreamsOpen
     }
-    private var mostStreamsOpen = 0
+    var mostStreamsOpen = 0
     /// Requests received whole.
     public var requestCount: Int {
         loop.preconditionInEventLoop()
         return requestsReceived
     }
-    private var requestsReceived = 0
+    var requestsReceived = 0
     /// Free for the handler: per-connection state (for example an authenticated team).
     public var userInfo: [String: String] {
         get {
@@ -63,25 +63,33 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
     }
     private var closed = false
 
-    private var stream: IOStream?
-    private var session: HTTP2Session?
-    /// Requests being received, each in a box so that every header and data chunk changes it in place
-    /// (a struct in the dictionary was copied, with its arrays, on each change).
-    private var incoming: [Int32: IncomingRequest] = [:]
-    private var goingAway = false
+    var stream: IOStream?
+    var session: HTTP2Session?
+    /// Requests being received: pooled records found through nghttp2's stream user data (no dictionary,
+    /// and no allocation per request once the pool is warm), whole requests or captured fields.
+    var incoming = StreamRecordPool()
+    /// The handler's ``HTTP2ServerHandler/requestFields``, read when the session starts: when set, requests
+    /// arrive as ``HTTP2ServerRequestFields``.
+    var capture: FieldCapture?
     /// The last stream id of the GOAWAY sent: streams above it are not processed (nghttp2 refuses them once
-    /// the frame is out; until then, ones begun in the same read are dropped here, never handed over).
-    private var goAwayLastStreamID: Int32?
+    /// the frame is out; until then, ones begun in the same read are dropped when they end, never handed
+    /// over).
+    var goAwayLastStreamID: Int32 = .max
+    private var goingAway = false
+    /// A flush job is queued (``flushUnlessReceiving()``).
+    private var flushScheduled = false
     /// True while `stream(_:didRead:)` feeds input to the session (it flushes when done).
-    private var receiving = false
+    var receiving = false
     private var lingerTimer: LoopTimer?
-    private let settings: [(id: Int32, value: UInt32)]
+    let settings: [(id: Int32, value: UInt32)]
+    private let unindexedFields: [String]
     private let onClose: (HTTP2ServerConnection) -> Void
 
     init(stream: IOStream, settings: HTTP2ServerSettings, onClose: @escaping (HTTP2ServerConnection) -> Void) {
         self.loop = stream.loop
         self.stream = stream
         self.settings = settings.entries
+        unindexedFields = settings.unindexedFields
         self.onClose = onClose
         stream.delegate = self
     }
@@ -92,7 +100,7 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
         guard let session, !closed else { return }
         do {
             try session.submitResponse(
-                streamID: streamID, headers: HeaderBlock(status: status, fields: headers),
+                streamID: streamID, headers: HeaderBlock(status: status, fields: headers, unindexed: unindexedFields),
                 body: body.isEmpty ? nil : body)
         } catch {
             return
@@ -117,7 +125,6 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
         let last = lastStreamID ?? session.lastProcessedStreamID
         goAwayLastStreamID = last
         try? session.submitGoAway(errorCode: errorCode, lastStreamID: last, debugData: debugData)
-        for id in incoming.keys where id > last { incoming[id] = nil }
         flushUnlessReceiving()
         closeIfDone()
     }
@@ -137,11 +144,17 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
         finish()
     }
 
-    /// Writes now, except while input is being parsed: answers given from inside the session's callbacks
-    /// then go out together in the one write after the input (nghttp2 must not send from its callbacks,
-    /// and a TLS record and a syscall per answer cost the mock most of its time under load).
-    private func flushUnlessReceiving() {
-        if !receiving { flush() }
+    /// Writes soon: while input is being parsed, in the one write after it (nghttp2 must not send from its
+    /// callbacks); otherwise (answers from timers, say) in a loop job that runs after the other events of
+    /// this loop iteration, so the answers of every timer that fired together go out in one write. A TLS
+    /// record, a syscall and a wake-up of the peer per answer cost a server most of its time under load.
+    func flushUnlessReceiving() {
+        guard !receiving, !flushScheduled else { return }
+        flushScheduled = true
+        loop.execute { [self] in
+            flushScheduled = false
+            flush()
+        }
     }
 
     func flush() {
@@ -156,7 +169,7 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
     /// After GOAWAY, once every stream is answered, the connection waits for the client to close it
     /// (up to `linger`) instead of closing first: closing a socket with unread client bytes makes
     /// the kernel send a reset, which can destroy answers the client has not read yet.
-    private func closeIfDone() {
+    func closeIfDone() {
         guard goingAway, streamsOpen == 0, lingerTimer == nil, !closed else { return }
         let timer = LoopTimer(loop: loop) { [weak self] in self?.close() }
         timer.schedule(after: lingerDelay)
@@ -176,7 +189,7 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
     }
     private var lingerDelay: Duration = .seconds(2)
 
-    private func finish() {
+    func finish() {
         guard !closed else { return }
         closed = true
         lingerTimer?.cancel()
@@ -190,89 +203,4 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
         served = nil
         onClose(self)
     }
-}
-
-extension HTTP2ServerConnection: IOStreamDelegate {
-    public func streamDidConnect(_ stream: IOStream) {
-        do {
-            session = try HTTP2Session(server: true, settings: settings, delegate: self)
-            flush()
-        } catch {
-            abort()
-        }
-    }
-
-    public func stream(_ stream: IOStream, didRead bytes: UnsafeRawBufferPointer) {
-        guard let session else { return }
-        receiving = true
-        defer { receiving = false }
-        do {
-            try session.receive(bytes)
-        } catch {
-            try? session.submitGoAway(errorCode: HTTP2ErrorCode.protocolError, lastStreamID: nil, debugData: [])
-            flush()
-            close()
-            return
-        }
-        flush()
-    }
-
-    public func streamDidDrain(_ stream: IOStream) {}
-
-    public func stream(_ stream: IOStream, didCloseWith error: IOError) {
-        self.stream = nil
-        finish()
-    }
-}
-
-extension HTTP2ServerConnection: HTTP2SessionDelegate {
-    func sessionBeganHeaders(streamID: Int32) {
-        if goAwayLastStreamID.map({ streamID <= $0 }) ?? true { incoming[streamID] = IncomingRequest(streamID: streamID) }
-        streamsOpen += 1
-        mostStreamsOpen = max(mostStreamsOpen, streamsOpen)
-    }
-
-    func sessionReceivedHeader(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
-        guard let box = incoming[streamID] else { return }
-        let text = String(decoding: value, as: UTF8.self)
-        if name.first == UInt8(ascii: ":") {
-            switch String(decoding: name, as: UTF8.self) {
-            case ":method": box.request.method = text
-            case ":path": box.request.path = text
-            case ":scheme": box.request.scheme = text
-            case ":authority": box.request.authority = text
-            default: break
-            }
-        } else {
-            box.request.headers.append((String(decoding: name, as: UTF8.self), text))
-        }
-    }
-
-    func sessionEndedHeaders(streamID: Int32, endStream: Bool) {}
-
-    func sessionReceivedData(streamID: Int32, data: UnsafeRawBufferPointer) {
-        incoming[streamID]?.request.body.append(contentsOf: data)
-    }
-
-    func sessionEndedStream(streamID: Int32) {
-        guard let request = incoming.removeValue(forKey: streamID)?.request else { return }
-        requestsReceived += 1
-        served?.connection(self, didReceive: request)
-    }
-
-    func sessionClosedStream(streamID: Int32, errorCode: UInt32) {
-        incoming[streamID] = nil
-        streamsOpen = max(0, streamsOpen - 1)
-        closeIfDone()
-    }
-
-    func sessionReceivedGoAway(lastStreamID: Int32, errorCode: UInt32, debugData: [UInt8]) {}
-    func sessionReceivedSettings() {}
-    func sessionReceivedPingAck() {}
-}
-
-/// A request being received; confined to its connection's loop thread.
-private final class IncomingRequest {
-    var request: HTTP2ServerRequest
-    init(streamID: Int32) { request = HTTP2ServerRequest(streamID: streamID) }
 }

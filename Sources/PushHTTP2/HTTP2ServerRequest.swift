@@ -31,8 +31,24 @@ public struct HTTP2ServerRequest: Sendable {
 
 /// Serves the requests of one server connection; called on the connection's loop thread.
 public protocol HTTP2ServerHandler: AnyObject {
+    /// The header fields (lowercase names, pseudo-header fields such as `:path` included) the handler
+    /// needs of each request, or nil (the default) for whole requests. When set, requests arrive through
+    /// ``connection(_:didReceiveFields:)`` with only those values, as bytes, and the rest of each request
+    /// (other fields, the body) is dropped as it is read: no strings or arrays are made per request. Read
+    /// once, when the connection's HTTP/2 session starts.
+    var requestFields: [String]? { get }
     /// A request arrived whole; answer it now or later on the same loop.
     func connection(_ connection: HTTP2ServerConnection, didReceive request: HTTP2ServerRequest)
+    /// A request arrived whole, for a handler with ``requestFields``: the values it asked for (valid
+    /// during the call only). Answer it now or later on the same loop.
+    func connection(_ connection: HTTP2ServerConnection, didReceiveFields fields: HTTP2ServerRequestFields)
     /// The connection ended.
     func connectionDidClose(_ connection: HTTP2ServerConnection)
+}
+
+extension HTTP2ServerHandler {
+    /// Whole requests.
+    public var requestFields: [String]? { nil }
+    /// Not called for a handler without ``requestFields``.
+    public func connection(_ connection: HTTP2ServerConnection, didReceiveFields fields: HTTP2ServerRequestFields) {}
 }

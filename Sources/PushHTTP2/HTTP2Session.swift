@@ -4,7 +4,6 @@ internal import CNGHTTP2
 protocol HTTP2SessionDelegate: AnyObject {
     func sessionBeganHeaders(streamID: Int32)
     func sessionReceivedHeader(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)
-    func sessionEndedHeaders(streamID: Int32, endStream: Bool)
     func sessionReceivedData(streamID: Int32, data: UnsafeRawBufferPointer)
     func sessionEndedStream(streamID: Int32)
     func sessionClosedStream(streamID: Int32, errorCode: UInt32)
@@ -19,8 +18,11 @@ final class HTTP2Session {
     private let session: OpaquePointer
     /// Not retained and not weak: the owner (a connection) keeps the session and outlives every call into it,
     /// and sets this to nil before it retires the session. A weak reference cost a side-table load, retain
-    /// and release on every nghttp2 callback (several per request).
-    unowned(unsafe) var delegate: (any HTTP2SessionDelegate)?
+    /// and release on every nghttp2 callback (several per request). The callbacks that run for every
+    /// request reach the connection through `box.receiver`, kept in step here, with no reference counted.
+    unowned(unsafe) var delegate: (any HTTP2SessionDelegate)? {
+        didSet { box.receiver = SessionBox.Receiver(delegate) }
+    }
     private var bodies: [Int32: OutgoingBody] = [:]
     let isServer: Bool
 
@@ -43,22 +45,29 @@ final class HTTP2Session {
         var raw: OpaquePointer?
         let box = SessionBox()
         let context = Unmanaged.passUnretained(box).toOpaque()
+        let pool = HTTP2MemoryPool()
+        var memory = pool.table
         if server {
-            try checkNGHTTP2(nghttp2_session_server_new2(&raw, callbacks, context, option), "nghttp2_session_server_new2")
+            try checkNGHTTP2(nghttp2_session_server_new3(&raw, callbacks, context, option, &memory), "nghttp2_session_server_new3")
         } else {
-            try checkNGHTTP2(nghttp2_session_client_new2(&raw, callbacks, context, option), "nghttp2_session_client_new2")
+            try checkNGHTTP2(nghttp2_session_client_new3(&raw, callbacks, context, option, &memory), "nghttp2_session_client_new3")
         }
         session = raw!
         self.box = box
+        self.pool = pool
         self.delegate = delegate
-        box.owner = self
+        box.receiver = SessionBox.Receiver(delegate)  // (didSet does not run in init)
+        box.owner = Unmanaged.passUnretained(self).toOpaque()
         try submitSettings(settings)
     }
 
     private let box: SessionBox
+    /// nghttp2's memory for this session; released after the session (stored properties outlive `deinit`'s body).
+    private let pool: HTTP2MemoryPool
 
     deinit {
         nghttp2_session_del(session)
+        output.deallocate()
     }
 
     /// Queues a SETTINGS frame.
@@ -76,28 +85,86 @@ final class HTTP2Session {
         if result < 0 { throw HTTP2Error(function: "nghttp2_session_mem_recv", code: result, message: Self.text(result)) }
     }
 
-    /// Hands every frame ready to go out to `write`, chunk by chunk (each chunk valid only during the call).
+    /// Hands every frame ready to go out to `write`, gathered into chunks of up to ``outputChunk`` bytes
+    /// (each valid only during the call): nghttp2 serializes one frame at a time, and a write per frame
+    /// cost a buffer chain, a TLS record and a syscall per frame further down.
     func drainOutput(_ write: (UnsafeRawBufferPointer) -> Void) throws {
+        var buffer = output  // one access to the stored property per drain, not one per frame
+        defer { output = buffer }
+        var gathered = 0
         while true {
             var data: UnsafePointer<UInt8>?
             let count = nghttp2_session_mem_send(session, &data)
             if count < 0 { throw HTTP2Error(function: "nghttp2_session_mem_send", code: count, message: Self.text(count)) }
-            if count == 0 { return }
-            write(UnsafeRawBufferPointer(start: data, count: count))
+            if count == 0 { break }
+            if gathered + count > buffer.count, buffer.count < Self.outputChunk {
+                buffer = Self.grown(buffer, keeping: gathered, toHold: gathered + count)
+            }
+            if gathered + count > buffer.count {
+                if gathered > 0 { write(UnsafeRawBufferPointer(rebasing: buffer[..<gathered])) }
+                gathered = 0
+                if count > buffer.count {
+                    write(UnsafeRawBufferPointer(start: data, count: count))  // a frame larger than a chunk
+                    continue
+                }
+            }
+            (buffer.baseAddress! + gathered).copyMemory(from: data!, byteCount: count)
+            gathered += count
         }
+        if gathered > 0 { write(UnsafeRawBufferPointer(rebasing: buffer[..<gathered])) }
     }
 
-    /// Opens a client stream; returns its id.
-    func submitRequest(headers: HeaderBlock, body: [UInt8]?) throws -> Int32 {
-        let outgoing = body.flatMap { $0.isEmpty ? nil : OutgoingBody($0) }
-        let streamID = withProvider(outgoing) { provider in
-            headers.withEntries { nghttp2_submit_request(session, nil, $0, $1, provider, nil) }
+    /// Output is handed on once this much is gathered (and at the end of each drain).
+    static let outputChunk = 64 << 10
+    /// Where the frames of a drain are gathered: grown (up to ``outputChunk``) as drains need it, kept
+    /// between drains; raw memory, so gathering a frame is a copy and nothing else.
+    private var output = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 16)
+
+    /// A larger buffer (doubled until it holds `needed`, at most ``outputChunk``) with `buffer`'s first
+    /// `kept` bytes; `buffer` is freed.
+    private static func grown(_ buffer: UnsafeMutableRawBufferPointer, keeping kept: Int, toHold needed: Int) -> UnsafeMutableRawBufferPointer {
+        var size = buffer.count
+        while size < needed, size < outputChunk { size *= 2 }
+        let larger = UnsafeMutableRawBufferPointer.allocate(byteCount: min(size, outputChunk), alignment: 16)
+        if kept > 0 { larger.baseAddress!.copyMemory(from: buffer.baseAddress!, byteCount: kept) }
+        buffer.deallocate()
+        return larger
+    }
+
+    /// Opens a client stream for `exchange` (its user data, read back with ``streamUserData(_:)``, and the
+    /// source of its body); returns the stream's id. The caller keeps `exchange` alive while the stream is open.
+    func submitRequest(_ exchange: HTTP2ClientExchange, unindexed: [String]) throws -> Int32 {
+        let pointer = Unmanaged.passUnretained(exchange).toOpaque()
+        let request = exchange.request
+        let headers = request.headerBlock(unindexed: unindexed)
+        let streamID: Int32
+        if request.body.isEmpty {
+            streamID = headers.withEntries { nghttp2_submit_request(session, nil, $0, $1, nil, pointer) }
+        } else {
+            exchange.outgoingBody = request.body
+            var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: pointer), read_callback: http2ReadExchangeBody)
+            streamID = headers.withEntries { nghttp2_submit_request(session, nil, $0, $1, &provider, pointer) }
         }
         if streamID < 0 {
             throw HTTP2Error(function: "nghttp2_submit_request", code: Int(streamID), message: Self.text(Int(streamID)))
         }
-        if let outgoing { bodies[streamID] = outgoing }
         return streamID
+    }
+
+    /// The user data of an open stream (given with a client request, or set with ``setStreamUserData(_:_:)``);
+    /// nil when there is none or nghttp2 has no such open stream.
+    func streamUserData(_ streamID: Int32) -> UnsafeMutableRawPointer? {
+        nghttp2_session_get_stream_user_data(session, streamID)
+    }
+
+    /// Sets (or clears, with nil) the user data of an open stream.
+    func setStreamUserData(_ streamID: Int32, _ data: UnsafeMutableRawPointer?) {
+        _ = nghttp2_session_set_stream_user_data(session, streamID, data)
+    }
+
+    /// Answers a server stream with header fields already laid out and no body; false when nghttp2 refused.
+    func submitResponse(streamID: Int32, fields: UnsafePointer<nghttp2_nv>, count: Int) -> Bool {
+        nghttp2_submit_response(session, streamID, fields, count, nil) == 0
     }
 
     /// Answers a server stream.
@@ -151,10 +218,9 @@ final class HTTP2Session {
     }
 
     // Callback targets.
-    fileprivate func bodyFinished(streamID: Int32) { bodies[streamID] = nil }
-    fileprivate func streamClosed(streamID: Int32, errorCode: UInt32) {
-        bodies[streamID] = nil
-        delegate?.sessionClosedStream(streamID: streamID, errorCode: errorCode)
+    func bodyFinished(streamID: Int32) { bodies[streamID] = nil }
+    func streamClosed(streamID: Int32, errorCode: UInt32) {
+        if !bodies.isEmpty { bodies[streamID] = nil }
     }
 
     static func text(_ code: Int) -> String { String(cString: nghttp2_strerror(Int32(code))) }
@@ -164,95 +230,4 @@ final class HTTP2Session {
 /// Turns a non-zero nghttp2 return code into an ``HTTP2Error`` naming `function`.
 func checkNGHTTP2(_ result: Int32, _ function: String) throws {
     if result != 0 { throw HTTP2Error(function: function, code: Int(result), message: HTTP2Session.text(Int(result))) }
-}
-
-/// The C side's `user_data`: an unowned hop back to the session (kept alive by the session itself).
-final class SessionBox {
-    unowned(unsafe) var owner: HTTP2Session?
-}
-
-/// A request or response body being written out, tracked by offset.
-final class OutgoingBody {
-    let bytes: [UInt8]
-    var offset = 0
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
-}
-
-private func owner(_ context: UnsafeMutableRawPointer?) -> HTTP2Session {
-    Unmanaged<SessionBox>.fromOpaque(context!).takeUnretainedValue().owner!
-}
-
-private func http2OnBeginHeaders(_ session: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ context: UnsafeMutableRawPointer?) -> Int32 {
-    owner(context).delegate?.sessionBeganHeaders(streamID: frame!.pointee.hd.stream_id)
-    return 0
-}
-
-private func http2OnHeader(
-    _ session: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ name: UnsafePointer<UInt8>?, _ nameLength: Int,
-    _ value: UnsafePointer<UInt8>?, _ valueLength: Int, _ flags: UInt8, _ context: UnsafeMutableRawPointer?
-) -> Int32 {
-    owner(context).delegate?.sessionReceivedHeader(
-        streamID: frame!.pointee.hd.stream_id,
-        name: UnsafeRawBufferPointer(start: name, count: nameLength),
-        value: UnsafeRawBufferPointer(start: value, count: valueLength))
-    return 0
-}
-
-private func http2OnFrameReceived(_ session: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ context: UnsafeMutableRawPointer?) -> Int32 {
-    let owner = owner(context)
-    guard let frame, let delegate = owner.delegate else { return 0 }
-    let header = frame.pointee.hd
-    let endStream = header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
-    switch Int(header.type) {
-    case Int(NGHTTP2_HEADERS.rawValue):
-        delegate.sessionEndedHeaders(streamID: header.stream_id, endStream: endStream)
-        if endStream { delegate.sessionEndedStream(streamID: header.stream_id) }
-    case Int(NGHTTP2_DATA.rawValue):
-        if endStream { delegate.sessionEndedStream(streamID: header.stream_id) }
-    case Int(NGHTTP2_SETTINGS.rawValue):
-        if header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0 { delegate.sessionReceivedSettings() }
-    case Int(NGHTTP2_PING.rawValue):
-        if header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0 { delegate.sessionReceivedPingAck() }
-    case Int(NGHTTP2_GOAWAY.rawValue):
-        let goaway = frame.pointee.goaway
-        var debug: [UInt8] = []
-        if let data = goaway.opaque_data, goaway.opaque_data_len > 0 {
-            debug = Array(UnsafeBufferPointer(start: data, count: goaway.opaque_data_len))
-        }
-        delegate.sessionReceivedGoAway(lastStreamID: goaway.last_stream_id, errorCode: goaway.error_code, debugData: debug)
-    default:
-        break
-    }
-    return 0
-}
-
-private func http2OnDataChunk(
-    _ session: OpaquePointer?, _ flags: UInt8, _ streamID: Int32, _ data: UnsafePointer<UInt8>?, _ length: Int,
-    _ context: UnsafeMutableRawPointer?
-) -> Int32 {
-    owner(context).delegate?.sessionReceivedData(streamID: streamID, data: UnsafeRawBufferPointer(start: data, count: length))
-    return 0
-}
-
-private func http2OnStreamClose(_ session: OpaquePointer?, _ streamID: Int32, _ errorCode: UInt32, _ context: UnsafeMutableRawPointer?) -> Int32 {
-    owner(context).streamClosed(streamID: streamID, errorCode: errorCode)
-    return 0
-}
-
-private func http2ReadBody(
-    _ session: OpaquePointer?, _ streamID: Int32, _ buffer: UnsafeMutablePointer<UInt8>?, _ length: Int,
-    _ flags: UnsafeMutablePointer<UInt32>?, _ source: UnsafeMutablePointer<nghttp2_data_source>?,
-    _ context: UnsafeMutableRawPointer?
-) -> Int {
-    let body = Unmanaged<OutgoingBody>.fromOpaque(source!.pointee.ptr).takeUnretainedValue()
-    let count = min(length, body.bytes.count - body.offset)
-    body.bytes.withUnsafeBufferPointer { source in
-        buffer!.update(from: source.baseAddress! + body.offset, count: count)
-    }
-    body.offset += count
-    if body.offset == body.bytes.count {
-        flags!.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
-        owner(context).bodyFinished(streamID: streamID)
-    }
-    return count
 }

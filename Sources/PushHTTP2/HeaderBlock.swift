@@ -15,20 +15,29 @@ struct HeaderBlock {
 
     private let pseudo: Pseudo
     private let fields: [(name: String, value: String)]
+    /// Names of fields whose values change with every message (ids): sent as literals never indexed
+    /// (HPACK), so they do not churn the dynamic table of either side.
+    private let unindexed: [String]
 
-    init(_ fields: [(name: String, value: String)]) {
+    init(_ fields: [(name: String, value: String)], unindexed: [String] = []) {
         pseudo = .none
         self.fields = fields
+        self.unindexed = unindexed
     }
 
-    init(status: Int, fields: [(name: String, value: String)]) {
+    init(status: Int, fields: [(name: String, value: String)], unindexed: [String] = []) {
         pseudo = .status(status)
         self.fields = fields
+        self.unindexed = unindexed
     }
 
-    init(method: String, scheme: String, authority: String, path: String, fields: [(name: String, value: String)]) {
+    init(
+        method: String, scheme: String, authority: String, path: String, fields: [(name: String, value: String)],
+        unindexed: [String] = []
+    ) {
         pseudo = .request(method: method, scheme: scheme, authority: authority, path: path)
         self.fields = fields
+        self.unindexed = unindexed
     }
 
     func withEntries<R>(_ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
@@ -56,7 +65,9 @@ struct HeaderBlock {
                     writer.add(":path", path)
                 case .status(let status): writer.add(":status", Self.statusText(status))
                 }
-                for field in fields { writer.add(field.name, field.value) }
+                for field in fields {
+                    writer.add(field.name, field.value, indexed: unindexed.isEmpty || !unindexed.contains(field.name))
+                }
                 return body(entries.baseAddress!, writer.count)
             }
         }
@@ -74,13 +85,13 @@ private struct EntryWriter {
     var count = 0
     var offset = 0
 
-    mutating func add(_ name: String, _ value: String) {
+    mutating func add(_ name: String, _ value: String, indexed: Bool = true) {
         let name = copy(name)
         let value = copy(value)
+        let flags = indexed ? NGHTTP2_NV_FLAG_NONE.rawValue : NGHTTP2_NV_FLAG_NO_INDEX.rawValue
         (entries + count).initialize(
             to: nghttp2_nv(
-                name: name.start, value: value.start, namelen: name.count, valuelen: value.count,
-                flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))
+                name: name.start, value: value.start, namelen: name.count, valuelen: value.count, flags: UInt8(flags)))
         count += 1
     }
 

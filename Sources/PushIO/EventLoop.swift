@@ -4,7 +4,8 @@ import PushSync
 import PushTLS
 
 /// One thread running a libevent base. Sockets, TLS and HTTP/2 sessions attached to a loop are touched
-/// only from its thread; other threads hand work over with ``execute(_:)``.
+/// only from its thread; other threads hand work over with ``execute(_:)``. The loop is also a
+/// `TaskExecutor` (see `EventLoop+TaskExecutor.swift`): tasks that prefer it run their jobs on its thread.
 ///
 /// `@unchecked Sendable`: the event base is used only on the loop thread, except `event_active` on the
 /// wake-up event, which libevent makes thread-safe once `evthread_use_pthreads` has run.
@@ -22,17 +23,38 @@ public final class EventLoop: @unchecked Sendable {
     private nonisolated(unsafe) var threadID: pthread_t?
     private let started = DispatchSemaphore(value: 0)
     private var dnsBaseHandle: OpaquePointer?
+    /// The streams' shared read buffer (`withReadBuffer`), loop thread only.
+    var readBuffer: UnsafeMutableRawBufferPointer?
+    var readBufferInUse = false
+
+    /// One piece of work queued for the loop thread: a closure, or a job of a task that prefers this
+    /// loop as its executor. Both kinds share one queue, so they run in the order they were queued.
+    enum Job {
+        case closure(@Sendable () -> Void)
+        case task(UnownedJob)
+    }
 
     struct PendingJobs {
-        var queue: [@Sendable () -> Void] = []
+        var queue: [Job] = []
+        /// The buffer of the last batch, emptied, given back so the next batch appends without allocating.
+        var spare: [Job] = []
         var wakeRequested = false
+        /// Set once the loop thread has run its last jobs: task jobs go to the global executor from then on.
+        var finished = false
     }
 
     /// Starts a loop on a new thread; it runs until ``shutdown()``.
     public init(name: String = "push-io") {
         LibeventThreading.ensureInitialized()
         self.name = name
-        guard let base = event_base_new() else { fatalError("event_base_new failed: out of memory") }
+        // A precise clock for timers: libevent otherwise reads CLOCK_MONOTONIC_COARSE, whose 4 ms steps
+        // (a 250 Hz kernel) made a 40 ms timer fire up to 4 ms late, and answers paced by timers (the
+        // mock's latency) slower than asked. CLOCK_MONOTONIC through the vDSO costs a few nanoseconds.
+        let config = event_config_new()
+        event_config_set_flag(config, Int32(EVENT_BASE_FLAG_PRECISE_TIMER.rawValue))
+        let made = event_base_new_with_config(config)
+        event_config_free(config)
+        guard let base = made else { fatalError("event_base_new_with_config failed: out of memory") }
         self.base = base
         let context = Unmanaged.passUnretained(self).toOpaque()
         wakeEvent = event_new(
@@ -50,6 +72,7 @@ public final class EventLoop: @unchecked Sendable {
     deinit {
         if let wakeEvent { event_free(wakeEvent) }
         if let dnsBaseHandle { evdns_base_free(dnsBaseHandle, 0) }
+        readBuffer?.deallocate()
         event_base_free(base)
     }
 
@@ -58,6 +81,14 @@ public final class EventLoop: @unchecked Sendable {
         started.signal()
         event_base_loop(base, EVLOOP_NO_EXIT_ON_EMPTY)
         runPendingJobs()
+        // Task jobs queued from now on run on the global executor (a task that prefers a stopped loop
+        // must still finish); closures are dropped, as before.
+        let late = jobs.withLock { pending -> [Job] in
+            pending.finished = true
+            defer { pending.queue.removeAll() }
+            return pending.queue
+        }
+        for case .task(let job) in late { globalConcurrentExecutor.enqueue(job) }
         exited.signal()
     }
 
@@ -75,13 +106,22 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Runs `job` on the loop thread soon, in submission order. Safe from any thread.
     public func execute(_ job: @escaping @Sendable () -> Void) {
-        let needsWake = jobs.withLock { pending -> Bool in
+        enqueue(.closure(job))
+    }
+
+    /// Queues `job` and wakes the loop when the queue was idle; false when the loop has finished (the
+    /// job was not queued).
+    @discardableResult
+    func enqueue(_ job: Job) -> Bool {
+        let (queued, needsWake) = jobs.withLock { pending -> (Bool, Bool) in
+            if pending.finished { return (false, false) }
             pending.queue.append(job)
-            if pending.wakeRequested { return false }
+            if pending.wakeRequested { return (true, false) }
             pending.wakeRequested = true
-            return true
+            return (true, true)
         }
         if needsWake, let wakeEvent { event_active(wakeEvent, 0, 0) }
+        return queued
     }
 
     /// Runs `job` right away when already on the loop thread, otherwise hands it over.
@@ -110,15 +150,34 @@ public final class EventLoop: @unchecked Sendable {
         return try result.value!.get()
     }
 
+    /// Runs the queued jobs. Jobs those queue in turn run too (a task resumed by a closure, a closure a
+    /// task queues), for a few rounds, so that work handed back and forth on the loop thread completes in
+    /// one iteration of the event loop instead of one iteration per hop.
     private func runPendingJobs() {
-        let batch = jobs.withLock { pending -> [@Sendable () -> Void] in
-            pending.wakeRequested = false
-            let batch = pending.queue
-            pending.queue.removeAll(keepingCapacity: true)
-            return batch
+        let executor = asUnownedTaskExecutor()
+        var batch: [Job] = []
+        for _ in 0..<Self.jobRoundsPerWake {
+            jobs.withLock { pending in
+                pending.wakeRequested = false
+                swap(&batch, &pending.spare)
+                swap(&batch, &pending.queue)
+            }
+            if batch.isEmpty { return }
+            for job in batch {
+                switch job {
+                case .closure(let closure): closure()
+                case .task(let task): task.runSynchronously(on: executor)
+                }
+            }
+            batch.removeAll(keepingCapacity: true)
+            jobs.withLock { pending in
+                if pending.spare.capacity < batch.capacity { swap(&pending.spare, &batch) }
+            }
         }
-        for job in batch { job() }
     }
+
+    /// How many batches one wake-up runs before the loop polls its sockets again.
+    private static let jobRoundsPerWake = 4
 
     /// A lazily created asynchronous DNS resolver for this loop (loop thread only).
     var dnsBase: OpaquePointer? {

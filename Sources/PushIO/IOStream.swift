@@ -28,10 +28,16 @@ public final class IOStream: @unchecked Sendable {
     var tunnel: IOStreamTunnel?
     private var keepAlive: Unmanaged<IOStream>?
     private var closeWhenFlushed = false
+    /// Set while a closed stream waits for the peer to close (`IOStream+Linger.swift`).
+    var lingerTimer: LoopTimer?
     /// The EOF or error waiting to be reported once the input that came before it is delivered.
     var pendingClose: IOError?
     let isTLS: Bool
     private(set) var connected = false
+    /// Once connected: the TLS session (nil for plain TCP) and the socket, for direct reads and writes
+    /// (`IOStream+Direct.swift`).
+    var directSSL: OpaquePointer?
+    var directFD: Int32 = -1
     /// TLS details after the handshake (ALPN, peer certificate); nil for plain TCP.
     public var tlsInfo: TLSSessionInfo? {
         loop.preconditionInEventLoop()
@@ -125,7 +131,7 @@ public final class IOStream: @unchecked Sendable {
     /// True until the stream is closed.
     public var isOpen: Bool {
         loop.preconditionInEventLoop()
-        return bev != nil
+        return bev != nil && lingerTimer == nil
     }
 
     /// Bytes queued but not yet handed to the kernel.
@@ -135,11 +141,17 @@ public final class IOStream: @unchecked Sendable {
         return evbuffer_get_length(bufferevent_get_output(bev))
     }
 
-    /// Queues bytes for writing.
+    /// Writes bytes: straight to the kernel (through TLS) while nothing else waits to be written, the
+    /// rest (what the kernel does not take now) queued and written when the socket is writable.
     public func write(_ bytes: UnsafeRawBufferPointer) {
         loop.preconditionInEventLoop()
-        guard let bev, let base = bytes.baseAddress, bytes.count > 0 else { return }
-        bufferevent_write(bev, base, bytes.count)
+        guard let bev, lingerTimer == nil, let base = bytes.baseAddress, bytes.count > 0 else { return }
+        var written = 0
+        if connected, tunnel == nil, evbuffer_get_length(bufferevent_get_output(bev)) == 0 {
+            written = writeDirectly(bytes)
+            if written == bytes.count { return }
+        }
+        bufferevent_write(bev, base + written, bytes.count - written)
     }
 
     /// Queues bytes for writing.
@@ -150,10 +162,10 @@ public final class IOStream: @unchecked Sendable {
     /// Closes after everything queued has been written; no further events reach the delegate.
     public func close() {
         loop.preconditionInEventLoop()
-        guard let bev else { return }
+        guard let bev, lingerTimer == nil else { return }
         bufferevent_disable(bev, Int16(EV_READ))
         if evbuffer_get_length(bufferevent_get_output(bev)) == 0 {
-            release()
+            lingerThenRelease()
         } else {
             closeWhenFlushed = true
         }
@@ -183,6 +195,14 @@ public final class IOStream: @unchecked Sendable {
         }
         tunnel = nil
         self.bev = nil
+        if let timer = lingerTimer {
+            // It may be the timer firing now: let it go on a later loop turn.
+            lingerTimer = nil
+            timer.cancel()
+            loop.execute { withExtendedLifetime(timer) {} }
+        }
+        directSSL = nil
+        directFD = -1
         delegate = nil
         keepAlive?.release()
         keepAlive = nil
@@ -193,28 +213,31 @@ public final class IOStream: @unchecked Sendable {
         connected = true
         let fd = bufferevent_getfd(bev)
         if fd >= 0 { _ = push_set_nodelay(fd) }
+        directFD = fd
         if isTLS, let ssl = bufferevent_openssl_get_ssl(bev) {
             sessionInfo = TLSContext.sessionInfo(ssl: ssl)
+            directSSL = ssl
         }
         delegate?.streamDidConnect(self)
     }
 
+    /// The read callback: hands over what libevent read together with what the kernel still holds (read
+    /// straight through TLS), in one delivery, so the delegate answers everything that arrived at once.
+    /// libevent's TLS layer reads one TLS record per readable event: delivering record by record made a
+    /// loop iteration, a write and its events per 16 KB.
     func handleRead() {
         guard let bev else { return }
         if tunnel != nil { return tunnelRead() }
         let input = bufferevent_get_input(bev)
-        var vectors = [iovec](repeating: iovec(), count: 8)
-        while let current = self.bev, current == bev, evbuffer_get_length(input) > 0 {
-            let count = Int(evbuffer_peek(input, -1, nil, &vectors, 8))
-            var consumed = 0
-            for index in 0..<min(count, 8) {
-                let chunk = UnsafeRawBufferPointer(start: vectors[index].iov_base, count: vectors[index].iov_len)
-                consumed += chunk.count
-                delegate?.stream(self, didRead: chunk)
-                if self.bev == nil { return }
+        loop.withReadBuffer { buffer in
+            var count = max(0, Int(evbuffer_remove(input, buffer.baseAddress, min(evbuffer_get_length(input), buffer.count))))
+            if pendingClose == nil, evbuffer_get_length(input) == 0 {
+                count += readDirectly(into: UnsafeMutableRawBufferPointer(rebasing: buffer[count...]))
             }
-            evbuffer_drain(input, consumed)
+            if count > 0 { delegate?.stream(self, didRead: UnsafeRawBufferPointer(rebasing: buffer[..<count])) }
         }
+        // More than one buffer's worth was waiting in libevent's input: the rest on the next pass.
+        if let current = self.bev, current == bev, evbuffer_get_length(input) > 0 { handleRead() }
     }
 
     /// The write callback: the output buffer drained. libevent's TLS layer runs it deferred (checked when
@@ -225,7 +248,7 @@ public final class IOStream: @unchecked Sendable {
         if tunnel != nil { return }
         if closeWhenFlushed {
             guard let bev, evbuffer_get_length(bufferevent_get_output(bev)) == 0 else { return }
-            release()
+            lingerThenRelease()
             return
         }
         delegate?.streamDidDrain(self)

@@ -13,11 +13,14 @@ import Darwin
 /// false data race. Keep `body` short and never call back into code that may take the same lock.
 public final class PThreadLock<Value>: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private var value: Value
+    /// The value, out of line: the mutex already makes access exclusive, and a stored property would add
+    /// the runtime's own exclusivity check (a lookup in a per-thread access set) to every `withLock`.
+    private let value: UnsafeMutablePointer<Value>
 
     /// A lock guarding `value`.
     public init(_ value: Value) {
-        self.value = value
+        self.value = .allocate(capacity: 1)
+        self.value.initialize(to: value)
         mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         pthread_mutex_init(mutex, nil)
@@ -27,12 +30,14 @@ public final class PThreadLock<Value>: @unchecked Sendable {
         pthread_mutex_destroy(mutex)
         mutex.deinitialize(count: 1)
         mutex.deallocate()
+        value.deinitialize(count: 1)
+        value.deallocate()
     }
 
     /// Runs `body` with exclusive access to the value.
     public func withLock<R, E: Error>(_ body: (inout Value) throws(E) -> R) throws(E) -> R {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
-        return try body(&value)
+        return try body(&value.pointee)
     }
 }

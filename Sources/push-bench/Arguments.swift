@@ -79,6 +79,7 @@ enum BenchOptions {
         .value("token", "hex", "device token"),
         .value("topic", "topic", "apns-topic"),
         .value("batch", "k", "send(batch:) in chunks of K, at most -m pending (default: -m callers of send)"),
+        .flag("global-executor", "callers run on the global executor (default: on the client's loop thread)"),
         .value("timeout", "s", "request timeout (default 60)"),
         .url(
             "proxy", "url", "reach the server through this proxy (with a password: PUSH_APNS_PROXY)",

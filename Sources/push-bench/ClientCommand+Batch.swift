@@ -5,8 +5,17 @@ import Synchronization
 extension ClientCommand {
     /// Sends `total` copies of `notification` through `send(batch:)`: chunks of `chunk` notifications are
     /// handed over one after another, and the client's pending-send limit (set to `inFlight` by the
-    /// caller) keeps at most that many outstanding, as `-m` does for h2load.
-    static func sendBatches(_ client: APNSClient, _ notification: APNSNotification, total: Int, chunk: Int) async -> Tally {
+    /// caller) keeps at most that many outstanding, as `-m` does for h2load. The sending task prefers
+    /// `executor` (nil: none).
+    static func sendBatches(
+        _ client: APNSClient, _ notification: APNSNotification, total: Int, chunk: Int, executor: (any TaskExecutor)?
+    ) async -> Tally {
+        await withTaskExecutorPreference(executor) {
+            await sendBatches(client, notification, total: total, chunk: chunk)
+        }
+    }
+
+    private static func sendBatches(_ client: APNSClient, _ notification: APNSNotification, total: Int, chunk: Int) async -> Tally {
         let counts = BatchCounts()
         let (done, finished) = AsyncStream<Void>.makeStream()
         var sent = 0

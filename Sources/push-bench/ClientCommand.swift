@@ -22,6 +22,8 @@ enum ClientCommand {
         let recordLatencies = arguments.flag("latencies")
         // --batch K: send(batch:) in chunks of K with at most -m pending, instead of -m callers of send.
         let batch = try arguments.int("batch", 0)
+        // The callers' tasks run on the client's loop thread (its task executor) unless --global-executor.
+        let onLoop = !arguments.flag("global-executor")
 
         var configuration = APNSClientConfiguration(
             credentials: .pem(certificatePath: try arguments.required("cert"), keyPath: try arguments.required("key")),
@@ -40,18 +42,20 @@ enum ClientCommand {
 
         // Warm-up: open every connection and settle the pools before the clock starts.
         let warmUpCount = min(total, inFlight * 2)
+        let executor: (any TaskExecutor)? = onLoop ? client.taskExecutor : nil
         let warmUp =
             batch > 0
-            ? await Self.sendBatches(client, notification, total: warmUpCount, chunk: batch)
-            : try await Self.send(client, notification, total: warmUpCount, inFlight: inFlight, latencies: false)
+            ? await Self.sendBatches(client, notification, total: warmUpCount, chunk: batch, executor: executor)
+            : await Self.send(client, notification, total: warmUpCount, inFlight: inFlight, latencies: false, executor: executor)
 
         let clock = ContinuousClock()
         let cpuStart = ProcessCPU.microseconds()
         let start = clock.now
         let tally =
             batch > 0
-            ? await Self.sendBatches(client, notification, total: total, chunk: batch)
-            : try await Self.send(client, notification, total: total, inFlight: inFlight, latencies: recordLatencies)
+            ? await Self.sendBatches(client, notification, total: total, chunk: batch, executor: executor)
+            : await Self.send(
+                client, notification, total: total, inFlight: inFlight, latencies: recordLatencies, executor: executor)
         let seconds = (clock.now - start).seconds
         let cpu = ProcessCPU.microseconds() - cpuStart
         await client.shutdown()
@@ -61,6 +65,7 @@ enum ClientCommand {
         report.add("in_flight", inFlight)
         report.add("connections", connections)
         report.add("entry", batch > 0 ? "send(batch:) chunks of \(batch)" : "send, \(inFlight) callers")
+        report.add("executor", onLoop ? "client loop" : "global")
         report.add("payload_bytes", payload.count)
         report.add("proxy", configuration.proxy?.description ?? "none")
         report.add("seconds", seconds)
@@ -101,16 +106,17 @@ enum ClientCommand {
         }
     }
 
-    /// Sends `total` copies of `notification` from `inFlight` concurrent senders.
+    /// Sends `total` copies of `notification` from `inFlight` concurrent senders, whose tasks prefer
+    /// `executor` (nil: the global executor).
     static func send(
         _ client: APNSClient, _ notification: APNSNotification, total: Int, inFlight: Int,
-        latencies: Bool
-    ) async throws -> Tally {
+        latencies: Bool, executor: (any TaskExecutor)?
+    ) async -> Tally {
         let workers = min(inFlight, max(total, 1))
         return await withTaskGroup(of: Tally.self) { group in
             for worker in 0..<workers {
                 let share = total / workers + (worker < total % workers ? 1 : 0)
-                group.addTask {
+                group.addTask(executorPreference: executor) {
                     var tally = Tally()
                     if latencies { tally.latencies.reserveCapacity(share) }
                     let clock = ContinuousClock()

@@ -7,8 +7,9 @@ let usage = """
               [--reject-percent P] [--drop-limit-after-rejection] [--ignore-stdin]
               prints `listening PORT`; runs until stdin closes (unless --ignore-stdin) or SIGTERM/SIGINT
       client  --port P --ca F --cert F --key F [-n 200000] [-m 1000] [--connections 1] [--payload-bytes 256]
-              [--max-streams 1000] [--latencies] [--token HEX] [--batch K]
+              [--max-streams 1000] [--latencies] [--token HEX] [--batch K] [--global-executor]
               --batch K: send(batch:) in chunks of K, at most -m pending (default: -m callers of send)
+              --global-executor: callers' tasks on the global executor (default: the client's loop thread)
       payload --payload-bytes B --out FILE     the request body the client sends, for h2load/aioapns
       store   [-n 200000] [--batch 1000]       B8: outbox enqueue+claim+complete cycles/s
       drops   [--reporters 1000] [--rounds 5] [--store memory|sqlite]  B9: profile-drop report latency p50/p99

@@ -139,6 +139,27 @@ struct MockAPNSConnectionTests {
         }
     }
 
+    @Test("accept-all echoes a valid apns-id (made up otherwise), answers broadcasts with apns-request-id, and sends apns-unique-id in development")
+    func acceptAllIDs() async throws {
+        try await withFixture(configure: { $0.acceptAll = true }) { fixture in
+            let connection = try fixture.connection()
+            let given = "0c6c4a52-7f1e-4c8a-9d3b-2a61c1f0e9b7"
+            let echoed = try await respond(connection, apnsRequest(extraHeaders: [(APNSHeader.id, given)]))
+            #expect(echoed.header(APNSHeader.id) == given)
+            #expect(echoed.header(APNSHeader.uniqueID).map(APNSID.isValid) == true)
+            let invalid = try await respond(connection, apnsRequest(extraHeaders: [(APNSHeader.id, "not-an-id")]))
+            #expect(invalid.header(APNSHeader.id).map { APNSID.isValid($0) && $0 != "not-an-id" } == true)
+            let broadcast = HTTP2Request(
+                authority: "127.0.0.1", path: APNSHeader.broadcastPathPrefix + bundleID,
+                headers: [(APNSHeader.requestID, given)], body: alertPayload)
+            let answer = try await respond(connection, broadcast)
+            #expect(answer.status == 200)
+            #expect(answer.header(APNSHeader.requestID) == given)
+            #expect(answer.header(APNSHeader.id) == nil)
+            #expect(answer.header(APNSHeader.uniqueID).map(APNSID.isValid) == true)
+        }
+    }
+
     @Test("stop sends GOAWAY Shutdown, is idempotent, and leaves other servers running")
     func stop() async throws {
         try await withFixture { first in

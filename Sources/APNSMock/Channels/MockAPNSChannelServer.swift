@@ -25,6 +25,7 @@ public final class MockAPNSChannelServer: Sendable {
                 identity: configuration.serverIdentity, clientCertificates: configuration.effectiveClientCertificatePolicy))
         var settings = HTTP2ServerSettings()
         settings.maxConcurrentStreams = configuration.maxConcurrentStreams
+        settings.unindexedFields = [APNSHeader.requestID]
         let loop = EventLoop(name: "mock-apns-channels")
         let connections = Atomic<Int>(0)
         do {
