@@ -2,7 +2,7 @@ public import Foundation
 
 extension PostgresOutboxRepository {
     /// See `OutboxRepository.claim`: in one transaction, first in-flight rows whose lease has run out (their
-    /// owner died), then queued rows due at `now` (earliest due first), up to `limit` in all, go in flight
+    /// owner died) and queued rows due at `now` (earliest due first), up to `limit` in all, go in flight
     /// under this instance's lease, counting the attempt; rows whose expiration has passed become `expired`
     /// instead. Rows are picked with `FOR UPDATE SKIP LOCKED`, so instances claiming at once never take the
     /// same row: each skips the rows another is taking. Both kinds are picked, changed and read back by one
@@ -52,20 +52,21 @@ extension PostgresOutboxRepository {
         }
     }
 
-    /// The claim of at most $3 rows at $1 (now, ms): in-flight rows whose lease ended before $1 (oldest
-    /// deadline first, index `outbox_leases`), then queued rows due at $1 (earliest first, index
-    /// `outbox_queue`) up to $3 in all. Each goes in flight for owner $4 until $5 (ms), its attempt counted,
-    /// or expires (`expiredCondition`, $2 the current epoch second). Returns every column of each row
-    /// (`PostgresOutboxColumn`), then 0 for a row taken over and 1 for a queued one.
+    /// The claim of at most $3 rows at $1 (now, ms): pending rows due at $1 (index `outbox_due`, earliest due
+    /// first) that are queued, or in flight under a lease that ended before $1, up to $3 in all. Each goes in
+    /// flight for owner $4 until $5 (ms), its attempt counted, or expires (`expiredCondition`, $2 the current
+    /// epoch second). Returns every column of each row (`PostgresOutboxColumn`), then 0 for a row taken over
+    /// and 1 for a queued one.
+    ///
+    /// A claim writes no indexed column (`PostgresSchema.outboxDue`): `due` stays, so the update is HOT. Rows in
+    /// flight under a live lease stay in `outbox_due` too and a claim steps over those due before the rows it
+    /// takes (a heap visit each, no write): at most the rows in flight, where each claimed row used to cost two
+    /// index entries. An expiring row leaves the index (`due` NULL): that update is not HOT, and rare.
     static let claimSQL = """
-        WITH reclaimed AS (
-            SELECT id FROM outbox_state WHERE lease_until < $1 AND state = 'in_flight'
-            ORDER BY lease_until, seq LIMIT $3 FOR UPDATE SKIP LOCKED
-        ), due AS (
-            SELECT id FROM outbox_state WHERE state = 'queued' AND next_attempt_at <= $1
-            ORDER BY next_attempt_at, seq LIMIT greatest($3 - (SELECT count(*) FROM reclaimed), 0) FOR UPDATE SKIP LOCKED
-        ), picked AS (
-            SELECT id, 0 AS queued FROM reclaimed UNION ALL SELECT id, 1 FROM due
+        WITH picked AS (
+            SELECT id, CASE WHEN state = 'queued' THEN 1 ELSE 0 END AS queued FROM outbox_state
+            WHERE due <= $1 AND (state = 'queued' OR (state = 'in_flight' AND lease_until < $1))
+            ORDER BY due, seq LIMIT $3 FOR UPDATE SKIP LOCKED
         ), claimed AS (
             UPDATE outbox_state o SET
                 state = CASE WHEN \(expiredCondition) THEN 'expired' ELSE 'in_flight' END,
@@ -73,6 +74,8 @@ extension PostgresOutboxRepository {
                 attempts = CASE WHEN \(expiredCondition) THEN o.attempts ELSE o.attempts + 1 END,
                 owner = CASE WHEN \(expiredCondition) THEN NULL ELSE $4::text END,
                 lease_until = CASE WHEN \(expiredCondition) THEN NULL ELSE $5::bigint END,
+                due = CASE WHEN \(expiredCondition) THEN NULL ELSE o.due END,
+                ended_at = CASE WHEN \(expiredCondition) THEN $1::bigint ELSE NULL END,
                 updated_at = $1
             FROM picked p WHERE o.id = p.id
             RETURNING o.*, p.queued

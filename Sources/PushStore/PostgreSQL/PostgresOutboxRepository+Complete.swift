@@ -80,7 +80,8 @@ extension PostgresOutboxRepository {
 
     /// The batch UPDATE: $1 ids, $2 attempts (the fences), $3 states, $4 statuses, $5 reasons, $6 apns-unique-ids
     /// (NULL keeps the stored one), $7 next attempt times (NULL keeps the stored one), $8 now. A finished or
-    /// re-queued row gives up its lease.
+    /// re-queued row gives up its lease; a re-queued one is due again at its next attempt, a finished one
+    /// leaves `outbox_due` for `outbox_ended`.
     ///
     /// The state rows are reached from the batch by primary key. The fence compares with values of the batch
     /// (`t.fence` is 'in_flight' for every row), not with a constant: a constant would give the planner its
@@ -95,7 +96,9 @@ extension PostgresOutboxRepository {
         UPDATE outbox_state s SET state = t.state, last_status = t.status, last_reason = t.reason,
             apns_unique_id = coalesce(t.unique_id, s.apns_unique_id),
             next_attempt_at = coalesce(t.next_attempt, s.next_attempt_at),
-            owner = NULL, lease_until = NULL, updated_at = $8
+            owner = NULL, lease_until = NULL, updated_at = $8,
+            due = CASE WHEN t.state = 'queued' THEN coalesce(t.next_attempt, s.next_attempt_at) END,
+            ended_at = CASE WHEN t.state = 'queued' THEN NULL ELSE $8::bigint END
         FROM t
         WHERE s.id = t.id AND s.attempts = t.attempt AND s.state = t.fence
         RETURNING s.id, s.state

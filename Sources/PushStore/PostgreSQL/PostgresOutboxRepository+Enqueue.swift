@@ -60,8 +60,8 @@ extension PostgresOutboxRepository {
             SELECT id, seq, push_id, token, topic, push_type, priority, expiration, collapse_id,
                 apns_id, payload, environment, channel_id, created_at FROM v
         ), states AS (
-            INSERT INTO outbox_state (id, seq, state, attempts, next_attempt_at, expiration, updated_at)
-            SELECT id, seq, 'queued', 0, next_attempt_at, expiration, created_at FROM v
+            INSERT INTO outbox_state (id, seq, state, attempts, next_attempt_at, expiration, updated_at, due)
+            SELECT id, seq, 'queued', 0, next_attempt_at, expiration, created_at, next_attempt_at FROM v
         )
         SELECT pg_notify($15, '')
         """

@@ -35,7 +35,7 @@ public struct PostgresOutboxRepository: OutboxRepository {
             try db.run(
                 """
                 UPDATE outbox_state SET state = 'queued', owner = NULL, lease_until = NULL
-                WHERE lease_until IS NOT NULL AND state = 'in_flight' AND owner = $1
+                WHERE due IS NOT NULL AND state = 'in_flight' AND owner = $1
                 """,
                 [.text(owner)])
         }
@@ -104,7 +104,7 @@ public struct PostgresOutboxRepository: OutboxRepository {
                 """
                 WITH gone AS (
                     DELETE FROM outbox_state WHERE id IN (SELECT id FROM outbox_state
-                        WHERE state IN ('accepted', 'rejected', 'failed', 'expired') AND updated_at < $1 ORDER BY seq LIMIT $2)
+                        WHERE ended_at < $1 ORDER BY seq LIMIT $2)
                     RETURNING id
                 )
                 DELETE FROM outbox_items WHERE id IN (SELECT id FROM gone)

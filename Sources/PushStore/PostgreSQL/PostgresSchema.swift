@@ -206,5 +206,6 @@ enum PostgresSchema {
                 CREATE INDEX activity_tokens_retired ON activity_tokens (retired_at) WHERE retired_at IS NOT NULL;
                 """),
         outboxSplit,
+        outboxDue,
     ]
 }
