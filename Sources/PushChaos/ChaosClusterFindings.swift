@@ -30,7 +30,8 @@ public struct ChaosClusterFindings: Sendable {
     /// Up to five of those, each its apns-id and every send of it (seconds after the first kill, connection,
     /// whether the mock reset that connection, the answer): what to start from when one shows up.
     public var unexplainedExamples: [String] = []
-    /// Rows in a final state that still name an owner or lease, or in-flight rows without one: must be 0.
+    /// Rows in a final state that still name an owner or lease, in-flight rows without one, or rows whose
+    /// `due` / `ended_at` disagree with their state (pending rows are due, final ones ended): must be 0.
     public var leaseInconsistencies = -1
     /// `amcheck`'s `bt_index_check` over the outbox's indexes: "ok" or the error.
     public var indexCheck = ""
@@ -45,7 +46,7 @@ public struct ChaosClusterFindings: Sendable {
         if unexplainedDuplicates != 0 {
             failures.append("\(unexplainedDuplicates) duplicates outside the killed instances' in-flight rows and reset connections")
         }
-        if leaseInconsistencies != 0 { failures.append("\(leaseInconsistencies) rows with an inconsistent owner or lease") }
+        if leaseInconsistencies != 0 { failures.append("\(leaseInconsistencies) rows with an inconsistent owner, lease or due time") }
         if indexCheck != "ok" { failures.append("index check: \(indexCheck)") }
         return failures
     }

@@ -118,8 +118,10 @@ extension ChaosRun {
             Int(
                 try await cluster.query(
                     """
-                    SELECT count(*) FROM outbox WHERE (state <> 'in_flight' AND (owner IS NOT NULL OR lease_until IS NOT NULL))
-                        OR (state = 'in_flight' AND (owner IS NULL OR lease_until IS NULL))
+                    SELECT (SELECT count(*) FROM outbox WHERE (state <> 'in_flight' AND (owner IS NOT NULL OR lease_until IS NOT NULL))
+                        OR (state = 'in_flight' AND (owner IS NULL OR lease_until IS NULL)))
+                        + (SELECT count(*) FROM outbox_state WHERE (state IN ('queued', 'in_flight')) <> (due IS NOT NULL)
+                            OR (state IN ('queued', 'in_flight')) = (ended_at IS NOT NULL))
                     """
                 ).first?.first ?? "") ?? -1
         findings.indexCheck = await checkIndexes(cluster)
