@@ -111,21 +111,26 @@ if [ -z "$ONLY" ]; then
 for size in 100 256 1024 4096; do "$BIN" payload --payload-bytes $size --out "$WORK/body$size"; done
 
 say "== B1/B2/B3/B6 against the mock (accept-all)"
-start_mock mock-accept --accept-all
-MOCK_CREDS=$CREDS
-record B1.client client "$MOCK_PORT" -n "$N" --connections 1 --payload-bytes 256
-# The same through send(batch:) (chunks of 100, at most -m pending): the outbox worker's entry point.
-record B1.client-batch client "$MOCK_PORT" -n "$N" --connections 1 --payload-bytes 256 --batch 100
+# B1: our client (send, and send(batch:): chunks of 100, at most -m pending, the outbox worker's entry
+# point) and h2load against one mock, in alternating rounds (a warm-up of each, then RUNS of each), so that
+# both sides of each ratio see the same moments of this shared machine.
 if "$BIN" mock --accept-all --no-client-auth --write-credentials "$WORK/probe" < /dev/null > /dev/null 2>&1; then
     say "   (mock --no-client-auth works: h2load targets the mock)"
     B5_MOCK=1
-    stop_mock mock-accept
     start_mock mock-accept --accept-all --no-client-auth
-    record B1.h2load-mock h2 h2load-mock "$MOCK_PORT" "$N" "$WORK/body256"
 else
     printf 'B1.h2load-mock\tskip\t{"skipped":"mock requires client certificates; h2load cannot send one"}\n' >> "$RAW"
     say "   h2load vs mock skipped: the mock requires client certificates"
+    start_mock mock-accept --accept-all
 fi
+MOCK_CREDS=$CREDS
+for i in $(seq 0 "$RUNS"); do
+    kind=$([ "$i" = 0 ] && echo warmup || echo run)
+    record_one B1.client "$kind" client "$MOCK_PORT" -n "$N" --connections 1 --payload-bytes 256
+    record_one B1.client-batch "$kind" client "$MOCK_PORT" -n "$N" --connections 1 --payload-bytes 256 --batch 100
+    [ -n "${B5_MOCK:-}" ] && record_one B1.h2load-mock "$kind" h2 h2load-mock "$MOCK_PORT" "$N" "$WORK/body256"
+done
+say "   B1 alternating rounds done ($(( $(date +%s) - START )) s)"
 for c in 2 4; do record "B2.c$c" client "$MOCK_PORT" -n "$N_SMALL" --connections $c --payload-bytes 256; done
 for size in 100 1024 4096; do record "B3.p$size" client "$MOCK_PORT" -n "$N_SMALL" --payload-bytes $size; done
 # B6: each client as its users run it: ours with its defaults (1 connection), aioapns with its default
@@ -174,9 +179,13 @@ nghttpd -a 127.0.0.1 -d "$WORK/htdocs" "$NGHTTPD_PORT" "$MOCK_CREDS/server-key.p
     > "$WORK/nghttpd.log" 2>&1 &
 NGHTTPD_PID=$!; PIDS+=("$NGHTTPD_PID"); sleep 0.5
 CREDS=$MOCK_CREDS
-record B1.h2load-nghttpd h2 h2load-nghttpd "$NGHTTPD_PORT" "$N" "$WORK/body256"
-record B1.client-nghttpd client "$NGHTTPD_PORT" -n "$N" --payload-bytes 256
-record B1.client-batch-nghttpd client "$NGHTTPD_PORT" -n "$N" --payload-bytes 256 --batch 100
+for i in $(seq 0 "$RUNS"); do   # B1': the same three in alternating rounds against nghttpd
+    kind=$([ "$i" = 0 ] && echo warmup || echo run)
+    record_one B1.h2load-nghttpd "$kind" h2 h2load-nghttpd "$NGHTTPD_PORT" "$N" "$WORK/body256"
+    record_one B1.client-nghttpd "$kind" client "$NGHTTPD_PORT" -n "$N" --payload-bytes 256
+    record_one B1.client-batch-nghttpd "$kind" client "$NGHTTPD_PORT" -n "$N" --payload-bytes 256 --batch 100
+done
+say "   B1' alternating rounds done ($(( $(date +%s) - START )) s)"
 # B5: h2load against the mock's fast path and nghttpd, both up at once, in alternating rounds (a warm-up
 # of each, then RUNS of each), so that both sides of the ratio see the same moments of this shared machine.
 if [ -n "${B5_MOCK:-}" ]; then
