@@ -1,10 +1,22 @@
 #!/usr/bin/env python3
-"""Turns h2load output plus `/usr/bin/time -f "%U %S"` output into one JSON line like push-bench's."""
+"""Turns h2load output plus `/usr/bin/time -f "%U %S"` output into one JSON line like push-bench's.
+
+Usage: h2load_json.py LABEL H2LOAD_OUTPUT TIME_OUTPUT N [--server-cpu-ticks T --ticks-per-second HZ]
+With the server's CPU ticks over the run, server_cpu_us_per_request is reported too.
+"""
+import argparse
 import json
 import re
-import sys
 
-label, out_path, time_path, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+p = argparse.ArgumentParser()
+p.add_argument("label")
+p.add_argument("out_path")
+p.add_argument("time_path")
+p.add_argument("n", type=int)
+p.add_argument("--server-cpu-ticks", type=int)
+p.add_argument("--ticks-per-second", type=int, default=100)
+a = p.parse_args()
+label, out_path, time_path, n = a.label, a.out_path, a.time_path, a.n
 text = open(out_path).read()
 finished = re.search(r"finished in ([\d.]+)(ms|s), ([\d.]+) req/s", text)
 done = re.search(r"requests: \d+ total, \d+ started, \d+ done, (\d+) succeeded, (\d+) failed, (\d+) errored", text)
@@ -17,6 +29,8 @@ if finished and done and int(done.group(1)) > 0:
                   failed=int(done.group(2)), errored=int(done.group(3)),
                   status_2xx=int(codes.group(1)) if codes else None,
                   cpu_us_per_notification=(cpu[0] + cpu[1]) * 1e6 / n)
+    if a.server_cpu_ticks is not None:
+        result["server_cpu_us_per_request"] = a.server_cpu_ticks / a.ticks_per_second * 1e6 / n
 else:
     result["error"] = (text.strip().splitlines() or ["no output"])[-1]
 print(json.dumps(result))

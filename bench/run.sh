@@ -12,7 +12,7 @@ RUNS=${BENCH_RUNS:-3}
 N=${BENCH_N:-200000}
 if [ "${BENCH_QUICK:-0}" = 1 ]; then N=$((N / 10)); fi
 N_SMALL=$((N / 2))          # B2/B3 per run
-N_B4=$((N / 40))            # B4 runs at ~3-4k/s with 40 ms answers
+N_B4=$((N / 4))             # B4: ~4 s at its 12,500/s bound, so the one 40 ms latency of ramp and drain is ~1% of the run
 N_B6=$((N / 10))            # aioapns in its default setup: a few thousand/s
 M_B6=500                    # in flight for both B6 clients: under the mock's 1,000-stream limit
 N_STORE=$((N / 4))
@@ -63,18 +63,21 @@ stop_mock() {
     tail -n 1 "$WORK/$1.out" | sed "s/^/$1\t/" >> "$RAW"
 }
 
-# record CASE CMD...: one warm-up, RUNS measured; each prints one JSON line (or nothing on failure).
-# The 1-minute load average just before each run goes beside it (4th column), for the summary.
+# record_one CASE KIND CMD...: one run (KIND warmup or run) of CMD, which prints one JSON line (or nothing
+# on failure). The 1-minute load average just before it goes beside it (4th column), for the summary.
+record_one() {
+    local case=$1 kind=$2 line load
+    shift 2
+    load=$(cut -d' ' -f1 /proc/loadavg)
+    line=$("$@" 2>> "$WORK/errors.log" | tail -n 1)
+    [ -z "$line" ] && line="{\"error\":\"no result (exit or timeout), see stderr\"}"
+    printf '%s\t%s\t%s\t%s\n' "$case" "$kind" "$line" "$load" >> "$RAW"
+}
+# record CASE CMD...: one warm-up, RUNS measured.
 record() {
-    local case=$1; shift
-    local i line load
-    for i in $(seq 0 "$RUNS"); do
-        load=$(cut -d' ' -f1 /proc/loadavg)
-        line=$("$@" 2>> "$WORK/errors.log" | tail -n 1)
-        [ -z "$line" ] && line="{\"error\":\"no result (exit or timeout), see stderr\"}"
-        if [ "$i" = 0 ]; then printf '%s\twarmup\t%s\t%s\n' "$case" "$line" "$load" >> "$RAW"
-        else printf '%s\trun\t%s\t%s\n' "$case" "$line" "$load" >> "$RAW"; fi
-    done
+    local case=$1 i
+    shift
+    for i in $(seq 0 "$RUNS"); do record_one "$case" "$([ "$i" = 0 ] && echo warmup || echo run)" "$@"; done
     say "   $case done ($(( $(date +%s) - START )) s)"
 }
 
@@ -88,11 +91,17 @@ client() {
         --cert "$CREDS/client.pem" --key "$CREDS/client-key.pem" "${in_flight[@]}" "${@:2}" | tail -n 1)
     [ -n "$line" ] && python3 "$ROOT/bench/process_cpu.py" "$line" "$tm"
 }
-h2() {  # h2 LABEL PORT N BODY
-    local out=$WORK/h2.out tm=$WORK/h2.time
+h2() {  # h2 LABEL PORT N BODY [SERVER_PID]: with SERVER_PID, the server's CPU over the run is reported too
+    local out=$WORK/h2.out tm=$WORK/h2.time server_cpu=()
+    local before after
+    [ -n "${5:-}" ] && before=$(awk '{print $14 + $15}' "/proc/$5/stat")
     timeout 120 /usr/bin/time -f "%U %S" -o "$tm" h2load -c1 -m$M -n "$3" -d "$4" -H "apns-topic: $TOPIC" \
         -H "apns-push-type: alert" "https://127.0.0.1:$2/3/device/$TOKEN" > "$out" 2>&1
-    python3 "$ROOT/bench/h2load_json.py" "$1" "$out" "$tm" "$3"
+    if [ -n "${5:-}" ]; then
+        after=$(awk '{print $14 + $15}' "/proc/$5/stat")
+        server_cpu=(--server-cpu-ticks "$((after - before))" --ticks-per-second "$(getconf CLK_TCK)")
+    fi
+    python3 "$ROOT/bench/h2load_json.py" "$1" "$out" "$tm" "$3" "${server_cpu[@]}"
 }
 
 # BENCH_ONLY=cluster: only B8 (the SQLite baseline) and the PostgreSQL cases of bench/cluster.sh;
@@ -102,20 +111,26 @@ if [ -z "$ONLY" ]; then
 for size in 100 256 1024 4096; do "$BIN" payload --payload-bytes $size --out "$WORK/body$size"; done
 
 say "== B1/B2/B3/B6 against the mock (accept-all)"
-start_mock mock-accept --accept-all
-MOCK_CREDS=$CREDS
-record B1.client client "$MOCK_PORT" -n "$N" --connections 1 --payload-bytes 256
-# The same through send(batch:) (chunks of 100, at most -m pending): the outbox worker's entry point.
-record B1.client-batch client "$MOCK_PORT" -n "$N" --connections 1 --payload-bytes 256 --batch 100
+# B1: our client (send, and send(batch:): chunks of 100, at most -m pending, the outbox worker's entry
+# point) and h2load against one mock, in alternating rounds (a warm-up of each, then RUNS of each), so that
+# both sides of each ratio see the same moments of this shared machine.
 if "$BIN" mock --accept-all --no-client-auth --write-credentials "$WORK/probe" < /dev/null > /dev/null 2>&1; then
     say "   (mock --no-client-auth works: h2load targets the mock)"
-    stop_mock mock-accept
+    B5_MOCK=1
     start_mock mock-accept --accept-all --no-client-auth
-    record B1.h2load-mock h2 h2load-mock "$MOCK_PORT" "$N" "$WORK/body256"
 else
     printf 'B1.h2load-mock\tskip\t{"skipped":"mock requires client certificates; h2load cannot send one"}\n' >> "$RAW"
     say "   h2load vs mock skipped: the mock requires client certificates"
+    start_mock mock-accept --accept-all
 fi
+MOCK_CREDS=$CREDS
+for i in $(seq 0 "$RUNS"); do
+    kind=$([ "$i" = 0 ] && echo warmup || echo run)
+    record_one B1.client "$kind" client "$MOCK_PORT" -n "$N" --connections 1 --payload-bytes 256
+    record_one B1.client-batch "$kind" client "$MOCK_PORT" -n "$N" --connections 1 --payload-bytes 256 --batch 100
+    [ -n "${B5_MOCK:-}" ] && record_one B1.h2load-mock "$kind" h2 h2load-mock "$MOCK_PORT" "$N" "$WORK/body256"
+done
+say "   B1 alternating rounds done ($(( $(date +%s) - START )) s)"
 for c in 2 4; do record "B2.c$c" client "$MOCK_PORT" -n "$N_SMALL" --connections $c --payload-bytes 256; done
 for size in 100 1024 4096; do record "B3.p$size" client "$MOCK_PORT" -n "$N_SMALL" --payload-bytes $size; done
 # B6: each client as its users run it: ours with its defaults (1 connection), aioapns with its default
@@ -164,9 +179,26 @@ nghttpd -a 127.0.0.1 -d "$WORK/htdocs" "$NGHTTPD_PORT" "$MOCK_CREDS/server-key.p
     > "$WORK/nghttpd.log" 2>&1 &
 NGHTTPD_PID=$!; PIDS+=("$NGHTTPD_PID"); sleep 0.5
 CREDS=$MOCK_CREDS
-record B1.h2load-nghttpd h2 h2load-nghttpd "$NGHTTPD_PORT" "$N" "$WORK/body256"
-record B1.client-nghttpd client "$NGHTTPD_PORT" -n "$N" --payload-bytes 256
-record B1.client-batch-nghttpd client "$NGHTTPD_PORT" -n "$N" --payload-bytes 256 --batch 100
+for i in $(seq 0 "$RUNS"); do   # B1': the same three in alternating rounds against nghttpd
+    kind=$([ "$i" = 0 ] && echo warmup || echo run)
+    record_one B1.h2load-nghttpd "$kind" h2 h2load-nghttpd "$NGHTTPD_PORT" "$N" "$WORK/body256"
+    record_one B1.client-nghttpd "$kind" client "$NGHTTPD_PORT" -n "$N" --payload-bytes 256
+    record_one B1.client-batch-nghttpd "$kind" client "$NGHTTPD_PORT" -n "$N" --payload-bytes 256 --batch 100
+done
+say "   B1' alternating rounds done ($(( $(date +%s) - START )) s)"
+# B5: h2load against the mock's fast path and nghttpd, both up at once, in alternating rounds (a warm-up
+# of each, then RUNS of each), so that both sides of the ratio see the same moments of this shared machine.
+if [ -n "${B5_MOCK:-}" ]; then
+    start_mock mock-b5 --accept-all --no-client-auth
+    CREDS=$MOCK_CREDS
+    for i in $(seq 0 "$RUNS"); do
+        kind=$([ "$i" = 0 ] && echo warmup || echo run)
+        record_one B5.h2load-mock "$kind" h2 h2load-mock "$MOCK_PORT" "$N" "$WORK/body256" "$MOCK_PID"
+        record_one B5.h2load-nghttpd "$kind" h2 h2load-nghttpd "$NGHTTPD_PORT" "$N" "$WORK/body256" "$NGHTTPD_PID"
+    done
+    stop_mock mock-b5
+    say "   B5 alternating rounds done ($(( $(date +%s) - START )) s)"
+fi
 kill "$NGHTTPD_PID"; wait "$NGHTTPD_PID" 2>/dev/null
 
 say "== B4 realistic APNs: 40 ms, 500 streams, 1% rejections dropping the limit to 1"

@@ -86,8 +86,10 @@ public actor MatchService {
         case .notMet(let why): return .conditionNotMet(why)
         case .met: break
         }
-        let cards = try await self.cards(userID, peerID)
-        let recipients = try await pushes.recipients([userID, peerID])
+        // Both reads at once, each one job on the store.
+        async let readCards = self.cards(userID, peerID)
+        async let readRecipients = pushes.recipients([userID, peerID])
+        let (cards, recipients) = try await (readCards, readRecipients)
         let now = clock()
         let request = DropReportRequest(
             reporterID: userID, peerID: peerID, newDropID: makeID(), window: condition.window
@@ -120,10 +122,9 @@ public actor MatchService {
 
     /// Both users' profile cards by user id; throws `MatchError.unknownUser` for the first one missing.
     func cards(_ first: String, _ second: String) async throws -> [String: ProfileCard] {
-        async let a = users.user(id: first)
-        async let b = users.user(id: second)
-        guard let firstUser = try await a else { throw MatchError.unknownUser(first) }
-        guard let secondUser = try await b else { throw MatchError.unknownUser(second) }
+        let found = try await users.users(ids: [first, second])
+        guard let firstUser = found[first] else { throw MatchError.unknownUser(first) }
+        guard let secondUser = found[second] else { throw MatchError.unknownUser(second) }
         return [first: firstUser.card, second: secondUser.card]
     }
 }

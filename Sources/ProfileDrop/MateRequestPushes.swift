@@ -23,9 +23,8 @@ public struct MateRequestPushes: Sendable {
     /// Reads the devices of `userIDs` now, so that the rows can be made later without I/O (inside the
     /// store's transaction that creates the requests or the answer).
     public func recipients(_ userIDs: [String]) async throws -> MateRequestRecipients {
-        var found: [String: [DeviceRecord]] = [:]
-        for user in Set(userIDs) { found[user] = try await devices.devices(forUser: user).filter(accepts) }
-        return MateRequestRecipients(devices: found)
+        let found = try await devices.devices(forUsers: userIDs, includeInvalidated: false)
+        return MateRequestRecipients(devices: found.mapValues { $0.filter(accepts) })
     }
 
     private func accepts(_ device: DeviceRecord) -> Bool {

@@ -12,6 +12,8 @@ public protocol DeviceRepository: Sendable {
     func remove(token: DeviceToken) async throws -> Int
     /// The user's devices, oldest registration first; invalidated ones only if `includeInvalidated`.
     func devices(forUser userID: String, includeInvalidated: Bool) async throws -> [DeviceRecord]
+    /// `devices(forUser:includeInvalidated:)` of each of `userIDs`, in one read; every user is a key.
+    func devices(forUsers userIDs: [String], includeInvalidated: Bool) async throws -> [String: [DeviceRecord]]
     /// The registration of `token` for `topic`.
     func device(token: DeviceToken, topic: String) async throws -> DeviceRecord?
     /// The registrations of many tokens for `topic`, in one lookup (tokens without one are absent).
@@ -24,5 +26,12 @@ extension DeviceRepository {
     /// The user's active devices.
     public func devices(forUser userID: String) async throws -> [DeviceRecord] {
         try await devices(forUser: userID, includeInvalidated: false)
+    }
+
+    /// One `devices(forUser:includeInvalidated:)` per user, for a store without a read of its own.
+    public func devices(forUsers userIDs: [String], includeInvalidated: Bool) async throws -> [String: [DeviceRecord]] {
+        var found: [String: [DeviceRecord]] = [:]
+        for user in Set(userIDs) { found[user] = try await devices(forUser: user, includeInvalidated: includeInvalidated) }
+        return found
     }
 }

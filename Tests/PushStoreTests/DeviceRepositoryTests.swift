@@ -24,6 +24,22 @@ struct DeviceRepositoryTests {
     }
 
     @Test(arguments: StoreKind.allCases)
+    func devicesOfSeveralUsersInOneRead(kind: StoreKind) async throws {
+        let devices = try await kind.make().devices
+        _ = try await devices.register(token: token(1), topic: topic, userID: "ana", environment: "production", now: at(0))
+        _ = try await devices.register(token: token(2), topic: topic, userID: "bob", environment: "production", now: at(1))
+        _ = try await devices.register(token: token(3), topic: topic, userID: "ana", environment: "production", now: at(2))
+        _ = try await devices.register(token: token(4), topic: topic, userID: "bob", environment: "production", now: at(3))
+        #expect(try await devices.invalidate(token: token(4), topic: topic, reason: "Unregistered", at: at(10)))
+        let active = try await devices.devices(forUsers: ["ana", "bob", "cy", "ana"], includeInvalidated: false)
+        // Every user asked for is a key, each list in the order of `devices(forUser:)`.
+        #expect(active.mapValues { $0.map(\.token) } == ["ana": [token(1), token(3)], "bob": [token(2)], "cy": []])
+        let all = try await devices.devices(forUsers: ["bob"], includeInvalidated: true)
+        #expect(all.mapValues { $0.map(\.token) } == ["bob": [token(2), token(4)]])
+        #expect(try await devices.devices(forUsers: [], includeInvalidated: false).isEmpty)
+    }
+
+    @Test(arguments: StoreKind.allCases)
     func reRegisteringRevivesAndMovesTheToken(kind: StoreKind) async throws {
         let devices = try await kind.make().devices
         _ = try await devices.register(token: token(1), topic: topic, userID: "ana", environment: "development", now: at(0))

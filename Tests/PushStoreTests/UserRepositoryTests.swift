@@ -22,6 +22,16 @@ struct UserRepositoryTests {
     }
 
     @Test(arguments: StoreKind.allCases)
+    func severalUsersInOneRead(kind: StoreKind) async throws {
+        let repos = try await kind.make()
+        let ana = try await repos.users.put(id: "ana", card: card("Ana"), now: at(0))
+        let bob = try await repos.users.put(id: "bob", card: card("Bob"), now: at(1))
+        // Users that do not exist are absent; an id asked for twice is read once.
+        #expect(try await repos.users.users(ids: ["ana", "nobody", "bob", "ana"]) == ["ana": ana, "bob": bob])
+        #expect(try await repos.users.users(ids: []).isEmpty)
+    }
+
+    @Test(arguments: StoreKind.allCases)
     func badUserIDAndOversizedCardWriteNothing(kind: StoreKind) async throws {
         let repos = try await kind.make()
         for bad in ["", String(repeating: "a", count: 65), "ana b", "ana/1", "é"] {

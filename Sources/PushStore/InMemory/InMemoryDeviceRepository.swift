@@ -57,6 +57,13 @@ public actor InMemoryDeviceRepository: DeviceRepository {
             .sorted { ($0.registeredAt, $0.token.hex, $0.topic) < ($1.registeredAt, $1.token.hex, $1.topic) }
     }
 
+    /// See `DeviceRepository.devices(forUsers:includeInvalidated:)`.
+    public func devices(forUsers userIDs: [String], includeInvalidated: Bool) -> [String: [DeviceRecord]] {
+        var found: [String: [DeviceRecord]] = [:]
+        for user in userIDs { found[user] = devices(forUser: user, includeInvalidated: includeInvalidated) }
+        return found
+    }
+
     /// See `DeviceRepository.device(token:topic:)`.
     public func device(token: DeviceToken, topic: String) -> DeviceRecord? {
         devices[Key(token: token, topic: topic)]

@@ -19,4 +19,11 @@ public actor InMemoryUserRepository: UserRepository {
 
     /// See `UserRepository.user(id:)`.
     public func user(id: String) -> UserRecord? { users[id] }
+
+    /// See `UserRepository.users(ids:)`.
+    public func users(ids: [String]) -> [String: UserRecord] {
+        var found: [String: UserRecord] = [:]
+        for id in ids { found[id] = users[id] }
+        return found
+    }
 }

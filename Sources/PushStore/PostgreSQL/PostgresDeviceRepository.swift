@@ -48,15 +48,24 @@ public struct PostgresDeviceRepository: DeviceRepository {
 
     /// See `DeviceRepository.devices(forUser:includeInvalidated:)`.
     public func devices(forUser userID: String, includeInvalidated: Bool) async throws -> [DeviceRecord] {
+        try await devices(forUsers: [userID], includeInvalidated: includeInvalidated)[userID] ?? []
+    }
+
+    /// See `DeviceRepository.devices(forUsers:includeInvalidated:)`: one statement for all of them.
+    public func devices(forUsers userIDs: [String], includeInvalidated: Bool) async throws -> [String: [DeviceRecord]] {
         let filter = includeInvalidated ? "" : " AND invalidated_at IS NULL"
-        return try await database.withConnection { db in
+        let users = Array(Set(userIDs))
+        let rows = try await database.withConnection { db in
             try db.query(
                 """
-                SELECT \(Self.columns) FROM devices WHERE user_id = $1\(filter)
+                SELECT \(Self.columns) FROM devices WHERE user_id = ANY($1::text[])\(filter)
                 ORDER BY registered_at, token, topic
-                """, [.text(userID)]
+                """, [.textArray(users)]
             ).map(Self.record)
         }
+        var found = Dictionary(uniqueKeysWithValues: users.map { ($0, [DeviceRecord]()) })
+        for device in rows { found[device.userID, default: []].append(device) }
+        return found
     }
 
     /// See `DeviceRepository.device(token:topic:)`.

@@ -46,8 +46,17 @@ public struct PostgresUserRepository: UserRepository {
 
     /// See `UserRepository.user(id:)`.
     public func user(id: String) async throws -> UserRecord? {
+        try await users(ids: [id])[id]
+    }
+
+    /// See `UserRepository.users(ids:)`: one statement for all of them.
+    public func users(ids: [String]) async throws -> [String: UserRecord] {
         try await database.withConnection { db in
-            try db.query("SELECT \(Column.selectList) FROM users WHERE id = $1", [.text(id)]).map(Self.record).first
+            let rows = try db.query(
+                "SELECT \(Column.selectList) FROM users WHERE id = ANY($1::text[])", [.textArray(Array(Set(ids)))])
+            var found: [String: UserRecord] = [:]
+            for user in try rows.map(Self.record) { found[user.id] = user }
+            return found
         }
     }
 }

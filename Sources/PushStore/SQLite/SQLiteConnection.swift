@@ -54,7 +54,9 @@ final class SQLiteConnection {
         try execute("PRAGMA journal_mode = WAL")
         try execute("PRAGMA synchronous = \(synchronous.rawValue)")
         try execute("PRAGMA foreign_keys = ON")
-        try execute("PRAGMA cache_size = -16000")  // 16 MB of page cache (default 2 MB)
+        // 8 MB of page cache (default 2 MB). The outbox's hot pages are its head and tail; 16 MB measured no
+        // faster (B7, B8 side by side) and held 8 MB more of the service's peak RSS.
+        try execute("PRAGMA cache_size = -8000")
         // Checkpoint every ~32 MB of WAL, whatever the file's page size: fewer rewrites of hot pages.
         let actualPageSize = max(512, try pageSizeInUse())
         try execute("PRAGMA wal_autocheckpoint = \(32 * 1_024 * 1_024 / actualPageSize)")

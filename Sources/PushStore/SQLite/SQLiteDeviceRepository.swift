@@ -52,14 +52,25 @@ public struct SQLiteDeviceRepository: DeviceRepository {
 
     /// See `DeviceRepository.devices(forUser:includeInvalidated:)`.
     public func devices(forUser userID: String, includeInvalidated: Bool) async throws -> [DeviceRecord] {
-        let filter = includeInvalidated ? "" : " AND invalidated_at IS NULL"
-        return try await database.perform { db in
-            try db.query(
-                """
-                SELECT \(Self.columns) FROM devices WHERE user_id = ?1\(filter)
-                ORDER BY registered_at, token, topic
-                """, [.text(userID)], row: Self.record)
+        try await database.perform { try Self.devices(forUser: userID, includeInvalidated: includeInvalidated, $0) }
+    }
+
+    /// See `DeviceRepository.devices(forUsers:includeInvalidated:)`: one job on the database for all of them.
+    public func devices(forUsers userIDs: [String], includeInvalidated: Bool) async throws -> [String: [DeviceRecord]] {
+        try await database.perform { db in
+            var found: [String: [DeviceRecord]] = [:]
+            for user in Set(userIDs) { found[user] = try Self.devices(forUser: user, includeInvalidated: includeInvalidated, db) }
+            return found
         }
+    }
+
+    private static func devices(forUser userID: String, includeInvalidated: Bool, _ db: SQLiteConnection) throws -> [DeviceRecord] {
+        let filter = includeInvalidated ? "" : " AND invalidated_at IS NULL"
+        return try db.query(
+            """
+            SELECT \(columns) FROM devices WHERE user_id = ?1\(filter)
+            ORDER BY registered_at, token, topic
+            """, [.text(userID)], row: record)
     }
 
     /// See `DeviceRepository.device(token:topic:)`.

@@ -28,6 +28,15 @@ public struct SQLiteUserRepository: UserRepository {
         try await database.perform { try Self.user(id: id, $0) }
     }
 
+    /// See `UserRepository.users(ids:)`: one job on the database for all of them.
+    public func users(ids: [String]) async throws -> [String: UserRecord] {
+        try await database.perform { db in
+            var found: [String: UserRecord] = [:]
+            for id in Set(ids) { found[id] = try Self.user(id: id, db) }
+            return found
+        }
+    }
+
     private static func user(id: String, _ db: SQLiteConnection) throws -> UserRecord? {
         try db.query("SELECT id, card, created_at, updated_at FROM users WHERE id = ?1", [.text(id)]) {
             UserRecord(
