@@ -23,4 +23,33 @@ static inline int push_set_nodelay(evutil_socket_t fd) {
     int one = 1;
     return setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 }
+
+/* Acknowledge what was received at once (Linux TCP_QUICKACK; nothing elsewhere). The kernel leaves
+ * quick-ACK mode again on its own, and setting it sends an ACK that is due now: set after every read. */
+static inline int push_set_quickack(evutil_socket_t fd) {
+#ifdef TCP_QUICKACK
+    int one = 1;
+    return setsockopt(fd, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof(one));
+#else
+    (void)fd;
+    return 0;
+#endif
+}
+
+static long push_quickack_bio_callback(BIO *bio, int oper, const char *argp, size_t len, int argi, long argl,
+                                       int ret, size_t *processed) {
+    (void)argp; (void)len; (void)argi; (void)argl; (void)processed;
+    if (oper == (BIO_CB_READ | BIO_CB_RETURN) && ret > 0) (void)push_set_quickack((evutil_socket_t)BIO_get_fd(bio, NULL));
+    return ret;
+}
+
+/* After every read OpenSSL makes from the socket under `ssl` (a socket BIO, as libevent's
+ * bufferevent_openssl_socket_new makes), the ACK goes out at once: also when the bytes read are only part
+ * of a TLS record, which OpenSSL keeps and libevent reports nothing of. Returns 0 if there is no such BIO. */
+static inline int push_ssl_quickack_reads(SSL *ssl) {
+    BIO *bio = SSL_get_rbio(ssl);
+    if (bio == NULL || BIO_method_type(bio) != BIO_TYPE_SOCKET) return 0;
+    BIO_set_callback_ex(bio, push_quickack_bio_callback);
+    return 1;
+}
 #endif

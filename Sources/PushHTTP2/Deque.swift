@@ -5,6 +5,8 @@ struct Deque<Element> {
 
     var count: Int { items.count - head }
     var isEmpty: Bool { count == 0 }
+    /// The first element, left in place.
+    var first: Element? { head < items.count ? items[head] : nil }
 
     mutating func append(_ element: Element) { items.append(element) }
 

@@ -32,6 +32,9 @@ extension HTTP2ClientConnection: IOStreamDelegate {
             return
         }
         receiving = false
+        // Through a proxy, requests may wait for the connection's window (pump()): a WINDOW_UPDATE read
+        // here lets them go.
+        if stream.isTunnelled, !queue.isEmpty { pump() }
         flush()
     }
 

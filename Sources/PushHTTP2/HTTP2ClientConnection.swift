@@ -144,14 +144,29 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
     func pump() {
         guard phase == .ready, let session, let stream else { return }
         let limit = self.limit
+        let tunnelled = stream.isTunnelled
         var submitted = false
-        while openCount < limit, stream.pendingOutputBytes < configuration.outputHighWater, let exchange = queue.popFirst() {
+        while openCount < limit, stream.pendingOutputBytes < configuration.outputHighWater, let next = queue.first {
+            // Through a proxy, a request waits while the connection's window cannot take its body: its
+            // HEADERS would go out alone and its DATA later (a record the server cannot answer yet, see
+            // flush()). The answers to the open requests bring the WINDOW_UPDATE, and pump() again.
+            if tunnelled, openCount > 0, next.request.body.count > session.remoteWindowSize { break }
+            guard let exchange = queue.popFirst() else { break }
             do {
                 exchange.streamID = try session.submitRequest(exchange, unindexed: configuration.unindexedFields)
                 linkOpen(exchange)
                 submitted = true
             } catch {
                 exchange.finished(.notProcessed("\(error)"))
+                continue
+            }
+            // Through a proxy: this request's frames now, before nghttp2 puts the HEADERS of the next
+            // requests ahead of its DATA, so that they go out together (see flush()).
+            guard tunnelled else { continue }
+            do {
+                try session.stageOutput(requestGroupsUpTo: Self.tunnelRecordBytes) { stream.writeRecord($0) }
+            } catch {
+                return fail(IOError(.broken, "\(error)"))
             }
         }
         // While input is being processed the flush after it writes everything at once.
@@ -161,11 +176,20 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
     func flush() {
         guard let session, let stream else { return }
         do {
-            try session.drainOutput { stream.write($0) }
+            if stream.isTunnelled {
+                // Through a proxy, TLS records end where requests end (IOStream+Tunnel.swift says why).
+                try session.drainOutput(requestGroupsUpTo: Self.tunnelRecordBytes) { stream.writeRecord($0) }
+            } else {
+                try session.drainOutput { stream.write($0) }
+            }
         } catch {
             fail(IOError(.broken, "\(error)"))
         }
     }
+
+    /// On a tunnelled connection, the most bytes of whole requests written as one TLS record: under the
+    /// 2 KB that tinyproxy reads and relays at a time, so every piece it passes on completes a record.
+    static let tunnelRecordBytes = 1536
 
     // Hooks for the event extension (same type, another file).
     func installSession(_ session: HTTP2Session) { self.session = session }

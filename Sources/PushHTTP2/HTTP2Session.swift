@@ -114,6 +114,111 @@ final class HTTP2Session {
         if gathered > 0 { write(UnsafeRawBufferPointer(rebasing: buffer[..<gathered])) }
     }
 
+    /// Like ``drainOutput(_:)``, but for tunnelled connections, where each `write` becomes TLS records of
+    /// its own (`IOStream.writeRecord`): each write ends where a request ends (a HEADERS or DATA frame with
+    /// END_STREAM, its header block complete) and holds as many whole requests as fit in `limit` bytes (a
+    /// request larger than `limit` goes alone), with the frames of no request (SETTINGS, PING,
+    /// WINDOW_UPDATE...) riding along. What does not make a full group yet stays staged in the session
+    /// for the next call; ``writeStaged(_:)`` hands it on (as ``drainOutput(requestGroupsUpTo:_:)`` does).
+    ///
+    /// nghttp2 writes the HEADERS of every new stream before any DATA, so to keep each request's frames
+    /// together the caller stages after each request it submits.
+    func stageOutput(requestGroupsUpTo limit: Int, _ write: (UnsafeRawBufferPointer) -> Void) throws {
+        var buffer = output
+        var gathered = staged, parsed = stagedParsed, groupEnd = stagedGroupEnd, ending = stagedEnding
+        defer {
+            output = buffer
+            (staged, stagedParsed, stagedGroupEnd, stagedEnding) = (gathered, parsed, groupEnd, ending)
+        }
+        while true {
+            var data: UnsafePointer<UInt8>?
+            let count = nghttp2_session_mem_send(session, &data)
+            if count < 0 { throw HTTP2Error(function: "nghttp2_session_mem_send", code: count, message: Self.text(count)) }
+            if count == 0 { break }
+            if gathered + count > buffer.count {
+                if gathered + count <= Self.outputChunk {
+                    buffer = Self.grown(buffer, keeping: gathered, toHold: gathered + count)
+                } else {
+                    // A request larger than a chunk (a body over 64 KB): hand on what there is.
+                    if gathered > 0 { write(UnsafeRawBufferPointer(rebasing: buffer[..<gathered])) }
+                    parsed = parsed == gathered ? 0 : Self.unparsed
+                    groupEnd = 0
+                    gathered = 0
+                    if count > buffer.count {
+                        write(UnsafeRawBufferPointer(start: data, count: count))
+                        parsed = Self.unparsed
+                        continue
+                    }
+                }
+            }
+            (buffer.baseAddress! + gathered).copyMemory(from: data!, byteCount: count)
+            gathered += count
+            if !prefaceSkipped, parsed == 0, gathered >= 24, buffer[0] == UInt8(ascii: "P") {
+                parsed = 24  // the client's connection preface, not a frame
+            }
+            prefaceSkipped = true
+            // Find where requests end. A frame header: length (24 bits), type, flags, stream id.
+            while parsed >= 0, gathered - parsed >= 9 {
+                let length = Int(buffer[parsed]) << 16 | Int(buffer[parsed + 1]) << 8 | Int(buffer[parsed + 2])
+                guard gathered - parsed >= 9 + length else { break }
+                let type = buffer[parsed + 3], flags = buffer[parsed + 4]
+                parsed += 9 + length
+                if (type == 0 || type == 1) && flags & 0x1 != 0 { ending = true }  // DATA, HEADERS with END_STREAM
+                // The request ends with its header block (HEADERS or CONTINUATION with END_HEADERS) or DATA.
+                guard ending, type == 0 || ((type == 1 || type == 9) && flags & 0x4 != 0) else { continue }
+                ending = false
+                if parsed > limit, groupEnd > 0 {
+                    // This request does not fit with the ones before: they go now.
+                    write(UnsafeRawBufferPointer(rebasing: buffer[..<groupEnd]))
+                    Self.shift(buffer, by: groupEnd, keeping: gathered)
+                    parsed -= groupEnd
+                    gathered -= groupEnd
+                }
+                groupEnd = parsed
+                if groupEnd >= limit {
+                    write(UnsafeRawBufferPointer(rebasing: buffer[..<groupEnd]))
+                    Self.shift(buffer, by: groupEnd, keeping: gathered)
+                    parsed -= groupEnd
+                    gathered -= groupEnd
+                    groupEnd = 0
+                }
+            }
+        }
+    }
+
+    /// Hands on what ``stageOutput(requestGroupsUpTo:_:)`` left staged, in one write.
+    func writeStaged(_ write: (UnsafeRawBufferPointer) -> Void) {
+        guard staged > 0 else { return }
+        write(UnsafeRawBufferPointer(rebasing: output[..<staged]))
+        // nghttp2 hands out whole frames, so all that was staged is parsed; if not, frames can no longer
+        // be found and the rest goes out as it comes (as by ``drainOutput(_:)``).
+        stagedParsed = stagedParsed == staged ? 0 : Self.unparsed
+        staged = 0
+        stagedGroupEnd = 0
+    }
+
+    /// ``stageOutput(requestGroupsUpTo:_:)`` then ``writeStaged(_:)``.
+    func drainOutput(requestGroupsUpTo limit: Int, _ write: (UnsafeRawBufferPointer) -> Void) throws {
+        try stageOutput(requestGroupsUpTo: limit, write)
+        writeStaged(write)
+    }
+
+    /// Moves the bytes of `buffer` from `offset` up to `end` to its start.
+    private static func shift(_ buffer: UnsafeMutableRawBufferPointer, by offset: Int, keeping end: Int) {
+        if end > offset { buffer.baseAddress!.copyMemory(from: buffer.baseAddress! + offset, byteCount: end - offset) }
+    }
+
+    /// Staged output (tunnelled connections): its length at the start of ``output``, the end of the frames
+    /// parsed (``unparsed`` once frames can no longer be found), the end of the whole requests gathered,
+    /// and whether a frame with END_STREAM was seen whose request has not ended yet.
+    private var staged = 0
+    private var stagedParsed = 0
+    private var stagedGroupEnd = 0
+    private var stagedEnding = false
+    /// The client connection preface (24 bytes, first out) is behind us.
+    private var prefaceSkipped = false
+    private static let unparsed = Int.min / 2
+
     /// Output is handed on once this much is gathered (and at the end of each drain).
     static let outputChunk = 64 << 10
     /// Where the frames of a drain are gathered: grown (up to ``outputChunk``) as drains need it, kept
@@ -208,6 +313,9 @@ final class HTTP2Session {
     var remoteMaxConcurrentStreams: Int {
         Int(nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS))
     }
+
+    /// How many bytes of DATA the peer's connection-level flow-control window takes now.
+    var remoteWindowSize: Int { Int(nghttp2_session_get_remote_window_size(session)) }
 
     /// Highest stream id the peer opened that we processed.
     var lastProcessedStreamID: Int32 { nghttp2_session_get_last_proc_stream_id(session) }

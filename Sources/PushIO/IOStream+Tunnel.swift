@@ -91,6 +91,7 @@ extension IOStream {
             do {
                 let ssl = try tls.makeSSL(serverName: tunnel.serverName)
                 next = bufferevent_openssl_socket_new(loop.base, fd, ssl, BUFFEREVENT_SSL_CONNECTING, options)
+                if next != nil { _ = push_ssl_quickack_reads(ssl) }  // (below: why)
             } catch {
                 failure = "\(error)"
             }
@@ -102,7 +103,59 @@ extension IOStream {
             return fail(IOError(.tls, failure))
         }
         install(next)
+        tunnelled = true
         bufferevent_enable(next, Int16(EV_READ | EV_WRITE))
         if tunnel.tls == nil { markConnected() }
+    }
+}
+
+/// Writes and acknowledgements on a tunnelled stream, made so that a relay that splits the stream and
+/// holds back a piece (Nagle's algorithm on its sockets, as tinyproxy's are) is never left waiting for a
+/// delayed acknowledgement.
+///
+/// A relay that reads a few KB at a time and writes each piece at once, without TCP_NODELAY, holds every
+/// piece after the first until the receiver acknowledges the first. A receiver that can answer what the
+/// first piece holds acknowledges at once (the answer carries the ACK); one that got only part of a TLS
+/// record has nothing to answer and delays its ACK (40 ms on Linux): one stall per burst.
+///
+/// - Towards the server (``writeRecord(_:)``): the caller hands whole requests, in groups of at most a
+///   couple of KB, each written as TLS records of its own (never sharing a record with the bytes before or
+///   after it), so any piece a relay passes on completes at least one record of whole requests, which the
+///   server answers.
+/// - From the server: our side is the receiver, and the server's records may be large (a drain of answers,
+///   up to 16 KB). After every read from the socket, also one that got only part of a record (which OpenSSL
+///   keeps and libevent reports nothing of), the ACK goes out at once (TCP_QUICKACK, set by a callback on
+///   the TLS session's socket BIO, `push_ssl_quickack_reads`; after each read for plain TCP), so a relay
+///   waiting on it sends the rest of the record without the 40 ms wait.
+extension IOStream {
+    /// Writes `bytes` as TLS records of their own: no record holds bytes written before or after them
+    /// (up to 16 KB they are one record). Otherwise as ``write(_:)``.
+    public func writeRecord(_ bytes: UnsafeRawBufferPointer) {
+        loop.preconditionInEventLoop()
+        guard let bev, lingerTimer == nil, let base = bytes.baseAddress, bytes.count > 0 else { return }
+        let output = bufferevent_get_output(bev)
+        var written = 0
+        if connected, tunnel == nil, evbuffer_get_length(output) == 0 {
+            written = writeDirectly(bytes)
+            if written == bytes.count { return }
+        }
+        // The rest as a buffer chain of its own: libevent's TLS layer writes each chain as its own
+        // record(s) (`SSL_write` per chain, at most 8 chains and 16 KB a pass), whereas `bufferevent_write`
+        // would fill the free room of the last chain, joining these bytes to the ones before.
+        guard let separate = evbuffer_new() else {
+            bufferevent_write(bev, base + written, bytes.count - written)
+            return
+        }
+        evbuffer_add(separate, base + written, bytes.count - written)
+        evbuffer_add_buffer(output, separate)
+        evbuffer_free(separate)
+    }
+
+    /// Sends the acknowledgement of what was read now rather than after the delayed-ACK timer
+    /// (Linux TCP_QUICKACK, which the kernel clears again as it sees fit: set after every read). For plain
+    /// TCP; with TLS the socket BIO's callback does it on every read.
+    func acknowledgeNow() {
+        guard directSSL == nil, directFD >= 0 else { return }
+        _ = push_set_quickack(directFD)
     }
 }

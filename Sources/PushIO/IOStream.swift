@@ -26,6 +26,8 @@ public final class IOStream: @unchecked Sendable {
     var bev: OpaquePointer?
     /// The proxy handshake while a tunnel is being set up (the bufferevent then does not own its socket).
     var tunnel: IOStreamTunnel?
+    /// The connection runs through a proxy's tunnel (set once the tunnel is up; `IOStream+Tunnel.swift`).
+    var tunnelled = false
     private var keepAlive: Unmanaged<IOStream>?
     private var closeWhenFlushed = false
     /// Set while a closed stream waits for the peer to close (`IOStream+Linger.swift`).
@@ -154,6 +156,12 @@ public final class IOStream: @unchecked Sendable {
         bufferevent_write(bev, base + written, bytes.count - written)
     }
 
+    /// True once the stream runs through a proxy's tunnel (HTTP CONNECT or SOCKS5).
+    public var isTunnelled: Bool {
+        loop.preconditionInEventLoop()
+        return tunnelled
+    }
+
     /// Queues bytes for writing.
     public func write(_ bytes: [UInt8]) {
         bytes.withUnsafeBytes { write($0) }
@@ -234,6 +242,7 @@ public final class IOStream: @unchecked Sendable {
             if pendingClose == nil, evbuffer_get_length(input) == 0 {
                 count += readDirectly(into: UnsafeMutableRawBufferPointer(rebasing: buffer[count...]))
             }
+            if tunnelled { acknowledgeNow() }
             if count > 0 { delegate?.stream(self, didRead: UnsafeRawBufferPointer(rebasing: buffer[..<count])) }
         }
         // More than one buffer's worth was waiting in libevent's input: the rest on the next pass.

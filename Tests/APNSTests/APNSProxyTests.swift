@@ -46,6 +46,34 @@ struct APNSProxyTests {
         }
     }
 
+    @Test(
+        "10 in flight through the proxy, short and 3 KB alerts: all 200 answered (a relay that splits TLS records must not stall the exchange)",
+        arguments: [ProxyCase.tinyproxy, .dantedUsername])
+    func fewInFlightThroughProxy(_ proxy: ProxyCase) async throws {
+        try await withProxy(proxy) { process in
+            try await withClient(configureClient: { $0.proxy = try? APNSProxy(url: process.url) }) { fixture in
+                let client = fixture.client
+                let answered = await withTaskGroup(of: Int.self) { group in
+                    for worker in 0..<10 {
+                        group.addTask {
+                            var accepted = 0
+                            for index in 0..<20 {
+                                let number = worker * 20 + index
+                                let text = number % 2 == 0 ? "Woof" : String(repeating: "w", count: 3000)
+                                if (try? await client.send(alert(token(number), body: text)))?.isAccepted == true { accepted += 1 }
+                            }
+                            return accepted
+                        }
+                    }
+                    return await group.reduce(0, +)
+                }
+                #expect(answered == 200)
+                #expect(fixture.server.counters().accepted == 200)
+                #expect(fixture.events.count("opened") == 1)
+            }
+        }
+    }
+
     @Test("SNI and certificate verification are for the APNs host, never the proxy")
     func tlsIsForTheTarget() async throws {
         try await withProxy(.tinyproxy) { process in
