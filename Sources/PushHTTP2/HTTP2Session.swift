@@ -125,7 +125,10 @@ final class HTTP2Session {
     /// together the caller stages after each request it submits.
     func stageOutput(requestGroupsUpTo limit: Int, _ write: (UnsafeRawBufferPointer) -> Void) throws {
         var buffer = output
-        var gathered = staged, parsed = stagedParsed, groupEnd = stagedGroupEnd, ending = stagedEnding
+        var gathered = staged
+        var parsed = stagedParsed
+        var groupEnd = stagedGroupEnd
+        var ending = stagedEnding
         defer {
             output = buffer
             (staged, stagedParsed, stagedGroupEnd, stagedEnding) = (gathered, parsed, groupEnd, ending)
@@ -161,7 +164,8 @@ final class HTTP2Session {
             while parsed >= 0, gathered - parsed >= 9 {
                 let length = Int(buffer[parsed]) << 16 | Int(buffer[parsed + 1]) << 8 | Int(buffer[parsed + 2])
                 guard gathered - parsed >= 9 + length else { break }
-                let type = buffer[parsed + 3], flags = buffer[parsed + 4]
+                let type = buffer[parsed + 3]
+                let flags = buffer[parsed + 4]
                 parsed += 9 + length
                 if (type == 0 || type == 1) && flags & 0x1 != 0 { ending = true }  // DATA, HEADERS with END_STREAM
                 // The request ends with its header block (HEADERS or CONTINUATION with END_HEADERS) or DATA.

@@ -29,7 +29,8 @@ private func frames(of writes: [[UInt8]]) -> [WrittenFrame] {
             #expect(bytes.count - offset >= 9, "a frame header spans two writes")
             guard bytes.count - offset >= 9 else { break }
             let length = Int(bytes[offset]) << 16 | Int(bytes[offset + 1]) << 8 | Int(bytes[offset + 2])
-            let stream = Int32(bytes[offset + 5] & 0x7F) << 24 | Int32(bytes[offset + 6]) << 16
+            let stream =
+                Int32(bytes[offset + 5] & 0x7F) << 24 | Int32(bytes[offset + 6]) << 16
                 | Int32(bytes[offset + 7]) << 8 | Int32(bytes[offset + 8])
             result.append(WrittenFrame(type: bytes[offset + 3], flags: bytes[offset + 4], stream: stream, write: index))
             offset += 9 + length
