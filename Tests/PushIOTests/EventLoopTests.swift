@@ -83,6 +83,31 @@ struct EventLoopTests {
         #expect(cancelledFired.withLock { $0 } == 0)
     }
 
+    /// libevent's cached time made a timer added early in a loop iteration wait its whole delay again from
+    /// the end of the iteration: added, then 300 ms of work in the same job, a 100 ms timer fired 400 ms
+    /// after it was added. It is due 100 ms after it was added, so it fires as soon as the loop is free.
+    @Test("a timer counts its delay from when it was added, not from the end of the loop turn that added it")
+    func timerDelayCountsFromScheduling() async throws {
+        let loop = EventLoop(name: "timer-turn")
+        defer { loop.shutdown() }
+        let clock = ContinuousClock()
+        let elapsed: Duration = await withCheckedContinuation { done in
+            loop.execute {
+                let scheduled = clock.now
+                var holder: LoopTimer?
+                holder = LoopTimer(loop: loop) {
+                    done.resume(returning: clock.now - scheduled)
+                    holder = nil
+                }
+                holder?.schedule(after: .milliseconds(100))
+                usleep(300_000)  // the rest of this loop turn's work: the loop is busy, not waiting
+            }
+        }
+        // Due at 100 ms, the loop is free at 300 ms: it fires then (the cached clock made it 400 ms).
+        #expect(elapsed >= .milliseconds(300))
+        #expect(elapsed < .milliseconds(390))
+    }
+
     @Test("plain TCP over IPv4 and IPv6 on port 0: bytes cross both ways", arguments: ["127.0.0.1", "::1"])
     func tcpEcho(host: String) async throws {
         let loop = EventLoop(name: "tcp")
