@@ -177,7 +177,7 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
         context.maxObservedOpenStreams = connection.maxObservedOpenStreams
         let mockRequest = MockAPNSRequest(
             method: request.method, path: request.path, headers: request.headers,
-            payload: request.body, clientCertificateUID: context.clientCertificate?.subjectUID,
+            payload: request.body, clientCertificateUID: context.certificateInfo?.subjectUID,
             connectionID: id)
         let verdict = core.decide(mockRequest, on: context, knobs: knobs)
         if awaitingAuthentication, context.isAuthenticated {

@@ -10,8 +10,7 @@ public struct MockAPNSCertificateAuthenticator: MockAPNSAuthenticator {
 
     /// Checks the connection's certificate.
     public func authenticate(_ request: MockAPNSRequest, on connection: MockAPNSConnectionContext) -> MockAPNSAuthentication {
-        guard let certificate = connection.clientCertificate else { return .rejected(.missingProviderToken) }
-        let info = APNSCertificateInfo(subjectUID: certificate.subjectUID, extensionValue: certificate.extensionValue(oid:))
+        guard let info = connection.certificateInfo else { return .rejected(.missingProviderToken) }
         switch connection.environment {
         case .development where !info.supportsDevelopment,
             .production where !info.supportsProduction:

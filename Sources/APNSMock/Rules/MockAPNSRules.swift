@@ -52,15 +52,24 @@ enum MockAPNSRules {
         guard count >= DeviceToken.minimumHexDigits, count <= DeviceToken.maximumHexDigits, count.isMultiple(of: 2) else {
             return false
         }
-        return token.utf8.allSatisfy { byte in
-            let folded = byte | 0x20
-            return (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (folded >= UInt8(ascii: "a") && folded <= UInt8(ascii: "f"))
+        return withBytes(of: token) { bytes in
+            bytes.allSatisfy { byte in
+                let folded = byte | 0x20
+                return (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (folded >= UInt8(ascii: "a") && folded <= UInt8(ascii: "f"))
+            }
         }
     }
 
     /// `token` in lowercase; the same string when it has no uppercase letter (the usual case).
     static func lowercasedToken(_ token: String) -> String {
-        token.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") } ? token.lowercased() : token
+        withBytes(of: token) { bytes in bytes.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") } } ? token.lowercased() : token
+    }
+
+    /// Runs `body` over the UTF-8 bytes of `text` in one buffer: a scan of a buffer compiles to a plain
+    /// loop, where one of `String.UTF8View` went through its index checks for every byte.
+    private static func withBytes<R>(of text: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        var text = text
+        return text.withUTF8(body)
     }
 
     /// Applies rules 1–16; `authenticate` runs at step 7.
