@@ -94,17 +94,17 @@ package enum DropRules {
         _ request: DropReportRequest, now: Date, _ tx: inout some DropTransaction
     ) throws -> (DropReportOutcome, expired: [DropRecord]) {
         let (reporter, peer) = (request.reporterID, request.peerID)
-        let expired = try settle([reporter, peer], now: now, &tx)
+        let (pending, expired) = try settle([reporter, peer], now: now, &tx)
         let since = now.addingTimeInterval(-(request.window / .seconds(1)))
         if let match = try tx.latestMatch(between: reporter, and: peer, since: since) {
             return (.alreadyMatched(match, try tx.requests(forDrop: match.id)), expired)
         }
-        if let drop = try tx.pendingDrop(engaging: reporter) {
+        if let drop = pending[reporter] {
             guard Set([drop.initiatorID, drop.peerID]) == Set([reporter, peer]) else { return (.busy, expired) }
             guard drop.initiatorID != reporter else { return (.pending(drop), expired) }
             return (try match(drop, request, now: now, &tx), expired)
         }
-        guard try tx.pendingDrop(engaging: peer) == nil else { return (.busy, expired) }
+        guard pending[peer] == nil else { return (.busy, expired) }
         let drop = DropRecord(
             id: request.newDropID, initiatorID: reporter, peerID: peer, createdAt: now,
             expiresAt: now.addingTimeInterval(request.window / .seconds(1)))
@@ -117,8 +117,8 @@ package enum DropRules {
     package static func cancel(
         userID: String, now: Date, window: Duration, _ tx: inout some DropTransaction
     ) throws -> (DropCancelOutcome, expired: [DropRecord]) {
-        let expired = try settle([userID], now: now, &tx)
-        if var drop = try tx.pendingDrop(engaging: userID) {
+        let (pending, expired) = try settle([userID], now: now, &tx)
+        if var drop = pending[userID] {
             try DropTransition.apply(.cancelled, at: now, to: &drop)
             try tx.close(drop)
             return (.cancelled(drop), expired)
@@ -133,8 +133,8 @@ package enum DropRules {
     package static func current(
         userID: String, now: Date, window: Duration, _ tx: inout some DropTransaction
     ) throws -> (DropRecord?, expired: [DropRecord]) {
-        let expired = try settle([userID], now: now, &tx)
-        if let drop = try tx.pendingDrop(engaging: userID) { return (drop, expired) }
+        let (pending, expired) = try settle([userID], now: now, &tx)
+        if let drop = pending[userID] { return (drop, expired) }
         return (try tx.latestMatch(of: userID, since: now.addingTimeInterval(-(window / .seconds(1)))), expired)
     }
 
@@ -149,16 +149,26 @@ package enum DropRules {
         return expired
     }
 
-    /// Expires the pending drops of `users` whose window ended before `now`.
-    private static func settle(_ users: [String], now: Date, _ tx: inout some DropTransaction) throws -> [DropRecord] {
+    /// Expires the pending drops of `users` whose window ended before `now`. Returns the drops still
+    /// pending by the user they engage, and the expired ones: the rules decide on these instead of reading
+    /// each user's drop again, as nothing else writes in their transaction. A drop engaging two of `users`
+    /// is read once per user; once expired and closed, it engages nobody, so the second read finds nothing.
+    private static func settle(
+        _ users: [String], now: Date, _ tx: inout some DropTransaction
+    ) throws -> (pending: [String: DropRecord], expired: [DropRecord]) {
+        var pending: [String: DropRecord] = [:]
         var expired: [DropRecord] = []
         for user in users {
-            guard var drop = try tx.pendingDrop(engaging: user), now > drop.expiresAt else { continue }
+            guard var drop = try tx.pendingDrop(engaging: user) else { continue }
+            guard now > drop.expiresAt else {
+                pending[user] = drop
+                continue
+            }
             try DropTransition.apply(.expired, at: now, to: &drop)
             try tx.close(drop)
             expired.append(drop)
         }
-        return expired
+        return (pending, expired)
     }
 
     /// Matches the pending `drop` (the reporter is its peer): the drop, both mate requests and their pushes.
