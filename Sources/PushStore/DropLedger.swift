@@ -64,6 +64,9 @@ public enum MateRequestID {
 package protocol DropTransaction {
     /// The pending drop engaging `userID` (as initiator or peer), if any.
     mutating func pendingDrop(engaging userID: String) throws -> DropRecord?
+    /// The pending drops engaging any of `userIDs`, by the user they engage (users without one are left
+    /// out). A store that can reads them at once; the default reads them one by one.
+    mutating func pendingDrops(engaging userIDs: [String]) throws -> [String: DropRecord]
     /// The latest drop between the two users that matched at or after `since`.
     mutating func latestMatch(between first: String, and second: String, since: Date) throws -> DropRecord?
     /// The latest drop of `userID` that matched at or after `since`.
@@ -82,6 +85,17 @@ package protocol DropTransaction {
     mutating func enqueue(_ items: [OutboxItem]) throws
     /// Every pending drop whose window ended before `now`.
     mutating func pendingDrops(expiringBefore now: Date) throws -> [DropRecord]
+}
+
+extension DropTransaction {
+    /// One ``pendingDrop(engaging:)`` per user.
+    package mutating func pendingDrops(engaging userIDs: [String]) throws -> [String: DropRecord] {
+        var found: [String: DropRecord] = [:]
+        for user in userIDs {
+            if let drop = try pendingDrop(engaging: user) { found[user] = drop }
+        }
+        return found
+    }
 }
 
 /// The profile-drop rules, written once over `DropTransaction` and run by every store inside one
@@ -151,19 +165,21 @@ package enum DropRules {
 
     /// Expires the pending drops of `users` whose window ended before `now`. Returns the drops still
     /// pending by the user they engage, and the expired ones: the rules decide on these instead of reading
-    /// each user's drop again, as nothing else writes in their transaction. A drop engaging two of `users`
-    /// is read once per user; once expired and closed, it engages nobody, so the second read finds nothing.
+    /// each user's drop again, as nothing else writes in their transaction. All of them are read at once;
+    /// a drop engaging two of `users` expires once and then engages neither.
     private static func settle(
         _ users: [String], now: Date, _ tx: inout some DropTransaction
     ) throws -> (pending: [String: DropRecord], expired: [DropRecord]) {
+        let found = try tx.pendingDrops(engaging: users)
         var pending: [String: DropRecord] = [:]
         var expired: [DropRecord] = []
         for user in users {
-            guard var drop = try tx.pendingDrop(engaging: user) else { continue }
+            guard var drop = found[user] else { continue }
             guard now > drop.expiresAt else {
                 pending[user] = drop
                 continue
             }
+            guard !expired.contains(where: { $0.id == drop.id }) else { continue }
             try DropTransition.apply(.expired, at: now, to: &drop)
             try tx.close(drop)
             expired.append(drop)

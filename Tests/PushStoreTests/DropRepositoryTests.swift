@@ -107,6 +107,10 @@ struct DropRepositoryTests {
             return
         }
         #expect(drop.id == "d3")
+        // A report that finds both of its users in one drop past its window expires that drop once.
+        let (late, expiredOnce) = try await drops.report(dropReport("ana", "bob", id: "d4"), now: at(31))
+        #expect(expiredOnce.map(\.id) == ["d3"])
+        #expect(late == .pending(DropRecord(id: "d4", initiatorID: "ana", peerID: "bob", createdAt: at(31), expiresAt: at(41))))
     }
 
     @Test(arguments: StoreKind.allCases)
@@ -127,6 +131,14 @@ struct DropRepositoryTests {
         #expect(try await repos.drops.drop(id: "d1")?.state == .pending)
         #expect(try await repos.mates.requests(forDrop: "d1").isEmpty)
         #expect(try await repos.outbox.depth() == 0)
+        // A new drop under an id that exists (here a matched one) is refused and engages nobody.
+        _ = try await repos.drops.report(dropReport("bob", "ana", id: "unused"), now: at(2))
+        #expect(try await repos.drops.drop(id: "d1")?.state == .matched)
+        await #expect(throws: PushStoreError.duplicateID("d1")) {
+            _ = try await repos.drops.report(dropReport("cy", "dee", id: "d1"), now: at(3))
+        }
+        #expect(try await repos.drops.pending().isEmpty)
+        #expect(try await repos.drops.report(dropReport("dee", "eve", id: "d2"), now: at(4)).0 != .busy)
     }
 
     @Test func pendingDropsSurviveReopening() async throws {

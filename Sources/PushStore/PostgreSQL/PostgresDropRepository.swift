@@ -38,8 +38,12 @@ public struct PostgresDropRepository: DropRepository {
         while true {
             do {
                 return try await database.transaction { db in
-                    for user in ordered {
-                        try db.query("SELECT pg_advisory_xact_lock($1::integer, hashtext($2))", [.integer(Self.lockClass), .text(user)])
+                    // One statement takes the locks one by one in the array's order (sorted, so that two
+                    // operations on the same users never wait for each other in opposite orders).
+                    if !ordered.isEmpty {
+                        try db.query(
+                            "SELECT pg_advisory_xact_lock($1::integer, hashtext(u)) FROM unnest($2::text[]) AS u",
+                            [.integer(Self.lockClass), .textArray(ordered)])
                     }
                     var tx = PostgresDropTransaction(db: db)
                     return try body(&tx)

@@ -16,6 +16,20 @@ struct PostgresDropTransaction: DropTransaction {
         ).map(PostgresDropRepository.record).first
     }
 
+    /// One statement for every user's drop (a report reads its two users' in one round trip).
+    func pendingDrops(engaging userIDs: [String]) throws -> [String: DropRecord] {
+        let rows = try db.query(
+            """
+            SELECT \(Self.columns), e.user_id FROM drops d JOIN drop_engagements e ON e.drop_id = d.id
+            WHERE e.user_id = ANY ($1::text[])
+            """, [.textArray(userIDs)])
+        return Dictionary(
+            rows.map { ($0.string(at: Self.engagedUserColumn), PostgresDropRepository.record($0)) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Where `pendingDrops(engaging:)` puts the engaged user: after the drop's columns.
+    private static let engagedUserColumn = Int32(DropColumn.allCases.count)
+
     /// Each side of an OR is its own index search (a UNION ALL), whatever the planner's statistics say about
     /// the OR (SQLite scanned every matched drop for it).
     func latestMatch(between first: String, and second: String, since: Date) throws -> DropRecord? {
@@ -50,37 +64,50 @@ struct PostgresDropTransaction: DropTransaction {
         try PostgresMateRequestRepository.requests(forDrop: dropID, db)
     }
 
+    /// The drop and both engagements in one statement, which stores nothing when the id is taken.
     func insertPending(_ drop: DropRecord) throws {
-        guard try db.query("SELECT 1 FROM drops WHERE id = $1", [.text(drop.id)]).count == 0 else {
-            throw PushStoreError.duplicateID(drop.id)
-        }
-        try db.run(
-            "INSERT INTO drops (\(Self.columns)) VALUES ($1, $2, $3, 'pending', $4, $5, NULL, NULL)",
+        let engaged = try db.query(
+            """
+            WITH d AS (
+                INSERT INTO drops (\(Self.columns)) VALUES ($1, $2, $3, 'pending', $4, $5, NULL, NULL)
+                ON CONFLICT (id) DO NOTHING RETURNING id
+            )
+            INSERT INTO drop_engagements (user_id, drop_id)
+            SELECT u.user_id, d.id FROM d, (VALUES ($2::text), ($3::text)) AS u (user_id)
+            RETURNING user_id
+            """,
             [
                 .text(drop.id), .text(drop.initiatorID), .text(drop.peerID), .integer(drop.createdAt.storeMillis),
                 .integer(drop.expiresAt.storeMillis),
             ])
-        // The primary key is the invariant: a second pending drop for a user cannot be stored.
-        try db.run(
-            "INSERT INTO drop_engagements (user_id, drop_id) VALUES ($1, $3), ($2, $3)",
-            [.text(drop.initiatorID), .text(drop.peerID), .text(drop.id)])
+        // The engagements' primary key is the invariant: a second pending drop for a user cannot be stored.
+        guard engaged.count == 2 else { throw PushStoreError.duplicateID(drop.id) }
     }
 
+    /// The drop's new state and its users freed in one statement.
     func close(_ drop: DropRecord) throws {
-        let changed = try db.run(
-            "UPDATE drops SET state = $2, matched_at = $3, closed_at = $4 WHERE id = $1 AND state = 'pending'",
-            [.text(drop.id), .text(drop.state.rawValue), .integer(drop.matchedAt?.storeMillis), .integer(drop.closedAt?.storeMillis)])
+        let changed = try db.query(
+            """
+            WITH c AS (
+                UPDATE drops SET state = $2, matched_at = $3, closed_at = $4 WHERE id = $1 AND state = 'pending'
+                RETURNING id
+            ), freed AS (
+                DELETE FROM drop_engagements WHERE drop_id IN (SELECT id FROM c)
+            )
+            SELECT count(*) FROM c
+            """,
+            [.text(drop.id), .text(drop.state.rawValue), .integer(drop.matchedAt?.storeMillis), .integer(drop.closedAt?.storeMillis)]
+        ).map { $0.int64(at: 0) }.first
         guard changed == 1 else {
             throw PushStoreError.invalidTransition(dropID: drop.id, from: Self.notPending, to: drop.state.rawValue)
         }
-        try db.run("DELETE FROM drop_engagements WHERE drop_id = $1", [.text(drop.id)])
     }
 
     /// The `from` of the error `close` throws when another writer closed the drop first.
     static let notPending = "not pending"
 
     func insert(_ requests: [MateRequestRecord]) throws {
-        for request in requests { try PostgresMateRequestRepository.insert(request, db) }
+        try PostgresMateRequestRepository.insert(requests, db)
         try PostgresWebhookRepository.record(requests.map { WebhookEvents.mateRequest($0, type: .mateRequestCreated) }, db)
     }
 

@@ -16,22 +16,34 @@ public struct PostgresMateRequestRepository: MateRequestRepository {
         MateRequestRecord(row: row)
     }
 
-    /// Stores a new mate request on `db`, inside the caller's transaction (the drop rules' match): its drop
-    /// must exist (`notFound`), its id must be new (`duplicateID`).
-    static func insert(_ request: MateRequestRecord, _ db: PostgresConnection) throws {
-        try request.validate()
-        guard try db.query("SELECT 1 FROM drops WHERE id = $1", [.text(request.dropID)]).count == 1 else {
-            throw PushStoreError.notFound("drop \(request.dropID)")
-        }
-        guard try db.query("SELECT 1 FROM mate_requests WHERE id = $1", [.text(request.id)]).count == 0 else {
-            throw PushStoreError.duplicateID(request.id)
-        }
-        try db.run(
-            "INSERT INTO mate_requests (\(columns)) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+    /// Stores new mate requests on `db` in one statement, inside the caller's transaction (the drop rules'
+    /// match): each one's drop must exist (`notFound`), its id must be new (`duplicateID`). Throws when
+    /// either fails, which undoes the caller's transaction with whatever it wrote.
+    static func insert(_ requests: [MateRequestRecord], _ db: PostgresConnection) throws {
+        guard !requests.isEmpty else { return }
+        for request in requests { try request.validate() }
+        let stored = try db.query(
+            """
+            INSERT INTO mate_requests (\(columns))
+            SELECT r.* FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[])
+                AS r (id, drop_id, sender_id, recipient_id, state, created_at, answered_at)
+            WHERE EXISTS (SELECT 1 FROM drops d WHERE d.id = r.drop_id)
+            ON CONFLICT (id) DO NOTHING
+            RETURNING id
+            """,
             [
-                .text(request.id), .text(request.dropID), .text(request.senderID), .text(request.recipientID),
-                .text(request.state.rawValue), .integer(request.createdAt.storeMillis), .integer(request.answeredAt?.storeMillis),
-            ])
+                .textArray(requests.map(\.id)), .textArray(requests.map(\.dropID)), .textArray(requests.map(\.senderID)),
+                .textArray(requests.map(\.recipientID)), .textArray(requests.map(\.state.rawValue)),
+                .integerArray(requests.map { $0.createdAt.storeMillis }), .integerArray(requests.map { $0.answeredAt?.storeMillis }),
+            ]
+        ).map { $0.string(at: 0) }
+        guard stored.count < requests.count else { return }
+        // Some were left out: name the first, by the reason it was.
+        guard let missing = requests.first(where: { !stored.contains($0.id) }) else { return }
+        guard try db.query("SELECT 1 FROM drops WHERE id = $1", [.text(missing.dropID)]).count == 1 else {
+            throw PushStoreError.notFound("drop \(missing.dropID)")
+        }
+        throw PushStoreError.duplicateID(missing.id)
     }
 
     /// See `MateRequestRepository.answer`: decided on the row locked with `FOR UPDATE`; the answer and its
