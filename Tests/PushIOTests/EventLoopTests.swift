@@ -84,8 +84,8 @@ struct EventLoopTests {
     }
 
     /// libevent's cached time made a timer added early in a loop iteration wait its whole delay again from
-    /// the end of the iteration: added, then 300 ms of work in the same job, a 100 ms timer fired 400 ms
-    /// after it was added. It is due 100 ms after it was added, so it fires as soon as the loop is free.
+    /// the end of the iteration: added, then 400 ms of work in the same job, a 200 ms timer fired 600 ms
+    /// after it was added. It is due 200 ms after it was added, so it fires as soon as the loop is free.
     @Test("a timer counts its delay from when it was added, not from the end of the loop turn that added it")
     func timerDelayCountsFromScheduling() async throws {
         let loop = EventLoop(name: "timer-turn")
@@ -99,13 +99,13 @@ struct EventLoopTests {
                     done.resume(returning: clock.now - scheduled)
                     holder = nil
                 }
-                holder?.schedule(after: .milliseconds(100))
-                usleep(300_000)  // the rest of this loop turn's work: the loop is busy, not waiting
+                holder?.schedule(after: .milliseconds(200))
+                usleep(400_000)  // the rest of this loop turn's work: the loop is busy, not waiting
             }
         }
-        // Due at 100 ms, the loop is free at 300 ms: it fires then (the cached clock made it 400 ms).
-        #expect(elapsed >= .milliseconds(300))
-        #expect(elapsed < .milliseconds(390))
+        // Due at 200 ms, the loop is free at 400 ms: it fires then (the cached clock made it 600 ms).
+        #expect(elapsed >= .milliseconds(400))
+        #expect(elapsed < .milliseconds(560))
     }
 
     @Test("plain TCP over IPv4 and IPv6 on port 0: bytes cross both ways", arguments: ["127.0.0.1", "::1"])
