@@ -92,11 +92,8 @@ final class HTTP2Session {
         var buffer = output  // one access to the stored property per drain, not one per frame
         defer { output = buffer }
         var gathered = 0
-        while true {
-            var data: UnsafePointer<UInt8>?
-            let count = nghttp2_session_mem_send(session, &data)
-            if count < 0 { throw HTTP2Error(function: "nghttp2_session_mem_send", code: count, message: Self.text(count)) }
-            if count == 0 { break }
+        while let frame = try nextOutputFrame() {
+            let count = frame.count
             if gathered + count > buffer.count, buffer.count < Self.outputChunk {
                 buffer = Self.grown(buffer, keeping: gathered, toHold: gathered + count)
             }
@@ -104,134 +101,44 @@ final class HTTP2Session {
                 if gathered > 0 { write(UnsafeRawBufferPointer(rebasing: buffer[..<gathered])) }
                 gathered = 0
                 if count > buffer.count {
-                    write(UnsafeRawBufferPointer(start: data, count: count))  // a frame larger than a chunk
+                    write(frame)  // a frame larger than a chunk
                     continue
                 }
             }
-            (buffer.baseAddress! + gathered).copyMemory(from: data!, byteCount: count)
+            (buffer.baseAddress! + gathered).copyMemory(from: frame.baseAddress!, byteCount: count)
             gathered += count
         }
         if gathered > 0 { write(UnsafeRawBufferPointer(rebasing: buffer[..<gathered])) }
     }
 
-    /// Like ``drainOutput(_:)``, but for tunnelled connections, where each `write` becomes TLS records of
-    /// its own (`IOStream.writeRecord`): each write ends where a request ends (a HEADERS or DATA frame with
-    /// END_STREAM, its header block complete) and holds as many whole requests as fit in `limit` bytes (a
-    /// request larger than `limit` goes alone), with the frames of no request (SETTINGS, PING,
-    /// WINDOW_UPDATE...) riding along. What does not make a full group yet stays staged in the session
-    /// for the next call; ``writeStaged(_:)`` hands it on (as ``drainOutput(requestGroupsUpTo:_:)`` does).
-    ///
-    /// nghttp2 writes the HEADERS of every new stream before any DATA, so to keep each request's frames
-    /// together the caller stages after each request it submits.
-    func stageOutput(requestGroupsUpTo limit: Int, _ write: (UnsafeRawBufferPointer) -> Void) throws {
-        var buffer = output
-        var gathered = staged
-        var parsed = stagedParsed
-        var groupEnd = stagedGroupEnd
-        var ending = stagedEnding
-        defer {
-            output = buffer
-            (staged, stagedParsed, stagedGroupEnd, stagedEnding) = (gathered, parsed, groupEnd, ending)
-        }
-        while true {
-            var data: UnsafePointer<UInt8>?
-            let count = nghttp2_session_mem_send(session, &data)
-            if count < 0 { throw HTTP2Error(function: "nghttp2_session_mem_send", code: count, message: Self.text(count)) }
-            if count == 0 { break }
-            if gathered + count > buffer.count {
-                if gathered + count <= Self.outputChunk {
-                    buffer = Self.grown(buffer, keeping: gathered, toHold: gathered + count)
-                } else {
-                    // A request larger than a chunk (a body over 64 KB): hand on what there is.
-                    if gathered > 0 { write(UnsafeRawBufferPointer(rebasing: buffer[..<gathered])) }
-                    parsed = parsed == gathered ? 0 : Self.unparsed
-                    groupEnd = 0
-                    gathered = 0
-                    if count > buffer.count {
-                        write(UnsafeRawBufferPointer(start: data, count: count))
-                        parsed = Self.unparsed
-                        continue
-                    }
-                }
-            }
-            (buffer.baseAddress! + gathered).copyMemory(from: data!, byteCount: count)
-            gathered += count
-            if !prefaceSkipped, parsed == 0, gathered >= 24, buffer[0] == UInt8(ascii: "P") {
-                parsed = 24  // the client's connection preface, not a frame
-            }
-            prefaceSkipped = true
-            // Find where requests end. A frame header: length (24 bits), type, flags, stream id.
-            while parsed >= 0, gathered - parsed >= 9 {
-                let length = Int(buffer[parsed]) << 16 | Int(buffer[parsed + 1]) << 8 | Int(buffer[parsed + 2])
-                guard gathered - parsed >= 9 + length else { break }
-                let type = buffer[parsed + 3]
-                let flags = buffer[parsed + 4]
-                parsed += 9 + length
-                if (type == 0 || type == 1) && flags & 0x1 != 0 { ending = true }  // DATA, HEADERS with END_STREAM
-                // The request ends with its header block (HEADERS or CONTINUATION with END_HEADERS) or DATA.
-                guard ending, type == 0 || ((type == 1 || type == 9) && flags & 0x4 != 0) else { continue }
-                ending = false
-                if parsed > limit, groupEnd > 0 {
-                    // This request does not fit with the ones before: they go now.
-                    write(UnsafeRawBufferPointer(rebasing: buffer[..<groupEnd]))
-                    Self.shift(buffer, by: groupEnd, keeping: gathered)
-                    parsed -= groupEnd
-                    gathered -= groupEnd
-                }
-                groupEnd = parsed
-                if groupEnd >= limit {
-                    write(UnsafeRawBufferPointer(rebasing: buffer[..<groupEnd]))
-                    Self.shift(buffer, by: groupEnd, keeping: gathered)
-                    parsed -= groupEnd
-                    gathered -= groupEnd
-                    groupEnd = 0
-                }
-            }
-        }
-    }
-
-    /// Hands on what ``stageOutput(requestGroupsUpTo:_:)`` left staged, in one write.
-    func writeStaged(_ write: (UnsafeRawBufferPointer) -> Void) {
-        guard staged > 0 else { return }
-        write(UnsafeRawBufferPointer(rebasing: output[..<staged]))
-        // nghttp2 hands out whole frames, so all that was staged is parsed; if not, frames can no longer
-        // be found and the rest goes out as it comes (as by ``drainOutput(_:)``).
-        stagedParsed = stagedParsed == staged ? 0 : Self.unparsed
-        staged = 0
-        stagedGroupEnd = 0
-    }
-
-    /// ``stageOutput(requestGroupsUpTo:_:)`` then ``writeStaged(_:)``.
-    func drainOutput(requestGroupsUpTo limit: Int, _ write: (UnsafeRawBufferPointer) -> Void) throws {
-        try stageOutput(requestGroupsUpTo: limit, write)
-        writeStaged(write)
-    }
-
-    /// Moves the bytes of `buffer` from `offset` up to `end` to its start.
-    private static func shift(_ buffer: UnsafeMutableRawBufferPointer, by offset: Int, keeping end: Int) {
-        if end > offset { buffer.baseAddress!.copyMemory(from: buffer.baseAddress! + offset, byteCount: end - offset) }
+    /// The next frame nghttp2 has ready to go out (valid until the next call into the session), nil when none is.
+    func nextOutputFrame() throws -> UnsafeRawBufferPointer? {
+        var data: UnsafePointer<UInt8>?
+        let count = nghttp2_session_mem_send(session, &data)
+        if count < 0 { throw HTTP2Error(function: "nghttp2_session_mem_send", code: count, message: Self.text(count)) }
+        return count == 0 ? nil : UnsafeRawBufferPointer(start: data, count: count)
     }
 
     /// Staged output (tunnelled connections): its length at the start of ``output``, the end of the frames
     /// parsed (``unparsed`` once frames can no longer be found), the end of the whole requests gathered,
     /// and whether a frame with END_STREAM was seen whose request has not ended yet.
-    private var staged = 0
-    private var stagedParsed = 0
-    private var stagedGroupEnd = 0
-    private var stagedEnding = false
+    var staged = 0
+    var stagedParsed = 0
+    var stagedGroupEnd = 0
+    var stagedEnding = false
     /// The client connection preface (24 bytes, first out) is behind us.
-    private var prefaceSkipped = false
-    private static let unparsed = Int.min / 2
+    var prefaceSkipped = false
+    static let unparsed = Int.min / 2
 
     /// Output is handed on once this much is gathered (and at the end of each drain).
     static let outputChunk = 64 << 10
     /// Where the frames of a drain are gathered: grown (up to ``outputChunk``) as drains need it, kept
     /// between drains; raw memory, so gathering a frame is a copy and nothing else.
-    private var output = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 16)
+    var output = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 16)
 
     /// A larger buffer (doubled until it holds `needed`, at most ``outputChunk``) with `buffer`'s first
     /// `kept` bytes; `buffer` is freed.
-    private static func grown(_ buffer: UnsafeMutableRawBufferPointer, keeping kept: Int, toHold needed: Int) -> UnsafeMutableRawBufferPointer {
+    static func grown(_ buffer: UnsafeMutableRawBufferPointer, keeping kept: Int, toHold needed: Int) -> UnsafeMutableRawBufferPointer {
         var size = buffer.count
         while size < needed, size < outputChunk { size *= 2 }
         let larger = UnsafeMutableRawBufferPointer.allocate(byteCount: min(size, outputChunk), alignment: 16)

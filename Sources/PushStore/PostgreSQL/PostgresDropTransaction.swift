@@ -8,12 +8,7 @@ struct PostgresDropTransaction: DropTransaction {
     private static let columns = PostgresDropRepository.columns
 
     func pendingDrop(engaging userID: String) throws -> DropRecord? {
-        try db.query(
-            """
-            SELECT \(Self.columns) FROM drops
-            WHERE id = (SELECT drop_id FROM drop_engagements WHERE user_id = $1)
-            """, [.text(userID)]
-        ).map(PostgresDropRepository.record).first
+        try pendingDrops(engaging: [userID])[userID]
     }
 
     /// One statement for every user's drop (a report reads its two users' in one round trip).
@@ -23,8 +18,8 @@ struct PostgresDropTransaction: DropTransaction {
             SELECT \(Self.columns), e.user_id FROM drops d JOIN drop_engagements e ON e.drop_id = d.id
             WHERE e.user_id = ANY ($1::text[])
             """, [.textArray(userIDs)])
-        return Dictionary(
-            rows.map { ($0.string(at: Self.engagedUserColumn), PostgresDropRepository.record($0)) }, uniquingKeysWith: { first, _ in first })
+        // A user has at most one engagement (the primary key), so each user comes once.
+        return Dictionary(uniqueKeysWithValues: rows.map { ($0.string(at: Self.engagedUserColumn), PostgresDropRepository.record($0)) })
     }
 
     /// Where `pendingDrops(engaging:)` puts the engaged user: after the drop's columns.
