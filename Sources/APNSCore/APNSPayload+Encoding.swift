@@ -3,18 +3,19 @@ public import JSON
 extension APNSPayload {
     /// The whole payload as a JSON value: `{"aps": {…}, <custom keys>}`.
     public var jsonValue: JSONValue {
+        // Only the fields that are set are stored: assigning nil to a key would still hash and look it up.
         var aps: [String: JSONValue] = [:]
-        aps["alert"] = alert?.jsonValue
-        aps["badge"] = badge.map { .int(Int64($0)) }
-        aps["sound"] = sound?.jsonValue
+        if let alert { aps["alert"] = alert.jsonValue }
+        if let badge { aps["badge"] = .int(Int64(badge)) }
+        if let sound { aps["sound"] = sound.jsonValue }
         if contentAvailable { aps["content-available"] = .int(1) }
         if mutableContent { aps["mutable-content"] = .int(1) }
-        aps["category"] = category.map(JSONValue.string)
-        aps["thread-id"] = threadID.map(JSONValue.string)
-        aps["target-content-id"] = targetContentID.map(JSONValue.string)
-        aps["interruption-level"] = interruptionLevel.map { .string($0.rawValue) }
-        aps["relevance-score"] = relevanceScore.map(JSONValue.double)
-        aps["filter-criteria"] = filterCriteria.map(JSONValue.string)
+        if let category { aps["category"] = .string(category) }
+        if let threadID { aps["thread-id"] = .string(threadID) }
+        if let targetContentID { aps["target-content-id"] = .string(targetContentID) }
+        if let interruptionLevel { aps["interruption-level"] = .string(interruptionLevel.rawValue) }
+        if let relevanceScore { aps["relevance-score"] = .double(relevanceScore) }
+        if let filterCriteria { aps["filter-criteria"] = .string(filterCriteria) }
         if contentChanged { aps["content-changed"] = .bool(true) }
         liveActivity?.add(to: &aps)
 

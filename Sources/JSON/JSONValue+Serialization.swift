@@ -30,12 +30,13 @@ extension JSONValue {
             out.append(UInt8(ascii: "]"))
         case .object(let members):
             out.append(UInt8(ascii: "{"))
-            let keys = members.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-            for (position, key) in keys.enumerated() {
+            // The members themselves are sorted, not their keys: no lookup (and hash) of each key afterwards.
+            let sorted = members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            for (position, member) in sorted.enumerated() {
                 if position > 0 { out.append(UInt8(ascii: ",")) }
-                JSONValue.writeString(key, to: &out)
+                JSONValue.writeString(member.key, to: &out)
                 out.append(UInt8(ascii: ":"))
-                members[key].unsafelyUnwrapped.write(to: &out)
+                member.value.write(to: &out)
             }
             out.append(UInt8(ascii: "}"))
         }
