@@ -59,17 +59,18 @@ extension APNSPayload {
 
         /// The JSON dictionary, with only the members that are set.
         public var jsonValue: JSONValue {
+            // Only the fields that are set are stored (see `APNSPayload.jsonValue`).
             var members: [String: JSONValue] = [:]
-            members["title"] = title.map(JSONValue.string)
-            members["subtitle"] = subtitle.map(JSONValue.string)
-            members["body"] = body.map(JSONValue.string)
-            members["launch-image"] = launchImage.map(JSONValue.string)
-            members["title-loc-key"] = titleLocKey.map(JSONValue.string)
-            members["title-loc-args"] = titleLocArgs.map { .array($0.map(JSONValue.string)) }
-            members["subtitle-loc-key"] = subtitleLocKey.map(JSONValue.string)
-            members["subtitle-loc-args"] = subtitleLocArgs.map { .array($0.map(JSONValue.string)) }
-            members["loc-key"] = locKey.map(JSONValue.string)
-            members["loc-args"] = locArgs.map { .array($0.map(JSONValue.string)) }
+            if let title { members["title"] = .string(title) }
+            if let subtitle { members["subtitle"] = .string(subtitle) }
+            if let body { members["body"] = .string(body) }
+            if let launchImage { members["launch-image"] = .string(launchImage) }
+            if let titleLocKey { members["title-loc-key"] = .string(titleLocKey) }
+            if let titleLocArgs { members["title-loc-args"] = .array(titleLocArgs.map(JSONValue.string)) }
+            if let subtitleLocKey { members["subtitle-loc-key"] = .string(subtitleLocKey) }
+            if let subtitleLocArgs { members["subtitle-loc-args"] = .array(subtitleLocArgs.map(JSONValue.string)) }
+            if let locKey { members["loc-key"] = .string(locKey) }
+            if let locArgs { members["loc-args"] = .array(locArgs.map(JSONValue.string)) }
             return .object(members)
         }
     }

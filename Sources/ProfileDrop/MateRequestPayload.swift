@@ -33,6 +33,31 @@ public enum MateRequestPayload {
             ])
     }
 
+    /// The bytes of `request(notice).encoded()`, written straight instead of through a tree of JSON
+    /// dictionaries: the drop rules make one per match inside the store's transaction, where building and
+    /// sorting that tree was most of the match's own work. Keys come in the order `encoded()` sorts them to
+    /// (`MateRequestPushesTests` holds the two equal).
+    public static func encodedRequest(_ notice: MateRequestNotice) -> [UInt8] {
+        let request = notice.request
+        let card = notice.senderCard
+        var out: [UInt8] = []
+        out.reserveCapacity(320)
+        out.append(contentsOf: #"{"aps":{"alert":{"body":"#.utf8)
+        JSONValue.writeString("\(card.name) and \(card.dogName) want to walk together", to: &out)
+        out.append(contentsOf: #","title":"New mate request"},"category":"#.utf8)
+        JSONValue.writeString(requestCategory, to: &out)
+        out.append(contentsOf: #","sound":"default"},"mate_request":{"drop_id":"#.utf8)
+        JSONValue.writeString(request.dropID, to: &out)
+        out.append(contentsOf: #","from":{"card":"#.utf8)
+        card.json.write(to: &out)
+        out.append(contentsOf: #","user_id":"#.utf8)
+        JSONValue.writeString(request.senderID, to: &out)
+        out.append(contentsOf: #"},"id":"#.utf8)
+        JSONValue.writeString(request.id, to: &out)
+        out.append(contentsOf: "}}".utf8)
+        return out
+    }
+
     /// The push telling the sender how the recipient answered.
     public static func answer(_ notice: MateAnswerNotice) -> APNSPayload {
         let request = notice.request

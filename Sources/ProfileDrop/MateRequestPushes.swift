@@ -43,7 +43,7 @@ public struct MateRequestRecipients: Sendable {
         notices.flatMap { notice in
             rows(
                 to: notice.request.recipientID, pushID: notice.request.id, collapseID: notice.request.dropID,
-                payload: MateRequestPayload.request(notice).encoded(), now: now)
+                payload: MateRequestPayload.encodedRequest(notice), now: now)
         }
     }
 

@@ -74,10 +74,10 @@ public struct ProfileCard: Sendable, Equatable {
     /// The card as JSON with the store's snake_case keys; absent fields are omitted.
     public var json: JSONValue {
         var members: [String: JSONValue] = ["name": .string(name), "dog_name": .string(dogName)]
-        members["breed"] = breed.map(JSONValue.string)
-        members["age"] = age.map { .int(Int64($0)) }
-        members["bio"] = bio.map(JSONValue.string)
-        members["image_url"] = imageURL.map(JSONValue.string)
+        if let breed { members["breed"] = .string(breed) }  // only the fields that are set: see APNSPayload.jsonValue
+        if let age { members["age"] = .int(Int64(age)) }
+        if let bio { members["bio"] = .string(bio) }
+        if let imageURL { members["image_url"] = .string(imageURL) }
         return .object(members)
     }
 

@@ -65,6 +65,25 @@ struct MateRequestPushesTests {
         #expect(rows.map(\.topic) == ["app"] && rows.map(\.pushID) == ["d1.peer"])
     }
 
+    @Test(
+        "the request payload written straight is byte for byte the one APNSPayload encodes",
+        arguments: [
+            ProfileCard(name: "Jimin", dogName: "Bori"),
+            ProfileCard(name: "Jimin", dogName: "Bori", breed: "Maltese", age: 4, imageURL: "https://example.com/bori.jpg"),
+            ProfileCard(
+                name: "지민 \"J\"", dogName: "보리\\\n", breed: "진돗개", age: 0, bio: "line\u{1}\ttab", imageURL: "x"),
+        ])
+    func encodedRequestMatchesThePayload(card: ProfileCard) throws {
+        var sample = notice()
+        sample.senderCard = card
+        sample.request = MateRequestRecord(
+            id: "d\"9.initiator", dropID: "d\"9", senderID: "u\\1", recipientID: "u2", createdAt: now)
+        let written = MateRequestPayload.encodedRequest(sample)
+        #expect(written == MateRequestPayload.request(sample).encoded())
+        let parsed = try JSONValue.parse(written)
+        #expect(parsed["mate_request"]?["from"]?["card"]?["name"]?.stringValue == card.name)
+    }
+
     @Test("a payload with the largest card the store accepts fits in 4 KB")
     func payloadSize() throws {
         var big = notice()
