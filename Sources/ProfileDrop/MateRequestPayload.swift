@@ -14,15 +14,20 @@ public enum MateRequestPayload {
     /// The `aps.category` of an answer.
     public static let answerCategory = "MATE_REQUEST_ANSWER"
 
+    /// The alert title of a mate request.
+    static let requestTitle = "New mate request"
+
+    /// The alert body of a mate request from the owner of `card`.
+    static func requestBody(_ card: ProfileCard) -> String {
+        "\(card.name) and \(card.dogName) want to walk together"
+    }
+
     /// The push telling the recipient someone wants to be walk mates, with the sender's card.
     public static func request(_ notice: MateRequestNotice) -> APNSPayload {
         let request = notice.request
         let card = notice.senderCard
         return APNSPayload(
-            alert: .content(
-                .init(
-                    title: "New mate request",
-                    body: "\(card.name) and \(card.dogName) want to walk together")),
+            alert: .content(.init(title: requestTitle, body: requestBody(card))),
             sound: .default, category: requestCategory,
             custom: [
                 "mate_request": .object([
@@ -43,8 +48,10 @@ public enum MateRequestPayload {
         var out: [UInt8] = []
         out.reserveCapacity(320)
         out.append(contentsOf: #"{"aps":{"alert":{"body":"#.utf8)
-        JSONValue.writeString("\(card.name) and \(card.dogName) want to walk together", to: &out)
-        out.append(contentsOf: #","title":"New mate request"},"category":"#.utf8)
+        JSONValue.writeString(requestBody(card), to: &out)
+        out.append(contentsOf: #","title":"#.utf8)
+        JSONValue.writeString(requestTitle, to: &out)
+        out.append(contentsOf: #"},"category":"#.utf8)
         JSONValue.writeString(requestCategory, to: &out)
         out.append(contentsOf: #","sound":"default"},"mate_request":{"drop_id":"#.utf8)
         JSONValue.writeString(request.dropID, to: &out)
