@@ -62,10 +62,8 @@ public enum MateRequestID {
 /// store runs the rules with both users locked against every other drop operation on them, so what the
 /// rules read stays true until they commit; each store implements these steps on its own tables.
 package protocol DropTransaction {
-    /// The pending drop engaging `userID` (as initiator or peer), if any.
-    mutating func pendingDrop(engaging userID: String) throws -> DropRecord?
-    /// The pending drops engaging any of `userIDs`, by the user they engage (users without one are left
-    /// out). A store that can reads them at once; the default reads them one by one.
+    /// The pending drops engaging any of `userIDs` (as initiator or peer), by the user they engage (users
+    /// without one are left out).
     mutating func pendingDrops(engaging userIDs: [String]) throws -> [String: DropRecord]
     /// The latest drop between the two users that matched at or after `since`.
     mutating func latestMatch(between first: String, and second: String, since: Date) throws -> DropRecord?
@@ -85,17 +83,6 @@ package protocol DropTransaction {
     mutating func enqueue(_ items: [OutboxItem]) throws
     /// Every pending drop whose window ended before `now`.
     mutating func pendingDrops(expiringBefore now: Date) throws -> [DropRecord]
-}
-
-extension DropTransaction {
-    /// One ``pendingDrop(engaging:)`` per user.
-    package mutating func pendingDrops(engaging userIDs: [String]) throws -> [String: DropRecord] {
-        var found: [String: DropRecord] = [:]
-        for user in userIDs {
-            if let drop = try pendingDrop(engaging: user) { found[user] = drop }
-        }
-        return found
-    }
 }
 
 /// The profile-drop rules, written once over `DropTransaction` and run by every store inside one

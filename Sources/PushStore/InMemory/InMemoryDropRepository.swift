@@ -127,7 +127,11 @@ public actor InMemoryDropRepository: DropRepository, MateRequestRepository {
             list.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
         }
 
-        func pendingDrop(engaging userID: String) -> DropRecord? { engaged[userID].flatMap { drops[$0] } }
+        func pendingDrops(engaging userIDs: [String]) -> [String: DropRecord] {
+            var found: [String: DropRecord] = [:]
+            for user in userIDs { found[user] = engaged[user].flatMap { drops[$0] } }
+            return found
+        }
 
         func latestMatch(between first: String, and second: String, since: Date) -> DropRecord? {
             latestMatch(of: first, since: since) { $0.initiatorID == second || $0.peerID == second }

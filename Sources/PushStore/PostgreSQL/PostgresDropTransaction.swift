@@ -7,10 +7,6 @@ struct PostgresDropTransaction: DropTransaction {
 
     private static let columns = PostgresDropRepository.columns
 
-    func pendingDrop(engaging userID: String) throws -> DropRecord? {
-        try pendingDrops(engaging: [userID])[userID]
-    }
-
     /// One statement for every user's drop (a report reads its two users' in one round trip).
     func pendingDrops(engaging userIDs: [String]) throws -> [String: DropRecord] {
         let rows = try db.query(

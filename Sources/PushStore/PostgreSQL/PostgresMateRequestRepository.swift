@@ -37,8 +37,7 @@ public struct PostgresMateRequestRepository: MateRequestRepository {
                 .integerArray(requests.map { $0.createdAt.storeMillis }), .integerArray(requests.map { $0.answeredAt?.storeMillis }),
             ]
         ).map { $0.string(at: 0) }
-        guard stored.count < requests.count else { return }
-        // Some were left out: name the first, by the reason it was.
+        // Any left out? Name the first, by the reason it was.
         guard let missing = requests.first(where: { !stored.contains($0.id) }) else { return }
         guard try db.query("SELECT 1 FROM drops WHERE id = $1", [.text(missing.dropID)]).count == 1 else {
             throw PushStoreError.notFound("drop \(missing.dropID)")

@@ -6,13 +6,19 @@ struct SQLiteDropTransaction: DropTransaction {
 
     private static let columns = SQLiteDropRepository.columns
 
-    func pendingDrop(engaging userID: String) throws -> DropRecord? {
-        try db.query(
-            """
-            SELECT \(Self.columns) FROM drops
-            WHERE id = (SELECT drop_id FROM drop_engagements WHERE user_id = ?1)
-            """, [.text(userID)], row: SQLiteDropRepository.record
-        ).first
+    /// Each user's drop by its engagement (one indexed lookup each; a report asks for two users).
+    func pendingDrops(engaging userIDs: [String]) throws -> [String: DropRecord] {
+        var found: [String: DropRecord] = [:]
+        for user in userIDs {
+            let drop = try db.query(
+                """
+                SELECT \(Self.columns) FROM drops
+                WHERE id = (SELECT drop_id FROM drop_engagements WHERE user_id = ?1)
+                """, [.text(user)], row: SQLiteDropRepository.record
+            ).first
+            if let drop { found[user] = drop }
+        }
+        return found
     }
 
     /// Each side of an OR is its own index search (a UNION ALL): written as one WHERE with an OR, SQLite
