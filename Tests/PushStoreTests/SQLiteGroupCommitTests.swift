@@ -61,6 +61,64 @@ struct SQLiteGroupCommitTests {
         // A thousand writes that reach the actor together are not a thousand transactions.
         let commits = await database.groupCommits
         #expect(commits >= 1 && commits < count)
+        // Each group that held a failing write ran again under savepoints; none ran more than twice.
+        let replays = await database.groupReplays
+        #expect(replays >= 1 && replays <= commits)
+    }
+
+    @Test("a group whose writes all succeed commits in one run, with no savepoints and no replay")
+    func groupWithoutFailures() async throws {
+        let (database, directory) = try Self.database()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        _ = try await database.perform { try $0.run("CREATE TABLE t (x INTEGER PRIMARY KEY, seen INTEGER NOT NULL)") }
+        let count = 1_000
+        let seen = try await withThrowingTaskGroup(of: Int.self) { group in
+            for value in 0..<count {
+                group.addTask {
+                    try await database.writeGrouped { db -> Int in
+                        // Each write sees every write grouped before it in the same transaction.
+                        let before = try db.query("SELECT count(*) FROM t") { $0.int(at: 0) }[0]
+                        _ = try db.run("INSERT INTO t (x, seen) VALUES (?1, ?2)", [.integer(Int64(value)), .integer(Int64(before))])
+                        return before
+                    }
+                }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        // Every write saw a different number of rows before it: they ran one after another, once each.
+        #expect(Set(seen) == Set(0..<count))
+        let stored = try await database.perform { try $0.query("SELECT seen FROM t ORDER BY seen") { $0.int(at: 0) } }
+        #expect(stored == Array(0..<count))
+        #expect(await database.groupReplays == 0)
+        #expect(await database.groupCommits < count)
+    }
+
+    @Test("a write that throws after others in its group leaves them applied once, in order, and itself not at all")
+    func replayKeepsOrder() async throws {
+        let (database, directory) = try Self.database()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        _ = try await database.perform { try $0.run("CREATE TABLE t (x INTEGER PRIMARY KEY, seen INTEGER NOT NULL)") }
+        let results = await withTaskGroup(of: (Int, Int?).self) { group in
+            for value in 0..<50 {
+                group.addTask {
+                    let seen = try? await database.writeGrouped { db -> Int in
+                        let before = try db.query("SELECT count(*) FROM t") { $0.int(at: 0) }[0]
+                        _ = try db.run("INSERT INTO t (x, seen) VALUES (?1, ?2)", [.integer(Int64(value)), .integer(Int64(before))])
+                        if value % 7 == 3 { throw Refused(value: value) }
+                        return before
+                    }
+                    return (value, seen)
+                }
+            }
+            return await group.reduce(into: [Int: Int?]()) { $0[$1.0] = $1.1 }
+        }
+        let failed = results.filter { $0.value == nil }.map(\.key).sorted()
+        #expect(failed == (0..<50).filter { $0 % 7 == 3 })
+        let stored = try await database.perform { try $0.query("SELECT x, seen FROM t ORDER BY seen") { [$0.int(at: 0), $0.int(at: 1)] } }
+        // Rows count up from 0 with no gaps: a write that threw left nothing, the others each one row.
+        #expect(stored.map { $0[1] } == Array(0..<(50 - failed.count)))
+        for row in stored { #expect(results[row[0]] == .some(row[1])) }
+        #expect(await database.groupReplays >= 1)
     }
 
     @Test("a grouped write sees the writes grouped before it, in arrival order")

@@ -14,6 +14,8 @@ public actor SQLiteDatabase: PushDatabase {
     var groupCommitScheduled = false
     /// Group commits so far (`writeGrouped`): fewer than grouped writes when they shared transactions.
     var groupCommits = 0
+    /// Group commits run again write by write under savepoints, because a write threw in the first run.
+    var groupReplays = 0
 
     /// Opens (creating if needed) the database at `path` (":memory:" for a private one), migrates it and,
     /// unless `recoverInFlight` is false, puts rows left in flight by a crash back in the queue.
