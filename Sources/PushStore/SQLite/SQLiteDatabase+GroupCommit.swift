@@ -28,7 +28,8 @@ extension SQLiteDatabase {
                         do {
                             let value = isolated ? try connection.savepoint { try body(connection) } : try body(connection)
                             return { continuation.resume(returning: value) }
-                        } catch where isolated {
+                        } catch {
+                            guard isolated else { throw error }
                             return { continuation.resume(throwing: error) }
                         }
                     },
