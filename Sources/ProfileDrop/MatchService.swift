@@ -86,10 +86,11 @@ public actor MatchService {
         case .notMet(let why): return .conditionNotMet(why)
         case .met: break
         }
-        // Both reads at once, each one job on the store.
-        async let readCards = self.cards(userID, peerID)
-        async let readRecipients = pushes.recipients([userID, peerID])
-        let (cards, recipients) = try await (readCards, readRecipients)
+        // One read after the other, each one job on the store: reading both at once (`async let`) made two
+        // child tasks per report, which cost more than the second read's wait; and a report naming an
+        // unknown user now reads no devices.
+        let cards = try await self.cards(userID, peerID)
+        let recipients = try await pushes.recipients([userID, peerID])
         let now = clock()
         let request = DropReportRequest(
             reporterID: userID, peerID: peerID, newDropID: makeID(), window: condition.window
