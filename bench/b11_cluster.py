@@ -4,8 +4,9 @@ Starts --instances `push-server --embedded` processes (each with its own embedde
 one store: the PostgreSQL database --database URL, or with no URL one instance on a SQLite file (the B7
 setup). Sends N notifications in POST /v1/pushes requests of --batch tokens, --parallel in flight, spread
 round robin over the instances (as a load balancer would), polls the instances' /metrics until every
-notification is answered, reads GET /v1/pushes/{id} of each push, and prints one JSON line: rate (notifications/s, first POST sent -> last notification terminal,
-by the rows' updated_at) and the instances' CPU per notification.
+notification is answered, reads GET /v1/pushes/{id} of each push, and prints one JSON line: rate
+(notifications/s, first POST sent -> last notification terminal, by the rows' updated_at) and the instances'
+CPU per notification.
 """
 import argparse
 import concurrent.futures
@@ -19,6 +20,8 @@ import subprocess
 import sys
 import threading
 import time
+
+import service_metrics
 
 p = argparse.ArgumentParser()
 p.add_argument("--server", required=True)
@@ -131,16 +134,9 @@ except Exception as error:
     fail(f"{type(error).__name__}: {error}")
 
 
-
 def answered_count():
     """Notifications the instances' /metrics count as answered (accepted, rejected or failed), summed."""
-    total = 0
-    for port in ports:
-        status, data = request(port, "GET", "/metrics")
-        for line in data.decode().splitlines():
-            if line.startswith("push_notifications_total{") and 'outcome="retry"' not in line:
-                total += int(float(line.rsplit(" ", 1)[1]))
-    return total
+    return sum(service_metrics.answered(request(port, "GET", "/metrics")[1].decode()) for port in ports)
 
 
 # Wait on /metrics until every notification is answered, then read each push's rows (as bench/b7_service.py

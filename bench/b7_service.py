@@ -3,8 +3,8 @@
 
 Starts `push-server --embedded` on a fresh data dir, sends N notifications in POST /v1/pushes requests of
 --batch tokens (--parallel requests in flight), polls /metrics until every notification is answered, reads
-GET /v1/pushes/{id} of each push (again until complete, should a row lag its count), then prints one JSON line: rate (notifications/s, first POST sent -> last notification terminal),
-p50/p99 latency (API accept -> APNs answer), peak RSS (VmHWM) and CPU of push-server, and a timeline for
+GET /v1/pushes/{id} of each push (again until complete, should a row lag its count), then prints one JSON
+line: rate (notifications/s, first POST sent -> last notification terminal), p50/p99 latency (API accept -> APNs answer), peak RSS (VmHWM) and CPU of push-server, and a timeline for
 bench/charts.py: notifications accepted by the API and answered by APNs per --bin seconds, and push-server's
 RSS and CPU sampled every --bin seconds over the run.
 
@@ -23,6 +23,8 @@ import subprocess
 import sys
 import threading
 import time
+
+import service_metrics
 
 p = argparse.ArgumentParser()
 p.add_argument("--server", required=True, help="path of the release push-server")
@@ -175,11 +177,16 @@ sampler.start()
 def answered_count():
     """Notifications /metrics counts as answered (accepted, rejected or failed)."""
     status, data = request("GET", "/metrics")
-    total = 0
-    for line in data.decode().splitlines():
-        if line.startswith("push_notifications_total{") and 'outcome="retry"' not in line:
-            total += int(float(line.rsplit(" ", 1)[1]))
-    return total
+    return service_metrics.answered(data.decode())
+
+
+def wait_until_answered(deadline):
+    """Polls /metrics until it counts every notification answered or `deadline` passes; returns the count."""
+    answered = answered_count()
+    while answered < a.n and time.time() < deadline:
+        time.sleep(a.poll_interval)
+        answered = answered_count()
+    return answered
 
 
 try:
@@ -209,12 +216,7 @@ def end_of_run():
 
 if a.complete_by == "metrics":
     deadline = t0 + a.timeout
-    answered = 0
-    while time.time() < deadline:
-        answered = answered_count()
-        if answered >= a.n:
-            break
-        time.sleep(a.poll_interval)
+    answered = wait_until_answered(deadline)
     t_done = time.time()
     cpu, peak_rss, size = end_of_run()
     elapsed = t_done - t0
@@ -232,8 +234,7 @@ if a.complete_by == "metrics":
 # GET /v1/pushes/{id} meanwhile made the service encode a 5,000-row document every --poll-interval: with the
 # default 50 ms, a quarter to a third of its CPU went to the benchmark's own polling.
 deadline = t0 + a.timeout
-while answered_count() < a.n and time.time() < deadline:
-    time.sleep(a.poll_interval)
+wait_until_answered(deadline)
 pending = {push_id: at for push_id, at in accepted}
 done = {}
 while pending and time.time() < deadline:

@@ -88,7 +88,7 @@ public actor MatchService {
         }
         // One read after the other, each one job on the store: reading both at once (`async let`) made two
         // child tasks per report, which cost more than the second read's wait; and a report naming an
-        // unknown user now reads no devices.
+        // unknown user reads no devices.
         let cards = try await self.cards(userID, peerID)
         let recipients = try await pushes.recipients([userID, peerID])
         let now = clock()

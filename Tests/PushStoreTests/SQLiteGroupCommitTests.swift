@@ -66,7 +66,7 @@ struct SQLiteGroupCommitTests {
         #expect(replays >= 1 && replays <= commits)
     }
 
-    @Test("a group whose writes all succeed commits in one run, with no savepoints and no replay")
+    @Test("a group whose writes all succeed commits in one run, with no replay")
     func groupWithoutFailures() async throws {
         let (database, directory) = try Self.database()
         defer { try? FileManager.default.removeItem(atPath: directory) }
