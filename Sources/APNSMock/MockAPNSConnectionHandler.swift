@@ -201,8 +201,10 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
             answer(streamID: request.streamID, outcome: outcome)
             return
         }
-        let now = ContinuousClock.now
-        if delayed.add(outcome, streamID: request.streamID, due: now + delay) { armAnswerTimer(in: delay) }
+        // The latency runs from the request's arrival (the read that brought it), not from this point: the
+        // requests handled before it in the same read would otherwise each add their handling time to it.
+        let due = connection.receivedAt + delay
+        if delayed.add(outcome, streamID: request.streamID, due: due) { armAnswerTimer(in: due - ContinuousClock.now) }
     }
 
     private func armAnswerTimer(in delay: Duration) {

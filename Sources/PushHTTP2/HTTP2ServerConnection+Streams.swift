@@ -14,6 +14,7 @@ extension HTTP2ServerConnection: IOStreamDelegate {
 
     public func stream(_ stream: IOStream, didRead bytes: UnsafeRawBufferPointer) {
         guard let session else { return }
+        readStarted = ContinuousClock.now
         receiving = true
         defer { receiving = false }
         do {

@@ -44,6 +44,13 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
         return requestsReceived
     }
     var requestsReceived = 0
+    /// When the bytes being handled now were read from the socket: the arrival time of every request
+    /// handed over during that read (one clock reading per read, not per request).
+    public var receivedAt: ContinuousClock.Instant {
+        loop.preconditionInEventLoop()
+        return readStarted
+    }
+    var readStarted = ContinuousClock.now
     /// Free for the handler: per-connection state (for example an authenticated team).
     public var userInfo: [String: String] {
         get {

@@ -119,8 +119,14 @@ struct MockAPNSConnectionTests {
     func latency() async throws {
         try await withFixture(configure: { $0.latency = .jitter(min: .milliseconds(200), max: .milliseconds(300)) }) { fixture in
             let connection = try fixture.connection()
+            let clock = ContinuousClock()
+            var sent = clock.now
             #expect(try await respond(connection, apnsRequest()).status == 200)
+            #expect(clock.now - sent >= .milliseconds(200))
+            // Ten requests arrive in one or a few reads: each answer still waits its whole latency.
+            sent = clock.now
             let results = await sendBatch(connection, (0..<10).map { _ in apnsRequest() })
+            #expect(clock.now - sent >= .milliseconds(200))
             #expect(results.allSatisfy { (try? $0.get().status) == 200 })
             #expect(fixture.server.maxObservedConcurrentStreams == 10)
         }

@@ -66,3 +66,17 @@ final class GoAwayOnFirstRequest: HTTP2ServerHandler, @unchecked Sendable {
 
     func connectionDidClose(_ connection: HTTP2ServerConnection) {}
 }
+
+/// Answers every request with 200 and records, per request, the connection's arrival time and the time it
+/// was handed over. Loop-confined except `seen`.
+final class ArrivalRecorder: HTTP2ServerHandler, @unchecked Sendable {
+    let seen = PThreadLock<[(arrival: ContinuousClock.Instant, handled: ContinuousClock.Instant)]>([])
+
+    func connection(_ connection: HTTP2ServerConnection, didReceive request: HTTP2ServerRequest) {
+        let handled = ContinuousClock.now
+        seen.withLock { $0.append((connection.receivedAt, handled)) }
+        connection.respond(to: request.streamID, status: 200, headers: [], body: [])
+    }
+
+    func connectionDidClose(_ connection: HTTP2ServerConnection) {}
+}

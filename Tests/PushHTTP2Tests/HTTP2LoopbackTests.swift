@@ -111,6 +111,24 @@ struct HTTP2LoopbackTests {
         #expect(observed >= 2)
     }
 
+    @Test("a request's arrival time is that of the read that brought it: after it was sent, before it is handled")
+    func arrivalTime() async throws {
+        let arrivals = ArrivalRecorder()
+        let tls = try Credentials.shared.serverContext()
+        let server = try HTTP2Server(loop: loop, tls: tls) { _ in arrivals }
+        defer { server.stop(graceful: false) }
+        let client = makeClient(port: server.port, tls: try Credentials.shared.clientContext())
+        #expect(try await send(client, request()).get().status == 200)
+        // The second request comes in a later read: its arrival is not the first read's.
+        let sent = ContinuousClock.now
+        #expect(try await send(client, request()).get().status == 200)
+        let seen = arrivals.seen.withLock { $0 }
+        try #require(seen.count == 2)
+        #expect(seen[1].arrival >= sent)
+        #expect(seen[1].arrival <= seen[1].handled)
+        #expect(seen[0].arrival < seen[1].arrival)
+    }
+
     @Test("a 256 KB body crosses the 64 KB flow-control window")
     func flowControl() async throws {
         let server = try makeServer()

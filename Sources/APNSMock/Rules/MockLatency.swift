@@ -1,4 +1,7 @@
 /// How long the mock waits before answering a request (the request is decided and recorded at once).
+///
+/// A delay runs from the request's arrival: the read that brought its last bytes, so the requests handled
+/// before it in the same read do not add their handling time to its latency.
 public enum MockLatency: Sendable, Hashable {
     /// Answer at once.
     case none
