@@ -28,7 +28,7 @@ struct MockAPNSHandlerTests {
 
 @Suite("Mock APNs record limit")
 struct MockAPNSRecordLimitTests {
-    @Test("with maxRecords the newest records stay and counters keep counting")
+    @Test("with maxRecords exactly the newest records are shown and counters keep counting")
     func boundedRecords() throws {
         let recorder = MockAPNSRecorder(maxRecords: 100)
         for index in 0..<1_000 {
@@ -39,7 +39,8 @@ struct MockAPNSRecordLimitTests {
                     connectionID: 1, time: Date()))
         }
         let records = recorder.records
-        #expect(records.count >= 100 && records.count <= 126)
+        #expect(records.count == 100)
+        #expect(records.first?.token == String(format: "%064x", 900))
         #expect(records.last?.token == String(format: "%064x", 999))
         #expect(recorder.counters.accepted == 1_000)
     }

@@ -47,6 +47,24 @@ struct MockControlCommandTests {
         #expect(mock.stop() == 0)
     }
 
+    @Test("--max-records keeps the newest records only; the counters count every request")
+    func maxRecords() throws {
+        let mock = try MockAPNSProcess(["--control-port", "0", "--max-records", "2"])
+        let url = try #require(mock.manifest["control_url"] as? String)
+        for body in ["one", "two", "three"] {
+            let sent = try PushCtlProcess.run(mock.directArguments + ["--token", Self.token, "--body", body])
+            #expect(sent.status == 0, "\(sent.stderr)")
+        }
+        let records = try controlCurl("GET", url + "/records?token=\(Self.token)")
+        #expect(records.status == 200)
+        let payloads = records.json?["records"]?.arrayValue?.compactMap { $0["payload"]?.stringValue } ?? []
+        try #require(payloads.count == 2)
+        #expect(payloads[0].contains("two") && payloads[1].contains("three"))
+        let counters = try controlCurl("GET", url + "/counters")
+        #expect(counters.json?["accepted"]?.intValue == 3)
+        #expect(mock.stop() == 0)
+    }
+
     @Test("without --control-port there is no control URL")
     func noControl() throws {
         let mock = try MockAPNSProcess()
@@ -55,9 +73,10 @@ struct MockControlCommandTests {
     }
 
     @Test(
-        "--control-port with --accept-all, or out of range, is a usage error",
+        "--control-port with --accept-all or out of range, and --max-records below 1, are usage errors",
         arguments: [
             ["--control-port", "0", "--accept-all"], ["--control-port", "70000"], ["--control-port", "x"],
+            ["--max-records", "0"], ["--max-records", "x"],
         ])
     func usage(_ extra: [String]) throws {
         let result = try PushCtlProcess.run(["mock-apns", "--port", "0"] + extra)

@@ -150,8 +150,12 @@ final class MockAPNSRecorder: Sendable {
         state.withLock { $0.counters }
     }
 
+    /// The newest `maxRecords` records (all without a limit). Storage trims in chunks, so it may hold a few
+    /// more for a while; those are never shown.
     var records: [MockAPNSRecord] {
-        state.withLock { $0.records }
+        let kept = state.withLock { $0.records }
+        guard let limit = maxRecords, kept.count > limit else { return kept }
+        return Array(kept.suffix(limit))
     }
 
     /// Forgets records, unclaimed rejections and counters (open connections stay counted); waiters keep waiting.
@@ -205,7 +209,7 @@ final class MockAPNSRecorder: Sendable {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                 let answer = state.withLock { state -> Bool? in
                     if state.cancelledWaiters.remove(id) != nil { return false }
-                    let have = state.records.reduce(0) { $0 + (filter.matches($1) ? 1 : 0) }
+                    let have = state.records.suffix(maxRecords ?? .max).reduce(0) { $0 + (filter.matches($1) ? 1 : 0) }
                     if have >= count { return true }
                     state.recordWaiters.append(
                         RecordWaiter(
@@ -231,6 +235,9 @@ final class MockAPNSRecorder: Sendable {
     func nextRejection() async -> MockAPNSRecord {
         await withCheckedContinuation { continuation in
             let ready = state.withLock { state -> MockAPNSRecord? in
+                if let limit = maxRecords, state.unclaimedRejections.count > limit {
+                    state.unclaimedRejections.removeFirst(state.unclaimedRejections.count - limit)
+                }
                 if !state.unclaimedRejections.isEmpty { return state.unclaimedRejections.removeFirst() }
                 state.rejectionWaiters.append(continuation)
                 return nil

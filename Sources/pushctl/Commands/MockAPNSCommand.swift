@@ -43,6 +43,10 @@ enum MockAPNSCommand: Command {
                 .value("rate-503", "p", "Answer this share (0-1) of otherwise accepted requests with 503 ServiceUnavailable."),
                 .value("jitter-ms", "n", "Delay each answer by a random 0-n milliseconds."),
                 .value("max-streams", "n", "SETTINGS_MAX_CONCURRENT_STREAMS (default 1000)."),
+                .value(
+                    "max-records", "n",
+                    "Keep only the newest n records (oldest dropped first; counters keep counting), so a long run's memory stays flat (default: keep all)."
+                ),
                 .flag("accept-all", "Benchmark mode: accept everything at once, no rules or records."),
                 .value(
                     "control-port", "port",
@@ -251,6 +255,10 @@ enum MockAPNSCommand: Command {
             guard count > 0 else { throw CLIError.usage("--max-streams must be at least 1", command: name) }
             knobs.maxConcurrentStreams = count
         }
+        if let count = try arguments.int("max-records", command: name) {
+            guard count > 0 else { throw CLIError.usage("--max-records must be at least 1", command: name) }
+            knobs.maxRecords = count
+        }
         if arguments.has("accept-all") { knobs.acceptAll = true }
         let ready = knobs
         return { ready.apply(to: &$0) }
@@ -269,6 +277,7 @@ private struct Knobs: Sendable {
     var abruptCloseEveryStreams: Int?
     var faultRates: MockFaultRates?
     var maxConcurrentStreams: Int?
+    var maxRecords: Int?
     var acceptAll = false
 
     func apply(to configuration: inout MockAPNSServer.Configuration) {
@@ -282,6 +291,7 @@ private struct Knobs: Sendable {
         if let abruptCloseEveryStreams { configuration.abruptCloseEveryStreams = abruptCloseEveryStreams }
         if let faultRates { configuration.faultRates = faultRates }
         if let maxConcurrentStreams { configuration.maxConcurrentStreams = maxConcurrentStreams }
+        if let maxRecords { configuration.maxRecords = maxRecords }
         if acceptAll { configuration.acceptAll = true }
     }
 }
