@@ -23,42 +23,78 @@ enum PostgresValue: Sendable, Equatable {
 
     /// A `text[]` parameter (nil elements as NULL): for `= ANY ($n::text[])` and `unnest`.
     static func textArray(_ values: [String?]) -> PostgresValue {
-        binaryArray(elementType: 25, values.map { $0.map { Array($0.utf8) } })
+        let bytes = values.reduce(0) { $0 + ($1?.utf8.count ?? 0) }
+        return binaryArray(elementType: 25, count: values.count, payloadBytes: bytes, hasNulls: values.contains(nil)) { buffer in
+            for value in values {
+                guard let value else {
+                    buffer.append32(-1)
+                    continue
+                }
+                buffer.append32(Int32(value.utf8.count))
+                buffer.append(contentsOf: value.utf8)
+            }
+        }
     }
 
     /// A `bigint[]` parameter (nil as NULL).
     static func integerArray(_ values: [Int64?]) -> PostgresValue {
-        binaryArray(elementType: 20, values.map { $0.map { withUnsafeBytes(of: $0.bigEndian, Array.init) } })
+        let present = values.reduce(0) { $0 + ($1 == nil ? 0 : 1) }
+        return binaryArray(elementType: 20, count: values.count, payloadBytes: 8 * present, hasNulls: present < values.count) { buffer in
+            for value in values {
+                guard let value else {
+                    buffer.append32(-1)
+                    continue
+                }
+                buffer.append32(8)
+                buffer.append64(value)
+            }
+        }
     }
 
     /// A `bytea[]` parameter (nil as NULL).
     static func byteaArray(_ values: [[UInt8]?]) -> PostgresValue {
-        binaryArray(elementType: 17, values)
+        let bytes = values.reduce(0) { $0 + ($1?.count ?? 0) }
+        return binaryArray(elementType: 17, count: values.count, payloadBytes: bytes, hasNulls: values.contains(nil)) { buffer in
+            for value in values {
+                guard let value else {
+                    buffer.append32(-1)
+                    continue
+                }
+                buffer.append32(Int32(value.count))
+                buffer.append(contentsOf: value)
+            }
+        }
     }
 
     /// The binary form `array_recv` reads: dimensions (one, or none when empty), a has-NULLs flag, the
     /// element type's OID, the length and lower bound (1), then each element as a length (-1 for NULL) and
-    /// its bytes in the element type's binary form.
-    private static func binaryArray(elementType: UInt32, _ elements: [[UInt8]?]) -> PostgresValue {
+    /// its bytes in the element type's binary form, which `elements` appends (`payloadBytes` of them in
+    /// all, besides the lengths): one buffer of the exact size, no array per element.
+    private static func binaryArray(
+        elementType: UInt32, count: Int, payloadBytes: Int, hasNulls: Bool, _ elements: (inout ArrayBuffer) -> Void
+    ) -> PostgresValue {
+        var buffer = ArrayBuffer(capacity: 20 + 4 * count + payloadBytes)
+        buffer.append32(count == 0 ? 0 : 1)
+        buffer.append32(hasNulls ? 1 : 0)
+        buffer.append32(Int32(bitPattern: elementType))
+        if count > 0 {
+            buffer.append32(Int32(count))
+            buffer.append32(1)
+        }
+        elements(&buffer)
+        return .binaryArray(buffer.bytes)
+    }
+
+    /// The bytes of a binary array being written: integers go in big-endian, as the wire wants them.
+    struct ArrayBuffer {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(20 + elements.reduce(0) { $0 + 4 + ($1?.count ?? 0) })
-        func append(_ value: Int32) { withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) } }
-        append(elements.isEmpty ? 0 : 1)
-        append(elements.contains { $0 == nil } ? 1 : 0)
-        append(Int32(bitPattern: elementType))
-        if !elements.isEmpty {
-            append(Int32(elements.count))
-            append(1)
-        }
-        for element in elements {
-            guard let element else {
-                append(-1)
-                continue
-            }
-            append(Int32(element.count))
-            bytes.append(contentsOf: element)
-        }
-        return .binaryArray(bytes)
+
+        init(capacity: Int) { bytes.reserveCapacity(capacity) }
+
+        mutating func append32(_ value: Int32) { withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) } }
+        mutating func append64(_ value: Int64) { withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) } }
+        mutating func append(contentsOf utf8: String.UTF8View) { bytes.append(contentsOf: utf8) }
+        mutating func append(contentsOf other: [UInt8]) { bytes.append(contentsOf: other) }
     }
 
     /// The wire form: the bytes (nil for NULL) and the format code (0 text, 1 binary). Text-format values
