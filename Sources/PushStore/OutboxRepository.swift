@@ -27,6 +27,9 @@ public protocol OutboxRepository: Sendable {
     func items(pushID: String) async throws -> [OutboxItem]
     /// Rows per state (every state present).
     func counts() async throws -> [OutboxState: Int]
+    /// Queued and in-flight rows (those two states only): what every metrics scrape reads. A store that
+    /// indexes its pending rows reads only those, where `counts()` reads every row it keeps.
+    func pendingCounts() async throws -> [OutboxState: Int]
     /// Queued plus in-flight rows.
     func depth() async throws -> Int
     /// When the oldest row still to be sent (queued or in flight) was enqueued; nil when none is.
@@ -43,4 +46,11 @@ public protocol OutboxRepository: Sendable {
     /// to a full lease from `now`; returns the ids renewed. A hold missing from the answer was completed
     /// meanwhile or was claimed again by another instance after its lease ran out: its outcome will be stale.
     func renewLeases(_ holds: [OutboxHold], now: Date) async throws -> Set<String>
+}
+
+extension OutboxRepository {
+    /// `counts()`' queued and in-flight entries: for stores without an index of their pending rows.
+    public func pendingCounts() async throws -> [OutboxState: Int] {
+        try await counts().filter { !$0.key.isTerminal }
+    }
 }

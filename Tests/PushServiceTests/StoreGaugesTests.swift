@@ -10,34 +10,34 @@ struct StoreGaugesTests {
     /// Counts the reads and answers each with its number as the queued count.
     actor Reads {
         var count = 0
-        func next() -> StoreGauges.Snapshot {
+        func next() -> StoreSnapshot {
             count += 1
-            return StoreGauges.Snapshot(outboxCounts: [.queued: count], oldestPending: nil, webhookCounts: [:])
+            return StoreSnapshot(pendingCounts: [.queued: count], oldestPending: nil, webhookCounts: [:])
         }
     }
 
     @Test("scrapes within maxAge reuse the last read")
     func scrapesWithinMaxAgeShareOneRead() async throws {
-        let gauges = StoreGauges(maxAge: .seconds(3_600))
+        let gauges = StoreGauges<StoreSnapshot>(maxAge: .seconds(3_600))
         let reads = Reads()
         for _ in 0..<5 {
-            #expect(try await gauges.snapshot { await reads.next() }.outboxCounts[.queued] == 1)
+            #expect(try await gauges.snapshot { await reads.next() }.pendingCounts[.queued] == 1)
         }
         #expect(await reads.count == 1)
     }
 
     @Test("with a zero maxAge every scrape reads the store")
     func zeroMaxAgeReadsEachTime() async throws {
-        let gauges = StoreGauges(maxAge: .zero)
+        let gauges = StoreGauges<StoreSnapshot>(maxAge: .zero)
         let reads = Reads()
         for expected in 1...3 {
-            #expect(try await gauges.snapshot { await reads.next() }.outboxCounts[.queued] == expected)
+            #expect(try await gauges.snapshot { await reads.next() }.pendingCounts[.queued] == expected)
         }
     }
 
     @Test("scrapes that come while a read is under way get that read")
     func concurrentScrapesShareTheRead() async throws {
-        let gauges = StoreGauges(maxAge: .seconds(3_600))
+        let gauges = StoreGauges<StoreSnapshot>(maxAge: .seconds(3_600))
         let reads = Reads()
         let (started, startedInput) = AsyncStream.makeStream(of: Void.self)
         let (release, releaseInput) = AsyncStream.makeStream(of: Void.self)
@@ -51,17 +51,17 @@ struct StoreGaugesTests {
         for await _ in started { break }
         let others = (0..<4).map { _ in Task { try await gauges.snapshot { await reads.next() } } }
         releaseInput.yield()
-        #expect(try await first.value.outboxCounts[.queued] == 1)
-        for other in others { #expect(try await other.value.outboxCounts[.queued] == 1) }
+        #expect(try await first.value.pendingCounts[.queued] == 1)
+        for other in others { #expect(try await other.value.pendingCounts[.queued] == 1) }
         #expect(await reads.count == 1)
     }
 
     @Test("a failed read reaches the scrape and the next scrape reads again")
     func failedReadIsNotKept() async throws {
         struct Down: Error {}
-        let gauges = StoreGauges(maxAge: .seconds(3_600))
+        let gauges = StoreGauges<StoreSnapshot>(maxAge: .seconds(3_600))
         await #expect(throws: Down.self) { try await gauges.snapshot { throw Down() } }
         let reads = Reads()
-        #expect(try await gauges.snapshot { await reads.next() }.outboxCounts[.queued] == 1)
+        #expect(try await gauges.snapshot { await reads.next() }.pendingCounts[.queued] == 1)
     }
 }

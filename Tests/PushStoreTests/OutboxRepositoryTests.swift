@@ -19,6 +19,7 @@ struct OutboxRepositoryTests {
         let counts = try await outbox.counts()
         #expect(counts[.queued] == 1_001 && counts[.accepted] == 0 && counts.count == OutboxState.allCases.count)
         #expect(try await outbox.depth() == 1_001)
+        #expect(try await outbox.pendingCounts() == [.queued: 1_001, .inFlight: 0])
         let item = try #require(try await outbox.item(id: "b0"))
         #expect(item == outboxItem("b0", push: "other"))
     }
@@ -58,6 +59,9 @@ struct OutboxRepositoryTests {
         #expect(try await outbox.claim(limit: 0, now: at(9)).isEmpty)
         #expect(try await outbox.counts()[.inFlight] == 4)
         #expect(try await outbox.depth() == 4)
+        #expect(try await outbox.pendingCounts() == [.queued: 0, .inFlight: 4])
+        // The first enqueued ("late", created at 5 s) is the oldest, whatever the due times.
+        #expect(try await outbox.oldestPendingEnqueuedAt() == at(5))
     }
 
     @Test(arguments: StoreKind.allCases)
@@ -82,6 +86,7 @@ struct OutboxRepositoryTests {
         #expect(try await outbox.complete([done("ok", .rejected(status: 400, reason: "BadTopic"))], now: at(2)).isEmpty)
         #expect(try await outbox.item(id: "ok")?.state == .accepted)
         #expect(try await outbox.depth() == 1)
+        #expect(try await outbox.pendingCounts() == [.queued: 1, .inFlight: 0])
     }
 
     @Test(arguments: StoreKind.allCases)
@@ -94,6 +99,7 @@ struct OutboxRepositoryTests {
             #expect(claimed.map(\.attempts) == [attempt])
             let state = try await outbox.complete([done("r", .retry(status: 503, reason: "ServiceUnavailable"), attempt: attempt)], now: now)
             #expect(state == ["r": .queued])
+            #expect(try await outbox.pendingCounts() == [.queued: 1, .inFlight: 0])
             let item = try #require(try await outbox.item(id: "r"))
             #expect(item.nextAttemptAt == now.addingTimeInterval(delay))
             #expect(item.lastStatus == 503 && item.lastReason == "ServiceUnavailable")
@@ -197,6 +203,8 @@ struct OutboxRepositoryTests {
         #expect(states.count == 1_001 && Set(states.values) == [.accepted])
         #expect(try await outbox.counts()[.accepted] == 1_001)
         #expect(try await outbox.depth() == 0)
+        #expect(try await outbox.pendingCounts() == [.queued: 0, .inFlight: 0])
+        #expect(try await outbox.oldestPendingEnqueuedAt() == nil)
     }
 
     @Test(arguments: StoreKind.allCases)

@@ -140,6 +140,37 @@ struct PostgresOutboxSplitTests {
         #expect(try await outbox.complete(claimed.map { OutboxCompletion($0, .accepted(apnsUniqueID: nil)) }, now: at(1)).count == 1_000)
     }
 
+    /// The reads of every metrics scrape (pending counts, depth, the oldest pending row) go through
+    /// `outbox_due`, which holds only pending rows, with no scan of the state table, whatever the statistics
+    /// say: here they were taken while 3,000 rows were queued, which have all ended since.
+    @Test func scrapesReadPendingRowsThroughTheirIndexWhateverTheStatisticsSay() async throws {
+        let url = try await PostgresTestCluster.shared().createDatabase()
+        let database = try await PostgresDatabase.open(url: url, poolSize: 1, instanceID: "a")
+        let outbox = PostgresOutboxRepository(database: database)
+        try await outbox.enqueue((0..<3_000).map { outboxItem("f\($0)", push: "first", token: $0) })
+        try await database.pool.withConnection { db in try db.execute("ANALYZE outbox_items; ANALYZE outbox_state") }
+        let first = try await outbox.claim(limit: 3_000, now: t0)
+        try await outbox.complete(first.map { OutboxCompletion($0, .accepted(apnsUniqueID: nil)) }, now: at(1))
+        try await outbox.enqueue((0..<10).map { outboxItem("p\($0)", push: "later", token: $0, now: at(Double($0))) })
+        _ = try await outbox.claim(limit: 4, now: at(20))
+        for sql in [
+            "SELECT state, count(*) FROM outbox_state WHERE due IS NOT NULL GROUP BY state",
+            "SELECT count(*) FROM outbox_state WHERE due IS NOT NULL",
+            "SELECT i.created_at FROM outbox_items i WHERE i.id = (SELECT id FROM outbox_state WHERE due IS NOT NULL ORDER BY seq LIMIT 1)",
+        ] {
+            let plan = try await database.pool.transaction { db in
+                PostgresOutboxRepository.pendingByIndex(db)
+                return try db.query("EXPLAIN (COSTS OFF) " + sql).map { $0.string(at: 0) }.joined(separator: "\n")
+            }
+            #expect(plan.contains("using outbox_due"), "\(plan)")
+            #expect(!plan.contains("Seq Scan") && !plan.contains("Parallel"), "\(plan)")
+        }
+        #expect(try await outbox.pendingCounts() == [.queued: 6, .inFlight: 4])
+        #expect(try await outbox.depth() == 10)
+        #expect(try await outbox.oldestPendingEnqueuedAt() == at(0))
+        #expect(try await outbox.counts()[.accepted] == 3_000)
+    }
+
     /// One line with every field of `item` that a row of the old table held (times as ms after `t0`).
     private static func summary(_ item: OutboxItem) -> String {
         let fields: [String?] = [

@@ -102,14 +102,16 @@ extension PushAPI {
     func metricsText(_ request: APIRequest) async throws -> HTTPResponse {
         let (outbox, webhooks) = (self.outbox, repositories.webhooks)
         let store = try await storeGauges.snapshot {
-            StoreGauges.Snapshot(
-                outboxCounts: try await outbox.counts(), oldestPending: try await outbox.oldestPendingEnqueuedAt(),
+            StoreSnapshot(
+                pendingCounts: try await outbox.pendingCounts(), oldestPending: try await outbox.oldestPendingEnqueuedAt(),
                 webhookCounts: try await webhooks.counts())
         }
+        let final = try await finalCountGauges.snapshot { try await outbox.counts().filter { $0.key.isTerminal } }
+        let outboxCounts = final.merging(store.pendingCounts) { _, pending in pending }
         let dropMetrics = await match.metrics
         metrics.webhooks.setQueue(store.webhookCounts)
         let text = metrics.prometheusText(
-            outboxCounts: Dictionary(uniqueKeysWithValues: store.outboxCounts.map { ($0.key.rawValue, $0.value) }),
+            outboxCounts: Dictionary(uniqueKeysWithValues: outboxCounts.map { ($0.key.rawValue, $0.value) }),
             oldestPendingAgeSeconds: store.oldestPending.map { Date().timeIntervalSince($0) } ?? 0,
             extra: dropMetrics.prometheusText() + (await connectionMetrics()) + metrics.webhooks.prometheusText()
                 + metrics.liveActivities.prometheusText())

@@ -30,8 +30,11 @@ public struct PushAPI: Sendable {
     let authFailureLog = LogThrottle(limit: 10, window: .seconds(60))
     /// Same-key requests take turns (see `runIdempotent`).
     let idempotencyLocks = KeyedLock()
-    /// What `/metrics` reads from the store, read at most once a second.
-    let storeGauges = StoreGauges()
+    /// What `/metrics` reads from the store every time, read at most once a second.
+    let storeGauges = StoreGauges<StoreSnapshot>()
+    /// The outbox's final rows by state for `/metrics`, read at most once a minute: counting them visits
+    /// every row kept.
+    let finalCountGauges = StoreGauges<[OutboxState: Int]>(maxAge: .seconds(60))
 
     /// The outbox (waking the worker).
     var outbox: any OutboxRepository { repositories.outbox }

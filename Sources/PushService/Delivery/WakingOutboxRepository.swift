@@ -28,6 +28,8 @@ struct WakingOutboxRepository: OutboxRepository {
 
     func counts() async throws -> [OutboxState: Int] { try await base.counts() }
 
+    func pendingCounts() async throws -> [OutboxState: Int] { try await base.pendingCounts() }
+
     func depth() async throws -> Int { try await base.depth() }
 
     func oldestPendingEnqueuedAt() async throws -> Date? { try await base.oldestPendingEnqueuedAt() }

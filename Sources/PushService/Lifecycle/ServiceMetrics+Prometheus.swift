@@ -23,7 +23,7 @@ extension ServiceMetrics {
         lines.append("# HELP push_outbox_depth Notifications queued or in flight.")
         lines.append("# TYPE push_outbox_depth gauge")
         lines.append("push_outbox_depth \((outboxCounts["queued"] ?? 0) + (outboxCounts["in_flight"] ?? 0))")
-        lines.append("# HELP push_outbox_rows Outbox rows by state.")
+        lines.append("# HELP push_outbox_rows Outbox rows by state (final states read at most once a minute).")
         lines.append("# TYPE push_outbox_rows gauge")
         for (state, count) in outboxCounts.sorted(by: { $0.key < $1.key }) {
             lines.append("push_outbox_rows{state=\"\(state)\"} \(count)")

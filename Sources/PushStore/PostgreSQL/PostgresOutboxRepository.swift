@@ -75,23 +75,49 @@ public struct PostgresOutboxRepository: OutboxRepository {
         return counts
     }
 
+    /// See `OutboxRepository.pendingCounts`: the pending rows only, found through `outbox_due`.
+    public func pendingCounts() async throws -> [OutboxState: Int] {
+        let rows = try await database.transaction { db in
+            Self.pendingByIndex(db)
+            return try db.query("SELECT state, count(*) FROM outbox_state WHERE due IS NOT NULL GROUP BY state").map {
+                (OutboxState(rawValue: $0.string(at: 0)), $0.int(at: 1))
+            }
+        }
+        var counts: [OutboxState: Int] = [.queued: 0, .inFlight: 0]
+        for case (let state?, let count) in rows { counts[state] = count }
+        return counts
+    }
+
     /// See `OutboxRepository.depth`.
     public func depth() async throws -> Int {
-        try await database.withConnection { db in
-            try db.query("SELECT count(*) FROM outbox_state WHERE state IN ('queued', 'in_flight')")[0].int(at: 0)
+        try await database.transaction { db in
+            Self.pendingByIndex(db)
+            return try db.query("SELECT count(*) FROM outbox_state WHERE due IS NOT NULL")[0].int(at: 0)
         }
     }
 
     /// See `OutboxRepository.oldestPendingEnqueuedAt`: the lowest pending `seq` is the oldest row.
     public func oldestPendingEnqueuedAt() async throws -> Date? {
-        try await database.withConnection { db in
-            try db.query(
+        try await database.transaction { db in
+            Self.pendingByIndex(db)
+            return try db.query(
                 """
-                SELECT i.created_at FROM outbox_state s JOIN outbox_items i ON i.id = s.id
-                WHERE s.state IN ('queued', 'in_flight') ORDER BY s.seq LIMIT 1
+                SELECT i.created_at FROM outbox_items i
+                WHERE i.id = (SELECT id FROM outbox_state WHERE due IS NOT NULL ORDER BY seq LIMIT 1)
                 """
             ).map { Date(storeMillis: $0.int64(at: 0)) }.first
         }
+    }
+
+    /// Makes the next statement of the open transaction read pending rows through `outbox_due`, whose
+    /// predicate (`due IS NOT NULL`) holds exactly for queued and in-flight rows, in one process: the planner's
+    /// statistics of a queue lag far behind it, and with them it scanned the whole state table (every final
+    /// row kept, and their dead versions) in parallel workers, 40-70 ms at 300,000 rows, for a handful of
+    /// pending ones.
+    static func pendingByIndex(_ db: PostgresConnection) {
+        db.executeWithNext("SET LOCAL enable_seqscan = off")
+        db.executeWithNext("SET LOCAL enable_bitmapscan = off")
+        db.executeWithNext("SET LOCAL max_parallel_workers_per_gather = 0")
     }
 
     /// See `OutboxRepository.purge(olderThan:limit:)`: final rows from the oldest `seq` on, from both tables
