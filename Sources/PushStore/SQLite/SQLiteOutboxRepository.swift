@@ -67,28 +67,44 @@ public struct SQLiteOutboxRepository: OutboxRepository {
         + OutboxState.allCases.map { "count(*) FILTER (WHERE state = '\($0.rawValue)')" }.joined(separator: ", ")
         + " FROM outbox_state"
 
-    /// See `OutboxRepository.depth`.
-    public func depth() async throws -> Int {
-        try await database.perform { db in
-            try db.query("SELECT count(*) FROM outbox_state WHERE state IN ('queued', 'in_flight')") {
-                $0.int(at: 0)
-            }.first ?? 0
+    /// See `OutboxRepository.pendingCounts`: queued rows counted in `outbox_queue`, in-flight ones in
+    /// `outbox_in_flight`, the partial indexes that hold just those.
+    public func pendingCounts() async throws -> [OutboxState: Int] {
+        let counts = try await database.perform { db in
+            try db.query(Self.pendingCountsSQL) { [$0.int(at: 0), $0.int(at: 1)] }.first
         }
+        return [.queued: counts?[0] ?? 0, .inFlight: counts?[1] ?? 0]
+    }
+
+    static let pendingCountsSQL = """
+        SELECT (SELECT count(*) FROM outbox_state INDEXED BY outbox_queue WHERE state = 'queued'),
+               (SELECT count(*) FROM outbox_state INDEXED BY outbox_in_flight WHERE state = 'in_flight')
+        """
+
+    /// See `OutboxRepository.depth`: the pending counts' sum.
+    public func depth() async throws -> Int {
+        try await pendingCounts().values.reduce(0, +)
     }
 
     /// See `OutboxRepository.oldestPendingEnqueuedAt`. Rows are numbered in enqueue order, so the lowest
-    /// pending `seq` is the oldest one: SQLite walks the state table in `seq` order up to the first pending
-    /// row, without sorting.
+    /// pending `seq` is the oldest one: the lowest of the queued rows (read from `outbox_queue`, whose entries
+    /// carry their `seq`) and of the in-flight rows (the first entry of `outbox_in_flight`).
     public func oldestPendingEnqueuedAt() async throws -> Date? {
         try await database.perform { db in
-            try db.query(
-                """
-                SELECT i.created_at FROM outbox_items i
-                WHERE i.seq = (SELECT min(seq) FROM outbox_state WHERE state IN ('queued', 'in_flight'))
-                """
-            ) { Date(storeMillis: $0.int64(at: 0)) }.first
+            try db.query(Self.oldestPendingSQL) { Date(storeMillis: $0.int64(at: 0)) }.first
         }
     }
+
+    /// (`INDEXED BY`: for `min(seq)` SQLite would otherwise walk the table in `seq` order, its rowid, through
+    /// every final row older than the first pending one.)
+    static let oldestPendingSQL = """
+        SELECT i.created_at FROM outbox_items i
+        WHERE i.seq = min(
+            coalesce((SELECT min(seq) FROM outbox_state INDEXED BY outbox_queue WHERE state = 'queued'),
+                9223372036854775807),
+            coalesce((SELECT min(seq) FROM outbox_state INDEXED BY outbox_in_flight WHERE state = 'in_flight'),
+                9223372036854775807))
+        """
 
     /// See `OutboxRepository.purge(olderThan:limit:)`: one transaction per batch. Final rows are found from
     /// the oldest `seq` on, where they gather, so a batch reads little more than what it deletes.

@@ -248,5 +248,13 @@ enum SQLiteSchema {
                 CREATE INDEX activity_budget_by_time ON activity_budget (sent_at);
                 CREATE INDEX activity_tokens_retired ON activity_tokens (retired_at) WHERE retired_at IS NOT NULL;
                 """),
+        // In-flight outbox rows in an index of their own (`outbox_queue` holds the queued ones), so that what every
+        // metrics scrape reads (pending counts, depth, the oldest pending row) visits only pending rows, not every
+        // row kept until retention purges it.
+        SQLiteMigration(
+            name: "outbox-in-flight",
+            sql: """
+                CREATE INDEX outbox_in_flight ON outbox_state (seq) WHERE state = 'in_flight';
+                """),
     ]
 }
