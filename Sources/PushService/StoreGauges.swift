@@ -39,12 +39,20 @@ actor StoreGauges<Value: Sendable> {
     }
 }
 
-/// What a scrape reads from the store every time (at most once a second).
+/// What a scrape reads from the store every time (at most once a second): only pending rows.
 struct StoreSnapshot: Sendable {
     /// Queued and in-flight outbox rows.
     var pendingCounts: [OutboxState: Int]
     /// When the oldest notification still queued or in flight was enqueued (nil when none is).
     var oldestPending: Date?
-    /// Webhook events by delivery state.
-    var webhookCounts: [WebhookDeliveryState: Int]
+    /// Pending and in-flight webhook events.
+    var pendingWebhookCounts: [WebhookDeliveryState: Int]
+}
+
+/// The rows in final states, read at most once a minute: counting them visits every row kept.
+struct FinalCounts: Sendable {
+    /// Outbox rows accepted, rejected, failed or expired.
+    var outbox: [OutboxState: Int]
+    /// Webhook events delivered or given up.
+    var webhooks: [WebhookDeliveryState: Int]
 }

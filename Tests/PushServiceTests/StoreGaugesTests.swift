@@ -12,7 +12,7 @@ struct StoreGaugesTests {
         var count = 0
         func next() -> StoreSnapshot {
             count += 1
-            return StoreSnapshot(pendingCounts: [.queued: count], oldestPending: nil, webhookCounts: [:])
+            return StoreSnapshot(pendingCounts: [.queued: count], oldestPending: nil, pendingWebhookCounts: [:])
         }
     }
 

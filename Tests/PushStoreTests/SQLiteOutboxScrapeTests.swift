@@ -48,4 +48,13 @@ struct SQLiteOutboxScrapeTests {
         #expect(try await outbox.pendingCounts() == [.queued: 1, .inFlight: 1])
         #expect(try await outbox.oldestPendingEnqueuedAt() == at(0))
     }
+
+    @Test func webhookScrapesReadOnlyThePendingRowsIndex() async throws {
+        let database = try SQLiteDatabase(path: ":memory:")
+        let plan = try await database.perform { db in
+            try db.query("EXPLAIN QUERY PLAN " + SQLiteWebhookRepository.pendingCountsSQL) { $0.string(at: 3) }
+        }
+        #expect(plan.contains { $0.contains("USING INDEX webhook_events_due") }, "\(plan)")
+        #expect(!plan.contains { $0.contains("webhook_events") && !$0.contains("USING INDEX") }, "\(plan)")
+    }
 }

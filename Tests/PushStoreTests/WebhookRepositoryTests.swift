@@ -94,6 +94,7 @@ struct WebhookRepositoryTests {
         #expect(Set(retaken.map(\.eventID)) == [events[1].id, events[2].id])
         try await webhooks.complete([WebhookAttempt(second[0], delivered: true, status: 200, error: nil)], retry: retry, now: at(38))
         #expect(try await webhooks.counts()[.delivered] == 1)
+        #expect(try await webhooks.pendingCounts() == [.pending: 0, .inFlight: 2])
         let failedOnly = try await webhooks.deliveries(endpointID: "a", failedOnly: true, limit: 10)
         #expect(failedOnly.map(\.eventID) == [events[1].id])
         #expect(failedOnly.first?.lastStatus == 500 && failedOnly.first?.lastError == "HTTP 500")
@@ -103,6 +104,7 @@ struct WebhookRepositoryTests {
         #expect(try await webhooks.counts()[.failed] == 1)
         #expect(try await webhooks.purge(olderThan: at(96), limit: 10) == 2)
         #expect(try await webhooks.counts()[.inFlight] == 1)
+        #expect(try await webhooks.pendingCounts() == [.pending: 0, .inFlight: 1])
     }
 
     @Test(arguments: StoreKind.allCases)
@@ -116,6 +118,7 @@ struct WebhookRepositoryTests {
         #expect(try await webhooks.endpoints().map(\.id) == ["api", "file"])
         try await webhooks.record([WebhookEvent(type: .deviceInvalidated, occurredAt: t0, data: [:])])
         #expect(try await webhooks.counts()[.pending] == 2)
+        #expect(try await webhooks.pendingCounts() == [.pending: 2, .inFlight: 0])
         try await webhooks.replaceConfigured([])
         #expect(try await webhooks.endpoints().map(\.id) == ["api"])
         #expect(try await webhooks.counts()[.pending] == 1, "a removed endpoint's queued events go with it")

@@ -104,12 +104,16 @@ extension PushAPI {
         let store = try await storeGauges.snapshot {
             StoreSnapshot(
                 pendingCounts: try await outbox.pendingCounts(), oldestPending: try await outbox.oldestPendingEnqueuedAt(),
-                webhookCounts: try await webhooks.counts())
+                pendingWebhookCounts: try await webhooks.pendingCounts())
         }
-        let final = try await finalCountGauges.snapshot { try await outbox.counts().filter { $0.key.isTerminal } }
-        let outboxCounts = final.merging(store.pendingCounts) { _, pending in pending }
+        let final = try await finalCountGauges.snapshot {
+            FinalCounts(
+                outbox: try await outbox.counts().filter { $0.key.isTerminal },
+                webhooks: try await webhooks.counts().filter { !$0.key.isPending })
+        }
+        let outboxCounts = final.outbox.merging(store.pendingCounts) { _, pending in pending }
         let dropMetrics = await match.metrics
-        metrics.webhooks.setQueue(store.webhookCounts)
+        metrics.webhooks.setQueue(final.webhooks.merging(store.pendingWebhookCounts) { _, pending in pending })
         let text = metrics.prometheusText(
             outboxCounts: Dictionary(uniqueKeysWithValues: outboxCounts.map { ($0.key.rawValue, $0.value) }),
             oldestPendingAgeSeconds: store.oldestPending.map { Date().timeIntervalSince($0) } ?? 0,

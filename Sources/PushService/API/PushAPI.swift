@@ -32,9 +32,9 @@ public struct PushAPI: Sendable {
     let idempotencyLocks = KeyedLock()
     /// What `/metrics` reads from the store every time, read at most once a second.
     let storeGauges = StoreGauges<StoreSnapshot>()
-    /// The outbox's final rows by state for `/metrics`, read at most once a minute: counting them visits
-    /// every row kept.
-    let finalCountGauges = StoreGauges<[OutboxState: Int]>(maxAge: .seconds(60))
+    /// The outbox's and the webhook queue's final rows by state for `/metrics`, read at most once a minute:
+    /// counting them visits every row kept.
+    let finalCountGauges = StoreGauges<FinalCounts>(maxAge: .seconds(60))
 
     /// The outbox (waking the worker).
     var outbox: any OutboxRepository { repositories.outbox }

@@ -68,7 +68,7 @@ public final class WebhookMetrics: Sendable {
             lines.append("push_webhook_request_seconds_sum{endpoint=\"\(Self.escape(endpoint))\"} \(value.sum)")
             lines.append("push_webhook_request_seconds_count{endpoint=\"\(Self.escape(endpoint))\"} \(value.count)")
         }
-        lines.append("# HELP push_webhook_queue_events Webhook events in the store by state.")
+        lines.append("# HELP push_webhook_queue_events Webhook events in the store by state (delivered and failed read at most once a minute).")
         lines.append("# TYPE push_webhook_queue_events gauge")
         for state in WebhookDeliveryState.allCases {
             lines.append("push_webhook_queue_events{state=\"\(state.rawValue)\"} \(snapshot.queue[state] ?? 0)")

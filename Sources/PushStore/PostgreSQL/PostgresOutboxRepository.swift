@@ -78,7 +78,7 @@ public struct PostgresOutboxRepository: OutboxRepository {
     /// See `OutboxRepository.pendingCounts`: the pending rows only, found through `outbox_due`.
     public func pendingCounts() async throws -> [OutboxState: Int] {
         let rows = try await database.transaction { db in
-            Self.pendingByIndex(db)
+            db.readPendingRowsByIndex()
             return try db.query("SELECT state, count(*) FROM outbox_state WHERE due IS NOT NULL GROUP BY state").map {
                 (OutboxState(rawValue: $0.string(at: 0)), $0.int(at: 1))
             }
@@ -91,7 +91,7 @@ public struct PostgresOutboxRepository: OutboxRepository {
     /// See `OutboxRepository.depth`.
     public func depth() async throws -> Int {
         try await database.transaction { db in
-            Self.pendingByIndex(db)
+            db.readPendingRowsByIndex()
             return try db.query("SELECT count(*) FROM outbox_state WHERE due IS NOT NULL")[0].int(at: 0)
         }
     }
@@ -99,7 +99,7 @@ public struct PostgresOutboxRepository: OutboxRepository {
     /// See `OutboxRepository.oldestPendingEnqueuedAt`: the lowest pending `seq` is the oldest row.
     public func oldestPendingEnqueuedAt() async throws -> Date? {
         try await database.transaction { db in
-            Self.pendingByIndex(db)
+            db.readPendingRowsByIndex()
             return try db.query(
                 """
                 SELECT i.created_at FROM outbox_items i
@@ -109,16 +109,6 @@ public struct PostgresOutboxRepository: OutboxRepository {
         }
     }
 
-    /// Makes the next statement of the open transaction read pending rows through `outbox_due`, whose
-    /// predicate (`due IS NOT NULL`) holds exactly for queued and in-flight rows, in one process: the planner's
-    /// statistics of a queue lag far behind it, and with them it scanned the whole state table (every final
-    /// row kept, and their dead versions) in parallel workers, 40-70 ms at 300,000 rows, for a handful of
-    /// pending ones.
-    static func pendingByIndex(_ db: PostgresConnection) {
-        db.executeWithNext("SET LOCAL enable_seqscan = off")
-        db.executeWithNext("SET LOCAL enable_bitmapscan = off")
-        db.executeWithNext("SET LOCAL max_parallel_workers_per_gather = 0")
-    }
 
     /// See `OutboxRepository.purge(olderThan:limit:)`: final rows from the oldest `seq` on, from both tables
     /// in one statement.
@@ -136,5 +126,18 @@ public struct PostgresOutboxRepository: OutboxRepository {
                 DELETE FROM outbox_items WHERE id IN (SELECT id FROM gone)
                 """, [.integer(date.storeMillis), .integer(Int64(limit))])
         }
+    }
+}
+
+extension PostgresConnection {
+    /// Makes the next statement of the open transaction read pending rows through their partial index
+    /// (`outbox_due`, whose predicate `due IS NOT NULL` holds exactly for queued and in-flight rows;
+    /// `webhook_events_due` for pending and in-flight events), in one process: the planner's statistics of a
+    /// queue lag far behind it, and with them it scanned the whole table (every final row kept, and their dead
+    /// versions) in parallel workers, 40-70 ms at 300,000 outbox rows, for a handful of pending ones.
+    func readPendingRowsByIndex() {
+        executeWithNext("SET LOCAL enable_seqscan = off")
+        executeWithNext("SET LOCAL enable_bitmapscan = off")
+        executeWithNext("SET LOCAL max_parallel_workers_per_gather = 0")
     }
 }

@@ -87,6 +87,21 @@ extension SQLiteWebhookRepository {
         return counts
     }
 
+    /// See `WebhookRepository.pendingCounts`: the pending rows only, found through `webhook_events_due`.
+    public func pendingCounts() async throws -> [WebhookDeliveryState: Int] {
+        let rows = try await database.perform { db in
+            try db.query(Self.pendingCountsSQL) { (WebhookDeliveryState(rawValue: $0.string(at: 0)), $0.int(at: 1)) }
+        }
+        var counts: [WebhookDeliveryState: Int] = [.pending: 0, .inFlight: 0]
+        for case (let state?, let count) in rows { counts[state] = count }
+        return counts
+    }
+
+    static let pendingCountsSQL = """
+        SELECT state, count(*) FROM webhook_events INDEXED BY webhook_events_due
+        WHERE state IN ('pending', 'in_flight') GROUP BY state
+        """
+
     /// See `WebhookRepository.nextDue`.
     public func nextDue() async throws -> Date? {
         try await database.perform { db in

@@ -10,6 +10,9 @@ public enum WebhookDeliveryState: String, Sendable, CaseIterable {
     case delivered
     /// Given up after the retry window (`WebhookRetryPolicy.giveUpAfter`).
     case failed
+
+    /// Whether the row is still to be delivered (pending or in flight).
+    public var isPending: Bool { self == .pending || self == .inFlight }
 }
 
 /// One event queued for one endpoint: what the worker sends and what `GET /v1/webhooks/{id}/deliveries` lists.

@@ -33,9 +33,19 @@ public protocol WebhookRepository: Sendable {
     func deliveries(endpointID: String, failedOnly: Bool, limit: Int) async throws -> [WebhookDelivery]
     /// Rows per state, every state present.
     func counts() async throws -> [WebhookDeliveryState: Int]
+    /// Pending and in-flight rows (those two states only): what every metrics scrape reads, where `counts()`
+    /// visits every row kept.
+    func pendingCounts() async throws -> [WebhookDeliveryState: Int]
     /// When the earliest pending delivery is due; nil when none is pending.
     func nextDue() async throws -> Date?
     /// Deletes up to `limit` delivered or failed rows last changed before `date`; returns how many.
     @discardableResult
     func purge(olderThan date: Date, limit: Int) async throws -> Int
+}
+
+extension WebhookRepository {
+    /// `counts()`' pending and in-flight entries: for stores without an index of their pending rows.
+    public func pendingCounts() async throws -> [WebhookDeliveryState: Int] {
+        try await counts().filter { $0.key.isPending }
+    }
 }
