@@ -109,7 +109,6 @@ public struct PostgresOutboxRepository: OutboxRepository {
         }
     }
 
-
     /// See `OutboxRepository.purge(olderThan:limit:)`: final rows from the oldest `seq` on, from both tables
     /// in one statement.
     @discardableResult
