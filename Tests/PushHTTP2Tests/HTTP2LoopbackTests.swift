@@ -20,6 +20,11 @@ struct HTTP2LoopbackTests {
         return try HTTP2Server(loop: loop, tls: tls, settings: settings) { _ in EchoHandler(deferred: deferred) }
     }
 
+    /// A server on the test loop whose every connection is served by `handler`.
+    func makeServer(handler: any HTTP2ServerHandler) throws -> HTTP2Server {
+        try HTTP2Server(loop: loop, tls: try Credentials.shared.serverContext()) { _ in handler }
+    }
+
     func makeClient(port: Int, tls: TLSContext, serverName: String? = nil, delegate: ConnectionEvents? = nil) -> HTTP2ClientConnection {
         var configuration = HTTP2ClientConnection.Configuration(host: "127.0.0.1", port: port, tls: tls, serverName: serverName)
         configuration.connectTimeout = .seconds(5)
@@ -114,8 +119,7 @@ struct HTTP2LoopbackTests {
     @Test("a request's arrival time is that of the read that brought it: after it was sent, before it is handled")
     func arrivalTime() async throws {
         let arrivals = ArrivalRecorder()
-        let tls = try Credentials.shared.serverContext()
-        let server = try HTTP2Server(loop: loop, tls: tls) { _ in arrivals }
+        let server = try makeServer(handler: arrivals)
         defer { server.stop(graceful: false) }
         let client = makeClient(port: server.port, tls: try Credentials.shared.clientContext())
         #expect(try await send(client, request()).get().status == 200)
@@ -166,8 +170,7 @@ struct HTTP2LoopbackTests {
     @Test("requests that arrive with or after the server's GOAWAY, above its last stream id, are never handed over")
     func goAwayFencesLaterStreams() async throws {
         let handler = GoAwayOnFirstRequest()
-        let tls = try Credentials.shared.serverContext()
-        let server = try HTTP2Server(loop: loop, tls: tls) { _ in handler }
+        let server = try makeServer(handler: handler)
         defer { server.stop(graceful: false) }
         let client = makeClient(port: server.port, tls: try Credentials.shared.clientContext())
         _ = try await send(client, request()).get()  // the connection is up; the next requests go out together

@@ -154,9 +154,7 @@ struct PostgresOutboxSplitTests {
         try await outbox.enqueue((0..<10).map { outboxItem("p\($0)", push: "later", token: $0, now: at(Double($0))) })
         _ = try await outbox.claim(limit: 4, now: at(20))
         for sql in [
-            "SELECT state, count(*) FROM outbox_state WHERE due IS NOT NULL GROUP BY state",
-            "SELECT count(*) FROM outbox_state WHERE due IS NOT NULL",
-            "SELECT i.created_at FROM outbox_items i WHERE i.id = (SELECT id FROM outbox_state WHERE due IS NOT NULL ORDER BY seq LIMIT 1)",
+            PostgresOutboxRepository.pendingCountsSQL, PostgresOutboxRepository.oldestPendingSQL,
             PostgresWebhookRepository.pendingCountsSQL,
         ] {
             let plan = try await database.pool.transaction { db in

@@ -66,48 +66,39 @@ public struct PostgresOutboxRepository: OutboxRepository {
     /// See `OutboxRepository.counts`.
     public func counts() async throws -> [OutboxState: Int] {
         let rows = try await database.withConnection { db in
-            try db.query("SELECT state, count(*) FROM outbox_state GROUP BY state").map {
-                (OutboxState(rawValue: $0.string(at: 0)), $0.int(at: 1))
-            }
+            try db.query("SELECT state, count(*) FROM outbox_state GROUP BY state").map { ($0.string(at: 0), $0.int(at: 1)) }
         }
-        var counts = Dictionary(uniqueKeysWithValues: OutboxState.allCases.map { ($0, 0) })
-        for case (let state?, let count) in rows { counts[state] = count }
-        return counts
+        return stateCounts(rows, zeroing: OutboxState.allCases)
     }
 
     /// See `OutboxRepository.pendingCounts`: the pending rows only, found through `outbox_due`.
     public func pendingCounts() async throws -> [OutboxState: Int] {
         let rows = try await database.transaction { db in
             db.readPendingRowsByIndex()
-            return try db.query("SELECT state, count(*) FROM outbox_state WHERE due IS NOT NULL GROUP BY state").map {
-                (OutboxState(rawValue: $0.string(at: 0)), $0.int(at: 1))
-            }
+            return try db.query(Self.pendingCountsSQL).map { ($0.string(at: 0), $0.int(at: 1)) }
         }
-        var counts: [OutboxState: Int] = [.queued: 0, .inFlight: 0]
-        for case (let state?, let count) in rows { counts[state] = count }
-        return counts
+        return stateCounts(rows, zeroing: [.queued, .inFlight])
     }
 
-    /// See `OutboxRepository.depth`.
+    static let pendingCountsSQL = "SELECT state, count(*) FROM outbox_state WHERE due IS NOT NULL GROUP BY state"
+
+    /// See `OutboxRepository.depth`: the pending counts' sum.
     public func depth() async throws -> Int {
-        try await database.transaction { db in
-            db.readPendingRowsByIndex()
-            return try db.query("SELECT count(*) FROM outbox_state WHERE due IS NOT NULL")[0].int(at: 0)
-        }
+        try await pendingCounts().values.reduce(0, +)
     }
 
     /// See `OutboxRepository.oldestPendingEnqueuedAt`: the lowest pending `seq` is the oldest row.
     public func oldestPendingEnqueuedAt() async throws -> Date? {
         try await database.transaction { db in
             db.readPendingRowsByIndex()
-            return try db.query(
-                """
-                SELECT i.created_at FROM outbox_items i
-                WHERE i.id = (SELECT id FROM outbox_state WHERE due IS NOT NULL ORDER BY seq LIMIT 1)
-                """
-            ).map { Date(storeMillis: $0.int64(at: 0)) }.first
+            return try db.query(Self.oldestPendingSQL).map { Date(storeMillis: $0.int64(at: 0)) }.first
         }
     }
+
+    static let oldestPendingSQL = """
+        SELECT i.created_at FROM outbox_items i
+        WHERE i.id = (SELECT id FROM outbox_state WHERE due IS NOT NULL ORDER BY seq LIMIT 1)
+        """
 
     /// See `OutboxRepository.purge(olderThan:limit:)`: final rows from the oldest `seq` on, from both tables
     /// in one statement.

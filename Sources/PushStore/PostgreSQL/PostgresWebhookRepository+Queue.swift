@@ -81,24 +81,18 @@ extension PostgresWebhookRepository {
     /// See `WebhookRepository.counts`.
     public func counts() async throws -> [WebhookDeliveryState: Int] {
         let rows = try await database.withConnection { db in
-            try db.query("SELECT state, count(*) FROM webhook_events GROUP BY state").map {
-                (WebhookDeliveryState(rawValue: $0.string(at: 0)), $0.int(at: 1))
-            }
+            try db.query("SELECT state, count(*) FROM webhook_events GROUP BY state").map { ($0.string(at: 0), $0.int(at: 1)) }
         }
-        var counts = Dictionary(uniqueKeysWithValues: WebhookDeliveryState.allCases.map { ($0, 0) })
-        for case (let state?, let count) in rows { counts[state] = count }
-        return counts
+        return stateCounts(rows, zeroing: WebhookDeliveryState.allCases)
     }
 
     /// See `WebhookRepository.pendingCounts`: the pending rows only, found through `webhook_events_due`.
     public func pendingCounts() async throws -> [WebhookDeliveryState: Int] {
         let rows = try await database.transaction { db in
             db.readPendingRowsByIndex()
-            return try db.query(Self.pendingCountsSQL).map { (WebhookDeliveryState(rawValue: $0.string(at: 0)), $0.int(at: 1)) }
+            return try db.query(Self.pendingCountsSQL).map { ($0.string(at: 0), $0.int(at: 1)) }
         }
-        var counts: [WebhookDeliveryState: Int] = [.pending: 0, .inFlight: 0]
-        for case (let state?, let count) in rows { counts[state] = count }
-        return counts
+        return stateCounts(rows, zeroing: [.pending, .inFlight])
     }
 
     static let pendingCountsSQL = "SELECT state, count(*) FROM webhook_events WHERE state IN ('pending', 'in_flight') GROUP BY state"

@@ -99,11 +99,10 @@ public struct SQLiteOutboxRepository: OutboxRepository {
     /// every final row older than the first pending one.)
     static let oldestPendingSQL = """
         SELECT i.created_at FROM outbox_items i
-        WHERE i.seq = min(
-            coalesce((SELECT min(seq) FROM outbox_state INDEXED BY outbox_queue WHERE state = 'queued'),
-                9223372036854775807),
-            coalesce((SELECT min(seq) FROM outbox_state INDEXED BY outbox_in_flight WHERE state = 'in_flight'),
-                9223372036854775807))
+        WHERE i.seq = (SELECT min(first) FROM (
+            SELECT min(seq) AS first FROM outbox_state INDEXED BY outbox_queue WHERE state = 'queued'
+            UNION ALL
+            SELECT min(seq) FROM outbox_state INDEXED BY outbox_in_flight WHERE state = 'in_flight'))
         """
 
     /// See `OutboxRepository.purge(olderThan:limit:)`: one transaction per batch. Final rows are found from
