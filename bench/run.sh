@@ -141,7 +141,7 @@ record B6.client client "$MOCK_PORT" -n "$N_B6" --payload-bytes 256 -m $M_B6
 record B6.aioapns timeout 300 bench/venv/bin/python bench/aioapns_client.py --port "$MOCK_PORT" --ca "$CREDS/ca.pem" \
     --cert "$CREDS/client.pem" --key "$CREDS/client-key.pem" --body "$WORK/body256" -n "$N_B6" -m $M_B6
 
-say "== B12 the same client straight to the mock, through tinyproxy (HTTP CONNECT) and danted (SOCKS5), same run"
+say "== B12 the same client straight to the mock, through tinyproxy (HTTP CONNECT) and danted (SOCKS5, with and without nodelay=1), alternating rounds"
 N_B12=$((N / 2))
 if command -v tinyproxy > /dev/null; then
     TP_PORT=$(free_port)
@@ -149,10 +149,8 @@ if command -v tinyproxy > /dev/null; then
     tinyproxy -d -c "$WORK/tinyproxy.conf" > "$WORK/tinyproxy.log" 2>&1 &
     TP_PID=$!; PIDS+=("$TP_PID")
     for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$TP_PORT") 2>/dev/null && break; sleep 0.1; done
-    record B12.direct client "$MOCK_PORT" -n "$N_B12" --connections 1 --payload-bytes 256
-    record B12.tinyproxy client "$MOCK_PORT" -n "$N_B12" --connections 1 --payload-bytes 256 --proxy "http://127.0.0.1:$TP_PORT"
-    kill -9 "$TP_PID" 2>/dev/null
-    # The same through danted (SOCKS5, no auth here), in its own session so its helpers end with it.
+    # danted (SOCKS5, no auth here), in its own session so its helpers end with it.
+    D_PID=
     if command -v danted > /dev/null || [ -x /usr/sbin/danted ]; then
         D_PORT=$(free_port)
         printf 'logoutput: stderr\ninternal: 127.0.0.1 port = %s\nexternal: 127.0.0.1\nsocksmethod: none\nclientmethod: none\nuser.privileged: root\nuser.unprivileged: nobody\nclient pass { from: 127.0.0.1/32 to: 0.0.0.0/0 }\nsocks pass {\n from: 127.0.0.1/32 to: 0.0.0.0/0\n command: connect\n}\n' \
@@ -160,9 +158,21 @@ if command -v tinyproxy > /dev/null; then
         setsid /usr/sbin/danted -f "$WORK/danted.conf" -N 1 > "$WORK/danted.log" 2>&1 &
         D_PID=$!
         for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$D_PORT") 2>/dev/null && break; sleep 0.1; done
-        record B12.danted client "$MOCK_PORT" -n "$N_B12" --connections 1 --payload-bytes 256 --proxy "socks5://127.0.0.1:$D_PORT"
-        kill -9 -- "-$D_PID" 2>/dev/null
     fi
+    b12() { record_one "$1" "$2" client "$MOCK_PORT" -n "$N_B12" --connections 1 --payload-bytes 256 "${@:3}"; }
+    for i in $(seq 0 "$RUNS"); do
+        kind=$([ "$i" = 0 ] && echo warmup || echo run)
+        b12 B12.direct "$kind"
+        b12 B12.tinyproxy "$kind" --proxy "http://127.0.0.1:$TP_PORT"
+        if [ -n "$D_PID" ]; then
+            b12 B12.danted "$kind" --proxy "socks5://127.0.0.1:$D_PORT"
+            # Dante sets TCP_NODELAY on the sockets it relays: nodelay=1 tells the client it may skip the record groups.
+            b12 B12.danted-nodelay "$kind" --proxy "socks5://127.0.0.1:$D_PORT?nodelay=1"
+        fi
+    done
+    say "   B12 done ($(( $(date +%s) - START )) s)"
+    kill -9 "$TP_PID" 2>/dev/null
+    [ -n "$D_PID" ] && kill -9 -- "-$D_PID" 2>/dev/null
 else
     printf 'B12.tinyproxy\tskip\t{"skipped":"tinyproxy not installed (make deps)"}\n' >> "$RAW"
     say "   B12 skipped: tinyproxy not installed"

@@ -34,7 +34,7 @@ extension HTTP2ClientConnection: IOStreamDelegate {
         receiving = false
         // Through a proxy, requests may wait for the connection's window (pump()): a WINDOW_UPDATE read
         // here lets them go.
-        if stream.isTunnelled, !queue.isEmpty { pump() }
+        if stream.relayMayHoldBack, !queue.isEmpty { pump() }
         flush()
     }
 

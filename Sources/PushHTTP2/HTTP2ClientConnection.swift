@@ -91,6 +91,13 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
         loop.preconditionInEventLoop()
         return limit
     }
+    /// True while connected through a proxy that may hold back pieces of a write (one not
+    /// ``PushIO/IOProxy/relaysAtOnce``): requests then go out in TLS records of whole requests of at most
+    /// `tunnelRecordBytes`; false for a direct connection or one through a proxy that relays at once.
+    public var writesRequestGroups: Bool {
+        loop.preconditionInEventLoop()
+        return stream?.relayMayHoldBack ?? false
+    }
     var limit: Int {
         guard let session else { return 0 }
         return min(session.remoteMaxConcurrentStreams, configuration.maxConcurrentStreams)
@@ -144,13 +151,13 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
     func pump() {
         guard phase == .ready, let session, let stream else { return }
         let limit = self.limit
-        let tunnelled = stream.isTunnelled
+        let shaped = stream.relayMayHoldBack
         var submitted = false
         while openCount < limit, stream.pendingOutputBytes < configuration.outputHighWater, let next = queue.first {
-            // Through a proxy, a request waits while the connection's window cannot take its body: its
-            // HEADERS would go out alone and its DATA later (a record the server cannot answer yet, see
-            // flush()). The answers to the open requests bring the WINDOW_UPDATE, and pump() again.
-            if tunnelled, openCount > 0, next.request.body.count > session.remoteWindowSize { break }
+            // Through a proxy that may hold back pieces (`IOStream.relayMayHoldBack`), a request waits while
+            // the connection's window cannot take its body: its HEADERS would go out alone and its DATA later
+            // (a record the server cannot answer yet, see flush()). The answers to the open requests bring the WINDOW_UPDATE, and pump() again.
+            if shaped, openCount > 0, next.request.body.count > session.remoteWindowSize { break }
             guard let exchange = queue.popFirst() else { break }
             do {
                 exchange.streamID = try session.submitRequest(exchange, unindexed: configuration.unindexedFields)
@@ -160,9 +167,9 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
                 exchange.finished(.notProcessed("\(error)"))
                 continue
             }
-            // Through a proxy: this request's frames now, before nghttp2 puts the HEADERS of the next
+            // Through such a proxy: this request's frames now, before nghttp2 puts the HEADERS of the next
             // requests ahead of its DATA, so that they go out together (see flush()).
-            guard tunnelled else { continue }
+            guard shaped else { continue }
             do {
                 try session.stageOutput(requestGroupsUpTo: Self.tunnelRecordBytes) { stream.writeRecord($0) }
             } catch {
@@ -176,8 +183,8 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
     func flush() {
         guard let session, let stream else { return }
         do {
-            if stream.isTunnelled {
-                // Through a proxy, TLS records end where requests end (IOStream+Tunnel.swift says why).
+            if stream.relayMayHoldBack {
+                // Through a proxy that may hold back pieces, TLS records end where requests end (IOStream+Tunnel.swift says why).
                 try session.drainOutput(requestGroupsUpTo: Self.tunnelRecordBytes) { stream.writeRecord($0) }
             } else {
                 try session.drainOutput { stream.write($0) }
@@ -187,7 +194,7 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
         }
     }
 
-    /// On a tunnelled connection, the most bytes of whole requests written as one TLS record: under the
+    /// Through a proxy that may hold back pieces of a write, the most bytes of whole requests written as one TLS record: under the
     /// 2 KB that tinyproxy reads and relays at a time, so every piece it passes on completes a record.
     static let tunnelRecordBytes = 1536
 

@@ -104,6 +104,7 @@ extension IOStream {
         }
         install(next)
         tunnelled = true
+        relayHoldsBack = !tunnel.handshake.proxy.relaysAtOnce
         bufferevent_enable(next, Int16(EV_READ | EV_WRITE))
         if tunnel.tls == nil { markConnected() }
     }

@@ -28,6 +28,8 @@ public final class IOStream: @unchecked Sendable {
     var tunnel: IOStreamTunnel?
     /// The connection runs through a proxy's tunnel (set once the tunnel is up; `IOStream+Tunnel.swift`).
     var tunnelled = false
+    /// The tunnel's proxy may hold back pieces of a write: it is not ``IOProxy/relaysAtOnce``.
+    var relayHoldsBack = false
     private var keepAlive: Unmanaged<IOStream>?
     private var closeWhenFlushed = false
     /// Set while a closed stream waits for the peer to close (`IOStream+Linger.swift`).
@@ -92,6 +94,14 @@ public final class IOStream: @unchecked Sendable {
     public var isTunnelled: Bool {
         loop.preconditionInEventLoop()
         return tunnelled
+    }
+
+    /// True once the stream runs through a proxy that may hold back pieces of a write (a tunnel whose proxy
+    /// is not ``IOProxy/relaysAtOnce``): the writer should then hand whole requests in small groups, each
+    /// through ``writeRecord(_:)`` (`IOStream+Tunnel.swift` says why).
+    public var relayMayHoldBack: Bool {
+        loop.preconditionInEventLoop()
+        return relayHoldsBack
     }
 
     /// Queues bytes for writing.

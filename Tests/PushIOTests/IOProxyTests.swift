@@ -16,6 +16,32 @@ struct IOProxyTests {
         }
     }
 
+    @Test("nodelay=1 says the proxy relays at once; the default is record groups; other queries are refused without repeating them")
+    func relaysAtOnce() throws {
+        #expect(try IOProxy(url: "socks5://127.0.0.1:1080").relaysAtOnce == false)
+        for yes in ["socks5://127.0.0.1:1080?nodelay=1", "socks5://u:p@127.0.0.1?nodelay=true", "http://p:3128/?nodelay=TRUE"] {
+            #expect(try IOProxy(url: yes).relaysAtOnce, "\(yes)")
+        }
+        for no in ["http://p:3128?nodelay=0", "http://p:3128?nodelay=false", "http://p:3128?nodelay=1&nodelay=0"] {
+            #expect(try IOProxy(url: no).relaysAtOnce == false, "\(no)")
+        }
+        let parsed = try IOProxy(url: "socks5://alice:hunter2@[::1]:1081?nodelay=1")
+        #expect(parsed == IOProxy(kind: .socks5, host: "::1", port: 1081, username: "alice", password: "hunter2", relaysAtOnce: true))
+        // The description round-trips the setting (and still hides the credentials).
+        #expect(parsed.description == "socks5://***@[::1]:1081?nodelay=1")
+        #expect(try IOProxy(url: IOProxy(kind: .socks5, host: "h", port: 1, relaysAtOnce: true).description).relaysAtOnce)
+        for bad in ["http://p:1?nodelay", "http://p:1?nodelay=yes", "http://p:1?", "http://p:1?fast=1", "http://p:1?nodelay=1&x"] {
+            #expect(throws: IOProxyURLError.self, "\(bad)") { try IOProxy(url: bad) }
+        }
+        // An unencoded '?' in a password splits the URL there: the error must not show what follows it.
+        do {
+            _ = try IOProxy(url: "http://u:se?cret@p:1")
+            Issue.record("accepted a query that is not nodelay")
+        } catch {
+            #expect(!"\(error)".contains("cret"), "\(error)")
+        }
+    }
+
     @Test("description never shows the credentials")
     func redaction() throws {
         let proxy = try IOProxy(url: "socks5://alice:hunter2@127.0.0.1:1080")
