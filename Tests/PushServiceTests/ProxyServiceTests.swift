@@ -135,6 +135,18 @@ struct ProxyConfigurationTests {
         let none = try PushServiceConfiguration.load(arguments: ["--apns-proxy", "none"], environment: ["HTTPS_PROXY": "http://corp:8080"])
         #expect(none.apns.proxy(for: "api.push.apple.com") == nil)
         #expect(fromFile.apns.proxySummary == "http://***@file-proxy:3128")
+        // nodelay=1 reaches the client's proxy from every source, and the summary says so.
+        let atOnce = try PushServiceConfiguration.load(
+            arguments: ["--apns-proxy", "socks5://dante:1080?nodelay=1"], environment: [:])
+        #expect(atOnce.apns.proxy(for: "api.push.apple.com")?.relaysAtOnce == true)
+        #expect(atOnce.apns.proxySummary == "socks5://dante:1080?nodelay=1")
+        let atOnceFromEnv = try PushServiceConfiguration.load(
+            arguments: [], environment: ["HTTPS_PROXY": "socks5://dante:1080?nodelay=true"])
+        #expect(atOnceFromEnv.apns.proxy(for: "api.push.apple.com")?.relaysAtOnce == true)
+        #expect(fromFlag.apns.proxy(for: "api.push.apple.com")?.relaysAtOnce == false)
+        #expect(throws: (any Error).self) {
+            try PushServiceConfiguration.load(arguments: ["--apns-proxy", "socks5://dante:1080?fast=1"], environment: [:])
+        }
     }
 
     @Test("HTTPS_PROXY / https_proxy when nothing explicit is set; NO_PROXY and loopback hosts go direct")
