@@ -156,7 +156,8 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
         while openCount < limit, stream.pendingOutputBytes < configuration.outputHighWater, let next = queue.first {
             // Through a proxy that may hold back pieces (`IOStream.relayMayHoldBack`), a request waits while
             // the connection's window cannot take its body: its HEADERS would go out alone and its DATA later
-            // (a record the server cannot answer yet, see flush()). The answers to the open requests bring the WINDOW_UPDATE, and pump() again.
+            // (a record the server cannot answer yet, see flush()). The answers to the open requests bring the
+            // WINDOW_UPDATE, and pump() again.
             if shaped, openCount > 0, next.request.body.count > session.remoteWindowSize { break }
             guard let exchange = queue.popFirst() else { break }
             do {
@@ -184,7 +185,8 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
         guard let session, let stream else { return }
         do {
             if stream.relayMayHoldBack {
-                // Through a proxy that may hold back pieces, TLS records end where requests end (IOStream+Tunnel.swift says why).
+                // Through a proxy that may hold back pieces, TLS records end where requests end
+                // (IOStream+Tunnel.swift says why).
                 try session.drainOutput(requestGroupsUpTo: Self.tunnelRecordBytes) { stream.writeRecord($0) }
             } else {
                 try session.drainOutput { stream.write($0) }
@@ -194,8 +196,9 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
         }
     }
 
-    /// Through a proxy that may hold back pieces of a write, the most bytes of whole requests written as one TLS record: under the
-    /// 2 KB that tinyproxy reads and relays at a time, so every piece it passes on completes a record.
+    /// Through a proxy that may hold back pieces of a write, the most bytes of whole requests written as one
+    /// TLS record: under the 2 KB that tinyproxy reads and relays at a time, so every piece it passes on
+    /// completes a record.
     static let tunnelRecordBytes = 1536
 
     // Hooks for the event extension (same type, another file).
