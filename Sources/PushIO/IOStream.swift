@@ -90,12 +90,6 @@ public final class IOStream: @unchecked Sendable {
         bufferevent_write(bev, base + written, bytes.count - written)
     }
 
-    /// True once the stream runs through a proxy's tunnel (HTTP CONNECT or SOCKS5).
-    public var isTunnelled: Bool {
-        loop.preconditionInEventLoop()
-        return tunnelled
-    }
-
     /// True once the stream runs through a proxy that may hold back pieces of a write (a tunnel whose proxy
     /// is not ``IOProxy/relaysAtOnce``): the writer should then hand whole requests in small groups, each
     /// through ``writeRecord(_:)`` (`IOStream+Tunnel.swift` says why).

@@ -65,19 +65,12 @@ public struct PostgresOutboxRepository: OutboxRepository {
 
     /// See `OutboxRepository.counts`.
     public func counts() async throws -> [OutboxState: Int] {
-        let rows = try await database.withConnection { db in
-            try db.query("SELECT state, count(*) FROM outbox_state GROUP BY state").map { ($0.string(at: 0), $0.int(at: 1)) }
-        }
-        return stateCounts(rows, zeroing: OutboxState.allCases)
+        try await database.countsByState("SELECT state, count(*) FROM outbox_state GROUP BY state", zeroing: OutboxState.allCases)
     }
 
     /// See `OutboxRepository.pendingCounts`: the pending rows only, found through `outbox_due`.
     public func pendingCounts() async throws -> [OutboxState: Int] {
-        let rows = try await database.transaction { db in
-            db.readPendingRowsByIndex()
-            return try db.query(Self.pendingCountsSQL).map { ($0.string(at: 0), $0.int(at: 1)) }
-        }
-        return stateCounts(rows, zeroing: [.queued, .inFlight])
+        try await database.countsByState(Self.pendingCountsSQL, zeroing: [.queued, .inFlight], pendingByIndex: true)
     }
 
     static let pendingCountsSQL = "SELECT state, count(*) FROM outbox_state WHERE due IS NOT NULL GROUP BY state"

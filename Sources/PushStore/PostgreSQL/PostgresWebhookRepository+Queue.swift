@@ -80,19 +80,13 @@ extension PostgresWebhookRepository {
 
     /// See `WebhookRepository.counts`.
     public func counts() async throws -> [WebhookDeliveryState: Int] {
-        let rows = try await database.withConnection { db in
-            try db.query("SELECT state, count(*) FROM webhook_events GROUP BY state").map { ($0.string(at: 0), $0.int(at: 1)) }
-        }
-        return stateCounts(rows, zeroing: WebhookDeliveryState.allCases)
+        try await database.countsByState(
+            "SELECT state, count(*) FROM webhook_events GROUP BY state", zeroing: WebhookDeliveryState.allCases)
     }
 
     /// See `WebhookRepository.pendingCounts`: the pending rows only, found through `webhook_events_due`.
     public func pendingCounts() async throws -> [WebhookDeliveryState: Int] {
-        let rows = try await database.transaction { db in
-            db.readPendingRowsByIndex()
-            return try db.query(Self.pendingCountsSQL).map { ($0.string(at: 0), $0.int(at: 1)) }
-        }
-        return stateCounts(rows, zeroing: [.pending, .inFlight])
+        try await database.countsByState(Self.pendingCountsSQL, zeroing: [.pending, .inFlight], pendingByIndex: true)
     }
 
     static let pendingCountsSQL = "SELECT state, count(*) FROM webhook_events WHERE state IN ('pending', 'in_flight') GROUP BY state"

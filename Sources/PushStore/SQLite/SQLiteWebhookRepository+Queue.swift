@@ -77,18 +77,13 @@ extension SQLiteWebhookRepository {
 
     /// See `WebhookRepository.counts`.
     public func counts() async throws -> [WebhookDeliveryState: Int] {
-        let rows = try await database.perform { db in
-            try db.query("SELECT state, count(*) FROM webhook_events GROUP BY state") { ($0.string(at: 0), $0.int(at: 1)) }
-        }
-        return stateCounts(rows, zeroing: WebhookDeliveryState.allCases)
+        try await database.countsByState(
+            "SELECT state, count(*) FROM webhook_events GROUP BY state", zeroing: WebhookDeliveryState.allCases)
     }
 
     /// See `WebhookRepository.pendingCounts`: the pending rows only, found through `webhook_events_due`.
     public func pendingCounts() async throws -> [WebhookDeliveryState: Int] {
-        let rows = try await database.perform { db in
-            try db.query(Self.pendingCountsSQL) { ($0.string(at: 0), $0.int(at: 1)) }
-        }
-        return stateCounts(rows, zeroing: [.pending, .inFlight])
+        try await database.countsByState(Self.pendingCountsSQL, zeroing: [.pending, .inFlight])
     }
 
     static let pendingCountsSQL = """
