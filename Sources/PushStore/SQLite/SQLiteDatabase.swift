@@ -16,6 +16,11 @@ public actor SQLiteDatabase: PushDatabase {
     var groupCommits = 0
     /// Group commits run again write by write under savepoints, because a write threw in the first run.
     var groupReplays = 0
+    /// Reads waiting for the next read group (`readGrouped`), each answering its caller once run; whether
+    /// that group is scheduled; and read groups so far.
+    var groupedReads: [(SQLiteConnection) -> () -> Void] = []
+    var readGroupScheduled = false
+    var readGroups = 0
 
     /// Opens (creating if needed) the database at `path` (":memory:" for a private one), migrates it and,
     /// unless `recoverInFlight` is false, puts rows left in flight by a crash back in the queue.

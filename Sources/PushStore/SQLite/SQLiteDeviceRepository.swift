@@ -55,9 +55,10 @@ public struct SQLiteDeviceRepository: DeviceRepository {
         try await database.perform { try Self.devices(forUser: userID, includeInvalidated: includeInvalidated, $0) }
     }
 
-    /// See `DeviceRepository.devices(forUsers:includeInvalidated:)`: one job on the database for all of them.
+    /// See `DeviceRepository.devices(forUsers:includeInvalidated:)`: one read for all of them, grouped with
+    /// the reads around it (`SQLiteDatabase.readGrouped`).
     public func devices(forUsers userIDs: [String], includeInvalidated: Bool) async throws -> [String: [DeviceRecord]] {
-        try await database.perform { db in
+        try await database.readGrouped { db in
             var found: [String: [DeviceRecord]] = [:]
             for user in Set(userIDs) { found[user] = try Self.devices(forUser: user, includeInvalidated: includeInvalidated, db) }
             return found

@@ -28,9 +28,10 @@ public struct SQLiteUserRepository: UserRepository {
         try await database.perform { try Self.user(id: id, $0) }
     }
 
-    /// See `UserRepository.users(ids:)`: one job on the database for all of them.
+    /// See `UserRepository.users(ids:)`: one read for all of them, grouped with the reads around it
+    /// (`SQLiteDatabase.readGrouped`).
     public func users(ids: [String]) async throws -> [String: UserRecord] {
-        try await database.perform { db in
+        try await database.readGrouped { db in
             var found: [String: UserRecord] = [:]
             for id in Set(ids) { found[id] = try Self.user(id: id, db) }
             return found
