@@ -25,7 +25,8 @@ extension SQLiteDatabase {
         groupedReads = []
         readGroupScheduled = false
         readGroups += 1
-        // BEGIN cannot fail inside no other transaction but for memory; the reads then run on their own.
+        // No transaction is open between the actor's jobs, so BEGIN fails only for want of memory; the
+        // reads then run on their own, each statement taking its own locks.
         let began = (try? connection.run("BEGIN")) != nil
         let answers = reads.map { $0(connection) }
         // A read transaction changes nothing, so ending it cannot lose anything; it fails only if SQLite
