@@ -87,6 +87,53 @@ struct PostgresConnectionTests {
         #expect(try await database.pool.withConnection { $0.inTransaction } == false)
     }
 
+    @Test func enqueuesAnnounceOnlyWhatCommitted() async throws {
+        let database = try await PostgresDatabase.open(url: try await PostgresTestCluster.shared().createDatabase(), poolSize: 1)
+        let channel = PostgresDatabase.outboxChannel
+        let seen = try await database.pool.withConnection { db in
+            // A statement that commits on its own announces at once.
+            try PostgresOutboxRepository.insert([outboxItem("alone")], db)
+            var seen = [db.takeAnnouncements(), db.takeAnnouncements()]
+            // Inside a transaction nothing is announced before the commit, and the commit announces once.
+            try db.transaction { db in
+                try PostgresOutboxRepository.insert([outboxItem("first")], db)
+                try PostgresOutboxRepository.insert([outboxItem("second")], db)
+                seen.append(db.takeAnnouncements())
+            }
+            seen.append(db.takeAnnouncements())
+            // A transaction that rolls back announces nothing, and neither does an enqueue of no rows.
+            struct Abandoned: Error {}
+            _ = try? db.transaction { db in
+                try PostgresOutboxRepository.insert([outboxItem("rolled-back")], db)
+                throw Abandoned()
+            }
+            try PostgresOutboxRepository.insert([], db)
+            seen.append(db.takeAnnouncements())
+            return seen
+        }
+        #expect(seen == [[channel], [], [], [channel], []])
+        let outbox = PostgresOutboxRepository(database: database)
+        #expect(try await outbox.item(id: "rolled-back") == nil)
+        #expect(try await outbox.item(id: "second") != nil)
+    }
+
+    @Test func concurrentEnqueuesShareTheListenersNotifications() async throws {
+        let url = try await PostgresTestCluster.shared().createDatabase()
+        let a = try await PostgresDatabase.open(url: url, poolSize: 4, instanceID: "a")
+        let b = try await PostgresDatabase.open(url: url, poolSize: 1, instanceID: "b")
+        let seenByB = b.outboxGeneration
+        let outbox = PostgresOutboxRepository(database: a)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for n in 0..<200 { group.addTask { try await outbox.enqueue([outboxItem("n\(n)")]) } }
+            try await group.waitForAll()
+        }
+        // Every enqueue committed before it was announced; the other instance hears of them.
+        #expect(await b.waitForOutbox(after: seenByB) > seenByB)
+        #expect(try await outbox.depth() == 200)
+        // The listener sent them, in round trips of its own: none went out in an enqueue's transaction.
+        #expect((1...200).contains(a.listener.notifiesSent))
+    }
+
     @Test func thePoolNeverOpensMoreConnectionsThanItsSize() async throws {
         let url = try await PostgresTestCluster.shared().createDatabase()
         let database = try await PostgresDatabase.open(url: url, poolSize: 2)

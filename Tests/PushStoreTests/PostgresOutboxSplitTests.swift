@@ -186,7 +186,7 @@ struct PostgresOutboxSplitTests {
         try await database.pool.transaction { db in
             db.executeWithNext("SET LOCAL enable_sort = off")
             db.executeWithNext("SET LOCAL enable_bitmapscan = off")
-            PostgresOutboxRepository.joinByLookup(db)
+            db.joinByLookup()
             return try db.query("EXPLAIN (COSTS OFF) " + sql, parameters).map { $0.string(at: 0) }.joined(separator: "\n")
         }
     }

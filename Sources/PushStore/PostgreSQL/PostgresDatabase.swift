@@ -43,6 +43,7 @@ public final class PostgresDatabase: PushDatabase {
         let now = Date().storeMillis
         _ = try await pool.withConnection { try $0.migrate(migrations, now: now) }
         let listener = try await PostgresListener.start(conninfo: url, channels: [outboxChannel])
+        pool.announce { listener.announce($0) }
         let name = instanceID ?? "\(hostName())-\(getpid())-\(OutboxID.make().suffix(8))"
         return PostgresDatabase(instanceID: name, pool: pool, listener: listener)
     }

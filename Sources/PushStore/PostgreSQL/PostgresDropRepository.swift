@@ -38,6 +38,7 @@ public struct PostgresDropRepository: DropRepository {
         while true {
             do {
                 return try await database.transaction { db in
+                    db.joinByLookup()
                     // One statement takes the locks one by one in the array's order (sorted, so that two
                     // operations on the same users never wait for each other in opposite orders).
                     if !ordered.isEmpty {

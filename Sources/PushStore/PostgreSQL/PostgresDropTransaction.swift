@@ -9,14 +9,17 @@ struct PostgresDropTransaction: DropTransaction {
 
     /// One statement for every user's drop (a report reads its two users' in one round trip).
     func pendingDrops(engaging userIDs: [String]) throws -> [String: DropRecord] {
-        let rows = try db.query(
-            """
-            SELECT \(Self.columns), e.user_id FROM drops d JOIN drop_engagements e ON e.drop_id = d.id
-            WHERE e.user_id = ANY ($1::text[])
-            """, [.textArray(userIDs)])
+        let rows = try db.query(Self.pendingDropsSQL, [.textArray(userIDs)])
         // A user has at most one engagement (the primary key), so each user comes once.
         return Dictionary(uniqueKeysWithValues: rows.map { ($0.string(at: Self.engagedUserColumn), PostgresDropRepository.record($0)) })
     }
+
+    /// The drops of the users in $1 with the user each engages: the drop found by key from each engagement
+    /// (in a transaction that joins by lookup, `PostgresConnection.joinByLookup`).
+    static let pendingDropsSQL = """
+        SELECT \(columns), e.user_id FROM drops d JOIN drop_engagements e ON e.drop_id = d.id
+        WHERE e.user_id = ANY ($1::text[])
+        """
 
     /// Where `pendingDrops(engaging:)` puts the engaged user: after the drop's columns.
     private static let engagedUserColumn = Int32(DropColumn.allCases.count)

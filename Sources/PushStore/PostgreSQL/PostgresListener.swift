@@ -2,24 +2,39 @@ internal import CLibPQ
 import Foundation
 import PushSync
 
-/// A dedicated connection that `LISTEN`s on fixed channels and wakes waiters when a `NOTIFY` arrives.
+/// A dedicated connection that `LISTEN`s on fixed channels and wakes waiters when a `NOTIFY` arrives, and
+/// that sends the instance's own notifications (`announce`).
 ///
-/// Its thread sleeps in `poll(2)` on the connection's socket and on a pipe used to stop it: no timers, no
-/// polling loop. Each notification bumps its channel's generation; `wait(on:after:)` returns as soon as
-/// the generation passes the one the caller saw, so a notification that arrives between a caller's check
-/// and its wait is never missed. If the connection breaks, the thread reconnects (retrying once a second
-/// while the server is away) and then bumps every channel: what was sent meanwhile may have been missed.
+/// Its thread sleeps in `poll(2)` on the connection's socket and on two pipes, one to stop it and one to
+/// hand it announcements: no timers, no polling loop. Each notification bumps its channel's generation;
+/// `wait(on:after:)` returns as soon as the generation passes the one the caller saw, so a notification
+/// that arrives between a caller's check and its wait is never missed. If the connection breaks, the thread
+/// reconnects (retrying once a second while the server is away) and then bumps every channel: what was sent
+/// meanwhile may have been missed.
+///
+/// Announcements are wake-ups, not data: the rows they announce are committed before they are handed over.
+/// Those that arrive while one `NOTIFY` is on its way go out together in the next one, so however many
+/// writers commit at once the instance sends about one notification per round trip, and in no writer's
+/// transaction. The connection commits them without waiting for their WAL flush. One lost to a crash costs
+/// a wake-up, not a row: every worker also looks for work on its retry tick.
 final class PostgresListener: Sendable {
     private struct State {
         var generations: [String: UInt64] = [:]
         var waiters: [(channel: String, after: UInt64, continuation: CheckedContinuation<UInt64, Never>)] = []
         var connected = false
+        /// Channels announced and not yet sent, in order of their first announcement.
+        var announcing: [String] = []
+        /// True while a byte on the announce pipe waits to be read.
+        var announceSignalled = false
+        /// `NOTIFY` round trips sent so far.
+        var notifies: UInt64 = 0
     }
 
     /// The channels listened on.
     let channels: [String]
     private let state = PThreadLock(State())
     private let stopPipe: (read: Int32, write: Int32)
+    private let announcePipe: (read: Int32, write: Int32)
 
     /// Connects to `conninfo`, listens on `channels` (plain identifiers) and returns once listening.
     static func start(conninfo: String, channels: [String]) async throws -> PostgresListener {
@@ -33,14 +48,47 @@ final class PostgresListener: Sendable {
     }
 
     private init(channels: [String]) throws {
-        precondition(channels.allSatisfy { $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") } })
+        precondition(channels.allSatisfy(Self.isChannelName))
         self.channels = channels
-        var ends: [Int32] = [0, 0]
-        guard pipe(&ends) == 0 else {
+        var stop: [Int32] = [0, 0]
+        var announce: [Int32] = [0, 0]
+        guard pipe(&stop) == 0 else {
             throw PostgresError(kind: .connectionFailed, function: "pipe", message: String(cString: strerror(errno)))
         }
-        stopPipe = (ends[0], ends[1])
+        // The announce pipe's read end never blocks: the thread drains it whole after each wake-up.
+        guard pipe(&announce) == 0, fcntl(announce[0], F_SETFL, O_NONBLOCK) == 0 else {
+            let message = String(cString: strerror(errno))
+            for end in stop + announce where end > 0 { close(end) }
+            throw PostgresError(kind: .connectionFailed, function: "pipe", message: message)
+        }
+        stopPipe = (stop[0], stop[1])
+        announcePipe = (announce[0], announce[1])
     }
+
+    /// True for a channel name this listener can use unquoted: ASCII letters, digits and `_`.
+    static func isChannelName(_ name: String) -> Bool {
+        !name.isEmpty && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
+    }
+
+    /// Sends a notification on each of `names` (plain identifiers, see `isChannelName`) to every listening
+    /// instance, this one included, soon and without waiting: together with any announced meanwhile, in
+    /// one `NOTIFY` round trip of the listening connection. Call it once the rows it announces are committed.
+    func announce(_ names: [String]) {
+        precondition(names.allSatisfy(Self.isChannelName))
+        let signal = state.withLock { state -> Bool in
+            for name in names where !state.announcing.contains(name) { state.announcing.append(name) }
+            guard !state.announcing.isEmpty, !state.announceSignalled else { return false }
+            state.announceSignalled = true
+            return true
+        }
+        if signal {
+            var byte: UInt8 = 1
+            _ = write(announcePipe.write, &byte, 1)
+        }
+    }
+
+    /// How many `NOTIFY` round trips this listener has sent (announcements sent together count once).
+    var notifiesSent: UInt64 { state.withLock { $0.notifies } }
 
     /// The number of notifications (and reconnections) seen on `channel` so far.
     func generation(_ channel: String) -> UInt64 { state.withLock { $0.generations[channel, default: 0] } }
@@ -86,13 +134,17 @@ final class PostgresListener: Sendable {
         defer {
             close(stopPipe.read)
             close(stopPipe.write)
+            close(announcePipe.read)
+            close(announcePipe.write)
             bump(channels)  // nobody waits forever on a stopped listener
         }
         while true {
             var connection: PostgresConnection
             do {
                 connection = try PostgresConnection(conninfo: conninfo)
-                try connection.execute(channels.map { "LISTEN \($0)" }.joined(separator: "; "))
+                // This session only listens and notifies: its commits need not wait for the WAL.
+                try connection.execute(
+                    (["SET synchronous_commit = off"] + channels.map { "LISTEN \($0)" }).joined(separator: "; "))
             } catch {
                 if let first = started {
                     first.resume(throwing: error)
@@ -111,22 +163,53 @@ final class PostgresListener: Sendable {
         }
     }
 
-    /// Waits for notifications on `connection`; true when stopped, false when the connection broke.
+    /// Waits for notifications on `connection` and sends the announcements handed over; true when stopped,
+    /// false when the connection broke.
     private func listen(on connection: PostgresConnection) -> Bool {
+        // Announcements made while the connection was down go out first.
+        guard sendAnnouncements(on: connection) else { return false }
         while true {
             var fds = [
                 pollfd(fd: connection.socket, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: stopPipe.read, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: announcePipe.read, events: Int16(POLLIN), revents: 0),
             ]
-            let ready = poll(&fds, 2, -1)
+            let ready = poll(&fds, 3, -1)
             if ready < 0 {
                 if errno == EINTR { continue }
                 return false
             }
             if fds[1].revents != 0 { return true }
+            if fds[2].revents != 0 {
+                var bytes = [UInt8](repeating: 0, count: 64)
+                while read(announcePipe.read, &bytes, bytes.count) > 0 {}
+                guard sendAnnouncements(on: connection) else { return false }
+            }
+            // Sending reads the connection too: notifications it brought wait in libpq, not on the socket.
             guard let received = try? connection.consumeNotifications() else { return false }
             if !received.isEmpty { bump(received.map(\.channel)) }
             if !connection.isUsable { return false }
+        }
+    }
+
+    /// Sends every channel announced so far in one round trip; false (the channels kept for the next
+    /// connection) when the connection broke. One the server refuses on a working connection is dropped
+    /// rather than sent again and again: the workers' retry ticks stand in for it.
+    private func sendAnnouncements(on connection: PostgresConnection) -> Bool {
+        let names = state.withLock { state -> [String] in
+            state.announceSignalled = false
+            defer { state.announcing.removeAll() }
+            return state.announcing
+        }
+        guard !names.isEmpty else { return true }
+        do {
+            try connection.execute(names.map { "NOTIFY \($0)" }.joined(separator: "; "))
+            state.withLock { $0.notifies += 1 }
+            return true
+        } catch {
+            guard !connection.isUsable else { return true }
+            announce(names)
+            return false
         }
     }
 

@@ -16,6 +16,17 @@ public struct PostgresMateRequestRepository: MateRequestRepository {
         MateRequestRecord(row: row)
     }
 
+    /// The insert of mate requests given as arrays ($1 … $7, in `columns`' order), each only if its drop
+    /// exists (found by key, in a transaction that joins by lookup) and its id is new; returns the ids stored.
+    static let insertSQL = """
+        INSERT INTO mate_requests (\(columns))
+        SELECT r.* FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[])
+            AS r (id, drop_id, sender_id, recipient_id, state, created_at, answered_at)
+        WHERE EXISTS (SELECT 1 FROM drops d WHERE d.id = r.drop_id)
+        ON CONFLICT (id) DO NOTHING
+        RETURNING id
+        """
+
     /// Stores new mate requests on `db` in one statement, inside the caller's transaction (the drop rules'
     /// match): each one's drop must exist (`notFound`), its id must be new (`duplicateID`). Throws when
     /// either fails, which undoes the caller's transaction with whatever it wrote.
@@ -23,14 +34,7 @@ public struct PostgresMateRequestRepository: MateRequestRepository {
         guard !requests.isEmpty else { return }
         for request in requests { try request.validate() }
         let stored = try db.query(
-            """
-            INSERT INTO mate_requests (\(columns))
-            SELECT r.* FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[])
-                AS r (id, drop_id, sender_id, recipient_id, state, created_at, answered_at)
-            WHERE EXISTS (SELECT 1 FROM drops d WHERE d.id = r.drop_id)
-            ON CONFLICT (id) DO NOTHING
-            RETURNING id
-            """,
+            insertSQL,
             [
                 .textArray(requests.map(\.id)), .textArray(requests.map(\.dropID)), .textArray(requests.map(\.senderID)),
                 .textArray(requests.map(\.recipientID)), .textArray(requests.map(\.state.rawValue)),

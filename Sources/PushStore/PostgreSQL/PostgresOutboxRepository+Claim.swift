@@ -20,7 +20,7 @@ extension PostgresOutboxRepository {
             // proportion to the backlog (15 ms instead of 1 ms for 1,000 of 20,000 due rows).
             db.executeWithNext("SET LOCAL enable_sort = off")
             db.executeWithNext("SET LOCAL enable_bitmapscan = off")
-            Self.joinByLookup(db)
+            db.joinByLookup()
             var claim = OutboxClaim()
             // Expired rows are reported but do not count against `limit`: pick again until it is reached
             // or a statement finds fewer rows than it asked for.

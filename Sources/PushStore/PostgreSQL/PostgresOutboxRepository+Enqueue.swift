@@ -43,10 +43,11 @@ extension PostgresOutboxRepository {
             start = chunk.endIndex
             try db.query(insertSQL, parameters(chunk))
         }
+        if !items.isEmpty { db.announce(PostgresDatabase.outboxChannel) }
     }
 
-    /// One statement for a whole chunk, its columns as arrays ($1 … $14, in `parameters`' order; $15 the
-    /// channel to notify): each row takes the next `seq` in array order, then goes into both tables.
+    /// One statement for a whole chunk, its columns as arrays ($1 … $14, in `parameters`' order): each row
+    /// takes the next `seq` in array order, then goes into both tables.
     private static let insertSQL = """
         WITH v AS MATERIALIZED (
             SELECT nextval('outbox_seq') AS seq, u.* FROM unnest(
@@ -59,11 +60,9 @@ extension PostgresOutboxRepository {
                 apns_id, payload, environment, channel_id, created_at)
             SELECT id, seq, push_id, token, topic, push_type, priority, expiration, collapse_id,
                 apns_id, payload, environment, channel_id, created_at FROM v
-        ), states AS (
-            INSERT INTO outbox_state (id, seq, state, attempts, next_attempt_at, expiration, updated_at, due)
-            SELECT id, seq, 'queued', 0, next_attempt_at, expiration, created_at, next_attempt_at FROM v
         )
-        SELECT pg_notify($15, '')
+        INSERT INTO outbox_state (id, seq, state, attempts, next_attempt_at, expiration, updated_at, due)
+        SELECT id, seq, 'queued', 0, next_attempt_at, expiration, created_at, next_attempt_at FROM v
         """
 
     private static func parameters(_ chunk: ArraySlice<OutboxItem>) -> [PostgresValue] {
@@ -75,7 +74,7 @@ extension PostgresOutboxRepository {
             .integerArray(column { $0.expiration.map(Int64.init) }), .textArray(column(\.collapseID)),
             .textArray(column(\.apnsID)), .byteaArray(column(\.payload)), .textArray(column(\.environment.name)),
             .integerArray(column(\.nextAttemptAt.storeMillis)), .integerArray(column(\.createdAt.storeMillis)),
-            .textArray(column(\.channelID?.rawValue)), .text(PostgresDatabase.outboxChannel),
+            .textArray(column(\.channelID?.rawValue)),
         ]
     }
 }

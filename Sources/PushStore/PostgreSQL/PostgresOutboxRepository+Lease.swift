@@ -15,7 +15,7 @@ extension PostgresOutboxRepository {
             .integer(now.storeMillis),
         ]
         let renewed = try await database.transaction { db in
-            Self.joinByLookup(db)
+            db.joinByLookup()
             return try db.query(Self.renewSQL, parameters, committing: true).map { $0.string(at: 0) }
         }
         return Set(renewed)

@@ -40,6 +40,7 @@ final class PostgresPool: Sendable {
     /// The most connections open at once.
     let size: Int
     private let state = PThreadLock(State())
+    private let announcer = PThreadLock<(@Sendable ([String]) -> Void)?>(nil)
 
     /// A pool of up to `size` connections to `conninfo`; none is opened yet.
     init(conninfo: String, size: Int) {
@@ -56,12 +57,27 @@ final class PostgresPool: Sendable {
         defer { checkin(slot) }
         let conninfo = self.conninfo
         return try await slot.thread.run {
-            if let connection = slot.connection, connection.isUsable { return try body(connection) }
-            slot.connection = nil
-            let connection = try PostgresConnection(conninfo: conninfo)
-            slot.connection = connection
+            let connection: PostgresConnection
+            if let open = slot.connection, open.isUsable {
+                connection = open
+            } else {
+                slot.connection = nil
+                connection = try PostgresConnection(conninfo: conninfo)
+                slot.connection = connection
+            }
+            // What committed is announced even when a later statement of `body` failed.
+            defer {
+                let channels = connection.takeAnnouncements()
+                if !channels.isEmpty, let announce = self.announcer.withLock({ $0 }) { announce(channels) }
+            }
             return try body(connection)
         }
+    }
+
+    /// Sends the announcements of committed writes (`PostgresConnection.announce`): set once the instance's
+    /// listener runs; until then they are dropped (nothing is enqueued before the database is open).
+    func announce(with announce: @escaping @Sendable ([String]) -> Void) {
+        announcer.withLock { $0 = announce }
     }
 
     /// Runs `body` in one transaction (see `PostgresConnection.transaction`): serialization failures and

@@ -1,0 +1,59 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import PushStore
+
+/// The statements of a drop report find drops by key whatever the planner's statistics say.
+///
+/// While B9 ran over three instances, the plan cache settled on generic plans that hashed the whole of
+/// `drops` for each report: the statistics (taken by autovacuum while the table was small and its pages not
+/// yet all visible) said a scan was cheaper than a few lookups. Each report then read every drop.
+@Suite("PostgreSQL drop statements under stale statistics")
+struct PostgresDropPlanTests {
+    @Test func reportsLookDropsUpByKeyWhateverTheStatisticsSay() async throws {
+        let url = try await PostgresTestCluster.shared().createDatabase()
+        let database = try await PostgresDatabase.open(url: url, poolSize: 1, instanceID: "a")
+        try await database.pool.withConnection { db in
+            try db.execute(
+                """
+                INSERT INTO drops (id, initiator_id, peer_id, state, created_at, expires_at)
+                    SELECT 'd' || g, 'u' || g, 'p' || g, 'pending', g, g + 1000 FROM generate_series(1, 5000) g;
+                INSERT INTO drop_engagements (user_id, drop_id) SELECT 'u' || g, 'd' || g FROM generate_series(1, 5000) g;
+                ANALYZE drops; ANALYZE drop_engagements;
+                UPDATE pg_class SET reltuples = 700, relallvisible = 0 WHERE relname = 'drops';
+                UPDATE pg_class SET relallvisible = 0 WHERE relname = 'drop_engagements'
+                """)
+        }
+        let statements = [
+            ("pending_drops", PostgresDropTransaction.pendingDropsSQL, "'{u1,p1}'"),
+            (
+                "mate_requests", PostgresMateRequestRepository.insertSQL,
+                "'{m1,m2}', '{d1,d1}', '{u1,p1}', '{p1,u1}', '{pending,pending}', '{1,1}', '{NULL,NULL}'"
+            ),
+        ]
+        for (name, sql, arguments) in statements {
+            // As the plan cache would after a few runs: one plan for any parameters.
+            let unguarded = try await genericPlan(database, name: "\(name)_unguarded", sql, arguments, lookups: false)
+            #expect(unguarded.contains("Seq Scan on drops"), "the statistics should mislead the planner: \(unguarded)")
+            let guarded = try await genericPlan(database, name: name, sql, arguments, lookups: true)
+            #expect(guarded.contains("using drops_pkey on drops"), "\(guarded)")
+            #expect(!guarded.contains("Seq Scan") && !guarded.contains("Hash"), "\(guarded)")
+        }
+    }
+
+    /// The generic plan of `sql`, prepared as `name`, in a transaction that joins by lookup when `lookups`
+    /// (as the drop repository's do); one line per node.
+    private func genericPlan(
+        _ database: PostgresDatabase, name: String, _ sql: String, _ arguments: String, lookups: Bool
+    ) async throws -> String {
+        try await database.pool.transaction { db in
+            if lookups { db.joinByLookup() }
+            db.executeWithNext("SET LOCAL plan_cache_mode = force_generic_plan")
+            try db.execute("PREPARE \(name) AS \(sql)")
+            let plan = try db.query("EXPLAIN (COSTS OFF) EXECUTE \(name)(\(arguments))").map { $0.string(at: 0) }
+            try db.execute("DEALLOCATE \(name)")
+            return plan.joined(separator: "\n")
+        }
+    }
+}
