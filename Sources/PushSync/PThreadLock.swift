@@ -11,6 +11,10 @@ import Darwin
 /// Used instead of `Synchronization.Mutex` because ThreadSanitizer understands pthread mutexes,
 /// while `Mutex` locks through an uninstrumented futex path, so every value it guards shows up as a
 /// false data race. Keep `body` short and never call back into code that may take the same lock.
+///
+/// Keep a closure in a struct rather than as `Value` itself: the generic storage holds a function at its
+/// most general abstraction, and each `inout` access reabstracts it out and back, wrapping it in two more
+/// thunks, so every call through it grows slower (after 10,000 reads one call took over 100 µs).
 public final class PThreadLock<Value>: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     /// The value, out of line: the mutex already makes access exclusive, and a stored property would add

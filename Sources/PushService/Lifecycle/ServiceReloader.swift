@@ -16,7 +16,13 @@ final class ServiceReloader: Sendable {
     private let webhooks: (any WebhookRepository)?
     /// Reads the configuration again (the launcher's loads the file, environment and flags anew); the
     /// default returns the configuration the server started with, so credential files are read again.
-    private let source: PThreadLock<@Sendable () throws -> PushServiceConfiguration>
+    private let source: PThreadLock<Source>
+
+    /// The loader, in a struct: a closure stored straight in the generic lock is wrapped in two more thunks
+    /// by every `withLock` (see `PThreadLock`).
+    private struct Source: Sendable {
+        let load: @Sendable () throws -> PushServiceConfiguration
+    }
 
     init(
         configuration: PushServiceConfiguration, apps: PushAppSet?, keys: ReloadableAuthenticator,
@@ -29,12 +35,12 @@ final class ServiceReloader: Sendable {
         self.listenerTLS = listenerTLS
         self.logger = logger
         self.metrics = metrics
-        source = PThreadLock({ configuration })
+        source = PThreadLock(Source(load: { configuration }))
     }
 
     /// Where reloads read the configuration from.
     func setSource(_ load: @escaping @Sendable () throws -> PushServiceConfiguration) {
-        source.withLock { $0 = load }
+        source.withLock { $0 = Source(load: load) }
     }
 
     /// One reload's outcome.
@@ -66,7 +72,7 @@ final class ServiceReloader: Sendable {
         var result = Result()
         let configuration: PushServiceConfiguration
         do {
-            let load = source.withLock { $0 }
+            let load = source.withLock { $0.load }
             configuration = try load()
         } catch {
             let message = (error as? ConfigurationError)?.message ?? "\(error)"
