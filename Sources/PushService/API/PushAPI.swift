@@ -107,12 +107,11 @@ public struct PushAPI: Sendable {
         }
         metrics.recordRequest(route: routeName, status: response.status)
         let elapsed = ContinuousClock.now - started
-        let millis = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         logger.info(
             "http.request",
             [
                 ("method", request.method), ("route", routeName), ("status", "\(response.status)"),
-                ("duration_ms", String(format: "%.2f", millis)),
+                ("duration_ms", ServiceLogger.milliseconds(elapsed)),
             ])
         return response
     }

@@ -158,11 +158,12 @@ public final class PushServer: Sendable {
             worker: worker, http: http,
             loop: loop, senders: senders, logger: logger, configuration: configuration,
             background: background, gate: gate, reloader: reloader, routes: router.routes)
+        let pendingDrops = try await store.drops.pending().count
         logger.info(
             "server.started",
             [
                 ("address", "\(configuration.host):\(http.port)"),
-                ("pending_drops", "\(try await store.drops.pending().count)"),
+                ("pending_drops", "\(pendingDrops)"),
                 ("database", configuration.databaseDescription),
                 ("apns_proxy", configuration.apns.proxySummary),
                 ("apps", senders.apps.map(\.name).joined(separator: ",")),
