@@ -134,6 +134,31 @@ struct PostgresConnectionTests {
         #expect((1...200).contains(a.listener.notifiesSent))
     }
 
+    @Test func aStoppedListenerWritesToNoDescriptor() async throws {
+        let url = try await PostgresTestCluster.shared().createDatabase()
+        let listener = try await PostgresListener.start(conninfo: url, channels: [PostgresDatabase.outboxChannel])
+        let seen = listener.generation(PostgresDatabase.outboxChannel)
+        listener.stop()
+        // The thread's last act is to wake every waiter, after it closed its pipes.
+        _ = await listener.wait(on: PostgresDatabase.outboxChannel, after: seen)
+        // New descriptors take the lowest free numbers: among them those the listener's pipes and socket had.
+        var pipes: [[Int32]] = []
+        defer { for end in pipes.joined() { close(end) } }
+        for _ in 0..<8 {
+            var ends: [Int32] = [0, 0]
+            #expect(pipe(&ends) == 0)
+            #expect(fcntl(ends[0], F_SETFL, O_NONBLOCK) == 0)
+            pipes.append(ends)
+        }
+        listener.announce([PostgresDatabase.outboxChannel])
+        listener.stop()
+        for ends in pipes {
+            var byte: UInt8 = 0
+            #expect(read(ends[0], &byte, 1) == -1 && errno == EAGAIN)
+        }
+        #expect(listener.notifiesSent == 0)
+    }
+
     @Test func thePoolNeverOpensMoreConnectionsThanItsSize() async throws {
         let url = try await PostgresTestCluster.shared().createDatabase()
         let database = try await PostgresDatabase.open(url: url, poolSize: 2)

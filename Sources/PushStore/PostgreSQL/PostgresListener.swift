@@ -28,6 +28,9 @@ final class PostgresListener: Sendable {
         var announceSignalled = false
         /// `NOTIFY` round trips sent so far.
         var notifies: UInt64 = 0
+        /// True once the thread has ended: the pipes are closed (and their descriptor numbers may belong to
+        /// other files by now), so nothing writes to them any more.
+        var ended = false
     }
 
     /// The channels listened on.
@@ -75,13 +78,12 @@ final class PostgresListener: Sendable {
     /// one `NOTIFY` round trip of the listening connection. Call it once the rows it announces are committed.
     func announce(_ names: [String]) {
         precondition(names.allSatisfy(Self.isChannelName))
-        let signal = state.withLock { state -> Bool in
+        state.withLock { state in
+            guard !state.ended else { return }
             for name in names where !state.announcing.contains(name) { state.announcing.append(name) }
-            guard !state.announcing.isEmpty, !state.announceSignalled else { return false }
+            guard !state.announcing.isEmpty, !state.announceSignalled else { return }
             state.announceSignalled = true
-            return true
-        }
-        if signal {
+            // Under the lock, so the thread cannot close the pipe in between (one byte: never blocks).
             var byte: UInt8 = 1
             _ = write(announcePipe.write, &byte, 1)
         }
@@ -108,8 +110,11 @@ final class PostgresListener: Sendable {
 
     /// Stops the thread and closes its connection; waiters still waiting are woken.
     func stop() {
-        var byte: UInt8 = 1
-        _ = write(stopPipe.write, &byte, 1)
+        state.withLock { state in
+            guard !state.ended else { return }
+            var byte: UInt8 = 1
+            _ = write(stopPipe.write, &byte, 1)
+        }
     }
 
     private func bump(_ names: [String]) {
@@ -132,6 +137,7 @@ final class PostgresListener: Sendable {
     private func run(conninfo: String, started: CheckedContinuation<Void, any Error>) {
         var started: CheckedContinuation<Void, any Error>? = started
         defer {
+            state.withLock { $0.ended = true }
             close(stopPipe.read)
             close(stopPipe.write)
             close(announcePipe.read)
