@@ -3,6 +3,7 @@ import APNSMock
 import Foundation
 import JSON
 import PushChaos
+import PushSync
 import PushTLS
 import PushTLSTesting
 import Testing
@@ -82,8 +83,12 @@ struct PrometheusDashboardTests {
         let client = TestHTTPClient(port: server.port, apiKey: "load-key")
         let tokens: [JSONValue] = try await Self.seed(client, mock: mock).map { .string($0) }
 
-        let load = Task {
-            while !Task.isCancelled {
+        // Stopped by a flag, never cancelled: cancelling the task would cancel its URLSession request, and
+        // FoundationNetworking can crash the process when a cancel races the request's completion
+        // ("Trying to access a behaviour for a task that in not in the registry").
+        let stopLoad = PThreadLock(false)
+        _ = Task {
+            while !stopLoad.withLock({ $0 }) {
                 _ = try? await client.send(
                     "POST", "/v1/pushes?wait=true",
                     json: ["tokens": .array(tokens), "alert": "walk?", "environment": "development"])
@@ -91,7 +96,7 @@ struct PrometheusDashboardTests {
                 try? await Task.sleep(for: .milliseconds(100))
             }
         }
-        defer { load.cancel() }
+        defer { stopLoad.withLock { $0 = true } }
 
         let prometheus = try await PrometheusServer.start(
             configuration: """
