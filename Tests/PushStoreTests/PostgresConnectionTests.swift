@@ -117,7 +117,7 @@ struct PostgresConnectionTests {
         #expect(try await outbox.item(id: "second") != nil)
     }
 
-    @Test func concurrentEnqueuesShareTheListenersNotifications() async throws {
+    @Test func concurrentEnqueuesAreAnnouncedByTheListener() async throws {
         let url = try await PostgresTestCluster.shared().createDatabase()
         let a = try await PostgresDatabase.open(url: url, poolSize: 4, instanceID: "a")
         let b = try await PostgresDatabase.open(url: url, poolSize: 1, instanceID: "b")

@@ -44,32 +44,6 @@ final class PostgresConnection {
 
     deinit { PQfinish(handle) }
 
-    /// Connection settings used unless the URL sets them: give up on a host that does not answer after 10 s,
-    /// notice a peer that vanished (TCP keepalives after 30 s idle, 3 probes 10 s apart: what wakes an idle
-    /// `LISTEN` connection), and name the program in `pg_stat_activity`.
-    static let defaults: [(key: String, value: String)] = [
-        ("connect_timeout", "10"), ("keepalives", "1"), ("keepalives_idle", "30"), ("keepalives_interval", "10"),
-        ("keepalives_count", "3"), ("application_name", "push-server"),
-    ]
-
-    /// Calls `body` with `strings` as a NULL-terminated array of C strings.
-    private static func withCStrings<R>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
-        let copies = strings.map { strdup($0) }
-        defer { for copy in copies { free(copy) } }
-        return body(copies.map { UnsafePointer($0) } + [nil])
-    }
-
-    /// Throws `badURL` unless libpq can parse `conninfo`.
-    static func validate(_ conninfo: String) throws(PostgresError) {
-        var error: UnsafeMutablePointer<CChar>?
-        guard let options = PQconninfoParse(conninfo, &error) else {
-            let message = error.map { String(cString: $0) } ?? "cannot parse the connection string"
-            if let error { PQfreemem(error) }
-            throw PostgresError(kind: .badURL, function: "PQconninfoParse", message: message)
-        }
-        PQconninfoFree(options)
-    }
-
     private func checkThread() {
         precondition(pthread_equal(owner, pthread_self()) != 0, "a PostgreSQL connection used off its own thread")
     }
@@ -193,20 +167,6 @@ final class PostgresConnection {
         }
     }
 
-    /// Makes the statements of the open transaction join by looking rows up one by one (nested loops over
-    /// indexes), never by hashing or sorting a whole table. The planner's statistics of a table that grows or
-    /// drains by thousands of rows a second lag far behind it, and with a low row count it hashes the whole
-    /// table for a join of a few rows:
-    /// - an outbox completion of 1,000 rows took 118 ms instead of 40 ms on 50,000 rows;
-    /// - a drop report's lookups of its users' drops and of the drop its mate requests belong to read all of
-    ///   `drops` under the plan cache's generic plans (6,333 scans of it in a run of 10,000 reports).
-    ///
-    /// Sent with the transaction's next statement, in the same round trip.
-    func joinByLookup() {
-        executeWithNext("SET LOCAL enable_hashjoin = off")
-        executeWithNext("SET LOCAL enable_mergejoin = off")
-    }
-
     /// Announces `channel` (a plain identifier) once what was just written is committed: after a statement
     /// that committed on its own, after the commit of the open `transaction` block (never if it rolls back),
     /// once per channel and block. Committed announcements wait in `takeAnnouncements()` for the pool, which
@@ -324,11 +284,4 @@ final class PostgresConnection {
         }
         return received
     }
-}
-
-/// The isolation level of a transaction.
-enum PostgresIsolation: String, Sendable {
-    case readCommitted = "READ COMMITTED"
-    case repeatableRead = "REPEATABLE READ"
-    case serializable = "SERIALIZABLE"
 }
