@@ -80,6 +80,8 @@ public struct SQLiteDropRepository: DropRepository {
 
     /// The drop with `id`, read on `db` (also inside other repositories' transactions).
     static func drop(id: String, _ db: SQLiteConnection) throws -> DropRecord? {
-        try db.query("SELECT \(columns) FROM drops WHERE id = ?1", [.text(id)], row: record).first
+        try db.query(dropSQL, [.text(id)], row: record).first
     }
+
+    private static let dropSQL = "SELECT \(columns) FROM drops WHERE id = ?1"
 }

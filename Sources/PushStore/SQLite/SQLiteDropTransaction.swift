@@ -10,16 +10,18 @@ struct SQLiteDropTransaction: DropTransaction {
     func pendingDrops(engaging userIDs: [String]) throws -> [String: DropRecord] {
         var found: [String: DropRecord] = [:]
         for user in userIDs {
-            let drop = try db.query(
-                """
-                SELECT \(Self.columns) FROM drops
-                WHERE id = (SELECT drop_id FROM drop_engagements WHERE user_id = ?1)
-                """, [.text(user)], row: SQLiteDropRepository.record
-            ).first
+            let drop = try db.query(Self.engagedSQL, [.text(user)], row: SQLiteDropRepository.record).first
             if let drop { found[user] = drop }
         }
         return found
     }
+
+    /// The drop engaging user ?1. Like every statement here, its text is built once: the statement cache
+    /// is keyed by it, and building it per call cost a string each time.
+    static let engagedSQL = """
+        SELECT \(Self.columns) FROM drops
+        WHERE id = (SELECT drop_id FROM drop_engagements WHERE user_id = ?1)
+        """
 
     /// Each side of an OR is its own index search (a UNION ALL): written as one WHERE with an OR, SQLite
     /// scanned every matched drop in a partial index for each report.
@@ -62,22 +64,29 @@ struct SQLiteDropTransaction: DropTransaction {
     }
 
     func insertPending(_ drop: DropRecord) throws {
-        guard try SQLiteDropRepository.drop(id: drop.id, db) == nil else { throw PushStoreError.duplicateID(drop.id) }
-        try db.run(
-            "INSERT INTO drops (\(Self.columns)) VALUES (?1, ?2, ?3, 'pending', ?4, ?5, NULL, NULL)",
-            [
-                .text(drop.id), .text(drop.initiatorID), .text(drop.peerID), .integer(drop.createdAt.storeMillis),
-                .integer(drop.expiresAt.storeMillis),
-            ])
+        do {
+            try db.run(
+                Self.insertPendingSQL,
+                [
+                    .text(drop.id), .text(drop.initiatorID), .text(drop.peerID), .integer(drop.createdAt.storeMillis),
+                    .integer(drop.expiresAt.storeMillis),
+                ])
+        } catch {
+            guard error.isConstraintViolation else { throw error }
+            // The id is the primary key: the statement alone was undone, so this finds a drop stored before.
+            guard try SQLiteDropRepository.drop(id: drop.id, db) == nil else { throw PushStoreError.duplicateID(drop.id) }
+            throw error
+        }
         // The primary key is the invariant: a second pending drop for a user cannot be stored.
-        try db.run(
-            "INSERT INTO drop_engagements (user_id, drop_id) VALUES (?1, ?3), (?2, ?3)",
-            [.text(drop.initiatorID), .text(drop.peerID), .text(drop.id)])
+        try db.run(Self.engageSQL, [.text(drop.initiatorID), .text(drop.peerID), .text(drop.id)])
     }
+
+    static let insertPendingSQL = "INSERT INTO drops (\(columns)) VALUES (?1, ?2, ?3, 'pending', ?4, ?5, NULL, NULL)"
+    static let engageSQL = "INSERT INTO drop_engagements (user_id, drop_id) VALUES (?1, ?3), (?2, ?3)"
 
     func close(_ drop: DropRecord) throws {
         let changed = try db.run(
-            "UPDATE drops SET state = ?2, matched_at = ?3, closed_at = ?4 WHERE id = ?1 AND state = 'pending'",
+            Self.closeSQL,
             [
                 .text(drop.id), .text(drop.state.rawValue), drop.matchedAt.map { .integer($0.storeMillis) } ?? .null,
                 drop.closedAt.map { .integer($0.storeMillis) } ?? .null,
@@ -85,11 +94,14 @@ struct SQLiteDropTransaction: DropTransaction {
         guard changed == 1 else {
             throw PushStoreError.invalidTransition(dropID: drop.id, from: "not pending", to: drop.state.rawValue)
         }
-        try db.run("DELETE FROM drop_engagements WHERE drop_id = ?1", [.text(drop.id)])
+        try db.run(Self.disengageSQL, [.text(drop.id)])
     }
 
+    static let closeSQL = "UPDATE drops SET state = ?2, matched_at = ?3, closed_at = ?4 WHERE id = ?1 AND state = 'pending'"
+    static let disengageSQL = "DELETE FROM drop_engagements WHERE drop_id = ?1"
+
     func insert(_ requests: [MateRequestRecord]) throws {
-        for request in requests { try SQLiteMateRequestRepository.insert(request, db) }
+        try SQLiteMateRequestRepository.insert(requests, db)
         try SQLiteWebhookRepository.record(requests.map { WebhookEvents.mateRequest($0, type: .mateRequestCreated) }, db)
     }
 

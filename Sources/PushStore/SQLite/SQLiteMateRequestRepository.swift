@@ -16,21 +16,51 @@ public struct SQLiteMateRequestRepository: MateRequestRepository {
         MateRequestRecord(row: row)
     }
 
-    /// Stores a new mate request on `db`, inside the caller's transaction (the drop rules' match).
-    static func insert(_ request: MateRequestRecord, _ db: SQLiteConnection) throws {
-        try request.validate()
-        guard try SQLiteDropRepository.drop(id: request.dropID, db) != nil else {
-            throw PushStoreError.notFound("drop \(request.dropID)")
-        }
-        guard try Self.request(id: request.id, db) == nil else { throw PushStoreError.duplicateID(request.id) }
-        try db.run(
-            "INSERT INTO mate_requests (\(Self.columns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            [
+    /// Stores new mate requests on `db`, inside the caller's transaction (the drop rules' match), in one
+    /// INSERT. The primary key and the drop's foreign key decide; only when one refuses are the requests
+    /// looked up, to name the first one refused and why (`notFound` for a missing drop, `duplicateID`).
+    static func insert(_ requests: [MateRequestRecord], _ db: SQLiteConnection) throws {
+        guard !requests.isEmpty else { return }
+        for request in requests { try request.validate() }
+        var bindings: [SQLiteValue] = []
+        bindings.reserveCapacity(requests.count * insertParameters)
+        for request in requests {
+            bindings += [
                 .text(request.id), .text(request.dropID), .text(request.senderID), .text(request.recipientID),
                 .text(request.state.rawValue), .integer(request.createdAt.storeMillis),
                 request.answeredAt.map { .integer($0.storeMillis) } ?? .null,
-            ])
+            ]
+        }
+        do {
+            try db.run(requests.count == 2 ? insertPairSQL : insertSQL(rows: requests.count), bindings)
+        } catch {
+            guard error.isConstraintViolation else { throw error }
+            // The statement alone was undone (the default conflict resolution), so this reads what was there.
+            var seen = Set<String>()
+            for request in requests {
+                guard try SQLiteDropRepository.drop(id: request.dropID, db) != nil else {
+                    throw PushStoreError.notFound("drop \(request.dropID)")
+                }
+                guard try Self.request(id: request.id, db) == nil, seen.insert(request.id).inserted else {
+                    throw PushStoreError.duplicateID(request.id)
+                }
+            }
+            throw error
+        }
     }
+
+    private static let insertParameters = 7
+
+    /// The INSERT of `rows` requests, `insertParameters` placeholders each.
+    private static func insertSQL(rows: Int) -> String {
+        let values = (0..<rows).map { row in
+            "(" + (1...insertParameters).map { "?\(row * insertParameters + $0)" }.joined(separator: ", ") + ")"
+        }
+        return "INSERT INTO mate_requests (\(columns)) VALUES \(values.joined(separator: ", "))"
+    }
+
+    /// A match's two requests: the text is built once.
+    private static let insertPairSQL = insertSQL(rows: 2)
 
     /// See `MateRequestRepository.answer`: the answer and its outbox rows in one transaction.
     public func answer(
@@ -76,7 +106,7 @@ public struct SQLiteMateRequestRepository: MateRequestRepository {
     /// The requests of one drop, read on `db` (also inside the drop rules' transaction).
     static func requests(forDrop dropID: String, _ db: SQLiteConnection) throws -> [MateRequestRecord] {
         try db.query(
-            "SELECT \(columns) FROM mate_requests WHERE drop_id = ?1 ORDER BY created_at, id",
+            forDropSQL,
             [.text(dropID)], row: record)
     }
 
@@ -97,6 +127,9 @@ public struct SQLiteMateRequestRepository: MateRequestRepository {
     }
 
     private static func request(id: String, _ db: SQLiteConnection) throws -> MateRequestRecord? {
-        try db.query("SELECT \(columns) FROM mate_requests WHERE id = ?1", [.text(id)], row: record).first
+        try db.query(byIDSQL, [.text(id)], row: record).first
     }
+
+    private static let forDropSQL = "SELECT \(columns) FROM mate_requests WHERE drop_id = ?1 ORDER BY created_at, id"
+    private static let byIDSQL = "SELECT \(columns) FROM mate_requests WHERE id = ?1"
 }

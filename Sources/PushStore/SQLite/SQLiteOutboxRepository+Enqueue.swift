@@ -74,10 +74,16 @@ extension SQLiteOutboxRepository {
     }
 
     private static let fullChunkInsertSQL = insertSQL(rows: insertChunk)
+    /// The SQL for 1 to 8 rows (a match queues two, a push to one user a few), also built once.
+    private static let smallChunkInsertSQL = (1...8).map { insertSQL(rows: $0) }
 
     private static func insert(_ chunk: ArraySlice<OutboxItem>, firstSeq: Int64, _ db: SQLiteConnection) throws {
-        // The SQL for a full chunk is built once; only a short last chunk builds its own text.
-        let sql = chunk.count == insertChunk ? fullChunkInsertSQL : insertSQL(rows: chunk.count)
+        // The SQL for a full chunk or a small one is built once; only other short last chunks build their own
+        // text (building it each time was 2-4% of a drop report's time).
+        let sql =
+            chunk.count == insertChunk
+            ? fullChunkInsertSQL
+            : chunk.count <= smallChunkInsertSQL.count ? smallChunkInsertSQL[chunk.count - 1] : insertSQL(rows: chunk.count)
         let insertItems = try db.statement(sql.items)
         defer { insertItems.reset() }
         // By index, reading fields in place: iterating the items would copy (retain and release) each one.
