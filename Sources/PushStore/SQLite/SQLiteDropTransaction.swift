@@ -111,8 +111,9 @@ struct SQLiteDropTransaction: DropTransaction {
     }
 
     func pendingDrops(expiringBefore now: Date) throws -> [DropRecord] {
-        try db.query(
-            "SELECT \(Self.columns) FROM drops WHERE state = 'pending' AND expires_at < ?1 ORDER BY created_at, id",
-            [.integer(now.storeMillis)], row: SQLiteDropRepository.record)
+        try db.query(Self.expiringSQL, [.integer(now.storeMillis)], row: SQLiteDropRepository.record)
     }
+
+    static let expiringSQL =
+        "SELECT \(columns) FROM drops WHERE state = 'pending' AND expires_at < ?1 ORDER BY created_at, id"
 }
