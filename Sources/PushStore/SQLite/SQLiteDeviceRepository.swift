@@ -66,13 +66,13 @@ public struct SQLiteDeviceRepository: DeviceRepository {
     }
 
     private static func devices(forUser userID: String, includeInvalidated: Bool, _ db: SQLiteConnection) throws -> [DeviceRecord] {
-        let filter = includeInvalidated ? "" : " AND invalidated_at IS NULL"
-        return try db.query(
-            """
-            SELECT \(columns) FROM devices WHERE user_id = ?1\(filter)
-            ORDER BY registered_at, token, topic
-            """, [.text(userID)], row: record)
+        try db.query(includeInvalidated ? byUserSQL : activeByUserSQL, [.text(userID)], row: record)
     }
+
+    /// A user's devices, and only their active ones; texts built once (the statement cache is keyed by them).
+    private static let byUserSQL = "SELECT \(columns) FROM devices WHERE user_id = ?1 ORDER BY registered_at, token, topic"
+    private static let activeByUserSQL =
+        "SELECT \(columns) FROM devices WHERE user_id = ?1 AND invalidated_at IS NULL ORDER BY registered_at, token, topic"
 
     /// See `DeviceRepository.device(token:topic:)`.
     public func device(token: DeviceToken, topic: String) async throws -> DeviceRecord? {
