@@ -177,3 +177,11 @@ final class SQLiteConnection {
         try query("PRAGMA integrity_check") { $0.string(at: 0) }.joined(separator: "\n")
     }
 }
+
+extension SQLiteConnection {
+    /// The numbered parameters of row `row` (from 0) of a multi-row statement with `count` per row:
+    /// `?1 … ?count` for row 0, then `?(count + 1) …` for row 1, and so on.
+    static func placeholders(row: Int, perRow count: Int) -> [String] {
+        (1...count).map { "?\(row * count + $0)" }
+    }
+}

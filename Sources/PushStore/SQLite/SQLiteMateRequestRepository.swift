@@ -54,7 +54,7 @@ public struct SQLiteMateRequestRepository: MateRequestRepository {
     /// The INSERT of `rows` requests, `insertParameters` placeholders each.
     private static func insertSQL(rows: Int) -> String {
         let values = (0..<rows).map { row in
-            "(" + (1...insertParameters).map { "?\(row * insertParameters + $0)" }.joined(separator: ", ") + ")"
+            "(" + SQLiteConnection.placeholders(row: row, perRow: insertParameters).joined(separator: ", ") + ")"
         }
         return "INSERT INTO mate_requests (\(columns)) VALUES \(values.joined(separator: ", "))"
     }

@@ -51,14 +51,11 @@ extension SQLiteOutboxRepository {
     /// callers do on any error anyway. With the default (ABORT), SQLite must be able to undo a single
     /// statement, so every multi-row statement first copies each page it touches to a statement journal.
     private static func insertSQL(rows: Int) -> (items: String, state: String) {
-        func placeholders(_ count: Int32, row: Int32) -> [String] {
-            (1...count).map { "?\(row * count + $0)" }
+        let items = (0..<rows).map { row in
+            "(\(SQLiteConnection.placeholders(row: row, perRow: Int(itemParameters)).joined(separator: ", ")))"
         }
-        let items = (0..<Int32(rows)).map { row in
-            "(\(placeholders(itemParameters, row: row).joined(separator: ", ")))"
-        }
-        let state = (0..<Int32(rows)).map { row in
-            let p = placeholders(stateParameters, row: row)
+        let state = (0..<rows).map { row in
+            let p = SQLiteConnection.placeholders(row: row, perRow: Int(stateParameters))
             return "(\(p[0]), 'queued', 0, \(p[1]), \(p[2]), NULL, NULL, NULL, \(p[3]))"
         }
         return (
@@ -77,13 +74,16 @@ extension SQLiteOutboxRepository {
     /// The SQL for 1 to 8 rows (a match queues two, a push to one user a few), also built once.
     private static let smallChunkInsertSQL = (1...8).map { insertSQL(rows: $0) }
 
+    /// The SQL for a chunk of `rows`: a full chunk's and a small one's are built once; only other short last
+    /// chunks build their own text (building it each time was 2-4% of a drop report's time).
+    private static func insertSQL(chunkOf rows: Int) -> (items: String, state: String) {
+        if rows == insertChunk { return fullChunkInsertSQL }
+        if rows <= smallChunkInsertSQL.count { return smallChunkInsertSQL[rows - 1] }
+        return insertSQL(rows: rows)
+    }
+
     private static func insert(_ chunk: ArraySlice<OutboxItem>, firstSeq: Int64, _ db: SQLiteConnection) throws {
-        // The SQL for a full chunk or a small one is built once; only other short last chunks build their own
-        // text (building it each time was 2-4% of a drop report's time).
-        let sql =
-            chunk.count == insertChunk
-            ? fullChunkInsertSQL
-            : chunk.count <= smallChunkInsertSQL.count ? smallChunkInsertSQL[chunk.count - 1] : insertSQL(rows: chunk.count)
+        let sql = insertSQL(chunkOf: chunk.count)
         let insertItems = try db.statement(sql.items)
         defer { insertItems.reset() }
         // By index, reading fields in place: iterating the items would copy (retain and release) each one.
