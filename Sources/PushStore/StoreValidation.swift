@@ -4,6 +4,13 @@ public enum StoreValidation {
         guard isUserID(id) else { throw .invalidUserID(id) }
     }
 
+    /// Whether `url` starts with `http://` or `https://`, compared byte by byte: `String.hasPrefix` compares
+    /// whole characters, so a combining mark or emoji modifier right after the slashes (`https://🏻`) would
+    /// join the last `/` into one character and fail the check.
+    public static func hasHTTPScheme(_ url: String) -> Bool {
+        url.utf8.starts(with: "http://".utf8) || url.utf8.starts(with: "https://".utf8)
+    }
+
     /// True for a valid user id: `^[A-Za-z0-9_.-]{1,64}$` (the REST API checks ids with this too).
     public static func isUserID(_ id: String) -> Bool {
         (1...64).contains(id.utf8.count) && id.utf8.allSatisfy(isUserIDByte)

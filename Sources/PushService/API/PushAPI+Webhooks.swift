@@ -17,7 +17,7 @@ extension PushAPI {
         guard StoreValidation.isUserID(id) else { throw APIError.invalidField("id", "must be 1-64 characters of A-Z a-z 0-9 _ . -") }
         let url = try fields.requiredString("url", maxBytes: 8_192)
         guard url.unicodeScalars.count <= 2_048 else { throw APIError.invalidField("url", "longer than 2048 characters") }
-        guard url.hasPrefix("http://") || url.hasPrefix("https://") else {
+        guard StoreValidation.hasHTTPScheme(url) else {
             throw APIError.invalidField("url", "must start with http:// or https://")
         }
         let events = try WebhookSettings.events(fields, "")

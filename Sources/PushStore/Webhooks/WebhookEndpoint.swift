@@ -52,7 +52,7 @@ public struct WebhookEndpoint: Sendable, Equatable {
         guard StoreValidation.isUserID(id) else {
             throw PushStoreError.invalidField(field: "id", reason: "must be 1-64 characters of A-Z a-z 0-9 _ . -")
         }
-        guard url.hasPrefix("http://") || url.hasPrefix("https://"), url.utf8.count <= 8_192 else {
+        guard StoreValidation.hasHTTPScheme(url), url.utf8.count <= 8_192 else {
             throw PushStoreError.invalidField(field: "url", reason: "must be an http:// or https:// URL")
         }
         guard !events.isEmpty else { throw PushStoreError.invalidField(field: "events", reason: "must not be empty") }
