@@ -30,8 +30,10 @@ public struct ChaosClusterFindings: Sendable {
     /// Up to five of those, each its apns-id and every send of it (seconds after the first kill, connection,
     /// whether the mock reset that connection, the answer): what to start from when one shows up.
     public var unexplainedExamples: [String] = []
-    /// Rows in a final state that still name an owner or lease, in-flight rows without one, or rows whose
-    /// `due` / `ended_at` disagree with their state (pending rows are due, final ones ended): must be 0.
+    /// Rows in a final state that still name an owner or lease, in-flight rows without one, rows whose
+    /// `due` / `ended_at` disagree with their state (pending rows are due, final ones ended), ranges whose
+    /// owner and lease disagree or whose count of rows without a state row is wrong, and rows with neither a
+    /// state row nor a range: must be 0.
     public var leaseInconsistencies = -1
     /// `amcheck`'s `bt_index_check` over the outbox's indexes: "ok" or the error.
     public var indexCheck = ""

@@ -122,6 +122,11 @@ extension ChaosRun {
                         OR (state = 'in_flight' AND (owner IS NULL OR lease_until IS NULL)))
                         + (SELECT count(*) FROM outbox_state WHERE (state IN ('queued', 'in_flight')) <> (due IS NOT NULL)
                             OR (state IN ('queued', 'in_flight')) = (ended_at IS NOT NULL))
+                        + (SELECT count(*) FROM outbox_segments WHERE (owner IS NULL) <> (lease_until IS NULL))
+                        + (SELECT count(*) FROM outbox_segments g WHERE g.remaining <> (SELECT count(*) FROM outbox_items i
+                            WHERE i.seq BETWEEN g.lo AND g.hi AND NOT EXISTS (SELECT 1 FROM outbox_state r WHERE r.seq = i.seq)))
+                        + (SELECT count(*) FROM outbox_items i WHERE NOT EXISTS (SELECT 1 FROM outbox_state r WHERE r.seq = i.seq)
+                            AND NOT EXISTS (SELECT 1 FROM outbox_segments g WHERE i.seq BETWEEN g.lo AND g.hi))
                     """
                 ).first?.first ?? "") ?? -1
         findings.indexCheck = await checkIndexes(cluster)
@@ -182,14 +187,14 @@ extension ChaosRun {
         }
     }
 
-    /// `amcheck`'s B-tree check (with every heap tuple looked up) over the indexes of both outbox tables.
+    /// `amcheck`'s B-tree check (with every heap tuple looked up) over the indexes of the outbox tables.
     private static func checkIndexes(_ cluster: ChaosCluster) async -> String {
         do {
             _ = try await cluster.query("CREATE EXTENSION IF NOT EXISTS amcheck")
             let checked = try await cluster.query(
                 """
                 SELECT count(bt_index_check(i.indexrelid, true)) FROM pg_index i
-                WHERE i.indrelid IN ('outbox_items'::regclass, 'outbox_state'::regclass)
+                WHERE i.indrelid IN ('outbox_items'::regclass, 'outbox_state'::regclass, 'outbox_segments'::regclass)
                 """)
             return (Int(checked.first?.first ?? "") ?? 0) > 0 ? "ok" : "no index checked"
         } catch {

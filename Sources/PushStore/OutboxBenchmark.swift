@@ -1,5 +1,5 @@
 import APNSCore
-import Foundation
+public import Foundation
 
 /// A throughput probe for `make bench`: enqueue + claim + complete cycles per second on a real store.
 public enum OutboxBenchmark {
@@ -25,11 +25,14 @@ public enum OutboxBenchmark {
     }
 
     /// Runs `total` cycles in batches of `batchSize` against `store` (any backend, e.g. a
-    /// `PostgresOutboxRepository`), from one worker.
-    public static func run(outbox store: any OutboxRepository, total: Int = 200_000, batchSize: Int = 1_000) async throws -> Result {
+    /// `PostgresOutboxRepository`), from one worker. Its rows are due at `now`, which workers sharing one
+    /// database share: each claims any worker's rows, and a worker on a later clock would leave rows due
+    /// after an earlier one's for nobody.
+    public static func run(
+        outbox store: any OutboxRepository, total: Int = 200_000, batchSize: Int = 1_000, now: Date = Date()
+    ) async throws -> Result {
         let payload = Array(#"{"aps":{"alert":"Rex wants to meet you","category":"MATE_REQUEST"}}"#.utf8)
         let token = DeviceToken(bytes: [UInt8](repeating: 0xAB, count: 32))
-        let now = Date()
         let clock = ContinuousClock()
         var random = BulkRandom()
         var done = 0
@@ -43,7 +46,12 @@ public enum OutboxBenchmark {
                     payload: payload, environment: .development, priority: .immediately, now: now)
             }
             try await store.enqueue(items)
-            let claimed = try await store.claim(limit: count, now: now)
+            var claimed = try await store.claim(limit: count, now: now)
+            // Several workers on one database: a claim can find every queued row locked by the others' claims
+            // or enqueued after its snapshot; it tries again while rows are queued.
+            while claimed.isEmpty, try await store.pendingCounts()[.queued, default: 0] > 0 {
+                claimed = try await store.claim(limit: count, now: now)
+            }
             // The sandbox answers every development notification with its own apns-unique-id. Made from random
             // words fetched in blocks: Foundation's `UUID()` opens and reads /dev/urandom per call on Linux (about
             // 4 µs a cycle here, a sixth of B8's), and the system generator makes two `getrandom` calls per id

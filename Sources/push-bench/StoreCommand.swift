@@ -37,9 +37,12 @@ enum StoreCommand {
         }
         let clock = ContinuousClock()
         let start = clock.now
+        let now = Date()
         let cycles = try await withThrowingTaskGroup(of: Int.self) { group in
             for outbox in outboxes {
-                group.addTask { try await OutboxBenchmark.run(outbox: outbox, total: total / workers, batchSize: batch).cycles }
+                group.addTask {
+                    try await OutboxBenchmark.run(outbox: outbox, total: total / workers, batchSize: batch, now: now).cycles
+                }
             }
             return try await group.reduce(0, +)
         }

@@ -14,7 +14,7 @@ struct PostgresOutboxDueTests {
     @Test func rowsOfThePreviousVersionGetTheirDueTimeAndEnd() async throws {
         let url = try await PostgresTestCluster.shared().createDatabase()
         let previous = Array(PostgresSchema.migrations.prefix { $0.name != PostgresSchema.outboxDue.name })
-        #expect(previous.count == PostgresSchema.migrations.count - 1)
+        #expect(previous.count == PostgresSchema.migrations.count - 2)
         let old = try await PostgresDatabase.open(url: url, poolSize: 1, instanceID: "old", migrations: previous)
         // As the previous version's statements left them: "q" retried (due again in a second), "f" in flight
         // under the old instance's lease, "a" accepted, "late" queued.
@@ -63,48 +63,37 @@ struct PostgresOutboxDueTests {
         #expect(try await outbox.depth() == 2)
     }
 
-    /// A claim and a lease renewal are HOT updates (no new index entry); a completion takes a finished row
-    /// out of `outbox_due` and a retried one back in at its next attempt.
-    @Test func claimsAndRenewalsAreHOTAndCompletionsMoveTheDueTime() async throws {
+    /// A claim of new rows writes one version of their range and no state row; a completion writes each
+    /// row's state row, out of `outbox_due` when finished and in it at its next attempt when retried; the
+    /// retried row is then claimed and renewed by itself, in HOT updates (no new index entry).
+    @Test func claimsTakeRangesAndRetriedRowsAreClaimedAndRenewedInHOTUpdates() async throws {
         let url = try await PostgresTestCluster.shared().createDatabase()
         let database = try await PostgresDatabase.open(url: url, poolSize: 1, instanceID: "a")
         let outbox = PostgresOutboxRepository(database: database, lease: .seconds(60))
         try await outbox.enqueue((0..<20).map { outboxItem("r\($0)", token: $0) })
-        let parameters: [PostgresValue] = [
-            .integer(t0.storeMillis), .integer(Int64(t0.timeIntervalSince1970)), .integer(20), .text("a"), .integer(at(60).storeMillis),
-        ]
-        let (claimed, hot, updated) = try await database.pool.transaction { db in
-            let counters = """
-                SELECT pg_stat_get_xact_tuples_hot_updated('outbox_state'::regclass),
-                    pg_stat_get_xact_tuples_updated('outbox_state'::regclass)
-                """
-            let before = try db.query(counters)[0]
-            let (hot0, updated0) = (before.int(at: 0), before.int(at: 1))
-            let rows = try db.query(PostgresOutboxRepository.claimSQL, parameters).count
-            let counts = try db.query(
-                """
-                SELECT pg_stat_get_xact_tuples_hot_updated('outbox_state'::regclass),
-                    pg_stat_get_xact_tuples_updated('outbox_state'::regclass)
-                """)[0]
-            return (rows, counts.int(at: 0) - hot0, counts.int(at: 1) - updated0)
+        func tables() async throws -> [String] {
+            try await database.pool.withConnection { db in
+                [
+                    "\(try db.query("SELECT count(*) FROM outbox_state")[0].int(at: 0)) state rows",
+                    try db.query("SELECT count(*), min(claims)::text, min(remaining)::text, min(owner) FROM outbox_segments").map {
+                        "\($0.int(at: 0)) ranges \($0.optionalString(at: 1) ?? "-") \($0.optionalString(at: 2) ?? "-") \($0.optionalString(at: 3) ?? "-")"
+                    }[0],
+                ]
+            }
         }
-        #expect(claimed == 20 && updated == 20 && hot == 20)
-        // What the repository's claim does with them; the renewal is HOT as well.
+        let tables1 = try await tables().joined(separator: ", ")
+        #expect(tables1 == "0 state rows, 1 ranges 0 20 -")
         let items = try await outbox.claim(limit: 20, now: t0)
-        #expect(items.count == 0)
-        let renewed = try await database.pool.transaction { db in
-            let hot = "SELECT pg_stat_get_xact_tuples_hot_updated('outbox_state'::regclass)"
-            let before = try db.query(hot)[0].int(at: 0)
-            let ids = (0..<20).map { Optional("r\($0)") }
-            _ = try db.query(
-                PostgresOutboxRepository.renewSQL,
-                [.textArray(ids), .integerArray(ids.map { _ in 1 }), .integer(at(90).storeMillis), .text("a"), .integer(at(30).storeMillis)])
-            return try db.query(hot)[0].int(at: 0) - before
-        }
-        #expect(renewed == 20)
+        #expect(items.map(\.id) == (0..<20).map { "r\($0)" } && items.allSatisfy { $0.attempts == 1 && $0.state == .inFlight })
+        let tables2 = try await tables().joined(separator: ", ")
+        #expect(tables2 == "0 state rows, 1 ranges 1 20 a")
+        #expect(Set(try await outbox.renewLeases((0..<20).map { OutboxHold(id: "r\($0)", attempt: 1) }, now: at(30))).count == 20)
+        #expect(try await outbox.renewLeases([OutboxHold(id: "r2", attempt: 2)], now: at(30)).isEmpty)
         let results = try await outbox.complete(
             [done("r0", .accepted(apnsUniqueID: nil)), done("r1", .retry(status: 503, reason: "ServiceUnavailable"))], now: at(40))
         #expect(results == ["r0": .accepted, "r1": .queued])
+        let tables3 = try await tables().joined(separator: ", ")
+        #expect(tables3 == "2 state rows, 1 ranges 1 18 a")
         let due = try await database.pool.withConnection { db in
             try db.query("SELECT id, due, next_attempt_at, ended_at FROM outbox_state WHERE id IN ('r0', 'r1') ORDER BY id").map {
                 [$0.isNull(at: 1) ? nil : $0.int64(at: 1), $0.int64(at: 2), $0.isNull(at: 3) ? nil : $0.int64(at: 3)]
@@ -114,6 +103,34 @@ struct PostgresOutboxDueTests {
         #expect(due[1][0] == due[1][1] && due[1][0]! > at(40).storeMillis && due[1][2] == nil)
         // The retried row comes back at its next attempt, not before; the rest stay held.
         #expect(try await outbox.claim(limit: 20, now: at(40.5)).isEmpty)
-        #expect(try await outbox.claim(limit: 20, now: Date(storeMillis: due[1][1]!)).map(\.id) == ["r1"])
+        let retryAt = Date(storeMillis: due[1][1]!)
+        let (claimed, hot, updated) = try await database.pool.transaction { db in
+            let counters = """
+                SELECT pg_stat_get_xact_tuples_hot_updated('outbox_state'::regclass),
+                    pg_stat_get_xact_tuples_updated('outbox_state'::regclass)
+                """
+            let seq = try db.query("SELECT seq FROM outbox_items WHERE id = 'r1'")[0].int64(at: 0)
+            let before = try db.query(counters)[0]
+            let rows = try db.query(
+                PostgresOutboxRepository.claimRowsSQL,
+                [
+                    .integer(retryAt.storeMillis), .integer(Int64(retryAt.timeIntervalSince1970)), .integerArray([seq]),
+                    .integerArray([1]), .text("a"), .integer(at(100).storeMillis),
+                ]
+            ).map { PostgresOutboxColumn.item($0).attempts }
+            let renewed = try db.query(
+                PostgresOutboxRepository.renewSQL,
+                [.textArray(["r1"]), .integerArray([2]), .integer(at(120).storeMillis), .text("a"), .integer(retryAt.storeMillis)]
+            ).count
+            let after = try db.query(counters)[0]
+            return (rows + [renewed], after.int(at: 0) - before.int(at: 0), after.int(at: 1) - before.int(at: 1))
+        }
+        #expect(claimed == [2, 1] && updated == 2 && hot == 2)
+        // The range's rows all end: its last completion deletes it.
+        let rest = (2..<20).map { done("r\($0)", .accepted(apnsUniqueID: nil)) }
+        #expect(try await outbox.complete(rest, now: at(41)).count == 18)
+        let tables4 = try await tables().joined(separator: ", ")
+        #expect(tables4 == "20 state rows, 0 ranges - - -")
+        #expect(try await outbox.counts()[.accepted] == 19)
     }
 }

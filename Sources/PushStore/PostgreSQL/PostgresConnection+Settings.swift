@@ -43,6 +43,26 @@ extension PostgresConnection {
         executeWithNext("SET LOCAL enable_hashjoin = off")
         executeWithNext("SET LOCAL enable_mergejoin = off")
     }
+
+    /// `joinByLookup`, and no table read whole where an index reaches the rows: for the outbox's claims,
+    /// completions and renewals, whose statements were planned (and their generic plans cached) while the
+    /// state table was nearly empty, and went on scanning it once per row as it grew (a completion of 1,000
+    /// rows at 100,000 state rows: a scan of them for every row looked up).
+    ///
+    /// Sent with the transaction's next statement, in the same round trip.
+    func lookUpByKey() {
+        joinByLookup()
+        executeWithNext("SET LOCAL enable_seqscan = off")
+        withoutJIT()
+    }
+
+    /// No JIT compilation in the open transaction. A plan method turned off still runs where nothing else can
+    /// (a table with no index for the scan, a sort no index gives), at a cost raised by 10^10, which puts the
+    /// plan over `jit_above_cost`: a pending-counts read with the live ranges' table read whole spent 326 ms
+    /// compiling a statement that runs in 0.1 ms.
+    func withoutJIT() {
+        executeWithNext("SET LOCAL jit = off")
+    }
 }
 
 /// The isolation level of a transaction.

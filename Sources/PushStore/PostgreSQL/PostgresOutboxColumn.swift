@@ -35,8 +35,23 @@ enum PostgresOutboxColumn: Int32, PostgresColumn {
         }
     }
 
-    /// `SELECT <every column>` from both tables, to be followed by WHERE / ORDER BY.
-    static let select = "SELECT \(selectList) FROM outbox_items i JOIN outbox_state s ON s.id = i.id"
+    /// `SELECT <every column>`, to be followed by WHERE / ORDER BY.
+    static let select = "SELECT \(selectList) FROM \(from)"
+
+    /// Each row of `outbox_items i` with its state `s`: its state row `r` when it has one, else the live range
+    /// `g` covering it (`PostgresSchema.outboxSegments`), found through the range starting last at or before
+    /// its `seq`. The view `outbox` reads rows the same way.
+    static let from = """
+        outbox_items i
+        LEFT JOIN outbox_state r ON r.seq = i.seq
+        LEFT JOIN LATERAL (SELECT g.* FROM outbox_segments g WHERE r.seq IS NULL AND g.lo <= i.seq
+            ORDER BY g.lo DESC LIMIT 1) g ON g.hi >= i.seq
+        CROSS JOIN LATERAL (SELECT
+            coalesce(r.state, CASE WHEN g.owner IS NULL THEN 'queued' ELSE 'in_flight' END) AS state,
+            coalesce(r.attempts, g.claims) AS attempts, coalesce(r.next_attempt_at, g.due) AS next_attempt_at,
+            r.last_status, r.last_reason, r.apns_unique_id, coalesce(r.updated_at, g.updated_at) AS updated_at,
+            coalesce(r.owner, g.owner) AS owner, coalesce(r.lease_until, g.lease_until) AS lease_until) s
+        """
 
     /// The item in `row`, from a statement selecting `selectList` first.
     static func item(_ row: PostgresRow) -> OutboxItem {

@@ -46,35 +46,58 @@ extension PostgresOutboxRepository {
         if !items.isEmpty { db.announce(PostgresDatabase.outboxChannel) }
     }
 
-    /// One statement for a whole chunk, its columns as arrays ($1 … $14, in `parameters`' order): each row
-    /// takes the next `seq` in array order, then goes into both tables.
+    /// One statement for a whole chunk, its columns as arrays ($1 … $13, in `parameters`' order), then its
+    /// runs of rows due at once ($14 first and $15 last position, $16 due, $17 enqueue time): the chunk takes
+    /// one block of `seq` numbers (`outbox_batch_seq`, 65,536 numbers each, more than `insertChunk`), each row
+    /// the next one in array order, and each run goes into `outbox_segments` as one queued range.
     private static let insertSQL = """
-        WITH v AS MATERIALIZED (
-            SELECT nextval('outbox_seq') AS seq, u.* FROM unnest(
+        WITH b AS MATERIALIZED (
+            SELECT nextval('outbox_batch_seq') << 16 AS base
+        ), v AS MATERIALIZED (
+            SELECT b.base + u.position AS seq, u.* FROM b, unnest(
                 $1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::text[],
-                $9::text[], $10::bytea[], $11::text[], $12::bigint[], $13::bigint[], $14::text[]
-            ) AS u(id, push_id, token, topic, push_type, priority, expiration, collapse_id, apns_id, payload,
-                environment, next_attempt_at, created_at, channel_id)
+                $9::text[], $10::bytea[], $11::text[], $12::bigint[], $13::text[]
+            ) WITH ORDINALITY AS u(id, push_id, token, topic, push_type, priority, expiration, collapse_id, apns_id,
+                payload, environment, created_at, channel_id, position)
         ), items AS (
             INSERT INTO outbox_items (id, seq, push_id, token, topic, push_type, priority, expiration, collapse_id,
                 apns_id, payload, environment, channel_id, created_at)
             SELECT id, seq, push_id, token, topic, push_type, priority, expiration, collapse_id,
                 apns_id, payload, environment, channel_id, created_at FROM v
         )
-        INSERT INTO outbox_state (id, seq, state, attempts, next_attempt_at, expiration, updated_at, due)
-        SELECT id, seq, 'queued', 0, next_attempt_at, expiration, created_at, next_attempt_at FROM v
+        INSERT INTO outbox_segments (lo, hi, due, remaining, updated_at)
+        SELECT b.base + r.first, b.base + r.last, r.due, r.last - r.first + 1, r.enqueued
+        FROM b, unnest($14::bigint[], $15::bigint[], $16::bigint[], $17::bigint[]) AS r(first, last, due, enqueued)
         """
 
     private static func parameters(_ chunk: ArraySlice<OutboxItem>) -> [PostgresValue] {
         func column<T>(_ value: (OutboxItem) -> T) -> [T] { chunk.map(value) }
+        // Runs of neighbours due at the same time and enqueued at the same time (what a range's rows share).
+        var firsts: [Int64?] = []
+        var lasts: [Int64?] = []
+        var dues: [Int64?] = []
+        var enqueued: [Int64?] = []
+        for (offset, item) in chunk.enumerated() {
+            let position = Int64(offset + 1)
+            let due = item.nextAttemptAt.storeMillis
+            let created = item.createdAt.storeMillis
+            if let last = dues.indices.last, dues[last] == due, enqueued[last] == created {
+                lasts[last] = position
+            } else {
+                firsts.append(position)
+                lasts.append(position)
+                dues.append(due)
+                enqueued.append(created)
+            }
+        }
         return [
             .textArray(column(\.id)), .textArray(column(\.pushID)), .textArray(column(\.token.hex)),
             .textArray(column(\.topic)), .textArray(column(\.pushType.rawValue)),
             .integerArray(column { $0.priority.map { Int64($0.rawValue) } }),
             .integerArray(column { $0.expiration.map(Int64.init) }), .textArray(column(\.collapseID)),
             .textArray(column(\.apnsID)), .byteaArray(column(\.payload)), .textArray(column(\.environment.name)),
-            .integerArray(column(\.nextAttemptAt.storeMillis)), .integerArray(column(\.createdAt.storeMillis)),
-            .textArray(column(\.channelID?.rawValue)),
+            .integerArray(column(\.createdAt.storeMillis)), .textArray(column(\.channelID?.rawValue)),
+            .integerArray(firsts), .integerArray(lasts), .integerArray(dues), .integerArray(enqueued),
         ]
     }
 }

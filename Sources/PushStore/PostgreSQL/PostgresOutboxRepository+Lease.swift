@@ -15,21 +15,35 @@ extension PostgresOutboxRepository {
             .integer(now.storeMillis),
         ]
         let renewed = try await database.transaction { db in
-            db.joinByLookup()
+            db.lookUpByKey()
             return try db.query(Self.renewSQL, parameters, committing: true).map { $0.string(at: 0) }
         }
         return Set(renewed)
     }
 
     /// Moves the lease of rows $1 (ids) under attempts $2 to $3 (ms) where owner $4 still holds them in
-    /// flight; $5 is now. Returns the ids changed.
+    /// flight; $5 is now. A row with a state row moves its own lease, a row without one the lease of the range
+    /// covering it (once per range). Returns the ids whose lease moved.
     static let renewSQL = """
         WITH h AS MATERIALIZED (
-            SELECT v.*, 'in_flight'::text AS fence FROM unnest($1::text[], $2::bigint[]) AS v(id, attempt)
+            SELECT v.*, 'in_flight'::text AS fence, i.seq
+            FROM unnest($1::text[], $2::bigint[]) AS v(id, attempt) JOIN outbox_items i ON i.id = v.id
+        ), covered AS MATERIALIZED (
+            SELECT h.id, h.attempt, g.lo FROM h CROSS JOIN LATERAL (SELECT lo, hi FROM outbox_segments g
+                WHERE g.lo <= h.seq ORDER BY g.lo DESC LIMIT 1) g
+            WHERE g.hi >= h.seq AND NOT EXISTS (SELECT 1 FROM outbox_state r WHERE r.seq = h.seq)
+        ), ranges AS (
+            UPDATE outbox_segments g SET lease_until = $3, updated_at = $5
+            FROM (SELECT DISTINCT lo, attempt FROM covered) c
+            WHERE g.lo = c.lo AND g.claims = c.attempt AND g.owner = $4
+            RETURNING g.lo, g.claims
+        ), rows AS (
+            UPDATE outbox_state s SET lease_until = $3, updated_at = $5
+            FROM h
+            WHERE s.seq = h.seq AND s.attempts = h.attempt AND s.state = h.fence AND s.owner = $4
+            RETURNING h.id
         )
-        UPDATE outbox_state s SET lease_until = $3, updated_at = $5
-        FROM h
-        WHERE s.id = h.id AND s.attempts = h.attempt AND s.state = h.fence AND s.owner = $4
-        RETURNING s.id
+        SELECT c.id FROM covered c JOIN ranges g ON g.lo = c.lo AND g.claims = c.attempt
+        UNION ALL SELECT id FROM rows
         """
 }

@@ -32,12 +32,18 @@ public struct PostgresOutboxRepository: OutboxRepository {
     public func recoverInFlight() async throws -> Int {
         let owner = database.instanceID
         return try await database.withConnection { db in
-            try db.run(
+            try db.query(
                 """
-                UPDATE outbox_state SET state = 'queued', owner = NULL, lease_until = NULL
-                WHERE due IS NOT NULL AND state = 'in_flight' AND owner = $1
+                WITH r AS (
+                    UPDATE outbox_state SET state = 'queued', owner = NULL, lease_until = NULL
+                    WHERE due IS NOT NULL AND state = 'in_flight' AND owner = $1
+                    RETURNING 1
+                ), g AS (
+                    UPDATE outbox_segments SET owner = NULL, lease_until = NULL WHERE owner = $1 RETURNING remaining
+                )
+                SELECT (SELECT count(*) FROM r) + (SELECT coalesce(sum(remaining), 0) FROM g)
                 """,
-                [.text(owner)])
+                [.text(owner)])[0].int(at: 0)
         }
     }
 
@@ -65,7 +71,20 @@ public struct PostgresOutboxRepository: OutboxRepository {
 
     /// See `OutboxRepository.counts`.
     public func counts() async throws -> [OutboxState: Int] {
-        try await database.countsByState("SELECT state, count(*) FROM outbox_state GROUP BY state", zeroing: OutboxState.allCases)
+        try await database.countsByState(Self.countsSQL(stateRows: "outbox_state"), zeroing: OutboxState.allCases)
+    }
+
+    /// Counts by state of the state rows in `stateRows` (the table, or a filtered selection of it) and of
+    /// the rows of live ranges (`PostgresSchema.outboxSegments`), which are all pending.
+    static func countsSQL(stateRows: String) -> String {
+        """
+        SELECT state, sum(n)::bigint FROM (
+            SELECT state, count(*) AS n FROM \(stateRows) s GROUP BY state
+            UNION ALL
+            SELECT CASE WHEN owner IS NULL THEN 'queued' ELSE 'in_flight' END, sum(remaining) FROM outbox_segments
+            GROUP BY owner IS NULL
+        ) c GROUP BY state
+        """
     }
 
     /// See `OutboxRepository.pendingCounts`: the pending rows only, found through `outbox_due`.
@@ -73,24 +92,34 @@ public struct PostgresOutboxRepository: OutboxRepository {
         try await database.countsByState(Self.pendingCountsSQL, zeroing: [.queued, .inFlight], pendingByIndex: true)
     }
 
-    static let pendingCountsSQL = "SELECT state, count(*) FROM outbox_state WHERE due IS NOT NULL GROUP BY state"
+    static let pendingCountsSQL = countsSQL(stateRows: "(SELECT state FROM outbox_state WHERE due IS NOT NULL)")
 
     /// See `OutboxRepository.depth`: the pending counts' sum.
     public func depth() async throws -> Int {
         try await pendingCounts().values.reduce(0, +)
     }
 
-    /// See `OutboxRepository.oldestPendingEnqueuedAt`: the lowest pending `seq` is the oldest row.
+    /// See `OutboxRepository.oldestPendingEnqueuedAt`: the lowest pending `seq` is the oldest row: the
+    /// lowest of pending state rows, or the first row of the lowest live range without a state row. (`seq + 0`:
+    /// ordered by `seq` itself, the planner walked the state table's primary key from the oldest final row.)
     public func oldestPendingEnqueuedAt() async throws -> Date? {
         try await database.transaction { db in
             db.readPendingRowsByIndex()
+            db.joinByLookup()
             return try db.query(Self.oldestPendingSQL).map { Date(storeMillis: $0.int64(at: 0)) }.first
         }
     }
 
     static let oldestPendingSQL = """
-        SELECT i.created_at FROM outbox_items i
-        WHERE i.id = (SELECT id FROM outbox_state WHERE due IS NOT NULL ORDER BY seq LIMIT 1)
+        SELECT created_at FROM (
+            (SELECT i.created_at, i.seq FROM outbox_items i
+                WHERE i.seq = (SELECT seq FROM outbox_state WHERE due IS NOT NULL ORDER BY seq + 0 LIMIT 1))
+            UNION ALL
+            (SELECT i.created_at, i.seq FROM outbox_items i
+                WHERE i.seq >= (SELECT min(lo) FROM outbox_segments)
+                    AND NOT EXISTS (SELECT 1 FROM outbox_state r WHERE r.seq = i.seq)
+                ORDER BY i.seq LIMIT 1)
+        ) p ORDER BY seq LIMIT 1
         """
 
     /// See `OutboxRepository.purge(olderThan:limit:)`: final rows from the oldest `seq` on, from both tables
@@ -102,11 +131,11 @@ public struct PostgresOutboxRepository: OutboxRepository {
             try db.run(
                 """
                 WITH gone AS (
-                    DELETE FROM outbox_state WHERE id IN (SELECT id FROM outbox_state
+                    DELETE FROM outbox_state WHERE seq IN (SELECT seq FROM outbox_state
                         WHERE ended_at < $1 ORDER BY seq LIMIT $2)
-                    RETURNING id
+                    RETURNING seq
                 )
-                DELETE FROM outbox_items WHERE id IN (SELECT id FROM gone)
+                DELETE FROM outbox_items WHERE seq IN (SELECT seq FROM gone)
                 """, [.integer(date.storeMillis), .integer(Int64(limit))])
         }
     }
@@ -118,9 +147,11 @@ extension PostgresConnection {
     /// `webhook_events_due` for pending and in-flight events), in one process: the planner's statistics of a
     /// queue lag far behind it, and with them it scanned the whole table (every final row kept, and their dead
     /// versions) in parallel workers, 40-70 ms at 300,000 outbox rows, for a handful of pending ones.
+    /// The live ranges (`outbox_segments`, one row per pending enqueue) are read whole.
     func readPendingRowsByIndex() {
         executeWithNext("SET LOCAL enable_seqscan = off")
         executeWithNext("SET LOCAL enable_bitmapscan = off")
         executeWithNext("SET LOCAL max_parallel_workers_per_gather = 0")
+        withoutJIT()
     }
 }

@@ -207,5 +207,6 @@ enum PostgresSchema {
                 """),
         outboxSplit,
         outboxDue,
+        outboxSegments,
     ]
 }

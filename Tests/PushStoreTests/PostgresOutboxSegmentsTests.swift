@@ -1,0 +1,124 @@
+import APNSCore
+import Foundation
+import TestSupport
+import Testing
+
+@testable import PushStore
+
+/// Pending rows kept by the range (`PostgresSchema.outboxSegments`): ranges split at a claim's limit, taken
+/// over whole or in part after their lease, fenced, renewed and counted down, with two instances on one
+/// database.
+@Suite("PostgreSQL outbox ranges")
+struct PostgresOutboxSegmentsTests {
+    /// The ranges as (first id, last id, attempts, owner or "-", rows without a state row), in `seq` order,
+    /// and how many of them disagree with the rows they cover (`remaining` against the rows without a state
+    /// row, which the chaos run checks too).
+    private static func ranges(_ database: PostgresDatabase) async throws -> (ranges: [String], wrong: Int) {
+        try await database.pool.withConnection { db in
+            let ranges = try db.query(
+                """
+                SELECT (SELECT id FROM outbox_items WHERE seq = g.lo), (SELECT id FROM outbox_items WHERE seq = g.hi),
+                    g.claims::text, coalesce(g.owner, '-'), g.remaining::text
+                FROM outbox_segments g ORDER BY g.lo
+                """
+            ).map { row in (0..<5).map { row.string(at: Int32($0)) }.joined(separator: " ") }
+            let wrong = try db.query(
+                """
+                SELECT count(*) FROM outbox_segments g WHERE g.remaining <> (SELECT count(*) FROM outbox_items i
+                    WHERE i.seq BETWEEN g.lo AND g.hi AND NOT EXISTS (SELECT 1 FROM outbox_state r WHERE r.seq = i.seq))
+                """)[0].int(at: 0)
+            return (ranges, wrong)
+        }
+    }
+
+    @Test func rangesSplitAtTheLimitAndAreTakenOverFencedAndCountedDown() async throws {
+        let url = try await PostgresTestCluster.shared().createDatabase()
+        let databaseA = try await PostgresDatabase.open(url: url, poolSize: 2, instanceID: "a")
+        let databaseB = try await PostgresDatabase.open(url: url, poolSize: 2, instanceID: "b")
+        let a = PostgresOutboxRepository(database: databaseA, lease: .seconds(10))
+        let b = PostgresOutboxRepository(database: databaseB, lease: .seconds(10))
+        try await a.enqueue((0..<10).map { outboxItem("r\($0)", token: $0) })
+        // Instance a takes 4 of the 10: the range is cut after them.
+        #expect(try await a.claim(limit: 4, now: t0).map(\.id) == ["r0", "r1", "r2", "r3"])
+        var state = try await Self.ranges(databaseA)
+        #expect(state.ranges == ["r0 r3 1 a 4", "r4 r9 0 - 6"] && state.wrong == 0)
+        #expect(try await a.pendingCounts() == [.queued: 6, .inFlight: 4])
+        // Two of a's rows get their outcome; the range counts down.
+        let first = try await a.complete([done("r0", .accepted(apnsUniqueID: "u0")), done("r1", .accepted(apnsUniqueID: nil))], now: at(1))
+        #expect(first == ["r0": .accepted, "r1": .accepted])
+        state = try await Self.ranges(databaseA)
+        #expect(state.ranges == ["r0 r3 1 a 2", "r4 r9 0 - 6"] && state.wrong == 0)
+        // While a's lease lives, b takes queued rows only (cutting the second range); after it, a's two
+        // unsettled rows first, whole, then the queued ones.
+        #expect(try await b.claim(limit: 3, now: at(5)).map(\.id) == ["r4", "r5", "r6"])
+        let takenOver = try await b.claim(limit: 3, now: at(11))
+        #expect(takenOver.map(\.id) == ["r2", "r3", "r7"])
+        #expect(takenOver.map(\.attempts) == [2, 2, 1])
+        state = try await Self.ranges(databaseA)
+        #expect(state.ranges == ["r0 r3 2 b 2", "r4 r6 1 b 3", "r7 r7 1 b 1", "r8 r9 0 - 2"] && state.wrong == 0)
+        // a's late outcome and renewal for a row b took over change nothing; b's land.
+        #expect(try await a.complete([done("r2", .accepted(apnsUniqueID: nil), attempt: 1)], now: at(12)).isEmpty)
+        #expect(try await a.renewLeases([OutboxHold(id: "r3", attempt: 1)], now: at(12)).isEmpty)
+        #expect(try await b.renewLeases([OutboxHold(id: "r3", attempt: 2), OutboxHold(id: "r4", attempt: 1)], now: at(12)) == ["r3", "r4"])
+        #expect(try await a.item(id: "r2")?.state == .inFlight)
+        let retried = try await b.complete(
+            [done("r2", .retry(status: 503, reason: "ServiceUnavailable"), attempt: 2), done("r4", .accepted(apnsUniqueID: nil))], now: at(13))
+        #expect(retried == ["r2": .queued, "r4": .accepted])
+        state = try await Self.ranges(databaseA)
+        #expect(state.ranges == ["r0 r3 2 b 1", "r4 r6 1 b 2", "r7 r7 1 b 1", "r8 r9 0 - 2"] && state.wrong == 0)
+        // b dies: after its lease, a takes its rows over. The first range now has state rows inside it (r0,
+        // r1 final, r2 retried), so its cut looks the rows up: a limit of 2 takes r3 from it and r5.
+        let second = try await a.claim(limit: 2, now: at(30))
+        #expect(second.map(\.id) == ["r3", "r5"] && second.map(\.attempts) == [3, 2])
+        state = try await Self.ranges(databaseA)
+        #expect(state.ranges == ["r0 r3 3 a 1", "r4 r5 2 a 1", "r6 r6 1 b 1", "r7 r7 1 b 1", "r8 r9 0 - 2"] && state.wrong == 0)
+        // Every row reads back with the state of what governs it.
+        let items = try await a.items(pushID: "push-1")
+        #expect(
+            items.map { "\($0.id) \($0.state) \($0.attempts)" } == [
+                "r0 accepted 1", "r1 accepted 1", "r2 queued 2", "r3 inFlight 3", "r4 accepted 1", "r5 inFlight 2",
+                "r6 inFlight 1", "r7 inFlight 1", "r8 queued 0", "r9 queued 0",
+            ])
+        #expect(items[0].apnsUniqueID == "u0" && items[0].updatedAt == at(1))
+        #expect(try await a.counts() == [.queued: 3, .inFlight: 4, .accepted: 3, .rejected: 0, .failed: 0, .expired: 0])
+        #expect(try await a.oldestPendingEnqueuedAt() == t0)
+        // a restarts: its own holds go back to the queue (one range row for both of its ranges' rows).
+        #expect(try await a.recoverInFlight() == 2)
+        #expect(try await a.pendingCounts() == [.queued: 5, .inFlight: 2])
+        // Everything ends; the last outcome of each range deletes it.
+        let rest = try await a.claim(limit: 10, now: at(60))
+        #expect(Set(rest.map(\.id)) == ["r2", "r3", "r5", "r6", "r7", "r8", "r9"])
+        let ended = try await a.complete(rest.map { OutboxCompletion($0, .accepted(apnsUniqueID: nil)) }, now: at(61))
+        #expect(ended.count == 7)
+        state = try await Self.ranges(databaseA)
+        #expect(state.ranges.isEmpty && state.wrong == 0)
+        #expect(try await a.depth() == 0)
+        #expect(try await a.oldestPendingEnqueuedAt() == nil)
+        #expect(try await databaseA.rowCount("outbox_state") == 10)
+    }
+
+    /// A row of a range whose expiration passed ends `expired` at its claim (its state row written, the range
+    /// counted down); rows of a range that was attempted before and carry no expiration expire too.
+    @Test func expiredRowsOfARangeEndAtTheClaim() async throws {
+        let url = try await PostgresTestCluster.shared().createDatabase()
+        let database = try await PostgresDatabase.open(url: url, poolSize: 2, instanceID: "a")
+        let outbox = PostgresOutboxRepository(database: database, lease: .seconds(10))
+        let second = Int(t0.timeIntervalSince1970)
+        try await outbox.enqueue([
+            outboxItem("late", token: 1, expiration: second - 1), outboxItem("fine", token: 2, expiration: second + 3_600),
+            outboxItem("once", token: 3, expiration: 0),
+        ])
+        let claim = try await outbox.claim(limit: 2, now: t0)
+        #expect(claim.expired == ["late"] && claim.map(\.id) == ["fine", "once"])
+        // The claim cut the range after two rows ("late" expired among them), then took "once" from the rest.
+        var state = try await Self.ranges(database)
+        #expect(state.ranges == ["late fine 1 a 1", "once once 1 a 1"] && state.wrong == 0)
+        #expect(try await outbox.item(id: "late")?.state == .expired)
+        // The claim's owner dies; the next claim finds "once" attempted before: it expires, "fine" goes again.
+        let again = try await outbox.claim(limit: 5, now: at(20))
+        #expect(again.expired == ["once"] && again.map(\.id) == ["fine"])
+        state = try await Self.ranges(database)
+        #expect(state.ranges == ["late fine 2 a 1"] && state.wrong == 0)
+        #expect(try await outbox.counts()[.expired] == 2)
+    }
+}
