@@ -41,6 +41,19 @@ struct APISecurityTests {
         await harness.stop()
     }
 
+    @Test("a /v1 path no route knows asks for a key before saying so, whatever follows the slash")
+    func unknownPathsNeedAKey() async throws {
+        let harness = try await ServiceHarness.start()
+        let anonymous = harness.client.with(apiKey: nil)
+        for path in ["/v1", "/v1/", "/v1/nothing-here", "/v1/\u{301}users", "/v1/%CC%81users", "/v1/\u{1F3FB}"] {
+            let response = try await anonymous.send("GET", path)
+            #expect(response.status == 401, "\(path)")
+            #expect(response.errorCode == "unauthorized", "\(path)")
+        }
+        #expect(try await harness.client.send("GET", "/v1/nothing-here").status == 404)
+        await harness.stop()
+    }
+
     @Test("every route × scope: the key's scope runs the handler, every other scope gets 403 forbidden")
     func routeScopeMatrix() async throws {
         let scoped = try APIScope.allCases.map { try APIKey(name: "only-\($0.rawValue)", secret: Self.secret(for: $0), scopes: [$0]) }

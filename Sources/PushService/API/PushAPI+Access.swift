@@ -20,7 +20,11 @@ extension PushAPI {
         if case .found(let route, _) = match {
             needsKey = route.scope != nil
         } else {
-            needsKey = request.path == "/v1" || request.path.hasPrefix("/v1/")
+            // Bytes, not characters (as every other prefix check here): `hasPrefix` compares characters, and
+            // "/v1/" followed by a combining mark is no character prefix. Request targets arrive
+            // percent-encoded, so this never mattered over HTTP; the check stays right for any caller.
+            let path = request.path.utf8
+            needsKey = path.elementsEqual("/v1".utf8) || path.starts(with: "/v1/".utf8)
         }
         var key: APIKey?
         if needsKey {
