@@ -35,6 +35,13 @@ enum PostgresOutboxColumn: Int32, PostgresColumn {
         }
     }
 
+    /// The range `g` starting last at or before `seq` (an SQL expression), for a `LATERAL` join: the live range
+    /// covering the row at `seq` when `g.hi >= seq` (ranges never overlap), looked up only while `condition`
+    /// holds.
+    static func rangeAtOrBefore(_ seq: String, if condition: String = "true") -> String {
+        "(SELECT g.* FROM outbox_segments g WHERE \(condition) AND g.lo <= \(seq) ORDER BY g.lo DESC LIMIT 1) g"
+    }
+
     /// `SELECT <every column>`, to be followed by WHERE / ORDER BY.
     static let select = "SELECT \(selectList) FROM \(from)"
 
@@ -44,8 +51,7 @@ enum PostgresOutboxColumn: Int32, PostgresColumn {
     static let from = """
         outbox_items i
         LEFT JOIN outbox_state r ON r.seq = i.seq
-        LEFT JOIN LATERAL (SELECT g.* FROM outbox_segments g WHERE r.seq IS NULL AND g.lo <= i.seq
-            ORDER BY g.lo DESC LIMIT 1) g ON g.hi >= i.seq
+        LEFT JOIN LATERAL \(rangeAtOrBefore("i.seq", if: "r.seq IS NULL")) ON g.hi >= i.seq
         CROSS JOIN LATERAL (SELECT
             coalesce(r.state, CASE WHEN g.owner IS NULL THEN 'queued' ELSE 'in_flight' END) AS state,
             coalesce(r.attempts, g.claims) AS attempts, coalesce(r.next_attempt_at, g.due) AS next_attempt_at,

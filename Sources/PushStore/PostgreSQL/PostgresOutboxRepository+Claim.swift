@@ -244,8 +244,7 @@ extension PostgresOutboxRepository {
             FROM e JOIN outbox_items i ON i.id = e.id JOIN outbox_segments g ON g.lo = e.lo
             RETURNING seq
         )\(countDownSQL(settled: """
-            SELECT g.lo FROM settled CROSS JOIN LATERAL (SELECT lo FROM outbox_segments g WHERE g.lo <= settled.seq
-                ORDER BY g.lo DESC LIMIT 1) g
+            SELECT g.lo FROM settled CROSS JOIN LATERAL \(PostgresOutboxColumn.rangeAtOrBefore("settled.seq"))
             """))
         SELECT count(*) FROM settled
         """

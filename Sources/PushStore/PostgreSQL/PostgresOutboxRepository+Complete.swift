@@ -93,8 +93,7 @@ extension PostgresOutboxRepository {
             JOIN outbox_items i ON i.id = v.id
             LEFT JOIN outbox_state r ON r.seq = i.seq
         ), covered AS MATERIALIZED (
-            SELECT t.*, g.lo FROM t CROSS JOIN LATERAL (SELECT lo, hi FROM outbox_segments g WHERE g.lo <= t.seq
-                ORDER BY g.lo DESC LIMIT 1) g
+            SELECT t.*, g.lo FROM t CROSS JOIN LATERAL \(PostgresOutboxColumn.rangeAtOrBefore("t.seq"))
             WHERE NOT t.has_state AND g.hi >= t.seq
         ), locked AS MATERIALIZED (
             SELECT lo, hi, claims, owner, due FROM outbox_segments WHERE lo = ANY (ARRAY(SELECT DISTINCT lo FROM covered))

@@ -26,12 +26,12 @@ extension PostgresOutboxRepository {
     /// covering it (once per range). Returns the ids whose lease moved.
     static let renewSQL = """
         WITH h AS MATERIALIZED (
-            SELECT v.*, 'in_flight'::text AS fence, i.seq
+            SELECT v.*, 'in_flight'::text AS fence, i.seq, r.seq IS NOT NULL AS has_state
             FROM unnest($1::text[], $2::bigint[]) AS v(id, attempt) JOIN outbox_items i ON i.id = v.id
+            LEFT JOIN outbox_state r ON r.seq = i.seq
         ), covered AS MATERIALIZED (
-            SELECT h.id, h.attempt, g.lo FROM h CROSS JOIN LATERAL (SELECT lo, hi FROM outbox_segments g
-                WHERE g.lo <= h.seq ORDER BY g.lo DESC LIMIT 1) g
-            WHERE g.hi >= h.seq AND NOT EXISTS (SELECT 1 FROM outbox_state r WHERE r.seq = h.seq)
+            SELECT h.id, h.attempt, g.lo FROM h CROSS JOIN LATERAL \(PostgresOutboxColumn.rangeAtOrBefore("h.seq"))
+            WHERE NOT h.has_state AND g.hi >= h.seq
         ), ranges AS (
             UPDATE outbox_segments g SET lease_until = $3, updated_at = $5
             FROM (SELECT DISTINCT lo, attempt FROM covered) c
@@ -40,7 +40,7 @@ extension PostgresOutboxRepository {
         ), rows AS (
             UPDATE outbox_state s SET lease_until = $3, updated_at = $5
             FROM h
-            WHERE s.seq = h.seq AND s.attempts = h.attempt AND s.state = h.fence AND s.owner = $4
+            WHERE h.has_state AND s.seq = h.seq AND s.attempts = h.attempt AND s.state = h.fence AND s.owner = $4
             RETURNING h.id
         )
         SELECT c.id FROM covered c JOIN ranges g ON g.lo = c.lo AND g.claims = c.attempt
