@@ -12,16 +12,20 @@ public struct OutboxCompletion: Sendable, Equatable {
     public var attempt: Int
     /// What the send gave.
     public var result: OutboxResult
+    /// The claimed row's receipt (`OutboxItem.receipt`), which lets the store skip looking the row up.
+    public var receipt: OutboxReceipt
 
-    /// An outcome of row `id` sent under the claim that made its attempt count `attempt`.
-    public init(id: String, attempt: Int, result: OutboxResult) {
+    /// An outcome of row `id` sent under the claim that made its attempt count `attempt`, with the claimed
+    /// row's `receipt` when it has one.
+    public init(id: String, attempt: Int, result: OutboxResult, receipt: OutboxReceipt = .none) {
         self.id = id
         self.attempt = attempt
         self.result = result
+        self.receipt = receipt
     }
 
     /// An outcome of the claimed row `item`.
     public init(_ item: OutboxItem, _ result: OutboxResult) {
-        self.init(id: item.id, attempt: item.attempts, result: result)
+        self.init(id: item.id, attempt: item.attempts, result: result, receipt: item.receipt)
     }
 }

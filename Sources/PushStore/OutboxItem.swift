@@ -47,6 +47,9 @@ public struct OutboxItem: Sendable, Equatable {
     public var createdAt: Date
     /// When the row last changed.
     public var updatedAt: Date
+    /// Set on a claimed row by stores that key claims (`OutboxReceipt`); empty otherwise. Not part of the
+    /// row's value: receipts compare equal.
+    public var receipt = OutboxReceipt.none
 
     /// A new queued row, due at `now`.
     public init(

@@ -97,6 +97,53 @@ struct PostgresOutboxSegmentsTests {
         #expect(try await databaseA.rowCount("outbox_state") == 10)
     }
 
+    /// Outcomes carrying their claims' receipts (`OutboxReceipt`) reach their rows by its keys, fenced as those
+    /// found by id: an outcome that came before is left out (the batch goes again without it), a row of a range
+    /// cut after its lease ran out is no longer held by the receipt's range, and a row claimed on its own is
+    /// reached by its `seq`.
+    @Test func outcomesWithReceiptsReachTheirClaimsAndRepeatsAreLeftOut() async throws {
+        let url = try await PostgresTestCluster.shared().createDatabase()
+        let databaseA = try await PostgresDatabase.open(url: url, poolSize: 2, instanceID: "a")
+        let databaseB = try await PostgresDatabase.open(url: url, poolSize: 2, instanceID: "b")
+        let a = PostgresOutboxRepository(database: databaseA, lease: .seconds(10))
+        let b = PostgresOutboxRepository(database: databaseB, lease: .seconds(10))
+        try await a.enqueue((0..<6).map { outboxItem("q\($0)", token: $0) })
+        let claimA = try await a.claim(limit: 6, now: t0)
+        let lo = try #require(claimA.first?.receipt.sequence)
+        #expect(claimA.map(\.receipt.range) == Array(repeating: Optional(lo), count: 6))
+        #expect(claimA.map(\.receipt.sequence) == (0..<6).map { Optional(lo + Int64($0)) })
+        let first = claimA[0..<2].map { OutboxCompletion($0, .accepted(apnsUniqueID: "u\($0.id)")) }
+        #expect(try await a.complete(first, now: at(1)) == ["q0": .accepted, "q1": .accepted])
+        // The same outcomes again, alone and beside a new one: left out, counted once.
+        #expect(try await a.complete(first, now: at(2)).isEmpty)
+        let mixed = [
+            OutboxCompletion(claimA[0], .accepted(apnsUniqueID: nil)), OutboxCompletion(claimA[2], .retry(status: 503, reason: "ServiceUnavailable")),
+        ]
+        #expect(try await a.complete(mixed, now: at(2)) == ["q2": .queued])
+        var state = try await Self.ranges(databaseA)
+        #expect(state.ranges == ["q0 q5 1 a 3"] && state.wrong == 0)
+        #expect(try await a.item(id: "q0")?.apnsUniqueID == "uq0")
+        // a's lease runs out; b takes one row over, which cuts the range: q4 and q5 are no longer in the range
+        // a's receipts name, so a's late outcome for q4 is stale though nobody claimed q4 since.
+        #expect(try await b.claim(limit: 1, now: at(20)).map(\.id) == ["q3"])
+        state = try await Self.ranges(databaseA)
+        #expect(state.ranges == ["q0 q3 2 b 1", "q4 q5 1 a 2"] && state.wrong == 0)
+        #expect(try await a.complete([OutboxCompletion(claimA[4], .accepted(apnsUniqueID: nil))], now: at(21)).isEmpty)
+        #expect(try await a.complete([OutboxCompletion(claimA[3], .accepted(apnsUniqueID: nil))], now: at(21)).isEmpty)
+        #expect(try await a.item(id: "q4")?.state == .inFlight)
+        // b takes the rest: q4 and q5 taken over, q2 (retried, claimed on its own) when due.
+        let rest = try await b.claim(limit: 10, now: at(600))
+        #expect(Set(rest.map(\.id)) == ["q2", "q3", "q4", "q5"])
+        let retriedReceipt = try #require(rest.first { $0.id == "q2" }?.receipt)
+        #expect(retriedReceipt.range == nil && retriedReceipt.sequence == lo + 2)
+        let ended = try await b.complete(rest.map { OutboxCompletion($0, .accepted(apnsUniqueID: nil)) }, now: at(601))
+        #expect(ended == ["q2": .accepted, "q3": .accepted, "q4": .accepted, "q5": .accepted])
+        state = try await Self.ranges(databaseA)
+        #expect(state.ranges.isEmpty && state.wrong == 0)
+        #expect(try await a.counts() == [.queued: 0, .inFlight: 0, .accepted: 6, .rejected: 0, .failed: 0, .expired: 0])
+        #expect(try await a.items(pushID: "push-1").map(\.attempts) == [1, 1, 2, 3, 2, 2])
+    }
+
     /// A row of a range whose expiration passed ends `expired` at its claim (its state row written, the range
     /// counted down); rows of a range that was attempted before and carry no expiration expire too.
     @Test func expiredRowsOfARangeEndAtTheClaim() async throws {

@@ -141,15 +141,26 @@ struct PostgresOutboxSplitTests {
         let claimed = try await outbox.claim(limit: 1_000, now: t0)
         #expect(claimed.count == 1_000)
         let ids = claimed.map { Optional($0.id) }
-        let completePlan = try await plan(
-            database, PostgresOutboxRepository.completeSQL,
-            [
-                .textArray(ids), .integerArray(ids.map { _ in 1 }), .textArray(ids.map { _ in "accepted" }),
-                .integerArray(ids.map { _ in 200 }), .textArray(ids.map { _ in nil }), .textArray(ids.map { _ in nil }),
-                .integerArray(ids.map { _ in nil }), .integer(at(1).storeMillis),
-            ])
-        #expect(completePlan.contains("Index Scan using outbox_items_pkey") && completePlan.contains("outbox_state_pkey"))
-        #expect(!completePlan.contains("Seq Scan") && !completePlan.contains("Hash Join") && !completePlan.contains("hashed"), "\(completePlan)")
+        // Outcomes with their claims' receipts and without (looked up by id), plain and repeated.
+        for (seqs, ranges) in [
+            (claimed.map(\.receipt.sequence), claimed.map(\.receipt.range)),
+            (ids.map { _ in nil }, ids.map { _ in nil }),
+        ] {
+            for sql in [PostgresOutboxRepository.completeSQL, PostgresOutboxRepository.completeRepeatedSQL] {
+                let completePlan = try await plan(
+                    database, sql,
+                    [
+                        .textArray(ids), .integerArray(ids.map { _ in 1 }), .textArray(ids.map { _ in "accepted" }),
+                        .integerArray(ids.map { _ in 200 }), .textArray(ids.map { _ in nil }), .textArray(ids.map { _ in nil }),
+                        .integerArray(ids.map { _ in nil }), .integer(at(1).storeMillis), .integerArray(seqs),
+                        .integerArray(ranges),
+                    ])
+                #expect(completePlan.contains("Index Scan using outbox_items_pkey") && completePlan.contains("outbox_state_pkey"))
+                #expect(completePlan.contains("Index Scan using outbox_segments_pkey"))
+                #expect(
+                    ["Seq Scan", "Hash Join", "hashed"].allSatisfy { !completePlan.contains($0) }, "\(completePlan)")
+            }
+        }
         #expect(try await outbox.complete(claimed.map { OutboxCompletion($0, .accepted(apnsUniqueID: nil)) }, now: at(1)).count == 1_000)
     }
 

@@ -46,6 +46,8 @@ public actor OutboxWorker {
         /// The claim's attempt count, which fences the outcome (`OutboxCompletion`).
         var attempt: Int
         var result: OutboxResult
+        /// The claim's receipt (`OutboxReceipt`), passed back with the outcome.
+        var receipt: OutboxReceipt
         var item: OutboxItem?
         /// The app that sent it, for per-app metrics.
         var app: String
@@ -53,6 +55,7 @@ public actor OutboxWorker {
         init(item: OutboxItem, result: OutboxResult, app: String, keepItem: Bool = true) {
             id = item.id
             attempt = item.attempts
+            receipt = item.receipt
             self.result = result
             self.app = app
             self.item = keepItem ? item : nil
@@ -210,7 +213,7 @@ public actor OutboxWorker {
             var states: [String: OutboxState] = [:]
             do {
                 states = try await outbox.complete(
-                    batch.map { OutboxCompletion(id: $0.id, attempt: $0.attempt, result: $0.result) }, now: Date())
+                    batch.map { OutboxCompletion(id: $0.id, attempt: $0.attempt, result: $0.result, receipt: $0.receipt) }, now: Date())
                 metrics.recordStaleCompletions(batch.count - states.count)  // each claimed row is sent once per claim
             } catch {
                 logger.error("outbox.complete_failed", [("error", "\(error)"), ("rows", "\(batch.count)")])

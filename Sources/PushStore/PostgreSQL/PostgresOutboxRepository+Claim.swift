@@ -86,8 +86,12 @@ extension PostgresOutboxRepository {
             taken += min(candidate.count, wanted)
         }
         var picked: [(item: OutboxItem, queued: Int64, seq: Int64)] = []
-        func read(_ row: PostgresRow) -> (item: OutboxItem, queued: Int64, seq: Int64) {
-            (PostgresOutboxColumn.item(row), row.int64(at: PostgresOutboxColumn.end), row.int64(PostgresOutboxColumn.seq))
+        // Each claimed row carries its receipt: its `seq`, and the range it was claimed with (`range`).
+        func read(_ row: PostgresRow, range: Int64? = nil) -> (item: OutboxItem, queued: Int64, seq: Int64) {
+            var item = PostgresOutboxColumn.item(row)
+            let seq = row.int64(PostgresOutboxColumn.seq)
+            item.receipt = OutboxReceipt(sequence: seq, range: range)
+            return (item, row.int64(at: PostgresOutboxColumn.end), seq)
         }
         if !rows.isEmpty {
             picked += try db.query(
@@ -96,7 +100,7 @@ extension PostgresOutboxRepository {
                     .integer(moment.millis), .integer(moment.second), .integerArray(rows.map(\.seq)),
                     .integerArray(rows.map(\.queued)), .text(moment.owner), .integer(moment.leaseUntil),
                 ]
-            ).map(read)
+            ).map { read($0) }
         }
         if !ranges.isEmpty {
             let claimed = try db.query(
@@ -105,7 +109,10 @@ extension PostgresOutboxRepository {
                     .integer(moment.millis), .integer(moment.second), .integerArray(ranges.map(\.lo)),
                     .integerArray(ranges.map(\.queued)), .text(moment.owner), .integer(moment.leaseUntil),
                 ]
-            ).map { row in (read(row), row.int64(at: PostgresOutboxColumn.end + 1)) }
+            ).map { row in
+                let lo = row.int64(at: PostgresOutboxColumn.end + 1)
+                return (read(row, range: lo), lo)
+            }
             picked += claimed.map(\.0)
             let expired = claimed.filter { $0.0.item.state == .expired }.map { (id: $0.0.item.id, lo: $0.1) }
             if !expired.isEmpty {
