@@ -14,7 +14,7 @@ struct PostgresOutboxDueTests {
     @Test func rowsOfThePreviousVersionGetTheirDueTimeAndEnd() async throws {
         let url = try await PostgresTestCluster.shared().createDatabase()
         let previous = Array(PostgresSchema.migrations.prefix { $0.name != PostgresSchema.outboxDue.name })
-        #expect(previous.count == PostgresSchema.migrations.count - 2)
+        #expect(previous.count == PostgresSchema.migrations.count - 3)
         let old = try await PostgresDatabase.open(url: url, poolSize: 1, instanceID: "old", migrations: previous)
         // As the previous version's statements left them: "q" retried (due again in a second), "f" in flight
         // under the old instance's lease, "a" accepted, "late" queued.

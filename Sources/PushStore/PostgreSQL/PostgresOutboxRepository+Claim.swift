@@ -85,22 +85,26 @@ extension PostgresOutboxRepository {
             ranges.append((candidate.key, candidate.queued))
             taken += min(candidate.count, wanted)
         }
-        var picked: [(item: OutboxItem, queued: Int64, seq: Int64)] = []
+        var items: [OutboxItem] = []
+        var keys: [(queued: Int64, due: Date, seq: Int64)] = []
+        var expired: [(id: String, lo: Int64)] = []
         // Each claimed row carries its receipt: its `seq`, and the range it was claimed with (`range`).
-        func read(_ row: PostgresRow, range: Int64? = nil) -> (item: OutboxItem, queued: Int64, seq: Int64) {
+        func read(_ row: PostgresRow, range: Int64?) {
             var item = PostgresOutboxColumn.item(row)
             let seq = row.int64(PostgresOutboxColumn.seq)
             item.receipt = OutboxReceipt(sequence: seq, range: range)
-            return (item, row.int64(at: PostgresOutboxColumn.end), seq)
+            keys.append((row.int64(at: PostgresOutboxColumn.end), item.nextAttemptAt, seq))
+            if let range, item.state == .expired { expired.append((item.id, range)) }
+            items.append(item)
         }
         if !rows.isEmpty {
-            picked += try db.query(
+            let claimed = try db.query(
                 claimRowsSQL,
                 [
                     .integer(moment.millis), .integer(moment.second), .integerArray(rows.map(\.seq)),
                     .integerArray(rows.map(\.queued)), .text(moment.owner), .integer(moment.leaseUntil),
-                ]
-            ).map { read($0) }
+                ])
+            for index in 0..<claimed.count { read(claimed[index], range: nil) }
         }
         if !ranges.isEmpty {
             let claimed = try db.query(
@@ -108,25 +112,25 @@ extension PostgresOutboxRepository {
                 [
                     .integer(moment.millis), .integer(moment.second), .integerArray(ranges.map(\.lo)),
                     .integerArray(ranges.map(\.queued)), .text(moment.owner), .integer(moment.leaseUntil),
-                ]
-            ).map { row in
-                let lo = row.int64(at: PostgresOutboxColumn.end + 1)
-                return (read(row, range: lo), lo)
+                ])
+            for index in 0..<claimed.count {
+                read(claimed[index], range: claimed[index].int64(at: PostgresOutboxColumn.end + 1))
             }
-            picked += claimed.map(\.0)
-            let expired = claimed.filter { $0.0.item.state == .expired }.map { (id: $0.0.item.id, lo: $0.1) }
             if !expired.isEmpty {
                 try db.run(
                     settleExpiredSQL, [.textArray(expired.map(\.id)), .integerArray(expired.map(\.lo)), .integer(moment.millis)])
             }
         }
-        // RETURNING keeps no order: taken-over rows first, then by the order the rows were picked in.
-        picked.sort { ($0.queued, $0.item.nextAttemptAt, $0.seq) < ($1.queued, $1.item.nextAttemptAt, $1.seq) }
-        for (item, _, _) in picked {
-            if item.state == .expired {
-                claim.expired.append(item.id)
+        // RETURNING keeps no order: taken-over rows first, then by the order the rows were picked in. The
+        // positions are sorted, not the rows (large values, copied at every move), and only when out of order.
+        var positions = Array(items.indices)
+        if !zip(keys, keys.dropFirst()).allSatisfy({ $0 <= $1 }) { positions.sort { keys[$0] < keys[$1] } }
+        claim.items.reserveCapacity(claim.items.count + items.count)
+        for position in positions {
+            if items[position].state == .expired {
+                claim.expired.append(items[position].id)
             } else {
-                claim.items.append(item)
+                claim.items.append(items[position])
             }
         }
         return taken

@@ -208,5 +208,6 @@ enum PostgresSchema {
         outboxSplit,
         outboxDue,
         outboxSegments,
+        outboxByPush,
     ]
 }

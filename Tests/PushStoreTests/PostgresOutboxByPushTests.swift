@@ -1,0 +1,44 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import PushStore
+
+/// A push's rows found by its id alone (`PostgresSchema.outboxByPush`).
+@Suite("PostgreSQL outbox rows by push")
+struct PostgresOutboxByPushTests {
+    /// Rows written under the previous version are found by push after the step, in enqueue order, through
+    /// the new index.
+    @Test func rowsOfThePreviousVersionAreReadByPushInEnqueueOrder() async throws {
+        let url = try await PostgresTestCluster.shared().createDatabase()
+        let previous = Array(PostgresSchema.migrations.prefix { $0.name != PostgresSchema.outboxByPush.name })
+        #expect(previous.count == PostgresSchema.migrations.count - 1)
+        let old = try await PostgresDatabase.open(url: url, poolSize: 1, instanceID: "old", migrations: previous)
+        let before = PostgresOutboxRepository(database: old)
+        // Two pushes, the second enqueued in two calls around a third push.
+        try await before.enqueue((0..<3).map { outboxItem("a\($0)", push: "a", token: $0) })
+        try await before.enqueue((0..<2).map { outboxItem("b\($0)", push: "b", token: $0) })
+        try await before.enqueue((0..<2).map { outboxItem("c\($0)", push: "c", token: $0) })
+        try await before.enqueue((2..<4).map { outboxItem("b\($0)", push: "b", token: $0) })
+        old.close()
+
+        let database = try await PostgresDatabase.open(url: url, poolSize: 1, instanceID: "new")
+        #expect(try await database.schemaVersion() == PostgresSchema.migrations.count)
+        let outbox = PostgresOutboxRepository(database: database)
+        try await outbox.enqueue([outboxItem("b4", push: "b", token: 4)])
+        #expect(try await outbox.items(pushID: "b").map(\.id) == ["b0", "b1", "b2", "b3", "b4"])
+        #expect(try await outbox.items(pushID: "a").map(\.id) == ["a0", "a1", "a2"])
+        #expect(try await outbox.items(pushID: "none").isEmpty)
+        // A table this small is read whole; with scans of whole tables priced out, the read goes by the index.
+        let (definition, plan) = try await database.pool.transaction { db in
+            db.executeWithNext("SET LOCAL enable_seqscan = off")
+            return (
+                try db.query("SELECT indexdef FROM pg_indexes WHERE indexname = 'outbox_items_by_push'")[0].string(at: 0),
+                try db.query("EXPLAIN (COSTS OFF) \(PostgresOutboxColumn.select) WHERE i.push_id = 'b' ORDER BY i.seq")
+                    .map { $0.string(at: 0) }.joined(separator: "\n")
+            )
+        }
+        #expect(definition.hasSuffix("(push_id)"))
+        #expect(plan.contains("Index Scan using outbox_items_by_push on outbox_items i"), "\(plan)")
+    }
+}
