@@ -56,6 +56,20 @@ extension PostgresConnection {
         withoutJIT()
     }
 
+    /// Lets the open transaction's commit return before its WAL reaches the disk (`synchronous_commit = off`):
+    /// for the outbox's claims, completions and renewals, never for an enqueue. A crash of the database server
+    /// (not of an instance: a commit is in the server's memory once it returns) can forget the last of them,
+    /// up to three WAL writer rounds (0.6 s by default); their rows are then in flight or queued again, as if
+    /// those claims or outcomes had not happened, and are sent again: no row is lost, and the database stays
+    /// consistent (as after a crash of an instance). Each such commit saves a flush (0.3 ms here, more when the
+    /// disk is busy), two per batch of the outbox's cycle: B10 with one worker, side by side in four rounds,
+    /// 10% more cycles a second (−3% to +20% by round).
+    ///
+    /// Sent with the transaction's next statement, in the same round trip.
+    func commitWithoutFlush() {
+        executeWithNext("SET LOCAL synchronous_commit = off")
+    }
+
     /// No JIT compilation in the open transaction. A plan method turned off still runs where nothing else can
     /// (a table with no index for the scan, a sort no index gives), at a cost raised by 10^10, which puts the
     /// plan over `jit_above_cost`: a pending-counts read with the live ranges' table read whole spent 326 ms

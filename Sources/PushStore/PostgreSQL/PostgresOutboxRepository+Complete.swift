@@ -44,6 +44,7 @@ extension PostgresOutboxRepository {
         func complete(_ sql: String) async throws -> [(String, String)] {
             try await database.transaction { db in
                 db.lookUpByKey()
+                db.commitWithoutFlush()
                 let rows = try db.query(sql, parameters, committing: !mayEnd).map { ($0.string(at: 0), $0.string(at: 1)) }
                 guard mayEnd else { return rows }
                 let ended = rows.compactMap { $0.1 == OutboxState.rejected.rawValue || $0.1 == OutboxState.failed.rawValue ? $0.0 : nil }

@@ -16,6 +16,7 @@ extension PostgresOutboxRepository {
         ]
         let renewed = try await database.transaction { db in
             db.lookUpByKey()
+            db.commitWithoutFlush()
             return try db.query(Self.renewSQL, parameters, committing: true).map { $0.string(at: 0) }
         }
         return Set(renewed)
