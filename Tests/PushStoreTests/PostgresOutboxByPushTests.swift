@@ -10,10 +10,8 @@ struct PostgresOutboxByPushTests {
     /// Rows written under the previous version are found by push after the step, in enqueue order, through
     /// the new index.
     @Test func rowsOfThePreviousVersionAreReadByPushInEnqueueOrder() async throws {
-        let url = try await PostgresTestCluster.shared().createDatabase()
-        let previous = Array(PostgresSchema.migrations.prefix { $0.name != PostgresSchema.outboxByPush.name })
-        #expect(previous.count == PostgresSchema.migrations.count - 1)
-        let old = try await PostgresDatabase.open(url: url, poolSize: 1, instanceID: "old", migrations: previous)
+        let (url, old, steps) = try await databaseBefore(PostgresSchema.outboxByPush)
+        #expect(steps == PostgresSchema.migrations.count - 1)
         let before = PostgresOutboxRepository(database: old)
         // Two pushes, the second enqueued in two calls around a third push.
         try await before.enqueue((0..<3).map { outboxItem("a\($0)", push: "a", token: $0) })

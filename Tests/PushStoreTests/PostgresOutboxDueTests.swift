@@ -12,10 +12,8 @@ struct PostgresOutboxDueTests {
     /// Rows of each state written under the previous version get `due` (pending) or `ended_at` (final), and
     /// claims, take-overs, completions and the purge go on from them.
     @Test func rowsOfThePreviousVersionGetTheirDueTimeAndEnd() async throws {
-        let url = try await PostgresTestCluster.shared().createDatabase()
-        let previous = Array(PostgresSchema.migrations.prefix { $0.name != PostgresSchema.outboxDue.name })
-        #expect(previous.count == PostgresSchema.migrations.count - 3)
-        let old = try await PostgresDatabase.open(url: url, poolSize: 1, instanceID: "old", migrations: previous)
+        let (url, old, steps) = try await databaseBefore(PostgresSchema.outboxDue)
+        #expect(steps == PostgresSchema.migrations.count - 3)
         // As the previous version's statements left them: "q" retried (due again in a second), "f" in flight
         // under the old instance's lease, "a" accepted, "late" queued.
         let t = t0.storeMillis

@@ -31,12 +31,17 @@ struct PostgresOutboxSegmentsTests {
         }
     }
 
-    @Test func rangesSplitAtTheLimitAndAreTakenOverFencedAndCountedDown() async throws {
+    /// Instances "a" and "b" on one new database, with leases of 10 s.
+    private static func twoInstances() async throws -> (a: PostgresOutboxRepository, b: PostgresOutboxRepository) {
         let url = try await PostgresTestCluster.shared().createDatabase()
-        let databaseA = try await PostgresDatabase.open(url: url, poolSize: 2, instanceID: "a")
-        let databaseB = try await PostgresDatabase.open(url: url, poolSize: 2, instanceID: "b")
-        let a = PostgresOutboxRepository(database: databaseA, lease: .seconds(10))
-        let b = PostgresOutboxRepository(database: databaseB, lease: .seconds(10))
+        let a = try await PostgresDatabase.open(url: url, poolSize: 2, instanceID: "a")
+        let b = try await PostgresDatabase.open(url: url, poolSize: 2, instanceID: "b")
+        return (PostgresOutboxRepository(database: a, lease: .seconds(10)), PostgresOutboxRepository(database: b, lease: .seconds(10)))
+    }
+
+    @Test func rangesSplitAtTheLimitAndAreTakenOverFencedAndCountedDown() async throws {
+        let (a, b) = try await Self.twoInstances()
+        let databaseA = a.database
         try await a.enqueue((0..<10).map { outboxItem("r\($0)", token: $0) })
         // Instance a takes 4 of the 10: the range is cut after them.
         #expect(try await a.claim(limit: 4, now: t0).map(\.id) == ["r0", "r1", "r2", "r3"])
@@ -102,11 +107,8 @@ struct PostgresOutboxSegmentsTests {
     /// cut after its lease ran out is no longer held by the receipt's range, and a row claimed on its own is
     /// reached by its `seq`.
     @Test func outcomesWithReceiptsReachTheirClaimsAndRepeatsAreLeftOut() async throws {
-        let url = try await PostgresTestCluster.shared().createDatabase()
-        let databaseA = try await PostgresDatabase.open(url: url, poolSize: 2, instanceID: "a")
-        let databaseB = try await PostgresDatabase.open(url: url, poolSize: 2, instanceID: "b")
-        let a = PostgresOutboxRepository(database: databaseA, lease: .seconds(10))
-        let b = PostgresOutboxRepository(database: databaseB, lease: .seconds(10))
+        let (a, b) = try await Self.twoInstances()
+        let databaseA = a.database
         try await a.enqueue((0..<6).map { outboxItem("q\($0)", token: $0) })
         let claimA = try await a.claim(limit: 6, now: t0)
         let lo = try #require(claimA.first?.receipt.sequence)

@@ -11,10 +11,8 @@ import Testing
 struct PostgresOutboxSplitTests {
     /// The version before the split, with a row in each state the old table held, each column set.
     @Test func rowsOfThePreviousVersionKeepEveryColumnAndTheirLeases() async throws {
-        let url = try await PostgresTestCluster.shared().createDatabase()
-        let previous = Array(PostgresSchema.migrations.prefix { $0.name != PostgresSchema.outboxSplit.name })
-        #expect(previous.count < PostgresSchema.migrations.count - 1)
-        let old = try await PostgresDatabase.open(url: url, poolSize: 1, instanceID: "old", migrations: previous)
+        let (url, old, steps) = try await databaseBefore(PostgresSchema.outboxSplit)
+        #expect(steps < PostgresSchema.migrations.count - 1)
         let t = t0.storeMillis
         let expiry = Int64(t0.timeIntervalSince1970) + 3_600
         try await old.pool.withConnection { db in
