@@ -123,8 +123,7 @@ extension ChaosRun {
                         + (SELECT count(*) FROM outbox_state WHERE (state IN ('queued', 'in_flight')) <> (due IS NOT NULL)
                             OR (state IN ('queued', 'in_flight')) = (ended_at IS NOT NULL))
                         + (SELECT count(*) FROM outbox_segments WHERE (owner IS NULL) <> (lease_until IS NULL))
-                        + (SELECT count(*) FROM outbox_segments g WHERE g.remaining <> (SELECT count(*) FROM outbox_items i
-                            WHERE i.seq BETWEEN g.lo AND g.hi AND NOT EXISTS (SELECT 1 FROM outbox_state r WHERE r.seq = i.seq)))
+                        + (\(PostgresOutboxRepository.miscountedRangesSQL))
                         + (SELECT count(*) FROM outbox_items i WHERE NOT EXISTS (SELECT 1 FROM outbox_state r WHERE r.seq = i.seq)
                             AND NOT EXISTS (SELECT 1 FROM outbox_segments g WHERE i.seq BETWEEN g.lo AND g.hi))
                     """

@@ -62,6 +62,13 @@ public struct PostgresOutboxRepository: OutboxRepository {
         }
     }
 
+    /// A query counting the live ranges whose `remaining` disagrees with their rows that have no state row
+    /// yet (`PostgresSchema.outboxSegments`): 0 in a consistent outbox. For audits (the chaos run) and tests.
+    public static let miscountedRangesSQL = """
+        SELECT count(*) FROM outbox_segments g WHERE g.remaining <> (SELECT count(*) FROM outbox_items i
+            WHERE i.seq BETWEEN g.lo AND g.hi AND NOT EXISTS (SELECT 1 FROM outbox_state r WHERE r.seq = i.seq))
+        """
+
     /// Every row, in enqueue order: for audits that reconcile the whole outbox, not for serving requests.
     public func allItems() async throws -> [OutboxItem] {
         try await database.withConnection { db in
