@@ -111,7 +111,7 @@ let package = Package(
             path: "Fuzz/PayloadBuilder", swiftSettings: strict),
 
         // Tests mirror Sources.
-        .testTarget(name: "PushSyncTests", dependencies: ["PushSync"], swiftSettings: strict),
+        .testTarget(name: "PushSyncTests", dependencies: ["PushSync", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"], swiftSettings: strict),
         .testTarget(name: "PushTLSTests", dependencies: ["APNSCore", "PushTLS", "PushTLSTesting"], swiftSettings: strict),
         .testTarget(name: "PushTLSTestingTests", dependencies: ["APNSCore", "PushTLS", "PushTLSTesting"], swiftSettings: strict),
