@@ -22,7 +22,7 @@ PKG_MODULES += libpq
 TOOLS += psql
 DEP_FILES += /usr/lib/postgresql/15/bin/initdb /usr/lib/postgresql/15/bin/pg_ctl /usr/lib/postgresql/15/bin/postgres
 
-.PHONY: deps conformance-tools lint format build release run cluster test test-examples bench bench-profile chaos chaos-goaway chaos-cluster sanitize sanitize-address sanitize-thread fuzz clean
+.PHONY: deps conformance-tools lint format build release run cluster test test-tools test-examples bench bench-profile chaos chaos-goaway chaos-cluster sanitize sanitize-address sanitize-thread fuzz clean
 
 ## deps: install the Debian packages that are missing (apt-get as root, otherwise print the command), and
 ## the system account the SOCKS5 proxy tests authenticate as (Tests/Proxies/socks-test-user.sh, as root)
@@ -71,12 +71,23 @@ cluster: deps
 ## test: the whole test suite (unit, integration, interop against nghttpd, h2load and curl, and the API
 ## contract check with schemathesis from PyPI, installed once into .build/conformance-venv), then the
 ## example suites outside the package (test-examples)
+## Tests/deadline.py stops a test that runs longer than TEST_DEADLINE seconds, or a run longer than
+## RUN_DEADLINE, and names the tests running then (the slowest tests go to .build/slowest-tests.txt).
 CONFORMANCE_VENV := .build/conformance-venv
 SCHEMATHESIS_VERSION := 4.32.5
-test: deps conformance-tools lint
+TEST_DEADLINE ?= 300
+RUN_DEADLINE ?= 1200
+EXAMPLES_DEADLINE ?= 600
+test: deps conformance-tools lint test-tools
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --no-parallel
-	@$(MAKE) --no-print-directory test-examples
+	python3 Tests/deadline.py --per-test $(TEST_DEADLINE) --total $(RUN_DEADLINE) --report .build/slowest-tests.txt -- \
+	  $(SWIFT) test --skip-build --no-parallel
+	@timeout --foreground -k 10 $(EXAMPLES_DEADLINE) $(MAKE) --no-print-directory test-examples || \
+	  { status=$$?; [ $$status -eq 124 ] && echo "test-examples: stopped after $(EXAMPLES_DEADLINE) s"; exit $$status; }
+
+## test-tools: the tests of the Python tools the suite and the bench rely on (Tests/*.py, bench/*.py)
+test-tools:
+	python3 -m unittest discover -s Tests -p 'test_*.py'
 
 ## test-examples: the suites in examples/ against the mock APNs: JUnit 5 (JDK HTTP/2 client) and pytest
 ## (aioapns) against `pushctl mock-apns --control-port`, and a separate Swift package using MockAPNSServer
