@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make bench: builds push-bench and push-server in release and runs B1-B12 side by side (see bench/README via the summary).
+# make bench: builds push-bench and push-server in release and runs B1-B12 side by side (method and latest results: bench/README.md).
 # Each case: one warm-up run, then RUNS measured runs (median, min-max). Goals are printed, never enforced.
 # Then bench/charts.py draws bench/*.svg from bench/results.json (matplotlib in bench/venv).
 # Knobs: BENCH_N (B1 notifications, 200000), BENCH_RUNS (3), BENCH_QUICK=1 (n/10 everywhere), BENCH_ONLY=cluster
@@ -260,6 +260,7 @@ ELAPSED=$(( $(date +%s) - START ))
 python3 bench/summarize.py "$RAW" bench/results.json bench/summary.md \
     "n=$N runs=$RUNS elapsed=${ELAPSED}s quick=${BENCH_QUICK:-0}"
 status=$?
+python3 bench/readme_table.py bench/summary.md bench/README.md >&2 || status=1   # the results section of bench/README.md
 python3 bench/regressions.py bench/results.json >&2   # warnings only: ratios > 15% worse than the committed run
 say "== charts"
 bench/venv/bin/python bench/charts.py bench/results.json bench || { say "charts failed"; status=1; }
