@@ -39,7 +39,7 @@ extension PushServiceConfiguration {
         .value("apns-ca", "path", "CA (PEM) to trust for the APNs host override"),
         .url(
             "apns-proxy", "url",
-            "reach APNs through http://host:port (CONNECT) or socks5://host:port (?nodelay=1 for a proxy that relays at once, see README); 'none' ignores HTTPS_PROXY (a proxy URL with a password: PUSH_APNS_PROXY)",
+            "reach APNs through http://host:port (CONNECT) or socks5://host:port (?nodelay=1 for a proxy that relays at once, see docs/OPERATING.md); 'none' ignores HTTPS_PROXY (a proxy URL with a password: PUSH_APNS_PROXY)",
             passwordFrom: "PUSH_APNS_PROXY"),
         .value("log-level", "debug|info|warning|error", "how much to log (default info)"),
         .refused("api-key", instead: "--api-key-file FILE or PUSH_API_KEY"),

@@ -32,7 +32,7 @@ enum SendCommand: Command {
                 .value("ca", "pem", "CA to trust for the custom host (--direct)."),
                 .url(
                     "proxy", "url",
-                    "Reach APNs through http://host:port (CONNECT) or socks5://host:port (--direct; add ?nodelay=1 for a proxy that relays at once, see README); a proxy URL with user and password goes in $PUSHCTL_PROXY.",
+                    "Reach APNs through http://host:port (CONNECT) or socks5://host:port (--direct; add ?nodelay=1 for a proxy that relays at once, see docs/OPERATING.md); a proxy URL with user and password goes in $PUSHCTL_PROXY.",
                     passwordFrom: "the PUSHCTL_PROXY environment variable"),
             ] + ServiceClient.specs + PushOptions.specs,
             examples: [
