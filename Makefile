@@ -115,7 +115,8 @@ conformance-tools:
 	  python3 -m venv $(CONFORMANCE_VENV) && $(CONFORMANCE_VENV)/bin/pip install -q "schemathesis==$(SCHEMATHESIS_VERSION)"; \
 	fi
 
-## bench: benchmarks side by side with h2load, nghttpd and a peer client; writes bench/results.json
+## bench: benchmarks side by side with h2load, nghttpd and a peer client; writes bench/results.json, bench/summary.md
+## and the results section of bench/README.md (method and cases there)
 bench: deps
 	./bench/run.sh
 
