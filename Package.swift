@@ -124,7 +124,7 @@ let package = Package(
         .testTarget(name: "PushIOTests", dependencies: ["PushIO", "PushSync", "PushTLS", "PushTLSTesting"], swiftSettings: strict),
         .testTarget(name: "PushHTTPTests", dependencies: ["PushHTTP"], swiftSettings: strict),
         .testTarget(name: "PushHTTP1Tests", dependencies: ["PushHTTP", "PushHTTP1", "PushIO", "PushTLS", "PushTLSTesting"], swiftSettings: strict),
-        .testTarget(name: "PushProcessTests", dependencies: ["PushProcess"], swiftSettings: strict),
+        .testTarget(name: "PushProcessTests", dependencies: ["PushProcess", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "PushHTTP2Tests", dependencies: ["PushHTTP", "PushHTTP2", "PushIO", "PushSync", "PushTLS", "PushTLSTesting", "TestSupport"],
             swiftSettings: strict),
@@ -141,7 +141,9 @@ let package = Package(
         ),
         .testTarget(
             name: "APNSMockTests",
-            dependencies: ["JSON", "APNSMock", "APNSCore", "PushHTTP", "PushHTTP2", "PushIO", "PushSync", "PushTLS", "PushTLSTesting"],
+            dependencies: [
+                "JSON", "APNSMock", "APNSCore", "PushHTTP", "PushHTTP2", "PushIO", "PushSync", "PushTLS", "PushTLSTesting", "TestSupport",
+            ],
             swiftSettings: strict
         ),
         .testTarget(

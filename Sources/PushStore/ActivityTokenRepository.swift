@@ -98,6 +98,8 @@ public protocol ActivityTokenRepository: Sendable {
     func retire(activityID: String, at date: Date) async throws -> Int
     /// Every token of the user, retired ones included, oldest first.
     func tokens(userID: String) async throws -> [ActivityTokenRecord]
+    /// Removes every registration of `token` (each topic's); returns how many there were.
+    func remove(token: DeviceToken) async throws -> Int
     /// Takes one priority-10 update from `activityID`'s budget at `now`: true (and counted) when fewer than
     /// `limit` were taken in the `window` before `now`, false (and nothing counted) otherwise.
     /// Instances sharing the store take from one budget: two takes of one activity never both see the

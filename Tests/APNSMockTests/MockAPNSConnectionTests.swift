@@ -2,6 +2,7 @@ import APNSCore
 import APNSMock
 import PushHTTP
 import PushHTTP2
+import TestSupport
 import Testing
 
 @Suite("Mock APNs server: stream limits, GOAWAY, resets, faults, idle timeout, latency, stop")
@@ -35,11 +36,11 @@ struct MockAPNSConnectionTests {
             let connection = try fixture.connection()
             for _ in 0..<3 { #expect(try await respond(connection, apnsRequest()).status == 200) }
             let watcher = fixture.watcher(for: connection)
-            let goAway = await watcher.firstGoAway()
+            let goAway = try await watcher.firstGoAway()
             #expect(goAway.debugData == #"{"reason":"Shutdown"}"#)
             #expect(goAway.errorCode == HTTP2ErrorCode.noError)
             #expect(goAway.lastStreamID == 5)
-            await watcher.closed()
+            try await watcher.closed()
             guard case .failure(.notProcessed) = await send(connection, apnsRequest()) else {
                 Issue.record("a request after GOAWAY must end notProcessed")
                 return
@@ -109,8 +110,8 @@ struct MockAPNSConnectionTests {
             let connection = try fixture.connection()
             #expect(try await respond(connection, apnsRequest()).status == 200)
             let watcher = fixture.watcher(for: connection)
-            #expect(await watcher.firstGoAway().debugData == #"{"reason":"IdleTimeout"}"#)
-            await watcher.closed()
+            #expect(try await watcher.firstGoAway().debugData == #"{"reason":"IdleTimeout"}"#)
+            try await watcher.closed()
             #expect(fixture.server.counters().goAwaysSent == 1)
         }
     }
@@ -139,7 +140,7 @@ struct MockAPNSConnectionTests {
             let response = try await respond(connection, apnsRequest(token: "nonsense", topic: nil, body: []))
             #expect(response.status == 200)
             #expect(response.header(APNSHeader.id).map(APNSID.isValid) == true)
-            await fixture.server.waitForAccepted(count: 1)
+            try await awaitEvent("1 notification accepted by the mock") { [mock = fixture.server] in await mock.waitForAccepted(count: 1) }
             #expect(fixture.server.records().isEmpty)
             #expect(fixture.server.counters().streams == 1)
         }
@@ -176,8 +177,8 @@ struct MockAPNSConnectionTests {
                 first.server.stop()
                 first.server.stop()
                 let watcher = first.watcher(for: connection)
-                #expect(await watcher.firstGoAway().debugData == #"{"reason":"Shutdown"}"#)
-                await watcher.closed()
+                #expect(try await watcher.firstGoAway().debugData == #"{"reason":"Shutdown"}"#)
+                try await watcher.closed()
                 #expect(try await respond(try second.connection(), apnsRequest()).status == 200)
             }
         }

@@ -16,7 +16,7 @@ struct MockAPNSControlKnobTests {
             let patched = try await control.send("PATCH", "/knobs", body: #"{"goaway_after":2,"goaway_reason":"IdleTimeout"}"#)
             #expect(patched.status == 200 && patched.json?["goaway_after"]?.intValue == 2)
             #expect(try await respond(connection, apnsRequest()).status == 200)
-            let goAway = await fixture.watcher(for: connection).firstGoAway()
+            let goAway = try await fixture.watcher(for: connection).firstGoAway()
             #expect(goAway.debugData == #"{"reason":"IdleTimeout"}"#)
             #expect(goAway.lastStreamID == 7)
         }
@@ -30,7 +30,7 @@ struct MockAPNSControlKnobTests {
             let response = try await control.send("POST", "/goaway", body: #"{"reason":"Shutdown"}"#)
             #expect(response.json?["connections"]?.intValue == 2)
             for connection in connections {
-                #expect(await fixture.watcher(for: connection).firstGoAway().debugData == #"{"reason":"Shutdown"}"#)
+                #expect(try await fixture.watcher(for: connection).firstGoAway().debugData == #"{"reason":"Shutdown"}"#)
             }
             #expect(try await control.send("GET", "/counters").json?["goaways_sent"]?.intValue == 2)
         }

@@ -114,7 +114,7 @@ struct MockAPNSCurlTests {
             headers: [(APNSHeader.topic, testCase.topic)], body: testCase.payload)
         let bySwift = try await respond(connection, request)
         connection.loop.execute { connection.close() }
-        await watcher.closed()
+        try await watcher.closed()
 
         #expect(byCurl.status == testCase.status)
         #expect(byCurl.body == testCase.body)

@@ -4,6 +4,7 @@ import Foundation
 import PushHTTP
 import PushHTTP2
 import PushTLSTesting
+import TestSupport
 import Testing
 
 @Suite("Mock APNs server: token state, identifiers, certificate environments, recording")
@@ -109,7 +110,7 @@ struct MockAPNSStateTests {
             let connection = try fixture.connection()
             let results = await sendBatch(connection, [apnsRequest(), apnsRequest(), apnsRequest(token: tokenB)])
             #expect(results.allSatisfy { (try? $0.get().status) == 200 })
-            await waiter.value
+            try await awaitEvent("3 notifications accepted by the mock") { await waiter.value }
             _ = try await respond(connection, apnsRequest(topic: "com.other.app"))
             let rejection = await server.nextRejection()
             #expect(rejection.rejection?.reason == .badTopic)
@@ -143,7 +144,7 @@ struct MockAPNSStateTests {
             let pending = Task { await server.nextRejection() }
             let connection = try fixture.connection()
             #expect(try await respond(connection, apnsRequest()).status == 200)
-            await server.waitForAccepted(count: 1)
+            try await awaitEvent("1 notification accepted by the mock") { [mock = server] in await mock.waitForAccepted(count: 1) }
             #expect(try await respond(connection, apnsRequest(pushType: "bogus")).status == 400)
             #expect(await pending.value.rejection?.reason == .invalidPushType)
             let cancelled = Task { await server.waitForAccepted(count: 1_000) }

@@ -175,6 +175,6 @@ struct MockAPNSTokenServerTests {
         #expect(server.records().map(\.clientCertificateUID) == [nil, nil])
 
         clientLoop.execute { connection.close() }
-        await watcher.closed()
+        try await watcher.closed()
     }
 }

@@ -7,6 +7,8 @@ import PushIO
 import PushSync
 import PushTLS
 import PushTLSTesting
+import TestSupport
+import Testing
 
 /// One client loop for the whole test target.
 let clientLoop = EventLoop(name: "apns-mock-tests-client")
@@ -64,7 +66,7 @@ final class MockFixture: Sendable {
     func shutdown() async {
         for (connection, watcher) in clients.withLock({ $0 }) {
             clientLoop.execute { connection.close() }
-            await watcher.closed()
+            do { try await watcher.closed() } catch { Issue.record("\(error)") }
         }
         server.stop()
     }
@@ -100,9 +102,19 @@ func apnsRequest(
 }
 
 /// Sends one request and waits for its end.
+///
+/// A request without an answer after a minute is recorded as an issue naming its path, and ends as an
+/// unknown outcome, so the test goes on to fail instead of hanging.
 func send(_ connection: HTTP2ClientConnection, _ request: HTTP2Request) async -> HTTP2Result {
-    await withCheckedContinuation { continuation in
-        connection.loop.execute { connection.send(request) { continuation.resume(returning: $0) } }
+    do {
+        return try await awaitEvent("the answer to \(request.path)") {
+            await withCheckedContinuation { continuation in
+                connection.loop.execute { connection.send(request) { continuation.resume(returning: $0) } }
+            }
+        }
+    } catch {
+        Issue.record("\(error)")
+        return .failure(.outcomeUnknown("\(error)"))
     }
 }
 
@@ -114,20 +126,26 @@ func respond(_ connection: HTTP2ClientConnection, _ request: HTTP2Request) async
 /// Queues every request in one loop turn (so they leave together) and waits for all, in order.
 func sendBatch(_ connection: HTTP2ClientConnection, _ requests: [HTTP2Request]) async -> [HTTP2Result] {
     let results = PThreadLock<[Int: HTTP2Result]>([:])
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-        connection.loop.execute {
-            for (index, request) in requests.enumerated() {
-                connection.send(request) { result in
-                    let done = results.withLock {
-                        $0[index] = result
-                        return $0.count == requests.count
+    do {
+        try await awaitEvent("the answers to \(requests.count) requests") {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                connection.loop.execute {
+                    for (index, request) in requests.enumerated() {
+                        connection.send(request) { result in
+                            let done = results.withLock {
+                                $0[index] = result
+                                return $0.count == requests.count
+                            }
+                            if done { continuation.resume() }
+                        }
                     }
-                    if done { continuation.resume() }
                 }
             }
         }
+    } catch {
+        Issue.record("\(error)")
     }
-    return results.withLock { all in (0..<requests.count).map { all[$0]! } }
+    return results.withLock { all in (0..<requests.count).map { all[$0] ?? .failure(.outcomeUnknown("no answer in time")) } }
 }
 
 /// Reads a value on the connection's loop thread.
@@ -158,27 +176,31 @@ final class ConnectionWatcher: HTTP2ClientConnectionDelegate, Sendable {
 
     private let state = PThreadLock(State())
 
-    /// The first GOAWAY, waiting for it if needed.
-    func firstGoAway() async -> GoAway {
-        await withCheckedContinuation { continuation in
-            let ready = state.withLock { state -> GoAway? in
-                if let first = state.goAways.first { return first }
-                state.goAwayWaiters.append(continuation)
-                return nil
+    /// The first GOAWAY, waiting for it if needed (a minute at most, then `DeadlineExceeded`).
+    func firstGoAway() async throws -> GoAway {
+        try await awaitEvent("a GOAWAY from the server") { [state] in
+            await withCheckedContinuation { continuation in
+                let ready = state.withLock { state -> GoAway? in
+                    if let first = state.goAways.first { return first }
+                    state.goAwayWaiters.append(continuation)
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
             }
-            if let ready { continuation.resume(returning: ready) }
         }
     }
 
-    /// Returns once the connection closed.
-    func closed() async {
-        await withCheckedContinuation { continuation in
-            let ready = state.withLock { state -> Bool in
-                if state.closed { return true }
-                state.closeWaiters.append(continuation)
-                return false
+    /// Returns once the connection closed (a minute at most, then `DeadlineExceeded`).
+    func closed() async throws {
+        try await awaitEvent("the connection to close") { [state] in
+            await withCheckedContinuation { continuation in
+                let ready = state.withLock { state -> Bool in
+                    if state.closed { return true }
+                    state.closeWaiters.append(continuation)
+                    return false
+                }
+                if ready { continuation.resume() }
             }
-            if ready { continuation.resume() }
         }
     }
 

@@ -34,15 +34,18 @@ final class ConnectionTimeline: APNSClientMetrics {
         for continuation in ready { continuation.resume() }
     }
 
-    /// Returns once `count` connections have failed or closed with an error.
-    func waitForFailures(_ count: Int) async {
-        await withCheckedContinuation { continuation in
-            let now = state.withLock { state -> Bool in
-                if state.failures.count >= count { return true }
-                state.waiters.append((count, continuation))
-                return false
+    /// Returns once `count` connections have failed or closed with an error; throws `DeadlineExceeded`
+    /// after a minute without them.
+    func waitForFailures(_ count: Int) async throws {
+        try await awaitEvent("\(count) failed connections") { [state] in
+            await withCheckedContinuation { continuation in
+                let now = state.withLock { state -> Bool in
+                    if state.failures.count >= count { return true }
+                    state.waiters.append((count, continuation))
+                    return false
+                }
+                if now { continuation.resume() }
             }
-            if now { continuation.resume() }
         }
     }
 
@@ -70,13 +73,17 @@ struct APNSProxyOutageTests {
         ) { fixture in
             #expect(try await fixture.client.send(alert()).isAccepted)
             let load = Task { await sendAll(fixture.client, (0..<3000).map { alert(token($0)) }) }
-            await fixture.server.waitForAccepted(count: 300)
+            try await awaitEvent("300 notifications accepted by the mock") { [mock = fixture.server] in await mock.waitForAccepted(count: 300) }
             first.kill()
+            // A send made after the kill keeps work waiting however far the load got by then (on a busy
+            // machine the 3,000 can all have ended), so the client goes on trying to reconnect.
+            let afterKill = Task { try await fixture.client.send(alert()) }
             // Several failed attempts while the proxy is down, then it comes back on the same port.
-            await timeline.waitForFailures(5)
+            try await timeline.waitForFailures(5)
             let second = try await ProxyProcess.tinyproxy(port: port)
             defer { second.stop() }
-            let results = await load.value
+            let results = try await awaitEvent("the 3,000 sends to end") { await load.value }
+            #expect(try await awaitEvent("the send made after the kill") { try await afterKill.value }.isAccepted)
             var accepted = 0
             for result in results {
                 switch result {
@@ -117,7 +124,7 @@ struct APNSProxyOutageTests {
             configuration.metrics = timeline
         }) { fixture in
             let send = Task { try await fixture.client.send(alert()) }
-            await timeline.waitForFailures(2)
+            try await timeline.waitForFailures(2)
             send.cancel()
             _ = try? await send.value
             #expect(timeline.errors.allSatisfy { $0.contains("timeout") }, "\(timeline.errors)")

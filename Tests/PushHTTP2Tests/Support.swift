@@ -4,6 +4,8 @@ import PushIO
 import PushSync
 import PushTLS
 import PushTLSTesting
+import TestSupport
+import Testing
 
 /// Runs `body` on `loop`'s thread and returns its result.
 func onLoop<T: Sendable>(_ loop: EventLoop, _ body: @escaping @Sendable () throws -> T) async throws -> T {
@@ -11,9 +13,19 @@ func onLoop<T: Sendable>(_ loop: EventLoop, _ body: @escaping @Sendable () throw
 }
 
 /// Sends one request on `connection` and waits for its end.
+///
+/// A request without an answer after a minute is recorded as an issue naming its path, and ends as an
+/// unknown outcome, so the test goes on to fail instead of hanging.
 func send(_ connection: HTTP2ClientConnection, _ request: HTTP2Request) async -> HTTP2Result {
-    await withCheckedContinuation { continuation in
-        connection.loop.execute { connection.send(request) { continuation.resume(returning: $0) } }
+    do {
+        return try await awaitEvent("the answer to \(request.path)") {
+            await withCheckedContinuation { continuation in
+                connection.loop.execute { connection.send(request) { continuation.resume(returning: $0) } }
+            }
+        }
+    } catch {
+        Issue.record("\(error)")
+        return .failure(.outcomeUnknown("\(error)"))
     }
 }
 

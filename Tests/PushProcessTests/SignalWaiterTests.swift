@@ -1,11 +1,12 @@
 import Foundation
 import PushProcess
+import TestSupport
 import Testing
 
 @Suite("SignalWaiter", .serialized)
 struct SignalWaiterTests {
     @Test("a signal raised on an arbitrary thread before wait() is kept and returned")
-    func threadDirectedSignalBeforeWait() async {
+    func threadDirectedSignalBeforeWait() async throws {
         let waiter = SignalWaiter([SIGUSR2])
         // `raise` targets the calling thread, here one that does not block SIGUSR2 (threads made from the
         // concurrency pool inherit its all-blocked mask): the case Dispatch signal sources could miss.
@@ -17,27 +18,27 @@ struct SignalWaiterTests {
             raise(SIGUSR2)
         }
         thread.start()
-        #expect(await waiter.wait() == SIGUSR2)
+        #expect(try await awaitEvent("SIGUSR2 to reach the waiter") { await waiter.wait() } == SIGUSR2)
     }
 
     @Test("a signal sent to the process while a task waits wakes it")
-    func processSignalWhileWaiting() async {
+    func processSignalWhileWaiting() async throws {
         let waiter = SignalWaiter([SIGUSR1, SIGUSR2])
-        async let number = waiter.wait()
+        let number = Task { await waiter.wait() }
         kill(getpid(), SIGUSR1)
-        #expect(await number == SIGUSR1)
+        #expect(try await awaitEvent("SIGUSR1 to reach the waiting task") { await number.value } == SIGUSR1)
     }
 
     @Test("every signal is returned, one per wait(), in order (SIGHUP reloads many times, then SIGTERM stops)")
-    func repeatedSignals() async {
+    func repeatedSignals() async throws {
         let waiter = SignalWaiter([SIGUSR1, SIGUSR2])
         kill(getpid(), SIGUSR1)
-        #expect(await waiter.wait() == SIGUSR1)
-        async let second = waiter.wait()
+        #expect(try await awaitEvent("SIGUSR1 to reach the waiter") { await waiter.wait() } == SIGUSR1)
+        let second = Task { await waiter.wait() }
         kill(getpid(), SIGUSR2)
-        #expect(await second == SIGUSR2)
+        #expect(try await awaitEvent("SIGUSR2 to reach the waiting task") { await second.value } == SIGUSR2)
         kill(getpid(), SIGUSR1)
-        #expect(await waiter.wait() == SIGUSR1)
+        #expect(try await awaitEvent("SIGUSR1 to reach the waiter") { await waiter.wait() } == SIGUSR1)
     }
 
     @Test("names of the signals push-server reports")

@@ -41,7 +41,7 @@ struct CrashRecoveryTests {
         let client = TestHTTPClient(port: first.port, apiKey: "crash-key")
         let batches = (0..<20).map { _ in (0..<500).map { _ in ServiceHarness.randomToken() } }
         let killer = Task {
-            await mock.waitForAccepted(count: 1_500)
+            try await awaitEvent("1,500 notifications accepted by the mock") { [mock] in await mock.waitForAccepted(count: 1_500) }
             first.stop(SIGKILL)
         }
         let acknowledged = await withTaskGroup(of: [String].self) { group in
@@ -61,7 +61,7 @@ struct CrashRecoveryTests {
             for await tokens in group { all += tokens }
             return all
         }
-        await killer.value
+        try await killer.value
         #expect(acknowledged.count >= 500, "some pushes were acknowledged before the kill")
 
         // What the killed run left behind: every row not yet final must be sent after the restart.
@@ -75,7 +75,8 @@ struct CrashRecoveryTests {
 
         let before = mock.counters().accepted
         let second = try await PushServerProcess.start(binary: BuiltServer.path, arguments: arguments)
-        await mock.waitForAccepted(count: before + (total - finished))
+        let remaining = before + (total - finished)
+        try await awaitEvent("\(remaining) notifications accepted by the mock") { [mock] in await mock.waitForAccepted(count: remaining) }
         let delivered = Set(mock.records().filter(\.isAccepted).map(\.token))
         #expect(Set(acknowledged).subtracting(delivered).isEmpty, "every acknowledged notification reached the mock")
         #expect(second.stop(SIGTERM) == 0)

@@ -106,7 +106,7 @@ struct CredentialReloadTests {
         await sender.send(batch: [notification]) { results.add($0.count) }
         #expect(new.sent == 1)
         old.answerAll()
-        await old.waitForShutdown()
+        try await old.waitForShutdown()
         #expect(sender.draining == 0)
         new.answerAll()
         #expect(results.total == 3)

@@ -3,6 +3,7 @@ import APNSMock
 import Foundation
 import JSON
 import PushService
+import TestSupport
 import Testing
 
 @Suite("profile drops over HTTP")
@@ -51,7 +52,7 @@ struct DropRouteTests {
         let requests = try #require(matched.json?["mate_requests"]?.arrayValue)
         #expect(requests.count == 2)
 
-        await harness.mock.waitForAccepted(count: 2)
+        try await awaitEvent("2 notifications accepted by the mock") { [mock = harness.mock] in await mock.waitForAccepted(count: 2) }
         let records = harness.mock.records()
         #expect(Set(records.map(\.token)) == [annaToken, benToken])
         for record in records {
@@ -72,7 +73,7 @@ struct DropRouteTests {
         #expect(accepted.json?["state"]?.stringValue == "accepted")
         let second = try await client.send("POST", "/v1/mate-requests/\(requestID)/decline", json: ["user_id": "ben"])
         #expect(second.status == 409)
-        await harness.mock.waitForAccepted(count: 3)
+        try await awaitEvent("3 notifications accepted by the mock") { [mock = harness.mock] in await mock.waitForAccepted(count: 3) }
         #expect(harness.mock.records().last?.token == annaToken)
 
         let cancelMatched = try await client.send("DELETE", "/v1/users/anna/drop")

@@ -54,6 +54,17 @@ struct HostileInputTests {
                 400, "invalid_field", "priority: out of range"
             ),
             (
+                // 2^53: a JSON integer some peers cannot read exactly; the contract's maximum is 2^53 - 1.
+                "an integer past 2^53 - 1", "POST", "/v1/pushes",
+                Array(#"{"tokens":["\#(token)"],"alert":"hi","expiration":9007199254740992}"#.utf8),
+                400, "invalid_field", "expiration: out of range"
+            ),
+            (
+                "a negative integer past -(2^53 - 1)", "POST", "/v1/pushes",
+                Array(#"{"tokens":["\#(token)"],"alert":"hi","badge":-9007199254740992}"#.utf8),
+                400, "invalid_field", "badge: out of range"
+            ),
+            (
                 "duplicate keys", "POST", "/v1/devices",
                 Array(#"{"token":"\#(token)","token":"\#(token)","user_id":"zed","environment":"development"}"#.utf8),
                 400, "malformed_json", "duplicate object key"

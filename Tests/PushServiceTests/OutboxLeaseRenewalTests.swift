@@ -33,7 +33,7 @@ struct OutboxLeaseRenewalTests {
         try await a.outbox.enqueue(Self.items(["x", "y", "z"]))
         // Renewals only when the test asks (the timer's interval is an hour).
         await worker.start(tick: .seconds(3_600), leaseRenewal: .seconds(3_600))
-        await sender.waitForSent(3)  // claimed (leases to about 10 s) and held by the sender
+        try await sender.waitForSent(3)  // claimed (leases to about 10 s) and held by the sender
 
         // Claims made since the last round are fresh: the first round leaves them; the next renews them.
         #expect(await worker.renewHeld(now: at(4)) == 0)
@@ -68,7 +68,7 @@ struct OutboxLeaseRenewalTests {
             metrics: ServiceMetrics(), logger: .silent, waiters: PushWaiters(), maxInFlight: 100, claimBatch: 100)
         try await store.outbox.enqueue(Self.items(["m"]))
         await worker.start(tick: .seconds(3_600))
-        await sender.waitForSent(1)
+        try await sender.waitForSent(1)
         #expect(await worker.held.isEmpty)
         #expect(await worker.renewHeld(now: Date()) == 0)
         sender.answerAll()

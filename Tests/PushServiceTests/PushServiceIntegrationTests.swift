@@ -21,7 +21,7 @@ struct PushServiceIntegrationTests {
         #expect(created.status == 202)
         let pushID = try #require(created.json?["push_id"]?.stringValue)
         #expect(created.json?["notifications"]?[0]?["token"]?.stringValue == token)
-        await harness.mock.waitForAccepted(count: 1)
+        try await awaitEvent("1 notification accepted by the mock") { [mock = harness.mock] in await mock.waitForAccepted(count: 1) }
         let record = try #require(harness.mock.records().first)
         #expect(record.token == token)
         #expect(record.topic == ServiceHarness.topic)

@@ -2,6 +2,7 @@ import APNS
 import APNSCore
 import PushService
 import PushSync
+import TestSupport
 
 /// A sender that holds every batch until `answerAll` accepts it, and counts shutdowns; `waitForShutdown`
 /// returns once it was shut down (no polling).
@@ -35,15 +36,18 @@ final class RecordingSender: PushSender {
         for waiter in ready { waiter.resume() }
     }
 
-    /// Returns once at least `count` notifications were handed over (no polling).
-    func waitForSent(_ count: Int) async {
-        await withCheckedContinuation { continuation in
-            let done = state.withLock { state in
-                if state.sent >= count { return true }
-                state.sentWaiters.append((count, continuation))
-                return false
+    /// Returns once at least `count` notifications were handed over (no polling); throws
+    /// `DeadlineExceeded` after a minute without them.
+    func waitForSent(_ count: Int) async throws {
+        try await awaitEvent("\(count) notifications handed to the sender") { [state] in
+            await withCheckedContinuation { continuation in
+                let done = state.withLock { state in
+                    if state.sent >= count { return true }
+                    state.sentWaiters.append((count, continuation))
+                    return false
+                }
+                if done { continuation.resume() }
             }
-            if done { continuation.resume() }
         }
     }
 
@@ -67,14 +71,17 @@ final class RecordingSender: PushSender {
         for waiter in waiters { waiter.resume() }
     }
 
-    func waitForShutdown() async {
-        await withCheckedContinuation { continuation in
-            let done = state.withLock { state in
-                if state.shutdowns > 0 { return true }
-                state.shutdownWaiters.append(continuation)
-                return false
+    /// Returns once the sender was shut down; throws `DeadlineExceeded` after a minute without it.
+    func waitForShutdown() async throws {
+        try await awaitEvent("the sender's shutdown") { [state] in
+            await withCheckedContinuation { continuation in
+                let done = state.withLock { state in
+                    if state.shutdowns > 0 { return true }
+                    state.shutdownWaiters.append(continuation)
+                    return false
+                }
+                if done { continuation.resume() }
             }
-            if done { continuation.resume() }
         }
     }
 }

@@ -40,7 +40,7 @@ struct SecretLoggingTests {
                     "alert": "secret-alert-text",
                 ]
             ).status == 202)
-        await mock.waitForAccepted(count: 1)
+        try await awaitEvent("1 notification accepted by the mock") { [mock] in await mock.waitForAccepted(count: 1) }
         #expect(server.stop(SIGTERM) == 0)
 
         let log = try String(contentsOfFile: logPath, encoding: .utf8)

@@ -51,7 +51,7 @@ struct TokenAuthServiceTests {
                 "tokens": .array([.string(token)]), "alert": ["title": "Walk", "body": "Rex is waiting"],
             ])
         #expect(push.status == 200)
-        await mock.waitForAccepted(count: 1)
+        try await awaitEvent("1 notification accepted by the mock") { [mock] in await mock.waitForAccepted(count: 1) }
         let record = try #require(mock.records().first)
         #expect(record.token == token)
         #expect(record.headers.contains { $0.name == "authorization" && $0.value.hasPrefix("bearer ") })

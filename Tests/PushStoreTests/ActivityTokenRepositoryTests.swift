@@ -49,6 +49,19 @@ struct ActivityTokenRepositoryTests {
     }
 
     @Test(arguments: StoreKind.allCases)
+    func removingATokenRemovesEachOfItsRegistrationsOnly(kind: StoreKind) async throws {
+        let repos = try await kind.make()
+        try await repos.activityTokens.register(record(1, kind: .update(activityID: "walk-1"), at: 1))
+        var otherTopic = record(1, kind: .pushToStart(attributesType: "WalkAttributes"), at: 2)
+        otherTopic.topic = topic + ".other"
+        try await repos.activityTokens.register(otherTopic)
+        try await repos.activityTokens.register(record(2, kind: .update(activityID: "walk-1"), at: 3))
+        #expect(try await repos.activityTokens.remove(token: token(1)) == 2)
+        #expect(try await repos.activityTokens.tokens(userID: "ana").map(\.token) == [token(2)])
+        #expect(try await repos.activityTokens.remove(token: token(1)) == 0)
+    }
+
+    @Test(arguments: StoreKind.allCases)
     func priorityBudgetCountsPerActivityOverTheLastHour(kind: StoreKind) async throws {
         let tokens = try await kind.make().activityTokens
         func take(_ activity: String, _ seconds: Double, limit: Int = 2) async throws -> Bool {

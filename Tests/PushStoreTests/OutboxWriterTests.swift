@@ -14,17 +14,17 @@ struct OutboxWriterTests {
         let outbox = HeldOutbox(try await kind.make().outbox)
         let writer = OutboxWriter(outbox: outbox)
         let first = Task { try await writer.enqueue([outboxItem("first")]) }
-        await outbox.waitUntilHeld()
+        try await awaitEvent("the first enqueue to be held") { await outbox.waitUntilHeld() }
         let rest = Task {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for n in 0..<200 { group.addTask { try await writer.enqueue([outboxItem("w\(n)", token: n)]) } }
                 try await group.waitForAll()
             }
         }
-        await writer.waitUntilQueued(200)
+        try await awaitEvent("200 callers queued behind the held round") { await writer.waitUntilQueued(200) }
         await outbox.release()
-        try await first.value
-        try await rest.value
+        try await awaitEvent("the first round to commit") { try await first.value }
+        try await awaitEvent("the 200 queued enqueues to commit") { try await rest.value }
         #expect(await writer.commits == 2)
         #expect(try await outbox.depth() == 201)
     }
@@ -38,7 +38,7 @@ struct OutboxWriterTests {
         let outbox = HeldOutbox(base)
         let writer = OutboxWriter(outbox: outbox)
         let first = Task { try await writer.enqueue([outboxItem("first")]) }
-        await outbox.waitUntilHeld()
+        try await awaitEvent("the first enqueue to be held") { await outbox.waitUntilHeld() }
         let failures = Task {
             await withTaskGroup(of: Bool.self) { group in
                 for n in 0..<199 {
@@ -48,7 +48,7 @@ struct OutboxWriterTests {
                 return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
             }
         }
-        await writer.waitUntilQueued(200)
+        try await awaitEvent("200 callers queued behind the held round") { await writer.waitUntilQueued(200) }
         await outbox.release()
         try await first.value
         #expect(await failures.value == 1)

@@ -128,7 +128,7 @@ struct PostgresConnectionTests {
             try await group.waitForAll()
         }
         // Every enqueue committed before it was announced; the other instance hears of them.
-        #expect(await b.waitForOutbox(after: seenByB) > seenByB)
+        #expect(try await awaitEvent("the other instance to hear of the enqueues") { await b.waitForOutbox(after: seenByB) } > seenByB)
         #expect(try await outbox.depth() == 200)
         // The listener sent them, in round trips of its own: none went out in an enqueue's transaction.
         #expect((1...200).contains(a.listener.notifiesSent))
@@ -140,7 +140,9 @@ struct PostgresConnectionTests {
         let seen = listener.generation(PostgresDatabase.outboxChannel)
         listener.stop()
         // The thread's last act is to wake every waiter, after it closed its pipes.
-        _ = await listener.wait(on: PostgresDatabase.outboxChannel, after: seen)
+        _ = try await awaitEvent("the stopped listener to wake its waiters") {
+            await listener.wait(on: PostgresDatabase.outboxChannel, after: seen)
+        }
         // New descriptors take the lowest free numbers: among them those the listener's pipes and socket had.
         var pipes: [[Int32]] = []
         defer { for end in pipes.joined() { close(end) } }
@@ -205,9 +207,9 @@ struct PostgresBrokenConnectionTests {
         }
         try await database.ping()  // a new connection
         // The listener reconnected by itself, and says announcements may have been missed meanwhile.
-        #expect(await database.waitForOutbox(after: seen) > seen)
+        #expect(try await awaitEvent("the reconnected listener to report missed announcements") { await database.waitForOutbox(after: seen) } > seen)
         let after = database.outboxGeneration
         try await PostgresOutboxRepository(database: database).enqueue([outboxItem("after-the-break")])
-        #expect(await database.waitForOutbox(after: after) > after)
+        #expect(try await awaitEvent("the announcement of the enqueue after the break") { await database.waitForOutbox(after: after) } > after)
     }
 }

@@ -120,8 +120,8 @@ struct PostgresOutboxInstancesTests {
         let seenByB = b.outboxGeneration
         try await PostgresOutboxRepository(database: a).enqueue([outboxItem("n")])
         // Both wait for the announcement; neither sleeps nor polls. (An enqueue that fails announces nothing.)
-        #expect(await b.waitForOutbox(after: seenByB) > seenByB)
-        #expect(await a.waitForOutbox(after: seenByA) > seenByA)
+        #expect(try await awaitEvent("instance b to hear of the enqueue") { await b.waitForOutbox(after: seenByB) } > seenByB)
+        #expect(try await awaitEvent("instance a to hear of its own enqueue") { await a.waitForOutbox(after: seenByA) } > seenByA)
         await #expect(throws: PushStoreError.duplicateID("n")) {
             try await PostgresOutboxRepository(database: b).enqueue([outboxItem("m"), outboxItem("n")])
         }

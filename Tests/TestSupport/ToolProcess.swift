@@ -13,17 +13,18 @@ public enum ToolProcess {
     /// Runs `executable` (a path, or a name looked up on `PATH`) with `arguments`, feeding `input` on
     /// standard input. A tool still running after `timeout` seconds is killed, so a hung peer cannot hang
     /// the suite; the result then says so. It runs in `directory` when given (where a tool leaves its
-    /// caches). The waiting happens on a thread of its own, never on the
+    /// caches), with `environment` added to this process's own. The waiting happens on a thread of its own, never on the
     /// concurrency pool, so a server in the same process keeps answering the tool.
     public static func run(
         _ executable: String, _ arguments: [String], input: String = "",
-        timeout: Double = 60, in directory: String? = nil
+        timeout: Double = 60, in directory: String? = nil, environment: [String: String] = [:]
     ) async throws -> Result {
         try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {
                 continuation.resume(
                     with: Swift.Result {
-                        try runBlocking(executable, arguments, input: input, timeout: timeout, in: directory)
+                        try runBlocking(
+                            executable, arguments, input: input, timeout: timeout, in: directory, environment: environment)
                     })
             }
             thread.start()
@@ -32,9 +33,12 @@ public enum ToolProcess {
 
     private static func runBlocking(
         _ executable: String, _ arguments: [String], input: String,
-        timeout: Double, in directory: String?
+        timeout: Double, in directory: String?, environment: [String: String]
     ) throws -> Result {
         let process = Process()
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, added in added }
+        }
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         if executable.hasPrefix("/") {
             process.executableURL = URL(fileURLWithPath: executable)

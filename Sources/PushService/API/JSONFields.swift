@@ -78,19 +78,24 @@ public struct JSONFields: Sendable {
         return text
     }
 
-    /// An optional integer: a JSON number without a fraction (`5` or `5.0`, as JSON Schema's `integer`).
+    /// The largest integer every JSON peer reads exactly: 2^53 - 1 ("Internet JSON", RFC 7493 section 2.2,
+    /// https://www.rfc-editor.org/rfc/rfc7493#section-2.2), the `maximum` docs/openapi.yaml gives integers.
+    public static let largestInteger = 9_007_199_254_740_991
+
+    /// An optional integer: a JSON number without a fraction (`5` or `5.0`, as JSON Schema's `integer`),
+    /// within ±`largestInteger`.
     public func int(_ key: String, allowNull: Bool = false) throws(APIError) -> Int? {
         guard let value = try present(key, allowNull: allowNull) else { return nil }
+        let result: Int?
         switch value {
-        case .int(let number):
-            guard let result = Int(exactly: number) else { throw .invalidField(prefix + key, "out of range") }
-            return result
-        case .double(let number) where number.rounded() == number && number.isFinite:
-            guard let result = Int(exactly: number) else { throw .invalidField(prefix + key, "out of range") }
-            return result
-        default:
-            throw .invalidField(prefix + key, "must be an integer")
+        case .int(let number): result = Int(exactly: number)
+        case .double(let number) where number.rounded() == number && number.isFinite: result = Int(exactly: number)
+        default: throw .invalidField(prefix + key, "must be an integer")
         }
+        guard let result, abs(result) <= Self.largestInteger else {
+            throw .invalidField(prefix + key, "out of range (at most \(Self.largestInteger) in magnitude)")
+        }
+        return result
     }
 
     /// An optional finite number.

@@ -26,10 +26,13 @@ extension PushAPI {
         return .json(status: 201, RecordJSON.device(device))
     }
 
-    /// `DELETE /v1/devices/{token}`: removes every registration of the token (204, or 404).
+    /// `DELETE /v1/devices/{token}`: removes every registration of the token, APNs device tokens and
+    /// ActivityKit tokens alike, since `POST /v1/devices` registers both (204, or 404).
     func removeDevice(_ request: APIRequest) async throws -> HTTPResponse {
         let token = try Self.deviceToken(request.parameter("token"), field: "token")
-        guard try await repositories.devices.remove(token: token) > 0 else {
+        let devices = try await repositories.devices.remove(token: token)
+        let activityTokens = try await repositories.activityTokens.remove(token: token)
+        guard devices + activityTokens > 0 else {
             throw APIError.notFound("unknown_device", "no device with this token")
         }
         return .empty(status: 204)

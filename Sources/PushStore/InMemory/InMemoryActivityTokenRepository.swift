@@ -1,4 +1,4 @@
-import APNSCore
+public import APNSCore
 public import Foundation
 
 /// `ActivityTokenRepository` in memory, with the same rules as the SQLite one (for tests).
@@ -45,6 +45,13 @@ public actor InMemoryActivityTokenRepository: ActivityTokenRepository {
             count += 1
         }
         return count
+    }
+
+    /// See `ActivityTokenRepository.remove(token:)`.
+    public func remove(token: DeviceToken) -> Int {
+        let keys = records.filter { $0.value.token == token }.map(\.key)
+        for key in keys { records[key] = nil }
+        return keys.count
     }
 
     /// See `ActivityTokenRepository.tokens`.

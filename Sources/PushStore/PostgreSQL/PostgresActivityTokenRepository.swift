@@ -1,4 +1,4 @@
-import APNSCore
+public import APNSCore
 public import Foundation
 
 /// `ActivityTokenRepository` on a `PostgresDatabase`: the `activity_tokens` table.
@@ -65,6 +65,11 @@ public struct PostgresActivityTokenRepository: ActivityTokenRepository {
                 "UPDATE activity_tokens SET retired_at = $2 WHERE activity_id = $1 AND kind = 'live_activity'",
                 [.text(activityID), .integer(date.storeMillis)])
         }
+    }
+
+    /// See `ActivityTokenRepository.remove(token:)`.
+    public func remove(token: DeviceToken) async throws -> Int {
+        try await database.withConnection { try $0.run("DELETE FROM activity_tokens WHERE token = $1", [.text(token.hex)]) }
     }
 
     /// See `ActivityTokenRepository.tokens`.

@@ -1,4 +1,4 @@
-import APNSCore
+public import APNSCore
 public import Foundation
 
 /// `ActivityTokenRepository` on a `SQLiteDatabase`: the `activity_tokens` table.
@@ -55,6 +55,11 @@ public struct SQLiteActivityTokenRepository: ActivityTokenRepository {
                     AND (retired_at IS NULL OR retired_at > ?2) ORDER BY registered_at, token
                 """, [.text(activityID), .integer(now.storeMillis)], row: Self.record)
         }
+    }
+
+    /// See `ActivityTokenRepository.remove(token:)`.
+    public func remove(token: DeviceToken) async throws -> Int {
+        try await database.perform { try $0.run("DELETE FROM activity_tokens WHERE token = ?1", [.text(token.hex)]) }
     }
 
     /// See `ActivityTokenRepository.retire`.
