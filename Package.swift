@@ -135,7 +135,7 @@ let package = Package(
             name: "PushStoreTests", dependencies: ["JSON", "APNSCore", "PushStore", "pushstore-crash-writer", "PushSync", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "APNSCoreTests", dependencies: ["JSON", "APNSCore", "TestSupport"], swiftSettings: strict),
         // Helpers shared by test targets: a seeded generator, tool processes, literals for APNSCore values.
-        .target(name: "TestSupport", dependencies: ["APNSCore", "PushSync"], path: "Tests/TestSupport", swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["APNSCore", "PushIO", "PushSync"], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(
             name: "ProfileDropTests", dependencies: ["JSON", "ProfileDrop", "PushStore", "PushSync", "APNSCore", "TestSupport"], swiftSettings: strict
         ),
