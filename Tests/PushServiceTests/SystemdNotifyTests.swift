@@ -31,6 +31,20 @@ struct SystemdNotifyTests {
         #expect(!SystemdNotifier(socketPath: "/" + String(repeating: "x", count: 200)).watchdog())
     }
 
+    @Test("a WATCHDOG=1 to a full queue is dropped, not waited for", .timeLimit(.minutes(1)))
+    func pingNeverWaits() async throws {
+        let socket = try NotifySocket(abstract: true)
+        let notifier = SystemdNotifier(socketPath: socket.address)
+        // Nobody reads until all are sent: the queue fills, and a blocking send would never return.
+        let dropped = try await awaitEvent("200 pings sent to a socket nobody reads", within: .seconds(30)) {
+            await withCheckedContinuation { continuation in
+                Thread { continuation.resume(returning: (0..<200).filter { _ in !notifier.watchdog() }.count) }.start()
+            }
+        }
+        #expect(dropped > 0)
+        #expect(await socket.next(timeout: 10) == "WATCHDOG=1")
+    }
+
     @Test("the watchdog interval is half of WATCHDOG_USEC, and off for another process's WATCHDOG_PID")
     func watchdogInterval() {
         #expect(SystemdNotifier.watchdogInterval(environment: ["WATCHDOG_USEC": "30000000"]) == .seconds(15))
