@@ -132,7 +132,8 @@ let package = Package(
             name: "pushstore-crash-writer", dependencies: ["APNSCore", "PushStore"],
             path: "Tests/PushStoreCrashWriter", swiftSettings: strict),
         .testTarget(
-            name: "PushStoreTests", dependencies: ["JSON", "APNSCore", "PushStore", "pushstore-crash-writer", "PushSync", "TestSupport"], swiftSettings: strict),
+            name: "PushStoreTests", dependencies: ["JSON", "APNSCore", "PushStore", "pushstore-crash-writer", "PushSync", "TestSupport"],
+            swiftSettings: strict),
         .testTarget(name: "APNSCoreTests", dependencies: ["JSON", "APNSCore", "TestSupport"], swiftSettings: strict),
         // Helpers shared by test targets: a seeded generator, tool processes, literals for APNSCore values.
         .target(name: "TestSupport", dependencies: ["APNSCore", "PushIO", "PushSync"], path: "Tests/TestSupport", swiftSettings: strict),

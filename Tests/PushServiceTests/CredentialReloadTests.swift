@@ -80,7 +80,10 @@ struct CredentialReloadTests {
         #expect(afterApps?["reload_error"] == nil)
         let after = try await client.send(
             "POST", "/v1/pushes?wait=true",
-            json: ["tokens": [.string(ServiceHarness.randomToken())], "topic": .string(MultiAppFixture.dogs), "environment": "development", "alert": "Walk"])
+            json: [
+                "tokens": [.string(ServiceHarness.randomToken())], "topic": .string(MultiAppFixture.dogs), "environment": "development",
+                "alert": "Walk",
+            ])
         #expect(after.json?["notifications"]?[0]?["state"]?.stringValue == "accepted")
         #expect(fixture.dogsMock.records().last?.clientCertificateFingerprint == renewedFingerprint, "a send after the reload")
         await fixture.stop()

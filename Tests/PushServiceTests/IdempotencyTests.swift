@@ -182,7 +182,9 @@ struct IdempotencyTests {
         await harness.stop()
     }
 
-    @Test("two instances on one database given the same key at once: one runs it, the other is told it is in progress or replays it", .timeLimit(.minutes(2)))
+    @Test(
+        "two instances on one database given the same key at once: one runs it, the other is told it is in progress or replays it",
+        .timeLimit(.minutes(2)))
     func twoInstancesRace() async throws {
         let harness = try await ClusterHarness.start(instances: 2)
         let keys = 40
