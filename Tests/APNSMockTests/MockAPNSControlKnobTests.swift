@@ -79,14 +79,20 @@ struct MockAPNSControlKnobTests {
         ("POST", "/rules", #"{"answer":{"status":200},"times":0}"#, "rule.times must be a whole number in 1...9223372036854775807"),
         ("POST", "/rules", #"{"answer":{"status":200},"delay_ms":-1}"#, "rule.delay_ms must be a number in 0.0...300000.0"),
         ("POST", "/rules", #"{"answer":{"status":200},"colour":"red"}"#, "rule: unknown field 'colour' (known: answer, delay_ms, match, times)"),
-        ("POST", "/rules", #"{"match":{"payload":{"pointer":"aps"}},"answer":{"status":200}}"#, "rule.match.payload.pointer 'aps' is not a JSON pointer (RFC 6901), e.g. /aps/alert/title"),
+        (
+            "POST", "/rules", #"{"match":{"payload":{"pointer":"aps"}},"answer":{"status":200}}"#,
+            "rule.match.payload.pointer 'aps' is not a JSON pointer (RFC 6901), e.g. /aps/alert/title"
+        ),
         ("POST", "/rules", #"{"match":{"token":5},"answer":{"status":200}}"#, "rule.match.token must be a string"),
         ("PATCH", "/knobs", #"{"rate_429":0.7,"rate_503":0.7}"#, "knobs: rate_429 + rate_500 + rate_503 must not exceed 1"),
         ("PATCH", "/knobs", #"{"rate_429":2}"#, "knobs.rate_429 must be a number in 0.0...1.0"),
         ("PATCH", "/knobs", #"{"goaway_after":0}"#, "knobs.goaway_after must be a whole number in 1...9223372036854775807"),
         ("PATCH", "/knobs", #"{"max_streams":null}"#, "knobs.max_streams cannot be null"),
         ("PATCH", "/knobs", #"{"latency_ms":5,"jitter_ms":5}"#, "knobs: give latency_ms or jitter_ms, not both"),
-        ("PATCH", "/knobs", #"{"rate_503":1,"speed":"fast"}"#, "knobs: unknown field 'speed' (known: close_after, close_every, goaway_after, goaway_reason, jitter_ms, latency_ms, max_streams, rate_429, rate_500, rate_503)"),
+        (
+            "PATCH", "/knobs", #"{"rate_503":1,"speed":"fast"}"#,
+            "knobs: unknown field 'speed' (known: close_after, close_every, goaway_after, goaway_reason, jitter_ms, latency_ms, max_streams, rate_429, rate_500, rate_503)"
+        ),
         ("PATCH", "/knobs", #"{"goaway_reason":"Sleepy"}"#, "knobs.goaway_reason: 'Sleepy' is not a reason APNs documents"),
         ("POST", "/goaway", #"{"reason":"Sleepy"}"#, "goaway.reason: 'Sleepy' is not a reason APNs documents"),
         ("GET", "/records?colour=red", nil, "unknown query parameter 'colour' (known: channel_id, token, topic)"),

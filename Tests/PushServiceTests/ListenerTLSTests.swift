@@ -212,7 +212,9 @@ struct ListenerTLSTests {
         let refused = try await Self.curl(port, "/v1/admin/reload", ["--cacert", files.caCertificatePath, "-X", "POST"])
         #expect(refused.status == 422, "POST /v1/admin/reload with a mismatched key: \(refused.output)")
         #expect(Self.json(refused)?["error"]?["code"]?.stringValue == "reload_failed", "\(refused.output)")
-        #expect(Self.json(refused)?["error"]?["message"]?.stringValue?.contains("TLS key \(files.serverKeyPath) does not match the certificate \(files.serverCertificatePath)") == true, "\(refused.output)")
+        #expect(
+            Self.json(refused)?["error"]?["message"]?.stringValue?.contains(
+                "TLS key \(files.serverKeyPath) does not match the certificate \(files.serverCertificatePath)") == true, "\(refused.output)")
         #expect(try await Self.curl(port, "/healthz", ["--cacert", files.caCertificatePath]).status == 200)
         try FileManager.default.removeItem(atPath: files.serverKeyPath)
         try FileManager.default.copyItem(atPath: renewed.serverKeyPath, toPath: files.serverKeyPath)

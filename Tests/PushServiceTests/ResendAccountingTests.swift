@@ -42,7 +42,9 @@ struct ResendAccountingTests {
         #expect(text.contains(#"push_resends_total{cause="retryable_rejection"} 0"#))
     }
 
-    @Test("a reset with 30 answers owed and 3 × 429, 2 × 503 after it: exactly 30 re-sent as outcome_unknown, 5 as retryable_rejection, none as not_sent")
+    @Test(
+        "a reset with 30 answers owed and 3 × 429, 2 × 503 after it: exactly 30 re-sent as outcome_unknown, 5 as retryable_rejection, none as not_sent"
+    )
     func resetsAndRejectionsCountedExactly() async throws {
         // The first connection carries 20 answered notifications, then 30 whose answers the mock holds; the
         // 50th request (the last of those 30) resets it. So exactly 30 were on the wire unanswered: 29 decided
@@ -65,7 +67,9 @@ struct ResendAccountingTests {
         let throttled = Array(second.prefix(3))
         let unavailable = Array(second.dropFirst(3).prefix(2))
         for token in throttled { _ = harness.mock.addRule(MockAPNSRule(match: .init(token: token), answer: .reject(.tooManyRequests), times: 1)) }
-        for token in unavailable { _ = harness.mock.addRule(MockAPNSRule(match: .init(token: token), answer: .reject(.serviceUnavailable), times: 1)) }
+        for token in unavailable {
+            _ = harness.mock.addRule(MockAPNSRule(match: .init(token: token), answer: .reject(.serviceUnavailable), times: 1))
+        }
         let after = try await post(second)
         #expect(after.status == 200, "\(after.text)")
         #expect(after.json?["notifications"]?.arrayValue?.allSatisfy { $0["state"]?.stringValue == "accepted" } == true, "\(after.text)")
