@@ -29,8 +29,7 @@ struct StoreGaugesTests {
 
     @Test("with a zero maxAge every scrape reads the store")
     func zeroMaxAgeReadsEachTime() async throws {
-        let (shared, sharedInput) = AsyncStream.makeStream(of: Void.self)
-        let gauges = StoreGauges<StoreSnapshot>(maxAge: .zero, onShare: { sharedInput.yield() })
+        let gauges = StoreGauges<StoreSnapshot>(maxAge: .zero)
         let reads = Reads()
         for expected in 1...3 {
             #expect(try await gauges.snapshot { await reads.next() }.pendingCounts[.queued] == expected)
