@@ -108,7 +108,8 @@ struct APNSProxyTests {
             configuration.proxy = try APNSProxy(url: process.url)
             let client = try APNSClient(configuration: configuration)
             #expect(try await client.send(alert()).isAccepted)
-            #expect(process.output.contains("localhost:\(fixture.server.port)"), "the proxy was asked for the APNs name")
+            try await process.waitForTunnels(count: 1, toPort: fixture.server.port)
+            #expect(process.output.contains("CONNECT localhost:\(fixture.server.port) "), "the proxy was asked for the APNs name")
             await client.shutdown()
             await fixture.client.shutdown()
         }
