@@ -55,7 +55,11 @@ let package = Package(
         .target(name: "PushHTTP2", dependencies: ["CNGHTTP2", "PushHTTP", "PushIO", "PushTLS"], swiftSettings: strict),
         // Process-wide plumbing of a server program: signals (libevent signal events) and glibc malloc tuning.
         .target(name: "PushProcess", dependencies: ["CEvent", "CMalloc", "PushIO", "PushSync"], swiftSettings: strict),
-        .target(name: "PushStore", dependencies: ["APNSCore", "CLibPQ", "CSQLite", "JSON", "PushSync"], swiftSettings: strict),
+        // Database drivers, with no domain knowledge: SQLite (connection, statements, values, errors,
+        // migrations by `user_version`) and libpq (connection, pool, listener, thread, values, rows, errors).
+        .target(name: "SQLiteDriver", dependencies: ["CSQLite"], swiftSettings: strict),
+        .target(name: "PostgresDriver", dependencies: ["CLibPQ", "PushSync"], swiftSettings: strict),
+        .target(name: "PushStore", dependencies: ["APNSCore", "JSON", "PostgresDriver", "PushSync", "SQLiteDriver"], swiftSettings: strict),
 
         // Domain.
         // JSON text to values and back: the parser, `JSONValue` and its serializer; no dependencies.
@@ -132,7 +136,9 @@ let package = Package(
             name: "pushstore-crash-writer", dependencies: ["APNSCore", "PushStore"],
             path: "Tests/PushStoreCrashWriter", swiftSettings: strict),
         .testTarget(
-            name: "PushStoreTests", dependencies: ["JSON", "APNSCore", "PushStore", "pushstore-crash-writer", "TestSupport"], swiftSettings: strict),
+            name: "PushStoreTests",
+            dependencies: ["JSON", "APNSCore", "PostgresDriver", "PushStore", "SQLiteDriver", "pushstore-crash-writer", "TestSupport"],
+            swiftSettings: strict),
         .testTarget(name: "APNSCoreTests", dependencies: ["JSON", "APNSCore", "TestSupport"], swiftSettings: strict),
         // Helpers shared by test targets: a seeded generator, tool processes, literals for APNSCore values.
         .target(name: "TestSupport", dependencies: ["APNSCore", "PushSync"], path: "Tests/TestSupport", swiftSettings: strict),

@@ -1,3 +1,6 @@
+import PostgresDriver
+import SQLiteDriver
+
 /// Row counts per state from the rows of a `SELECT state, count(*) … GROUP BY state`, read as (state name,
 /// count): each of `states` present (0 when no row names it); a name no state has is left out.
 func stateCounts<State: RawRepresentable & Hashable>(_ rows: [(String, Int)], zeroing states: [State]) -> [State: Int]

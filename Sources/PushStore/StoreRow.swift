@@ -1,5 +1,7 @@
 import APNSCore
 import Foundation
+import PostgresDriver
+import SQLiteDriver
 
 /// One result row of either SQL backend, read by column offset: what the shared column lists and record
 /// mappings below need, so each table's columns and row-to-record rule exist once for both backends.

@@ -1,4 +1,6 @@
 import Foundation
+import PostgresDriver
+import SQLiteDriver
 import Testing
 
 @testable import PushStore

@@ -1,5 +1,7 @@
 import Foundation
 import JSON
+import PostgresDriver
+import SQLiteDriver
 import TestSupport
 import Testing
 

@@ -1,5 +1,7 @@
 import APNSCore
 import Foundation
+import PostgresDriver
+import SQLiteDriver
 import TestSupport
 import Testing
 

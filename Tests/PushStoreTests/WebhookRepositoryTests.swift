@@ -1,6 +1,8 @@
 import APNSCore
 import Foundation
 import JSON
+import PostgresDriver
+import SQLiteDriver
 import TestSupport
 import Testing
 

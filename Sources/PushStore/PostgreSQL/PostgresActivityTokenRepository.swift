@@ -1,5 +1,6 @@
 public import APNSCore
 public import Foundation
+import PostgresDriver
 
 /// `ActivityTokenRepository` on a `PostgresDatabase`: the `activity_tokens` table.
 public struct PostgresActivityTokenRepository: ActivityTokenRepository {

@@ -1,5 +1,6 @@
 public import APNSCore
 import Foundation
+import PostgresDriver
 
 /// `ChannelRepository` on a `PostgresDatabase`: the `channels` table.
 public struct PostgresChannelRepository: ChannelRepository {

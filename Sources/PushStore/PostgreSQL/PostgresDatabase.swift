@@ -1,4 +1,5 @@
 import Foundation
+import PostgresDriver
 import PushSync
 
 /// One PostgreSQL database shared by any number of push-server instances: this instance's connection pool

@@ -1,5 +1,6 @@
 public import APNSCore
 public import Foundation
+import PostgresDriver
 
 /// `DeviceRepository` on a `PostgresDatabase`: the `devices` table.
 public struct PostgresDeviceRepository: DeviceRepository {

@@ -1,4 +1,5 @@
 public import Foundation
+import PostgresDriver
 
 /// `DropRepository` on a `PostgresDatabase`: the `drops` and `drop_engagements` tables, shared by any
 /// number of instances.

@@ -1,4 +1,5 @@
 import Foundation
+import PostgresDriver
 
 /// `DropTransaction` on one PostgreSQL connection inside a transaction whose users are locked
 /// (`PostgresDropRepository`).

@@ -1,4 +1,5 @@
 public import Foundation
+import PostgresDriver
 
 /// `IdempotencyRepository` on a `PostgresDatabase`: the `idempotency_keys` table.
 ///

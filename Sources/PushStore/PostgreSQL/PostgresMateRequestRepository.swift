@@ -1,4 +1,5 @@
 public import Foundation
+import PostgresDriver
 
 /// `MateRequestRepository` on a `PostgresDatabase`: the `mate_requests` table.
 public struct PostgresMateRequestRepository: MateRequestRepository {

@@ -1,5 +1,6 @@
 import APNSCore
 import Foundation
+import PostgresDriver
 
 /// The columns an outbox row is read from, in SELECT order: the raw value is the offset, and `selectList` is
 /// built from the same cases. What a row sends comes from `outbox_items i`, what changes from

@@ -1,4 +1,5 @@
 public import Foundation
+import PostgresDriver
 
 extension PostgresOutboxRepository {
     /// See `OutboxRepository.claim`: in one transaction, first in-flight rows whose lease has run out (their

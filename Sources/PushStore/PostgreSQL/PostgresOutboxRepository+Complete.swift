@@ -1,4 +1,5 @@
 public import Foundation
+import PostgresDriver
 
 extension PostgresOutboxRepository {
     /// See `OutboxRepository.complete`: one statement for the whole batch, each row's new values passed as

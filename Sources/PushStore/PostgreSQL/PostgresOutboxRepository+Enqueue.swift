@@ -1,4 +1,5 @@
 import APNSCore
+import PostgresDriver
 
 extension PostgresOutboxRepository {
     /// Rows per INSERT statement: a batch up to this size is one statement (and one round trip).

@@ -1,4 +1,5 @@
 public import Foundation
+import PostgresDriver
 
 extension PostgresOutboxRepository {
     /// A third of the lease: a hold is renewed twice before it could run out, so one late or failed

@@ -1,4 +1,5 @@
 public import Foundation
+import PostgresDriver
 
 /// `OutboxRepository` on a `PostgresDatabase` shared by several instances: the tables `outbox_items` (what
 /// each row sends, written once) and `outbox_state` (what its claims and completions change), one row each

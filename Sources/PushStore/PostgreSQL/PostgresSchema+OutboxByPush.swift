@@ -1,3 +1,5 @@
+import PostgresDriver
+
 extension PostgresSchema {
     /// The rows of a push found by its id alone (the step after "outbox-segments").
     ///

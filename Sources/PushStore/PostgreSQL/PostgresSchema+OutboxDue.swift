@@ -1,3 +1,5 @@
+import PostgresDriver
+
 extension PostgresSchema {
     /// Claims that rewrite no index (the step after "outbox-items-and-state").
     ///

@@ -1,3 +1,5 @@
+import PostgresDriver
+
 extension PostgresSchema {
     /// Pending rows kept by the range, not one by one (the step after "outbox-due").
     ///

@@ -1,3 +1,5 @@
+import PostgresDriver
+
 extension PostgresSchema {
     /// The outbox in two tables (the step after "live-activity-tokens").
     ///

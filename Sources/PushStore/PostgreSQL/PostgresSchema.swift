@@ -1,3 +1,5 @@
+import PostgresDriver
+
 /// The PostgreSQL schema as an ordered list of migrations. Append new steps; never edit shipped ones.
 ///
 /// As in the SQLite schema, times are integer milliseconds since 1970 (exact comparisons for Apple's 410

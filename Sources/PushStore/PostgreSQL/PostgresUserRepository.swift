@@ -1,4 +1,5 @@
 public import Foundation
+import PostgresDriver
 
 /// `UserRepository` on a `PostgresDatabase`: the `users` table.
 public struct PostgresUserRepository: UserRepository {

@@ -1,4 +1,5 @@
 public import Foundation
+import PostgresDriver
 
 extension PostgresWebhookRepository {
     /// See `WebhookRepository.claim`: due pending rows and in-flight rows whose lease ran out (their instance

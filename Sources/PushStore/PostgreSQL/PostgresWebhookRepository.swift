@@ -1,4 +1,5 @@
 import Foundation
+import PostgresDriver
 
 /// `WebhookRepository` on a `PostgresDatabase` (shared by several instances: claims are leases): the tables `webhook_endpoints` and `webhook_events`. The other
 /// PostgreSQL repositories write events through `record(_:_:)` inside their own transactions.

@@ -1,3 +1,5 @@
+import PostgresDriver
+
 extension PushRepositories {
     /// The repositories of one PostgreSQL database, sharing its pool; the outbox retries by `retryPolicy`
     /// and claims with leases of `lease` under the database's `instanceID`.

@@ -1,3 +1,5 @@
+import SQLiteDriver
+
 extension PushRepositories {
     /// The repositories of one SQLite database, sharing its connection; the outbox retries by `retryPolicy`.
     public init(database: SQLiteDatabase, retryPolicy: OutboxRetryPolicy = .default) {

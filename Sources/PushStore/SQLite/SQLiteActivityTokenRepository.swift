@@ -1,5 +1,6 @@
 public import APNSCore
 public import Foundation
+import SQLiteDriver
 
 /// `ActivityTokenRepository` on a `SQLiteDatabase`: the `activity_tokens` table.
 public struct SQLiteActivityTokenRepository: ActivityTokenRepository {

@@ -1,5 +1,6 @@
 public import APNSCore
 import Foundation
+import SQLiteDriver
 
 /// `ChannelRepository` on a `SQLiteDatabase`: the `channels` table.
 public struct SQLiteChannelRepository: ChannelRepository {

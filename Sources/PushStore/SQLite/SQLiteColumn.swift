@@ -1,4 +1,5 @@
 import Foundation
+import SQLiteDriver
 
 extension SQLiteStatement {
     func string(_ column: some StoreColumn, reusing previous: String) -> String {

@@ -1,3 +1,5 @@
+import SQLiteDriver
+
 extension SQLiteDatabase {
     /// One write of a group commit: `run` applies it on the group's transaction (under a savepoint of its
     /// own when `isolated`) and returns how to answer its caller once the group is committed, or throws what

@@ -1,3 +1,5 @@
+import SQLiteDriver
+
 extension SQLiteDatabase {
     /// Runs `body`, a read, in one read transaction shared with the other grouped reads that reach the actor
     /// before it runs (as `writeGrouped` does for writes), and returns what it read or throws what it threw.

@@ -1,4 +1,5 @@
 import Foundation
+import SQLiteDriver
 
 /// One SQLite database file and the one connection every SQLite repository shares.
 ///

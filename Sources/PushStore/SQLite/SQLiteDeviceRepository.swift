@@ -1,5 +1,6 @@
 public import APNSCore
 public import Foundation
+import SQLiteDriver
 
 /// `DeviceRepository` on a `SQLiteDatabase`: the `devices` table.
 public struct SQLiteDeviceRepository: DeviceRepository {

@@ -1,4 +1,5 @@
 public import Foundation
+import SQLiteDriver
 
 /// `DropRepository` on a `SQLiteDatabase`: the `drops` and `drop_engagements` tables. Every operation runs
 /// in a write transaction (SQLite has one writer at a time), which is the lock `DropRules` needs; reports

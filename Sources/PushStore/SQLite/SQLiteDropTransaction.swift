@@ -1,4 +1,5 @@
 import Foundation
+import SQLiteDriver
 
 /// `DropTransaction` on one SQLite connection inside a write transaction.
 struct SQLiteDropTransaction: DropTransaction {

@@ -1,4 +1,5 @@
 public import Foundation
+import SQLiteDriver
 
 /// `IdempotencyRepository` on a `SQLiteDatabase`: the `idempotency_keys` table. Claims left without an
 /// answer by a crash are dropped when the database opens (`SQLiteDatabase`), so a retry runs again.

@@ -1,4 +1,5 @@
 public import Foundation
+import SQLiteDriver
 
 /// `MateRequestRepository` on a `SQLiteDatabase`: the `mate_requests` table.
 public struct SQLiteMateRequestRepository: MateRequestRepository {

@@ -1,5 +1,6 @@
 import APNSCore
 import Foundation
+import SQLiteDriver
 
 /// The columns an outbox row is read from, over `outbox_items i` joined with `outbox_state s`, in SELECT
 /// order: the raw value is the offset, and `selectList` is built from the same cases.

@@ -1,4 +1,5 @@
 public import Foundation
+import SQLiteDriver
 
 extension SQLiteOutboxRepository {
     /// See `OutboxRepository.claim`: up to `limit` queued rows due at `now` (earliest due first) go in

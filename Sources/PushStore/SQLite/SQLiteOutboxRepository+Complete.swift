@@ -1,4 +1,5 @@
 public import Foundation
+import SQLiteDriver
 
 extension SQLiteOutboxRepository {
     /// Rows per `VALUES` list in `complete`: one UPDATE finishes up to this many rows.

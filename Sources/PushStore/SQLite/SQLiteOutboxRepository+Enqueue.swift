@@ -1,4 +1,5 @@
 import APNSCore
+import SQLiteDriver
 
 extension SQLiteOutboxRepository {
     /// Rows per multi-row INSERT: fewer, larger statements cost less per row.

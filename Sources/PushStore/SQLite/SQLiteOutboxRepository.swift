@@ -1,4 +1,5 @@
 public import Foundation
+import SQLiteDriver
 
 /// `OutboxRepository` on a `SQLiteDatabase`: the outbox tables `outbox_items` (what never changes after
 /// enqueue) and `outbox_state` (what claim and complete rewrite), sharing `seq`. Every outbox statement is

@@ -1,3 +1,5 @@
+import SQLiteDriver
+
 /// The SQLite schema as an ordered list of migrations. Append new steps; never edit shipped ones.
 ///
 /// Times are integer milliseconds since 1970 (exact comparisons for Apple's 410 timestamp rule);

@@ -1,4 +1,5 @@
 public import Foundation
+import SQLiteDriver
 
 /// `UserRepository` on a `SQLiteDatabase`: the `users` table.
 public struct SQLiteUserRepository: UserRepository {

@@ -1,4 +1,5 @@
 public import Foundation
+import SQLiteDriver
 
 extension SQLiteWebhookRepository {
     /// See `WebhookRepository.claim`: due pending rows and in-flight rows whose lease ran out, oldest first,

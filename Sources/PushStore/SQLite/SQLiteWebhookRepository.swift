@@ -1,4 +1,5 @@
 import Foundation
+import SQLiteDriver
 
 /// `WebhookRepository` on a `SQLiteDatabase`: the tables `webhook_endpoints` and `webhook_events`. The other
 /// SQLite repositories write events through `record(_:_:)` inside their own transactions.

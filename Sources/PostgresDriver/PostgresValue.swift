@@ -1,5 +1,5 @@
 /// A parameter of a PostgreSQL statement. Values always travel as parameters, never inside the SQL text.
-enum PostgresValue: Sendable, Equatable {
+package enum PostgresValue: Sendable, Equatable {
     /// An integer (sent as text, so the server reads it into whatever integer type the parameter has).
     case integer(Int64)
     /// Text.
@@ -15,14 +15,14 @@ enum PostgresValue: Sendable, Equatable {
     case null
 
     /// `.integer`, or `.null` for nil.
-    static func integer(_ value: Int?) -> PostgresValue { value.map { .integer(Int64($0)) } ?? .null }
+    package static func integer(_ value: Int?) -> PostgresValue { value.map { .integer(Int64($0)) } ?? .null }
     /// `.integer`, or `.null` for nil.
-    static func integer(_ value: Int64?) -> PostgresValue { value.map { .integer($0) } ?? .null }
+    package static func integer(_ value: Int64?) -> PostgresValue { value.map { .integer($0) } ?? .null }
     /// `.text`, or `.null` for nil.
-    static func text(_ value: String?) -> PostgresValue { value.map { .text($0) } ?? .null }
+    package static func text(_ value: String?) -> PostgresValue { value.map { .text($0) } ?? .null }
 
     /// A `text[]` parameter (nil elements as NULL): for `= ANY ($n::text[])` and `unnest`.
-    static func textArray(_ values: [String?]) -> PostgresValue {
+    package static func textArray(_ values: [String?]) -> PostgresValue {
         let bytes = values.reduce(0) { $0 + ($1?.utf8.count ?? 0) }
         return binaryArray(elementType: 25, count: values.count, payloadBytes: bytes, hasNulls: values.contains(nil)) { buffer in
             for value in values {
@@ -37,7 +37,7 @@ enum PostgresValue: Sendable, Equatable {
     }
 
     /// A `bigint[]` parameter (nil as NULL).
-    static func integerArray(_ values: [Int64?]) -> PostgresValue {
+    package static func integerArray(_ values: [Int64?]) -> PostgresValue {
         let present = values.reduce(0) { $0 + ($1 == nil ? 0 : 1) }
         return binaryArray(elementType: 20, count: values.count, payloadBytes: 8 * present, hasNulls: present < values.count) { buffer in
             for value in values {
@@ -52,7 +52,7 @@ enum PostgresValue: Sendable, Equatable {
     }
 
     /// A `bytea[]` parameter (nil as NULL).
-    static func byteaArray(_ values: [[UInt8]?]) -> PostgresValue {
+    package static func byteaArray(_ values: [[UInt8]?]) -> PostgresValue {
         let bytes = values.reduce(0) { $0 + ($1?.count ?? 0) }
         return binaryArray(elementType: 17, count: values.count, payloadBytes: bytes, hasNulls: values.contains(nil)) { buffer in
             for value in values {
@@ -86,7 +86,7 @@ enum PostgresValue: Sendable, Equatable {
     }
 
     /// The bytes of a binary array being written: integers go in big-endian, as the wire wants them.
-    struct ArrayBuffer {
+    package struct ArrayBuffer {
         var bytes: [UInt8] = []
 
         init(capacity: Int) { bytes.reserveCapacity(capacity) }
@@ -99,7 +99,7 @@ enum PostgresValue: Sendable, Equatable {
 
     /// The wire form: the bytes (nil for NULL) and the format code (0 text, 1 binary). Text-format values
     /// end with a NUL byte, as libpq reads them as C strings.
-    var wire: (bytes: [UInt8]?, format: Int32) {
+    package var wire: (bytes: [UInt8]?, format: Int32) {
         switch self {
         case .integer(let value): return (Array(String(value).utf8) + [0], 0)
         case .text(let value): return (Array(value.utf8) + [0], 0)

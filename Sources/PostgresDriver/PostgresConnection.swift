@@ -6,7 +6,7 @@ import Foundation
 /// Confined to the thread that opened it: libpq connections are not to be shared between threads, and
 /// every blocking call here runs on a thread of the pool (`PostgresPool`), never on Swift's cooperative
 /// pool. Each entry point checks it runs on its owner thread.
-final class PostgresConnection {
+package final class PostgresConnection {
     private let handle: OpaquePointer
     private let owner: pthread_t
     /// Prepared statements by SQL text: the server parses and plans each text once per connection.
@@ -22,7 +22,7 @@ final class PostgresConnection {
     private var inBlock = false
 
     /// Connects with `conninfo` (a `postgres://` URL or `key=value` pairs); throws a classified error.
-    init(conninfo: String) throws(PostgresError) {
+    package init(conninfo: String) throws(PostgresError) {
         try Self.validate(conninfo)
         // Defaults first; anything the URL says overrides them (libpq expands `dbname` in place).
         let keywords = Self.defaults.map(\.key) + ["dbname"]
@@ -49,20 +49,20 @@ final class PostgresConnection {
     }
 
     /// False once the connection broke (the pool then opens a new one).
-    var isUsable: Bool { PQstatus(handle) == CONNECTION_OK }
+    package var isUsable: Bool { PQstatus(handle) == CONNECTION_OK }
 
     /// True while a transaction block is open (or failed and not yet rolled back).
-    var inTransaction: Bool {
+    package var inTransaction: Bool {
         let status = PQtransactionStatus(handle)
         return status == PQTRANS_INTRANS || status == PQTRANS_INERROR
     }
 
     /// The socket, for waiting on notifications.
-    var socket: Int32 { PQsocket(handle) }
+    package var socket: Int32 { PQsocket(handle) }
 
     /// Runs SQL without parameters through the simple protocol (several statements allowed): for fixed
     /// statements only (BEGIN, COMMIT, LISTEN, migrations), never for values.
-    func execute(_ sql: String) throws(PostgresError) {
+    package func execute(_ sql: String) throws(PostgresError) {
         checkThread()
         let text = (pending + [sql]).joined(separator: "; ")
         pending.removeAll()
@@ -71,7 +71,7 @@ final class PostgresConnection {
 
     /// Runs `sql`, a fixed statement without parameters, inside the open `transaction` just before the next
     /// statement and in the same round trip (for `SET LOCAL`), instead of a round trip of its own.
-    func executeWithNext(_ sql: String) {
+    package func executeWithNext(_ sql: String) {
         checkThread()
         pending.append(sql)
     }
@@ -80,7 +80,7 @@ final class PostgresConnection {
     /// With `committing`, the last statement of a `transaction` block: the block commits in the same round
     /// trip (a failed statement commits nothing, and the block rolls back).
     @discardableResult
-    func query(_ sql: String, _ parameters: [PostgresValue] = [], committing: Bool = false) throws(PostgresError) -> PostgresRows {
+    package func query(_ sql: String, _ parameters: [PostgresValue] = [], committing: Bool = false) throws(PostgresError) -> PostgresRows {
         checkThread()
         let name = try statementName(sql)
         let wire = parameters.map(\.wire)
@@ -121,13 +121,13 @@ final class PostgresConnection {
 
     /// Runs `sql` with `parameters`; returns the number of rows it changed.
     @discardableResult
-    func run(_ sql: String, _ parameters: [PostgresValue] = []) throws(PostgresError) -> Int {
+    package func run(_ sql: String, _ parameters: [PostgresValue] = []) throws(PostgresError) -> Int {
         try query(sql, parameters).affectedRows
     }
 
     /// Runs `body` in `BEGIN … COMMIT` (at `isolation`), rolling back if it throws; a serialization
     /// failure or deadlock (40001, 40P01) runs the whole block again, up to `attempts` times in all.
-    func transaction<T>(
+    package func transaction<T>(
         isolation: PostgresIsolation = .readCommitted, attempts: Int = 5,
         _ body: (PostgresConnection) throws -> T
     ) throws -> T {
@@ -174,7 +174,7 @@ final class PostgresConnection {
     ///
     /// A `NOTIFY` inside the writing transaction would serialize the writers: PostgreSQL takes one lock for
     /// the commits of all transactions that notify and holds it until the commit's WAL flush.
-    func announce(_ channel: String) {
+    package func announce(_ channel: String) {
         checkThread()
         precondition(PostgresListener.isChannelName(channel))
         let target = inBlock ? \PostgresConnection.announcements : \PostgresConnection.committedAnnouncements
@@ -182,7 +182,7 @@ final class PostgresConnection {
     }
 
     /// The channels announced by what committed since the last call.
-    func takeAnnouncements() -> [String] {
+    package func takeAnnouncements() -> [String] {
         checkThread()
         defer { committedAnnouncements.removeAll() }
         return committedAnnouncements
@@ -272,7 +272,7 @@ final class PostgresConnection {
     }
 
     /// Reads what arrived on the socket and returns the notifications received (channel, payload).
-    func consumeNotifications() throws(PostgresError) -> [(channel: String, payload: String)] {
+    package func consumeNotifications() throws(PostgresError) -> [(channel: String, payload: String)] {
         checkThread()
         guard PQconsumeInput(handle) == 1 else {
             throw PostgresError(kind: .connectionLost, function: "PQconsumeInput", message: String(cString: PQerrorMessage(handle)))

@@ -75,7 +75,7 @@ public struct PostgresError: Error, Equatable, Sendable, CustomStringConvertible
     }
 
     /// Classifies a failed connection attempt from libpq's message.
-    static func connectFailure(_ message: String) -> PostgresError {
+    package static func connectFailure(_ message: String) -> PostgresError {
         let kind: Kind
         let state: String?
         if message.contains("password authentication failed") || message.contains("no password supplied")

@@ -7,20 +7,20 @@ extension PostgresConnection {
     /// Connection settings used unless the URL sets them: give up on a host that does not answer after 10 s,
     /// notice a peer that vanished (TCP keepalives after 30 s idle, 3 probes 10 s apart: what wakes an idle
     /// `LISTEN` connection), and name the program in `pg_stat_activity`.
-    static let defaults: [(key: String, value: String)] = [
+    package static let defaults: [(key: String, value: String)] = [
         ("connect_timeout", "10"), ("keepalives", "1"), ("keepalives_idle", "30"), ("keepalives_interval", "10"),
         ("keepalives_count", "3"), ("application_name", "push-server"),
     ]
 
     /// Calls `body` with `strings` as a NULL-terminated array of C strings.
-    static func withCStrings<R>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+    package static func withCStrings<R>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
         let copies = strings.map { strdup($0) }
         defer { for copy in copies { free(copy) } }
         return body(copies.map { UnsafePointer($0) } + [nil])
     }
 
     /// Throws `badURL` unless libpq can parse `conninfo`.
-    static func validate(_ conninfo: String) throws(PostgresError) {
+    package static func validate(_ conninfo: String) throws(PostgresError) {
         var error: UnsafeMutablePointer<CChar>?
         guard let options = PQconninfoParse(conninfo, &error) else {
             let message = error.map { String(cString: $0) } ?? "cannot parse the connection string"
@@ -39,7 +39,7 @@ extension PostgresConnection {
     ///   `drops` under the plan cache's generic plans (6,333 scans of it in a run of 10,000 reports).
     ///
     /// Sent with the transaction's next statement, in the same round trip.
-    func joinByLookup() {
+    package func joinByLookup() {
         executeWithNext("SET LOCAL enable_hashjoin = off")
         executeWithNext("SET LOCAL enable_mergejoin = off")
     }
@@ -50,7 +50,7 @@ extension PostgresConnection {
     /// rows at 100,000 state rows: a scan of them for every row looked up).
     ///
     /// Sent with the transaction's next statement, in the same round trip.
-    func lookUpByKey() {
+    package func lookUpByKey() {
         joinByLookup()
         executeWithNext("SET LOCAL enable_seqscan = off")
         withoutJIT()
@@ -66,7 +66,7 @@ extension PostgresConnection {
     /// 10% more cycles a second (−3% to +20% by round).
     ///
     /// Sent with the transaction's next statement, in the same round trip.
-    func commitWithoutFlush() {
+    package func commitWithoutFlush() {
         executeWithNext("SET LOCAL synchronous_commit = off")
     }
 
@@ -74,13 +74,13 @@ extension PostgresConnection {
     /// (a table with no index for the scan, a sort no index gives), at a cost raised by 10^10, which puts the
     /// plan over `jit_above_cost`: a pending-counts read with the live ranges' table read whole spent 326 ms
     /// compiling a statement that runs in 0.1 ms.
-    func withoutJIT() {
+    package func withoutJIT() {
         executeWithNext("SET LOCAL jit = off")
     }
 }
 
 /// The isolation level of a transaction.
-enum PostgresIsolation: String, Sendable {
+package enum PostgresIsolation: String, Sendable {
     case readCommitted = "READ COMMITTED"
     case repeatableRead = "REPEATABLE READ"
     case serializable = "SERIALIZABLE"

@@ -9,9 +9,9 @@ internal import CSQLite
 /// `COMMIT` returns, so it survives the process being killed (the kernel keeps the page cache); only a
 /// power loss or OS crash can lose the last few commits (never corrupt the file). The crash test
 /// (SIGKILL mid-stream) proves the process-kill half. Pass `synchronous: .full` for power-loss safety.
-final class SQLiteConnection {
+package final class SQLiteConnection {
     /// How hard SQLite syncs on commit.
-    enum Synchronous: String {
+    package enum Synchronous: String {
         case normal = "NORMAL"
         case full = "FULL"
     }
@@ -19,7 +19,7 @@ final class SQLiteConnection {
     private let handle: OpaquePointer
     private var statements: [String: SQLiteStatement] = [:]
     /// The path the connection was opened with (":memory:" for a private in-memory database).
-    let path: String
+    package let path: String
 
     /// Process-wide SQLite settings, applied once before the first connection opens.
     private static let configured: Bool = {
@@ -30,9 +30,9 @@ final class SQLiteConnection {
     /// Page size for new database files: 16 KB. The outbox appends rows of a few hundred bytes and each
     /// WAL frame is written with its own system calls, so large pages mean several times fewer writes
     /// and checkpoint reads per row. Existing files keep the page size they were created with.
-    static let newDatabasePageSize = 16_384
+    package static let newDatabasePageSize = 16_384
 
-    init(
+    package init(
         path: String, busyTimeoutMilliseconds: Int32 = 5_000, synchronous: Synchronous = .normal,
         pageSize: Int = newDatabasePageSize
     ) throws(SQLiteError) {
@@ -69,12 +69,12 @@ final class SQLiteConnection {
     }
 
     /// Runs one or more SQL statements that take no parameters, discarding any rows.
-    func execute(_ sql: String) throws(SQLiteError) {
+    package func execute(_ sql: String) throws(SQLiteError) {
         try sqliteCheck(sqlite3_exec(handle, sql, nil, nil, nil), "sqlite3_exec", handle)
     }
 
     /// The prepared statement for `sql`, from the cache or freshly prepared; reset and unbound.
-    func statement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+    package func statement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
         if let cached = statements[sql] { return cached }
         let prepared = try SQLiteStatement(db: handle, sql: sql)
         statements[sql] = prepared
@@ -82,11 +82,11 @@ final class SQLiteConnection {
     }
 
     /// Number of statements in the cache.
-    var cachedStatementCount: Int { statements.count }
+    package var cachedStatementCount: Int { statements.count }
 
     /// Runs `sql` with `bindings` to completion, returning the number of rows changed.
     @discardableResult
-    func run(_ sql: String, _ bindings: [SQLiteValue] = []) throws(SQLiteError) -> Int {
+    package func run(_ sql: String, _ bindings: [SQLiteValue] = []) throws(SQLiteError) -> Int {
         let stmt = try statement(sql)
         defer { stmt.reset() }
         try stmt.bind(bindings)
@@ -95,7 +95,7 @@ final class SQLiteConnection {
     }
 
     /// Runs a query and maps every row with `row`.
-    func query<T>(
+    package func query<T>(
         _ sql: String, _ bindings: [SQLiteValue] = [],
         row: (SQLiteStatement) throws -> T
     ) throws -> [T] {
@@ -108,13 +108,13 @@ final class SQLiteConnection {
     }
 
     /// Rows changed by the most recent INSERT, UPDATE or DELETE.
-    var changes: Int { Int(sqlite3_changes64(handle)) }
+    package var changes: Int { Int(sqlite3_changes64(handle)) }
 
     /// True while a transaction is open.
-    var inTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+    package var inTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
     /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`, rolling back if it throws or the commit fails.
-    func transaction<T>(_ body: () throws -> T) throws -> T {
+    package func transaction<T>(_ body: () throws -> T) throws -> T {
         try run("BEGIN IMMEDIATE")
         do {
             let result = try body()
@@ -129,7 +129,7 @@ final class SQLiteConnection {
     /// Runs `body` under a savepoint of the open transaction: its writes stay if it returns and are undone
     /// if it throws, and the transaction goes on either way (unless SQLite itself rolled it back, which
     /// `inTransaction` then shows).
-    func savepoint<T>(_ body: () throws -> T) throws -> T {
+    package func savepoint<T>(_ body: () throws -> T) throws -> T {
         try run("SAVEPOINT grouped")
         do {
             let result = try body()
@@ -145,19 +145,19 @@ final class SQLiteConnection {
     }
 
     /// The database's page size in bytes (`PRAGMA page_size`).
-    func pageSizeInUse() throws(SQLiteError) -> Int {
+    package func pageSizeInUse() throws(SQLiteError) -> Int {
         let stmt = try statement("PRAGMA page_size")
         defer { stmt.reset() }
         return try stmt.step() ? stmt.int(at: 0) : 0
     }
 
     /// The schema version kept in `PRAGMA user_version`.
-    var userVersion: Int {
+    package var userVersion: Int {
         get throws { try query("PRAGMA user_version") { $0.int(at: 0) }.first ?? 0 }
     }
 
     /// Applies the steps after the current `user_version`, each in its own transaction with its version bump.
-    func migrate(_ steps: [SQLiteMigration]) throws {
+    package func migrate(_ steps: [SQLiteMigration]) throws {
         let current = try userVersion
         guard current <= steps.count else {
             throw SQLiteError(
@@ -173,7 +173,7 @@ final class SQLiteConnection {
     }
 
     /// `PRAGMA integrity_check`: "ok" for a sound database, otherwise the problems found, one per line.
-    func integrityCheck() throws -> String {
+    package func integrityCheck() throws -> String {
         try query("PRAGMA integrity_check") { $0.string(at: 0) }.joined(separator: "\n")
     }
 }
@@ -181,7 +181,7 @@ final class SQLiteConnection {
 extension SQLiteConnection {
     /// The numbered parameters of row `row` (from 0) of a multi-row statement with `count` per row:
     /// `?1 … ?count` for row 0, then `?(count + 1) …` for row 1, and so on.
-    static func placeholders(row: Int, perRow count: Int) -> [String] {
+    package static func placeholders(row: Int, perRow count: Int) -> [String] {
         (1...count).map { "?\(row * count + $0)" }
     }
 }

@@ -3,7 +3,7 @@ import PushSync
 
 /// One dedicated thread running jobs in order: where a pooled connection lives and where its blocking
 /// libpq calls run, so they never hold a thread of Swift's cooperative pool.
-final class PostgresThread: Sendable {
+package final class PostgresThread: Sendable {
     private typealias Job = @Sendable () -> Void
 
     /// Jobs not yet started; nil marks the end.
@@ -13,7 +13,7 @@ final class PostgresThread: Sendable {
     private let owner = PThreadLock<pthread_t?>(nil)
 
     /// Starts the thread, named `name` (visible in debuggers and `top -H`).
-    init(name: String) {
+    package init(name: String) {
         let thread = Thread { [jobs, ready, owner] in
             owner.withLock { $0 = pthread_self() }
             while true {
@@ -27,12 +27,12 @@ final class PostgresThread: Sendable {
     }
 
     /// Stops the process unless called on this thread (by a job it runs).
-    func preconditionCurrent() {
+    package func preconditionCurrent() {
         precondition(owner.withLock { $0 } == pthread_self(), "a PostgreSQL slot used off its own thread")
     }
 
     /// Runs `job` on the thread after the jobs handed over before it.
-    func execute(_ job: @escaping @Sendable () -> Void) {
+    package func execute(_ job: @escaping @Sendable () -> Void) {
         jobs.withLock { $0.append(job) }
         ready.signal()
     }
@@ -40,7 +40,7 @@ final class PostgresThread: Sendable {
     /// Runs `body` on the thread and returns its result to the awaiting task. The thread lets go of `body`
     /// before the task resumes, so a caller may pass a closure it does not let escape
     /// (`withoutActuallyEscaping`).
-    func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    package func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         let held = Held(body)
         return try await withCheckedThrowingContinuation { continuation in
             execute {
@@ -66,7 +66,7 @@ final class PostgresThread: Sendable {
     }
 
     /// Ends the thread once the jobs already handed over have run.
-    func stop() {
+    package func stop() {
         jobs.withLock { $0.append(nil) }
         ready.signal()
     }

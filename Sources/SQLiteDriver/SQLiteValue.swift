@@ -1,5 +1,5 @@
 /// A value bound to or read from a SQLite statement.
-enum SQLiteValue: Sendable, Equatable {
+package enum SQLiteValue: Sendable, Equatable {
     case integer(Int64)
     case real(Double)
     case text(String)

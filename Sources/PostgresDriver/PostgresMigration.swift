@@ -1,18 +1,24 @@
 /// One step of the PostgreSQL schema; step *n* of an ordered list brings the schema to version *n*,
 /// recorded as a row of `schema_migrations`.
-struct PostgresMigration: Sendable {
+package struct PostgresMigration: Sendable {
     /// A short name, recorded with the version.
-    let name: String
+    package let name: String
     /// The SQL the step runs (several statements; no values, no parameters).
-    let sql: String
+    package let sql: String
+
+    /// A step named `name` that runs `sql`.
+    package init(name: String, sql: String) {
+        self.name = name
+        self.sql = sql
+    }
 }
 
 extension PostgresConnection {
     /// A key for `pg_advisory_xact_lock`: instances that start together migrate one after the other.
-    static let migrationLockKey: Int64 = 0x7075_7368_6d69_6772  // "pushmigr"
+    package static let migrationLockKey: Int64 = 0x7075_7368_6d69_6772  // "pushmigr"
 
     /// The schema version recorded in `schema_migrations` (0 for an empty database).
-    func schemaVersion() throws(PostgresError) -> Int {
+    package func schemaVersion() throws(PostgresError) -> Int {
         let exists = try query("SELECT to_regclass('schema_migrations') IS NOT NULL")
         guard exists.count == 1, exists[0].bool(at: 0) else { return 0 }
         let rows = try query("SELECT coalesce(max(version), 0)::bigint FROM schema_migrations")
@@ -22,7 +28,7 @@ extension PostgresConnection {
     /// Applies the steps after the recorded version, all in one transaction under an advisory lock;
     /// refuses (`schemaTooNew`) a database whose version is newer than `steps`. Returns the steps applied.
     @discardableResult
-    func migrate(_ steps: [PostgresMigration], now: Int64) throws -> Int {
+    package func migrate(_ steps: [PostgresMigration], now: Int64) throws -> Int {
         try transaction { db in
             try db.query("SELECT pg_advisory_xact_lock($1)", [.integer(Self.migrationLockKey)])
             // No NOTICE ("already exists, skipping") on stderr at every start after the first.

@@ -5,10 +5,10 @@ import Foundation
 ///
 /// Read it on the thread that ran the statement, before handing the connection back; the repositories
 /// turn rows into records at once and keep none of these.
-final class PostgresRows {
+package final class PostgresRows {
     private let result: OpaquePointer
     /// The number of rows.
-    let count: Int
+    package let count: Int
 
     init(_ result: OpaquePointer) {
         self.result = result
@@ -18,16 +18,16 @@ final class PostgresRows {
     deinit { PQclear(result) }
 
     /// Rows changed by an INSERT, UPDATE or DELETE (`PQcmdTuples`), 0 for other statements.
-    var affectedRows: Int {
+    package var affectedRows: Int {
         guard let text = PQcmdTuples(result) else { return 0 }
         return Int(String(cString: text)) ?? 0
     }
 
     /// The row at `index`.
-    subscript(index: Int) -> PostgresRow { PostgresRow(rows: self, index: Int32(index)) }
+    package subscript(index: Int) -> PostgresRow { PostgresRow(rows: self, index: Int32(index)) }
 
     /// Maps every row with `body`.
-    func map<T>(_ body: (PostgresRow) throws -> T) rethrows -> [T] {
+    package func map<T>(_ body: (PostgresRow) throws -> T) rethrows -> [T] {
         var mapped: [T] = []
         mapped.reserveCapacity(count)
         for index in 0..<count { mapped.append(try body(self[index])) }
@@ -35,13 +35,13 @@ final class PostgresRows {
     }
 
     /// The offset of the column named `name`, or -1.
-    func columnIndex(named name: String) -> Int32 { PQfnumber(result, name) }
+    package func columnIndex(named name: String) -> Int32 { PQfnumber(result, name) }
 
     /// The name of column `index`.
-    func columnName(at index: Int32) -> String { PQfname(result, index).map { String(cString: $0) } ?? "" }
+    package func columnName(at index: Int32) -> String { PQfname(result, index).map { String(cString: $0) } ?? "" }
 
     /// The number of columns.
-    var columnCount: Int32 { PQnfields(result) }
+    package var columnCount: Int32 { PQnfields(result) }
 
     fileprivate func isNull(_ row: Int32, _ column: Int32) -> Bool { PQgetisnull(result, row, column) != 0 }
 
@@ -53,15 +53,15 @@ final class PostgresRows {
 }
 
 /// One row of a `PostgresRows`, read by column offset (or by a `PostgresColumn` case).
-struct PostgresRow {
+package struct PostgresRow {
     fileprivate let rows: PostgresRows
     fileprivate let index: Int32
 
     /// True when the column holds NULL.
-    func isNull(at column: Int32) -> Bool { rows.isNull(index, column) }
+    package func isNull(at column: Int32) -> Bool { rows.isNull(index, column) }
 
     /// An integer column (`smallint`, `integer`, `bigint` or `boolean` in binary: big-endian bytes).
-    func int64(at column: Int32) -> Int64 {
+    package func int64(at column: Int32) -> Int64 {
         let bytes = rows.raw(index, column)
         var value: Int64 = 0
         for byte in bytes { value = value << 8 | Int64(byte) }
@@ -71,26 +71,26 @@ struct PostgresRow {
         return value
     }
 
-    func optionalInt64(at column: Int32) -> Int64? { isNull(at: column) ? nil : int64(at: column) }
+    package func optionalInt64(at column: Int32) -> Int64? { isNull(at: column) ? nil : int64(at: column) }
 
-    func int(at column: Int32) -> Int { Int(int64(at: column)) }
+    package func int(at column: Int32) -> Int { Int(int64(at: column)) }
 
-    func optionalInt(at column: Int32) -> Int? { optionalInt64(at: column).map(Int.init) }
+    package func optionalInt(at column: Int32) -> Int? { optionalInt64(at: column).map(Int.init) }
 
     /// A boolean column.
-    func bool(at column: Int32) -> Bool { int64(at: column) != 0 }
+    package func bool(at column: Int32) -> Bool { int64(at: column) != 0 }
 
     /// A text column (its UTF-8 bytes, as the binary format carries them).
-    func string(at column: Int32) -> String { String(decoding: rows.raw(index, column), as: UTF8.self) }
+    package func string(at column: Int32) -> String { String(decoding: rows.raw(index, column), as: UTF8.self) }
 
-    func optionalString(at column: Int32) -> String? { isNull(at: column) ? nil : string(at: column) }
+    package func optionalString(at column: Int32) -> String? { isNull(at: column) ? nil : string(at: column) }
 
     /// A `bytea` column.
-    func bytes(at column: Int32) -> [UInt8] { Array(rows.raw(index, column)) }
+    package func bytes(at column: Int32) -> [UInt8] { Array(rows.raw(index, column)) }
 
     /// The text column named `name` (for short ad-hoc queries; lists use `PostgresColumn`).
-    func string(named name: String) -> String { string(at: rows.columnIndex(named: name)) }
+    package func string(named name: String) -> String { string(at: rows.columnIndex(named: name)) }
 
     /// The integer column named `name`.
-    func int64(named name: String) -> Int64 { int64(at: rows.columnIndex(named: name)) }
+    package func int64(named name: String) -> Int64 { int64(at: rows.columnIndex(named: name)) }
 }

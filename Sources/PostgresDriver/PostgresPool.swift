@@ -6,7 +6,7 @@ import PushSync
 ///
 /// A caller borrows one connection for one unit of work (`withConnection`, `transaction`); when all are
 /// busy it waits its turn, first come first served. The borrowed connection is used only on its thread.
-final class PostgresPool: Sendable {
+package final class PostgresPool: Sendable {
     /// One connection slot: the thread and, touched only on that thread, the connection.
     ///
     /// `@unchecked Sendable`: `connection` is read and written only by jobs running on `thread`, which
@@ -36,9 +36,9 @@ final class PostgresPool: Sendable {
     }
 
     /// The connection string every connection opens with.
-    let conninfo: String
+    package let conninfo: String
     /// The most connections open at once.
-    let size: Int
+    package let size: Int
     private let state = PThreadLock(State())
     private let announcer = PThreadLock<Announcer?>(nil)
 
@@ -50,14 +50,14 @@ final class PostgresPool: Sendable {
     }
 
     /// A pool of up to `size` connections to `conninfo`; none is opened yet.
-    init(conninfo: String, size: Int) {
+    package init(conninfo: String, size: Int) {
         self.conninfo = conninfo
         self.size = max(1, size)
     }
 
     /// Runs `body` with a connection of the pool on that connection's thread (reconnecting first if the
     /// last one broke).
-    func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
+    package func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
         guard let slot = await checkout() else {
             throw PostgresError(kind: .connectionFailed, function: "PostgresPool", message: "the connection pool is closed")
         }
@@ -83,13 +83,13 @@ final class PostgresPool: Sendable {
 
     /// Sends the announcements of committed writes (`PostgresConnection.announce`): set once the instance's
     /// listener runs; until then they are dropped (nothing is enqueued before the database is open).
-    func announce(with announce: @escaping @Sendable ([String]) -> Void) {
+    package func announce(with announce: @escaping @Sendable ([String]) -> Void) {
         announcer.withLock { $0 = Announcer(send: announce) }
     }
 
     /// Runs `body` in one transaction (see `PostgresConnection.transaction`): serialization failures and
     /// deadlocks run it again, a bounded number of times.
-    func transaction<T: Sendable>(
+    package func transaction<T: Sendable>(
         isolation: PostgresIsolation = .readCommitted,
         _ body: @escaping @Sendable (PostgresConnection) throws -> T
     ) async throws -> T {
@@ -142,7 +142,7 @@ final class PostgresPool: Sendable {
 
     /// Closes the idle connections and ends their threads (connections in use close when returned and
     /// the pool is dropped).
-    func close() {
+    package func close() {
         let slots = state.withLock { state -> [Slot] in
             state.closed = true
             defer { state.idle = [] }

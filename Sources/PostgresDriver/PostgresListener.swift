@@ -17,7 +17,7 @@ import PushSync
 /// writers commit at once the instance sends about one notification per round trip, and in no writer's
 /// transaction. The connection commits them without waiting for their WAL flush. One lost to a crash costs
 /// a wake-up, not a row: every worker also looks for work on its retry tick.
-final class PostgresListener: Sendable {
+package final class PostgresListener: Sendable {
     private struct State {
         var generations: [String: UInt64] = [:]
         var waiters: [(channel: String, after: UInt64, continuation: CheckedContinuation<UInt64, Never>)] = []
@@ -34,13 +34,13 @@ final class PostgresListener: Sendable {
     }
 
     /// The channels listened on.
-    let channels: [String]
+    package let channels: [String]
     private let state = PThreadLock(State())
     private let stopPipe: (read: Int32, write: Int32)
     private let announcePipe: (read: Int32, write: Int32)
 
     /// Connects to `conninfo`, listens on `channels` (plain identifiers) and returns once listening.
-    static func start(conninfo: String, channels: [String]) async throws -> PostgresListener {
+    package static func start(conninfo: String, channels: [String]) async throws -> PostgresListener {
         let listener = try PostgresListener(channels: channels)
         try await withCheckedThrowingContinuation { (started: CheckedContinuation<Void, any Error>) in
             let thread = Thread { listener.run(conninfo: conninfo, started: started) }
@@ -69,14 +69,14 @@ final class PostgresListener: Sendable {
     }
 
     /// True for a channel name this listener can use unquoted: ASCII letters, digits and `_`.
-    static func isChannelName(_ name: String) -> Bool {
+    package static func isChannelName(_ name: String) -> Bool {
         !name.isEmpty && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
     }
 
     /// Sends a notification on each of `names` (plain identifiers, see `isChannelName`) to every listening
     /// instance, this one included, soon and without waiting: together with any announced meanwhile, in
     /// one `NOTIFY` round trip of the listening connection. Call it once the rows it announces are committed.
-    func announce(_ names: [String]) {
+    package func announce(_ names: [String]) {
         precondition(names.allSatisfy(Self.isChannelName))
         state.withLock { state in
             guard !state.ended else { return }
@@ -90,13 +90,13 @@ final class PostgresListener: Sendable {
     }
 
     /// How many `NOTIFY` round trips this listener has sent (announcements sent together count once).
-    var notifiesSent: UInt64 { state.withLock { $0.notifies } }
+    package var notifiesSent: UInt64 { state.withLock { $0.notifies } }
 
     /// The number of notifications (and reconnections) seen on `channel` so far.
-    func generation(_ channel: String) -> UInt64 { state.withLock { $0.generations[channel, default: 0] } }
+    package func generation(_ channel: String) -> UInt64 { state.withLock { $0.generations[channel, default: 0] } }
 
     /// Returns the channel's generation once it is past `after` (at once if it already is).
-    func wait(on channel: String, after: UInt64) async -> UInt64 {
+    package func wait(on channel: String, after: UInt64) async -> UInt64 {
         await withCheckedContinuation { continuation in
             let now: UInt64? = state.withLock { state in
                 let current = state.generations[channel, default: 0]
@@ -109,7 +109,7 @@ final class PostgresListener: Sendable {
     }
 
     /// Stops the thread and closes its connection; waiters still waiting are woken.
-    func stop() {
+    package func stop() {
         state.withLock { state in
             guard !state.ended else { return }
             var byte: UInt8 = 1
