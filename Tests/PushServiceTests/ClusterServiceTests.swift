@@ -4,6 +4,7 @@ import Foundation
 import JSON
 import PushService
 import PushStore
+import PushStoreSQL
 import Testing
 
 /// Three instances of the service on one PostgreSQL database: delivery and profile drops spread over them.

@@ -9,6 +9,7 @@ import TestSupport
 import Testing
 
 @testable import PushStore
+@testable import PushStoreSQL
 
 /// Input a push service meets on the open internet: each gets a 4xx JSON error or a closed connection,
 /// the server stays up, and nothing is written.

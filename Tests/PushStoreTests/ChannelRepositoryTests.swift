@@ -6,6 +6,7 @@ import TestSupport
 import Testing
 
 @testable import PushStore
+@testable import PushStoreSQL
 
 @Suite("ChannelRepository and channel outbox rows (every store)")
 struct ChannelRepositoryTests {

@@ -4,6 +4,7 @@ import SQLiteDriver
 import Testing
 
 @testable import PushStore
+@testable import PushStoreSQL
 
 /// URLs must start with `http://` or `https://`, checked byte by byte, whatever follows the slashes.
 @Suite("HTTP scheme validation")

@@ -4,6 +4,7 @@ import SQLiteDriver
 import Testing
 
 @testable import PushStore
+@testable import PushStoreSQL
 
 @Suite("IdempotencyRepository (both twins)")
 struct IdempotencyRepositoryTests {

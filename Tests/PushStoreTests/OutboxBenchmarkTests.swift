@@ -1,11 +1,13 @@
 import APNSCore
 import Foundation
 import PostgresDriver
+import PushStoreBenchmark
 import SQLiteDriver
 import TestSupport
 import Testing
 
 @testable import PushStore
+@testable import PushStoreSQL
 
 @Suite("OutboxBenchmark")
 struct OutboxBenchmarkTests {

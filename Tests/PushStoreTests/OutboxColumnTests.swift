@@ -5,6 +5,7 @@ import SQLiteDriver
 import Testing
 
 @testable import PushStore
+@testable import PushStoreSQL
 
 /// Outbox rows are read by named column (`SQLiteOutboxColumn`), never by a bare index.
 @Suite("Outbox columns by name")

@@ -5,6 +5,7 @@ import TestSupport
 import Testing
 
 @testable import PushStore
+@testable import PushStoreSQL
 
 @Suite("PostgreSQL connections, pool and errors")
 struct PostgresConnectionTests {

@@ -5,6 +5,7 @@ import TestSupport
 import Testing
 
 @testable import PushStore
+@testable import PushStoreSQL
 
 /// The drop rules hold when the operations arrive at different instances sharing one PostgreSQL database.
 @Suite("PostgreSQL drops shared by instances")

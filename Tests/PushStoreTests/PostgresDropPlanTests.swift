@@ -5,6 +5,7 @@ import TestSupport
 import Testing
 
 @testable import PushStore
+@testable import PushStoreSQL
 
 /// The statements of a drop report find drops by key whatever the planner's statistics say.
 ///

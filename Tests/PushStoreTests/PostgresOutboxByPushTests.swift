@@ -5,6 +5,7 @@ import TestSupport
 import Testing
 
 @testable import PushStore
+@testable import PushStoreSQL
 
 /// A push's rows found by its id alone (`PostgresSchema.outboxByPush`).
 @Suite("PostgreSQL outbox rows by push")

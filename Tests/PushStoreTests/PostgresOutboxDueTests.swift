@@ -6,6 +6,7 @@ import TestSupport
 import Testing
 
 @testable import PushStore
+@testable import PushStoreSQL
 
 /// Claims that touch no index (`PostgresSchema.outboxDue`): the step from the two-table outbox with rows in
 /// it, and claims, renewals and completions on the new columns.

@@ -1,10 +1,12 @@
 import Foundation
 import PostgresDriver
+import PushStoreBenchmark
 import SQLiteDriver
 import TestSupport
 import Testing
 
 @testable import PushStore
+@testable import PushStoreSQL
 
 /// Two repository sets on one database stand for two push-server instances.
 @Suite("PostgreSQL outbox shared by instances")

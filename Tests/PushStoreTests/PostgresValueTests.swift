@@ -5,6 +5,7 @@ import TestSupport
 import Testing
 
 @testable import PushStore
+@testable import PushStoreSQL
 
 /// The binary array parameters (`PostgresValue.textArray`, `integerArray`, `byteaArray`) as the server reads
 /// them: every element back in order, NULLs where nil was, empty arrays empty.

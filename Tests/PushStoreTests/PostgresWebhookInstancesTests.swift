@@ -6,6 +6,7 @@ import TestSupport
 import Testing
 
 @testable import PushStore
+@testable import PushStoreSQL
 
 /// Webhook claims of two push-server instances on one PostgreSQL database.
 @Suite("PostgreSQL webhook queue shared by instances")

@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import PushStore
+@testable import PushStoreSQL
 
 /// Every repository of every backend belongs to that backend: a backend whose set held an in-memory
 /// repository would lose that data on restart without an error. The properties are walked by reflection, so

@@ -4,6 +4,7 @@ import SQLiteDriver
 import Testing
 
 @testable import PushStore
+@testable import PushStoreSQL
 
 /// Grouped writes (`SQLiteDatabase.writeGrouped`) share transactions without sharing their failures.
 @Suite("SQLite group commit")

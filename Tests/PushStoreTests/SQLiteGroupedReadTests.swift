@@ -4,6 +4,7 @@ import SQLiteDriver
 import Testing
 
 @testable import PushStore
+@testable import PushStoreSQL
 
 /// Grouped reads (`SQLiteDatabase.readGrouped`) share read transactions without sharing their failures.
 @Suite("SQLite grouped reads")

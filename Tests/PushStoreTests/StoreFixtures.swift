@@ -6,6 +6,7 @@ import TestSupport
 import Testing
 
 @testable import PushStore
+@testable import PushStoreSQL
 
 /// Which twin a shared test runs against.
 enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {

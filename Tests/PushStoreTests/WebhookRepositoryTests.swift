@@ -7,6 +7,7 @@ import TestSupport
 import Testing
 
 @testable import PushStore
+@testable import PushStoreSQL
 
 /// An endpoint `id` subscribed to `events` (all by default).
 func webhookEndpoint(_ id: String, _ events: Set<WebhookEventType> = Set(WebhookEventType.allCases)) -> WebhookEndpoint {
