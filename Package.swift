@@ -147,7 +147,8 @@ let package = Package(
         .testTarget(
             name: "PushStoreTests",
             dependencies: [
-                "APNSCore", "JSON", "PostgresDriver", "PushStore", "pushstore-crash-writer", "PushStoreBenchmark", "PushStoreSQL", "SQLiteDriver",
+                "APNSCore", "JSON", "PostgresDriver", "ProfileDrop", "PushStore", "pushstore-crash-writer", "PushStoreBenchmark", "PushStoreSQL",
+                "SQLiteDriver",
                 "TestSupport",
             ],
             swiftSettings: strict),

@@ -1,6 +1,7 @@
 import APNSCore
 import Foundation
 import PostgresDriver
+import ProfileDrop
 import SQLiteDriver
 import TestSupport
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import PostgresDriver
+import ProfileDrop
 import SQLiteDriver
 import TestSupport
 import Testing

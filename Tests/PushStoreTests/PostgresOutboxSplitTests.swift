@@ -1,6 +1,7 @@
 import APNSCore
 import Foundation
 import PostgresDriver
+import ProfileDrop
 import PushStoreBenchmark
 import SQLiteDriver
 import TestSupport

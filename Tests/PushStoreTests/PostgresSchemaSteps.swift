@@ -1,4 +1,5 @@
 import PostgresDriver
+import ProfileDrop
 import SQLiteDriver
 import TestSupport
 

@@ -1,6 +1,7 @@
 import Foundation
 import JSON
 import PostgresDriver
+import ProfileDrop
 import SQLiteDriver
 import TestSupport
 import Testing

@@ -2,6 +2,7 @@ import APNSCore
 import Foundation
 import JSON
 import PostgresDriver
+import ProfileDrop
 import SQLiteDriver
 import TestSupport
 import Testing

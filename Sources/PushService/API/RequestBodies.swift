@@ -54,7 +54,7 @@ extension DeviceRegistrationRequest {
 }
 
 /// A validated `POST /v1/drops` body.
-package struct DropReportRequest: Sendable, Equatable {
+package struct DropReportBody: Sendable, Equatable {
     /// The reporting user.
     package var userID: String
     /// The user the phone was dropped onto.

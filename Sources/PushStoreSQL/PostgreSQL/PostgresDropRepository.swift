@@ -5,9 +5,9 @@ public import PushStore
 /// `DropRepository` on a `PostgresDatabase`: the `drops` and `drop_engagements` tables, shared by any
 /// number of instances.
 ///
-/// Each operation runs `DropRules` in one transaction that first takes a transaction-scoped advisory lock
+/// Each operation runs the drop rules in one transaction that first takes a transaction-scoped advisory lock
 /// per user it is about (in user-id order, so two operations never wait on each other in a cycle): the
-/// lock `DropRules` needs, held until commit, whichever instance runs the operation. The primary key of
+/// lock the rules need, held until commit, whichever instance runs the operation. The primary key of
 /// `drop_engagements` backs the rule "at most one pending drop per user". A drop can also be closed by an
 /// operation about its other user (or by `expireDue`); the write that comes second finds it no longer
 /// pending, and the whole transaction runs again (a bounded number of times) on what is now stored.
@@ -57,25 +57,15 @@ public struct PostgresDropRepository: DropRepository {
         }
     }
 
-    /// See `DropRepository.report`.
-    public func report(_ request: DropReportRequest, now: Date) async throws -> (DropReportOutcome, expired: [DropRecord]) {
-        try await run(locking: [request.reporterID, request.peerID]) { tx in try DropRules.report(request, now: now, &tx) }
-    }
-
-    /// See `DropRepository.cancel`.
-    public func cancel(userID: String, now: Date, window: Duration) async throws -> (DropCancelOutcome, expired: [DropRecord]) {
-        try await run(locking: [userID]) { tx in try DropRules.cancel(userID: userID, now: now, window: window, &tx) }
-    }
-
-    /// See `DropRepository.current`.
-    public func current(userID: String, now: Date, window: Duration) async throws -> (DropRecord?, expired: [DropRecord]) {
-        try await run(locking: [userID]) { tx in try DropRules.current(userID: userID, now: now, window: window, &tx) }
-    }
-
-    /// See `DropRepository.expireDue`: locks no users; a drop closed meanwhile by an operation on one of its
-    /// users makes the transaction run again.
-    public func expireDue(now: Date) async throws -> [DropRecord] {
-        try await run(locking: []) { tx in try DropRules.expireDue(now: now, &tx) }
+    /// See `DropRepository.withDropTransaction`: every call takes the advisory locks of `users` (none for an
+    /// expiry sweep; a drop closed meanwhile makes the transaction run again); `grouped` changes nothing here.
+    public func withDropTransaction<T: Sendable>(
+        locking users: [String], grouped: Bool, _ body: @escaping @Sendable (inout any DropTransaction) throws -> T
+    ) async throws -> T {
+        try await run(locking: users) { tx in
+            var transaction: any DropTransaction = tx
+            return try body(&transaction)
+        }
     }
 
     /// See `DropRepository.pending`.

@@ -3,7 +3,7 @@ public import PushStore
 import SQLiteDriver
 
 /// `DropRepository` on a `SQLiteDatabase`: the `drops` and `drop_engagements` tables. Every operation runs
-/// in a write transaction (SQLite has one writer at a time), which is the lock `DropRules` needs; reports
+/// in a write transaction (SQLite has one writer at a time), which is the lock the drop rules need; reports
 /// and cancels that arrive together share one (group commit), each under its own savepoint.
 public struct SQLiteDropRepository: DropRepository {
     /// The database holding the tables.
@@ -20,37 +20,17 @@ public struct SQLiteDropRepository: DropRepository {
         DropRecord(row: row)
     }
 
-    /// See `DropRepository.report`. Reports that arrive together share one transaction (group commit,
-    /// `SQLiteDatabase.writeGrouped`), each under its own savepoint and in arrival order.
-    public func report(_ request: DropReportRequest, now: Date) async throws -> (DropReportOutcome, expired: [DropRecord]) {
-        try await database.writeGrouped { db in
-            var tx = SQLiteDropTransaction(db: db)
-            return try DropRules.report(request, now: now, &tx)
+    /// See `DropRepository.withDropTransaction`: a write transaction (SQLite has one writer at a time, which
+    /// is the lock the rules need, whatever `users`); grouped calls share one with the others that arrive
+    /// together (group commit, `SQLiteDatabase.writeGrouped`), each under its own savepoint and in arrival order.
+    public func withDropTransaction<T: Sendable>(
+        locking users: [String], grouped: Bool, _ body: @escaping @Sendable (inout any DropTransaction) throws -> T
+    ) async throws -> T {
+        let run: @Sendable (SQLiteConnection) throws -> T = { db in
+            var tx: any DropTransaction = SQLiteDropTransaction(db: db)
+            return try body(&tx)
         }
-    }
-
-    /// See `DropRepository.cancel`; grouped with the reports around it, as `report` is.
-    public func cancel(userID: String, now: Date, window: Duration) async throws -> (DropCancelOutcome, expired: [DropRecord]) {
-        try await database.writeGrouped { db in
-            var tx = SQLiteDropTransaction(db: db)
-            return try DropRules.cancel(userID: userID, now: now, window: window, &tx)
-        }
-    }
-
-    /// See `DropRepository.current`.
-    public func current(userID: String, now: Date, window: Duration) async throws -> (DropRecord?, expired: [DropRecord]) {
-        try await database.write { db in
-            var tx = SQLiteDropTransaction(db: db)
-            return try DropRules.current(userID: userID, now: now, window: window, &tx)
-        }
-    }
-
-    /// See `DropRepository.expireDue`.
-    public func expireDue(now: Date) async throws -> [DropRecord] {
-        try await database.write { db in
-            var tx = SQLiteDropTransaction(db: db)
-            return try DropRules.expireDue(now: now, &tx)
-        }
+        return grouped ? try await database.writeGrouped(run) : try await database.write(run)
     }
 
     /// See `DropRepository.pending`.

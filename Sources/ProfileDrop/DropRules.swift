@@ -1,97 +1,13 @@
-package import Foundation
-
-/// One phone's report of its peer, as the store decides it (the drop condition was checked before).
-public struct DropReportRequest: Sendable {
-    /// The reporting user.
-    public var reporterID: String
-    /// The user they reported.
-    public var peerID: String
-    /// The id a new pending drop gets, if this report creates one.
-    public var newDropID: String
-    /// How long a pending drop waits for the peer, and how long a match answers repeats.
-    public var window: Duration
-    /// The outbox rows that push a new match's two mate requests. The store calls it inside the transaction
-    /// that stores the match, so it must not do I/O: read what it needs (devices, cards) beforehand.
-    public var pushes: @Sendable (_ drop: DropRecord, _ requests: [MateRequestRecord]) -> [OutboxItem]
-
-    /// A report of `peerID` by `reporterID`.
-    public init(
-        reporterID: String, peerID: String, newDropID: String, window: Duration,
-        pushes: @escaping @Sendable (_ drop: DropRecord, _ requests: [MateRequestRecord]) -> [OutboxItem]
-    ) {
-        self.reporterID = reporterID
-        self.peerID = peerID
-        self.newDropID = newDropID
-        self.window = window
-        self.pushes = pushes
-    }
-}
-
-/// What the store decided for one report.
-public enum DropReportOutcome: Sendable, Equatable {
-    /// The reporter's pending drop toward the peer (new, or a repeat).
-    case pending(DropRecord)
-    /// The reporter or the peer is engaged in another pending drop.
-    case busy
-    /// This report matched the pair: the drop and its two mate requests (the initiator's first), stored
-    /// together with their outbox rows.
-    case matched(DropRecord, [MateRequestRecord])
-    /// The pair had matched within the window already (a repeat): that drop and its mate requests.
-    case alreadyMatched(DropRecord, [MateRequestRecord])
-}
-
-/// What the store decided for one cancel.
-public enum DropCancelOutcome: Sendable, Equatable {
-    /// The user's pending drop is now cancelled; both users are free.
-    case cancelled(DropRecord)
-    /// The user's drop matched within the window; its pushes stand.
-    case alreadyMatched(DropRecord)
-    /// The user has no pending or recently matched drop.
-    case nothingPending
-}
-
-/// The ids of a matched drop's two mate requests; the initiator's sorts first.
-public enum MateRequestID {
-    /// The request the drop's initiator receives (carrying the peer's card).
-    public static func toInitiator(dropID: String) -> String { "\(dropID).initiator" }
-    /// The request the drop's peer receives (carrying the initiator's card).
-    public static func toPeer(dropID: String) -> String { "\(dropID).peer" }
-}
-
-/// The reads and writes the profile-drop rules (`DropRules`) make inside one transaction of one store. The
-/// store runs the rules with both users locked against every other drop operation on them, so what the
-/// rules read stays true until they commit; each store implements these steps on its own tables.
-package protocol DropTransaction {
-    /// The pending drops engaging any of `userIDs` (as initiator or peer), by the user they engage (users
-    /// without one are left out).
-    mutating func pendingDrops(engaging userIDs: [String]) throws -> [String: DropRecord]
-    /// The latest drop between the two users that matched at or after `since`.
-    mutating func latestMatch(between first: String, and second: String, since: Date) throws -> DropRecord?
-    /// The latest drop of `userID` that matched at or after `since`.
-    mutating func latestMatch(of userID: String, since: Date) throws -> DropRecord?
-    /// The mate requests of a drop, oldest first (then by id).
-    mutating func requests(forDrop dropID: String) throws -> [MateRequestRecord]
-    /// Stores a new pending drop and engages both of its users; `PushStoreError.duplicateID` if the id exists.
-    mutating func insertPending(_ drop: DropRecord) throws
-    /// Writes the new state of a drop that was pending (matched, cancelled or expired) and frees its users.
-    /// Throws if the stored drop is no longer pending (another writer got there first); the store then runs
-    /// the rules again.
-    mutating func close(_ drop: DropRecord) throws
-    /// Stores mate requests of a drop.
-    mutating func insert(_ requests: [MateRequestRecord]) throws
-    /// Queues outbox rows.
-    mutating func enqueue(_ items: [OutboxItem]) throws
-    /// Every pending drop whose window ended before `now`.
-    mutating func pendingDrops(expiringBefore now: Date) throws -> [DropRecord]
-}
+import Foundation
+import PushStore
 
 /// The profile-drop rules, written once over `DropTransaction` and run by every store inside one
 /// transaction: at most one pending drop per user; the peer's report of the initiator matches, writing the
 /// match, both mate requests and their outbox rows together; repeats are idempotent within the window; a
 /// cancel and a match of the same drop are decided once. Drops whose window ended expire when touched.
-package enum DropRules {
+enum DropRules {
     /// Decides `request` at `now`. Returns the outcome and the drops that expired on the way.
-    package static func report(
+    static func report(
         _ request: DropReportRequest, now: Date, _ tx: inout some DropTransaction
     ) throws -> (DropReportOutcome, expired: [DropRecord]) {
         let (reporter, peer) = (request.reporterID, request.peerID)
@@ -115,7 +31,7 @@ package enum DropRules {
     }
 
     /// Cancels `userID`'s pending drop at `now`, unless it matched within `window`.
-    package static func cancel(
+    static func cancel(
         userID: String, now: Date, window: Duration, _ tx: inout some DropTransaction
     ) throws -> (DropCancelOutcome, expired: [DropRecord]) {
         let (pending, expired) = try settle([userID], now: now, &tx)
@@ -131,7 +47,7 @@ package enum DropRules {
     }
 
     /// `userID`'s current drop at `now`: the pending one, else their match within `window`, else nil.
-    package static func current(
+    static func current(
         userID: String, now: Date, window: Duration, _ tx: inout some DropTransaction
     ) throws -> (DropRecord?, expired: [DropRecord]) {
         let (pending, expired) = try settle([userID], now: now, &tx)
@@ -140,7 +56,7 @@ package enum DropRules {
     }
 
     /// Expires every pending drop whose window ended before `now`; returns them.
-    package static func expireDue(now: Date, _ tx: inout some DropTransaction) throws -> [DropRecord] {
+    static func expireDue(now: Date, _ tx: inout some DropTransaction) throws -> [DropRecord] {
         var expired: [DropRecord] = []
         for var drop in try tx.pendingDrops(expiringBefore: now) {
             try DropTransition.apply(.expired, at: now, to: &drop)
