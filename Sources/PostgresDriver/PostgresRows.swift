@@ -52,7 +52,7 @@ package final class PostgresRows {
     }
 }
 
-/// One row of a `PostgresRows`, read by column offset (or by a `PostgresColumn` case).
+/// One row of a `PostgresRows`, read by column offset (or by a column-list case).
 package struct PostgresRow {
     fileprivate let rows: PostgresRows
     fileprivate let index: Int32
@@ -88,7 +88,7 @@ package struct PostgresRow {
     /// A `bytea` column.
     package func bytes(at column: Int32) -> [UInt8] { Array(rows.raw(index, column)) }
 
-    /// The text column named `name` (for short ad-hoc queries; lists use `PostgresColumn`).
+    /// The text column named `name` (for short ad-hoc queries; lists read by column offset).
     package func string(named name: String) -> String { string(at: rows.columnIndex(named: name)) }
 
     /// The integer column named `name`.

@@ -21,8 +21,3 @@ extension StoreColumn {
     /// The offset just after the last column: where extra expressions appended to `selectList` start.
     static var end: Int32 { Int32(allCases.count) }
 }
-
-/// A column list read from SQLite statements.
-typealias SQLiteColumn = StoreColumn
-/// A column list read from PostgreSQL rows.
-typealias PostgresColumn = StoreColumn

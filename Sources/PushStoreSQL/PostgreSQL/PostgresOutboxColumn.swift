@@ -6,7 +6,7 @@ import PushStore
 /// The columns an outbox row is read from, in SELECT order: the raw value is the offset, and `selectList` is
 /// built from the same cases. What a row sends comes from `outbox_items i`, what changes from
 /// `outbox_state s` (see `PostgresSchema.outboxSplit`).
-enum PostgresOutboxColumn: Int32, PostgresColumn {
+enum PostgresOutboxColumn: Int32, StoreColumn {
     case id, pushID, token, topic, pushType, priority, expiration, collapseID, apnsID, payload, environment
     case state, attempts, nextAttemptAt, lastStatus, lastReason, apnsUniqueID, createdAt, updatedAt, seq
     case channelID

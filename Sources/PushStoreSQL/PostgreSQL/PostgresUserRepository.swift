@@ -10,7 +10,7 @@ public struct PostgresUserRepository: UserRepository {
     public init(database: PostgresDatabase) { self.database = database }
 
     /// The columns of `users`, in SELECT order.
-    enum Column: Int32, PostgresColumn {
+    enum Column: Int32, StoreColumn {
         case id, card, createdAt, updatedAt
 
         var expression: String {

@@ -5,7 +5,7 @@ import SQLiteDriver
 
 /// The columns an outbox row is read from, over `outbox_items i` joined with `outbox_state s`, in SELECT
 /// order: the raw value is the offset, and `selectList` is built from the same cases.
-enum SQLiteOutboxColumn: Int32, SQLiteColumn {
+enum SQLiteOutboxColumn: Int32, StoreColumn {
     case id, pushID, token, topic, pushType, priority, expiration, collapseID, apnsID, payload, environment
     case state, attempts, nextAttemptAt, lastStatus, lastReason, apnsUniqueID, createdAt, updatedAt
     case channelID

@@ -1,3 +1,0 @@
-import Foundation
-import PostgresDriver
-import PushStore
