@@ -83,6 +83,9 @@ struct PoolHarness {
     /// The connection of `slot` (its id is the slot and the pool's count of connections opened).
     static func connection(_ slot: Int, _ serial: Int) -> APNSPoolConnectionID { APNSPoolConnectionID(slot: slot, serial: serial) }
 
+    /// How long slot 0 waits before its next connection (nil: no back-off).
+    var backOff: Duration? { pool.slots[0].notBefore.map { $0 - now } }
+
     /// How many requests each live connection carries, by id.
     var loads: [String: Int] {
         var loads: [String: Int] = [:]
