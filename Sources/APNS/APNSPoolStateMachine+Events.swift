@@ -62,7 +62,7 @@ extension APNSPoolStateMachine {
         leave(id, entry.location)
         requests[id]?.location = .nowhere
         actions.append(.record(.resent))
-        route(id, openSlots: true, writeNow: true, now: now, &actions)
+        route(entry.request, openSlots: true, writeNow: true, now: now, &actions)
     }
 
     /// Connection `id` could not take request `id` after all (it closed or began draining before the
@@ -73,7 +73,7 @@ extension APNSPoolStateMachine {
         guard let entry = requests[id] else { return actions }
         leave(id, entry.location)
         requests[id]?.location = .nowhere
-        route(id, openSlots: true, writeNow: true, now: now, &actions)
+        route(entry.request, openSlots: true, writeNow: true, now: now, &actions)
         return actions
     }
 
@@ -137,10 +137,11 @@ extension APNSPoolStateMachine {
     }
 
     /// Connection `id` has room again (a stream closed, or new SETTINGS with its stream limit).
-    mutating func connectionHasCapacity(_ id: APNSPoolConnectionID, streamLimit: Int, now: ContinuousClock.Instant) -> Actions {
+    /// `now` is read only when requests wait (this runs after every answer).
+    mutating func connectionHasCapacity(_ id: APNSPoolConnectionID, streamLimit: Int, now: @autoclosure () -> ContinuousClock.Instant) -> Actions {
         var actions = Actions()
         if slots[id.slot].current?.id == id, slots[id.slot].current!.phase == .ready { slots[id.slot].current!.streamLimit = streamLimit }
-        drainWaiting(now: now, &actions)
+        if !waiting.isEmpty { drainWaiting(now: now(), &actions) }
         return actions
     }
 

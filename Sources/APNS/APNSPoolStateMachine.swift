@@ -215,7 +215,7 @@ struct APNSPoolStateMachine<Request: APNSPoolRequest> {
             return actions
         }
         admit(request, &actions)
-        route(request.id, openSlots: true, writeNow: true, now: now, &actions)
+        route(request, openSlots: true, writeNow: true, now: now, &actions)
         return actions
     }
 
@@ -236,7 +236,7 @@ struct APNSPoolStateMachine<Request: APNSPoolRequest> {
         openIdleSlots(now: now, &actions)
         var used: [APNSPoolConnectionID] = []
         for request in batch {
-            if let connection = route(request.id, openSlots: false, writeNow: false, now: now, &actions), !used.contains(connection) {
+            if let connection = route(request, openSlots: false, writeNow: false, now: now, &actions), !used.contains(connection) {
                 used.append(connection)
             }
         }
@@ -266,6 +266,15 @@ struct APNSPoolStateMachine<Request: APNSPoolRequest> {
         _ id: UInt64, openSlots: Bool, writeNow: Bool, now: ContinuousClock.Instant, _ actions: inout Actions
     ) -> APNSPoolConnectionID? {
         guard let request = requests[id]?.request else { return nil }
+        return route(request, openSlots: openSlots, writeNow: writeNow, now: now, &actions)
+    }
+
+    /// ``route(_:openSlots:writeNow:now:_:)`` for a live request at hand (one lookup less).
+    @discardableResult
+    mutating func route(
+        _ request: Request, openSlots: Bool, writeNow: Bool, now: ContinuousClock.Instant, _ actions: inout Actions
+    ) -> APNSPoolConnectionID? {
+        let id = request.id
         if openSlots { openIdleSlots(now: now, &actions) }
         var best: Int?
         for index in slots.indices {
