@@ -134,7 +134,7 @@ let package = Package(
                 "JSON", "APNS", "APNSMock", "APNSCore", "PushHTTP", "PushHTTP2", "PushIO", "PushSync", "PushTLS", "PushTLSTesting", "TestSupport",
             ],
             swiftSettings: strict),
-        .testTarget(name: "PushIOTests", dependencies: ["PushIO", "PushSync", "PushTLS", "PushTLSTesting"], swiftSettings: strict),
+        .testTarget(name: "PushIOTests", dependencies: ["PushIO", "PushSync", "PushTLS", "PushTLSTesting", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "PushHTTPTests", dependencies: ["PushHTTP"], swiftSettings: strict),
         .testTarget(name: "PushHTTP1Tests", dependencies: ["PushHTTP", "PushHTTP1", "PushIO", "PushTLS", "PushTLSTesting"], swiftSettings: strict),
         .testTarget(name: "PushProcessTests", dependencies: ["PushProcess", "TestSupport"], swiftSettings: strict),
