@@ -1,10 +1,10 @@
 import ArgumentParsing
 
 /// `pushctl devices ls`: GET /v1/users/{id}/devices.
-enum DevicesListCommand: Command {
-    static let name = "devices ls"
-    static let summary = "List a user's devices."
-    static var help: CommandHelp {
+struct DevicesListCommand: ServiceCommand {
+    let name = "devices ls"
+    let summary = "List a user's devices."
+    var help: CommandHelp {
         CommandHelp(
             overview: "List a user's devices (GET /v1/users/{id}/devices).",
             usage: ["pushctl devices ls --user <id> [--output table|json|yaml]"],
@@ -12,12 +12,11 @@ enum DevicesListCommand: Command {
             examples: ["pushctl devices ls --user alice", "pushctl devices ls --user alice --output json | jq '.devices[].token'"])
     }
 
-    static func run(_ arguments: ParsedArguments) async throws -> Int32 {
-        let format = try OutputFormat(arguments, command: name)
-        _ = try arguments.positionals([], command: name)
-        let user = try arguments.required("user", command: name)
-        let response = try await ServiceClient(arguments).send("GET", "/v1/users/\(ServiceClient.segment(user))/devices")
-        ServiceOutput.print(response, format: format, listKey: "devices", emptyText: "no devices")
-        return ExitCode.ok
+    func request(_ input: CommandInput) throws(CLIError) -> ServiceClient.Request {
+        ServiceClient.Request("GET", "/v1/users/\(ServiceClient.segment(try input.required("user")))/devices")
+    }
+
+    func show(_ response: ServiceClient.Response, _ input: CommandInput) {
+        ServiceOutput.print(response, format: input.format, listKey: "devices", emptyText: "no devices")
     }
 }

@@ -1,10 +1,10 @@
 import ArgumentParsing
 
 /// `pushctl mate-requests ls`: GET /v1/users/{id}/mate-requests.
-enum MateRequestsListCommand: Command {
-    static let name = "mate-requests ls"
-    static let summary = "List a user's mate requests."
-    static var help: CommandHelp {
+struct MateRequestsListCommand: ServiceCommand {
+    let name = "mate-requests ls"
+    let summary = "List a user's mate requests."
+    var help: CommandHelp {
         CommandHelp(
             overview: "List the mate requests a user sent and received (GET /v1/users/{id}/mate-requests).",
             usage: ["pushctl mate-requests ls --user <id> [--role recipient|sender|any] [--output table|json|yaml]"],
@@ -15,16 +15,14 @@ enum MateRequestsListCommand: Command {
             examples: ["pushctl mate-requests ls --user bob"])
     }
 
-    static func run(_ arguments: ParsedArguments) async throws -> Int32 {
-        let format = try OutputFormat(arguments, command: name)
-        _ = try arguments.positionals([], command: name)
-        let user = try arguments.required("user", command: name)
-        let role = arguments.value("role") ?? "any"
-        guard ["recipient", "sender", "any"].contains(role) else {
-            throw CLIError.usage("--role must be recipient, sender or any", command: name)
-        }
-        let response = try await ServiceClient(arguments).send("GET", "/v1/users/\(ServiceClient.segment(user))/mate-requests?role=\(role)")
-        ServiceOutput.print(response, format: format, listKey: "mate_requests", emptyText: "no mate requests")
-        return ExitCode.ok
+    func request(_ input: CommandInput) throws(CLIError) -> ServiceClient.Request {
+        let user = try input.required("user")
+        let role = input.value("role") ?? "any"
+        guard ["recipient", "sender", "any"].contains(role) else { throw input.usage("--role must be recipient, sender or any") }
+        return ServiceClient.Request("GET", "/v1/users/\(ServiceClient.segment(user))/mate-requests?role=\(role)")
+    }
+
+    func show(_ response: ServiceClient.Response, _ input: CommandInput) {
+        ServiceOutput.print(response, format: input.format, listKey: "mate_requests", emptyText: "no mate requests")
     }
 }

@@ -9,11 +9,11 @@ import PushTLS
 import PushTLSTesting
 
 /// `pushctl mock-apns`: the mock APNs server on its own, with fresh credentials, until Ctrl-C.
-enum MockAPNSCommand: Command {
-    static let name = "mock-apns"
-    static let summary = "Run the mock APNs server (fresh credentials, fault knobs) until Ctrl-C."
+struct MockAPNSCommand: Command {
+    let name = "mock-apns"
+    let summary = "Run the mock APNs server (fresh credentials, fault knobs) until Ctrl-C."
 
-    static var help: CommandHelp {
+    var help: CommandHelp {
         CommandHelp(
             overview:
                 "Run the mock APNs server on its own: HTTP/2 over TLS with Apple's rules, accepting client certificates and provider tokens (a .p8 key it writes), with fresh test credentials. Broadcasts go to the push port; Apple's channel management API (create, read, list, delete channels) has a port of its own. Prints 'mock-apns listening on HOST:PORT' once ready; SIGINT/SIGTERM stops it.",
@@ -63,7 +63,7 @@ enum MockAPNSCommand: Command {
             ])
     }
 
-    static func run(_ arguments: ParsedArguments) async throws -> Int32 {
+    func run(_ arguments: ParsedArguments) async throws -> Int32 {
         _ = try arguments.positionals([], command: name)
         let host = arguments.value("host") ?? "127.0.0.1"
         let port = try arguments.int("port", command: name) ?? 2197
@@ -201,13 +201,13 @@ enum MockAPNSCommand: Command {
         return ExitCode.ok
     }
 
-    private static func isAppleID(_ text: String) -> Bool {
+    private func isAppleID(_ text: String) -> Bool {
         text.utf8.count == 10 && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
     }
 
     /// Reads and checks the behaviour flags before anything is written; the result is applied to the
     /// server's configuration once its credentials exist.
-    private static func knobs(_ arguments: ParsedArguments) throws(CLIError) -> @Sendable (inout MockAPNSServer.Configuration) -> Void {
+    private func knobs(_ arguments: ParsedArguments) throws(CLIError) -> @Sendable (inout MockAPNSServer.Configuration) -> Void {
         var knobs = Knobs()
         switch arguments.value("environment") {
         case nil, "development": knobs.environment = .development

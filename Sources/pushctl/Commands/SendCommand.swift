@@ -1,11 +1,11 @@
 import ArgumentParsing
 
 /// `pushctl send`: through push-server, or straight to APNs with `--direct`.
-enum SendCommand: Command {
-    static let name = "send"
-    static let summary = "Send a push through push-server, or straight to APNs with --direct."
+struct SendCommand: Command {
+    let name = "send"
+    let summary = "Send a push through push-server, or straight to APNs with --direct."
 
-    static var help: CommandHelp {
+    var help: CommandHelp {
         CommandHelp(
             overview:
                 "Send a push through push-server to a user, tokens or a tokens file; or, with --direct, straight to APNs with a .p12 certificate or a .p8 signing key (token auth).",
@@ -44,9 +44,8 @@ enum SendCommand: Command {
             ])
     }
 
-    static func run(_ arguments: ParsedArguments) async throws -> Int32 {
-        let format = try OutputFormat(arguments, command: name)
-        _ = try arguments.positionals([], command: name)
+    func run(_ arguments: ParsedArguments) async throws -> Int32 {
+        let format = try CommandInput(arguments, command: name).format
         let push = try PushOptions(arguments, command: name)
         if arguments.has("direct") {
             if arguments.value("api-key-file") != nil {

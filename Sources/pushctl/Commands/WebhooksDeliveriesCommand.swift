@@ -1,10 +1,11 @@
 import ArgumentParsing
 
 /// `pushctl webhooks deliveries`: GET /v1/webhooks/{id}/deliveries.
-enum WebhooksDeliveriesCommand: Command {
-    static let name = "webhooks deliveries"
-    static let summary = "Show a webhook endpoint's recent failed deliveries."
-    static var help: CommandHelp {
+struct WebhooksDeliveriesCommand: ServiceCommand {
+    let name = "webhooks deliveries"
+    let summary = "Show a webhook endpoint's recent failed deliveries."
+    let positional: String? = "id"
+    var help: CommandHelp {
         CommandHelp(
             overview: "Show the latest deliveries to an endpoint that failed at least once: still retrying, given up, "
                 + "or delivered after failures (GET /v1/webhooks/{id}/deliveries).",
@@ -12,11 +13,11 @@ enum WebhooksDeliveriesCommand: Command {
             options: ServiceClient.specs, examples: ["pushctl webhooks deliveries crm", "pushctl webhooks deliveries crm --output yaml"])
     }
 
-    static func run(_ arguments: ParsedArguments) async throws -> Int32 {
-        let format = try OutputFormat(arguments, command: name)
-        let id = try arguments.positionals(["id"], command: name)[0]
-        let response = try await ServiceClient(arguments).send("GET", "/v1/webhooks/\(ServiceClient.segment(id))/deliveries")
-        ServiceOutput.print(response, format: format, listKey: "deliveries", emptyText: "no failed deliveries")
-        return ExitCode.ok
+    func request(_ input: CommandInput) -> ServiceClient.Request {
+        ServiceClient.Request("GET", "/v1/webhooks/\(ServiceClient.segment(input.positional))/deliveries")
+    }
+
+    func show(_ response: ServiceClient.Response, _ input: CommandInput) {
+        ServiceOutput.print(response, format: input.format, listKey: "deliveries", emptyText: "no failed deliveries")
     }
 }
