@@ -5,15 +5,14 @@ import JSON
 struct AppsListCommand: ServiceCommand {
     let name = "apps ls"
     let summary = "List the apps push-server pushes for."
-    var help: CommandHelp {
-        CommandHelp(
-            overview:
-                "List the apps push-server pushes for (GET /v1/apps): name, topics (those read from a certificate included), credential, health per environment and connections.",
-            usage: ["pushctl apps ls [--output table|json|yaml]"], options: ServiceClient.specs,
-            examples: ["pushctl apps ls", "pushctl apps ls --output json | jq '.apps[].topics'"])
-    }
+    let help = CommandHelp(
+        overview:
+            "List the apps push-server pushes for (GET /v1/apps): name, topics (those read from a certificate included), credential, health per environment and connections.",
+        usage: ["pushctl apps ls [--output table|json|yaml]"],
+        options: ServiceClient.specs,
+        examples: ["pushctl apps ls", "pushctl apps ls --output json | jq '.apps[].topics'"])
 
-    func request(_ input: CommandInput) -> ServiceClient.Request { ServiceClient.Request("GET", "/v1/apps") }
+    func request(_ input: CommandInput) -> ServiceClient.Request { ServiceClient.Request(method: "GET", path: "/v1/apps") }
 
     func show(_ response: ServiceClient.Response, _ input: CommandInput) {
         guard input.format == .table, let apps = response.json?["apps"]?.arrayValue else {

@@ -6,32 +6,30 @@ import JSON
 struct BroadcastCommand: ServiceCommand {
     let name = "broadcast"
     let summary = "Send a Live Activity update to every subscriber of a channel."
-    var help: CommandHelp {
-        CommandHelp(
-            overview:
-                "Send one Live Activity update to every device subscribed to a broadcast channel, through the outbox "
-                + "(POST /v1/channels/{id}/broadcasts).",
-            usage: [
-                "pushctl broadcast --channel <id> (--content-state <json> [--event update|end] [--dismissal-date <epoch s>] | --payload <json>)",
-                "    [--priority 10|5|1] [--expiration <epoch s>] [--environment production|development] [--wait]",
-            ],
-            options: [
-                .value("channel", "id", "The channel id (required)."),
-                .value("content-state", "json", "The activity's new content state (a JSON object)."),
-                .choice("event", ["update", "end"], "The Live Activity event (default update)."),
-                .value("dismissal-date", "epoch-s", "With --event end: when the system removes the ended activity."),
-                .value("stale-date", "epoch-s", "When the system marks the activity's content outdated."),
-                .value("payload", "json", "The whole payload instead (a JSON object with aps)."),
-                .value("priority", "10|5|1", "apns-priority (default 10)."),
-                .value("expiration", "epoch-s", "apns-expiration (default 0: deliver once, store nothing)."),
-                .choice("environment", ["production", "development"], "Needed when the id exists in both."),
-                .flag("wait", "Wait until the broadcast is final and show its outcome."),
-            ] + ServiceClient.specs,
-            examples: [
-                #"pushctl broadcast --channel dHdpbmNoYW5uZWw= --content-state '{"walkers":12}' --wait"#,
-                #"pushctl broadcast --channel dHdpbmNoYW5uZWw= --event end --content-state '{"walkers":0}' --dismissal-date 1767225600"#,
-            ])
-    }
+    let help = CommandHelp(
+        overview:
+            "Send one Live Activity update to every device subscribed to a broadcast channel, through the outbox "
+            + "(POST /v1/channels/{id}/broadcasts).",
+        usage: [
+            "pushctl broadcast --channel <id> (--content-state <json> [--event update|end] [--dismissal-date <epoch s>] | --payload <json>)",
+            "    [--priority 10|5|1] [--expiration <epoch s>] [--environment production|development] [--wait]",
+        ],
+        options: [
+            .value("channel", "id", "The channel id (required)."),
+            .value("content-state", "json", "The activity's new content state (a JSON object)."),
+            .choice("event", ["update", "end"], "The Live Activity event (default update)."),
+            .value("dismissal-date", "epoch-s", "With --event end: when the system removes the ended activity."),
+            .value("stale-date", "epoch-s", "When the system marks the activity's content outdated."),
+            .value("payload", "json", "The whole payload instead (a JSON object with aps)."),
+            .value("priority", "10|5|1", "apns-priority (default 10)."),
+            .value("expiration", "epoch-s", "apns-expiration (default 0: deliver once, store nothing)."),
+            .choice("environment", ["production", "development"], "Needed when the id exists in both."),
+            .flag("wait", "Wait until the broadcast is final and show its outcome."),
+        ] + ServiceClient.specs,
+        examples: [
+            #"pushctl broadcast --channel dHdpbmNoYW5uZWw= --content-state '{"walkers":12}' --wait"#,
+            #"pushctl broadcast --channel dHdpbmNoYW5uZWw= --event end --content-state '{"walkers":0}' --dismissal-date 1767225600"#,
+        ])
 
     func request(_ input: CommandInput) throws(CLIError) -> ServiceClient.Request {
         let channel = try input.required("channel")
@@ -40,7 +38,7 @@ struct BroadcastCommand: ServiceCommand {
         if let expiration = try input.int("expiration") { body["expiration"] = .int(Int64(expiration)) }
         if let environment = try input.environment() { body["environment"] = .string(environment) }
         let path = "/v1/channels/\(ServiceClient.segment(channel))/broadcasts" + (input.has("wait") ? "?wait=true" : "")
-        return ServiceClient.Request("POST", path, body: .object(body))
+        return ServiceClient.Request(method: "POST", path: path, body: .object(body))
     }
 
     func show(_ response: ServiceClient.Response, _ input: CommandInput) {

@@ -5,21 +5,19 @@ import JSON
 struct ChannelsAddCommand: ServiceCommand {
     let name = "channels add"
     let summary = "Create a broadcast channel (Live Activities)."
-    var help: CommandHelp {
-        CommandHelp(
-            overview: "Create an iOS 18 broadcast channel with Apple's channel management API and store it (POST /v1/channels).",
-            usage: [
-                "pushctl channels add [--environment production|development (default production)] [--storage none|most-recent] [--topic <bundle-id>]"
-            ],
-            options: [
-                .choice("environment", ["production", "development"], "Which APNs environment (default production)."),
-                .choice(
-                    "storage", ["none", "most-recent"],
-                    "Message storage policy: none (0, broadcasts use expiration 0; default) or most-recent (1)."),
-                .value("topic", "bundle-id", "The app's bundle id (default: the service's)."),
-            ] + ServiceClient.specs,
-            examples: ["pushctl channels add --environment development --storage most-recent"])
-    }
+    let help = CommandHelp(
+        overview: "Create an iOS 18 broadcast channel with Apple's channel management API and store it (POST /v1/channels).",
+        usage: [
+            "pushctl channels add [--environment production|development (default production)] [--storage none|most-recent] [--topic <bundle-id>]"
+        ],
+        options: [
+            .choice("environment", ["production", "development"], "Which APNs environment (default production)."),
+            .choice(
+                "storage", ["none", "most-recent"],
+                "Message storage policy: none (0, broadcasts use expiration 0; default) or most-recent (1)."),
+            .value("topic", "bundle-id", "The app's bundle id (default: the service's)."),
+        ] + ServiceClient.specs,
+        examples: ["pushctl channels add --environment development --storage most-recent"])
 
     func request(_ input: CommandInput) throws(CLIError) -> ServiceClient.Request {
         var body: [String: JSONValue] = ["environment": .string(try input.environment() ?? "production")]
@@ -29,7 +27,7 @@ struct ChannelsAddCommand: ServiceCommand {
         default: throw input.usage("--storage must be none or most-recent")
         }
         if let topic = input.value("topic") { body["topic"] = .string(topic) }
-        return ServiceClient.Request("POST", "/v1/channels", body: .object(body))
+        return ServiceClient.Request(method: "POST", path: "/v1/channels", body: .object(body))
     }
 
     func show(_ response: ServiceClient.Response, _ input: CommandInput) {

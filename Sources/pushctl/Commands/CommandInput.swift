@@ -8,15 +8,16 @@ struct CommandInput {
     /// The command's name, e.g. `devices add`.
     let command: String
     let format: OutputFormat
-    /// The positional argument; empty when the command takes none.
+    /// The first positional argument; empty when the command takes none.
     let positional: String
 
-    /// Reads `--output`/`--json`, then exactly one positional when `positional` names it, else none.
-    init(_ arguments: ParsedArguments, command: String, positional: String? = nil) throws(CLIError) {
+    /// Reads `--output`/`--json`, then exactly the positionals `command`'s help lists (`<id>` is named `id`).
+    init(_ arguments: ParsedArguments, for command: some Command) throws(CLIError) {
         self.arguments = arguments
-        self.command = command
-        format = try OutputFormat(arguments, command: command)
-        self.positional = try arguments.positionals(positional.map { [$0] } ?? [], command: command).first ?? ""
+        self.command = command.name
+        format = try OutputFormat(arguments, command: command.name)
+        let names = command.help.arguments.map { $0.0.filter { $0 != "<" && $0 != ">" } }
+        positional = try arguments.positionals(names, command: command.name).first ?? ""
     }
 
     func value(_ option: String) -> String? { arguments.value(option) }

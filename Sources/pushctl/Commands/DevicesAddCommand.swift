@@ -6,29 +6,27 @@ import JSON
 struct DevicesAddCommand: ServiceCommand {
     let name = "devices add"
     let summary = "Register a device token for a user."
-    var help: CommandHelp {
-        CommandHelp(
-            overview: "Register a device token for a user (POST /v1/devices).",
-            usage: [
-                "pushctl devices add --token <hex> --user <id> [--topic <bundle-id>] [--environment production|development (default production)]",
-                "    [--kind apns|push-to-start|live-activity] [--attributes-type <name>] [--activity-id <id>]",
-            ],
-            options: [
-                .value("token", "hex", "The device token (required)."),
-                .value("user", "id", "The owner (required)."),
-                .value("topic", "bundle-id", "The app's bundle id (default: the service's)."),
-                .choice("environment", ["production", "development"], "Which APNs the device uses (default production)."),
-                .choice(
-                    "kind", ["apns", "push-to-start", "live-activity"],
-                    "The token's kind: the device's APNs token (default), an ActivityKit push-to-start token, or a Live Activity's update token."),
-                .value("attributes-type", "name", "With --kind push-to-start: the ActivityAttributes type it starts."),
-                .value("activity-id", "id", "With --kind live-activity: the activity the update token belongs to."),
-            ] + ServiceClient.specs,
-            examples: [
-                "pushctl devices add --token 3f2a...c9 --user alice --environment development",
-                "pushctl devices add --token 7b1e...04 --user alice --kind push-to-start --attributes-type WalkAttributes",
-            ])
-    }
+    let help = CommandHelp(
+        overview: "Register a device token for a user (POST /v1/devices).",
+        usage: [
+            "pushctl devices add --token <hex> --user <id> [--topic <bundle-id>] [--environment production|development (default production)]",
+            "    [--kind apns|push-to-start|live-activity] [--attributes-type <name>] [--activity-id <id>]",
+        ],
+        options: [
+            .value("token", "hex", "The device token (required)."),
+            .value("user", "id", "The owner (required)."),
+            .value("topic", "bundle-id", "The app's bundle id (default: the service's)."),
+            .choice("environment", ["production", "development"], "Which APNs the device uses (default production)."),
+            .choice(
+                "kind", ["apns", "push-to-start", "live-activity"],
+                "The token's kind: the device's APNs token (default), an ActivityKit push-to-start token, or a Live Activity's update token."),
+            .value("attributes-type", "name", "With --kind push-to-start: the ActivityAttributes type it starts."),
+            .value("activity-id", "id", "With --kind live-activity: the activity the update token belongs to."),
+        ] + ServiceClient.specs,
+        examples: [
+            "pushctl devices add --token 3f2a...c9 --user alice --environment development",
+            "pushctl devices add --token 7b1e...04 --user alice --kind push-to-start --attributes-type WalkAttributes",
+        ])
 
     func request(_ input: CommandInput) throws(CLIError) -> ServiceClient.Request {
         let token = try input.deviceToken(try input.required("token"), label: "--token")
@@ -45,7 +43,7 @@ struct DevicesAddCommand: ServiceCommand {
             body["activity_id"] = .string(try input.required("activity-id"))
         default: throw input.usage("--kind must be apns, push-to-start or live-activity")
         }
-        return ServiceClient.Request("POST", "/v1/devices", body: .object(body))
+        return ServiceClient.Request(method: "POST", path: "/v1/devices", body: .object(body))
     }
 
     func show(_ response: ServiceClient.Response, _ input: CommandInput) {

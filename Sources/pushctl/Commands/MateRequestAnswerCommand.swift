@@ -12,20 +12,21 @@ struct MateRequestAnswerCommand: ServiceCommand {
     /// What a table prints: `accepted` or `declined`.
     let done: String
     let summary: String
-    let positional: String? = "request-id"
     var name: String { "mate-requests \(answer)" }
 
     var help: CommandHelp {
         CommandHelp(
             overview: "\(answer.capitalized) a mate request as its recipient (POST /v1/mate-requests/{id}/\(answer)); the sender gets a push.",
-            usage: ["pushctl \(name) <request-id> --user <id>"], arguments: [("<request-id>", "The mate request id.")],
+            usage: ["pushctl \(name) <request-id> --user <id>"],
+            arguments: [("<request-id>", "The mate request id.")],
             options: [.value("user", "id", "The recipient answering (required).")] + ServiceClient.specs,
             examples: ["pushctl \(name) 7c1e0b2a --user bob"])
     }
 
     func request(_ input: CommandInput) throws(CLIError) -> ServiceClient.Request {
         ServiceClient.Request(
-            "POST", "/v1/mate-requests/\(ServiceClient.segment(input.positional))/\(answer)", body: ["user_id": .string(try input.required("user"))])
+            method: "POST", path: "/v1/mate-requests/\(ServiceClient.segment(input.positional))/\(answer)",
+            body: ["user_id": .string(try input.required("user"))])
     }
 
     func show(_ response: ServiceClient.Response, _ input: CommandInput) {

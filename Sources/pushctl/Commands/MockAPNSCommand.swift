@@ -13,55 +13,53 @@ struct MockAPNSCommand: Command {
     let name = "mock-apns"
     let summary = "Run the mock APNs server (fresh credentials, fault knobs) until Ctrl-C."
 
-    var help: CommandHelp {
-        CommandHelp(
-            overview:
-                "Run the mock APNs server on its own: HTTP/2 over TLS with Apple's rules, accepting client certificates and provider tokens (a .p8 key it writes), with fresh test credentials. Broadcasts go to the push port; Apple's channel management API (create, read, list, delete channels) has a port of its own. Prints 'mock-apns listening on HOST:PORT' once ready; SIGINT/SIGTERM stops it.",
-            usage: ["pushctl mock-apns [--port 2197] [--channel-port 2195] [--write-credentials DIR] [--control-port N] [fault options]"],
-            options: [
-                .value("host", "address", "Address to bind (default 127.0.0.1)."),
-                .value("port", "port", "Port to bind (default 2197; 0 picks a free one)."),
-                .value(
-                    "channel-port", "port",
-                    "Port of the broadcast channel management API, a listener of its own as at Apple (default 2195, or 0 with --port 0; 0 picks a free one). It goes into credentials.json as channel_port."
-                ),
-                .value(
-                    "write-credentials", "dir", "Write CA, server and client credentials plus credentials.json here (default: a temporary directory)."
-                ),
-                .value("bundle-id", "id", "Bundle id in the client certificate and the token key's topics (default com.sniffmeet.app)."),
-                .value("key-id", "id", "Key id of the written .p8 signing key (default MOCKKEY001)."),
-                .value("team-id", "id", "Team id of the written .p8 signing key (default MOCKTEAM01)."),
-                .choice("environment", ["development", "production"], "Which APNs the mock stands for (default development)."),
-                .value("reject", "reason", "Reject every request with this reason, e.g. BadDeviceToken or Unregistered."),
-                .value("latency-ms", "n", "Delay each answer by n milliseconds."),
-                .value("goaway-after", "n", "Send GOAWAY after n requests on a connection."),
-                .value("goaway-close-ms", "n", "Close each connection n milliseconds after its GOAWAY, answered or not."),
-                .flag("limit-flip", "After each rejection announce MAX_CONCURRENT_STREAMS 1, restore it after the next success."),
-                .value("close-after", "n", "Reset the connection when request n+1 arrives."),
-                .value("close-every", "n", "Reset the connection carrying every n-th request (counted over all connections)."),
-                .value("rate-429", "p", "Answer this share (0-1) of otherwise accepted requests with 429 TooManyRequests."),
-                .value("rate-503", "p", "Answer this share (0-1) of otherwise accepted requests with 503 ServiceUnavailable."),
-                .value("jitter-ms", "n", "Delay each answer by a random 0-n milliseconds."),
-                .value("max-streams", "n", "SETTINGS_MAX_CONCURRENT_STREAMS (default 1000)."),
-                .value(
-                    "max-records", "n",
-                    "Keep only the newest n records (oldest dropped first; counters keep counting), so a long run's memory stays flat (default: keep all)."
-                ),
-                .flag("accept-all", "Benchmark mode: accept everything at once, no rules or records."),
-                .value(
-                    "control-port", "port",
-                    "Serve the JSON control API (rules, records, waits, knobs, reset; docs/mock-control.yaml) on 127.0.0.1:port; 0 picks a free one. Its URL goes into credentials.json as control_url."
-                ),
-            ],
-            examples: [
-                "pushctl mock-apns --port 2197 --write-credentials ./mock-creds",
-                "pushctl mock-apns --port 0 --reject Unregistered --latency-ms 50",
-                "pushctl mock-apns --channel-port 2195 --write-credentials ./mock-creds   # then curl -X POST https://127.0.0.1:2195/1/apps/BUNDLE/channels ...",
-                "pushctl mock-apns --port 0 --control-port 0 --write-credentials ./mock-creds   # control_url in credentials.json",
-                "pushctl mock-apns --goaway-after 1000 --close-every 5000 --rate-429 0.01 --rate-503 0.01 --jitter-ms 50",
-                "pushctl mock-apns --write-credentials ./mock-creds   # then: send --direct --p8 ./mock-creds/AuthKey_MOCKKEY001.p8 --key-id MOCKKEY001 --team-id MOCKTEAM01 ...",
-            ])
-    }
+    let help = CommandHelp(
+        overview:
+            "Run the mock APNs server on its own: HTTP/2 over TLS with Apple's rules, accepting client certificates and provider tokens (a .p8 key it writes), with fresh test credentials. Broadcasts go to the push port; Apple's channel management API (create, read, list, delete channels) has a port of its own. Prints 'mock-apns listening on HOST:PORT' once ready; SIGINT/SIGTERM stops it.",
+        usage: ["pushctl mock-apns [--port 2197] [--channel-port 2195] [--write-credentials DIR] [--control-port N] [fault options]"],
+        options: [
+            .value("host", "address", "Address to bind (default 127.0.0.1)."),
+            .value("port", "port", "Port to bind (default 2197; 0 picks a free one)."),
+            .value(
+                "channel-port", "port",
+                "Port of the broadcast channel management API, a listener of its own as at Apple (default 2195, or 0 with --port 0; 0 picks a free one). It goes into credentials.json as channel_port."
+            ),
+            .value(
+                "write-credentials", "dir", "Write CA, server and client credentials plus credentials.json here (default: a temporary directory)."
+            ),
+            .value("bundle-id", "id", "Bundle id in the client certificate and the token key's topics (default com.sniffmeet.app)."),
+            .value("key-id", "id", "Key id of the written .p8 signing key (default MOCKKEY001)."),
+            .value("team-id", "id", "Team id of the written .p8 signing key (default MOCKTEAM01)."),
+            .choice("environment", ["development", "production"], "Which APNs the mock stands for (default development)."),
+            .value("reject", "reason", "Reject every request with this reason, e.g. BadDeviceToken or Unregistered."),
+            .value("latency-ms", "n", "Delay each answer by n milliseconds."),
+            .value("goaway-after", "n", "Send GOAWAY after n requests on a connection."),
+            .value("goaway-close-ms", "n", "Close each connection n milliseconds after its GOAWAY, answered or not."),
+            .flag("limit-flip", "After each rejection announce MAX_CONCURRENT_STREAMS 1, restore it after the next success."),
+            .value("close-after", "n", "Reset the connection when request n+1 arrives."),
+            .value("close-every", "n", "Reset the connection carrying every n-th request (counted over all connections)."),
+            .value("rate-429", "p", "Answer this share (0-1) of otherwise accepted requests with 429 TooManyRequests."),
+            .value("rate-503", "p", "Answer this share (0-1) of otherwise accepted requests with 503 ServiceUnavailable."),
+            .value("jitter-ms", "n", "Delay each answer by a random 0-n milliseconds."),
+            .value("max-streams", "n", "SETTINGS_MAX_CONCURRENT_STREAMS (default 1000)."),
+            .value(
+                "max-records", "n",
+                "Keep only the newest n records (oldest dropped first; counters keep counting), so a long run's memory stays flat (default: keep all)."
+            ),
+            .flag("accept-all", "Benchmark mode: accept everything at once, no rules or records."),
+            .value(
+                "control-port", "port",
+                "Serve the JSON control API (rules, records, waits, knobs, reset; docs/mock-control.yaml) on 127.0.0.1:port; 0 picks a free one. Its URL goes into credentials.json as control_url."
+            ),
+        ],
+        examples: [
+            "pushctl mock-apns --port 2197 --write-credentials ./mock-creds",
+            "pushctl mock-apns --port 0 --reject Unregistered --latency-ms 50",
+            "pushctl mock-apns --channel-port 2195 --write-credentials ./mock-creds   # then curl -X POST https://127.0.0.1:2195/1/apps/BUNDLE/channels ...",
+            "pushctl mock-apns --port 0 --control-port 0 --write-credentials ./mock-creds   # control_url in credentials.json",
+            "pushctl mock-apns --goaway-after 1000 --close-every 5000 --rate-429 0.01 --rate-503 0.01 --jitter-ms 50",
+            "pushctl mock-apns --write-credentials ./mock-creds   # then: send --direct --p8 ./mock-creds/AuthKey_MOCKKEY001.p8 --key-id MOCKKEY001 --team-id MOCKTEAM01 ...",
+        ])
 
     func run(_ arguments: ParsedArguments) async throws -> Int32 {
         _ = try arguments.positionals([], command: name)

@@ -1,11 +1,9 @@
 import ArgumentParsing
 
 /// A command that sends push-server one request and prints its answer. It says which request and how a table
-/// shows the answer; reading the output format and the positional argument, building the client, sending,
-/// mapping failures to exit codes and printing JSON or YAML are written once here.
+/// shows the answer; reading the output format and the positionals its help lists, building the client,
+/// sending, mapping failures to exit codes and printing JSON or YAML are written once here.
 protocol ServiceCommand: Command {
-    /// The name of the one positional argument (e.g. `id`), or nil when the command takes none.
-    var positional: String? { get }
     /// The request `input` asks for.
     func request(_ input: CommandInput) throws(CLIError) -> ServiceClient.Request
     /// Prints the answer in `input.format`.
@@ -15,8 +13,6 @@ protocol ServiceCommand: Command {
 }
 
 extension ServiceCommand {
-    var positional: String? { nil }
-
     func show(_ response: ServiceClient.Response, _ input: CommandInput) {
         ServiceOutput.print(response, format: input.format)
     }
@@ -24,7 +20,7 @@ extension ServiceCommand {
     func exitCode(_ response: ServiceClient.Response) -> Int32 { ExitCode.ok }
 
     func run(_ arguments: ParsedArguments) async throws -> Int32 {
-        let input = try CommandInput(arguments, command: name, positional: positional)
+        let input = try CommandInput(arguments, for: self)
         let request = try request(input)
         let response = try await ServiceClient(arguments).send(request)
         show(response, input)

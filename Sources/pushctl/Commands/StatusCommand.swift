@@ -7,15 +7,14 @@ import JSON
 struct StatusCommand: Command {
     let name = "status"
     let summary = "Show push-server's health and a metrics summary."
-    var help: CommandHelp {
-        CommandHelp(
-            overview: "Show push-server's health (GET /healthz) and a summary of its metrics (GET /metrics).",
-            usage: ["pushctl status [--url <url>] [--output table|json|yaml]"], options: ServiceClient.specs,
-            examples: ["pushctl status", "PUSHCTL_URL=http://10.0.0.5:8080 pushctl status --output json"])
-    }
+    let help = CommandHelp(
+        overview: "Show push-server's health (GET /healthz) and a summary of its metrics (GET /metrics).",
+        usage: ["pushctl status [--url <url>] [--output table|json|yaml]"],
+        options: ServiceClient.specs,
+        examples: ["pushctl status", "PUSHCTL_URL=http://10.0.0.5:8080 pushctl status --output json"])
 
     func run(_ arguments: ParsedArguments) async throws -> Int32 {
-        let output = try CommandInput(arguments, command: name).format
+        let output = try CommandInput(arguments, for: self).format
         let client = try ServiceClient(arguments)
         let health = try await client.send("GET", "/healthz", check: false)
         let metrics = try? await client.send("GET", "/metrics", check: false)

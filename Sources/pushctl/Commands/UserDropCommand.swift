@@ -23,7 +23,7 @@ struct UserDropCommand: ServiceCommand {
     }
 
     func request(_ input: CommandInput) throws(CLIError) -> ServiceClient.Request {
-        ServiceClient.Request(method, "/v1/users/\(ServiceClient.segment(try input.required("user")))/drop")
+        ServiceClient.Request(method: method, path: "/v1/users/\(ServiceClient.segment(try input.required("user")))/drop")
     }
 
     func show(_ response: ServiceClient.Response, _ input: CommandInput) { DropOutput.print(response, format: input.format) }

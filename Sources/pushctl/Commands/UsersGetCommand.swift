@@ -4,15 +4,14 @@ import ArgumentParsing
 struct UsersGetCommand: ServiceCommand {
     let name = "users get"
     let summary = "Show a user's profile card."
-    let positional: String? = "id"
-    var help: CommandHelp {
-        CommandHelp(
-            overview: "Show a user's profile card (GET /v1/users/{id}).",
-            usage: ["pushctl users get <id> [--output table|json|yaml]"], arguments: [("<id>", "The user id.")],
-            options: ServiceClient.specs, examples: ["pushctl users get alice"])
-    }
+    let help = CommandHelp(
+        overview: "Show a user's profile card (GET /v1/users/{id}).",
+        usage: ["pushctl users get <id> [--output table|json|yaml]"],
+        arguments: [("<id>", "The user id.")],
+        options: ServiceClient.specs,
+        examples: ["pushctl users get alice"])
 
     func request(_ input: CommandInput) -> ServiceClient.Request {
-        ServiceClient.Request("GET", "/v1/users/\(ServiceClient.segment(input.positional))")
+        ServiceClient.Request(method: "GET", path: "/v1/users/\(ServiceClient.segment(input.positional))")
     }
 }

@@ -6,22 +6,19 @@ import JSON
 struct UsersPutCommand: ServiceCommand {
     let name = "users put"
     let summary = "Create or update a user's profile card."
-    let positional: String? = "id"
-    var help: CommandHelp {
-        CommandHelp(
-            overview: "Create or update a user's profile card (PUT /v1/users/{id}).",
-            usage: ["pushctl users put <id> --name N --dog-name N [--breed B] [--age N] [--bio TEXT] [--image-url URL]"],
-            arguments: [("<id>", "The user id.")],
-            options: [
-                .value("name", "text", "The owner's name (required)."),
-                .value("dog-name", "text", "The dog's name (required; the card is replaced whole)."),
-                .value("breed", "text", "The dog's breed."),
-                .value("age", "n", "The dog's age in years."),
-                .value("bio", "text", "A short introduction."),
-                .value("image-url", "url", "Profile image URL."),
-            ] + ServiceClient.specs,
-            examples: ["pushctl users put alice --name Alice --dog-name Bori --breed Jindo --age 3"])
-    }
+    let help = CommandHelp(
+        overview: "Create or update a user's profile card (PUT /v1/users/{id}).",
+        usage: ["pushctl users put <id> --name N --dog-name N [--breed B] [--age N] [--bio TEXT] [--image-url URL]"],
+        arguments: [("<id>", "The user id.")],
+        options: [
+            .value("name", "text", "The owner's name (required)."),
+            .value("dog-name", "text", "The dog's name (required; the card is replaced whole)."),
+            .value("breed", "text", "The dog's breed."),
+            .value("age", "n", "The dog's age in years."),
+            .value("bio", "text", "A short introduction."),
+            .value("image-url", "url", "Profile image URL."),
+        ] + ServiceClient.specs,
+        examples: ["pushctl users put alice --name Alice --dog-name Bori --breed Jindo --age 3"])
 
     func request(_ input: CommandInput) throws(CLIError) -> ServiceClient.Request {
         var body: [String: JSONValue] = ["name": .string(try input.required("name")), "dog_name": .string(try input.required("dog-name"))]
@@ -29,7 +26,7 @@ struct UsersPutCommand: ServiceCommand {
             if let value = input.value(flag) { body[key] = .string(value) }
         }
         if let age = try input.int("age") { body["age"] = .int(Int64(age)) }
-        return ServiceClient.Request("PUT", "/v1/users/\(ServiceClient.segment(input.positional))", body: .object(body))
+        return ServiceClient.Request(method: "PUT", path: "/v1/users/\(ServiceClient.segment(input.positional))", body: .object(body))
     }
 
     func show(_ response: ServiceClient.Response, _ input: CommandInput) {

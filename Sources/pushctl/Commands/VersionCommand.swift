@@ -12,7 +12,7 @@ struct VersionCommand: Command {
     }
 
     func run(_ arguments: ParsedArguments) async throws -> Int32 {
-        try CommandInput(arguments, command: name).format.print(["name": "pushctl", "version": .string(PushCtl.version)]) {
+        try CommandInput(arguments, for: self).format.print(["name": "pushctl", "version": .string(PushCtl.version)]) {
             Console.out("pushctl \(PushCtl.version)")
         }
         return ExitCode.ok

@@ -6,27 +6,24 @@ import JSON
 struct WebhooksAddCommand: ServiceCommand {
     let name = "webhooks add"
     let summary = "Register a webhook endpoint for outcome events."
-    let positional: String? = "url"
     static let eventTypes = [
         "notification.rejected", "notification.failed", "notification.expired", "device.invalidated",
         "mate_request.created", "mate_request.accepted", "mate_request.declined",
     ]
-    var help: CommandHelp {
-        CommandHelp(
-            overview: "Register a webhook endpoint (POST /v1/webhooks). The signing secret is generated unless "
-                + "--secret-file gives one, and is printed once.",
-            usage: ["pushctl webhooks add <url> [--events <type,...> (default *)] [--id <id>] [--secret-file <path>]"],
-            arguments: [("<url>", "Where events are POSTed: an http:// or https:// URL.")],
-            options: [
-                .value("events", "types", "Comma-separated event types, or * for all: " + Self.eventTypes.joined(separator: ", ") + "."),
-                .value("id", "id", "The endpoint id (default: generated)."),
-                .value("secret-file", "path", "A file holding the signing secret (16-256 characters)."),
-            ] + ServiceClient.specs,
-            examples: [
-                "pushctl webhooks add https://ops.example.com/push-events --events notification.rejected,device.invalidated",
-                "pushctl webhooks add http://10.0.0.5:9000/hooks --id crm --secret-file ./crm.secret",
-            ])
-    }
+    let help = CommandHelp(
+        overview: "Register a webhook endpoint (POST /v1/webhooks). The signing secret is generated unless "
+            + "--secret-file gives one, and is printed once.",
+        usage: ["pushctl webhooks add <url> [--events <type,...> (default *)] [--id <id>] [--secret-file <path>]"],
+        arguments: [("<url>", "Where events are POSTed: an http:// or https:// URL.")],
+        options: [
+            .value("events", "types", "Comma-separated event types, or * for all: " + Self.eventTypes.joined(separator: ", ") + "."),
+            .value("id", "id", "The endpoint id (default: generated)."),
+            .value("secret-file", "path", "A file holding the signing secret (16-256 characters)."),
+        ] + ServiceClient.specs,
+        examples: [
+            "pushctl webhooks add https://ops.example.com/push-events --events notification.rejected,device.invalidated",
+            "pushctl webhooks add http://10.0.0.5:9000/hooks --id crm --secret-file ./crm.secret",
+        ])
 
     func request(_ input: CommandInput) throws(CLIError) -> ServiceClient.Request {
         var body: [String: JSONValue] = ["url": .string(input.positional)]
@@ -42,7 +39,7 @@ struct WebhooksAddCommand: ServiceCommand {
             }
             body["secret"] = .string(text.trimmingCharacters(in: .whitespacesAndNewlines))
         }
-        return ServiceClient.Request("POST", "/v1/webhooks", body: .object(body))
+        return ServiceClient.Request(method: "POST", path: "/v1/webhooks", body: .object(body))
     }
 
     func show(_ response: ServiceClient.Response, _ input: CommandInput) {

@@ -4,16 +4,15 @@ import ArgumentParsing
 struct WebhooksRemoveCommand: ServiceCommand {
     let name = "webhooks rm"
     let summary = "Remove a webhook endpoint."
-    let positional: String? = "id"
-    var help: CommandHelp {
-        CommandHelp(
-            overview: "Remove a webhook endpoint and the events not yet delivered to it (DELETE /v1/webhooks/{id}).",
-            usage: ["pushctl webhooks rm <id>"], arguments: [("<id>", "The endpoint id.")],
-            options: ServiceClient.specs, examples: ["pushctl webhooks rm crm"])
-    }
+    let help = CommandHelp(
+        overview: "Remove a webhook endpoint and the events not yet delivered to it (DELETE /v1/webhooks/{id}).",
+        usage: ["pushctl webhooks rm <id>"],
+        arguments: [("<id>", "The endpoint id.")],
+        options: ServiceClient.specs,
+        examples: ["pushctl webhooks rm crm"])
 
     func request(_ input: CommandInput) -> ServiceClient.Request {
-        ServiceClient.Request("DELETE", "/v1/webhooks/\(ServiceClient.segment(input.positional))")
+        ServiceClient.Request(method: "DELETE", path: "/v1/webhooks/\(ServiceClient.segment(input.positional))")
     }
 
     func show(_ response: ServiceClient.Response, _ input: CommandInput) {

@@ -5,18 +5,16 @@ import Foundation
 struct CompletionCommand: Command {
     let name = "completion"
     let summary = "Print a bash or zsh completion script."
-    var help: CommandHelp {
-        CommandHelp(
-            overview: "Print a shell completion script for pushctl's commands, subcommands, options and their values, "
-                + "built from the same table as --help.",
-            usage: ["pushctl completion bash|zsh"],
-            arguments: [("<bash|zsh>", "The shell.")],
-            examples: [
-                "source <(pushctl completion bash)                 # this bash session",
-                "pushctl completion bash > /etc/bash_completion.d/pushctl",
-                "pushctl completion zsh > \"${fpath[1]}/_pushctl\"     # zsh, with compinit",
-            ])
-    }
+    let help = CommandHelp(
+        overview: "Print a shell completion script for pushctl's commands, subcommands, options and their values, "
+            + "built from the same table as --help.",
+        usage: ["pushctl completion bash|zsh"],
+        arguments: [("<bash|zsh>", "The shell.")],
+        examples: [
+            "source <(pushctl completion bash)                 # this bash session",
+            "pushctl completion bash > /etc/bash_completion.d/pushctl",
+            "pushctl completion zsh > \"${fpath[1]}/_pushctl\"     # zsh, with compinit",
+        ])
 
     func run(_ arguments: ParsedArguments) async throws -> Int32 {
         let shell = try arguments.positionals(["shell"], command: name)[0]

@@ -35,13 +35,7 @@ struct ServiceClient: Sendable {
     struct Request: Sendable {
         let method: String
         let path: String
-        let body: JSONValue?
-
-        init(_ method: String, _ path: String, body: JSONValue? = nil) {
-            self.method = method
-            self.path = path
-            self.body = body
-        }
+        var body: JSONValue? = nil
     }
 
     /// One answer: status and body parsed as JSON when it is JSON.
