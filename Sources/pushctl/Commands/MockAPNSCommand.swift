@@ -206,31 +206,32 @@ struct MockAPNSCommand: Command {
     /// Reads and checks the behaviour flags before anything is written; the result is applied to the
     /// server's configuration once its credentials exist.
     private func knobs(_ arguments: ParsedArguments) throws(CLIError) -> @Sendable (inout MockAPNSServer.Configuration) -> Void {
-        var knobs = Knobs()
+        var knobs: [@Sendable (inout MockAPNSServer.Configuration) -> Void] = []
         switch arguments.value("environment") {
-        case nil, "development": knobs.environment = .development
-        case "production": knobs.environment = .production
+        case nil, "development": knobs.append { $0.environment = .development }
+        case "production": knobs.append { $0.environment = .production }
         case let other?: throw CLIError.usage("--environment must be development or production, got '\(other)'", command: name)
         }
         if let reason = arguments.value("reject") {
             let parsed = APNSRejectionReason(rawValue: reason)
             let timestamp: Date? = parsed == .unregistered || parsed == .expiredToken ? Date() : nil
-            knobs.handler = MockAPNSHandlers.rejectAll(parsed, timestamp: timestamp)
+            let handler = MockAPNSHandlers.rejectAll(parsed, timestamp: timestamp)
+            knobs.append { $0.handler = handler }
         }
         if let millis = try arguments.int("latency-ms", command: name) {
             guard millis >= 0 else { throw CLIError.usage("--latency-ms must be 0 or more", command: name) }
-            knobs.latency = .fixed(.milliseconds(millis))
+            knobs.append { $0.latency = .fixed(.milliseconds(millis)) }
         }
-        if let count = try arguments.int("goaway-after", command: name) { knobs.goAwayAfterStreams = count }
+        if let count = try arguments.int("goaway-after", command: name) { knobs.append { $0.goAwayAfterStreams = count } }
         if let millis = try arguments.int("goaway-close-ms", command: name) {
             guard millis >= 0 else { throw CLIError.usage("--goaway-close-ms must be 0 or more", command: name) }
-            knobs.closeAfterGoAway = .milliseconds(millis)
+            knobs.append { $0.closeAfterGoAway = .milliseconds(millis) }
         }
-        if arguments.has("limit-flip") { knobs.dropStreamLimitAfterRejection = true }
-        if let count = try arguments.int("close-after", command: name) { knobs.abruptCloseAfterStreams = count }
+        if arguments.has("limit-flip") { knobs.append { $0.dropStreamLimitAfterRejection = true } }
+        if let count = try arguments.int("close-after", command: name) { knobs.append { $0.abruptCloseAfterStreams = count } }
         if let count = try arguments.int("close-every", command: name) {
             guard count > 0 else { throw CLIError.usage("--close-every must be at least 1", command: name) }
-            knobs.abruptCloseEveryStreams = count
+            knobs.append { $0.abruptCloseEveryStreams = count }
         }
         let rates = (try arguments.double("rate-429", command: name), try arguments.double("rate-503", command: name))
         for (flag, rate) in [("rate-429", rates.0), ("rate-503", rates.1)] where rate.map({ !(0...1).contains($0) }) == true {
@@ -240,56 +241,28 @@ struct MockAPNSCommand: Command {
             throw CLIError.usage("--rate-429 and --rate-503 together must not exceed 1", command: name)
         }
         if rates.0 != nil || rates.1 != nil {
-            knobs.faultRates = MockFaultRates(tooManyRequests: rates.0 ?? 0, serviceUnavailable: rates.1 ?? 0)
+            let faultRates = MockFaultRates(tooManyRequests: rates.0 ?? 0, serviceUnavailable: rates.1 ?? 0)
+            knobs.append { $0.faultRates = faultRates }
         }
         if arguments.value("latency-ms") != nil && arguments.value("jitter-ms") != nil {
             throw CLIError.usage("give --latency-ms or --jitter-ms, not both", command: name)
         }
         if let millis = try arguments.int("jitter-ms", command: name) {
             guard millis >= 0 else { throw CLIError.usage("--jitter-ms must be 0 or more", command: name) }
-            knobs.latency = .jitter(min: .zero, max: .milliseconds(millis))
+            knobs.append { $0.latency = .jitter(min: .zero, max: .milliseconds(millis)) }
         }
         if let count = try arguments.int("max-streams", command: name) {
             guard count > 0 else { throw CLIError.usage("--max-streams must be at least 1", command: name) }
-            knobs.maxConcurrentStreams = count
+            knobs.append { $0.maxConcurrentStreams = count }
         }
         if let count = try arguments.int("max-records", command: name) {
             guard count > 0 else { throw CLIError.usage("--max-records must be at least 1", command: name) }
-            knobs.maxRecords = count
+            knobs.append { $0.maxRecords = count }
         }
-        if arguments.has("accept-all") { knobs.acceptAll = true }
+        if arguments.has("accept-all") { knobs.append { $0.acceptAll = true } }
         let ready = knobs
-        return { ready.apply(to: &$0) }
-    }
-}
-
-/// The mock's behaviour flags, parsed: every field left nil keeps the configuration's default.
-private struct Knobs: Sendable {
-    var environment: MockAPNSServer.Environment?
-    var handler: MockAPNSHandler?
-    var latency: MockLatency?
-    var goAwayAfterStreams: Int?
-    var closeAfterGoAway: Duration?
-    var dropStreamLimitAfterRejection = false
-    var abruptCloseAfterStreams: Int?
-    var abruptCloseEveryStreams: Int?
-    var faultRates: MockFaultRates?
-    var maxConcurrentStreams: Int?
-    var maxRecords: Int?
-    var acceptAll = false
-
-    func apply(to configuration: inout MockAPNSServer.Configuration) {
-        if let environment { configuration.environment = environment }
-        if let handler { configuration.handler = handler }
-        if let latency { configuration.latency = latency }
-        if let goAwayAfterStreams { configuration.goAwayAfterStreams = goAwayAfterStreams }
-        if let closeAfterGoAway { configuration.closeAfterGoAway = closeAfterGoAway }
-        if dropStreamLimitAfterRejection { configuration.dropStreamLimitAfterRejection = true }
-        if let abruptCloseAfterStreams { configuration.abruptCloseAfterStreams = abruptCloseAfterStreams }
-        if let abruptCloseEveryStreams { configuration.abruptCloseEveryStreams = abruptCloseEveryStreams }
-        if let faultRates { configuration.faultRates = faultRates }
-        if let maxConcurrentStreams { configuration.maxConcurrentStreams = maxConcurrentStreams }
-        if let maxRecords { configuration.maxRecords = maxRecords }
-        if acceptAll { configuration.acceptAll = true }
+        return { configuration in
+            for knob in ready { knob(&configuration) }
+        }
     }
 }
