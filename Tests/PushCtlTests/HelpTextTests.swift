@@ -42,4 +42,21 @@ struct HelpTextTests {
               recorded: \(first < expected.count ? String(expected[first]) : "(end)")
             """)
     }
+
+    @Test(
+        "a missing positional is named as the help's ARGUMENTS name it; an extra one is refused",
+        arguments: [
+            (["users", "get"], "missing argument <id>"), (["users", "put"], "missing argument <id>"),
+            (["pushes", "get"], "missing argument <push-id>"), (["devices", "rm"], "missing argument <token>"),
+            (["mate-requests", "accept"], "missing argument <request-id>"), (["channels", "rm"], "missing argument <channel-id>"),
+            (["webhooks", "add"], "missing argument <url>"), (["webhooks", "deliveries"], "missing argument <id>"),
+            (["apps", "ls", "extra"], "unexpected argument 'extra'"), (["users", "get", "a", "b"], "unexpected argument 'b'"),
+        ])
+    func positionals(_ command: [String], _ message: String) throws {
+        let result = try PushCtlProcess.run(command)
+        let name = command.prefix(2).joined(separator: " ")
+        #expect(result.status == 64)
+        #expect(result.stderr == "pushctl: error: \(message) (hint: run 'pushctl \(name) --help')\n")
+        #expect(result.stdout.isEmpty)
+    }
 }
