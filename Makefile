@@ -88,6 +88,7 @@ test: deps conformance-tools lint test-tools
 ## test-tools: the tests of the Python tools the suite and the bench rely on (Tests/*.py, bench/*.py)
 test-tools:
 	python3 -m unittest discover -s Tests -p 'test_*.py'
+	python3 -m unittest discover -s bench -p 'test_*.py'
 
 ## test-examples: the suites in examples/ against the mock APNs: JUnit 5 (JDK HTTP/2 client) and pytest
 ## (aioapns) against `pushctl mock-apns --control-port`, and a separate Swift package using MockAPNSServer

@@ -55,7 +55,16 @@ let package = Package(
         .target(name: "PushHTTP2", dependencies: ["CNGHTTP2", "PushHTTP", "PushIO", "PushTLS"], swiftSettings: strict),
         // Process-wide plumbing of a server program: signals (libevent signal events) and glibc malloc tuning.
         .target(name: "PushProcess", dependencies: ["CEvent", "CMalloc", "PushIO", "PushSync"], swiftSettings: strict),
-        .target(name: "PushStore", dependencies: ["APNSCore", "CLibPQ", "CSQLite", "JSON", "PushSync"], swiftSettings: strict),
+        // Database drivers, with no domain knowledge: SQLite (connection, statements, values, errors,
+        // migrations by `user_version`) and libpq (connection, pool, listener, thread, values, rows, errors).
+        .target(name: "SQLiteDriver", dependencies: ["CSQLite"], swiftSettings: strict),
+        .target(name: "PostgresDriver", dependencies: ["CLibPQ", "PushSync"], swiftSettings: strict),
+        // The store's repository protocols, records and in-memory twins: no SQL, no driver.
+        .target(name: "PushStore", dependencies: ["APNSCore", "JSON", "PushSync"], swiftSettings: strict),
+        // The store's SQL backends: the repositories on SQLite and on PostgreSQL, over the two drivers.
+        .target(
+            name: "PushStoreSQL", dependencies: ["APNSCore", "JSON", "PostgresDriver", "PushStore", "PushSync", "SQLiteDriver"],
+            swiftSettings: strict),
 
         // Domain.
         // JSON text to values and back: the parser, `JSONValue` and its serializer; no dependencies.
@@ -66,9 +75,8 @@ let package = Package(
         .target(
             name: "PushService",
             dependencies: [
-                "ArgumentParsing", "JSON", "APNSCore", "APNS", "PushStore", "ProfileDrop", "PushHTTP", "PushHTTP1", "PushIO", "PushProcess",
-                "PushSync",
-                "PushTLS",
+                "APNS", "APNSCore", "ArgumentParsing", "JSON", "ProfileDrop", "PushHTTP", "PushHTTP1", "PushIO", "PushProcess", "PushStore",
+                "PushStoreSQL", "PushSync", "PushTLS",
             ],
             swiftSettings: strict),
 
@@ -85,7 +93,9 @@ let package = Package(
         // The chaos harness: push-server under a faulty mock APNs and SIGKILLs (make chaos, make test).
         .target(
             name: "PushChaos",
-            dependencies: ["JSON", "APNSCore", "APNSMock", "PushHTTP", "PushHTTP1", "PushIO", "PushStore", "PushTLSTesting", "TestSupport"],
+            dependencies: [
+                "APNSCore", "APNSMock", "JSON", "PushHTTP", "PushHTTP1", "PushIO", "PushStore", "PushStoreSQL", "PushTLSTesting", "TestSupport",
+            ],
             swiftSettings: strict),
 
         // Executables: wiring only.
@@ -97,7 +107,10 @@ let package = Package(
         .executableTarget(name: "push-chaos", dependencies: ["ArgumentParsing", "JSON", "PushChaos"], swiftSettings: strict),
         .executableTarget(
             name: "push-bench",
-            dependencies: ["ArgumentParsing", "APNS", "APNSMock", "APNSCore", "PushIO", "PushStore", "PushTLS", "PushTLSTesting", "ProfileDrop"],
+            dependencies: [
+                "APNS", "APNSCore", "APNSMock", "ArgumentParsing", "ProfileDrop", "PushIO", "PushStore", "PushStoreBenchmark", "PushStoreSQL",
+                "PushTLS", "PushTLSTesting",
+            ],
             swiftSettings: strict),
 
         // Fuzz targets. A normal build gives executables that replay input files through the same checks;
@@ -121,7 +134,7 @@ let package = Package(
                 "JSON", "APNS", "APNSMock", "APNSCore", "PushHTTP", "PushHTTP2", "PushIO", "PushSync", "PushTLS", "PushTLSTesting", "TestSupport",
             ],
             swiftSettings: strict),
-        .testTarget(name: "PushIOTests", dependencies: ["PushIO", "PushSync", "PushTLS", "PushTLSTesting"], swiftSettings: strict),
+        .testTarget(name: "PushIOTests", dependencies: ["PushIO", "PushSync", "PushTLS", "PushTLSTesting", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "PushHTTPTests", dependencies: ["PushHTTP"], swiftSettings: strict),
         .testTarget(name: "PushHTTP1Tests", dependencies: ["PushHTTP", "PushHTTP1", "PushIO", "PushTLS", "PushTLSTesting"], swiftSettings: strict),
         .testTarget(name: "PushProcessTests", dependencies: ["PushProcess", "TestSupport"], swiftSettings: strict),
@@ -129,16 +142,24 @@ let package = Package(
             name: "PushHTTP2Tests", dependencies: ["PushHTTP", "PushHTTP2", "PushIO", "PushSync", "PushTLS", "PushTLSTesting", "TestSupport"],
             swiftSettings: strict),
         .executableTarget(
-            name: "pushstore-crash-writer", dependencies: ["APNSCore", "PushStore"],
+            name: "pushstore-crash-writer", dependencies: ["APNSCore", "PushStore", "PushStoreSQL"],
             path: "Tests/PushStoreCrashWriter", swiftSettings: strict),
         .testTarget(
-            name: "PushStoreTests", dependencies: ["JSON", "APNSCore", "PushStore", "pushstore-crash-writer", "PushSync", "TestSupport"],
+            name: "PushStoreTests",
+            dependencies: [
+                "APNSCore", "JSON", "PostgresDriver", "ProfileDrop", "PushStore", "pushstore-crash-writer", "PushStoreBenchmark", "PushStoreSQL",
+                "PushSync", "SQLiteDriver",
+                "TestSupport",
+            ],
             swiftSettings: strict),
         .testTarget(name: "APNSCoreTests", dependencies: ["JSON", "APNSCore", "TestSupport"], swiftSettings: strict),
+        // The outbox throughput probe that `push-bench` runs and the store's tests check.
+        .target(name: "PushStoreBenchmark", dependencies: ["APNSCore", "PushStore", "PushStoreSQL"], swiftSettings: strict),
         // Helpers shared by test targets: a seeded generator, tool processes, literals for APNSCore values.
         .target(name: "TestSupport", dependencies: ["APNSCore", "PushIO", "PushSync"], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(
-            name: "ProfileDropTests", dependencies: ["JSON", "ProfileDrop", "PushStore", "PushSync", "APNSCore", "TestSupport"], swiftSettings: strict
+            name: "ProfileDropTests", dependencies: ["APNSCore", "JSON", "ProfileDrop", "PushStore", "PushStoreSQL", "PushSync", "TestSupport"],
+            swiftSettings: strict
         ),
         .testTarget(
             name: "APNSMockTests",
@@ -159,9 +180,8 @@ let package = Package(
         .testTarget(
             name: "PushServiceTests",
             dependencies: [
-                "ArgumentParsing", "JSON", "PushService", "EmbeddedAPNS", "PushChaos", "APNSMock", "APNS", "APNSCore", "PushStore", "PushSync",
-                "PushTLS",
-                "PushTLSTesting", "PushIO", "TestSupport",
+                "APNS", "APNSCore", "APNSMock", "ArgumentParsing", "EmbeddedAPNS", "JSON", "PushChaos", "PushIO", "PushService", "PushStore",
+                "PushStoreSQL", "PushSync", "PushTLS", "PushTLSTesting", "TestSupport",
             ], swiftSettings: strict),
     ]
 )

@@ -174,19 +174,25 @@ sampler = threading.Thread(target=sample, daemon=True)
 sampler.start()
 
 
-def answered_count():
-    """Notifications /metrics counts as answered (accepted, rejected or failed)."""
+def outcome_counts():
+    """Notifications /metrics counts per final outcome (accepted, rejected, failed, expired)."""
     status, data = request("GET", "/metrics")
-    return service_metrics.answered(data.decode())
+    return service_metrics.outcomes(data.decode())
+
+
+def answered_count():
+    """Notifications /metrics counts as finished, whatever the outcome."""
+    return sum(outcome_counts().values())
 
 
 def wait_until_answered(deadline):
-    """Polls /metrics until it counts every notification answered or `deadline` passes; returns the count."""
-    answered = answered_count()
-    while answered < a.n and time.time() < deadline:
+    """Polls /metrics until it counts every notification finished or `deadline` passes; returns the counts
+    per outcome."""
+    counts = outcome_counts()
+    while sum(counts.values()) < a.n and time.time() < deadline:
         time.sleep(a.poll_interval)
-        answered = answered_count()
-    return answered
+        counts = outcome_counts()
+    return counts
 
 
 try:
@@ -216,19 +222,18 @@ def end_of_run():
 
 if a.complete_by == "metrics":
     deadline = t0 + a.timeout
-    answered = wait_until_answered(deadline)
+    counts = wait_until_answered(deadline)
     t_done = time.time()
     cpu, peak_rss, size = end_of_run()
-    elapsed = t_done - t0
-    result = {"n": answered, "rate": answered / elapsed, "elapsed_s": round(elapsed, 3), "post_s": round(t_posted - t0, 3),
-              "peak_rss_mb": peak_rss, "cpu_us_per_notification": cpu * 1e6 / max(1, answered), "db_mb": round(size, 1),
-              "retention_s": a.retention_s, "batch": a.batch, "parallel": a.parallel,
-              "rss_mb_by_tenth": [round(s[1] or 0, 1) for s in samples[:: max(1, len(samples) // 10)]]}
-    if answered < a.n:
-        result["error"] = f"timeout: {answered} of {a.n} answered after {a.timeout:.0f} s"
+    result = service_metrics.metrics_result(counts, a.n, t_done - t0, cpu)
+    result.update(post_s=round(t_posted - t0, 3), peak_rss_mb=peak_rss, db_mb=round(size, 1),
+                  retention_s=a.retention_s, batch=a.batch, parallel=a.parallel,
+                  rss_mb_by_tenth=[round(s[1] or 0, 1) for s in samples[:: max(1, len(samples) // 10)]])
+    if sum(counts.values()) < a.n:
+        result["error"] = f"timeout: {sum(counts.values())} of {a.n} answered after {a.timeout:.0f} s"
     shutil.rmtree(data_dir, ignore_errors=True)
     print(json.dumps(result))
-    sys.exit(0 if answered >= a.n else 1)
+    sys.exit(0 if "error" not in result and "first_error" not in result else 1)
 
 # Wait on /metrics (one short page) until every notification is answered, then read each push's rows. Polling
 # GET /v1/pushes/{id} meanwhile made the service encode a 5,000-row document every --poll-interval: with the
@@ -255,10 +260,14 @@ if pending:
                       "peak_rss_mb": peak_rss}))
     sys.exit(1)
 
+# Only notifications APNs accepted count for the rate and the latencies; rejected or failed ones are
+# reported apart (and make the run invalid: this case sends nothing the mock should refuse).
 latencies, states, last_terminal, answered_at = [], {}, 0.0, []
 for accepted_at, doc in done.values():
     for row in doc["notifications"]:
         states[row["state"]] = states.get(row["state"], 0) + 1
+        if row["state"] != "accepted":
+            continue
         t = datetime.datetime.fromisoformat(row["updated_at"].replace("Z", "+00:00")).timestamp()
         last_terminal = max(last_terminal, t)
         answered_at.append(t)
@@ -294,11 +303,13 @@ result = {
     "post_s": round(t_posted - t0, 3), "polled_s": round(t_polled - t0, 3),
     "rate_polled": n / (t_polled - t0), "p50_ms": pct(0.50), "p99_ms": pct(0.99), "max_ms": latencies[-1] if n else None,
     "peak_rss_mb": peak_rss, "cpu_us_per_notification": cpu * 1e6 / n if n else None, "states": states,
+    "accepted": states.get("accepted", 0), "rejected": states.get("rejected", 0), "failed": states.get("failed", 0),
+    "expired": states.get("expired", 0),
     "db_mb": round(size, 1),
     "batch": a.batch, "parallel": a.parallel, "timeline": timeline,
     "latency_basis": "POST 202 arrival -> updated_at of terminal row (API has no per-notification creation time)",
 }
-if states.get("accepted", 0) != n:
+if states.get("accepted", 0) != a.n:
     result["first_error"] = f"not all accepted: {states}"
 shutil.rmtree(data_dir, ignore_errors=True)
 print(json.dumps(result))

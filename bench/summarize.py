@@ -1,6 +1,11 @@
 #!/usr/bin/env python3
-"""Reads bench/raw.jsonl (CASE<TAB>warmup|run|skip<TAB>JSON), writes results.json and summary.md, prints the table."""
+"""Reads bench/raw.jsonl (CASE<TAB>warmup|run|skip<TAB>JSON), writes results.json and summary.md, prints the table.
+
+usage: summarize.py RAW RESULTS_JSON SUMMARY_MD CONDITIONS [SELECTION]
+SELECTION is BENCH_ONLY's value ("" for every case, b7, cluster): every case of it (bench/bench_cases.py)
+must have run; one missing or skipped makes the run invalid, is named, and the exit status is 1."""
 import json
+import math
 import os
 import platform
 import re
@@ -8,7 +13,16 @@ import statistics
 import subprocess
 import sys
 
+import bench_cases
+
 raw_path, json_path, md_path, conditions = sys.argv[1:5]
+selection = sys.argv[5] if len(sys.argv) > 5 else ""
+try:
+    expected_cases = bench_cases.expected(selection)
+except KeyError:
+    print(f"summarize: unknown selection {selection!r} (BENCH_ONLY must be empty, "
+          f"{', '.join(s for s in bench_cases.SELECTIONS if s)})", file=sys.stderr)
+    sys.exit(2)
 cases, extras = {}, {}
 for line in open(raw_path):
     parts = line.rstrip("\n").split("\t")
@@ -34,8 +48,25 @@ for line in open(raw_path):
     else:
         entry["skipped"] = data.get("skipped")
 
-# Cases whose peer answers some requests with a rejection on purpose (B4: 1% of notifications).
+# Cases whose peer answers some requests with a rejection on purpose (B4: the mock's --reject-percent, which
+# bench/run.sh records as B4.config). Their rejections must come at that rate: within half of it either side
+# (the mock rejects every (100/P)-th request, so a run is off by a request or two at most); none, or many
+# more, means the case did not measure what it claims.
 REJECTIONS_EXPECTED = {"B4.client"}
+
+
+def rejection_problem(case, run):
+    """Why the rejections of a run of a case in REJECTIONS_EXPECTED are out of band (None when in band)."""
+    percent = extras.get("B4.config", {}).get("reject_percent")
+    if not isinstance(percent, (int, float)) or percent <= 0:
+        return "its rejection rate is not recorded (B4.config in bench/raw.jsonl)"
+    n, rejected = run.get("n"), run.get("rejected")
+    if not isinstance(n, int) or n <= 0 or not isinstance(rejected, int):
+        return "no count of its rejections"
+    observed = rejected * 100 / n
+    if math.fabs(observed - percent) > percent / 2:
+        return f"{rejected} of {n} rejected ({observed:.2f}%), configured {percent:g}% ± {percent / 2:g} points"
+    return None
 
 
 def run_problem(case, run):
@@ -49,6 +80,8 @@ def run_problem(case, run):
         for key in ("rejected", "warmup_rejected"):
             if run.get(key):
                 return f"{run[key]} {key.replace('_', ' ')}"
+    elif rejection_problem(case, run):
+        return rejection_problem(case, run)
     if "succeeded" in run and "n" in run and run["succeeded"] != run["n"]:
         return f"{run['succeeded']} of {run['n']} succeeded"
     if "status_2xx" in run and run.get("status_2xx") != run.get("n"):
@@ -59,10 +92,13 @@ def run_problem(case, run):
 
 
 def invalid(case):
-    """None when the case ran and every measured run succeeded in full, else why not."""
+    """None when the case ran and every measured run succeeded in full, else why not: a case not run or
+    skipped is invalid too."""
     entry = cases.get(case)
-    if entry is None or entry.get("skipped"):
-        return None if entry else "not run"
+    if entry is None:
+        return "not run"
+    if entry.get("skipped"):
+        return f"skipped: {entry['skipped']}"
     if not entry["runs"]:
         return "no measured run"
     problems = [p for p in (run_problem(case, r) for r in entry["runs"]) if p]
@@ -241,10 +277,19 @@ elif h2m:
         met(r, goal("B5 h2load: mock / nghttpd", r, 1.1, sources=("B1.h2load-mock", "B1.h2load-nghttpd"))), sources=("B1.h2load-mock", "B1.h2load-nghttpd"))
 else:
     row("B5 h2load: mock / nghttpd", f"skipped (mock requires client certs); nghttpd alone {fmt(h2n, '/s')}", "≥ 1.1×")
-b5v = stat("B5.client-mock-validating", "rate")
-r = ratio(b5v, cn)
-row("B5' our client: mock validating (rules, records) / nghttpd", f"{fr(r)} ({fmt(b5v, '/s')} vs {fmt(cn, '/s')})", "",
-    sources=("B5.client-mock-validating", "B1.client-nghttpd"))
+# B5': the validating path (rules, records) against nghttpd, as B5 does the fast path: our client against the
+# validating mock and against nghttpd, both up at once, in alternating rounds, with each server's CPU.
+sources = ("B5.client-mock-validating", "B5.client-nghttpd")
+b5v, b5vn = stat(sources[0], "rate"), stat(sources[1], "rate")
+r5v = (paired(*sources, "rate") or {}).get("median")
+c5v = (paired(*sources, "server_cpu_us_per_request") or {}).get("median")
+ok = goal("B5' our client: validating mock / nghttpd", r5v, 0.7, sources=sources)
+ok = goal("B5' server CPU per request: validating mock / nghttpd", c5v, 2.0, at_least=False, sources=sources) and ok
+row("B5' our client: mock validating (rules, records) / nghttpd, alternating rounds",
+    f"rate {fr(r5v)} ({fmt(b5v, '/s')} vs {fmt(b5vn, '/s')}); server CPU {fr(c5v)} "
+    f"({fmt(stat(sources[0], 'server_cpu_us_per_request'), ' µs/req', 1)} vs "
+    f"{fmt(stat(sources[1], 'server_cpu_us_per_request'), ' µs/req', 1)})",
+    "≥ 0.7× rate, CPU ≤ 2.0×", met(r5v, ok), sources=sources)
 b6c, b6a = stat("B6.client", "rate"), stat("B6.aioapns", "rate")
 r = ratio(b6c, b6a)
 b6n = (cases.get("B6.aioapns", {}).get("runs") or [{}])[0]
@@ -344,10 +389,14 @@ row("B12 client through danted with nodelay=1 (Dante relays at once) / direct",
 
 errors = {c: [p for p in (run_problem(c, r) for r in e["runs"]) if p] for c, e in cases.items()}
 errors = {c: e for c, e in errors.items() if e}
-invalid_cases = sorted(c for c in cases if invalid(c))
+# Every case of the selection, and every other case that ran: a missing or skipped one is named too.
+invalid_cases = sorted(c for c in set(expected_cases) | set(cases) if invalid(c))
+missing = sorted(c for c in expected_cases if c not in cases)
+skipped = sorted(c for c in expected_cases if cases.get(c, {}).get("skipped"))
 results = {"conditions": conditions, "machine": machine, "cases": cases, "mock_counters": extras,
            "table": [dict(zip(("case", "figure", "goal", "verdict"), r)) for r in rows], "ratios": ratios, "errors": errors,
-           "valid": not invalid_cases, "invalid_cases": invalid_cases}
+           "valid": not invalid_cases, "invalid_cases": invalid_cases, "selection": selection,
+           "expected_cases": expected_cases, "missing_cases": missing, "skipped_cases": skipped}
 json.dump(results, open(json_path, "w"), indent=1)
 
 lines = ["| Case | Median (min–max) | Goal | |", "|---|---|---|---|"]
@@ -358,10 +407,13 @@ md = ["# Benchmark summary", "",
       f"{machine['python']}. Load average at end: {' '.join(machine['load_average_at_end'])}.", "",
       f"Run: {conditions}. Median of the measured runs after one warm-up; min–max in brackets; the 1-minute "
       "load average before the measured runs beside each figure. Client and server share the machine's cores. "
-      "A run counts only if every request in it succeeded; a row with any failed run is INVALID and never met.",
+      "A run counts only if every request in it succeeded (B4: its rejections at the configured rate), and every "
+      "case of the selection must have run; a row with any failed, missing or skipped case is INVALID and never met.",
       "", f"Validity: {'every run valid' if not invalid_cases else 'INVALID: ' + ', '.join(invalid_cases)}.", ""] + lines
 if errors:
     md += ["", "Errors:"] + [f"- {c}: {e[0]}" for c, e in errors.items()]
+if missing or skipped:
+    md += ["", "Cases of this selection that did not run:"] + [f"- {c}: {invalid(c)}" for c in missing + skipped]
 open(md_path, "w").write("\n".join(md) + "\n")
 print("\n".join(md))
 sys.exit(1 if invalid_cases else 0)   # an invalid run is not a result

@@ -114,7 +114,7 @@ enum RequestDecodingCheck {
 
     private static func checkDrop(_ fields: JSONFields) {
         do {
-            let report = try DropReportRequest(fields)
+            let report = try DropReportBody(fields)
             FuzzCheck.expect(report.distance.isFinite, "distance \(report.distance)")
             if let direction = report.direction {
                 FuzzCheck.expect(direction.x.isFinite && direction.y.isFinite && direction.z.isFinite, "direction \(direction)")

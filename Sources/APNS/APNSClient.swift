@@ -133,7 +133,7 @@ public final class APNSClient: Sendable {
             await group.next()
             group.cancelAll()
         }
-        loop.execute { dispatcher.value.closeConnections(abort: dispatcher.value.liveCount > 0) }
+        loop.execute { dispatcher.value.closeConnections() }
         try? await loop.submit {}
         loop.shutdown()
     }

@@ -8,7 +8,7 @@ import PushIO
 ///
 /// It keeps of the response only what the outcome needs (the ids and the body of a rejection), so an
 /// answer costs no header array.
-final class APNSSend: HTTP2ClientExchange {
+final class APNSSend: HTTP2ClientExchange, APNSPoolRequest {
     /// Where the outcome goes: a suspended `send` call, or one slot of a batch.
     enum Receiver {
         case continuation(UnsafeContinuation<APNSOutcome, any Error>)
@@ -18,20 +18,15 @@ final class APNSSend: HTTP2ClientExchange {
     let id: UInt64
     let started: ContinuousClock.Instant
     let deadline: ContinuousClock.Instant
-    var resends = 0
     /// The provider JWT of the last write (token auth only).
     var jwt: String?
     /// How many header fields the request had before an `authorization` field was added (token auth).
     var unauthorizedHeaderCount: Int?
     /// Whether the token was already replaced once after 403 ExpiredProviderToken.
     var refreshedToken = false
-    var timedOut = false
-    /// Whether the dispatcher counts it live (submitted, not finished): what `live[id] != nil` says,
-    /// read without a dictionary lookup on every answer.
-    var isLive = false
     private var receiver: Receiver?
     /// The connection it is on (queued or open), nil while waiting for one or once finished.
-    var connection: HTTP2ClientConnection?
+    var connection: APNSPoolConnection?
     /// The dispatcher that routed it, which its end goes back to.
     unowned(unsafe) var dispatcher: APNSDispatcher?
     /// `apns-id` (device pushes) or `apns-request-id` (broadcasts) of the answer.

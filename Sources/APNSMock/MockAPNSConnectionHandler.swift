@@ -43,6 +43,9 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
     private var broadcastStreams: Set<Int32> = []
     /// The header fields of the last 200 answer, kept for its capacity.
     private var acceptedFields: [(name: String, value: String)] = []
+    /// Answers given that the client may not have received yet, for the record of a reset (not kept on
+    /// the `acceptAll` path, which records nothing).
+    private var undelivered = MockAPNSUndeliveredAnswers()
 
     init(core: MockAPNSCore, connection: HTTP2ServerConnection) {
         self.core = core
@@ -118,12 +121,30 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
         let cutOff = core.countRequestAndCheckAbruptClose(knobs)
         if cutOff || knobs.abruptCloseAfterStreams.map({ requestCount > $0 }) == true {
             core.recorder.countStream(concurrentStreams: connection.maxObservedOpenStreams)
-            core.recorder.countAbort(connectionID: id)
+            core.recorder.countAbort(resetRecord(connection))
             connection.abort()
             return nil
         }
         if let idleTimeout { idleTimer?.schedule(after: idleTimeout) }
         return knobs
+    }
+
+    /// The record of a reset about to happen: the decided requests whose answers the client has not
+    /// received (waiting for their latency, given but unwritten, or written but not yet acknowledged by the
+    /// client's TCP; ``MockAPNSReset`` says why that is the line).
+    private func resetRecord(_ connection: HTTP2ServerConnection) -> MockAPNSReset {
+        let kernel = connection.kernelOutputQueue
+        let total = connection.bytesWritten
+        let undeliveredBytes = connection.undeliveredBytes
+        let owed = (undelivered.owed(total: total, undelivered: undeliveredBytes) + delayed.streamIDs).map(Int.init).sorted()
+        return MockAPNSReset(
+            connectionID: id, time: Date(), owedStreamIDs: owed, unacknowledgedBytes: kernel?.unacknowledged,
+            unsentBytes: kernel?.unsent, queuedBytes: max(0, undeliveredBytes - (kernel?.unacknowledged ?? 0)))
+    }
+
+    func connection(_ connection: HTTP2ServerConnection, didWrite total: Int) {
+        guard !acceptAll else { return }
+        undelivered.wrote(upTo: total, undelivered: connection.undeliveredBytes)
     }
 
     private func goAwayIfDue(_ knobs: MockAPNSKnobs) {
@@ -257,6 +278,7 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
                 headers: [("content-type", "application/json"), (idHeader, rejection.apnsID ?? "")],
                 body: rejection.jsonBody())
         }
+        undelivered.answered(streamID)
         if let idleTimeout { idleTimer?.schedule(after: idleTimeout) }
     }
 

@@ -14,6 +14,9 @@ struct MockAPNSDelayedAnswers {
 
     var isEmpty: Bool { outcomes.isEmpty }
 
+    /// The streams whose answers wait, in no particular order.
+    var streamIDs: [Int32] { Array(outcomes.keys) }
+
     /// Queues `outcome` for `streamID`, due at `due`; true when the timer must be
     /// armed (again) for `due`, the new earliest.
     mutating func add(_ outcome: APNSOutcome, streamID: Int32, due: ContinuousClock.Instant) -> Bool {

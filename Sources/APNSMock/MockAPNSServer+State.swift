@@ -56,6 +56,12 @@ extension MockAPNSServer {
         core.recorder.abortedConnections
     }
 
+    /// Every reset the mock made since start or `reset()` (at most `maxRecords`, the newest), each with the
+    /// streams whose answers its client was still owed then (``MockAPNSReset``).
+    public func resets() -> [MockAPNSReset] {
+        core.recorder.resets
+    }
+
     /// A snapshot of the counters.
     public func counters() -> MockAPNSCounters {
         core.recorder.counters
@@ -77,7 +83,7 @@ extension MockAPNSServer {
         await core.recorder.nextRejection()
     }
 
-    /// Forgets records, pending rejections and counters (connection totals stay); token state stays.
+    /// Forgets records, resets, pending rejections and counters (connection totals stay); token state stays.
     public func reset() {
         core.recorder.reset()
     }

@@ -8,6 +8,10 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <arpa/inet.h>
+#include <sys/ioctl.h>
+#ifdef __linux__
+#include <linux/sockios.h>
+#endif
 #include <event2/event.h>
 #include <event2/thread.h>
 #include <event2/buffer.h>
@@ -51,5 +55,19 @@ static inline int push_ssl_quickack_reads(SSL *ssl) {
     if (bio == NULL || BIO_method_type(bio) != BIO_TYPE_SOCKET) return 0;
     BIO_set_callback_ex(bio, push_quickack_bio_callback);
     return 1;
+}
+
+/* What the kernel still holds of what was written to `fd` (Linux): `unacknowledged` bytes the peer has not
+ * acknowledged (SIOCOUTQ: sent or not), `unsent` bytes not sent yet (SIOCOUTQNSD). Returns 0 on success,
+ * -1 where either is unknown (another system, or not a TCP socket). */
+static inline int push_socket_output_queue(evutil_socket_t fd, int *unacknowledged, int *unsent) {
+#if defined(__linux__) && defined(SIOCOUTQ) && defined(SIOCOUTQNSD)
+    if (ioctl(fd, SIOCOUTQ, unacknowledged) != 0) return -1;
+    if (ioctl(fd, SIOCOUTQNSD, unsent) != 0) return -1;
+    return 0;
+#else
+    (void)fd; (void)unacknowledged; (void)unsent;
+    return -1;
+#endif
 }
 #endif

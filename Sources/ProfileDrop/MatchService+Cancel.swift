@@ -1,5 +1,5 @@
 import Foundation
-public import PushStore
+import PushStore
 
 extension MatchService {
     /// Cancels the user's pending drop, freeing both users.

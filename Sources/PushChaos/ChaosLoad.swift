@@ -132,14 +132,15 @@ final class ChaosLoad: Sendable {
             case .acknowledged(let pushID):
                 failuresWithoutKill = 0
                 await ledger.acknowledge(pushID: pushID, count: tokens.count)
-            case .refused(let status, _) where plan.instances > 1 && (502...504).contains(status):
+            case .refused(let status, _, .balancerRetry):
                 // The balancer's answer for a post the killed instance took: unanswered, tried again.
                 await ledger.unanswered(tokens, problem: nil)
                 failuresWithoutKill += 1
                 lastError = "balancer answered \(status)"
                 try? await Task.sleep(for: .milliseconds(50))
-            case .refused(let status, let body):
-                // A refusal is a problem in itself (the verdict fails on any noted problem).
+            case .refused(let status, let body, _):
+                // A refusal is a problem in itself (the verdict fails on any noted problem): the service's own
+                // answers too, its 503 database_unavailable among them.
                 await ledger.unanswered(tokens, problem: "POST /v1/pushes answered \(status): \(body)")
                 failuresWithoutKill += 1
             case .failed(let error) where plan.instances > 1:
@@ -163,8 +164,26 @@ final class ChaosLoad: Sendable {
 
     private enum PostResult {
         case acknowledged(pushID: String)
-        case refused(status: Int, body: String)
+        case refused(status: Int, body: String, kind: Refusal)
         case failed(String)
+    }
+
+    /// What a post's non-2xx answer means.
+    enum Refusal: Equatable {
+        /// The balancer's own 502, 503 or 504 for a post whose instance died (or was down): the post is
+        /// unanswered and goes again.
+        case balancerRetry
+        /// An answer that fails the run: every answer of the service itself (its errors are JSON, as
+        /// `{"error":{"code":"database_unavailable",…}}`), and any answer of a single instance.
+        case refusal
+    }
+
+    /// Sorts a non-2xx answer: only a 502–504 that is not the service's JSON error, behind a balancer, is
+    /// the balancer's retry.
+    static func classify(status: Int, body: [UInt8], balanced: Bool) -> Refusal {
+        guard balanced, (502...504).contains(status) else { return .refusal }
+        if let answer = try? JSONValue.parse(body), answer["error"] != nil { return .refusal }
+        return .balancerRetry
     }
 
     private func post(_ tokens: [String], port: Int) async -> PostResult {
@@ -180,7 +199,9 @@ final class ChaosLoad: Sendable {
             guard (200..<300).contains(response.status),
                 let pushID = (try? JSONValue.parse(response.body))?["push_id"]?.stringValue
             else {
-                return .refused(status: response.status, body: String(decoding: response.body.prefix(200), as: UTF8.self))
+                return .refused(
+                    status: response.status, body: String(decoding: response.body.prefix(200), as: UTF8.self),
+                    kind: Self.classify(status: response.status, body: response.body, balanced: plan.instances > 1))
             }
             return .acknowledged(pushID: pushID)
         } catch let error as IOError where error.kind == .timeout {

@@ -2,14 +2,31 @@ import APNSCore
 import APNSMock
 import Foundation
 import PushStore
+import PushStoreSQL
 import PushTLSTesting
 import TestSupport
 
 extension ChaosRun {
-    /// The rows a killed instance held in flight when it died: apns-id → the end of its lease.
+    /// The rows a killed instance held in flight when it died: apns-id → the end of its lease; or why they
+    /// are not known (then the kill fails the verdict).
     struct KilledRows: Sendable {
         var time: Date
         var leases: [String: Date]
+        var unknown: String? = nil
+    }
+
+    /// The rows of `SELECT apns_id, lease_until` (milliseconds since 1970) as apns-id → end of lease. A row
+    /// that is not an id and a whole number of milliseconds throws, naming it: a lease read as 1970 would
+    /// make every resend look late enough.
+    static func heldRows(_ rows: [[String]]) throws -> [String: Date] {
+        var leases: [String: Date] = [:]
+        for row in rows where row != [""] {
+            guard row.count == 2, !row[0].isEmpty, let millis = Int64(row[1]) else {
+                throw ChaosClusterError("an in-flight row that does not read as apns-id|lease_until: \(row.joined(separator: "|"))")
+            }
+            leases[row[0]] = Date(timeIntervalSince1970: Double(millis) / 1000)
+        }
+        return leases
     }
 
     /// `run` for `plan.instances` > 1: the instances share one throwaway PostgreSQL database behind haproxy,
@@ -67,12 +84,15 @@ extension ChaosRun {
                 let victim = (index + 1) % plan.instances
                 let (id, time) = await cluster.kill(victim)
                 // The instance is dead: what it holds in flight now stays leased to it until the lease ends.
-                let rows = (try? await cluster.query("SELECT apns_id, lease_until FROM outbox WHERE state = 'in_flight' AND owner = '\(id)'")) ?? []
                 var leases: [String: Date] = [:]
-                for row in rows where row.count == 2 && !row[0].isEmpty {
-                    leases[row[0]] = Date(timeIntervalSince1970: (Double(row[1]) ?? 0) / 1000)
+                var unknown: String?
+                do {
+                    leases = try heldRows(
+                        await cluster.query("SELECT apns_id, lease_until FROM outbox WHERE state = 'in_flight' AND owner = '\(id)'"))
+                } catch {
+                    unknown = "\(error)"
                 }
-                killed.append(KilledRows(time: time, leases: leases))
+                killed.append(KilledRows(time: time, leases: leases, unknown: unknown))
                 depths.append((try? await observer.depth()) ?? -1)
                 do {
                     try await cluster.restart(victim)
@@ -94,7 +114,6 @@ extension ChaosRun {
         report.unansweredPosts = load.unansweredPosts
         report.slowestPostSeconds = load.slowestPost
         report.problems = load.problems + (killProblem.map { [$0] } ?? [])
-        findings.inFlightAtKills = killed.map(\.leases.count)
 
         let rows: Int
         do {
@@ -113,7 +132,7 @@ extension ChaosRun {
 
         let items = try await observer.allItems()
         reconcile(&report, load: load, mock: mock, batchSize: plan.batchSize, rows: items)
-        judge(&findings, killed: killed, records: mock.records(), aborted: mock.abortedConnectionIDs())
+        judge(&findings, killed: killed, records: mock.records(), resets: mock.resets())
         findings.leaseInconsistencies =
             Int(
                 try await cluster.query(
@@ -136,15 +155,17 @@ extension ChaosRun {
     }
 
     /// Compares the sends of every killed instance's in-flight rows with their leases, and sorts the
-    /// duplicates by cause: a kill, a reset connection, or nothing (a failure).
-    static func judge(_ findings: inout ChaosClusterFindings, killed: [KilledRows], records: [MockAPNSRecord], aborted: Set<Int>) {
+    /// duplicates by cause: a kill, a reset that cut off an answer still owed, or nothing (a failure).
+    static func judge(_ findings: inout ChaosClusterFindings, killed: [KilledRows], records: [MockAPNSRecord], resets: [MockAPNSReset]) {
         var byID: [String: [MockAPNSRecord]] = [:]
         var lastOnConnection: [Int: Date] = [:]
         for record in records {
             byID[record.apnsID, default: []].append(record)
             lastOnConnection[record.connectionID] = max(lastOnConnection[record.connectionID] ?? record.time, record.time)
         }
+        findings.kills = []
         for kill in killed {
+            var finding = ChaosClusterFindings.Kill(held: Set(kill.leases.keys), heldUnknown: kill.unknown)
             // What the dead instance wrote just before it died is still in the socket and reaches the mock
             // after the kill: records within a second of it, on a connection that falls silent then, are
             // the dead instance's own last sends, not resends.
@@ -154,12 +175,20 @@ extension ChaosRun {
                 let resends = later.filter { $0.time >= grace || (lastOnConnection[$0.connectionID] ?? $0.time) >= grace }
                 findings.lastSendsOfTheDead += later.count - resends.count
                 guard let first = resends.min(by: { $0.time < $1.time }) else { continue }
-                findings.resentAfterLease += 1
+                finding.resent.insert(apnsID)
                 // The database's clock and the mock's are the same machine's; a millisecond covers rounding.
-                findings.resentBeforeLease += resends.filter { $0.time < leaseEnd.addingTimeInterval(-0.001) }.count
+                finding.resentBeforeLease += resends.filter { $0.time < leaseEnd.addingTimeInterval(-0.001) }.count
                 let wait = first.time.timeIntervalSince(kill.time)
                 findings.earliestResendAfterKill = min(findings.earliestResendAfterKill ?? wait, wait)
             }
+            findings.kills.append(finding)
+        }
+        let resetsByConnection = Dictionary(grouping: resets, by: \.connectionID)
+        // An acceptance is cut off when its connection was reset while its answer was still owed: the
+        // request had arrived and the client had not received the answer. A reset of the same connection
+        // before the request came or after the answer was delivered explains nothing.
+        func cutOff(_ record: MockAPNSRecord) -> Bool {
+            (resetsByConnection[record.connectionID] ?? []).contains { $0.owed(streamID: record.streamID) }
         }
         let killedIDs = Set(killed.flatMap(\.leases.keys))
         for (apnsID, sends) in byID {
@@ -168,7 +197,7 @@ extension ChaosRun {
             let extra = acceptances.count - 1
             if killedIDs.contains(apnsID) {
                 findings.duplicatesOfKilledInFlight += extra
-            } else if acceptances.dropLast().allSatisfy({ aborted.contains($0.connectionID) }) {
+            } else if acceptances.dropLast().allSatisfy(cutOff) {
                 findings.duplicatesAfterReset += extra
             } else {
                 findings.unexplainedDuplicates += extra
@@ -176,8 +205,10 @@ extension ChaosRun {
                     // Times in seconds after the first kill, so the sends can be placed against the kills.
                     let origin = killed.first?.time ?? sends[0].time
                     let detail = sends.sorted { $0.time < $1.time }.map { send in
-                        String(format: "%+.3f s", send.time.timeIntervalSince(origin))
-                            + " on connection \(send.connectionID)\(aborted.contains(send.connectionID) ? " (reset)" : "")"
+                        let reset = resetsByConnection[send.connectionID] != nil
+                        return String(format: "%+.3f s", send.time.timeIntervalSince(origin))
+                            + " on connection \(send.connectionID) stream \(send.streamID)"
+                            + (cutOff(send) ? " (reset while owed)" : reset ? " (connection reset, answer not owed then)" : "")
                             + (send.isAccepted ? " accepted" : " refused")
                     }
                     findings.unexplainedExamples.append("\(apnsID): " + detail.joined(separator: "; "))

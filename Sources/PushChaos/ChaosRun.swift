@@ -2,6 +2,7 @@ import APNSCore
 import APNSMock
 import Foundation
 import PushStore
+import PushStoreSQL
 import PushTLSTesting
 import TestSupport
 

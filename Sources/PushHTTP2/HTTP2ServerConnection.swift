@@ -63,6 +63,29 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
         }
     }
     private var info: [String: String] = [:]
+    /// Bytes handed to the socket so far (HTTP/2 frames, before TLS): an answer ends at the count that
+    /// ``HTTP2ServerHandler/connection(_:didWrite:)`` reports after the write that carried it.
+    public var bytesWritten: Int {
+        loop.preconditionInEventLoop()
+        return written
+    }
+    private var written = 0
+    /// Of ``bytesWritten``, how many the client may not have received: those still queued in this process
+    /// and those the client's TCP has not acknowledged (Linux; elsewhere only the queued ones). The kernel
+    /// counts bytes of TLS records, a little more than the frames they carry, so this errs on the side of
+    /// more. 0 once closed.
+    public var undeliveredBytes: Int {
+        loop.preconditionInEventLoop()
+        guard let stream, !closed else { return 0 }
+        return stream.pendingOutputBytes + (stream.kernelOutputQueue?.unacknowledged ?? 0)
+    }
+    /// What the kernel holds of the written bytes (Linux; nil elsewhere or once closed): not acknowledged by
+    /// the client, and of those not sent yet.
+    public var kernelOutputQueue: (unacknowledged: Int, unsent: Int)? {
+        loop.preconditionInEventLoop()
+        guard !closed else { return nil }
+        return stream?.kernelOutputQueue
+    }
     /// True once closed.
     public var isClosed: Bool {
         loop.preconditionInEventLoop()
@@ -166,11 +189,19 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
 
     func flush() {
         guard let session, let stream else { return }
+        var wrote = 0
         do {
-            try session.drainOutput { stream.write($0) }
+            try session.drainOutput {
+                stream.write($0)
+                wrote += $0.count
+            }
         } catch {
             abort()
+            return
         }
+        guard wrote > 0 else { return }
+        written += wrote
+        served?.connection(self, didWrite: written)
     }
 
     /// After GOAWAY, once every stream is answered, the connection waits for the client to close it

@@ -44,6 +44,9 @@ public protocol HTTP2ServerHandler: AnyObject {
     func connection(_ connection: HTTP2ServerConnection, didReceiveFields fields: HTTP2ServerRequestFields)
     /// The connection ended.
     func connectionDidClose(_ connection: HTTP2ServerConnection)
+    /// Bytes went to the socket: `total` is ``HTTP2ServerConnection/bytesWritten`` after them, so every
+    /// answer given before this call ends at or before `total` (unless flow control held back its body).
+    func connection(_ connection: HTTP2ServerConnection, didWrite total: Int)
 }
 
 extension HTTP2ServerHandler {
@@ -51,4 +54,6 @@ extension HTTP2ServerHandler {
     public var requestFields: [String]? { nil }
     /// Not called for a handler without ``requestFields``.
     public func connection(_ connection: HTTP2ServerConnection, didReceiveFields fields: HTTP2ServerRequestFields) {}
+    /// Nothing to do by default.
+    public func connection(_ connection: HTTP2ServerConnection, didWrite total: Int) {}
 }

@@ -77,6 +77,20 @@ public final class IOStream: @unchecked Sendable {
         return evbuffer_get_length(bufferevent_get_output(bev))
     }
 
+    /// What the kernel still holds of what this stream wrote (Linux; nil elsewhere, or once closed): bytes the
+    /// peer has not acknowledged (sent or not) and, of those, bytes not sent yet. On a TLS stream these are
+    /// bytes of TLS records, a little more than the plaintext they carry.
+    public var kernelOutputQueue: (unacknowledged: Int, unsent: Int)? {
+        loop.preconditionInEventLoop()
+        guard let bev else { return nil }
+        let fd = directFD >= 0 ? directFD : bufferevent_getfd(bev)
+        guard fd >= 0 else { return nil }
+        var unacknowledged: Int32 = 0
+        var unsent: Int32 = 0
+        guard push_socket_output_queue(fd, &unacknowledged, &unsent) == 0 else { return nil }
+        return (Int(unacknowledged), Int(unsent))
+    }
+
     /// Writes bytes: straight to the kernel (through TLS) while nothing else waits to be written, the
     /// rest (what the kernel does not take now) queued and written when the socket is writable.
     public func write(_ bytes: UnsafeRawBufferPointer) {

@@ -19,9 +19,12 @@ actor StoreGauges<Value: Sendable> {
     let maxAge: Duration
     private var last: (readAt: ContinuousClock.Instant, snapshot: Value)?
     private var reading: Task<Value, any Error>?
+    /// Called each time a caller joins the read under way instead of starting its own (the tests watch it).
+    private let onShare: @Sendable () -> Void
 
-    init(maxAge: Duration = .seconds(1)) {
+    init(maxAge: Duration = .seconds(1), onShare: @escaping @Sendable () -> Void = {}) {
         self.maxAge = maxAge
+        self.onShare = onShare
     }
 
     /// The last snapshot if it was read less than `maxAge` ago, else a new one from `read` (shared with
@@ -29,7 +32,10 @@ actor StoreGauges<Value: Sendable> {
     func snapshot(_ read: @escaping @Sendable () async throws -> Value) async throws -> Value {
         let now = ContinuousClock.now
         if let last, now - last.readAt < maxAge { return last.snapshot }
-        if let reading { return try await reading.value }
+        if let reading {
+            onShare()
+            return try await reading.value
+        }
         let task = Task { try await read() }
         reading = task
         defer { reading = nil }

@@ -69,7 +69,7 @@ public struct ActivityTokenRecord: Sendable, Equatable {
     }
 
     /// Throws `PushStoreError` unless the record can be stored.
-    func validate() throws(PushStoreError) {
+    package func validate() throws(PushStoreError) {
         try StoreValidation.required(topic, field: "topic", max: 255)
         try StoreValidation.userID(userID)
         try StoreValidation.environment(environment.name)
@@ -80,7 +80,7 @@ public struct ActivityTokenRecord: Sendable, Equatable {
     }
 
     /// The kind from its stored columns.
-    static func kind(name: String, attributesType: String?, activityID: String?) -> ActivityTokenKind {
+    package static func kind(name: String, attributesType: String?, activityID: String?) -> ActivityTokenKind {
         name == "push_to_start" ? .pushToStart(attributesType: attributesType ?? "") : .update(activityID: activityID ?? "")
     }
 }

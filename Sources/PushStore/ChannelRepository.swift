@@ -29,7 +29,7 @@ public struct ChannelRecord: Sendable, Equatable {
     }
 
     /// Throws `PushStoreError` unless the record can be stored.
-    func validate() throws(PushStoreError) {
+    package func validate() throws(PushStoreError) {
         guard id.isWellFormed, id.rawValue.utf8.count <= 256 else {
             throw .invalidField(field: "channel_id", reason: "must be base64 of at most 256 characters")
         }

@@ -46,7 +46,7 @@ public struct DropRecord: Sendable, Equatable {
         self.closedAt = closedAt?.storeNormalized
     }
 
-    func validate() throws(PushStoreError) {
+    package func validate() throws(PushStoreError) {
         try StoreValidation.required(id, field: "drop id", max: 128)
         try StoreValidation.userID(initiatorID)
         try StoreValidation.userID(peerID)

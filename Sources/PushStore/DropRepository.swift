@@ -1,18 +1,18 @@
 public import Foundation
 
-/// Profile drops between two users, with the drop rules (`DropRules`) enforced by the store itself: every
-/// operation is one transaction with its users locked, so the rules hold however many service instances
-/// share the store and however their requests interleave.
+/// Profile drops between two users. The drop rules (ProfileDrop's `DropRules`) run inside a transaction the
+/// store provides (`withDropTransaction`) with their users locked, so the rules hold however many service
+/// instances share the store and however their requests interleave.
 public protocol DropRepository: Sendable {
-    /// Decides one report at `now`: a new or repeated pending drop, busy, or a match stored together with
-    /// both mate requests and their outbox rows. Also returns the drops that expired on the way.
-    func report(_ request: DropReportRequest, now: Date) async throws -> (DropReportOutcome, expired: [DropRecord])
-    /// Cancels `userID`'s pending drop at `now`, or says it matched within `window`, or that nothing is pending.
-    func cancel(userID: String, now: Date, window: Duration) async throws -> (DropCancelOutcome, expired: [DropRecord])
-    /// `userID`'s pending drop, else their match within `window`, else nil (expiring a due drop first).
-    func current(userID: String, now: Date, window: Duration) async throws -> (DropRecord?, expired: [DropRecord])
-    /// Expires every pending drop whose window ended before `now`; returns them.
-    func expireDue(now: Date) async throws -> [DropRecord]
+    /// Runs `body`, the profile-drop rules (ProfileDrop's `DropRules`), in one transaction of this store with
+    /// the users in `users` held against every other drop operation on them until it commits: all of its
+    /// writes or, if it throws, none (in the SQL stores). With `grouped`, the transaction may be shared with other grouped calls
+    /// that arrive together (group commit), each undone alone if it throws. `body` may run more than once
+    /// (when another writer closed a drop it read, or a group is replayed): it must only read and write
+    /// through the transaction it is handed and decide only from what it reads there and what it captured.
+    func withDropTransaction<T: Sendable>(
+        locking users: [String], grouped: Bool, _ body: @escaping @Sendable (inout any DropTransaction) throws -> T
+    ) async throws -> T
     /// Every pending drop, oldest first.
     func pending() async throws -> [DropRecord]
     /// The drop with `id`.

@@ -1,8 +1,8 @@
-import Foundation
+package import Foundation
 
 /// The one rule for drop state changes, shared by both repositories: only a pending drop moves.
-enum DropTransition {
-    static func apply(_ state: DropState, at now: Date, to drop: inout DropRecord) throws(PushStoreError) {
+package enum DropTransition {
+    package static func apply(_ state: DropState, at now: Date, to drop: inout DropRecord) throws(PushStoreError) {
         guard drop.state == .pending, state != .pending else {
             throw .invalidTransition(dropID: drop.id, from: drop.state.rawValue, to: state.rawValue)
         }

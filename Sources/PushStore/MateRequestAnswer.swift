@@ -1,8 +1,8 @@
-import Foundation
+package import Foundation
 
 /// The one rule for answering a mate request, shared by both repositories.
-enum MateRequestAnswer {
-    static func apply(
+package enum MateRequestAnswer {
+    package static func apply(
         accept: Bool, by userID: String, at now: Date,
         to request: inout MateRequestRecord
     ) throws(PushStoreError) {

@@ -51,7 +51,7 @@ public struct MateRequestRecord: Sendable, Equatable {
         self.answeredAt = answeredAt?.storeNormalized
     }
 
-    func validate() throws(PushStoreError) {
+    package func validate() throws(PushStoreError) {
         try StoreValidation.required(id, field: "mate request id", max: 128)
         try StoreValidation.required(dropID, field: "drop id", max: 128)
         try StoreValidation.userID(senderID)

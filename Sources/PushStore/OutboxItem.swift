@@ -112,7 +112,7 @@ public struct OutboxItem: Sendable, Equatable {
     }
 
     /// Throws `PushStoreError` unless the row can be stored.
-    func validate() throws(PushStoreError) {
+    package func validate() throws(PushStoreError) {
         try StoreValidation.required(id, field: "id", max: 128)
         try StoreValidation.required(pushID, field: "push_id", max: 128)
         try StoreValidation.required(topic, field: "topic", max: 255)
@@ -131,7 +131,7 @@ public struct OutboxItem: Sendable, Equatable {
 
     /// Whether the row must end as `expired` instead of being sent at `now`: its expiration passed,
     /// or it has expiration 0 ("deliver once or drop") and was already tried once.
-    func isExpired(at now: Date) -> Bool {
+    package func isExpired(at now: Date) -> Bool {
         guard let expiration else { return false }
         if expiration == 0 { return attempts > 0 }
         // Whole seconds, as in SQL: a row expiring at second E may still go out during second E.

@@ -33,7 +33,7 @@ public struct OutboxRetryPolicy: Sendable, Equatable {
     }
 
     /// A value in [0, 1) from FNV-1a over the id and attempt number.
-    static func unitHash(_ id: String, _ attempts: Int) -> Double {
+    package static func unitHash(_ id: String, _ attempts: Int) -> Double {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in id.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         hash = (hash ^ UInt64(truncatingIfNeeded: attempts)) &* 0x100_0000_01b3

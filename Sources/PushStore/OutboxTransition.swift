@@ -1,15 +1,15 @@
 import Foundation
 
 /// What `complete` writes for one in-flight row: shared by both outbox repositories.
-struct OutboxTransition {
-    var state: OutboxState
-    var status: Int?
-    var reason: String?
-    var apnsUniqueID: String?
-    var nextAttemptMillis: Int64?
+package struct OutboxTransition {
+    package var state: OutboxState
+    package var status: Int?
+    package var reason: String?
+    package var apnsUniqueID: String?
+    package var nextAttemptMillis: Int64?
 
     /// The transition for `result` of row `id` after `attempts` sends, at `nowMillis`.
-    init(_ result: OutboxResult, id: String, attempts: Int, policy: OutboxRetryPolicy, nowMillis: Int64) {
+    package init(_ result: OutboxResult, id: String, attempts: Int, policy: OutboxRetryPolicy, nowMillis: Int64) {
         status = result.storedStatus
         reason = result.storedReason
         if case .accepted(let uniqueID) = result {
@@ -27,7 +27,7 @@ struct OutboxTransition {
     }
 
     /// Applies the transition to an in-memory copy of the row.
-    func apply(to item: inout OutboxItem, nowMillis: Int64) {
+    package func apply(to item: inout OutboxItem, nowMillis: Int64) {
         item.state = state
         item.lastStatus = status
         item.lastReason = reason

@@ -33,7 +33,7 @@ public actor OutboxWriter {
     private var queueWatchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
     /// Returns once `count` requests wait for the next round (tests use it to know a round will be shared).
-    func waitUntilQueued(_ count: Int) async {
+    package func waitUntilQueued(_ count: Int) async {
         guard waiting.count < count else { return }
         await withCheckedContinuation { queueWatchers.append((count, $0)) }
     }

@@ -23,13 +23,13 @@ public struct PushRepositories: Sendable {
     /// ActivityKit push tokens (push-to-start and Live Activity update tokens).
     public var activityTokens: any ActivityTokenRepository
 
-    /// A set from its parts (a backend's constructor calls this).
+    /// A set from its parts (a backend's constructor calls this). Every repository is named: there are no
+    /// defaults, so a backend that forgets one does not build instead of losing that data to memory.
     public init(
         users: any UserRepository, devices: any DeviceRepository, outbox: any OutboxRepository,
         drops: any DropRepository, mateRequests: any MateRequestRepository,
         idempotency: any IdempotencyRepository, database: any PushDatabase, webhooks: any WebhookRepository,
-        channels: any ChannelRepository = InMemoryChannelRepository(),
-        activityTokens: any ActivityTokenRepository = InMemoryActivityTokenRepository()
+        channels: any ChannelRepository, activityTokens: any ActivityTokenRepository
     ) {
         self.users = users
         self.devices = devices

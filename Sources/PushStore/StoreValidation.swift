@@ -1,6 +1,6 @@
 /// Input rules both twins enforce before writing anything.
 public enum StoreValidation {
-    static func userID(_ id: String) throws(PushStoreError) {
+    package static func userID(_ id: String) throws(PushStoreError) {
         guard isUserID(id) else { throw .invalidUserID(id) }
     }
 
@@ -26,7 +26,7 @@ public enum StoreValidation {
         }
     }
 
-    static func environment(_ environment: String) throws(PushStoreError) {
+    package static func environment(_ environment: String) throws(PushStoreError) {
         // Two plain comparisons: cheaper per row than hashing the string for a set lookup.
         guard environment == "production" || environment == "development" else {
             throw .invalidField(field: "environment", reason: "must be production or development, got \"\(environment.prefix(40))\"")
@@ -34,13 +34,13 @@ public enum StoreValidation {
     }
 
     /// A required string field: non-empty, at most `max` UTF-8 bytes.
-    static func required(_ value: String, field: String, max: Int = 255) throws(PushStoreError) {
+    package static func required(_ value: String, field: String, max: Int = 255) throws(PushStoreError) {
         guard !value.isEmpty else { throw .invalidField(field: field, reason: "must not be empty") }
         try optional(value, field: field, max: max)
     }
 
     /// An optional string field: at most `max` UTF-8 bytes.
-    static func optional(_ value: String?, field: String, max: Int) throws(PushStoreError) {
+    package static func optional(_ value: String?, field: String, max: Int) throws(PushStoreError) {
         if let value, value.utf8.count > max {
             throw .invalidField(field: field, reason: "longer than \(max) bytes")
         }

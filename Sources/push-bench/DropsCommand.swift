@@ -2,6 +2,7 @@ import APNSCore
 import Foundation
 import ProfileDrop
 import PushStore
+import PushStoreSQL
 
 /// `push-bench drops --reporters 1000 --store memory|sqlite|postgres`: B9, report latency with that many
 /// concurrent reporters, on the given store (`sqlite`: a fresh database file in WAL mode, as push-server runs

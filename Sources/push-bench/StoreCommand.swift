@@ -1,5 +1,7 @@
 import Foundation
 import PushStore
+import PushStoreBenchmark
+import PushStoreSQL
 
 /// `push-bench store -n N`: B8, outbox enqueue + claim + complete cycles per second on a SQLite file;
 /// with `--database postgres://...` and `--workers W`: B10, the same cycles on that PostgreSQL database from

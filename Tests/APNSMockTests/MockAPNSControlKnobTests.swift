@@ -67,37 +67,44 @@ struct MockAPNSControlKnobTests {
         }
     }
 
-    static let badRequests: [(method: String, path: String, body: String?)] = [
-        ("POST", "/rules", "{not json"),
-        ("POST", "/rules", "[]"),
-        ("POST", "/rules", #"{"match":{"token":"ab"}}"#),
-        ("POST", "/rules", #"{"answer":{"reason":"NoSuchReason"}}"#),
-        ("POST", "/rules", #"{"answer":{"status":200,"reason":"BadTopic"}}"#),
-        ("POST", "/rules", #"{"answer":{"status":302,"reason":"BadTopic"}}"#),
-        ("POST", "/rules", #"{"answer":{"reason":"BadTopic","timestamp_ms":5}}"#),
-        ("POST", "/rules", #"{"answer":{"status":200},"times":0}"#),
-        ("POST", "/rules", #"{"answer":{"status":200},"delay_ms":-1}"#),
-        ("POST", "/rules", #"{"answer":{"status":200},"colour":"red"}"#),
-        ("POST", "/rules", #"{"match":{"payload":{"pointer":"aps"}},"answer":{"status":200}}"#),
-        ("POST", "/rules", #"{"match":{"token":5},"answer":{"status":200}}"#),
-        ("PATCH", "/knobs", #"{"rate_429":0.7,"rate_503":0.7}"#),
-        ("PATCH", "/knobs", #"{"rate_429":2}"#),
-        ("PATCH", "/knobs", #"{"goaway_after":0}"#),
-        ("PATCH", "/knobs", #"{"max_streams":null}"#),
-        ("PATCH", "/knobs", #"{"latency_ms":5,"jitter_ms":5}"#),
-        ("PATCH", "/knobs", #"{"rate_503":1,"speed":"fast"}"#),
-        ("PATCH", "/knobs", #"{"goaway_reason":"Sleepy"}"#),
-        ("POST", "/goaway", #"{"reason":"Sleepy"}"#),
-        ("GET", "/records?colour=red", nil),
-        ("GET", "/records/wait?timeout_ms=10", nil),
-        ("GET", "/records/wait?count=0", nil),
-        ("GET", "/records/wait?count=1&timeout_ms=999999999", nil),
-        ("GET", "/rules/abc", nil),
+    /// Each bad request and the message that says what is wrong with it.
+    static let badRequests: [(method: String, path: String, body: String?, message: String)] = [
+        ("POST", "/rules", "{not json", "rule: the body is not valid JSON"),
+        ("POST", "/rules", "[]", "rule must be a JSON object"),
+        ("POST", "/rules", #"{"match":{"token":"ab"}}"#, "rule.answer is required"),
+        ("POST", "/rules", #"{"answer":{"reason":"NoSuchReason"}}"#, "rule.answer.reason: 'NoSuchReason' is not a reason APNs documents"),
+        ("POST", "/rules", #"{"answer":{"status":200,"reason":"BadTopic"}}"#, "rule.answer: status 200 takes no reason"),
+        ("POST", "/rules", #"{"answer":{"status":302,"reason":"BadTopic"}}"#, "rule.answer.status must be 200 or 400...599"),
+        ("POST", "/rules", #"{"answer":{"reason":"BadTopic","timestamp_ms":5}}"#, "rule.answer.timestamp_ms goes with status 410 only"),
+        ("POST", "/rules", #"{"answer":{"status":200},"times":0}"#, "rule.times must be a whole number in 1...9223372036854775807"),
+        ("POST", "/rules", #"{"answer":{"status":200},"delay_ms":-1}"#, "rule.delay_ms must be a number in 0.0...300000.0"),
+        ("POST", "/rules", #"{"answer":{"status":200},"colour":"red"}"#, "rule: unknown field 'colour' (known: answer, delay_ms, match, times)"),
+        (
+            "POST", "/rules", #"{"match":{"payload":{"pointer":"aps"}},"answer":{"status":200}}"#,
+            "rule.match.payload.pointer 'aps' is not a JSON pointer (RFC 6901), e.g. /aps/alert/title"
+        ),
+        ("POST", "/rules", #"{"match":{"token":5},"answer":{"status":200}}"#, "rule.match.token must be a string"),
+        ("PATCH", "/knobs", #"{"rate_429":0.7,"rate_503":0.7}"#, "knobs: rate_429 + rate_500 + rate_503 must not exceed 1"),
+        ("PATCH", "/knobs", #"{"rate_429":2}"#, "knobs.rate_429 must be a number in 0.0...1.0"),
+        ("PATCH", "/knobs", #"{"goaway_after":0}"#, "knobs.goaway_after must be a whole number in 1...9223372036854775807"),
+        ("PATCH", "/knobs", #"{"max_streams":null}"#, "knobs.max_streams cannot be null"),
+        ("PATCH", "/knobs", #"{"latency_ms":5,"jitter_ms":5}"#, "knobs: give latency_ms or jitter_ms, not both"),
+        (
+            "PATCH", "/knobs", #"{"rate_503":1,"speed":"fast"}"#,
+            "knobs: unknown field 'speed' (known: close_after, close_every, goaway_after, goaway_reason, jitter_ms, latency_ms, max_streams, rate_429, rate_500, rate_503)"
+        ),
+        ("PATCH", "/knobs", #"{"goaway_reason":"Sleepy"}"#, "knobs.goaway_reason: 'Sleepy' is not a reason APNs documents"),
+        ("POST", "/goaway", #"{"reason":"Sleepy"}"#, "goaway.reason: 'Sleepy' is not a reason APNs documents"),
+        ("GET", "/records?colour=red", nil, "unknown query parameter 'colour' (known: channel_id, token, topic)"),
+        ("GET", "/records/wait?timeout_ms=10", nil, "count must be a whole number of at least 1"),
+        ("GET", "/records/wait?count=0", nil, "count must be a whole number of at least 1"),
+        ("GET", "/records/wait?count=1&timeout_ms=999999999", nil, "timeout_ms must be a whole number in 0...300000"),
+        ("GET", "/rules/abc", nil, "a rule id is a whole number, got 'abc'"),
     ]
 
     @Test("bad control requests get 400 with a JSON error and change nothing", arguments: 0..<badRequests.count)
     func badRequest(_ index: Int) async throws {
-        let (method, path, body) = Self.badRequests[index]
+        let (method, path, body, message) = Self.badRequests[index]
         try await withControl { fixture, control in
             _ = try await control.addRule(["match": ["token": .string(tokenB)], "answer": ["reason": "BadTopic"]])
             let before = try await (control.send("GET", "/rules").body, control.send("GET", "/knobs").body)
@@ -105,7 +112,7 @@ struct MockAPNSControlKnobTests {
             #expect(response.status == 400)
             #expect(response.contentType == "application/json")
             #expect(response.errorCode == "bad_request")
-            #expect(response.json?["error"]?["message"]?.stringValue?.isEmpty == false)
+            #expect(response.json?["error"]?["message"]?.stringValue == message, "\(method) \(path) \(body ?? "")")
             let after = try await (control.send("GET", "/rules").body, control.send("GET", "/knobs").body)
             #expect(before.0 == after.0 && before.1 == after.1)
             #expect(fixture.server.counters().goAwaysSent == 0)

@@ -22,6 +22,19 @@ enum ProxyCase: String, CaseIterable, CustomTestStringConvertible, Sendable {
     }
 }
 
+/// Waits until `process` logged a tunnel to the mock for each connection the mock accepted, then checks
+/// that it logged no other: every connection reached the mock through the proxy, none went direct.
+func expectEveryConnectionTunnelled(_ process: ProxyProcess, _ fixture: ClientFixture, sourceLocation: SourceLocation = #_sourceLocation)
+    async throws
+{
+    let connections = fixture.server.counters().connections
+    #expect(connections > 0, "the mock accepted no connection", sourceLocation: sourceLocation)
+    try await process.waitForTunnels(count: connections, toPort: fixture.server.port)
+    #expect(
+        process.tunnels(toPort: fixture.server.port) == connections, "tunnels logged vs connections the mock accepted: \(process.output.suffix(800))",
+        sourceLocation: sourceLocation)
+}
+
 /// Runs `body` with `proxy` started and stopped around it.
 func withProxy<T: Sendable>(_ proxy: ProxyCase, _ body: (ProxyProcess) async throws -> T) async throws -> T {
     let process = try await proxy.start()
@@ -34,14 +47,16 @@ struct APNSProxyTests {
     @Test("sends succeed through each proxy; the tunnel reaches the mock", arguments: ProxyCase.allCases)
     func sendsThroughProxy(_ proxy: ProxyCase) async throws {
         try await withProxy(proxy) { process in
-            try await withClient(configureClient: { $0.proxy = try? APNSProxy(url: process.url) }) { fixture in
+            let proxySetting = try APNSProxy(url: process.url)
+            try await withClient(configureClient: { $0.proxy = proxySetting }) { fixture in
                 #expect(fixture.client.configuration.proxy != nil)
                 let results = await sendAll(fixture.client, (0..<200).map { alert(token($0)) })
                 #expect(results.allSatisfy { (try? $0.get())?.isAccepted == true })
                 #expect(fixture.server.counters().accepted == 200)
                 #expect(fixture.events.count("opened") == 1)
                 // The proxy logged the tunnel to the mock's port: the connection went through it.
-                #expect(process.output.contains("\(fixture.server.port)"), "\(process.output.suffix(800))")
+                try await expectEveryConnectionTunnelled(process, fixture)
+                #expect(process.tunnels(toPort: fixture.server.port) == 1)
             }
         }
     }
@@ -51,7 +66,8 @@ struct APNSProxyTests {
         arguments: [ProxyCase.tinyproxy, .dantedUsername])
     func fewInFlightThroughProxy(_ proxy: ProxyCase) async throws {
         try await withProxy(proxy) { process in
-            try await withClient(configureClient: { $0.proxy = try? APNSProxy(url: process.url) }) { fixture in
+            let proxySetting = try APNSProxy(url: process.url)
+            try await withClient(configureClient: { $0.proxy = proxySetting }) { fixture in
                 let client = fixture.client
                 let answered = await withTaskGroup(of: Int.self) { group in
                     for worker in 0..<10 {
@@ -70,6 +86,7 @@ struct APNSProxyTests {
                 #expect(answered == 200)
                 #expect(fixture.server.counters().accepted == 200)
                 #expect(fixture.events.count("opened") == 1)
+                try await expectEveryConnectionTunnelled(process, fixture)
             }
         }
     }
@@ -91,7 +108,8 @@ struct APNSProxyTests {
             configuration.proxy = try APNSProxy(url: process.url)
             let client = try APNSClient(configuration: configuration)
             #expect(try await client.send(alert()).isAccepted)
-            #expect(process.output.contains("localhost:\(fixture.server.port)"), "the proxy was asked for the APNs name")
+            try await process.waitForTunnels(count: 1, toPort: fixture.server.port)
+            #expect(process.output.contains("CONNECT localhost:\(fixture.server.port) "), "the proxy was asked for the APNs name")
             await client.shutdown()
             await fixture.client.shutdown()
         }
@@ -104,8 +122,9 @@ struct APNSProxyTests {
         try await withProxy(proxy) { process in
             let wrong = try #require(process.urlWithWrongPassword)
             let secret = String(wrong.split(separator: ":")[2].split(separator: "@")[0])
+            let wrongProxy = try APNSProxy(url: wrong)
             try await withClient(configureClient: {
-                $0.proxy = try? APNSProxy(url: wrong)
+                $0.proxy = wrongProxy
                 $0.requestTimeout = .seconds(60)
             }) { fixture in
                 let started = ContinuousClock.now
@@ -134,7 +153,8 @@ struct APNSProxyTests {
     func missingCredentials() async throws {
         try await withProxy(.tinyproxyBasicAuth) { process in
             let url = "http://127.0.0.1:\(process.port)"
-            try await withClient(configureClient: { $0.proxy = try? APNSProxy(url: url) }) { fixture in
+            let bare = try APNSProxy(url: url)
+            try await withClient(configureClient: { $0.proxy = bare }) { fixture in
                 let error = await #expect(throws: APNSTransportError.self) { try await fixture.client.send(alert()) }
                 #expect(error?.kind == .proxyRefused)
                 #expect(error?.message.contains("needs credentials") == true, "\(String(describing: error))")
@@ -145,9 +165,10 @@ struct APNSProxyTests {
     @Test("GOAWAY mid-burst through the proxy: nothing lost, nothing sent twice")
     func goAwayThroughProxy() async throws {
         try await withProxy(.tinyproxy) { process in
+            let proxySetting = try APNSProxy(url: process.url)
             try await withClient(
                 configureServer: { $0.goAwayAfterStreams = 700 },
-                configureClient: { $0.proxy = try? APNSProxy(url: process.url) }
+                configureClient: { $0.proxy = proxySetting }
             ) { fixture in
                 let results = await sendAll(fixture.client, (0..<3000).map { alert(token($0)) })
                 #expect(results.allSatisfy { (try? $0.get())?.isAccepted == true })
@@ -156,6 +177,7 @@ struct APNSProxyTests {
                 #expect(Set(accepted).count == 3000)
                 #expect(fixture.server.counters().goAwaysSent >= 4)
                 #expect(fixture.events.count("opened") >= 5, "each GOAWAY led to a new tunnel")
+                try await expectEveryConnectionTunnelled(process, fixture)
             }
         }
     }
@@ -163,16 +185,18 @@ struct APNSProxyTests {
     @Test("stream limits through the proxy: never more than the server allows, all answered", arguments: [ProxyCase.tinyproxy, .dantedUsername])
     func streamLimitThroughProxy(_ proxy: ProxyCase) async throws {
         try await withProxy(proxy) { process in
+            let proxySetting = try APNSProxy(url: process.url)
             try await withClient(
                 configureServer: {
                     $0.maxConcurrentStreams = 100
                     $0.latency = .fixed(.milliseconds(1))
                 },
-                configureClient: { $0.proxy = try? APNSProxy(url: process.url) }
+                configureClient: { $0.proxy = proxySetting }
             ) { fixture in
                 let results = await sendAll(fixture.client, (0..<3000).map { alert(token($0)) })
                 #expect(results.allSatisfy { (try? $0.get())?.isAccepted == true })
                 #expect(fixture.server.maxObservedConcurrentStreams <= 100)
+                try await expectEveryConnectionTunnelled(process, fixture)
             }
         }
     }

@@ -3,6 +3,7 @@ import Foundation
 import JSON
 import ProfileDrop
 import PushStore
+import PushStoreSQL
 import TestSupport
 import Testing
 

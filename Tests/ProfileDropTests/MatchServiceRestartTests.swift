@@ -2,6 +2,7 @@ import APNSCore
 import Foundation
 import ProfileDrop
 import PushStore
+import PushStoreSQL
 import TestSupport
 import Testing
 

@@ -35,7 +35,8 @@ struct ChannelCommandTests {
         let empty = try PushCtlProcess.run(["channels", "ls"], environment: env)
         #expect(empty.stdout.contains("no channels"))
         let missing = try PushCtlProcess.run(["channels", "rm", id], environment: env)
-        #expect(missing.status != 0)
+        #expect(missing.status == 1, "\(missing.stderr)")
+        #expect(missing.stderr.contains("failed with 404: no channel \(id) (hint: check the id)"), "\(missing.stderr)")
         let usage = try PushCtlProcess.run(["broadcast", "--channel", id], environment: env)
         #expect(usage.status == 64 && usage.stderr.contains("--content-state"))
     }

@@ -75,11 +75,15 @@ struct MockControlCommandTests {
     @Test(
         "--control-port with --accept-all or out of range, and --max-records below 1, are usage errors",
         arguments: [
-            ["--control-port", "0", "--accept-all"], ["--control-port", "70000"], ["--control-port", "x"],
-            ["--max-records", "0"], ["--max-records", "x"],
+            (["--control-port", "0", "--accept-all"], "--control-port needs rules and records: leave out --accept-all"),
+            (["--control-port", "70000"], "--control-port must be 0-65535"),
+            (["--control-port", "x"], "'--control-port' needs a whole number, got 'x'"),
+            (["--max-records", "0"], "--max-records must be at least 1"),
+            (["--max-records", "x"], "'--max-records' needs a whole number, got 'x'"),
         ])
-    func usage(_ extra: [String]) throws {
+    func usage(_ extra: [String], _ message: String) throws {
         let result = try PushCtlProcess.run(["mock-apns", "--port", "0"] + extra)
         #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr == "pushctl: error: \(message) (hint: run 'pushctl mock-apns --help')\n", "\(result.stderr)")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import PushIO
@@ -30,16 +31,18 @@ struct CloseFlushTests {
         }
         let port = try await loop.submit { listener.port }
         let clientSide = RecordingDelegate()
-        let received: [UInt8] = try await withCheckedThrowingContinuation { continuation in
-            loop.execute {
-                do {
-                    let stream = try IOStream.connect(
-                        on: loop, host: "127.0.0.1", port: port, tls: clientTLS, serverName: "localhost",
-                        delegate: clientSide)
-                    clientSide.onConnect = { stream.write(Array("hello".utf8)) }
-                    clientSide.onClose = { _ in continuation.resume(returning: clientSide.received) }
-                } catch {
-                    continuation.resume(throwing: error)
+        let received: [UInt8] = try await awaitEvent("the bytes written before close to arrive") {
+            try await withCheckedThrowingContinuation { continuation in
+                loop.execute {
+                    do {
+                        let stream = try IOStream.connect(
+                            on: loop, host: "127.0.0.1", port: port, tls: clientTLS, serverName: "localhost",
+                            delegate: clientSide)
+                        clientSide.onConnect = { stream.write(Array("hello".utf8)) }
+                        clientSide.onClose = { _ in continuation.resume(returning: clientSide.received) }
+                    } catch {
+                        continuation.resume(throwing: error)
+                    }
                 }
             }
         }

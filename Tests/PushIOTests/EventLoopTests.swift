@@ -1,6 +1,7 @@
 import Foundation
 import PushIO
 import PushSync
+import TestSupport
 import Testing
 
 /// Collects bytes a stream reads and reports events through continuations.
@@ -63,20 +64,22 @@ struct EventLoopTests {
         defer { loop.shutdown() }
         let fired = Locked(0)
         let cancelledFired = Locked(0)
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            loop.execute {
-                let cancelled = LoopTimer(loop: loop) { cancelledFired.withLock { $0 += 1 } }
-                cancelled.schedule(after: .milliseconds(10))
-                cancelled.cancel()
-                var holder: LoopTimer?
-                holder = LoopTimer(loop: loop) {
-                    fired.withLock { $0 += 1 }
-                    _ = holder
-                    _ = cancelled
-                    holder = nil
-                    done.resume()
+        try await awaitEvent("the timers to be scheduled on the loop") {
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                loop.execute {
+                    let cancelled = LoopTimer(loop: loop) { cancelledFired.withLock { $0 += 1 } }
+                    cancelled.schedule(after: .milliseconds(10))
+                    cancelled.cancel()
+                    var holder: LoopTimer?
+                    holder = LoopTimer(loop: loop) {
+                        fired.withLock { $0 += 1 }
+                        _ = holder
+                        _ = cancelled
+                        holder = nil
+                        done.resume()
+                    }
+                    holder?.schedule(after: .milliseconds(20))
                 }
-                holder?.schedule(after: .milliseconds(20))
             }
         }
         #expect(fired.withLock { $0 } == 1)
@@ -91,16 +94,18 @@ struct EventLoopTests {
         let loop = EventLoop(name: "timer-turn")
         defer { loop.shutdown() }
         let clock = ContinuousClock()
-        let elapsed: Duration = await withCheckedContinuation { done in
-            loop.execute {
-                let scheduled = clock.now
-                var holder: LoopTimer?
-                holder = LoopTimer(loop: loop) {
-                    done.resume(returning: clock.now - scheduled)
-                    holder = nil
+        let elapsed: Duration = try await awaitEvent("the busy loop turn and its timer") {
+            await withCheckedContinuation { done in
+                loop.execute {
+                    let scheduled = clock.now
+                    var holder: LoopTimer?
+                    holder = LoopTimer(loop: loop) {
+                        done.resume(returning: clock.now - scheduled)
+                        holder = nil
+                    }
+                    holder?.schedule(after: .milliseconds(200))
+                    usleep(400_000)  // the rest of this loop turn's work: the loop is busy, not waiting
                 }
-                holder?.schedule(after: .milliseconds(200))
-                usleep(400_000)  // the rest of this loop turn's work: the loop is busy, not waiting
             }
         }
         // Due at 200 ms, the loop is free at 400 ms: it fires then (the cached clock made it 600 ms).
@@ -122,15 +127,17 @@ struct EventLoopTests {
         let port = try await loop.submit { listener.port }
         #expect(port > 0)
         let clientSide = RecordingDelegate()
-        let echoed: [UInt8] = try await withCheckedThrowingContinuation { continuation in
-            loop.execute {
-                clientSide.onRead = { bytes in if bytes.count >= 5 { continuation.resume(returning: bytes) } }
-                clientSide.onClose = { continuation.resume(throwing: $0) }
-                do {
-                    let stream = try IOStream.connect(on: loop, host: host, port: port, tls: nil, delegate: clientSide)
-                    clientSide.onConnect = { stream.write(Array("hello".utf8)) }
-                } catch {
-                    continuation.resume(throwing: error)
+        let echoed: [UInt8] = try await awaitEvent("the echo of five bytes") {
+            try await withCheckedThrowingContinuation { continuation in
+                loop.execute {
+                    clientSide.onRead = { bytes in if bytes.count >= 5 { continuation.resume(returning: bytes) } }
+                    clientSide.onClose = { continuation.resume(throwing: $0) }
+                    do {
+                        let stream = try IOStream.connect(on: loop, host: host, port: port, tls: nil, delegate: clientSide)
+                        clientSide.onConnect = { stream.write(Array("hello".utf8)) }
+                    } catch {
+                        continuation.resume(throwing: error)
+                    }
                 }
             }
         }
@@ -148,10 +155,12 @@ struct EventLoopTests {
             return listener.port
         }
         let delegate = RecordingDelegate()
-        let error: IOError = await withCheckedContinuation { continuation in
-            loop.execute {
-                delegate.onClose = { continuation.resume(returning: $0) }
-                _ = try? IOStream.connect(on: loop, host: "127.0.0.1", port: port, tls: nil, delegate: delegate)
+        let error: IOError = try await awaitEvent("the refused connection to close") {
+            await withCheckedContinuation { continuation in
+                loop.execute {
+                    delegate.onClose = { continuation.resume(returning: $0) }
+                    _ = try? IOStream.connect(on: loop, host: "127.0.0.1", port: port, tls: nil, delegate: delegate)
+                }
             }
         }
         #expect(error.kind == .connect)

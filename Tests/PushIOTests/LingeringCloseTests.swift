@@ -1,5 +1,6 @@
 import Foundation
 import PushTLS
+import TestSupport
 import Testing
 
 @testable import PushIO
@@ -34,17 +35,19 @@ struct LingeringCloseTests {
         let port = try await loop.submit { listener.port }
         let clientSide = RecordingDelegate()
         let junk = [UInt8](repeating: 7, count: 64 * 1024)
-        let (received, error): ([UInt8], IOError) = try await withCheckedThrowingContinuation { continuation in
-            loop.execute {
-                do {
-                    let stream = try IOStream.connect(
-                        on: loop, host: "127.0.0.1", port: port, tls: clientTLS, serverName: "localhost",
-                        delegate: clientSide)
-                    // Far more than the server reads before it closes: some is unread when it does.
-                    clientSide.onConnect = { for _ in 0..<64 { stream.write(junk) } }
-                    clientSide.onClose = { continuation.resume(returning: (clientSide.received, $0)) }
-                } catch {
-                    continuation.resume(throwing: error)
+        let (received, error): ([UInt8], IOError) = try await awaitEvent("the client side to see the lingering close") {
+            try await withCheckedThrowingContinuation { continuation in
+                loop.execute {
+                    do {
+                        let stream = try IOStream.connect(
+                            on: loop, host: "127.0.0.1", port: port, tls: clientTLS, serverName: "localhost",
+                            delegate: clientSide)
+                        // Far more than the server reads before it closes: some is unread when it does.
+                        clientSide.onConnect = { for _ in 0..<64 { stream.write(junk) } }
+                        clientSide.onClose = { continuation.resume(returning: (clientSide.received, $0)) }
+                    } catch {
+                        continuation.resume(throwing: error)
+                    }
                 }
             }
         }

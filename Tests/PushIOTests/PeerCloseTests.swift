@@ -2,6 +2,7 @@ import Foundation
 import PushIO
 import PushTLS
 import PushTLSTesting
+import TestSupport
 import Testing
 
 /// A peer that writes its last bytes and closes at once, without reading what we keep sending: its
@@ -32,18 +33,20 @@ struct PeerCloseTests {
         }
         let port = try await loop.submit { listener.port }
         let clientSide = RecordingDelegate()
-        let (received, error): ([UInt8], IOError) = try await withCheckedThrowingContinuation { continuation in
-            loop.execute {
-                do {
-                    let stream = try IOStream.connect(
-                        on: loop, host: "127.0.0.1", port: port, tls: clientTLS, serverName: "localhost",
-                        delegate: clientSide)
-                    clientSide.onConnect = { stream.write(Array("hello".utf8)) }
-                    // Like HTTP/2 WINDOW_UPDATEs: every read is answered with a few bytes the peer never reads.
-                    clientSide.onRead = { _ in stream.write([UInt8](repeating: 0, count: 13)) }
-                    clientSide.onClose = { continuation.resume(returning: (clientSide.received, $0)) }
-                } catch {
-                    continuation.resume(throwing: error)
+        let (received, error): ([UInt8], IOError) = try await awaitEvent("the client side to see the peer's close") {
+            try await withCheckedThrowingContinuation { continuation in
+                loop.execute {
+                    do {
+                        let stream = try IOStream.connect(
+                            on: loop, host: "127.0.0.1", port: port, tls: clientTLS, serverName: "localhost",
+                            delegate: clientSide)
+                        clientSide.onConnect = { stream.write(Array("hello".utf8)) }
+                        // Like HTTP/2 WINDOW_UPDATEs: every read is answered with a few bytes the peer never reads.
+                        clientSide.onRead = { _ in stream.write([UInt8](repeating: 0, count: 13)) }
+                        clientSide.onClose = { continuation.resume(returning: (clientSide.received, $0)) }
+                    } catch {
+                        continuation.resume(throwing: error)
+                    }
                 }
             }
         }

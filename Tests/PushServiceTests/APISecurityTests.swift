@@ -26,6 +26,27 @@ struct APISecurityTests {
         "POST /v1/live-activities/{id}/end": .send, "POST /v1/walks/{id}/end": .send,
     ]
 
+    /// What each operation answers the matrix's request (ids `u1` and a token of `ab`s, `{}` as the body)
+    /// when the key has the scope: the handler's own answer, so a 500 or a wrong refusal shows.
+    static let allowedAnswers: [String: (status: Int, code: String?)] = [
+        "GET /healthz": (200, nil), "GET /metrics": (200, nil),
+        "PUT /v1/users/{id}": (400, "invalid_field"), "GET /v1/users/{id}": (404, "unknown_user"),
+        "POST /v1/devices": (400, "invalid_field"), "DELETE /v1/devices/{token}": (404, "unknown_device"),
+        "GET /v1/users/{id}/devices": (200, nil),
+        "POST /v1/pushes": (400, "invalid_target"), "GET /v1/pushes/{id}": (400, "invalid_path"),
+        "POST /v1/drops": (400, "invalid_field"), "GET /v1/users/{id}/drop": (404, "no_drop"),
+        "DELETE /v1/users/{id}/drop": (404, "nothing_pending"),
+        "GET /v1/users/{id}/mate-requests": (200, nil),
+        "POST /v1/mate-requests/{id}/accept": (400, "invalid_path"), "POST /v1/mate-requests/{id}/decline": (400, "invalid_path"),
+        "GET /v1/apps": (200, nil), "POST /v1/admin/reload": (200, nil),
+        "POST /v1/webhooks": (400, "invalid_field"), "GET /v1/webhooks": (200, nil), "DELETE /v1/webhooks/{id}": (404, "unknown_webhook"),
+        "GET /v1/webhooks/{id}/deliveries": (404, "unknown_webhook"),
+        "POST /v1/channels": (400, "invalid_field"), "GET /v1/channels": (200, nil), "DELETE /v1/channels/{id}": (400, "invalid_path"),
+        "POST /v1/channels/{id}/broadcasts": (400, "invalid_path"),
+        "POST /v1/live-activities": (400, "invalid_field"), "POST /v1/live-activities/{id}/update": (400, "invalid_field"),
+        "POST /v1/live-activities/{id}/end": (404, "unknown_activity"), "POST /v1/walks/{id}/end": (400, "invalid_path"),
+    ]
+
     static func secret(for scope: APIScope) -> String { "scoped-\(scope.rawValue)-key-0123456789" }
 
     @Test("a valid key followed by 256 extra bytes is refused with 401, as is every near miss")
@@ -63,6 +84,7 @@ struct APISecurityTests {
             configuration.protectHealthz = true
         }
         #expect(Dictionary(uniqueKeysWithValues: harness.server.routes.map { ($0.operation, $0.scope) }) == Self.expectedScopes)
+        #expect(Set(Self.allowedAnswers.keys) == Set(Self.expectedScopes.keys))
         for route in harness.server.routes {
             let path = route.pattern.replacingOccurrences(of: "{id}", with: "u1")
                 .replacingOccurrences(of: "{token}", with: String(repeating: "ab", count: 32))
@@ -72,7 +94,11 @@ struct APISecurityTests {
             for scope in APIScope.allCases {
                 let response = try await harness.client.with(apiKey: Self.secret(for: scope)).send(route.method, path, body: body)
                 if scope == route.scope {
-                    #expect(response.status != 401 && response.errorCode != "forbidden", "\(route.operation) as \(scope)")
+                    // The handler ran: the answer it gives this request, not just "not refused".
+                    let expected = Self.allowedAnswers[route.operation]
+                    #expect(
+                        expected.map { $0.status == response.status && $0.code == response.errorCode } == true,
+                        "\(route.operation) as \(scope): \(response.status) \(response.text), expected \(expected.map { "\($0)" } ?? "an entry")")
                 } else {
                     #expect(response.status == 403, "\(route.operation) as \(scope)")
                     #expect(response.errorCode == "forbidden", "\(route.operation) as \(scope)")

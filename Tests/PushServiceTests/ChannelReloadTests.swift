@@ -6,6 +6,7 @@ import JSON
 import PushSync
 import PushTLS
 import PushTLSTesting
+import TestSupport
 import Testing
 
 @testable import PushService
@@ -57,16 +58,16 @@ struct ChannelReloadTests {
         let new = HeldChannelManager()
         let manager = SwappableChannelManager(old)
         let inFlight = Task { try await manager.createChannel(bundleID: "com.example.dogs", storagePolicy: .noMessageStored, requestID: nil) }
-        await old.waitForRequests(1)
+        try await old.waitForRequests(1)
         manager.replace(with: new)
         #expect(manager.draining == 1)
         #expect(old.shutdowns == 0, "its request is still open")
         let list = Task { try await manager.channels(bundleID: "com.example.dogs", requestID: nil) }
-        await new.waitForRequests(1)
+        try await new.waitForRequests(1)
         #expect(old.requests == 1)
         old.answerAll()
         #expect(try await inFlight.value.channelID == HeldChannelManager.channel, "the old request finished")
-        await old.waitForShutdown()
+        try await old.waitForShutdown()
         #expect(manager.draining == 0)
         new.answerAll()
         #expect(try await list.value.channelIDs == [HeldChannelManager.channel])
@@ -77,7 +78,8 @@ struct ChannelReloadTests {
 }
 
 /// A channel manager that holds every request until `answerAll`, and counts requests and shutdowns;
-/// `waitForRequests` and `waitForShutdown` return once those happened (no polling).
+/// `waitForRequests` and `waitForShutdown` return once those happened (no polling), or throw
+/// `DeadlineExceeded` naming what they waited for.
 final class HeldChannelManager: APNSChannelManaging {
     static let channel = APNSChannelID("dHN0LXNyY2gtY2hubA==")
 
@@ -133,9 +135,13 @@ final class HeldChannelManager: APNSChannelManaging {
         for continuation in held { continuation.resume() }
     }
 
-    func waitForRequests(_ count: Int) async { await wait { requests, _ in requests >= count } }
+    func waitForRequests(_ count: Int) async throws {
+        try await awaitEvent("\(count) channel request(s) at this client") { await self.wait { requests, _ in requests >= count } }
+    }
 
-    func waitForShutdown() async { await wait { _, shutdowns in shutdowns > 0 } }
+    func waitForShutdown() async throws {
+        try await awaitEvent("this client's shutdown") { await self.wait { _, shutdowns in shutdowns > 0 } }
+    }
 
     private func hold() async {
         await withCheckedContinuation { continuation in

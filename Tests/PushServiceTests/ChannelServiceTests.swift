@@ -41,7 +41,7 @@ struct ChannelServiceTests {
             #expect(again.status == 404 && again.errorCode == "unknown_channel")
             let orphan = try await harness.client.send(
                 "POST", "/v1/channels/\(ChannelHarness.pathID(id))/broadcasts", json: ChannelHarness.update(1))
-            #expect(orphan.status == 404)
+            #expect(orphan.status == 404 && orphan.errorCode == "unknown_channel", "\(orphan.text)")
         }
     }
 
@@ -50,7 +50,8 @@ struct ChannelServiceTests {
         try await ChannelHarness.run { harness in
             let suffixed = try await harness.client.send(
                 "POST", "/v1/channels", json: ["environment": "development", "topic": "com.example.sniffmeet.push-type.liveactivity"])
-            #expect(suffixed.status == 400)
+            #expect(suffixed.status == 400 && suffixed.errorCode == "invalid_field", "\(suffixed.text)")
+            #expect(suffixed.errorMessage?.hasPrefix("topic: must be the app's bundle id without a push-type suffix") == true, "\(suffixed.text)")
             harness.mock.setBroadcastCapability(false, bundleID: ServiceHarness.topic)
             let disabled = try await harness.client.send("POST", "/v1/channels", json: ["environment": "development"])
             #expect(disabled.status == 422 && disabled.errorCode == "apns_rejected")
@@ -64,7 +65,8 @@ struct ChannelServiceTests {
             #expect(expiring.status == 422 && expiring.errorCode == "invalid_expiration")
             let big: JSONValue = ["payload": ["aps": ["event": "update", "content-state": ["x": .string(String(repeating: "a", count: 6000))]]]]
             let tooLarge = try await harness.client.send("POST", "/v1/channels/\(ChannelHarness.pathID(id))/broadcasts", json: big)
-            #expect(tooLarge.status == 413)
+            #expect(tooLarge.status == 413 && tooLarge.errorCode == "payload_too_large", "\(tooLarge.text)")
+            #expect(tooLarge.errorMessage?.hasSuffix("a broadcast takes at most 5120") == true, "\(tooLarge.text)")
             let malformed = try await harness.client.send("DELETE", "/v1/channels/not*base64")
             #expect(malformed.status == 400 && malformed.errorCode == "invalid_path")
         }

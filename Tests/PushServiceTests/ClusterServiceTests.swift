@@ -4,6 +4,7 @@ import Foundation
 import JSON
 import PushService
 import PushStore
+import PushStoreSQL
 import Testing
 
 /// Three instances of the service on one PostgreSQL database: delivery and profile drops spread over them.
@@ -82,27 +83,29 @@ struct ClusterServiceTests {
         }
         #expect(opened.allSatisfy { $0 == 201 })
         // For each pair at once: the initiator cancels on one instance, the peer reports on another.
+        // Each answer as status and what its body says: the state, or the error code.
         let races = try await ClusterHarness.concurrently(pairs.count * 2, width: 64) { slot in
             let (initiator, peer) = pairs[slot / 2]
-            if slot % 2 == 0 {
-                return try await harness.client(slot / 2).send("DELETE", "/v1/users/\(initiator)/drop").status
-            }
-            return try await harness.client(slot / 2 + 1).send(
-                "POST", "/v1/drops", json: ["user_id": .string(peer), "peer_id": .string(initiator), "distance_m": 0.1]
-            ).status
+            let response =
+                if slot % 2 == 0 {
+                    try await harness.client(slot / 2).send("DELETE", "/v1/users/\(initiator)/drop")
+                } else {
+                    try await harness.client(slot / 2 + 1).send(
+                        "POST", "/v1/drops", json: ["user_id": .string(peer), "peer_id": .string(initiator), "distance_m": 0.1])
+                }
+            return Answer(response)
         }
         var cancelledFirst = 0
         var matchedFirst = 0
         for index in pairs.indices {
             let (initiator, _) = pairs[index]
             let (cancel, report) = (races[index * 2], races[index * 2 + 1])
-            let requests = try await harness.client(index).send("GET", "/v1/users/\(initiator)/mate-requests?role=any")
-            let count = requests.json?["mate_requests"]?.arrayValue?.count
+            let count = try await mateRequests(of: initiator, harness.client(index))
             switch (cancel, report) {
-            case (200, 201):  // cancelled first: the peer's report opened a drop of its own, nothing matched
+            case (Answer.cancelled, Answer.pending):  // cancelled first: the peer's report opened a drop of its own
                 cancelledFirst += 1
                 #expect(count == 0, "\(initiator)")
-            case (409, 200):  // matched first: the cancel says so and the mate requests stand
+            case (Answer.alreadyMatched, Answer.matched):  // matched first: the cancel says so and the mate requests stand
                 matchedFirst += 1
                 #expect(count == 2, "\(initiator)")
             default:
@@ -111,6 +114,59 @@ struct ClusterServiceTests {
         }
         #expect(cancelledFirst + matchedFirst == pairs.count)
         await harness.stop()
+    }
+
+    @Test("each order forced, cancel and report on different instances: cancelled first leaves nothing, matched first keeps both requests")
+    func cancelAndMatchInEachOrder() async throws {
+        let harness = try await ClusterHarness.start(instances: 3) { $0.dropWindow = .seconds(3_600) }
+        try await addUsers(["ci", "cp", "mi", "mp"], harness)
+        for (initiator, peer) in [("ci", "cp"), ("mi", "mp")] {
+            let opened = try await harness.client(0).send(
+                "POST", "/v1/drops", json: ["user_id": .string(initiator), "peer_id": .string(peer), "distance_m": 0.1])
+            #expect(Answer(opened) == .pending, "\(initiator): \(opened.text)")
+        }
+        // Cancel first (instance 1), then the peer's report (instance 2): it finds nothing to match and waits.
+        let cancel = try await harness.client(1).send("DELETE", "/v1/users/ci/drop")
+        #expect(Answer(cancel) == .cancelled, "\(cancel.text)")
+        let lateReport = try await harness.client(2).send("POST", "/v1/drops", json: ["user_id": "cp", "peer_id": "ci", "distance_m": 0.1])
+        #expect(Answer(lateReport) == .pending, "\(lateReport.text)")
+        #expect(try await mateRequests(of: "ci", harness.client(0)) == 0)
+        // Report first (instance 2): it matches; the cancel after it (instance 1) is refused and the requests stand.
+        let report = try await harness.client(2).send("POST", "/v1/drops", json: ["user_id": "mp", "peer_id": "mi", "distance_m": 0.1])
+        #expect(Answer(report) == .matched, "\(report.text)")
+        #expect(report.json?["mate_requests"]?.arrayValue?.count == 2)
+        let lateCancel = try await harness.client(1).send("DELETE", "/v1/users/mi/drop")
+        #expect(Answer(lateCancel) == .alreadyMatched, "\(lateCancel.text)")
+        #expect(lateCancel.errorMessage == "the drop matched already; its mate requests stand")
+        #expect(try await mateRequests(of: "mi", harness.client(0)) == 2)
+        await harness.stop()
+    }
+
+    /// A drop answer as its status and what the body says (the state, or the error code).
+    struct Answer: Equatable, CustomStringConvertible {
+        var status: Int
+        var said: String?
+        static let pending = Answer(status: 201, said: "pending")
+        static let matched = Answer(status: 200, said: "matched")
+        static let cancelled = Answer(status: 200, said: "cancelled")
+        static let alreadyMatched = Answer(status: 409, said: "already_matched")
+
+        init(status: Int, said: String?) {
+            self.status = status
+            self.said = said
+        }
+
+        init(_ response: TestHTTPClient.Response) {
+            status = response.status
+            said = response.errorCode ?? response.json?["state"]?.stringValue
+        }
+
+        var description: String { "\(status) \(said ?? "-")" }
+    }
+
+    private func mateRequests(of user: String, _ client: TestHTTPClient) async throws -> Int? {
+        let requests = try await client.send("GET", "/v1/users/\(user)/mate-requests?role=any")
+        return requests.json?["mate_requests"]?.arrayValue?.count
     }
 
     /// Creates `ids` as users with a profile, spread over the instances.

@@ -9,6 +9,7 @@ import TestSupport
 import Testing
 
 @testable import PushStore
+@testable import PushStoreSQL
 
 /// Input a push service meets on the open internet: each gets a 4xx JSON error or a closed connection,
 /// the server stays up, and nothing is written.
@@ -174,7 +175,7 @@ struct HostileInputTests {
         for example in Self.hostileBodies {
             let connection = try target.connect()
             connection.write(RawHTTPConnection.request(example.method, example.path, body: example.body))
-            let response = connection.readResponse()
+            let response = await connection.readResponse()
             #expect(response != nil, "\(example.label): an answer")
             guard let response else { continue }
             let error = (try? JSONValue.parse(response.body))?["error"]
@@ -195,7 +196,7 @@ struct HostileInputTests {
         let connection = try target.connect()
         let smuggled = Array("DELETE /v1/devices/\(Self.token) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(ServiceHarness.apiKey)\r\n\r\n".utf8)
         connection.write(RawHTTPConnection.request(method, "/v1/users/zed", body: smuggled))
-        let (answer, timedOut) = connection.readToEnd()
+        let (answer, timedOut) = await connection.readToEnd()
         #expect(!timedOut, "the server closes the connection after its one answer")
         let text = String(decoding: answer, as: UTF8.self)
         #expect(text.components(separatedBy: "HTTP/1.1 ").count - 1 == 1, "exactly one answer: \(text)")
@@ -213,7 +214,7 @@ struct HostileInputTests {
         body += Array(#""}"#.utf8)
         // The server may answer and close before the upload ends: a failed write is a fine outcome.
         connection.write(RawHTTPConnection.request("POST", "/v1/pushes", body: body, close: true))
-        let (answer, timedOut) = connection.readToEnd()
+        let (answer, timedOut) = await connection.readToEnd()
         #expect(!timedOut)
         let head = String(decoding: answer.prefix(64), as: UTF8.self)
         #expect(answer.isEmpty || head.hasPrefix("HTTP/1.1 413"), "got: \(head)")
@@ -242,7 +243,7 @@ struct HostileInputTests {
         #expect(put.status == 201)
         // Every stalled connection is closed by the server (each read returns at EOF, not at the safety timeout).
         for connection in stalled {
-            let (_, timedOut) = connection.readToEnd()
+            let (_, timedOut) = await connection.readToEnd()
             #expect(!timedOut, "the server closed the stalled connection")
         }
         // Only the real caller's user was written.
@@ -272,6 +273,6 @@ struct HostileInputTests {
         #expect(harness.mock.counters().streams == 0)
         let connection = try target.connect()
         connection.write(RawHTTPConnection.request("GET", "/healthz", body: []))
-        #expect(connection.readResponse()?.status == 200, "the server is still up")
+        #expect(await connection.readResponse()?.status == 200, "the server is still up")
     }
 }

@@ -1,5 +1,6 @@
 import EmbeddedAPNS
 import Foundation
+import JSON
 import PushChaos
 import PushService
 import PushTLSTesting
@@ -21,17 +22,24 @@ struct ListenerTLSTests {
         }
     }
 
-    /// `curl` over HTTPS with the test key: (exit status, HTTP status or 0, output).
+    /// `curl` over HTTPS with the test key: (exit status, HTTP status or 0, output: the body or curl's
+    /// error, then the status on a line of its own).
     static func curl(_ port: Int, _ path: String, _ extra: [String]) async throws -> (exit: Int32, status: Int, output: String) {
         let result = try await ToolProcess.run(
             "curl",
             [
-                "-sS", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "20",
+                "-sS", "-w", "\n%{http_code}", "--max-time", "20",
                 "-H", "Authorization: Bearer \(ServiceHarness.apiKey)",
             ]
                 + extra + ["https://127.0.0.1:\(port)\(path)"])
         let status = Int(result.output.suffix(3)) ?? 0
         return (result.status, status, result.output)
+    }
+
+    /// The JSON body of a `curl` answer (its output without the status line).
+    static func json(_ answer: (exit: Int32, status: Int, output: String)) -> JSONValue? {
+        guard let end = answer.output.lastIndex(of: "\n") else { return nil }
+        return try? JSONValue.parse(Array(answer.output[..<end].utf8))
     }
 
     @Test("curl --cacert gets JSON answers over HTTPS; without the CA it refuses the certificate; plain HTTP is refused")
@@ -86,7 +94,72 @@ struct ListenerTLSTests {
         try? FileManager.default.removeItem(atPath: other.directory)
     }
 
-    @Test("openssl s_client: TLS 1.0 and 1.1 and weak TLS 1.2 suites are refused; TLS 1.2 AEAD and TLS 1.3 pass")
+    /// What `openssl s_client -trace` shows of a handshake: the ClientHello the client sent (its
+    /// `client_version` and cipher suites) and the alerts and handshake messages it received.
+    struct HandshakeTrace {
+        var clientVersion: String?
+        var offeredSuites: [String] = []
+        var receivedAlerts: [String] = []
+        var receivedHandshakes: [String] = []
+
+        init(_ output: String) {
+            var received = false
+            var inClientHello = false
+            for raw in output.split(separator: "\n", omittingEmptySubsequences: false) {
+                let line = raw.trimmingCharacters(in: .whitespaces)
+                if raw.hasPrefix("Sent Record") || raw.hasPrefix("Received Record") {
+                    received = raw.hasPrefix("Received")
+                    inClientHello = false
+                    continue
+                }
+                if !received, line.hasPrefix("ClientHello,") { inClientHello = clientVersion == nil }
+                if inClientHello, line.hasPrefix("client_version=") { clientVersion = String(line.dropFirst("client_version=".count)) }
+                if inClientHello, line.hasPrefix("{0x"), let close = line.firstIndex(of: "}") {
+                    offeredSuites.append(line[line.index(after: close)...].trimmingCharacters(in: .whitespaces))
+                }
+                if received, line.hasPrefix("Level=fatal(2), description=") {
+                    receivedAlerts.append(String(line.dropFirst("Level=fatal(2), description=".count)))
+                }
+                if received, let name = line.split(separator: ",").first, ["ServerHello", "Certificate", "ServerKeyExchange"].contains(String(name)) {
+                    receivedHandshakes.append(String(name))
+                }
+            }
+        }
+    }
+
+    /// A handshake the server must refuse: what the client offers and the alert the server must answer with.
+    struct Refusal: CustomStringConvertible, Sendable {
+        var options: [String]
+        /// `client_version` as the trace shows it.
+        var version: String
+        /// The IANA names of the suites offered (besides the renegotiation SCSV); empty: not checked.
+        var suites: [String]
+        var alert: String
+        var description: String { options.joined(separator: " ") }
+    }
+
+    static let refusals = [
+        // The client side is opened up (security level 0) so that it really offers what the server must refuse.
+        Refusal(options: ["-tls1", "-cipher", "DEFAULT:@SECLEVEL=0"], version: "0x301 (TLS 1.0)", suites: [], alert: "protocol version(70)"),
+        Refusal(options: ["-tls1_1", "-cipher", "DEFAULT:@SECLEVEL=0"], version: "0x302 (TLS 1.1)", suites: [], alert: "protocol version(70)"),
+        Refusal(
+            options: ["-tls1_2", "-cipher", "AES128-SHA:@SECLEVEL=0"], version: "0x303 (TLS 1.2)",
+            suites: ["TLS_RSA_WITH_AES_128_CBC_SHA"], alert: "handshake failure(40)"),
+        Refusal(
+            options: ["-tls1_2", "-cipher", "ECDHE-RSA-AES128-SHA:ECDHE-ECDSA-AES128-SHA"], version: "0x303 (TLS 1.2)",
+            suites: ["TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA", "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA"], alert: "handshake failure(40)"),
+        // CBC with SHA-384 under ECDHE: not AEAD. (3DES is not in this OpenSSL at all: a client asked for
+        // it offers nothing, so it cannot show the server's refusal.)
+        Refusal(
+            options: ["-tls1_2", "-cipher", "ECDHE-RSA-AES256-SHA384:ECDHE-ECDSA-AES256-SHA384"], version: "0x303 (TLS 1.2)",
+            suites: ["TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA384", "TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA384"], alert: "handshake failure(40)"),
+        // AEAD, but RSA key exchange (no forward secrecy).
+        Refusal(
+            options: ["-tls1_2", "-cipher", "AES256-GCM-SHA384"], version: "0x303 (TLS 1.2)",
+            suites: ["TLS_RSA_WITH_AES_256_GCM_SHA384"], alert: "handshake failure(40)"),
+    ]
+
+    @Test("openssl s_client: TLS 1.0 and 1.1 and weak TLS 1.2 suites are offered and refused by the server; TLS 1.2 AEAD and TLS 1.3 pass")
     func protocolFloor() async throws {
         let files = try Self.credentials()
         let harness = try await Self.tlsHarness(files)
@@ -95,26 +168,31 @@ struct ListenerTLSTests {
                 "openssl",
                 [
                     "s_client", "-connect", "127.0.0.1:\(harness.server.port)",
-                    "-CAfile", files.caCertificatePath, "-verify_return_error",
+                    "-CAfile", files.caCertificatePath, "-verify_return_error", "-trace",
                 ] + options,
                 input: "", timeout: 30)
         }
-        // The client side is opened up (security level 0) so that it really offers what the server must refuse.
-        for refused in [
-            ["-tls1", "-cipher", "DEFAULT:@SECLEVEL=0"], ["-tls1_1", "-cipher", "DEFAULT:@SECLEVEL=0"],
-            ["-tls1_2", "-cipher", "AES128-SHA:@SECLEVEL=0"], ["-tls1_2", "-cipher", "ECDHE-RSA-AES128-SHA:ECDHE-ECDSA-AES128-SHA"],
-            ["-tls1_2", "-cipher", "DES-CBC3-SHA:@SECLEVEL=0"], ["-tls1_2", "-cipher", "AES256-GCM-SHA384"],
-        ] {
-            let result = try await handshake(refused)
+        for refused in Self.refusals {
+            let result = try await handshake(refused.options)
+            let trace = HandshakeTrace(result.output)
             #expect(result.status != 0, "\(refused) must fail: \(result.output.suffix(400))")
-            #expect(
-                !result.output.contains("Verify return code: 0 (ok)") || result.output.contains("Cipher is (NONE)"),
-                "\(refused)")
+            // The client really offered it: a ClientHello went out with that version (and only those suites) ...
+            #expect(trace.clientVersion == refused.version, "\(refused): the client's offer: \(result.output.prefix(1500))")
+            if !refused.suites.isEmpty {
+                #expect(
+                    trace.offeredSuites.filter { $0 != "TLS_EMPTY_RENEGOTIATION_INFO_SCSV" } == refused.suites,
+                    "\(refused): offered \(trace.offeredSuites)")
+            }
+            // ... and the server refused it: a fatal alert back instead of a ServerHello.
+            #expect(trace.receivedAlerts == [refused.alert], "\(refused): \(result.output.suffix(1500))")
+            #expect(trace.receivedHandshakes.isEmpty, "\(refused): the server answered \(trace.receivedHandshakes)")
         }
-        for accepted in [["-tls1_2", "-cipher", "ECDHE+AESGCM"], ["-tls1_3"]] {
+        for (accepted, protocolName) in [(["-tls1_2", "-cipher", "ECDHE+AESGCM"], "TLSv1.2"), (["-tls1_3"], "TLSv1.3")] {
             let result = try await handshake(accepted)
             #expect(result.status == 0, "\(accepted) must pass: \(result.output.suffix(400))")
             #expect(result.output.contains("Verify return code: 0 (ok)"), "\(accepted)")
+            #expect(result.output.contains("New, \(protocolName), Cipher is "), "\(accepted): \(result.output.suffix(1500))")
+            #expect(HandshakeTrace(result.output).receivedHandshakes.contains("ServerHello"), "\(accepted)")
         }
         await harness.stop()
         try? FileManager.default.removeItem(atPath: files.directory)
@@ -133,11 +211,16 @@ struct ListenerTLSTests {
         #expect(throws: ConfigurationError.self) { try harness.server.reloadTLS() }
         let refused = try await Self.curl(port, "/v1/admin/reload", ["--cacert", files.caCertificatePath, "-X", "POST"])
         #expect(refused.status == 422, "POST /v1/admin/reload with a mismatched key: \(refused.output)")
+        #expect(Self.json(refused)?["error"]?["code"]?.stringValue == "reload_failed", "\(refused.output)")
+        #expect(
+            Self.json(refused)?["error"]?["message"]?.stringValue?.contains(
+                "TLS key \(files.serverKeyPath) does not match the certificate \(files.serverCertificatePath)") == true, "\(refused.output)")
         #expect(try await Self.curl(port, "/healthz", ["--cacert", files.caCertificatePath]).status == 200)
         try FileManager.default.removeItem(atPath: files.serverKeyPath)
         try FileManager.default.copyItem(atPath: renewed.serverKeyPath, toPath: files.serverKeyPath)
         let reloaded = try await Self.curl(port, "/v1/admin/reload", ["--cacert", files.caCertificatePath, "-X", "POST"])
         #expect(reloaded.status == 200, "\(reloaded.output)")
+        #expect(Self.json(reloaded)?["reloaded"]?.arrayValue?.compactMap(\.stringValue).contains("tls") == true, "\(reloaded.output)")
         #expect(try await Self.curl(port, "/healthz", ["--cacert", renewed.caCertificatePath]).status == 200)
         #expect(try await Self.curl(port, "/healthz", ["--cacert", files.caCertificatePath]).exit == 60)
         await harness.stop()

@@ -1,3 +1,4 @@
+import APNSCore
 import APNSMock
 import Foundation
 import JSON
@@ -49,7 +50,8 @@ struct LiveActivityBudgetTests {
             let big = try await client.send(
                 "POST", "/v1/live-activities/walk-5/update",
                 json: ["content-state": ["text": .string(String(repeating: "x", count: 5_000))], "priority": 10])
-            #expect(big.status == 413)
+            #expect(big.status == 413 && big.errorCode == "payload_too_large", "\(big.text)")
+            #expect(big.errorMessage?.hasSuffix("a Live Activity push takes at most \(PushType.liveactivity.maxPayloadBytes)") == true, "\(big.text)")
             var answers: [(priority: Int?, downgraded: Bool?)] = []
             for (step, priority) in [(1, 10), (2, 5), (3, 10), (4, 10), (5, 10)] {
                 let answer = try await client.send("POST", "/v1/live-activities/walk-5/update", json: Self.update(step, priority: priority))

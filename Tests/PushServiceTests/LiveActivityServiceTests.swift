@@ -63,7 +63,9 @@ struct LiveActivityServiceTests {
             // A start needs an alert (Apple: "Include an alert").
             var silent = start.objectValue ?? [:]
             silent["alert"] = nil
-            #expect(try await harness.client.send("POST", "/v1/live-activities", json: .object(silent)).status == 400)
+            let noAlert = try await harness.client.send("POST", "/v1/live-activities", json: .object(silent))
+            #expect(noAlert.status == 400 && noAlert.errorCode == "invalid_field", "\(noAlert.text)")
+            #expect(noAlert.errorMessage == "alert: is required to start a Live Activity", "\(noAlert.text)")
         }
     }
 
@@ -92,7 +94,8 @@ struct LiveActivityServiceTests {
             #expect(updates.allSatisfy { aps($0)?["relevance-score"] != nil && aps($0)?["stale-date"] != nil })
             let urgent = try await harness.client.send(
                 "POST", "/v1/live-activities/walk-7/update", json: ["content-state": ["distance_km": 1.0], "priority": 1])
-            #expect(urgent.status == 400)
+            #expect(urgent.status == 400 && urgent.errorCode == "invalid_field", "\(urgent.text)")
+            #expect(urgent.errorMessage == "priority: must be 5 or 10", "\(urgent.text)")
             let dismissal = Int64(Date().timeIntervalSince1970) - 1
             let end = try await harness.client.send(
                 "POST", "/v1/live-activities/walk-7/end",

@@ -1,6 +1,7 @@
 import APNSCore
 import Foundation
 import PushStore
+import PushStoreSQL
 import TestSupport
 import Testing
 

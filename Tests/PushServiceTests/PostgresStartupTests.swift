@@ -1,5 +1,6 @@
 import Foundation
 import PushStore
+import PushStoreSQL
 import TestSupport
 import Testing
 

@@ -144,9 +144,11 @@ struct ProxyConfigurationTests {
             arguments: [], environment: ["HTTPS_PROXY": "socks5://dante:1080?nodelay=true"])
         #expect(atOnceFromEnv.apns.proxy(for: "api.push.apple.com")?.relaysAtOnce == true)
         #expect(fromFlag.apns.proxy(for: "api.push.apple.com")?.relaysAtOnce == false)
-        #expect(throws: (any Error).self) {
+        let unknownParameter = #expect(throws: ConfigurationError.self) {
             try PushServiceConfiguration.load(arguments: ["--apns-proxy", "socks5://dante:1080?fast=1"], environment: [:])
         }
+        #expect(
+            unknownParameter.map(String.init(describing:)) == "--apns-proxy: bad proxy URL: unknown query parameter (the only one is nodelay)")
     }
 
     @Test("HTTPS_PROXY / https_proxy when nothing explicit is set; NO_PROXY and loopback hosts go direct")

@@ -6,8 +6,11 @@ import Glibc
 #endif
 
 /// A TCP (or TLS) connection to the service for requests URLSession cannot make: invalid UTF-8 on the wire,
-/// a body sent slowly or never, a 10 MB upload. Reads block, bounded by `SO_RCVTIMEO` as a safety net.
-final class RawHTTPConnection {
+/// a body sent slowly or never, a 10 MB upload. Reads block, bounded by `SO_RCVTIMEO` as a safety net, on a
+/// thread of their own: a read blocking one of the cooperative pool's threads (two on a two-core machine)
+/// would starve the service's handlers that should answer it. One task uses a connection at a time, which is
+/// why the class may cross to that thread (`@unchecked Sendable`).
+final class RawHTTPConnection: @unchecked Sendable {
     private let fd: Int32
     private var tls: BlockingTLSSocket?
 
@@ -65,8 +68,24 @@ final class RawHTTPConnection {
         return buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
     }
 
+    /// Runs the blocking `body` on a thread of its own and returns its result.
+    private func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: body()) }.start()
+        }
+    }
+
     /// Reads until the peer closes the connection (or the safety timeout passes: `timedOut` is then true).
-    func readToEnd() -> (bytes: [UInt8], timedOut: Bool) {
+    func readToEnd() async -> (bytes: [UInt8], timedOut: Bool) {
+        await offPool { self.blockingReadToEnd() }
+    }
+
+    /// Reads one whole response whose head says `Content-Length` (the connection may stay open).
+    func readResponse() async -> (status: Int, body: [UInt8])? {
+        await offPool { self.blockingReadResponse() }
+    }
+
+    private func blockingReadToEnd() -> (bytes: [UInt8], timedOut: Bool) {
         var result: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
@@ -81,8 +100,7 @@ final class RawHTTPConnection {
         }
     }
 
-    /// Reads one whole response whose head says `Content-Length` (the connection may stay open).
-    func readResponse() -> (status: Int, body: [UInt8])? {
+    private func blockingReadResponse() -> (status: Int, body: [UInt8])? {
         var data: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {

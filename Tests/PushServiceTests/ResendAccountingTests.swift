@@ -42,50 +42,57 @@ struct ResendAccountingTests {
         #expect(text.contains(#"push_resends_total{cause="retryable_rejection"} 0"#))
     }
 
-    @Test("resets and 429/503: retryable answers counted apart; re-sends after a reset bounded by the streams it cut")
-    func resetsAndRejectionsCountedApart() async throws {
-        let harness = try await ServiceHarness.start(configureMock: {
-            $0.abruptCloseEveryStreams = 700
-            $0.faultRates = MockFaultRates(tooManyRequests: 0.01, serviceUnavailable: 0.01)
-            $0.latency = .jitter(min: .zero, max: .milliseconds(5))
-        })
-        let total = 3_000
-        let posts = (0..<(total / 100)).map { post in
-            (0..<100).map { JSONValue.string(String(format: "%064x", post * 100 + $0 + 1)) }
+    @Test(
+        "a reset with 30 answers owed and 3 × 429, 2 × 503 after it: exactly 30 re-sent as outcome_unknown, 5 as retryable_rejection, none as not_sent"
+    )
+    func resetsAndRejectionsCountedExactly() async throws {
+        // The first connection carries 20 answered notifications, then 30 whose answers the mock holds; the
+        // 50th request (the last of those 30) resets it. So exactly 30 were on the wire unanswered: 29 decided
+        // (accepted, answer held) and one cut before it was decided.
+        let answered = 20
+        let held = 30
+        let harness = try await ServiceHarness.start(configureMock: { $0.abruptCloseAfterStreams = answered + held - 1 })
+        func tokens(_ range: Range<Int>) -> [String] { range.map { String(format: "%064x", $0 + 1) } }
+        func post(_ tokens: [String]) async throws -> TestHTTPClient.Response {
+            try await harness.client.send(
+                "POST", "/v1/pushes?wait=true", json: ["tokens": .array(tokens.map { .string($0) }), "alert": "hi"])
         }
-        await withTaskGroup(of: Void.self) { group in
-            for tokens in posts {
-                group.addTask {
-                    let response = try? await harness.client.send(
-                        "POST", "/v1/pushes?wait=true", json: ["tokens": .array(tokens), "alert": "hi"])
-                    #expect(response?.status == 200)
-                }
-            }
+        let first = try await post(tokens(0..<answered))
+        #expect(first.status == 200, "\(first.text)")
+        #expect(harness.mock.counters().aborts == 0)
+
+        let second = tokens(answered..<(answered + held))
+        _ = harness.mock.addRule(MockAPNSRule(answer: .accept, delay: .seconds(3_600), times: held - 1))
+        // The re-sends, on the next connection (35 requests: under the reset's 50), meet these once each.
+        let throttled = Array(second.prefix(3))
+        let unavailable = Array(second.dropFirst(3).prefix(2))
+        for token in throttled { _ = harness.mock.addRule(MockAPNSRule(match: .init(token: token), answer: .reject(.tooManyRequests), times: 1)) }
+        for token in unavailable {
+            _ = harness.mock.addRule(MockAPNSRule(match: .init(token: token), answer: .reject(.serviceUnavailable), times: 1))
         }
-        let metrics = harness.server.metrics
-        let text = metrics.prometheusText(outboxCounts: [:], extra: "")
-        func resends(_ cause: String) -> Int {
+        let after = try await post(second)
+        #expect(after.status == 200, "\(after.text)")
+        #expect(after.json?["notifications"]?.arrayValue?.allSatisfy { $0["state"]?.stringValue == "accepted" } == true, "\(after.text)")
+
+        let text = harness.server.metrics.prometheusText(outboxCounts: [:], extra: "")
+        func resends(_ cause: String) -> Int? {
             let prefix = #"push_resends_total{cause=""# + cause + #""} "#
-            return text.split(separator: "\n").first { $0.hasPrefix(prefix) }.flatMap { Int($0.dropFirst(prefix.count)) } ?? -1
+            return text.split(separator: "\n").first { $0.hasPrefix(prefix) }.flatMap { Int($0.dropFirst(prefix.count)) }
         }
         let counters = harness.mock.counters()
         let records = harness.mock.records()
         await harness.stop()
 
-        let retryable = (counters.rejectedByReason[.tooManyRequests] ?? 0) + (counters.rejectedByReason[.serviceUnavailable] ?? 0)
-        #expect(retryable > 0 && counters.aborts > 0)
-        // A reset cuts at most the streams open on that connection.
-        let unknown = resends("outcome_unknown")
-        #expect(unknown > 0 && unknown <= counters.aborts * 1000, "\(unknown) after \(counters.aborts) resets")
-        // Each 429/503 that reached push-server is a retry after a retryable answer; the mock also counts
-        // those it decided on a connection it then reset (never answered: their outcome is unknown).
-        let rejectionRetries = resends("retryable_rejection")
-        #expect(rejectionRetries <= retryable && rejectionRetries >= retryable - unknown, "\(rejectionRetries) of \(retryable)")
-        #expect(resends("not_sent") >= 0)
-        // Only those may have been delivered twice.
+        #expect(counters.aborts == 1)
+        #expect(counters.rejectedByReason == [.tooManyRequests: throttled.count, .serviceUnavailable: unavailable.count])
+        #expect(resends("outcome_unknown") == held, "\(text)")
+        #expect(resends("retryable_rejection") == throttled.count + unavailable.count, "\(text)")
+        #expect(resends("not_sent") == 0, "\(text)")
+        // Every notification accepted; twice (once unanswered) exactly the 29 whose answers the reset swallowed.
         var accepted: [String: Int] = [:]
         for record in records where record.isAccepted { accepted[record.token, default: 0] += 1 }
-        #expect(accepted.count == total)
-        #expect(accepted.values.reduce(0) { $0 + $1 - 1 } <= unknown)
+        #expect(Set(accepted.keys) == Set(tokens(0..<(answered + held))))
+        #expect(accepted.values.filter { $0 == 2 }.count == held - 1)
+        #expect(accepted.values.allSatisfy { $0 <= 2 })
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import PushStore
+import TestSupport
 import Testing
 
 @testable import PushService
@@ -37,7 +38,10 @@ struct StoreGaugesTests {
 
     @Test("scrapes that come while a read is under way get that read")
     func concurrentScrapesShareTheRead() async throws {
-        let gauges = StoreGauges<StoreSnapshot>(maxAge: .seconds(3_600))
+        // A zero maxAge keeps nothing: a scrape that did not wait on the read under way would read again and
+        // get 2, 3, …, so only the shared read answers 1.
+        let (shared, sharedInput) = AsyncStream.makeStream(of: Void.self)
+        let gauges = StoreGauges<StoreSnapshot>(maxAge: .zero, onShare: { sharedInput.yield() })
         let reads = Reads()
         let (started, startedInput) = AsyncStream.makeStream(of: Void.self)
         let (release, releaseInput) = AsyncStream.makeStream(of: Void.self)
@@ -50,10 +54,24 @@ struct StoreGaugesTests {
         }
         for await _ in started { break }
         let others = (0..<4).map { _ in Task { try await gauges.snapshot { await reads.next() } } }
+        // The four are waiting on the read before it is let go.
+        #expect(
+            await waitFor("4 scrapes joining the read under way", within: .seconds(30)) {
+                var joined = 0
+                for await _ in shared {
+                    joined += 1
+                    if joined == 4 { break }
+                }
+                return joined == 4
+            })
         releaseInput.yield()
         #expect(try await first.value.pendingCounts[.queued] == 1)
-        for other in others { #expect(try await other.value.pendingCounts[.queued] == 1) }
+        var answers: [Int?] = []
+        for other in others { answers.append(try await other.value.pendingCounts[.queued]) }
+        #expect(answers == [1, 1, 1, 1])
         #expect(await reads.count == 1)
+        // The read is not kept: the next scrape reads again.
+        #expect(try await gauges.snapshot { await reads.next() }.pendingCounts[.queued] == 2)
     }
 
     @Test("a failed read reaches the scrape and the next scrape reads again")

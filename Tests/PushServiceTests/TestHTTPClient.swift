@@ -32,6 +32,9 @@ struct TestHTTPClient: Sendable {
         var headers: [String: String] = [:]
         var json: JSONValue? { try? JSONValue.parse(body) }
         var errorCode: String? { json?["error"]?["code"]?.stringValue }
+        var errorMessage: String? { json?["error"]?["message"]?.stringValue }
+        /// The body as text, for failure messages.
+        var text: String { String(decoding: body, as: UTF8.self) }
     }
 
     func send(_ method: String, _ path: String, body: String? = nil) async throws -> Response {

@@ -3,6 +3,7 @@ import Foundation
 import JSON
 import PushChaos
 import PushStore
+import PushStoreSQL
 import PushTLSTesting
 import TestSupport
 import Testing

@@ -6,6 +6,7 @@ import APNSCore
 // mid-stream and checks every printed id survived.
 import Foundation
 import PushStore
+import PushStoreSQL
 
 let arguments = CommandLine.arguments
 guard arguments.count == 2 else {

@@ -1,9 +1,13 @@
 import APNSCore
 import Foundation
+import PostgresDriver
+import ProfileDrop
+import SQLiteDriver
 import TestSupport
 import Testing
 
 @testable import PushStore
+@testable import PushStoreSQL
 
 /// A report of `peer` by `reporter` with a 10 s window whose match queues one outbox row per mate request.
 func dropReport(_ reporter: String, _ peer: String, id: String = OutboxID.make(), window: Duration = .seconds(10)) -> DropReportRequest {

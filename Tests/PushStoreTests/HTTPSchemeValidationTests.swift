@@ -1,7 +1,11 @@
 import Foundation
+import PostgresDriver
+import ProfileDrop
+import SQLiteDriver
 import Testing
 
 @testable import PushStore
+@testable import PushStoreSQL
 
 /// URLs must start with `http://` or `https://`, checked byte by byte, whatever follows the slashes.
 @Suite("HTTP scheme validation")

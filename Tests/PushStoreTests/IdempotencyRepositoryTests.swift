@@ -1,7 +1,11 @@
 import Foundation
+import PostgresDriver
+import ProfileDrop
+import SQLiteDriver
 import Testing
 
 @testable import PushStore
+@testable import PushStoreSQL
 
 @Suite("IdempotencyRepository (both twins)")
 struct IdempotencyRepositoryTests {

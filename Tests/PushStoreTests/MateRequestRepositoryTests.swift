@@ -1,9 +1,13 @@
 import APNSCore
 import Foundation
+import PostgresDriver
+import ProfileDrop
+import SQLiteDriver
 import TestSupport
 import Testing
 
 @testable import PushStore
+@testable import PushStoreSQL
 
 @Suite("MateRequestRepository (every store)")
 struct MateRequestRepositoryTests {

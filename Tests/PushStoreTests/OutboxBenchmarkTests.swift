@@ -1,9 +1,14 @@
 import APNSCore
 import Foundation
+import PostgresDriver
+import ProfileDrop
+import PushStoreBenchmark
+import SQLiteDriver
 import TestSupport
 import Testing
 
 @testable import PushStore
+@testable import PushStoreSQL
 
 @Suite("OutboxBenchmark")
 struct OutboxBenchmarkTests {

@@ -1,8 +1,12 @@
 import APNSCore
 import Foundation
+import PostgresDriver
+import ProfileDrop
+import SQLiteDriver
 import Testing
 
 @testable import PushStore
+@testable import PushStoreSQL
 
 /// Outbox rows are read by named column (`SQLiteOutboxColumn`), never by a bare index.
 @Suite("Outbox columns by name")

@@ -1,8 +1,12 @@
 import Foundation
+import PostgresDriver
+import ProfileDrop
+import SQLiteDriver
 import TestSupport
 import Testing
 
 @testable import PushStore
+@testable import PushStoreSQL
 
 @Suite("PostgreSQL connections, pool and errors")
 struct PostgresConnectionTests {

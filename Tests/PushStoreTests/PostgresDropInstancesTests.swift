@@ -1,8 +1,12 @@
 import Foundation
+import PostgresDriver
+import ProfileDrop
+import SQLiteDriver
 import TestSupport
 import Testing
 
 @testable import PushStore
+@testable import PushStoreSQL
 
 /// The drop rules hold when the operations arrive at different instances sharing one PostgreSQL database.
 @Suite("PostgreSQL drops shared by instances")

@@ -1,8 +1,12 @@
 import Foundation
+import PostgresDriver
+import ProfileDrop
+import SQLiteDriver
 import TestSupport
 import Testing
 
 @testable import PushStore
+@testable import PushStoreSQL
 
 /// The statements of a drop report find drops by key whatever the planner's statistics say.
 ///

@@ -5,6 +5,8 @@ import TestSupport
 import Testing
 
 @testable import PushStore
+@testable import PostgresDriver
+@testable import PushStoreSQL
 
 /// `PostgresIdempotencyRepository.begin` from two instances (two pools) on one database: whatever the
 /// interleaving, one key is claimed once. The service's in-process lock cannot help here, so these call the

@@ -1,8 +1,12 @@
 import Foundation
+import PostgresDriver
+import ProfileDrop
+import SQLiteDriver
 import TestSupport
 import Testing
 
 @testable import PushStore
+@testable import PushStoreSQL
 
 /// A push's rows found by its id alone (`PostgresSchema.outboxByPush`).
 @Suite("PostgreSQL outbox rows by push")

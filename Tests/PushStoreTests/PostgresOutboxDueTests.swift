@@ -1,9 +1,13 @@
 import APNSCore
 import Foundation
+import PostgresDriver
+import ProfileDrop
+import SQLiteDriver
 import TestSupport
 import Testing
 
 @testable import PushStore
+@testable import PushStoreSQL
 
 /// Claims that touch no index (`PostgresSchema.outboxDue`): the step from the two-table outbox with rows in
 /// it, and claims, renewals and completions on the new columns.

@@ -1,8 +1,13 @@
 import Foundation
+import PostgresDriver
+import ProfileDrop
+import PushStoreBenchmark
+import SQLiteDriver
 import TestSupport
 import Testing
 
 @testable import PushStore
+@testable import PushStoreSQL
 
 /// Two repository sets on one database stand for two push-server instances.
 @Suite("PostgreSQL outbox shared by instances")

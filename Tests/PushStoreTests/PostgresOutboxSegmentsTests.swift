@@ -1,9 +1,13 @@
 import APNSCore
 import Foundation
+import PostgresDriver
+import ProfileDrop
+import SQLiteDriver
 import TestSupport
 import Testing
 
 @testable import PushStore
+@testable import PushStoreSQL
 
 /// Pending rows kept by the range (`PostgresSchema.outboxSegments`): ranges split at a claim's limit, taken
 /// over whole or in part after their lease, fenced, renewed and counted down, with two instances on one

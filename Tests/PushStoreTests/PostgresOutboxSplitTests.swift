@@ -1,9 +1,14 @@
 import APNSCore
 import Foundation
+import PostgresDriver
+import ProfileDrop
+import PushStoreBenchmark
+import SQLiteDriver
 import TestSupport
 import Testing
 
 @testable import PushStore
+@testable import PushStoreSQL
 
 /// The outbox in two tables (`PostgresSchema.outboxSplit`): the step from the one-table outbox with data in
 /// it, and plans that stay lookups by key whatever the planner's statistics say.

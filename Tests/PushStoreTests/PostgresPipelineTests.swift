@@ -1,8 +1,12 @@
 import Foundation
+import PostgresDriver
+import ProfileDrop
+import SQLiteDriver
 import TestSupport
 import Testing
 
 @testable import PushStore
+@testable import PushStoreSQL
 
 /// Statements sent together in one round trip (a transaction's BEGIN with its first statement, a last
 /// statement with the COMMIT) and array parameters in binary form.

@@ -1,6 +1,10 @@
+import PostgresDriver
+import ProfileDrop
+import SQLiteDriver
 import TestSupport
 
 @testable import PushStore
+@testable import PushStoreSQL
 
 /// A new database of the throwaway cluster at the version before `step` (the migrations up to it, not
 /// including it), open as instance "old" for writing rows as that version left them, with its URL and

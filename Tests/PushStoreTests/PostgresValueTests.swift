@@ -1,8 +1,12 @@
 import Foundation
+import PostgresDriver
+import ProfileDrop
+import SQLiteDriver
 import TestSupport
 import Testing
 
 @testable import PushStore
+@testable import PushStoreSQL
 
 /// The binary array parameters (`PostgresValue.textArray`, `integerArray`, `byteaArray`) as the server reads
 /// them: every element back in order, NULLs where nil was, empty arrays empty.

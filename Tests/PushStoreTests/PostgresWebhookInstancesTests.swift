@@ -1,9 +1,13 @@
 import Foundation
 import JSON
+import PostgresDriver
+import ProfileDrop
+import SQLiteDriver
 import TestSupport
 import Testing
 
 @testable import PushStore
+@testable import PushStoreSQL
 
 /// Webhook claims of two push-server instances on one PostgreSQL database.
 @Suite("PostgreSQL webhook queue shared by instances")

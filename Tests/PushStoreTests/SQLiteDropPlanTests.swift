@@ -1,7 +1,11 @@
 import Foundation
+import PostgresDriver
+import ProfileDrop
+import SQLiteDriver
 import Testing
 
 @testable import PushStore
+@testable import PushStoreSQL
 
 /// The profile-drop rules run their queries once per report: none may walk a whole table or index.
 @Suite("SQLite drop queries search indexes")

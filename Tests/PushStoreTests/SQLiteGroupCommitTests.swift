@@ -1,7 +1,11 @@
 import Foundation
+import PostgresDriver
+import ProfileDrop
+import SQLiteDriver
 import Testing
 
 @testable import PushStore
+@testable import PushStoreSQL
 
 /// Grouped writes (`SQLiteDatabase.writeGrouped`) share transactions without sharing their failures.
 @Suite("SQLite group commit")
@@ -91,6 +95,28 @@ struct SQLiteGroupCommitTests {
         #expect(stored == Array(0..<count))
         #expect(await database.groupReplays == 0)
         #expect(await database.groupCommits < count)
+    }
+
+    @Test("drop reports and cancels that arrive together share group commits; a drop's current state reads do not group")
+    func dropReportsGroup() async throws {
+        let (database, directory) = try Self.database()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let drops = SQLiteDropRepository(database: database)
+        let count = 200
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for pair in 0..<count {
+                group.addTask { _ = try await drops.report(dropReport("a\(pair)", "b\(pair)", id: "d\(pair)"), now: t0) }
+            }
+            try await group.waitForAll()
+        }
+        let afterReports = await database.groupCommits
+        #expect(afterReports >= 1 && afterReports < count, "reports went through writeGrouped and shared commits")
+        _ = try await drops.cancel(userID: "a0", now: at(1), window: .seconds(10))
+        #expect(await database.groupCommits == afterReports + 1, "a cancel is a grouped write")
+        _ = try await drops.current(userID: "a1", now: at(1), window: .seconds(10))
+        _ = try await drops.expireDue(now: at(1))
+        #expect(await database.groupCommits == afterReports + 1, "current and expireDue run in a write of their own")
+        #expect(try await drops.pending().count == count - 1)
     }
 
     @Test("a write that throws after others in its group leaves them applied once, in order, and itself not at all")

@@ -1,7 +1,11 @@
 import Foundation
+import PostgresDriver
+import ProfileDrop
+import SQLiteDriver
 import Testing
 
 @testable import PushStore
+@testable import PushStoreSQL
 
 /// Grouped reads (`SQLiteDatabase.readGrouped`) share read transactions without sharing their failures.
 @Suite("SQLite grouped reads")

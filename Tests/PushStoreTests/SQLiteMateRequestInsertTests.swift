@@ -1,7 +1,11 @@
 import Foundation
+import PostgresDriver
+import ProfileDrop
+import SQLiteDriver
 import Testing
 
 @testable import PushStore
+@testable import PushStoreSQL
 
 /// A match's mate requests go into SQLite in one INSERT; the constraints decide, and a refusal still names
 /// its reason (as the PostgreSQL store's one-statement insert does) and stores nothing.

@@ -1,7 +1,11 @@
 import Foundation
+import PostgresDriver
+import ProfileDrop
+import SQLiteDriver
 import Testing
 
 @testable import PushStore
+@testable import PushStoreSQL
 
 /// What every metrics scrape reads from SQLite (pending counts, depth, the oldest pending row) visits only
 /// the pending rows, through the partial indexes that hold them, never the final rows kept until retention.

@@ -1,10 +1,14 @@
 import APNSCore
 import Foundation
 import JSON
+import PostgresDriver
+import ProfileDrop
+import SQLiteDriver
 import TestSupport
 import Testing
 
 @testable import PushStore
+@testable import PushStoreSQL
 
 /// An endpoint `id` subscribed to `events` (all by default).
 func webhookEndpoint(_ id: String, _ events: Set<WebhookEventType> = Set(WebhookEventType.allCases)) -> WebhookEndpoint {

@@ -124,8 +124,11 @@ public final class PostgresTestCluster: Sendable {
     /// running).
     private static func spawn(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
         let process = try SpawnedProcess(executable, arguments)
-        return await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: process.waitForExit()) }.start()
+        let name = (executable as NSString).lastPathComponent
+        return try await awaitEvent("\(name) \(arguments.prefix(4).joined(separator: " ")) to exit", within: .seconds(180)) {
+            await withCheckedContinuation { continuation in
+                Thread { continuation.resume(returning: process.waitForExit()) }.start()
+            }
         }
     }
 

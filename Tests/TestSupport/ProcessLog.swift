@@ -10,6 +10,10 @@ final class ProcessLog: @unchecked Sendable {
     private var data = Data()
     private var marker: String?
     private var waiter: CheckedContinuation<Bool, Never>?
+    /// Waits for the text to meet a condition (`wait(until:)`), resumed as soon as it does, or with false
+    /// once the pipe closed.
+    private var conditionWaiters: [(holds: @Sendable (String) -> Bool, continuation: CheckedContinuation<Bool, Never>)] = []
+    private var closed = false
 
     /// Everything read so far.
     var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
@@ -29,19 +33,51 @@ final class ProcessLog: @unchecked Sendable {
                     append(chunk)
                 }
                 resume(false)
+                closeConditionWaiters()
             }
             thread.start()
             DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [self] in resume(false) }
         }
     }
 
+    /// Returns true once the text read so far meets `holds` (at once if it already does), false when the
+    /// pipe closed first. No deadline of its own: wrap it in `awaitEvent`.
+    func wait(until holds: @escaping @Sendable (String) -> Bool) async -> Bool {
+        await withCheckedContinuation { continuation in
+            let answer = lock.withLock { () -> Bool? in
+                if holds(String(decoding: data, as: UTF8.self)) { return true }
+                if closed { return false }
+                conditionWaiters.append((holds, continuation))
+                return nil
+            }
+            if let answer { continuation.resume(returning: answer) }
+        }
+    }
+
     private func append(_ chunk: Data) {
-        let found = lock.withLock { () -> Bool in
+        let (found, met) = lock.withLock { () -> (Bool, [CheckedContinuation<Bool, Never>]) in
             data.append(chunk)
-            guard let marker else { return false }
-            return String(decoding: data, as: UTF8.self).contains(marker)
+            guard marker != nil || !conditionWaiters.isEmpty else { return (false, []) }
+            let text = String(decoding: data, as: UTF8.self)
+            var met: [CheckedContinuation<Bool, Never>] = []
+            conditionWaiters.removeAll { waiter in
+                guard waiter.holds(text) else { return false }
+                met.append(waiter.continuation)
+                return true
+            }
+            return (marker.map { text.contains($0) } ?? false, met)
         }
         if found { resume(true) }
+        for continuation in met { continuation.resume(returning: true) }
+    }
+
+    private func closeConditionWaiters() {
+        let waiting = lock.withLock { () -> [CheckedContinuation<Bool, Never>] in
+            closed = true
+            defer { conditionWaiters.removeAll() }
+            return conditionWaiters.map(\.continuation)
+        }
+        for continuation in waiting { continuation.resume(returning: false) }
     }
 
     private func resume(_ value: Bool) {

@@ -99,6 +99,37 @@ public final class ProxyProcess: Sendable {
     /// What the proxy logged so far.
     public var output: String { log.text }
 
+    /// The tunnels to `port` the proxy logged so far: tinyproxy's `Request (…): CONNECT host:port HTTP/1.1`
+    /// lines, danted's `pass(…): tcp/connect [: client proxy -> external host.port` lines.
+    public func tunnels(toPort port: Int) -> Int {
+        Self.tunnels(in: log.text, toPort: port)
+    }
+
+    /// Waits until the proxy logged at least `count` tunnels to `port`; throws `DeadlineExceeded` when it
+    /// has not by `timeout`, or `ProxyProcessError` when the proxy's output ended first.
+    public func waitForTunnels(count: Int, toPort port: Int, within timeout: Duration = .seconds(30)) async throws {
+        let log = self.log
+        let logged = try await awaitEvent("\(count) tunnel(s) to port \(port) in the proxy's log", within: timeout) {
+            await log.wait { Self.tunnels(in: $0, toPort: port) >= count }
+        }
+        guard logged else { throw ProxyProcessError("the proxy's output ended before \(count) tunnel(s) to port \(port): \(log.text.suffix(2000))") }
+    }
+
+    static func tunnels(in text: String, toPort port: Int) -> Int {
+        text.split(separator: "\n").reduce(0) { count, line in
+            let words = line.split(separator: " ")
+            if let request = words.indices.dropFirst().first(where: { words[$0] == "CONNECT" && words[$0 - 1].hasSuffix("):") }),
+                request + 1 < words.count, words[request + 1].hasSuffix(":\(port)")
+            {
+                return count + 1  // tinyproxy
+            }
+            if line.contains("tcp/connect [") && line.contains(" -> "), let target = words.last, target.hasSuffix(".\(port)") {
+                return count + 1  // danted
+            }
+            return count
+        }
+    }
+
     /// Kills the proxy at once (SIGKILL), as a crash would, with the children it forked (its own
     /// process group), and waits for it to be gone.
     public func kill() {

@@ -10,6 +10,14 @@ TABLET = "cd" * 32
 WATCH = "ef" * 32
 
 
+def answers(control, token):
+    """What the mock answered each request for `token`, in order: status, reason and timestamp_ms (when rejected)."""
+    status, body = control.call("GET", f"/records?token={token}")
+    assert status == 200, body
+    return [{key: r["answer"][key] for key in ("status", "reason", "timestamp_ms") if key in r["answer"]}
+            for r in body["records"]]
+
+
 def run(credentials, user_tokens, *steps):
     """Runs each step (an async function of the notifier) on one client, then closes it."""
     async def main():
@@ -46,8 +54,9 @@ def test_unregistered_tokens_are_removed_and_throttled_ones_kept(credentials, co
     assert first == {"delivered": [PHONE], "removed": [TABLET], "failed": [WATCH]}
     assert second["delivered"] == [PHONE, WATCH]
     assert tokens["mina"] == [PHONE, WATCH]
-    status, body = control.call("GET", f"/records?token={TABLET}")
-    assert [r["answer"]["reason"] for r in body["records"]] == ["Unregistered"]
+    # Removed and kept for the reasons the mock gave: 410 Unregistered (with its timestamp), then one 429.
+    assert answers(control, TABLET) == [{"status": 410, "reason": "Unregistered", "timestamp_ms": 1700000000000}]
+    assert answers(control, WATCH) == [{"status": 429, "reason": "TooManyRequests", "timestamp_ms": None}, {"status": 200}]
 
 
 def test_goaway_mid_test_then_a_new_connection(credentials, control):
@@ -69,7 +78,10 @@ def test_fault_knobs_apply_at_once(credentials, control):
     status, knobs = control.call("PATCH", "/knobs", {"rate_503": 1})
     assert status == 200 and knobs["rate_503"] == 1
     [report] = run(credentials, {"mina": [PHONE]}, lambda n: n.remind("mina", "Rex"))
-    assert report["failed"] == [PHONE]
+    assert report == {"delivered": [], "removed": [], "failed": [PHONE]}
+    # It failed on the knob's answer, every attempt the client made: 503 ServiceUnavailable.
+    seen = answers(control, PHONE)
+    assert seen and all(answer == {"status": 503, "reason": "ServiceUnavailable", "timestamp_ms": None} for answer in seen), seen
 
 
 def test_a_wait_for_records_that_never_come_times_out(control):
@@ -81,4 +93,5 @@ def test_a_wait_for_records_that_never_come_times_out(control):
 def test_bad_control_requests_get_400(control):
     status, body = control.call("POST", "/rules", {"answer": {"reason": "NoSuchReason"}})
     assert status == 400 and body["error"]["code"] == "bad_request"
+    assert "NoSuchReason" in body["error"]["message"], body
     assert control.call("GET", "/rules")[1]["rules"] == []

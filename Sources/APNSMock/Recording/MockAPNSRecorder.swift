@@ -21,6 +21,7 @@ final class MockAPNSRecorder: Sendable {
         var records: [MockAPNSRecord] = []
         var counters = MockAPNSCounters()
         var abortedConnections: Set<Int> = []
+        var resets: [MockAPNSReset] = []
         var unclaimedRejections: [MockAPNSRecord] = []
         var rejectionWaiters: [CheckedContinuation<MockAPNSRecord, Never>] = []
         var acceptWaiters: [AcceptWaiter] = []
@@ -133,12 +134,19 @@ final class MockAPNSRecorder: Sendable {
         state.withLock { $0.counters.goAwaysSent += count }
     }
 
-    /// Counts a TCP reset of connection `connectionID`.
-    func countAbort(connectionID: Int) {
+    /// Counts a TCP reset and keeps its record (at most `maxRecords` of them, the newest).
+    func countAbort(_ reset: MockAPNSReset) {
         state.withLock {
             $0.counters.aborts += 1
-            $0.abortedConnections.insert(connectionID)
+            $0.abortedConnections.insert(reset.connectionID)
+            $0.resets.append(reset)
+            if let limit = maxRecords, $0.resets.count > limit { $0.resets.removeFirst($0.resets.count - limit) }
         }
+    }
+
+    /// The resets since start or `reset()`, oldest first.
+    var resets: [MockAPNSReset] {
+        state.withLock { $0.resets }
     }
 
     /// The connections reset so far.
@@ -158,12 +166,13 @@ final class MockAPNSRecorder: Sendable {
         return Array(kept.suffix(limit))
     }
 
-    /// Forgets records, unclaimed rejections and counters (open connections stay counted); waiters keep waiting.
+    /// Forgets records, resets, unclaimed rejections and counters (open connections stay counted); waiters keep waiting.
     func reset() {
         state.withLock { state in
             let open = state.counters.openConnections
             let connections = state.counters.connections
             state.records.removeAll()
+            state.resets.removeAll()
             state.unclaimedRejections.removeAll()
             state.counters = MockAPNSCounters()
             state.counters.openConnections = open

@@ -9,7 +9,7 @@ import PushStore
 extension PushAPI {
     /// `POST /v1/drops`: one phone's report; 201 pending, 200 matched, 409 busy, 422 condition not met.
     func reportDrop(_ request: APIRequest) async throws -> HTTPResponse {
-        let report = try DropReportRequest(try request.jsonBody())
+        let report = try DropReportBody(try request.jsonBody())
         switch try await match.report(
             userID: report.userID, peerID: report.peerID, distance: report.distance,
             direction: report.direction)

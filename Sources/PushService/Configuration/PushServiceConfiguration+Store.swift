@@ -1,5 +1,6 @@
 import Foundation
 public import PushStore
+import PushStoreSQL
 
 extension PushServiceConfiguration {
     /// The outbox's retry schedule: `retry_max_attempts`, `retry_base_delay_s`, `retry_max_delay_s`, 20% jitter.

@@ -2,6 +2,7 @@ import PushHTTP
 import PushHTTP1
 import PushIO
 import PushStore
+import PushStoreSQL
 
 extension PushServer {
     /// Answers one request unless the server is draining (503 then).

@@ -3,6 +3,7 @@ public import ProfileDrop
 import PushHTTP1
 import PushIO
 public import PushStore
+import PushStoreSQL
 
 /// The running service: HTTP API on its own event loop, the store, the match service and the outbox worker.
 ///

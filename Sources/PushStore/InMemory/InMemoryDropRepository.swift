@@ -1,7 +1,7 @@
 public import Foundation
 
 /// `DropRepository` and `MateRequestRepository` in memory, with the same rules as the SQLite ones (for
-/// tests). One actor holds drops, engagements and mate requests, so `DropRules` run on them without a
+/// tests). One actor holds drops, engagements and mate requests, so the drop rules run on them without a
 /// suspension; the outbox rows a match or an answer makes go to `outbox` right after, before the call returns.
 public actor InMemoryDropRepository: DropRepository, MateRequestRepository {
     private var tables = Tables()
@@ -16,26 +16,19 @@ public actor InMemoryDropRepository: DropRepository, MateRequestRepository {
         tables.webhooks = webhooks
     }
 
-    /// See `DropRepository.report`.
-    public func report(_ request: DropReportRequest, now: Date) async throws -> (DropReportOutcome, expired: [DropRecord]) {
-        let result = try DropRules.report(request, now: now, &tables)
+    /// See `DropRepository.withDropTransaction`: `body` runs on the tables without a suspension (the actor is
+    /// the lock), then the outbox rows it queued go to `outbox`, before the call returns.
+    public func withDropTransaction<T: Sendable>(
+        locking users: [String], grouped: Bool, _ body: @escaping @Sendable (inout any DropTransaction) throws -> T
+    ) async throws -> T {
+        // The tables move into the transaction and back, so the rules change them in place (no copy).
+        var tx: any DropTransaction = tables
+        tables = Tables()
+        let result: Result<T, any Error> = Result { try body(&tx) }
+        if let changed = tx as? Tables { tables = changed }
+        let value = try result.get()
         try await flushOutbox()
-        return result
-    }
-
-    /// See `DropRepository.cancel`.
-    public func cancel(userID: String, now: Date, window: Duration) throws -> (DropCancelOutcome, expired: [DropRecord]) {
-        try DropRules.cancel(userID: userID, now: now, window: window, &tables)
-    }
-
-    /// See `DropRepository.current`.
-    public func current(userID: String, now: Date, window: Duration) throws -> (DropRecord?, expired: [DropRecord]) {
-        try DropRules.current(userID: userID, now: now, window: window, &tables)
-    }
-
-    /// See `DropRepository.expireDue`.
-    public func expireDue(now: Date) throws -> [DropRecord] {
-        try DropRules.expireDue(now: now, &tables)
+        return value
     }
 
     /// See `DropRepository.pending`.
@@ -108,7 +101,7 @@ public actor InMemoryDropRepository: DropRepository, MateRequestRepository {
         try await outbox.enqueue(items)
     }
 
-    /// The tables, as `DropRules` read and write them.
+    /// The tables, as the drop rules read and write them.
     struct Tables: DropTransaction {
         var drops: [String: DropRecord] = [:]
         var engaged: [String: String] = [:]

@@ -19,7 +19,7 @@ public final class InMemoryWebhookRepository: WebhookRepository {
     private static func key(_ row: WebhookDelivery) -> String { row.endpointID + " " + row.eventID }
 
     /// Whether any endpoint subscribes to `type` (so callers build no event nobody wants).
-    func wants(_ type: WebhookEventType) -> Bool {
+    package func wants(_ type: WebhookEventType) -> Bool {
         state.withLock { $0.endpoints.contains { $0.events.contains(type) } }
     }
 

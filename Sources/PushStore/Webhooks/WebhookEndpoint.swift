@@ -38,12 +38,12 @@ public struct WebhookEndpoint: Sendable, Equatable {
 
     /// The event list as stored: sorted raw values joined by commas, with a comma before and after (so a
     /// `LIKE '%,type,%'` finds one type).
-    var storedEvents: String {
+    package var storedEvents: String {
         "," + events.map(\.rawValue).sorted().joined(separator: ",") + ","
     }
 
     /// The event set from its stored form (unknown names are skipped).
-    static func events(stored: String) -> Set<WebhookEventType> {
+    package static func events(stored: String) -> Set<WebhookEventType> {
         Set(stored.split(separator: ",").compactMap { WebhookEventType(rawValue: String($0)) })
     }
 

@@ -29,5 +29,5 @@ public struct WebhookEvent: Sendable, Equatable {
     }
 
     /// The stored form: the serialized `json`.
-    var stored: [UInt8] { json.serialized() }
+    package var stored: [UInt8] { json.serialized() }
 }

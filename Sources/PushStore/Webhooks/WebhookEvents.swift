@@ -1,11 +1,11 @@
-import APNSCore
-import Foundation
+package import APNSCore
+package import Foundation
 import JSON
 
 /// The events the stores write, built from the rows that changed.
-enum WebhookEvents {
+package enum WebhookEvents {
     /// A notification that ended `state` (rejected, failed or expired) at `now`.
-    static func notification(_ item: OutboxItem, state: OutboxState, status: Int?, reason: String?, now: Date)
+    package static func notification(_ item: OutboxItem, state: OutboxState, status: Int?, reason: String?, now: Date)
         -> WebhookEvent?
     {
         let type: WebhookEventType
@@ -26,7 +26,7 @@ enum WebhookEvents {
     }
 
     /// A device registration invalidated for `reason`, which APNs dated `timestamp`.
-    static func deviceInvalidated(_ device: DeviceRecord, reason: APNSRejectionReason, timestamp: Date) -> WebhookEvent {
+    package static func deviceInvalidated(_ device: DeviceRecord, reason: APNSRejectionReason, timestamp: Date) -> WebhookEvent {
         WebhookEvent(
             type: .deviceInvalidated, occurredAt: Date(),
             data: [
@@ -37,7 +37,7 @@ enum WebhookEvents {
     }
 
     /// A mate request stored (`created`) or answered (`accepted`/`declined`).
-    static func mateRequest(_ request: MateRequestRecord, type: WebhookEventType) -> WebhookEvent {
+    package static func mateRequest(_ request: MateRequestRecord, type: WebhookEventType) -> WebhookEvent {
         var data: [String: JSONValue] = [
             "mate_request_id": .string(request.id), "drop_id": .string(request.dropID),
             "sender_id": .string(request.senderID), "recipient_id": .string(request.recipientID),
@@ -48,29 +48,29 @@ enum WebhookEvents {
     }
 
     /// The answer event for an answered request.
-    static func answered(_ request: MateRequestRecord) -> WebhookEvent {
+    package static func answered(_ request: MateRequestRecord) -> WebhookEvent {
         mateRequest(request, type: request.state == .accepted ? .mateRequestAccepted : .mateRequestDeclined)
     }
 }
 
 /// The endpoints subscribed to each event type, read once per transaction that may write events.
-struct WebhookSubscribers: Sendable {
+package struct WebhookSubscribers: Sendable {
     /// Endpoint ids per type.
-    var byType: [WebhookEventType: [String]] = [:]
+    package var byType: [WebhookEventType: [String]] = [:]
 
     /// The subscribers of `endpoints`.
-    init(_ endpoints: [(id: String, events: Set<WebhookEventType>)]) {
+    package init(_ endpoints: [(id: String, events: Set<WebhookEventType>)]) {
         for endpoint in endpoints {
             for type in endpoint.events { byType[type, default: []].append(endpoint.id) }
         }
     }
 
     /// Whether no endpoint wants anything.
-    var isEmpty: Bool { byType.isEmpty }
+    package var isEmpty: Bool { byType.isEmpty }
 
     /// Whether an endpoint wants `type`.
-    func wants(_ type: WebhookEventType) -> Bool { byType[type] != nil }
+    package func wants(_ type: WebhookEventType) -> Bool { byType[type] != nil }
 
     /// The endpoints that get `type`.
-    func endpoints(for type: WebhookEventType) -> [String] { byType[type] ?? [] }
+    package func endpoints(for type: WebhookEventType) -> [String] { byType[type] ?? [] }
 }

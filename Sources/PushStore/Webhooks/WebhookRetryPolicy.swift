@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// When a failed webhook delivery is tried again: doubling delays from `initialDelay` up to `maxDelay`, until
 /// the event is older than `giveUpAfter` (26 hours by default: "at least 24 hours" with room for an outage
@@ -31,7 +31,7 @@ public struct WebhookRetryPolicy: Sendable, Equatable {
     }
 
     /// The state and due time after a failed attempt at `now` of an event created at `createdAt`.
-    func afterFailure(attempts: Int, id: String, createdAt: Date, now: Date) -> (WebhookDeliveryState, Date) {
+    package func afterFailure(attempts: Int, id: String, createdAt: Date, now: Date) -> (WebhookDeliveryState, Date) {
         let next = now.addingTimeInterval(delay(afterAttempt: attempts, id: id) / .seconds(1))
         if next.timeIntervalSince(createdAt) > giveUpAfter / .seconds(1) { return (.failed, now) }
         return (.pending, next)

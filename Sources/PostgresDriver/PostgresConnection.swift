@@ -1,0 +1,287 @@
+internal import CLibPQ
+import Foundation
+
+/// Owns one `PGconn*` (closed with `PQfinish` in `deinit`) and its prepared statements.
+///
+/// Confined to the thread that opened it: libpq connections are not to be shared between threads, and
+/// every blocking call here runs on a thread of the pool (`PostgresPool`), never on Swift's cooperative
+/// pool. Each entry point checks it runs on its owner thread.
+package final class PostgresConnection {
+    private let handle: OpaquePointer
+    private let owner: pthread_t
+    /// Prepared statements by SQL text: the server parses and plans each text once per connection.
+    private var prepared: [String: String] = [:]
+    /// Fixed statements that run just before the next statement, in the same round trip: the open
+    /// transaction's `BEGIN` and `executeWithNext`'s statements.
+    private var pending: [String] = []
+    /// Channels to announce once the open `transaction` block commits (`announce`).
+    private var announcements: [String] = []
+    /// Channels announced by committed writes, not yet taken (`takeAnnouncements`).
+    private var committedAnnouncements: [String] = []
+    /// True while a `transaction` block's body runs.
+    private var inBlock = false
+
+    /// Connects with `conninfo` (a `postgres://` URL or `key=value` pairs); throws a classified error.
+    package init(conninfo: String) throws(PostgresError) {
+        try Self.validate(conninfo)
+        // Defaults first; anything the URL says overrides them (libpq expands `dbname` in place).
+        let keywords = Self.defaults.map(\.key) + ["dbname"]
+        let values = Self.defaults.map(\.value) + [conninfo]
+        let connection = Self.withCStrings(keywords) { keywords in
+            Self.withCStrings(values) { values in PQconnectdbParams(keywords, values, 1) }
+        }
+        guard let connection else {
+            throw PostgresError(kind: .connectionFailed, function: "PQconnectdbParams", message: "out of memory")
+        }
+        guard PQstatus(connection) == CONNECTION_OK else {
+            let message = String(cString: PQerrorMessage(connection))
+            PQfinish(connection)
+            throw PostgresError.connectFailure(message)
+        }
+        handle = connection
+        owner = pthread_self()
+    }
+
+    deinit { PQfinish(handle) }
+
+    private func checkThread() {
+        precondition(pthread_equal(owner, pthread_self()) != 0, "a PostgreSQL connection used off its own thread")
+    }
+
+    /// False once the connection broke (the pool then opens a new one).
+    package var isUsable: Bool { PQstatus(handle) == CONNECTION_OK }
+
+    /// True while a transaction block is open (or failed and not yet rolled back).
+    package var inTransaction: Bool {
+        let status = PQtransactionStatus(handle)
+        return status == PQTRANS_INTRANS || status == PQTRANS_INERROR
+    }
+
+    /// The socket, for waiting on notifications.
+    package var socket: Int32 { PQsocket(handle) }
+
+    /// Runs SQL without parameters through the simple protocol (several statements allowed): for fixed
+    /// statements only (BEGIN, COMMIT, LISTEN, migrations), never for values.
+    package func execute(_ sql: String) throws(PostgresError) {
+        checkThread()
+        let text = (pending + [sql]).joined(separator: "; ")
+        pending.removeAll()
+        _ = try check(PQexec(handle, text), "PQexec")
+    }
+
+    /// Runs `sql`, a fixed statement without parameters, inside the open `transaction` just before the next
+    /// statement and in the same round trip (for `SET LOCAL`), instead of a round trip of its own.
+    package func executeWithNext(_ sql: String) {
+        checkThread()
+        pending.append(sql)
+    }
+
+    /// Runs `sql` with `parameters` ($1, $2, …) as a prepared statement; returns its rows (binary format).
+    /// With `committing`, the last statement of a `transaction` block: the block commits in the same round
+    /// trip (a failed statement commits nothing, and the block rolls back).
+    @discardableResult
+    package func query(_ sql: String, _ parameters: [PostgresValue] = [], committing: Bool = false) throws(PostgresError) -> PostgresRows {
+        checkThread()
+        let name = try statementName(sql)
+        let wire = parameters.map(\.wire)
+        var lengths: [Int32] = wire.map { Int32($0.bytes?.count ?? 0) }
+        var formats: [Int32] = wire.map(\.format)
+        // One buffer holds every value; the pointer array points into it.
+        let total = wire.reduce(0) { $0 + ($1.bytes?.count ?? 0) }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(total, 1), alignment: 1)
+        defer { buffer.deallocate() }
+        var pointers: [UnsafePointer<CChar>?] = []
+        pointers.reserveCapacity(wire.count)
+        var offset = 0
+        for value in wire {
+            guard let bytes = value.bytes else {
+                pointers.append(nil)
+                continue
+            }
+            let start = buffer.baseAddress! + offset
+            bytes.withUnsafeBytes { if let base = $0.baseAddress { start.copyMemory(from: base, byteCount: $0.count) } }
+            pointers.append(UnsafePointer(start.assumingMemoryBound(to: CChar.self)))
+            offset += bytes.count
+        }
+        let result: OpaquePointer?
+        if pending.isEmpty && !committing {
+            result = PQexecPrepared(handle, name, Int32(wire.count), pointers, &lengths, &formats, 1)
+        } else {
+            let before = pending
+            pending.removeAll()
+            result = try pipelined(before, after: committing ? ["COMMIT"] : []) {
+                PQsendQueryPrepared($0, name, Int32(wire.count), pointers, &lengths, &formats, 1)
+            }
+        }
+        guard let rows = try check(result, "PQexecPrepared") else {
+            throw PostgresError(kind: .statement, function: "PQexecPrepared", message: "no result")
+        }
+        return rows
+    }
+
+    /// Runs `sql` with `parameters`; returns the number of rows it changed.
+    @discardableResult
+    package func run(_ sql: String, _ parameters: [PostgresValue] = []) throws(PostgresError) -> Int {
+        try query(sql, parameters).affectedRows
+    }
+
+    /// Runs `body` in `BEGIN … COMMIT` (at `isolation`), rolling back if it throws; a serialization
+    /// failure or deadlock (40001, 40P01) runs the whole block again, up to `attempts` times in all.
+    package func transaction<T>(
+        isolation: PostgresIsolation = .readCommitted, attempts: Int = 5,
+        _ body: (PostgresConnection) throws -> T
+    ) throws -> T {
+        var attempt = 1
+        // BEGIN goes out with the block's first statement (one round trip fewer); a block that runs no
+        // statement sends nothing at all.
+        let begin = "BEGIN ISOLATION LEVEL \(isolation.rawValue)"
+        while true {
+            pending = [begin]
+            announcements.removeAll()
+            inBlock = true
+            do {
+                let result = try body(self)
+                inBlock = false
+                if pending.first == begin {
+                    pending.removeAll()
+                    return result
+                }
+                // The block's last statement may have committed it already (`query(_:_:committing:)`).
+                if inTransaction { try execute("COMMIT") }
+                for channel in announcements where !committedAnnouncements.contains(channel) {
+                    committedAnnouncements.append(channel)
+                }
+                announcements.removeAll()
+                return result
+            } catch {
+                inBlock = false
+                announcements.removeAll()
+                pending.removeAll()
+                if inTransaction && isUsable { try? execute("ROLLBACK") }
+                if let failure = error as? PostgresError, failure.isRetryable, attempt < attempts {
+                    attempt += 1
+                    continue
+                }
+                throw error
+            }
+        }
+    }
+
+    /// Announces `channel` (a plain identifier) once what was just written is committed: after a statement
+    /// that committed on its own, after the commit of the open `transaction` block (never if it rolls back),
+    /// once per channel and block. Committed announcements wait in `takeAnnouncements()` for the pool, which
+    /// hands them to the instance's listener to send (`PostgresListener.announce`).
+    ///
+    /// A `NOTIFY` inside the writing transaction would serialize the writers: PostgreSQL takes one lock for
+    /// the commits of all transactions that notify and holds it until the commit's WAL flush.
+    package func announce(_ channel: String) {
+        checkThread()
+        precondition(PostgresListener.isChannelName(channel))
+        let target = inBlock ? \PostgresConnection.announcements : \PostgresConnection.committedAnnouncements
+        if !self[keyPath: target].contains(channel) { self[keyPath: target].append(channel) }
+    }
+
+    /// The channels announced by what committed since the last call.
+    package func takeAnnouncements() -> [String] {
+        checkThread()
+        defer { committedAnnouncements.removeAll() }
+        return committedAnnouncements
+    }
+
+    /// Sends `before` (statements without parameters), the statement `send` queues and `after`, as one
+    /// pipeline (one round trip), and returns that statement's result; throws the first error (the server
+    /// skips what follows a failed statement).
+    private func pipelined(
+        _ before: [String], after: [String], _ send: (OpaquePointer) -> Int32
+    ) throws(PostgresError) -> OpaquePointer? {
+        guard PQenterPipelineMode(handle) == 1 else { throw failure("PQenterPipelineMode") }
+        let total = before.count + 1 + after.count
+        var sent = 0
+        for (index, sql) in (before + [""] + after).enumerated() {
+            let queued = index == before.count ? send(handle) : PQsendQueryParams(handle, sql, 0, nil, nil, nil, nil, 1)
+            guard queued == 1 else { break }
+            sent += 1
+        }
+        let synced = PQpipelineSync(handle) == 1
+        // One result per statement sent, each followed by a null; then the sync point.
+        var results: [OpaquePointer?] = []
+        for _ in 0..<sent {
+            results.append(PQgetResult(handle))
+            while let extra = PQgetResult(handle) { PQclear(extra) }
+        }
+        if synced, let sync = PQgetResult(handle) { PQclear(sync) }
+        while PQexitPipelineMode(handle) != 1, isUsable, let extra = PQgetResult(handle) { PQclear(extra) }
+        guard results.count == total else {
+            for result in results { PQclear(result) }
+            throw failure("PQsendQueryPrepared")
+        }
+        let main = results[before.count]
+        var firstError: PostgresError?
+        for (index, result) in results.enumerated() where index != before.count {
+            do {
+                _ = try check(result, "PQexec")
+            } catch {
+                // A failure before the statement comes first; after it, the statement's own error does.
+                if firstError == nil
+                    && (index < before.count || PQresultStatus(main) == PGRES_TUPLES_OK
+                        || PQresultStatus(main) == PGRES_COMMAND_OK)
+                {
+                    firstError = error
+                }
+            }
+        }
+        if let firstError {
+            PQclear(main)
+            throw firstError
+        }
+        return main
+    }
+
+    /// The error libpq reports for the connection after `function` failed.
+    private func failure(_ function: String) -> PostgresError {
+        PostgresError(kind: isUsable ? .statement : .connectionLost, function: function, message: String(cString: PQerrorMessage(handle)))
+    }
+
+    /// The name of the prepared statement for `sql`, preparing it on first use.
+    private func statementName(_ sql: String) throws(PostgresError) -> String {
+        if let name = prepared[sql] { return name }
+        let name = "push_\(prepared.count + 1)"
+        _ = try check(PQprepare(handle, name, sql, 0, nil), "PQprepare")
+        prepared[sql] = name
+        return name
+    }
+
+    /// Turns a `PGresult*` into rows, or into a thrown error carrying the SQLSTATE (the result is cleared).
+    private func check(_ result: OpaquePointer?, _ function: String) throws(PostgresError) -> PostgresRows? {
+        guard let result else {
+            throw PostgresError(
+                kind: isUsable ? .statement : .connectionLost, function: function,
+                message: String(cString: PQerrorMessage(handle)))
+        }
+        switch PQresultStatus(result) {
+        case PGRES_TUPLES_OK, PGRES_COMMAND_OK, PGRES_EMPTY_QUERY:
+            return PostgresRows(result)
+        default:
+            let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+            let text = PQresultErrorMessage(result).map { String(cString: $0) } ?? ""
+            PQclear(result)
+            let message = text.isEmpty ? String(cString: PQerrorMessage(handle)) : text
+            throw PostgresError(
+                kind: isUsable ? .statement : .connectionLost, function: function, sqlState: state, message: message)
+        }
+    }
+
+    /// Reads what arrived on the socket and returns the notifications received (channel, payload).
+    package func consumeNotifications() throws(PostgresError) -> [(channel: String, payload: String)] {
+        checkThread()
+        guard PQconsumeInput(handle) == 1 else {
+            throw PostgresError(kind: .connectionLost, function: "PQconsumeInput", message: String(cString: PQerrorMessage(handle)))
+        }
+        var received: [(channel: String, payload: String)] = []
+        while let notification = PQnotifies(handle) {
+            received.append((String(cString: notification.pointee.relname), String(cString: notification.pointee.extra)))
+            PQfreemem(notification)
+        }
+        return received
+    }
+}

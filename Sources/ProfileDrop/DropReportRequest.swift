@@ -1,0 +1,29 @@
+import Foundation
+public import PushStore
+
+/// One phone's report of its peer, as the store decides it (the drop condition was checked before).
+public struct DropReportRequest: Sendable {
+    /// The reporting user.
+    public var reporterID: String
+    /// The user they reported.
+    public var peerID: String
+    /// The id a new pending drop gets, if this report creates one.
+    public var newDropID: String
+    /// How long a pending drop waits for the peer, and how long a match answers repeats.
+    public var window: Duration
+    /// The outbox rows that push a new match's two mate requests. The store calls it inside the transaction
+    /// that stores the match, so it must not do I/O: read what it needs (devices, cards) beforehand.
+    public var pushes: @Sendable (_ drop: DropRecord, _ requests: [MateRequestRecord]) -> [OutboxItem]
+
+    /// A report of `peerID` by `reporterID`.
+    public init(
+        reporterID: String, peerID: String, newDropID: String, window: Duration,
+        pushes: @escaping @Sendable (_ drop: DropRecord, _ requests: [MateRequestRecord]) -> [OutboxItem]
+    ) {
+        self.reporterID = reporterID
+        self.peerID = peerID
+        self.newDropID = newDropID
+        self.window = window
+        self.pushes = pushes
+    }
+}

@@ -1,0 +1,33 @@
+import APNSCore
+import Foundation
+import PostgresDriver
+import PushStore
+import SQLiteDriver
+
+/// The columns of `mate_requests`, in SELECT (and INSERT) order.
+enum MateRequestColumn: Int32, StoreColumn {
+    case id, dropID, senderID, recipientID, state, createdAt, answeredAt
+
+    var expression: String {
+        switch self {
+        case .id: "id"
+        case .dropID: "drop_id"
+        case .senderID: "sender_id"
+        case .recipientID: "recipient_id"
+        case .state: "state"
+        case .createdAt: "created_at"
+        case .answeredAt: "answered_at"
+        }
+    }
+}
+
+extension MateRequestRecord {
+    /// The request in a row selecting `MateRequestColumn.selectList`.
+    init(row: some StoreRow) {
+        self.init(
+            id: row.string(MateRequestColumn.id), dropID: row.string(MateRequestColumn.dropID),
+            senderID: row.string(MateRequestColumn.senderID), recipientID: row.string(MateRequestColumn.recipientID),
+            state: MateRequestState(rawValue: row.string(MateRequestColumn.state)) ?? .declined,
+            createdAt: row.date(MateRequestColumn.createdAt), answeredAt: row.optionalDate(MateRequestColumn.answeredAt))
+    }
+}

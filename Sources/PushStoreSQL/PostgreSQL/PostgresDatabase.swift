@@ -1,0 +1,125 @@
+import Foundation
+import PostgresDriver
+public import PushStore
+import PushSync
+
+/// One PostgreSQL database shared by any number of push-server instances: this instance's connection pool
+/// and its `LISTEN` connection, shared by the PostgreSQL repositories of one `PushRepositories`.
+///
+/// Opening connects (a wrong URL, a refused connection, a wrong password or an unknown database throws a
+/// `PostgresError` saying which), migrates the schema (`PostgresSchema`, refusing a newer one) and starts
+/// listening for new outbox rows. Unlike SQLite, opening puts nothing back in the queue: other instances
+/// may be sending the rows in flight, which come back only when their lease ends.
+public final class PostgresDatabase: PushDatabase {
+    /// The channel `NOTIFY`ed when outbox rows are enqueued.
+    static let outboxChannel = "push_outbox"
+
+    /// This instance's name in the rows it claims (`owner`), unique per process by default.
+    public let instanceID: String
+    /// The connection pool.
+    let pool: PostgresPool
+    /// The `LISTEN` connection.
+    let listener: PostgresListener
+    private let closed = PThreadLock(false)
+    /// Always 0: in-flight rows are reclaimed by lease, not at open (see the type's summary).
+    public let recoveredAtOpen = 0
+
+    private init(instanceID: String, pool: PostgresPool, listener: PostgresListener) {
+        self.instanceID = instanceID
+        self.pool = pool
+        self.listener = listener
+    }
+
+    /// Connects to `url` (`postgres://user:password@host:port/database?…`, or libpq `key=value` pairs)
+    /// with up to `poolSize` connections, migrates the schema and starts listening.
+    public static func open(url: String, poolSize: Int = 4, instanceID: String? = nil) async throws -> PostgresDatabase {
+        try await open(url: url, poolSize: poolSize, instanceID: instanceID, migrations: PostgresSchema.migrations)
+    }
+
+    /// Opens the database migrated by `migrations` (tests pass more or fewer steps than this build's).
+    static func open(
+        url: String, poolSize: Int, instanceID: String?, migrations: [PostgresMigration]
+    ) async throws -> PostgresDatabase {
+        try PostgresConnection.validate(url)
+        let pool = PostgresPool(conninfo: url, size: poolSize)
+        let now = Date().storeMillis
+        _ = try await pool.withConnection { try $0.migrate(migrations, now: now) }
+        let listener = try await PostgresListener.start(conninfo: url, channels: [outboxChannel])
+        pool.announce { listener.announce($0) }
+        let name = instanceID ?? "\(hostName())-\(getpid())-\(OutboxID.make().suffix(8))"
+        return PostgresDatabase(instanceID: name, pool: pool, listener: listener)
+    }
+
+    /// This machine's name (`gethostname`, no resolver lookups).
+    private static func hostName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "host" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    deinit { close() }
+
+    /// Stops listening and closes the idle connections (those in use close when given back); repository
+    /// calls after this fail as `PushStoreError.unavailable`. For an instance shutting down. Idempotent.
+    public func close() {
+        guard
+            closed.withLock({ closed in
+                defer { closed = true }
+                return !closed
+            })
+        else { return }
+        listener.stop()
+        pool.close()
+    }
+
+    /// Throws (`PushStoreError.unavailable` when it cannot be reached) unless the database answers `SELECT 1`.
+    public func ping() async throws {
+        try await withConnection { _ = try $0.query("SELECT 1") }
+    }
+
+    /// Runs `body` on a pooled connection (`PostgresPool.withConnection`) for a repository: a database that
+    /// cannot be reached is reported as `PushStoreError.unavailable`.
+    func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
+        do {
+            return try await pool.withConnection(body)
+        } catch let error as PostgresError where error.isUnavailable {
+            throw PushStoreError.unavailable(error.description)
+        }
+    }
+
+    /// Runs `body` in one transaction (`PostgresPool.transaction`) for a repository, reporting a database
+    /// that cannot be reached as `PushStoreError.unavailable`.
+    func transaction<T: Sendable>(
+        isolation: PostgresIsolation = .readCommitted, _ body: @escaping @Sendable (PostgresConnection) throws -> T
+    ) async throws -> T {
+        do {
+            return try await pool.transaction(isolation: isolation, body)
+        } catch let error as PostgresError where error.isUnavailable {
+            throw PushStoreError.unavailable(error.description)
+        }
+    }
+
+    /// The schema version recorded in `schema_migrations`.
+    public func schemaVersion() async throws -> Int {
+        try await pool.withConnection { try $0.schemaVersion() }
+    }
+
+    /// How many times new outbox rows were announced so far (also bumped after the listening connection
+    /// came back from a break, when announcements may have been missed): pass it to `waitForOutbox(after:)`.
+    public var outboxGeneration: UInt64 { listener.generation(Self.outboxChannel) }
+
+    /// Returns once new outbox rows were announced (by any instance) after `generation`; returns the new
+    /// generation. Read `outboxGeneration` before looking for work, so nothing enqueued in between is missed.
+    @discardableResult
+    public func waitForOutbox(after generation: UInt64) async -> UInt64 {
+        await listener.wait(on: Self.outboxChannel, after: generation)
+    }
+
+    /// Rows in one of the tables (for tests and diagnostics).
+    func rowCount(_ table: String) async throws -> Int {
+        precondition(
+            ["users", "devices", "outbox", "outbox_items", "outbox_state", "outbox_segments", "drops", "mate_requests", "idempotency_keys"]
+                .contains(table))
+        return try await pool.withConnection { try $0.query("SELECT count(*) FROM \(table)")[0].int(at: 0) }
+    }
+}

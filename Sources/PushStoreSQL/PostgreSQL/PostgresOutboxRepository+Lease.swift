@@ -1,0 +1,52 @@
+public import Foundation
+import PostgresDriver
+public import PushStore
+
+extension PostgresOutboxRepository {
+    /// A third of the lease: a hold is renewed twice before it could run out, so one late or failed
+    /// renewal (a busy database, a dropped connection) still leaves it covered.
+    public var leaseRenewalInterval: Duration? { lease / 3 }
+
+    /// See `OutboxRepository.renewLeases`: one UPDATE for all of `holds`, joined by id and fenced like a
+    /// completion (still in flight, owned by this instance, under the same attempt).
+    public func renewLeases(_ holds: [OutboxHold], now: Date) async throws -> Set<String> {
+        guard !holds.isEmpty else { return [] }
+        let parameters: [PostgresValue] = [
+            .textArray(holds.map(\.id)), .integerArray(holds.map { Int64($0.attempt) }),
+            .integer(now.addingTimeInterval(lease / .seconds(1)).storeMillis), .text(database.instanceID),
+            .integer(now.storeMillis),
+        ]
+        let renewed = try await database.transaction { db in
+            db.lookUpByKey()
+            db.commitWithoutFlush()
+            return try db.query(Self.renewSQL, parameters, committing: true).map { $0.string(at: 0) }
+        }
+        return Set(renewed)
+    }
+
+    /// Moves the lease of rows $1 (ids) under attempts $2 to $3 (ms) where owner $4 still holds them in
+    /// flight; $5 is now. A row with a state row moves its own lease, a row without one the lease of the range
+    /// covering it (once per range). Returns the ids whose lease moved.
+    static let renewSQL = """
+        WITH h AS MATERIALIZED (
+            SELECT v.*, 'in_flight'::text AS fence, i.seq, r.seq IS NOT NULL AS has_state
+            FROM unnest($1::text[], $2::bigint[]) AS v(id, attempt) JOIN outbox_items i ON i.id = v.id
+            LEFT JOIN outbox_state r ON r.seq = i.seq
+        ), covered AS MATERIALIZED (
+            SELECT h.id, h.attempt, g.lo FROM h CROSS JOIN LATERAL \(PostgresOutboxColumn.rangeAtOrBefore("h.seq"))
+            WHERE NOT h.has_state AND g.hi >= h.seq
+        ), ranges AS (
+            UPDATE outbox_segments g SET lease_until = $3, updated_at = $5
+            FROM (SELECT DISTINCT lo, attempt FROM covered) c
+            WHERE g.lo = c.lo AND g.claims = c.attempt AND g.owner = $4
+            RETURNING g.lo, g.claims
+        ), rows AS (
+            UPDATE outbox_state s SET lease_until = $3, updated_at = $5
+            FROM h
+            WHERE h.has_state AND s.seq = h.seq AND s.attempts = h.attempt AND s.state = h.fence AND s.owner = $4
+            RETURNING h.id
+        )
+        SELECT c.id FROM covered c JOIN ranges g ON g.lo = c.lo AND g.claims = c.attempt
+        UNION ALL SELECT id FROM rows
+        """
+}

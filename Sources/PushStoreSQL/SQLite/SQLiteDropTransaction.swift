@@ -1,0 +1,121 @@
+import Foundation
+import PushStore
+import SQLiteDriver
+
+/// `DropTransaction` on one SQLite connection inside a write transaction.
+struct SQLiteDropTransaction: DropTransaction {
+    let db: SQLiteConnection
+
+    private static let columns = SQLiteDropRepository.columns
+
+    /// Each user's drop by its engagement (one indexed lookup each; a report asks for two users).
+    func pendingDrops(engaging userIDs: [String]) throws -> [String: DropRecord] {
+        var found: [String: DropRecord] = [:]
+        for user in userIDs {
+            let drop = try db.query(Self.engagedSQL, [.text(user)], row: SQLiteDropRepository.record).first
+            if let drop { found[user] = drop }
+        }
+        return found
+    }
+
+    /// The drop engaging user ?1. Like every statement here, its text is built once: the statement cache
+    /// is keyed by it, and building it per call cost a string each time.
+    static let engagedSQL = """
+        SELECT \(Self.columns) FROM drops
+        WHERE id = (SELECT drop_id FROM drop_engagements WHERE user_id = ?1)
+        """
+
+    /// Each side of an OR is its own index search (a UNION ALL): written as one WHERE with an OR, SQLite
+    /// scanned every matched drop in a partial index for each report.
+    func latestMatch(between first: String, and second: String, since: Date) throws -> DropRecord? {
+        try db.query(
+            Self.latestBetweenSQL, [.text(first), .text(second), .integer(since.storeMillis)], row: SQLiteDropRepository.record
+        ).first
+    }
+
+    func latestMatch(of userID: String, since: Date) throws -> DropRecord? {
+        try db.query(
+            Self.latestOfSQL, [.text(userID), .integer(since.storeMillis)], row: SQLiteDropRepository.record
+        ).first
+    }
+
+    /// The latest drop matched between ?1 and ?2 at or after ?3 (ms).
+    static let latestBetweenSQL = """
+        SELECT \(Self.columns) FROM (
+            SELECT \(Self.columns) FROM drops
+            WHERE state = 'matched' AND initiator_id = ?1 AND peer_id = ?2 AND matched_at >= ?3
+            UNION ALL
+            SELECT \(Self.columns) FROM drops
+            WHERE state = 'matched' AND initiator_id = ?2 AND peer_id = ?1 AND matched_at >= ?3
+        )
+        ORDER BY matched_at DESC, id DESC LIMIT 1
+        """
+
+    /// The latest drop of ?1 matched at or after ?2 (ms).
+    static let latestOfSQL = """
+        SELECT \(Self.columns) FROM (
+            SELECT \(Self.columns) FROM drops WHERE state = 'matched' AND initiator_id = ?1 AND matched_at >= ?2
+            UNION ALL
+            SELECT \(Self.columns) FROM drops WHERE state = 'matched' AND peer_id = ?1 AND matched_at >= ?2
+        )
+        ORDER BY matched_at DESC, id DESC LIMIT 1
+        """
+
+    func requests(forDrop dropID: String) throws -> [MateRequestRecord] {
+        try SQLiteMateRequestRepository.requests(forDrop: dropID, db)
+    }
+
+    func insertPending(_ drop: DropRecord) throws {
+        do {
+            try db.run(
+                Self.insertPendingSQL,
+                [
+                    .text(drop.id), .text(drop.initiatorID), .text(drop.peerID), .integer(drop.createdAt.storeMillis),
+                    .integer(drop.expiresAt.storeMillis),
+                ])
+        } catch {
+            guard error.isConstraintViolation else { throw error }
+            // The id is the primary key: the statement alone was undone, so this finds a drop stored before.
+            guard try SQLiteDropRepository.drop(id: drop.id, db) == nil else { throw PushStoreError.duplicateID(drop.id) }
+            throw error
+        }
+        // The primary key is the invariant: a second pending drop for a user cannot be stored.
+        try db.run(Self.engageSQL, [.text(drop.initiatorID), .text(drop.peerID), .text(drop.id)])
+    }
+
+    static let insertPendingSQL = "INSERT INTO drops (\(columns)) VALUES (?1, ?2, ?3, 'pending', ?4, ?5, NULL, NULL)"
+    static let engageSQL = "INSERT INTO drop_engagements (user_id, drop_id) VALUES (?1, ?3), (?2, ?3)"
+
+    func close(_ drop: DropRecord) throws {
+        let changed = try db.run(
+            Self.closeSQL,
+            [
+                .text(drop.id), .text(drop.state.rawValue), drop.matchedAt.map { .integer($0.storeMillis) } ?? .null,
+                drop.closedAt.map { .integer($0.storeMillis) } ?? .null,
+            ])
+        guard changed == 1 else {
+            throw PushStoreError.invalidTransition(dropID: drop.id, from: "not pending", to: drop.state.rawValue)
+        }
+        try db.run(Self.disengageSQL, [.text(drop.id)])
+    }
+
+    static let closeSQL = "UPDATE drops SET state = ?2, matched_at = ?3, closed_at = ?4 WHERE id = ?1 AND state = 'pending'"
+    static let disengageSQL = "DELETE FROM drop_engagements WHERE drop_id = ?1"
+
+    func insert(_ requests: [MateRequestRecord]) throws {
+        try SQLiteMateRequestRepository.insert(requests, db)
+        try SQLiteWebhookRepository.record(requests.map { WebhookEvents.mateRequest($0, type: .mateRequestCreated) }, db)
+    }
+
+    func enqueue(_ items: [OutboxItem]) throws {
+        guard !items.isEmpty else { return }
+        try SQLiteOutboxRepository.insert(items, db)
+    }
+
+    func pendingDrops(expiringBefore now: Date) throws -> [DropRecord] {
+        try db.query(Self.expiringSQL, [.integer(now.storeMillis)], row: SQLiteDropRepository.record)
+    }
+
+    static let expiringSQL =
+        "SELECT \(columns) FROM drops WHERE state = 'pending' AND expires_at < ?1 ORDER BY created_at, id"
+}

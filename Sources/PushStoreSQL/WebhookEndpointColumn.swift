@@ -1,0 +1,30 @@
+import APNSCore
+import Foundation
+import PushStore
+
+/// The columns of `webhook_endpoints`, in SELECT (and INSERT) order.
+enum WebhookEndpointColumn: Int32, StoreColumn {
+    case id, url, events, secret, source, createdAt
+    var expression: String {
+        switch self {
+        case .id: "id"
+        case .url: "url"
+        case .events: "events"
+        case .secret: "secret"
+        case .source: "source"
+        case .createdAt: "created_at"
+        }
+    }
+}
+
+extension WebhookEndpoint {
+    /// The endpoint in a row selecting `WebhookEndpointColumn.selectList`.
+    init(row: some StoreRow) {
+        self.init(
+            id: row.string(WebhookEndpointColumn.id), url: row.string(WebhookEndpointColumn.url),
+            events: WebhookEndpoint.events(stored: row.string(WebhookEndpointColumn.events)),
+            secret: row.string(WebhookEndpointColumn.secret),
+            source: WebhookEndpoint.Source(rawValue: row.string(WebhookEndpointColumn.source)) ?? .api,
+            createdAt: row.date(WebhookEndpointColumn.createdAt))
+    }
+}

@@ -1,0 +1,38 @@
+import APNSCore
+import Foundation
+import PushStore
+
+/// The columns of `webhook_events`, in SELECT order.
+enum WebhookEventColumn: Int32, StoreColumn {
+    case eventID, endpointID, type, body, state, attempts, nextAttemptAt, lastStatus, lastError, createdAt, updatedAt
+    var expression: String {
+        switch self {
+        case .eventID: "event_id"
+        case .endpointID: "endpoint_id"
+        case .type: "type"
+        case .body: "body"
+        case .state: "state"
+        case .attempts: "attempts"
+        case .nextAttemptAt: "next_attempt_at"
+        case .lastStatus: "last_status"
+        case .lastError: "last_error"
+        case .createdAt: "created_at"
+        case .updatedAt: "updated_at"
+        }
+    }
+}
+
+extension WebhookDelivery {
+    /// The delivery in a row selecting `WebhookEventColumn.selectList`.
+    init(row: some StoreRow) {
+        self.init(
+            eventID: row.string(WebhookEventColumn.eventID), endpointID: row.string(WebhookEventColumn.endpointID),
+            type: WebhookEventType(rawValue: row.string(WebhookEventColumn.type)) ?? .notificationRejected,
+            body: row.bytes(WebhookEventColumn.body),
+            state: WebhookDeliveryState(rawValue: row.string(WebhookEventColumn.state)) ?? .pending,
+            attempts: row.int(WebhookEventColumn.attempts), nextAttemptAt: row.date(WebhookEventColumn.nextAttemptAt),
+            lastStatus: row.optionalInt(WebhookEventColumn.lastStatus),
+            lastError: row.optionalString(WebhookEventColumn.lastError),
+            createdAt: row.date(WebhookEventColumn.createdAt), updatedAt: row.date(WebhookEventColumn.updatedAt))
+    }
+}

@@ -1,0 +1,139 @@
+import APNSCore
+import APNSMock
+import Foundation
+import Testing
+
+@testable import PushChaos
+
+/// The cluster chaos verdict as pure functions over what a run found: no database, no processes.
+@Suite("Chaos cluster verdict: leases tested, resends exactly the held rows, duplicates only where an answer was cut off")
+struct ChaosClusterVerdictTests {
+    static let start = Date(timeIntervalSince1970: 1_700_000_000)
+
+    /// Findings that pass: one kill that held two rows, both sent again after their lease.
+    static var passing: ChaosClusterFindings {
+        var findings = ChaosClusterFindings()
+        findings.instances = 3
+        findings.leaseSeconds = 10
+        findings.kills = [.init(held: ["a", "b"], resent: ["a", "b"])]
+        findings.leaseInconsistencies = 0
+        findings.indexCheck = "ok"
+        return findings
+    }
+
+    static func record(_ apnsID: String, at seconds: Double, connection: Int, stream: Int, accepted: Bool = true) -> MockAPNSRecord {
+        MockAPNSRecord(
+            token: String(repeating: "ab", count: 32), topic: "com.example.app", headers: [], payload: [], clientCertificateUID: nil,
+            apnsID: apnsID,
+            outcome: accepted
+                ? .accepted(apnsID: apnsID, uniqueID: nil) : .rejected(APNSRejection(status: 429, reason: .tooManyRequests, apnsID: apnsID)),
+            connectionID: connection, time: start.addingTimeInterval(seconds), streamID: stream)
+    }
+
+    static func reset(connection: Int, at seconds: Double, owed: [Int]) -> MockAPNSReset {
+        MockAPNSReset(
+            connectionID: connection, time: start.addingTimeInterval(seconds), owedStreamIDs: owed, unacknowledgedBytes: 0, unsentBytes: 0,
+            queuedBytes: 0)
+    }
+
+    @Test("a kill that held rows, all of them sent again after the lease, passes")
+    func passingFindings() {
+        #expect(Self.passing.failures.isEmpty, "\(Self.passing.failures)")
+    }
+
+    @Test("a kill with no rows in flight tested no lease: the run fails and says which kill")
+    func killWithNothingInFlight() {
+        var findings = Self.passing
+        findings.kills.append(.init())
+        #expect(findings.failures == ["kill 2 landed with no rows in flight: it tested no lease"])
+    }
+
+    @Test("rows sent again that are not the rows held fail the run, naming the rows either way")
+    func resentIsNotHeld() {
+        var findings = Self.passing
+        findings.kills = [.init(held: ["a", "b"], resent: ["a"])]
+        #expect(findings.failures.count == 1)
+        #expect(findings.failures.first?.contains("kill 1") == true && findings.failures.first?.contains("never sent again (b)") == true)
+        findings.kills = [.init(held: ["a"], resent: ["a", "c"])]
+        #expect(findings.failures.first?.contains("sent again but not held (c)") == true, "\(findings.failures)")
+    }
+
+    @Test("held rows that could not be read fail the run with the reason")
+    func heldUnknown() {
+        var findings = Self.passing
+        findings.kills = [.init(heldUnknown: "connection refused")]
+        #expect(findings.failures == ["kill 1: the rows it held in flight are unknown (connection refused)"])
+    }
+
+    @Test("the held rows read as apns-id and lease end; a lease that does not parse is an error, not 1970")
+    func heldRowsParse() throws {
+        let leases = try ChaosRun.heldRows([["id-1", "1700000010000"], ["id-2", "1700000011500"]])
+        #expect(leases == ["id-1": Date(timeIntervalSince1970: 1_700_000_010), "id-2": Date(timeIntervalSince1970: 1_700_000_011.5)])
+        #expect(try ChaosRun.heldRows([]).isEmpty)
+        #expect(try ChaosRun.heldRows([[""]]).isEmpty)
+        #expect(throws: ChaosClusterError.self) { try ChaosRun.heldRows([["id-1", "2023-11-14 22:13:30"]]) }
+        #expect(throws: ChaosClusterError.self) { try ChaosRun.heldRows([["id-1", ""]]) }
+        #expect(throws: ChaosClusterError.self) { try ChaosRun.heldRows([["id-1"]]) }
+    }
+
+    @Test("judge: the held rows sent again after the kill make up the kill's resent set; a send before the lease ends is counted")
+    func judgeResends() {
+        var findings = Self.passing
+        let kill = ChaosRun.KilledRows(
+            time: Self.start.addingTimeInterval(10),
+            leases: ["a": Self.start.addingTimeInterval(15), "b": Self.start.addingTimeInterval(15), "c": Self.start.addingTimeInterval(15)])
+        let records = [
+            Self.record("a", at: 9, connection: 1, stream: 1), Self.record("a", at: 16, connection: 2, stream: 1),
+            Self.record("b", at: 12, connection: 2, stream: 3), Self.record("x", at: 20, connection: 2, stream: 5),
+        ]
+        ChaosRun.judge(&findings, killed: [kill], records: records, resets: [])
+        #expect(findings.kills == [.init(held: ["a", "b", "c"], resent: ["a", "b"], resentBeforeLease: 1)])
+        #expect(!findings.failures.isEmpty)
+        #expect(findings.failures.contains { $0.contains("never sent again (c)") }, "\(findings.failures)")
+        #expect(findings.failures.contains("1 sends of a killed instance's rows before their lease ended"))
+    }
+
+    @Test("judge: a duplicate is explained by a reset only when that reset came while the earlier answer was owed")
+    func duplicatesAndResets() {
+        // "d" accepted on connection 1 stream 7, reset while its answer was owed, then accepted again.
+        let records = [
+            Self.record("d", at: 1, connection: 1, stream: 7), Self.record("d", at: 2, connection: 3, stream: 1),
+            // "e" accepted on connection 1 stream 5, its answer delivered before the reset: not explained.
+            Self.record("e", at: 0.5, connection: 1, stream: 5), Self.record("e", at: 2, connection: 3, stream: 3),
+            // "f" accepted on connection 2, which was reset too, but only after the answer was delivered.
+            Self.record("f", at: 0.5, connection: 2, stream: 1), Self.record("f", at: 2, connection: 3, stream: 5),
+        ]
+        let resets = [Self.reset(connection: 1, at: 1.5, owed: [7, 9]), Self.reset(connection: 2, at: 1.5, owed: [])]
+        var findings = Self.passing
+        ChaosRun.judge(&findings, killed: [], records: records, resets: resets)
+        #expect(findings.duplicatesAfterReset == 1)
+        #expect(findings.unexplainedDuplicates == 2)
+        #expect(findings.unexplainedExamples.count == 2)
+        #expect(findings.unexplainedExamples.contains { $0.hasPrefix("e:") && $0.contains("answer not owed then") })
+        #expect(findings.failures.contains { $0.hasPrefix("2 duplicates outside") }, "\(findings.failures)")
+    }
+
+    @Test("judge: a duplicate of a row a killed instance held is the kill's, whatever the resets")
+    func duplicatesOfKilledRows() {
+        let kill = ChaosRun.KilledRows(time: Self.start.addingTimeInterval(1), leases: ["k": Self.start.addingTimeInterval(2)])
+        let records = [Self.record("k", at: 0.5, connection: 1, stream: 1), Self.record("k", at: 3, connection: 2, stream: 1)]
+        var findings = Self.passing
+        ChaosRun.judge(&findings, killed: [kill], records: records, resets: [])
+        #expect(findings.duplicatesOfKilledInFlight == 1 && findings.unexplainedDuplicates == 0)
+        #expect(findings.kills == [.init(held: ["k"], resent: ["k"])])
+        #expect(findings.failures.isEmpty, "\(findings.failures)")
+    }
+
+    @Test("a 502-504 behind the balancer is its retry, unless it is the service's own JSON error (503 database_unavailable)")
+    func balancerAnswers() {
+        let serviceError = Array(#"{"error":{"code":"database_unavailable","message":"the database is unreachable"}}"#.utf8)
+        let haproxy = Array("<html><body><h1>503 Service Unavailable</h1>\nNo server is available to handle this request.\n</body></html>\n".utf8)
+        #expect(ChaosLoad.classify(status: 503, body: serviceError, balanced: true) == .refusal)
+        #expect(ChaosLoad.classify(status: 503, body: haproxy, balanced: true) == .balancerRetry)
+        #expect(ChaosLoad.classify(status: 502, body: [], balanced: true) == .balancerRetry)
+        #expect(ChaosLoad.classify(status: 504, body: haproxy, balanced: true) == .balancerRetry)
+        #expect(ChaosLoad.classify(status: 503, body: haproxy, balanced: false) == .refusal)
+        #expect(ChaosLoad.classify(status: 500, body: [], balanced: true) == .refusal)
+        #expect(ChaosLoad.classify(status: 429, body: serviceError, balanced: true) == .refusal)
+    }
+}

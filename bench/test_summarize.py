@@ -1,0 +1,182 @@
+"""Tests of bench/summarize.py (the bench verdict) and bench/service_metrics.py (what B7/B7L/B11 read from
+/metrics): a run is valid only when every case of its selection ran in full."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPT = os.path.join(HERE, "summarize.py")
+sys.path.insert(0, HERE)
+
+import bench_cases  # noqa: E402
+import service_metrics  # noqa: E402
+
+
+def good_run(case):
+    """A measured run in which every request succeeded (B4: its configured 1 % rejected)."""
+    run = {"n": 1000, "rate": 1000.0, "accepted": 1000, "rejected": 0, "errors": 0, "succeeded": 1000,
+           "status_2xx": 1000, "answered_rate": 1000.0, "cpu_us_per_notification": 5.0,
+           "process_cpu_us_per_notification": 5.0, "server_cpu_us_per_request": 5.0, "peak_rss_mb": 30.0,
+           "db_mb": 10.0, "p50_ms": 1.0, "p99_ms": 2.0}
+    if case == "B4.client":
+        run.update(accepted=990, rejected=10)
+    return run
+
+
+def raw_lines(selection="", change=None, drop=(), config=True):
+    """bench/raw.jsonl for a complete run of `selection`: a warm-up and two measured runs of each case;
+    `change(case, run)` spoils runs, `drop` leaves cases out."""
+    lines = []
+    for case in bench_cases.expected(selection):
+        if case in drop:
+            continue
+        for kind in ("warmup", "run", "run"):
+            run = good_run(case)
+            if change and kind == "run":
+                change(case, run)
+            lines.append(f"{case}\t{kind}\t{json.dumps(run)}\t0.50")
+    if config and "B4.client" in bench_cases.expected(selection):
+        lines.append('B4.config\t{"reject_percent":1}')
+    return lines
+
+
+class SummarizeTests(unittest.TestCase):
+    def summarize(self, lines, selection=None):
+        """Runs summarize.py on `lines`; returns (exit status, results.json, summary.md)."""
+        with tempfile.TemporaryDirectory() as directory:
+            raw, results, summary = (os.path.join(directory, name) for name in ("raw.jsonl", "results.json", "summary.md"))
+            with open(raw, "w", encoding="utf-8") as f:
+                f.write("\n".join(lines) + "\n")
+            args = [sys.executable, SCRIPT, raw, results, summary, "test"] + ([selection] if selection is not None else [])
+            done = subprocess.run(args, capture_output=True, text=True, timeout=120)
+            self.assertNotIn("Traceback", done.stderr)
+            with open(results, encoding="utf-8") as f:
+                data = json.load(f)
+            with open(summary, encoding="utf-8") as f:
+                return done.returncode, data, f.read()
+
+    def test_a_complete_valid_run_is_every_run_valid(self):
+        code, data, md = self.summarize(raw_lines())
+        self.assertEqual(code, 0, md)
+        self.assertTrue(data["valid"])
+        self.assertEqual(data["invalid_cases"], [])
+        self.assertIn("Validity: every run valid.", md)
+        self.assertNotIn("— INVALID", md)
+
+    def test_a_missing_case_is_invalid_named_and_exits_1(self):
+        code, data, md = self.summarize(raw_lines(drop={"B12.danted", "B10.pg-w3"}))
+        self.assertEqual(code, 1)
+        self.assertFalse(data["valid"])
+        self.assertEqual(data["missing_cases"], ["B10.pg-w3", "B12.danted"])
+        self.assertIn("B12.danted", data["invalid_cases"])
+        self.assertIn("B10.pg-w3", data["invalid_cases"])
+        self.assertNotIn("every run valid", md)
+        self.assertIn("- B12.danted: not run", md)
+
+    def test_a_skipped_case_is_invalid_and_named(self):
+        lines = raw_lines(drop={"B7"}) + ['B7\tskip\t{"skipped":"push-server not built"}']
+        code, data, md = self.summarize(lines)
+        self.assertEqual(code, 1)
+        self.assertEqual(data["skipped_cases"], ["B7"])
+        self.assertIn("B7", data["invalid_cases"])
+        self.assertNotIn("every run valid", md)
+        self.assertIn("- B7: skipped: push-server not built", md)
+
+    def test_b4_rejections_must_come_at_the_configured_rate(self):
+        for rejected, valid in ((10, True), (6, True), (14, True), (0, False), (4, False), (16, False), (50, False)):
+            def change(case, run, rejected=rejected):
+                if case == "B4.client":
+                    run.update(accepted=1000 - rejected, rejected=rejected)
+            code, data, md = self.summarize(raw_lines(change=change))
+            self.assertEqual(data["valid"], valid, f"{rejected} of 1000 rejected: {data['invalid_cases']}")
+            self.assertEqual(code, 0 if valid else 1)
+            if not valid:
+                self.assertEqual(data["invalid_cases"], ["B4.client"])
+                self.assertIn("configured 1% ± 0.5 points", md)
+
+    def test_b4_without_its_recorded_rate_is_invalid(self):
+        code, data, _ = self.summarize(raw_lines(config=False))
+        self.assertEqual(code, 1)
+        self.assertEqual(data["invalid_cases"], ["B4.client"])
+
+    def test_b7l_with_rejected_or_failed_notifications_is_invalid(self):
+        for key in ("rejected", "failed"):
+            def change(case, run, key=key):
+                if case == "B7L.1000000":
+                    run[key] = 3
+            code, data, _ = self.summarize(raw_lines(change=change))
+            self.assertEqual(code, 1)
+            self.assertEqual(data["invalid_cases"], ["B7L.1000000"])
+
+    def test_a_selection_expects_its_own_cases_only(self):
+        code, data, md = self.summarize(raw_lines("b7"), selection="b7")
+        self.assertEqual(code, 0, md)
+        self.assertIn("every run valid", md)
+        code, data, md = self.summarize(raw_lines("b7", drop={"B7L.1000000"}), selection="b7")
+        self.assertEqual(code, 1)
+        self.assertEqual(data["missing_cases"], ["B7L.1000000"])
+        # The full selection is the default: a b7-only raw file misses everything else.
+        code, data, _ = self.summarize(raw_lines("b7"))
+        self.assertEqual(code, 1)
+        self.assertIn("B1.client", data["missing_cases"])
+
+    def test_an_unknown_selection_is_refused(self):
+        with tempfile.TemporaryDirectory() as directory:
+            raw = os.path.join(directory, "raw.jsonl")
+            open(raw, "w").close()
+            done = subprocess.run([sys.executable, SCRIPT, raw, os.path.join(directory, "r.json"),
+                                   os.path.join(directory, "s.md"), "test", "everything"], capture_output=True, text=True)
+            self.assertEqual(done.returncode, 2)
+            self.assertIn("unknown selection", done.stderr)
+
+    def test_b5_validating_path_is_judged_against_nghttpd(self):
+        def change(case, run):
+            if case == "B5.client-mock-validating":
+                run.update(rate=500.0, server_cpu_us_per_request=15.0)
+        _, data, _ = self.summarize(raw_lines(change=change))
+        ratios = {r["name"]: r for r in data["ratios"]}
+        rate = ratios["B5' our client: validating mock / nghttpd"]
+        cpu = ratios["B5' server CPU per request: validating mock / nghttpd"]
+        self.assertEqual((rate["value"], rate["verdict"]), (0.5, "not met"))
+        self.assertEqual((cpu["value"], cpu["verdict"]), (3.0, "not met"))
+        row = next(r for r in data["table"] if r["case"].startswith("B5' "))
+        self.assertEqual(row["verdict"], "not met")
+        _, data, _ = self.summarize(raw_lines())
+        row = next(r for r in data["table"] if r["case"].startswith("B5' "))
+        self.assertEqual(row["verdict"], "met")
+
+
+METRICS = """# HELP push_notifications_total Send results by app, outcome and APNs reason.
+# TYPE push_notifications_total counter
+push_notifications_total{app="default",outcome="accepted",reason=""} 990
+push_notifications_total{app="default",outcome="rejected",reason="BadDeviceToken"} 4
+push_notifications_total{app="default",outcome="failed",reason="InternalServerError"} 2
+push_notifications_total{app="default",outcome="retry",reason="TooManyRequests"} 7
+push_notifications_total{outcome="expired",reason="Expired"} 1
+push_notifications_enqueued_total 1000
+"""
+
+
+class ServiceMetricsTests(unittest.TestCase):
+    def test_outcomes_are_counted_apart(self):
+        self.assertEqual(service_metrics.outcomes(METRICS), {"accepted": 990, "rejected": 4, "failed": 2, "expired": 1})
+        # Finished, whatever the outcome: what a harness waits for (retries are not answers).
+        self.assertEqual(service_metrics.answered(METRICS), 997)
+
+    def test_b7l_counts_only_accepted_notifications(self):
+        result = service_metrics.metrics_result(service_metrics.outcomes(METRICS), 997, 10.0, 2.0)
+        self.assertEqual(result["n"], 990)
+        self.assertEqual(result["rate"], 99.0)
+        self.assertEqual((result["rejected"], result["failed"], result["expired"]), (4, 2, 1))
+        self.assertIn("990 of 997 accepted", result["first_error"])
+        self.assertAlmostEqual(result["cpu_us_per_notification"], 2.0 * 1e6 / 990)
+        clean = service_metrics.metrics_result({"accepted": 1000}, 1000, 4.0, 1.0)
+        self.assertEqual((clean["n"], clean["rate"]), (1000, 250.0))
+        self.assertNotIn("first_error", clean)
+
+
+if __name__ == "__main__":
+    unittest.main()
