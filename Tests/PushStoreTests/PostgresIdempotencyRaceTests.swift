@@ -45,9 +45,29 @@ struct PostgresIdempotencyRaceTests {
         try await awaitEvent("the session's lock on the claim row") { await locked.acquireUninterruptibly() }
 
         // The second instance's retry finds the row (its insert does nothing), then waits for the lock.
-        let retry = Task { try await second.begin(key: "k", scope: "s", fingerprint: [1], now: Date(), ttl: Self.day) }
+        let finishedEarly = PThreadLock<String?>(nil)
+        let retry = Task {
+            do {
+                let claim = try await second.begin(key: "k", scope: "s", fingerprint: [1], now: Date(), ttl: Self.day)
+                finishedEarly.withLock { $0 = "\(claim)" }
+                return claim
+            } catch {
+                finishedEarly.withLock { $0 = "\(error)" }
+                throw error
+            }
+        }
         try await awaitEvent("the second instance waiting for the claim row's lock") {
             while true {
+                // A begin that ends without waiting for the lock is the failure itself: say what it answered.
+                if let answer = finishedEarly.withLock({ $0 }) {
+                    let sessions = try await observer.withConnection { db in
+                        try db.query(
+                            "SELECT state || ' ' || coalesce(wait_event_type, '-') || ' ' || left(query, 80) FROM pg_stat_activity WHERE datname = current_database()"
+                        ).map { $0.string(at: 0) }
+                    }
+                    Issue.record("the second instance's begin ended while the row was locked, without waiting: \(answer); sessions: \(sessions)")
+                    return
+                }
                 let waiting = try await observer.withConnection { db in
                     try db.query(
                         """
