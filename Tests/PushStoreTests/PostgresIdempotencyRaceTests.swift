@@ -4,8 +4,8 @@ import PushSync
 import TestSupport
 import Testing
 
-@testable import PushStore
 @testable import PostgresDriver
+@testable import PushStore
 @testable import PushStoreSQL
 
 /// `PostgresIdempotencyRepository.begin` from two instances (two pools) on one database: whatever the
