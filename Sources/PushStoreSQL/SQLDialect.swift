@@ -81,4 +81,28 @@ enum SQLDialect: Sendable {
     /// same round trip; on SQLite the repositories read the row again after the upsert (on the same
     /// connection, nothing runs in between).
     var returnsUpsertedRows: Bool { self == .postgres }
+
+    /// What names one row of a table in a `DELETE … WHERE key IN (SELECT columns … LIMIT n)`: SQLite's
+    /// `rowid`; on PostgreSQL, which has none, the table's key (`postgresKey`, e.g. `seq`, or `token` and
+    /// `topic`), as `key` (`(token, topic)`) and as the `columns` the subquery selects (`token, topic`).
+    func rowKey(postgres postgresKey: String...) -> (key: String, columns: String) {
+        switch self {
+        case .sqlite: ("rowid", "rowid")
+        case .postgres:
+            postgresKey.count == 1
+                ? (postgresKey[0], postgresKey[0])
+                : ("(\(postgresKey.joined(separator: ", ")))", postgresKey.joined(separator: ", "))
+        }
+    }
+
+    /// A statement taking a lock that makes the transactions running it with the same text key (parameter
+    /// `?1`) wait for each other, until their end: on PostgreSQL a transaction-scoped advisory lock in the
+    /// two-key space `lockClass` (apart from the migrations' lock); none on SQLite, whose write transaction
+    /// already keeps every other writer out.
+    func keyLock(_ lockClass: Int32) -> String? {
+        switch self {
+        case .sqlite: nil
+        case .postgres: "SELECT pg_advisory_xact_lock(\(lockClass), hashtext(?1))"
+        }
+    }
 }
