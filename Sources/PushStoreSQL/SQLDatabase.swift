@@ -7,6 +7,9 @@ protocol SQLDatabase: PushDatabase, Sendable {
     associatedtype Session: SQLSession
     /// How its SQL is written.
     static var dialect: SQLDialect { get }
+    /// The name this instance writes in the rows it claims (`owner`) where several instances share the
+    /// database (PostgreSQL's `instanceID`); nil on SQLite, used by one process at a time.
+    var claimOwner: String? { get }
     /// Runs `body` on a connection with no transaction of its own: for reads, and for writes of one
     /// statement (atomic by itself). SQLite: on the database actor (`perform`); PostgreSQL: on a pooled
     /// connection (`withConnection`).
@@ -17,4 +20,8 @@ protocol SQLDatabase: PushDatabase, Sendable {
     /// Runs `body`, a read that may share one read transaction with the reads arriving together (SQLite:
     /// `readGrouped`); PostgreSQL runs it on a pooled connection.
     func groupedRead<T: Sendable>(_ body: @escaping @Sendable (Session) throws -> T) async throws -> T
+    /// Runs `body`, a read of the pending rows of a queue through their partial index: on PostgreSQL in a
+    /// transaction of its own told to read through the index (`PostgresConnection.readPendingRowsByIndex`);
+    /// on SQLite as `onConnection` (the statement names its index, `SQLDialect.indexedBy`).
+    func readingPendingRows<T: Sendable>(_ body: @escaping @Sendable (Session) throws -> T) async throws -> T
 }

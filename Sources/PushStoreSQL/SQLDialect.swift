@@ -105,4 +105,17 @@ enum SQLDialect: Sendable {
         case .postgres: "SELECT pg_advisory_xact_lock(\(lockClass), hashtext(?1))"
         }
     }
+
+    /// Whether rows a claim takes name the instance that took them (column `owner`): on PostgreSQL, shared
+    /// by instances; not on SQLite, used by one process at a time.
+    var namesClaimOwner: Bool { self == .postgres }
+
+    /// ` INDEXED BY index` after a table name in SQLite, whose planner is told which index a statement
+    /// must use; nothing on PostgreSQL (see `SQLDatabase.readingPendingRows`).
+    func indexedBy(_ index: String) -> String {
+        switch self {
+        case .sqlite: " INDEXED BY \(index)"
+        case .postgres: ""
+        }
+    }
 }

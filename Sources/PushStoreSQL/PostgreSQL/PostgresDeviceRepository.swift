@@ -107,7 +107,7 @@ public struct PostgresDeviceRepository: DeviceRepository {
                 "UPDATE devices SET invalidated_at = $3, invalid_reason = $4 WHERE token = $1 AND topic = $2",
                 [.text(token.hex), .text(topic), .integer(timestamp.storeMillis), .text(reason.rawValue)])
             try PostgresWebhookRepository.record(
-                [WebhookEvents.deviceInvalidated(current, reason: reason, timestamp: timestamp)], db)
+                [WebhookEvents.deviceInvalidated(current, reason: reason, timestamp: timestamp)], PostgresSession(connection: db))
             return true
         }
     }

@@ -19,6 +19,8 @@ struct PostgresSession: SQLSession {
 extension PostgresDatabase: SQLDatabase {
     static var dialect: SQLDialect { .postgres }
 
+    var claimOwner: String? { instanceID }
+
     func onConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresSession) throws -> T) async throws -> T {
         try await withConnection { try body(PostgresSession(connection: $0)) }
     }
@@ -29,5 +31,12 @@ extension PostgresDatabase: SQLDatabase {
 
     func groupedRead<T: Sendable>(_ body: @escaping @Sendable (PostgresSession) throws -> T) async throws -> T {
         try await onConnection(body)
+    }
+
+    func readingPendingRows<T: Sendable>(_ body: @escaping @Sendable (PostgresSession) throws -> T) async throws -> T {
+        try await transaction { db in
+            db.readPendingRowsByIndex()
+            return try body(PostgresSession(connection: db))
+        }
     }
 }

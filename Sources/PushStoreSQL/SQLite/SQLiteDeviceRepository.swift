@@ -116,7 +116,7 @@ public struct SQLiteDeviceRepository: DeviceRepository {
                 UPDATE devices SET invalidated_at = ?3, invalid_reason = ?4 WHERE token = ?1 AND topic = ?2
                 """, [.text(token.hex), .text(topic), .integer(timestamp.storeMillis), .text(reason.rawValue)])
             try SQLiteWebhookRepository.record(
-                [WebhookEvents.deviceInvalidated(current, reason: reason, timestamp: timestamp)], db)
+                [WebhookEvents.deviceInvalidated(current, reason: reason, timestamp: timestamp)], SQLiteSession(connection: db))
             return true
         }
     }

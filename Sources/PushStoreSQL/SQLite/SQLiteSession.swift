@@ -19,6 +19,8 @@ struct SQLiteSession: SQLSession {
 extension SQLiteDatabase: SQLDatabase {
     static var dialect: SQLDialect { .sqlite }
 
+    nonisolated var claimOwner: String? { nil }
+
     func onConnection<T: Sendable>(_ body: @escaping @Sendable (SQLiteSession) throws -> T) throws -> T {
         try perform { try body(SQLiteSession(connection: $0)) }
     }
@@ -29,5 +31,9 @@ extension SQLiteDatabase: SQLDatabase {
 
     func groupedRead<T: Sendable>(_ body: @escaping @Sendable (SQLiteSession) throws -> T) async throws -> T {
         try await readGrouped { try body(SQLiteSession(connection: $0)) }
+    }
+
+    func readingPendingRows<T: Sendable>(_ body: @escaping @Sendable (SQLiteSession) throws -> T) throws -> T {
+        try onConnection(body)
     }
 }
