@@ -157,16 +157,14 @@ struct DirectSend {
                 if !outcome.isAccepted { rejected += 1 }
                 results.append(Self.json(outcome, token: token))
                 if format == .table { Console.out(Self.line(outcome, token: token, many: tokens.count > 1)) }
-            } catch let error as APNSTransportError where error.kind == .proxyRefused {
-                failure = CLIError(
-                    ExitCode.config, "the proxy refused the tunnel: \(error.message)",
-                    hint: "check the user and password in PUSHCTL_PROXY")
-                results.append(["token": .string(token.hex), "status": "failed", "error": .string(error.description)])
-                break
             } catch let error as APNSTransportError {
-                failure = CLIError(
-                    ExitCode.failure, "could not send to \(environment.host):\(environment.port)\(via): \(error)",
-                    hint: "check the host, port and --ca, and that APNs (or the mock) is running")
+                failure =
+                    error.kind == .proxyRefused
+                    ? CLIError(
+                        ExitCode.config, "the proxy refused the tunnel: \(error.message)", hint: "check the user and password in PUSHCTL_PROXY")
+                    : CLIError(
+                        ExitCode.failure, "could not send to \(environment.host):\(environment.port)\(via): \(error)",
+                        hint: "check the host, port and --ca, and that APNs (or the mock) is running")
                 results.append(["token": .string(token.hex), "status": "failed", "error": .string(error.description)])
                 break
             } catch let error as APNSValidationError {

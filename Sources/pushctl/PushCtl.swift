@@ -7,45 +7,26 @@ enum PushCtl {
 
     static var commands: [CommandEntry] {
         [
-            .leaf(SendCommand.self),
-            .group(CommandGroup(name: "pushes", summary: "Inspect sent pushes.", children: [PushesGetCommand.self])),
+            .leaf(SendCommand()),
+            .group("pushes", "Inspect sent pushes.", [PushesGetCommand()]),
+            .group("devices", "Register, remove and list devices.", [DevicesAddCommand(), DevicesRemoveCommand(), DevicesListCommand()]),
+            .group("users", "Create, update and show user profiles.", [UsersPutCommand(), UsersGetCommand()]),
+            .group("drop", "Report, cancel and inspect profile drops.", [DropReportCommand(), UserDropCommand.cancel, UserDropCommand.status]),
             .group(
-                CommandGroup(
-                    name: "devices", summary: "Register, remove and list devices.",
-                    children: [DevicesAddCommand.self, DevicesRemoveCommand.self, DevicesListCommand.self])),
+                "mate-requests", "List, accept and decline mate requests.",
+                [MateRequestsListCommand(), MateRequestAnswerCommand.accept, MateRequestAnswerCommand.decline]),
+            .group("apps", "List the apps push-server pushes for.", [AppsListCommand()]),
             .group(
-                CommandGroup(
-                    name: "users", summary: "Create, update and show user profiles.",
-                    children: [UsersPutCommand.self, UsersGetCommand.self])),
+                "webhooks", "Register, remove and inspect outcome webhooks.",
+                [WebhooksAddCommand(), WebhooksListCommand(), WebhooksRemoveCommand(), WebhooksDeliveriesCommand()]),
             .group(
-                CommandGroup(
-                    name: "drop", summary: "Report, cancel and inspect profile drops.",
-                    children: [DropReportCommand.self, DropCancelCommand.self, DropStatusCommand.self])),
-            .group(
-                CommandGroup(
-                    name: "mate-requests", summary: "List, accept and decline mate requests.",
-                    children: [
-                        MateRequestsListCommand.self, MateRequestsAcceptCommand.self,
-                        MateRequestsDeclineCommand.self,
-                    ])),
-            .group(CommandGroup(name: "apps", summary: "List the apps push-server pushes for.", children: [AppsListCommand.self])),
-            .group(
-                CommandGroup(
-                    name: "webhooks", summary: "Register, remove and inspect outcome webhooks.",
-                    children: [
-                        WebhooksAddCommand.self, WebhooksListCommand.self, WebhooksRemoveCommand.self,
-                        WebhooksDeliveriesCommand.self,
-                    ])),
-            .group(
-                CommandGroup(
-                    name: "channels", summary: "Create, list and delete broadcast channels.",
-                    children: [ChannelsAddCommand.self, ChannelsListCommand.self, ChannelsRemoveCommand.self])),
-            .leaf(BroadcastCommand.self),
-            .leaf(StatusCommand.self),
-            .leaf(ReloadCommand.self),
-            .leaf(VersionCommand.self),
-            .leaf(MockAPNSCommand.self),
-            .leaf(CompletionCommand.self),
+                "channels", "Create, list and delete broadcast channels.", [ChannelsAddCommand(), ChannelsListCommand(), ChannelsRemoveCommand()]),
+            .leaf(BroadcastCommand()),
+            .leaf(StatusCommand()),
+            .leaf(ReloadCommand()),
+            .leaf(VersionCommand()),
+            .leaf(MockAPNSCommand()),
+            .leaf(CompletionCommand()),
         ]
     }
 
@@ -86,7 +67,7 @@ enum PushCtl {
             Console.out(help.render())
             return ExitCode.ok
         }
-        if first == "--version" { return try await VersionCommand.run(ParsedArguments.parse([], options: [], command: "version")) }
+        if first == "--version" { return try await VersionCommand().run(ParsedArguments.parse([], options: [], command: "version")) }
         guard let entry = commands.first(where: { $0.name == first }) else {
             throw CLIError(ExitCode.usage, "unknown command '\(first)'", hint: "run 'pushctl --help' for the list")
         }
@@ -120,7 +101,7 @@ enum PushCtl {
         return []
     }
 
-    private static func run(_ command: any Command.Type, _ arguments: [String]) async throws -> Int32 {
+    private static func run(_ command: any Command, _ arguments: [String]) async throws -> Int32 {
         let parsed = try ParsedArguments.parse(arguments, options: command.help.options, command: command.name)
         if parsed.wantsHelp {
             Console.out(command.help.render())

@@ -2,27 +2,24 @@ import ArgumentParsing
 import JSON
 
 /// `pushctl apps ls`: GET /v1/apps.
-enum AppsListCommand: Command {
-    static let name = "apps ls"
-    static let summary = "List the apps push-server pushes for."
-    static var help: CommandHelp {
-        CommandHelp(
-            overview:
-                "List the apps push-server pushes for (GET /v1/apps): name, topics (those read from a certificate included), credential, health per environment and connections.",
-            usage: ["pushctl apps ls [--output table|json|yaml]"], options: ServiceClient.specs,
-            examples: ["pushctl apps ls", "pushctl apps ls --output json | jq '.apps[].topics'"])
-    }
+struct AppsListCommand: ServiceCommand {
+    let name = "apps ls"
+    let summary = "List the apps push-server pushes for."
+    let help = CommandHelp(
+        overview:
+            "List the apps push-server pushes for (GET /v1/apps): name, topics (those read from a certificate included), credential, health per environment and connections.",
+        usage: ["pushctl apps ls [--output table|json|yaml]"],
+        options: ServiceClient.specs,
+        examples: ["pushctl apps ls", "pushctl apps ls --output json | jq '.apps[].topics'"])
 
-    static func run(_ arguments: ParsedArguments) async throws -> Int32 {
-        let format = try OutputFormat(arguments, command: name)
-        _ = try arguments.positionals([], command: name)
-        let response = try await ServiceClient(arguments).send("GET", "/v1/apps")
-        guard format == .table, let apps = response.json?["apps"]?.arrayValue else {
-            ServiceOutput.print(response, format: format, listKey: "apps", emptyText: "no apps")
-            return ExitCode.ok
+    func request(_ input: CommandInput) -> ServiceClient.Request { ServiceClient.Request(method: "GET", path: "/v1/apps") }
+
+    func show(_ response: ServiceClient.Response, _ input: CommandInput) {
+        guard input.format == .table, let apps = response.json?["apps"]?.arrayValue else {
+            ServiceOutput.print(response, format: input.format, listKey: "apps", emptyText: "no apps")
+            return
         }
-        Console.table(["NAME", "TOPICS", "CREDENTIAL", "PRODUCTION", "DEVELOPMENT", "EXPIRES", "RELOAD ERROR"], apps.map(row))
-        return ExitCode.ok
+        Console.table(["NAME", "TOPICS", "CREDENTIAL", "PRODUCTION", "DEVELOPMENT", "EXPIRES", "RELOAD ERROR"], apps.map(Self.row))
     }
 
     /// One app as a table row.

@@ -1,22 +1,22 @@
 import ArgumentParsing
 
 /// A leaf command: its help (which also lists the options the parser accepts) and its action.
-protocol Command {
+protocol Command: Sendable {
     /// The path after `pushctl`, e.g. `devices add`.
-    static var name: String { get }
+    var name: String { get }
     /// One line for the parent's SUBCOMMANDS list.
-    static var summary: String { get }
+    var summary: String { get }
     /// The full help.
-    static var help: CommandHelp { get }
+    var help: CommandHelp { get }
     /// Runs with parsed arguments and returns the exit code.
-    static func run(_ arguments: ParsedArguments) async throws -> Int32
+    func run(_ arguments: ParsedArguments) async throws -> Int32
 }
 
 /// A command with subcommands, e.g. `devices`.
 struct CommandGroup {
     let name: String
     let summary: String
-    let children: [any Command.Type]
+    let children: [any Command]
     var examples: [String] = []
 
     var help: CommandHelp {
@@ -29,8 +29,13 @@ struct CommandGroup {
 
 /// One entry of the top-level command list.
 enum CommandEntry {
-    case leaf(any Command.Type)
+    case leaf(any Command)
     case group(CommandGroup)
+
+    /// A group entry: `name`, its one-line `summary` and its subcommands.
+    static func group(_ name: String, _ summary: String, _ children: [any Command]) -> CommandEntry {
+        .group(CommandGroup(name: name, summary: summary, children: children))
+    }
 
     var name: String {
         switch self {

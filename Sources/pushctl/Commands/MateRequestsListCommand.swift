@@ -1,30 +1,26 @@
 import ArgumentParsing
 
 /// `pushctl mate-requests ls`: GET /v1/users/{id}/mate-requests.
-enum MateRequestsListCommand: Command {
-    static let name = "mate-requests ls"
-    static let summary = "List a user's mate requests."
-    static var help: CommandHelp {
-        CommandHelp(
-            overview: "List the mate requests a user sent and received (GET /v1/users/{id}/mate-requests).",
-            usage: ["pushctl mate-requests ls --user <id> [--role recipient|sender|any] [--output table|json|yaml]"],
-            options: [
-                .value("user", "id", "The user (required)."),
-                .choice("role", ["recipient", "sender", "any"], "Which requests: received, sent or both (default any)."),
-            ] + ServiceClient.specs,
-            examples: ["pushctl mate-requests ls --user bob"])
+struct MateRequestsListCommand: ServiceCommand {
+    let name = "mate-requests ls"
+    let summary = "List a user's mate requests."
+    let help = CommandHelp(
+        overview: "List the mate requests a user sent and received (GET /v1/users/{id}/mate-requests).",
+        usage: ["pushctl mate-requests ls --user <id> [--role recipient|sender|any] [--output table|json|yaml]"],
+        options: [
+            .value("user", "id", "The user (required)."),
+            .choice("role", ["recipient", "sender", "any"], "Which requests: received, sent or both (default any)."),
+        ] + ServiceClient.specs,
+        examples: ["pushctl mate-requests ls --user bob"])
+
+    func request(_ input: CommandInput) throws(CLIError) -> ServiceClient.Request {
+        let user = try input.required("user")
+        let role = input.value("role") ?? "any"
+        guard ["recipient", "sender", "any"].contains(role) else { throw input.usage("--role must be recipient, sender or any") }
+        return ServiceClient.Request(method: "GET", path: "/v1/users/\(ServiceClient.segment(user))/mate-requests?role=\(role)")
     }
 
-    static func run(_ arguments: ParsedArguments) async throws -> Int32 {
-        let format = try OutputFormat(arguments, command: name)
-        _ = try arguments.positionals([], command: name)
-        let user = try arguments.required("user", command: name)
-        let role = arguments.value("role") ?? "any"
-        guard ["recipient", "sender", "any"].contains(role) else {
-            throw CLIError.usage("--role must be recipient, sender or any", command: name)
-        }
-        let response = try await ServiceClient(arguments).send("GET", "/v1/users/\(ServiceClient.segment(user))/mate-requests?role=\(role)")
-        ServiceOutput.print(response, format: format, listKey: "mate_requests", emptyText: "no mate requests")
-        return ExitCode.ok
+    func show(_ response: ServiceClient.Response, _ input: CommandInput) {
+        ServiceOutput.print(response, format: input.format, listKey: "mate_requests", emptyText: "no mate requests")
     }
 }

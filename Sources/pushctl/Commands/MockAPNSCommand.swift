@@ -9,61 +9,59 @@ import PushTLS
 import PushTLSTesting
 
 /// `pushctl mock-apns`: the mock APNs server on its own, with fresh credentials, until Ctrl-C.
-enum MockAPNSCommand: Command {
-    static let name = "mock-apns"
-    static let summary = "Run the mock APNs server (fresh credentials, fault knobs) until Ctrl-C."
+struct MockAPNSCommand: Command {
+    let name = "mock-apns"
+    let summary = "Run the mock APNs server (fresh credentials, fault knobs) until Ctrl-C."
 
-    static var help: CommandHelp {
-        CommandHelp(
-            overview:
-                "Run the mock APNs server on its own: HTTP/2 over TLS with Apple's rules, accepting client certificates and provider tokens (a .p8 key it writes), with fresh test credentials. Broadcasts go to the push port; Apple's channel management API (create, read, list, delete channels) has a port of its own. Prints 'mock-apns listening on HOST:PORT' once ready; SIGINT/SIGTERM stops it.",
-            usage: ["pushctl mock-apns [--port 2197] [--channel-port 2195] [--write-credentials DIR] [--control-port N] [fault options]"],
-            options: [
-                .value("host", "address", "Address to bind (default 127.0.0.1)."),
-                .value("port", "port", "Port to bind (default 2197; 0 picks a free one)."),
-                .value(
-                    "channel-port", "port",
-                    "Port of the broadcast channel management API, a listener of its own as at Apple (default 2195, or 0 with --port 0; 0 picks a free one). It goes into credentials.json as channel_port."
-                ),
-                .value(
-                    "write-credentials", "dir", "Write CA, server and client credentials plus credentials.json here (default: a temporary directory)."
-                ),
-                .value("bundle-id", "id", "Bundle id in the client certificate and the token key's topics (default com.sniffmeet.app)."),
-                .value("key-id", "id", "Key id of the written .p8 signing key (default MOCKKEY001)."),
-                .value("team-id", "id", "Team id of the written .p8 signing key (default MOCKTEAM01)."),
-                .choice("environment", ["development", "production"], "Which APNs the mock stands for (default development)."),
-                .value("reject", "reason", "Reject every request with this reason, e.g. BadDeviceToken or Unregistered."),
-                .value("latency-ms", "n", "Delay each answer by n milliseconds."),
-                .value("goaway-after", "n", "Send GOAWAY after n requests on a connection."),
-                .value("goaway-close-ms", "n", "Close each connection n milliseconds after its GOAWAY, answered or not."),
-                .flag("limit-flip", "After each rejection announce MAX_CONCURRENT_STREAMS 1, restore it after the next success."),
-                .value("close-after", "n", "Reset the connection when request n+1 arrives."),
-                .value("close-every", "n", "Reset the connection carrying every n-th request (counted over all connections)."),
-                .value("rate-429", "p", "Answer this share (0-1) of otherwise accepted requests with 429 TooManyRequests."),
-                .value("rate-503", "p", "Answer this share (0-1) of otherwise accepted requests with 503 ServiceUnavailable."),
-                .value("jitter-ms", "n", "Delay each answer by a random 0-n milliseconds."),
-                .value("max-streams", "n", "SETTINGS_MAX_CONCURRENT_STREAMS (default 1000)."),
-                .value(
-                    "max-records", "n",
-                    "Keep only the newest n records (oldest dropped first; counters keep counting), so a long run's memory stays flat (default: keep all)."
-                ),
-                .flag("accept-all", "Benchmark mode: accept everything at once, no rules or records."),
-                .value(
-                    "control-port", "port",
-                    "Serve the JSON control API (rules, records, waits, knobs, reset; docs/mock-control.yaml) on 127.0.0.1:port; 0 picks a free one. Its URL goes into credentials.json as control_url."
-                ),
-            ],
-            examples: [
-                "pushctl mock-apns --port 2197 --write-credentials ./mock-creds",
-                "pushctl mock-apns --port 0 --reject Unregistered --latency-ms 50",
-                "pushctl mock-apns --channel-port 2195 --write-credentials ./mock-creds   # then curl -X POST https://127.0.0.1:2195/1/apps/BUNDLE/channels ...",
-                "pushctl mock-apns --port 0 --control-port 0 --write-credentials ./mock-creds   # control_url in credentials.json",
-                "pushctl mock-apns --goaway-after 1000 --close-every 5000 --rate-429 0.01 --rate-503 0.01 --jitter-ms 50",
-                "pushctl mock-apns --write-credentials ./mock-creds   # then: send --direct --p8 ./mock-creds/AuthKey_MOCKKEY001.p8 --key-id MOCKKEY001 --team-id MOCKTEAM01 ...",
-            ])
-    }
+    let help = CommandHelp(
+        overview:
+            "Run the mock APNs server on its own: HTTP/2 over TLS with Apple's rules, accepting client certificates and provider tokens (a .p8 key it writes), with fresh test credentials. Broadcasts go to the push port; Apple's channel management API (create, read, list, delete channels) has a port of its own. Prints 'mock-apns listening on HOST:PORT' once ready; SIGINT/SIGTERM stops it.",
+        usage: ["pushctl mock-apns [--port 2197] [--channel-port 2195] [--write-credentials DIR] [--control-port N] [fault options]"],
+        options: [
+            .value("host", "address", "Address to bind (default 127.0.0.1)."),
+            .value("port", "port", "Port to bind (default 2197; 0 picks a free one)."),
+            .value(
+                "channel-port", "port",
+                "Port of the broadcast channel management API, a listener of its own as at Apple (default 2195, or 0 with --port 0; 0 picks a free one). It goes into credentials.json as channel_port."
+            ),
+            .value(
+                "write-credentials", "dir", "Write CA, server and client credentials plus credentials.json here (default: a temporary directory)."
+            ),
+            .value("bundle-id", "id", "Bundle id in the client certificate and the token key's topics (default com.sniffmeet.app)."),
+            .value("key-id", "id", "Key id of the written .p8 signing key (default MOCKKEY001)."),
+            .value("team-id", "id", "Team id of the written .p8 signing key (default MOCKTEAM01)."),
+            .choice("environment", ["development", "production"], "Which APNs the mock stands for (default development)."),
+            .value("reject", "reason", "Reject every request with this reason, e.g. BadDeviceToken or Unregistered."),
+            .value("latency-ms", "n", "Delay each answer by n milliseconds."),
+            .value("goaway-after", "n", "Send GOAWAY after n requests on a connection."),
+            .value("goaway-close-ms", "n", "Close each connection n milliseconds after its GOAWAY, answered or not."),
+            .flag("limit-flip", "After each rejection announce MAX_CONCURRENT_STREAMS 1, restore it after the next success."),
+            .value("close-after", "n", "Reset the connection when request n+1 arrives."),
+            .value("close-every", "n", "Reset the connection carrying every n-th request (counted over all connections)."),
+            .value("rate-429", "p", "Answer this share (0-1) of otherwise accepted requests with 429 TooManyRequests."),
+            .value("rate-503", "p", "Answer this share (0-1) of otherwise accepted requests with 503 ServiceUnavailable."),
+            .value("jitter-ms", "n", "Delay each answer by a random 0-n milliseconds."),
+            .value("max-streams", "n", "SETTINGS_MAX_CONCURRENT_STREAMS (default 1000)."),
+            .value(
+                "max-records", "n",
+                "Keep only the newest n records (oldest dropped first; counters keep counting), so a long run's memory stays flat (default: keep all)."
+            ),
+            .flag("accept-all", "Benchmark mode: accept everything at once, no rules or records."),
+            .value(
+                "control-port", "port",
+                "Serve the JSON control API (rules, records, waits, knobs, reset; docs/mock-control.yaml) on 127.0.0.1:port; 0 picks a free one. Its URL goes into credentials.json as control_url."
+            ),
+        ],
+        examples: [
+            "pushctl mock-apns --port 2197 --write-credentials ./mock-creds",
+            "pushctl mock-apns --port 0 --reject Unregistered --latency-ms 50",
+            "pushctl mock-apns --channel-port 2195 --write-credentials ./mock-creds   # then curl -X POST https://127.0.0.1:2195/1/apps/BUNDLE/channels ...",
+            "pushctl mock-apns --port 0 --control-port 0 --write-credentials ./mock-creds   # control_url in credentials.json",
+            "pushctl mock-apns --goaway-after 1000 --close-every 5000 --rate-429 0.01 --rate-503 0.01 --jitter-ms 50",
+            "pushctl mock-apns --write-credentials ./mock-creds   # then: send --direct --p8 ./mock-creds/AuthKey_MOCKKEY001.p8 --key-id MOCKKEY001 --team-id MOCKTEAM01 ...",
+        ])
 
-    static func run(_ arguments: ParsedArguments) async throws -> Int32 {
+    func run(_ arguments: ParsedArguments) async throws -> Int32 {
         _ = try arguments.positionals([], command: name)
         let host = arguments.value("host") ?? "127.0.0.1"
         let port = try arguments.int("port", command: name) ?? 2197
@@ -201,38 +199,39 @@ enum MockAPNSCommand: Command {
         return ExitCode.ok
     }
 
-    private static func isAppleID(_ text: String) -> Bool {
+    private func isAppleID(_ text: String) -> Bool {
         text.utf8.count == 10 && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
     }
 
     /// Reads and checks the behaviour flags before anything is written; the result is applied to the
     /// server's configuration once its credentials exist.
-    private static func knobs(_ arguments: ParsedArguments) throws(CLIError) -> @Sendable (inout MockAPNSServer.Configuration) -> Void {
-        var knobs = Knobs()
+    private func knobs(_ arguments: ParsedArguments) throws(CLIError) -> @Sendable (inout MockAPNSServer.Configuration) -> Void {
+        var knobs: [@Sendable (inout MockAPNSServer.Configuration) -> Void] = []
         switch arguments.value("environment") {
-        case nil, "development": knobs.environment = .development
-        case "production": knobs.environment = .production
+        case nil, "development": knobs.append { $0.environment = .development }
+        case "production": knobs.append { $0.environment = .production }
         case let other?: throw CLIError.usage("--environment must be development or production, got '\(other)'", command: name)
         }
         if let reason = arguments.value("reject") {
             let parsed = APNSRejectionReason(rawValue: reason)
             let timestamp: Date? = parsed == .unregistered || parsed == .expiredToken ? Date() : nil
-            knobs.handler = MockAPNSHandlers.rejectAll(parsed, timestamp: timestamp)
+            let handler = MockAPNSHandlers.rejectAll(parsed, timestamp: timestamp)
+            knobs.append { $0.handler = handler }
         }
         if let millis = try arguments.int("latency-ms", command: name) {
             guard millis >= 0 else { throw CLIError.usage("--latency-ms must be 0 or more", command: name) }
-            knobs.latency = .fixed(.milliseconds(millis))
+            knobs.append { $0.latency = .fixed(.milliseconds(millis)) }
         }
-        if let count = try arguments.int("goaway-after", command: name) { knobs.goAwayAfterStreams = count }
+        if let count = try arguments.int("goaway-after", command: name) { knobs.append { $0.goAwayAfterStreams = count } }
         if let millis = try arguments.int("goaway-close-ms", command: name) {
             guard millis >= 0 else { throw CLIError.usage("--goaway-close-ms must be 0 or more", command: name) }
-            knobs.closeAfterGoAway = .milliseconds(millis)
+            knobs.append { $0.closeAfterGoAway = .milliseconds(millis) }
         }
-        if arguments.has("limit-flip") { knobs.dropStreamLimitAfterRejection = true }
-        if let count = try arguments.int("close-after", command: name) { knobs.abruptCloseAfterStreams = count }
+        if arguments.has("limit-flip") { knobs.append { $0.dropStreamLimitAfterRejection = true } }
+        if let count = try arguments.int("close-after", command: name) { knobs.append { $0.abruptCloseAfterStreams = count } }
         if let count = try arguments.int("close-every", command: name) {
             guard count > 0 else { throw CLIError.usage("--close-every must be at least 1", command: name) }
-            knobs.abruptCloseEveryStreams = count
+            knobs.append { $0.abruptCloseEveryStreams = count }
         }
         let rates = (try arguments.double("rate-429", command: name), try arguments.double("rate-503", command: name))
         for (flag, rate) in [("rate-429", rates.0), ("rate-503", rates.1)] where rate.map({ !(0...1).contains($0) }) == true {
@@ -242,56 +241,28 @@ enum MockAPNSCommand: Command {
             throw CLIError.usage("--rate-429 and --rate-503 together must not exceed 1", command: name)
         }
         if rates.0 != nil || rates.1 != nil {
-            knobs.faultRates = MockFaultRates(tooManyRequests: rates.0 ?? 0, serviceUnavailable: rates.1 ?? 0)
+            let faultRates = MockFaultRates(tooManyRequests: rates.0 ?? 0, serviceUnavailable: rates.1 ?? 0)
+            knobs.append { $0.faultRates = faultRates }
         }
         if arguments.value("latency-ms") != nil && arguments.value("jitter-ms") != nil {
             throw CLIError.usage("give --latency-ms or --jitter-ms, not both", command: name)
         }
         if let millis = try arguments.int("jitter-ms", command: name) {
             guard millis >= 0 else { throw CLIError.usage("--jitter-ms must be 0 or more", command: name) }
-            knobs.latency = .jitter(min: .zero, max: .milliseconds(millis))
+            knobs.append { $0.latency = .jitter(min: .zero, max: .milliseconds(millis)) }
         }
         if let count = try arguments.int("max-streams", command: name) {
             guard count > 0 else { throw CLIError.usage("--max-streams must be at least 1", command: name) }
-            knobs.maxConcurrentStreams = count
+            knobs.append { $0.maxConcurrentStreams = count }
         }
         if let count = try arguments.int("max-records", command: name) {
             guard count > 0 else { throw CLIError.usage("--max-records must be at least 1", command: name) }
-            knobs.maxRecords = count
+            knobs.append { $0.maxRecords = count }
         }
-        if arguments.has("accept-all") { knobs.acceptAll = true }
+        if arguments.has("accept-all") { knobs.append { $0.acceptAll = true } }
         let ready = knobs
-        return { ready.apply(to: &$0) }
-    }
-}
-
-/// The mock's behaviour flags, parsed: every field left nil keeps the configuration's default.
-private struct Knobs: Sendable {
-    var environment: MockAPNSServer.Environment?
-    var handler: MockAPNSHandler?
-    var latency: MockLatency?
-    var goAwayAfterStreams: Int?
-    var closeAfterGoAway: Duration?
-    var dropStreamLimitAfterRejection = false
-    var abruptCloseAfterStreams: Int?
-    var abruptCloseEveryStreams: Int?
-    var faultRates: MockFaultRates?
-    var maxConcurrentStreams: Int?
-    var maxRecords: Int?
-    var acceptAll = false
-
-    func apply(to configuration: inout MockAPNSServer.Configuration) {
-        if let environment { configuration.environment = environment }
-        if let handler { configuration.handler = handler }
-        if let latency { configuration.latency = latency }
-        if let goAwayAfterStreams { configuration.goAwayAfterStreams = goAwayAfterStreams }
-        if let closeAfterGoAway { configuration.closeAfterGoAway = closeAfterGoAway }
-        if dropStreamLimitAfterRejection { configuration.dropStreamLimitAfterRejection = true }
-        if let abruptCloseAfterStreams { configuration.abruptCloseAfterStreams = abruptCloseAfterStreams }
-        if let abruptCloseEveryStreams { configuration.abruptCloseEveryStreams = abruptCloseEveryStreams }
-        if let faultRates { configuration.faultRates = faultRates }
-        if let maxConcurrentStreams { configuration.maxConcurrentStreams = maxConcurrentStreams }
-        if let maxRecords { configuration.maxRecords = maxRecords }
-        if acceptAll { configuration.acceptAll = true }
+        return { configuration in
+            for knob in ready { knob(&configuration) }
+        }
     }
 }

@@ -4,23 +4,21 @@ import Foundation
 import JSON
 
 /// `pushctl status`: GET /healthz plus a summary of GET /metrics.
-enum StatusCommand: Command {
-    static let name = "status"
-    static let summary = "Show push-server's health and a metrics summary."
-    static var help: CommandHelp {
-        CommandHelp(
-            overview: "Show push-server's health (GET /healthz) and a summary of its metrics (GET /metrics).",
-            usage: ["pushctl status [--url <url>] [--output table|json|yaml]"], options: ServiceClient.specs,
-            examples: ["pushctl status", "PUSHCTL_URL=http://10.0.0.5:8080 pushctl status --output json"])
-    }
+struct StatusCommand: Command {
+    let name = "status"
+    let summary = "Show push-server's health and a metrics summary."
+    let help = CommandHelp(
+        overview: "Show push-server's health (GET /healthz) and a summary of its metrics (GET /metrics).",
+        usage: ["pushctl status [--url <url>] [--output table|json|yaml]"],
+        options: ServiceClient.specs,
+        examples: ["pushctl status", "PUSHCTL_URL=http://10.0.0.5:8080 pushctl status --output json"])
 
-    static func run(_ arguments: ParsedArguments) async throws -> Int32 {
-        let output = try OutputFormat(arguments, command: name)
-        _ = try arguments.positionals([], command: name)
+    func run(_ arguments: ParsedArguments) async throws -> Int32 {
+        let output = try CommandInput(arguments, for: self).format
         let client = try ServiceClient(arguments)
         let health = try await client.send("GET", "/healthz", check: false)
         let metrics = try? await client.send("GET", "/metrics", check: false)
-        let summary = metrics.map { parseMetrics(String(decoding: $0.body, as: UTF8.self)) } ?? [:]
+        let summary = metrics.map { Self.parseMetrics(String(decoding: $0.body, as: UTF8.self)) } ?? [:]
         let healthy = (200..<300).contains(health.status)
         if output != .table {
             let value: JSONValue = [
@@ -42,7 +40,7 @@ enum StatusCommand: Command {
             }
             if !summary.isEmpty {
                 Console.out("")
-                Console.table(["METRIC", "VALUE"], summary.keys.sorted().map { [$0, format(summary[$0] ?? 0)] })
+                Console.table(["METRIC", "VALUE"], summary.keys.sorted().map { [$0, Self.format(summary[$0] ?? 0)] })
             }
         }
         return healthy ? ExitCode.ok : ExitCode.unavailable

@@ -2,23 +2,21 @@ import ArgumentParsing
 import Foundation
 
 /// `pushctl completion bash|zsh`: prints a completion script built from the same command table as `--help`.
-enum CompletionCommand: Command {
-    static let name = "completion"
-    static let summary = "Print a bash or zsh completion script."
-    static var help: CommandHelp {
-        CommandHelp(
-            overview: "Print a shell completion script for pushctl's commands, subcommands, options and their values, "
-                + "built from the same table as --help.",
-            usage: ["pushctl completion bash|zsh"],
-            arguments: [("<bash|zsh>", "The shell.")],
-            examples: [
-                "source <(pushctl completion bash)                 # this bash session",
-                "pushctl completion bash > /etc/bash_completion.d/pushctl",
-                "pushctl completion zsh > \"${fpath[1]}/_pushctl\"     # zsh, with compinit",
-            ])
-    }
+struct CompletionCommand: Command {
+    let name = "completion"
+    let summary = "Print a bash or zsh completion script."
+    let help = CommandHelp(
+        overview: "Print a shell completion script for pushctl's commands, subcommands, options and their values, "
+            + "built from the same table as --help.",
+        usage: ["pushctl completion bash|zsh"],
+        arguments: [("<bash|zsh>", "The shell.")],
+        examples: [
+            "source <(pushctl completion bash)                 # this bash session",
+            "pushctl completion bash > /etc/bash_completion.d/pushctl",
+            "pushctl completion zsh > \"${fpath[1]}/_pushctl\"     # zsh, with compinit",
+        ])
 
-    static func run(_ arguments: ParsedArguments) async throws -> Int32 {
+    func run(_ arguments: ParsedArguments) async throws -> Int32 {
         let shell = try arguments.positionals(["shell"], command: name)[0]
         switch shell {
         case "bash": Console.outRaw(BashCompletion.script(PushCtl.commands))
@@ -83,7 +81,7 @@ struct CompletionLeaf {
         }
     }
 
-    init(_ command: any Command.Type) {
+    init(_ command: any Command) {
         let help = command.help
         path = command.name.split(separator: " ").map(String.init)
         options = help.options + [.flag("help", "Show this help.")]

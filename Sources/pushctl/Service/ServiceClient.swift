@@ -31,11 +31,23 @@ struct ServiceClient: Sendable {
         session = URLSession(configuration: configuration)
     }
 
+    /// One request: method, path (with its query) and JSON body.
+    struct Request: Sendable {
+        let method: String
+        let path: String
+        var body: JSONValue? = nil
+    }
+
     /// One answer: status and body parsed as JSON when it is JSON.
     struct Response: Sendable {
         let status: Int
         let body: [UInt8]
         var json: JSONValue? { try? JSONValue.parse(body) }
+    }
+
+    /// Sends `request`, failing on anything but 2xx.
+    func send(_ request: Request) async throws(CLIError) -> Response {
+        try await send(request.method, request.path, body: request.body)
     }
 
     /// Sends a request and maps transport failures and auth refusals to exit codes; other statuses

@@ -27,6 +27,11 @@ enum ServiceOutput {
         }
     }
 
+    /// Prints `response` as JSON or YAML; for a table, runs `table` instead.
+    static func print(_ response: ServiceClient.Response, format: OutputFormat, table: () -> Void) {
+        if format == .table { table() } else { print(response, format: format) }
+    }
+
     /// A table of objects; columns are the union of their keys, in first-seen order.
     static func table(_ list: [JSONValue], emptyText: String) {
         guard !list.isEmpty else {

@@ -71,13 +71,8 @@ struct ServiceSend {
 
     private func single(_ body: [String: JSONValue]) async throws -> Int32 {
         let response = try await client.send("POST", path, body: .object(body))
-        let tally = PushTally(response.json)
-        if format == .table {
-            PushOutput.print(response.json, waited: wait)
-        } else {
-            ServiceOutput.print(response, format: format)
-        }
-        return tally.undelivered > 0 ? ExitCode.rejected : ExitCode.ok
+        PushOutput.print(response, format: format, waited: wait)
+        return PushOutput.exitCode(response)
     }
 
     /// Tokens from a file: one per line; blank lines and `#` comments skipped.
@@ -137,6 +132,16 @@ struct PushTally {
 
 /// Readable output for a push answer.
 enum PushOutput {
+    /// Prints a push answer in `format`: JSON or YAML as is, else readably.
+    static func print(_ response: ServiceClient.Response, format: OutputFormat, waited: Bool) {
+        ServiceOutput.print(response, format: format) { print(response.json, waited: waited) }
+    }
+
+    /// 2 when a notification ended rejected, failed or expired, else 0.
+    static func exitCode(_ response: ServiceClient.Response) -> Int32 {
+        PushTally(response.json).undelivered > 0 ? ExitCode.rejected : ExitCode.ok
+    }
+
     static func print(_ json: JSONValue?, waited: Bool) {
         guard let json, let pushID = json["push_id"]?.stringValue else { return }
         let notifications = json["notifications"]?.arrayValue ?? []

@@ -1,0 +1,128 @@
+"""docs/ARCHITECTURE.md's module map agrees with Package.swift.
+
+The map (a mermaid flowchart) must name every target under Sources/ and no module that does not exist;
+each arrow A --> B must be a dependency A declares; and every dependency a target declares must be
+reachable along the map's arrows, so the map never hides an edge that crosses a layer. Run by
+`make test-tools` (and so by `make test`).
+"""
+
+import re
+import unittest
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+# Node ids the map uses for targets whose names are not valid mermaid ids.
+ALIASES = {"server": "push-server"}
+
+
+def balanced(text, start):
+    """The text from `start` (an opening parenthesis) to its matching closing one."""
+    depth = 0
+    for index in range(start, len(text)):
+        if text[index] == "(":
+            depth += 1
+        elif text[index] == ")":
+            depth -= 1
+            if depth == 0:
+                return text[start : index + 1]
+    raise ValueError("unbalanced parentheses in Package.swift")
+
+
+def package_targets(text):
+    """{name: (kind, path or None, set of dependency names)} for every target in Package.swift."""
+    targets = {}
+    for match in re.finditer(r"\.(target|executableTarget|systemLibrary|testTarget)\(", text):
+        body = balanced(text, match.end() - 1)
+        name = re.search(r'name:\s*"([^"]+)"', body).group(1)
+        path = re.search(r'path:\s*"([^"]+)"', body)
+        dependencies = re.search(r"dependencies:\s*\[([^\]]*)\]", body)
+        names = set(re.findall(r'"([^"]+)"', dependencies.group(1))) if dependencies else set()
+        targets[name] = (match.group(1), path.group(1) if path else None, names)
+    return targets
+
+
+def map_graph(markdown):
+    """(nodes, edges) of the first mermaid block under '## Module map'."""
+    section = markdown.split("## Module map", 1)[1]
+    block = section.split("```mermaid", 1)[1].split("```", 1)[0]
+    nodes, edges = set(), set()
+    node = r"([A-Za-z][A-Za-z0-9_-]*)(?:\[[^\]]*\])?"
+    for line in block.splitlines():
+        line = line.strip()
+        if not line or line.startswith(("flowchart", "subgraph", "end", "%%")):
+            continue
+        arrow = re.fullmatch(node + r"\s*-->\s*" + node, line)
+        if arrow:
+            source, target = (ALIASES.get(n, n) for n in arrow.groups())
+            nodes |= {source, target}
+            edges.add((source, target))
+            continue
+        single = re.fullmatch(node, line)
+        if single:
+            nodes.add(ALIASES.get(single.group(1), single.group(1)))
+            continue
+        raise AssertionError(f"unreadable line in the module map: {line}")
+    return nodes, edges
+
+
+def reachable(edges, start):
+    seen, stack = set(), [start]
+    while stack:
+        current = stack.pop()
+        for source, target in edges:
+            if source == current and target not in seen:
+                seen.add(target)
+                stack.append(target)
+    return seen
+
+
+def check(package_text, markdown):
+    """The disagreements between the package and the map, as sentences (empty when they agree)."""
+    targets = package_targets(package_text)
+    sources = {
+        name
+        for name, (kind, path, _) in targets.items()
+        if kind != "testTarget" and (path is None or path.startswith("Sources/"))
+    }
+    nodes, edges = map_graph(markdown)
+    problems = []
+    problems += [f"{name} is a target under Sources/ but not in the map" for name in sorted(sources - nodes)]
+    problems += [f"{name} is in the map but is no target under Sources/" for name in sorted(nodes - sources)]
+    for source, target in sorted(edges):
+        if source in targets and target not in targets[source][2]:
+            problems.append(f"the map draws {source} --> {target}, which Package.swift does not declare")
+    for name in sorted(sources & nodes):
+        hidden = {d for d in targets[name][2] if d in sources} - reachable(edges, name)
+        problems += [f"{name} depends on {d}, which the map does not reach from it" for d in sorted(hidden)]
+    return problems
+
+
+class ArchitectureMapTests(unittest.TestCase):
+    def test_map_agrees_with_package(self):
+        problems = check((ROOT / "Package.swift").read_text(), (ROOT / "docs/ARCHITECTURE.md").read_text())
+        self.assertEqual(problems, [], "\n".join(problems))
+
+    def test_check_sees_each_kind_of_disagreement(self):
+        package = """
+            .target(name: "A", dependencies: ["B"]),
+            .target(name: "B"),
+            .target(name: "C", dependencies: ["A", "B"]),
+            .testTarget(name: "ATests", dependencies: ["A"]),
+        """
+        good = "## Module map\n```mermaid\nflowchart BT\n  A --> B\n  C[C<br/>x] --> A\n```\n"
+        self.assertEqual(check(package, good), [])
+        missing = good.replace("  C[C<br/>x] --> A\n", "")
+        self.assertEqual(check(package, missing), ["C is a target under Sources/ but not in the map"])
+        extra = good.replace("  A --> B\n", "  A --> B\n  D\n")
+        self.assertEqual(check(package, extra), ["D is in the map but is no target under Sources/"])
+        wrong = good.replace("  A --> B\n", "  A --> B\n  B --> A\n")
+        self.assertEqual(check(package, wrong), ["the map draws B --> A, which Package.swift does not declare"])
+        hidden = good.replace("  A --> B\n", "  B\n")
+        self.assertEqual(
+            check(package, hidden),
+            ["A depends on B, which the map does not reach from it", "C depends on B, which the map does not reach from it"],
+        )
+
+
+if __name__ == "__main__":
+    unittest.main()
