@@ -23,7 +23,7 @@ extension SQLiteOutboxRepository {
     /// transaction: nothing is read unless an endpoint subscribes to the row's outcome.
     static func reportEnded(_ ids: [String], now: Date, _ db: SQLiteConnection) throws {
         guard !ids.isEmpty else { return }
-        let subscribers = try SQLiteWebhookRepository.subscribers(db)
+        let subscribers = try SQLiteWebhookRepository.subscribers(SQLiteSession(connection: db))
         guard !subscribers.isEmpty else { return }
         var events: [WebhookEvent] = []
         for id in ids {
@@ -34,7 +34,7 @@ extension SQLiteOutboxRepository {
             else { continue }
             events.append(event)
         }
-        try SQLiteWebhookRepository.record(events, subscribers: subscribers, db)
+        try SQLiteWebhookRepository.record(events, subscribers: subscribers, SQLiteSession(connection: db))
     }
 
     private static func complete(
