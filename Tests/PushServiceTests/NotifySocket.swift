@@ -38,10 +38,13 @@ final class NotifySocket: Sendable {
     }
 
     /// The next message, or nil when none arrives within `timeout` seconds (0: only one already queued).
+    ///
+    /// The reading thread holds the socket, so the descriptor stays open until it is done: a test that
+    /// stops waiting (a deadline) never leaves a thread reading a descriptor number that was closed and
+    /// handed to someone else (libdispatch's own, say, which then crashes the process).
     func next(timeout: Double) async -> String? {
-        let descriptor = self.descriptor
-        return await withCheckedContinuation { continuation in
-            Thread {
+        await withCheckedContinuation { continuation in
+            Thread { [self] in
                 var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
                 guard poll(&poller, 1, Int32(timeout * 1000)) == 1 else { return continuation.resume(returning: nil) }
                 var buffer = [UInt8](repeating: 0, count: 4096)
