@@ -21,12 +21,12 @@ public enum OutboxResult: Sendable, Equatable {
         }
     }
 
-    /// The reason kept in the row: APNs' reason, or `TransportError` when no answer came.
-    public var storedReason: String? {
+    /// The reason kept in the row: APNs' reason, or `transportError` when no answer came.
+    public var storedReason: OutboxReason? {
         switch self {
         case .accepted: nil
-        case .rejected(let rejection): rejection.reason.rawValue
-        case .transportFailed: "TransportError"
+        case .rejected(let rejection): .rejected(rejection.reason)
+        case .transportFailed: .transportError
         }
     }
 

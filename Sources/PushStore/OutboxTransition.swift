@@ -4,7 +4,7 @@ import Foundation
 package struct OutboxTransition {
     package var state: OutboxState
     package var status: Int?
-    package var reason: String?
+    package var reason: OutboxReason?
     package var apnsUniqueID: String?
     package var nextAttemptMillis: Int64?
 

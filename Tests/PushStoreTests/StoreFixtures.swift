@@ -87,7 +87,8 @@ func outboxItem(
     OutboxItem(
         id: id, pushID: push, token: token(n), topic: topic, pushType: "alert",
         payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8), environment: "development",
-        priority: 10, expiration: expiration, collapseID: nil, apnsID: nil, now: now)
+        priority: 10, expiration: expiration.map { .at(epochSeconds: Int64($0)) } ?? .none, collapseID: nil, apnsID: nil,
+        now: now)
 }
 
 /// The outcome `result` of row `id`, sent under the claim that made its attempt count `attempt`.

@@ -51,11 +51,11 @@ extension OutboxWorker {
 
     /// Device rows and channel rows of one group, each in claim order.
     private static func split(_ items: [OutboxItem]) -> (devices: [OutboxItem], channels: [OutboxItem]) {
-        guard items.contains(where: { $0.channelID != nil }) else { return (items, []) }
+        guard items.contains(where: { $0.target.channelID != nil }) else { return (items, []) }
         var devices: [OutboxItem] = []
         var channels: [OutboxItem] = []
         for item in items {
-            if item.channelID == nil { devices.append(item) } else { channels.append(item) }
+            if item.target.channelID == nil { devices.append(item) } else { channels.append(item) }
         }
         return (devices, channels)
     }

@@ -252,10 +252,12 @@ public actor OutboxWorker {
                     ("id", item.id), ("push_id", item.pushID), ("app", completion.app), ("status", "\(rejection.status)"),
                     ("reason", rejection.reason.rawValue),
                 ])
-            if rejection.reason.invalidatesToken, item.channelID == nil { await invalidate(item, rejection: rejection) }
+            if rejection.reason.invalidatesToken, case .device(let token) = item.target {
+                await invalidate(token, topic: item.topic, rejection: rejection)
+            }
         case .rejected, .transportFailed:
             let outcome = state == .failed ? "failed" : "retry"
-            let reason = completion.result.storedReason ?? ""
+            let reason = completion.result.storedReason?.rawValue ?? ""
             metrics.recordPush(app: completion.app, outcome: outcome, reason: reason)
             if outcome == "retry" {
                 switch completion.result {
@@ -272,14 +274,14 @@ public actor OutboxWorker {
         }
     }
 
-    private func invalidate(_ item: OutboxItem, rejection: APNSRejection) async {
+    private func invalidate(_ token: DeviceToken, topic: String, rejection: APNSRejection) async {
         do {
             let changed = try await devices.invalidate(
-                token: item.token, topic: item.topic,
+                token: token, topic: topic,
                 reason: rejection.reason, at: rejection.timestamp ?? Date())
             if changed {
                 metrics.recordTokenInvalidated(reason: rejection.reason.rawValue)
-                logger.info("device.invalidated", [("topic", item.topic), ("reason", rejection.reason.rawValue)])
+                logger.info("device.invalidated", [("topic", topic), ("reason", rejection.reason.rawValue)])
             }
         } catch {
             logger.error("device.invalidate_failed", [("error", "\(error)")])

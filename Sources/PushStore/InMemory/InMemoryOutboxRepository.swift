@@ -66,7 +66,7 @@ public actor InMemoryOutboxRepository: OutboxRepository {
             item.updatedAt = Date(storeMillis: millis)
             if item.isExpired(at: now) {
                 item.state = .expired
-                item.lastReason = "Expired"
+                item.lastReason = .expired
                 expired.append(item.id)
                 ended.append(item)
             } else {

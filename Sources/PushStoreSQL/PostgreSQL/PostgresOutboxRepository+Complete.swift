@@ -29,7 +29,7 @@ extension PostgresOutboxRepository {
             attempts.append(Int64(completion.attempt))
             states.append(next.state.rawValue)
             statuses.append(next.status.map(Int64.init))
-            reasons.append(next.reason)
+            reasons.append(next.reason?.rawValue)
             uniqueIDs.append(next.apnsUniqueID)
             nextAttempts.append(next.nextAttemptMillis)
             seqs.append(completion.receipt.sequence)

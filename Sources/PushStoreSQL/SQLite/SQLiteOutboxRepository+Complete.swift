@@ -86,7 +86,7 @@ extension SQLiteOutboxRepository {
                 start = end
                 try finish.bind(outcome.state.rawValue, at: first + 1)
                 try finish.bind(outcome.status, at: first + 2)
-                try finish.bind(outcome.reason, at: first + 3)
+                try finish.bind(outcome.reason?.rawValue, at: first + 3)
                 try finish.bind(millis, at: first + 4)
                 while try finish.step() { states[finish.string(at: 0)] = outcome.state }
             }
@@ -117,7 +117,7 @@ extension SQLiteOutboxRepository {
     private struct FinalOutcome: Equatable {
         var state: OutboxState
         var status: Int?
-        var reason: String?
+        var reason: OutboxReason?
 
         init(_ transition: OutboxTransition) {
             state = transition.state
@@ -152,7 +152,7 @@ extension SQLiteOutboxRepository {
             """,
             [
                 .integer(seq), .text(next.state.rawValue), next.status.map { .integer(Int64($0)) } ?? .null,
-                next.reason.map { .text($0) } ?? .null, next.nextAttemptMillis.map { .integer($0) } ?? .null,
+                next.reason.map { .text($0.rawValue) } ?? .null, next.nextAttemptMillis.map { .integer($0) } ?? .null,
                 .integer(millis),
             ])
         return next.state
