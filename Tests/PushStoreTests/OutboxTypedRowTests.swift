@@ -48,7 +48,7 @@ struct OutboxTypedRowTests {
         try await repos.outbox.complete(
             [
                 done("gone", .rejected(APNSRejection(.unregistered, timestamp: at(0)))),
-                done("lost", .transportFailed(APNSTransportError(.outcomeUnknown, "reset"))),
+                done("lost", .failed(APNSTransportError(.outcomeUnknown, "reset"))),
                 done("odd", .rejected(APNSRejection(status: 400, reason: .unknown("SomethingNew")))),
             ], now: at(2))
         // Reasons compare by their text, as APNs' reasons do: the case is checked by `kind`.

@@ -11,10 +11,12 @@ extension OutboxWorker {
         metrics.setInFlight(inFlight)
         if renewsLeases { hold(items) }
         var groups: [SendGroup: [OutboxItem]] = [:]
-        var unserved: [Completion] = []
+        var unserved: [OutboxCompletion] = []
+        var unservedRows: [Sent] = []
         for item in items {
             guard let app = senders.index(forTopic: item.topic) else {
-                unserved.append(Completion(item: item, result: .rejected(APNSRejection(.topicDisallowed)), app: ""))
+                unserved.append(OutboxCompletion(item, .rejected(APNSRejection(.topicDisallowed))))
+                unservedRows.append(Sent(app: "", item: item))
                 continue
             }
             groups[SendGroup(app: app, environment: item.environment), default: []].append(item)
@@ -46,7 +48,7 @@ extension OutboxWorker {
                 }
             }
         }
-        if !unserved.isEmpty { finished(unserved) }
+        if !unserved.isEmpty { finished(unserved, unservedRows) }
     }
 
     /// Device rows and channel rows of one group, each in claim order.
