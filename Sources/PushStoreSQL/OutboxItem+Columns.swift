@@ -1,4 +1,5 @@
 import APNSCore
+import Foundation
 import PushStore
 
 /// How an outbox row's typed fields sit in the columns both SQL backends share (`token`, `channel_id`,
@@ -47,5 +48,31 @@ extension OutboxItem {
     /// The `last_reason` column read back.
     static func lastReason(column text: String?) -> OutboxReason? {
         text.map(OutboxReason.init(rawValue:))
+    }
+}
+
+/// Rows that just ended (rejected, failed or expired), each with the delivery result that ended it (nil
+/// when it expired without an answer), for their webhook events: an event is built from the result as the
+/// APNs client gave it, and an expired row's from what the row holds.
+enum OutboxEnded {
+    typealias Row = (id: String, result: APNSDeliveryResult?)
+
+    /// The rows `results` ended rejected or failed (by `states`, what `complete` wrote), each with its
+    /// result; when an id is listed twice, its first outcome counts, as in `complete`.
+    static func rows(_ results: [OutboxCompletion], states: [String: OutboxState]) -> [Row] {
+        var ended: [Row] = []
+        var seen = Set<String>()
+        for completion in results {
+            guard let state = states[completion.id], state == .rejected || state == .failed, seen.insert(completion.id).inserted
+            else { continue }
+            ended.append((completion.id, completion.result))
+        }
+        return ended
+    }
+
+    /// The event of `item`, read back after it ended, with the `result` that ended it.
+    static func event(_ item: OutboxItem, result: APNSDeliveryResult?, now: Date) -> WebhookEvent? {
+        if let result { return WebhookEvents.notification(item, state: item.state, result: result, now: now) }
+        return WebhookEvents.notification(item, state: item.state, status: item.lastStatus, reason: item.lastReason, now: now)
     }
 }

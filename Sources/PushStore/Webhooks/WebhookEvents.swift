@@ -4,6 +4,12 @@ import JSON
 
 /// The events the stores write, built from the rows that changed.
 package enum WebhookEvents {
+    /// A notification that ended `state` (rejected or failed) at `now` with the delivery result `result`, as
+    /// the APNs client gave it: its status and reason are the event's.
+    package static func notification(_ item: OutboxItem, state: OutboxState, result: APNSDeliveryResult, now: Date) -> WebhookEvent? {
+        notification(item, state: state, status: result.status, reason: result.storedReason, now: now)
+    }
+
     /// A notification that ended `state` (rejected, failed or expired) at `now`.
     package static func notification(_ item: OutboxItem, state: OutboxState, status: Int?, reason: OutboxReason?, now: Date)
         -> WebhookEvent?

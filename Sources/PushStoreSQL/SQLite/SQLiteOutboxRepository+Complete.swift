@@ -14,22 +14,21 @@ extension SQLiteOutboxRepository {
         let policy = retryPolicy
         return try await database.write { db in
             let states = try Self.complete(results, policy: policy, now: now, db)
-            try Self.reportEnded(states.compactMap { $0.value == .rejected || $0.value == .failed ? $0.key : nil }, now: now, db)
+            try Self.reportEnded(OutboxEnded.rows(results, states: states), now: now, db)
             return states
         }
     }
 
     /// Writes the webhook events of rows that just ended rejected, failed or expired, inside the caller's
-    /// transaction: nothing is read unless an endpoint subscribes to the row's outcome.
-    static func reportEnded(_ ids: [String], now: Date, _ db: SQLiteConnection) throws {
-        guard !ids.isEmpty else { return }
+    /// transaction: nothing is read unless an endpoint subscribes to the row's outcome. A row that ended
+    /// with a delivery result is reported with that result; an expired one with what the row holds.
+    static func reportEnded(_ ended: [OutboxEnded.Row], now: Date, _ db: SQLiteConnection) throws {
+        guard !ended.isEmpty else { return }
         let subscribers = try SQLiteWebhookRepository.subscribers(db)
         guard !subscribers.isEmpty else { return }
         var events: [WebhookEvent] = []
-        for id in ids {
-            guard let item = try item(id: id, db),
-                let event = WebhookEvents.notification(
-                    item, state: item.state, status: item.lastStatus, reason: item.lastReason, now: now),
+        for (id, result) in ended {
+            guard let item = try item(id: id, db), let event = OutboxEnded.event(item, result: result, now: now),
                 subscribers.wants(event.type)
             else { continue }
             events.append(event)
