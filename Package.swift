@@ -148,7 +148,7 @@ let package = Package(
             name: "PushStoreTests",
             dependencies: [
                 "APNSCore", "JSON", "PostgresDriver", "ProfileDrop", "PushStore", "pushstore-crash-writer", "PushStoreBenchmark", "PushStoreSQL",
-                "SQLiteDriver",
+                "PushSync", "SQLiteDriver",
                 "TestSupport",
             ],
             swiftSettings: strict),
@@ -156,7 +156,7 @@ let package = Package(
         // The outbox throughput probe that `push-bench` runs and the store's tests check.
         .target(name: "PushStoreBenchmark", dependencies: ["APNSCore", "PushStore", "PushStoreSQL"], swiftSettings: strict),
         // Helpers shared by test targets: a seeded generator, tool processes, literals for APNSCore values.
-        .target(name: "TestSupport", dependencies: ["APNSCore", "PushSync"], path: "Tests/TestSupport", swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["APNSCore", "PushIO", "PushSync"], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(
             name: "ProfileDropTests", dependencies: ["APNSCore", "JSON", "ProfileDrop", "PushStore", "PushStoreSQL", "PushSync", "TestSupport"],
             swiftSettings: strict

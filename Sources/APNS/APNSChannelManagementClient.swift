@@ -2,7 +2,7 @@ public import APNSCore
 import JSON
 import PushHTTP
 import PushHTTP2
-import PushIO
+package import PushIO
 import PushTLS
 import Synchronization
 
@@ -34,6 +34,8 @@ public final class APNSChannelManagementClient: Sendable {
     /// The provider token source with token auth, else nil.
     public let tokenProvider: APNSTokenProvider?
     private let loop: EventLoop
+    /// The client's event loop (its connection lives there), for a watchdog that checks it still turns.
+    package var eventLoop: EventLoop { loop }
     /// Every access checks it runs on `loop`'s thread.
     let transport: LoopBound<APNSChannelManagementTransport>
     private let closed = Atomic<Bool>(false)

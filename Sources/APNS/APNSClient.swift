@@ -1,6 +1,6 @@
 public import APNSCore
 import PushHTTP2
-import PushIO
+package import PushIO
 import PushSync
 import PushTLS
 import Synchronization
@@ -20,6 +20,8 @@ public final class APNSClient: Sendable {
     /// The shared provider token source with token auth (one per client, so one per team), else nil.
     public let tokenProvider: APNSTokenProvider?
     let loop: EventLoop
+    /// The client's event loop (its connections live there), for a watchdog that checks it still turns.
+    package var eventLoop: EventLoop { loop }
     /// Every access checks it runs on `loop`'s thread.
     let dispatcher: LoopBound<APNSDispatcher>
     let inbox: APNSSendInbox

@@ -199,7 +199,7 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
         let mockRequest = MockAPNSRequest(
             method: request.method, path: request.path, headers: request.headers,
             payload: request.body, clientCertificateUID: context.certificateInfo?.subjectUID,
-            connectionID: id)
+            connectionID: id, clientCertificateFingerprint: context.clientCertificate?.sha256Fingerprint)
         let verdict = core.decide(mockRequest, on: context, knobs: knobs)
         if awaitingAuthentication, context.isAuthenticated {
             // Apple: after the first valid provider token the connection gets its full stream limit.
@@ -215,7 +215,8 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
             MockAPNSRecord(
                 token: mockRequest.token.map(MockAPNSRules.lowercasedToken) ?? request.path, topic: verdict.topic,
                 headers: request.headers, payload: request.body, clientCertificateUID: mockRequest.clientCertificateUID,
-                apnsID: apnsID, outcome: outcome, connectionID: id, time: Date(), streamID: Int(request.streamID)))
+                apnsID: apnsID, outcome: outcome, connectionID: id, time: Date(), streamID: Int(request.streamID),
+                clientCertificateFingerprint: mockRequest.clientCertificateFingerprint))
 
         let delay = verdict.delay ?? core.nextDelay(knobs)
         guard delay > .zero else {

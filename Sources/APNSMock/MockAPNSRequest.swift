@@ -12,6 +12,10 @@ public struct MockAPNSRequest: Sendable {
     public let payload: [UInt8]
     /// The subject UID of the client certificate, if one was presented.
     public let clientCertificateUID: String?
+    /// The SHA-256 fingerprint of the client certificate's DER (`AB:CD:…`, as `openssl x509 -fingerprint`
+    /// prints it), if one was presented:
+    /// unlike the UID, it tells a renewed certificate from the one it replaced.
+    public let clientCertificateFingerprint: String?
     /// The connection it came on (1, 2, … per server).
     public let connectionID: Int
     /// What follows `/3/device/` in the path (unchecked), or nil when the path has another shape.
@@ -20,13 +24,15 @@ public struct MockAPNSRequest: Sendable {
     /// A request with the given parts.
     public init(
         method: String = "POST", path: String, headers: [(name: String, value: String)] = [],
-        payload: [UInt8] = [], clientCertificateUID: String? = nil, connectionID: Int = 0
+        payload: [UInt8] = [], clientCertificateUID: String? = nil, connectionID: Int = 0,
+        clientCertificateFingerprint: String? = nil
     ) {
         self.method = method
         self.path = path
         self.headers = headers
         self.payload = payload
         self.clientCertificateUID = clientCertificateUID
+        self.clientCertificateFingerprint = clientCertificateFingerprint
         self.connectionID = connectionID
         token =
             path.hasPrefix(APNSHeader.devicePathPrefix)

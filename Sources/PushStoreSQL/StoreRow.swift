@@ -6,7 +6,7 @@ import SQLiteDriver
 
 /// One result row of either SQL backend, read by column offset: what the shared column lists and record
 /// mappings below need, so each table's columns and row-to-record rule exist once for both backends.
-protocol StoreRow {
+protocol StoreRow: SendableMetatype {
     func int64(at column: Int32) -> Int64
     func optionalInt64(at column: Int32) -> Int64?
     func string(at column: Int32) -> String

@@ -4,6 +4,8 @@ import Foundation
 import JSON
 import PushHTTP
 import PushHTTP2
+import PushTLS
+import PushTLSTesting
 import Testing
 
 @Suite("Mock control API: records, long-poll waits, reset")
@@ -33,6 +35,7 @@ struct MockAPNSControlRecordTests {
             #expect(record["token"]?.stringValue == tokenA)
             #expect(record["topic"]?.stringValue == bundleID)
             #expect(record["client_certificate_uid"]?.stringValue == bundleID)
+            #expect(record["client_certificate_fingerprint"]?.stringValue == (try fixture.client.certificate().sha256Fingerprint))
             #expect(record["connection"]?.intValue == 1)
             #expect(record["stream"]?.intValue == 1)
             #expect(answerStatus(record) == 200)

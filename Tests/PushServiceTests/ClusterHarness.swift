@@ -16,9 +16,11 @@ struct ClusterHarness: Sendable {
     let databaseURL: String
     let directory: String
 
+    /// Starts `instances` instances; `senders`, when given, serve every instance instead of APNs clients to the mock.
     static func start(
         instances: Int, mockTopics: [String] = [], configure: @Sendable (inout PushServiceConfiguration) -> Void = { _ in },
-        configureMock: (inout MockAPNSServer.Configuration) -> Void = { _ in }
+        configureMock: (inout MockAPNSServer.Configuration) -> Void = { _ in },
+        senders given: PushSenders? = nil
     ) async throws -> ClusterHarness {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("push-cluster-tests-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -50,7 +52,7 @@ struct ClusterHarness: Sendable {
             servers.append(
                 try await PushServer.start(
                     configuration: configuration,
-                    senders: PushSenders(production: try sender(development: false), development: try sender(development: true)),
+                    senders: try given ?? PushSenders(production: try sender(development: false), development: try sender(development: true)),
                     logger: .silent))
         }
         return ClusterHarness(

@@ -2,19 +2,24 @@ import APNSCore
 import APNSMock
 import Foundation
 import JSON
+import PushTLS
 import PushTLSTesting
+import TestSupport
 import Testing
 
 @testable import PushService
 
 @Suite("live credential reload (POST /v1/admin/reload, SIGHUP)")
 struct CredentialReloadTests {
-    /// Writes a renewed dogs certificate (new key, same bundle and topics, another end of validity) over the old file.
-    static func renew(_ fixture: MultiAppFixture, days: Double) throws {
+    /// Writes a renewed dogs certificate (new key, same bundle and topics, another end of validity) over the
+    /// old file; returns its SHA-256 fingerprint.
+    @discardableResult
+    static func renew(_ fixture: MultiAppFixture, days: Double) throws -> String {
         let renewed = try fixture.dogsAuthority.issueClientCertificate(
             bundleID: MultiAppFixture.dogs, topics: [MultiAppFixture.dogs, MultiAppFixture.dogs + ".voip"],
             notAfter: Date().addingTimeInterval(days * 86400))
         try Data(try renewed.pkcs12(password: "dogs-pw")).write(to: URL(fileURLWithPath: fixture.dogsP12Path), options: .atomic)
+        return try renewed.certificate().sha256Fingerprint
     }
 
     @Test("a certificate renewed under load: new connections use it, the old ones drain, nothing is lost and no request fails")
@@ -40,8 +45,15 @@ struct CredentialReloadTests {
             }
         }
         // Mid-load: the first sends are answered, many more are still to come.
-        await fixture.dogsMock.waitForAccepted(count: 40)
-        try Self.renew(fixture, days: 400)
+        try await awaitEvent("40 notifications accepted by the dogs mock") { [mock = fixture.dogsMock] in
+            await mock.waitForAccepted(count: 40)
+        }
+        let renewedFingerprint = try Self.renew(fixture, days: 400)
+        #expect(renewedFingerprint != fixture.dogsFingerprint)
+        // The mock saw the old certificate on everything sent before the reload.
+        let beforeReload = fixture.dogsMock.records()
+        #expect(beforeReload.count >= 40)
+        #expect(beforeReload.allSatisfy { $0.clientCertificateFingerprint == fixture.dogsFingerprint })
         let reload = try await client.send("POST", "/v1/admin/reload")
         #expect(reload.status == 200)
         #expect(reload.json?["apps"]?.arrayValue?.compactMap { $0["outcome"]?.stringValue } == ["reloaded", "unchanged"])
@@ -55,11 +67,25 @@ struct CredentialReloadTests {
         #expect(records.allSatisfy { $0.isAccepted })
         let firstConnection = try #require(records.first?.connectionID)
         #expect(records.last?.connectionID != firstConnection, "sends after the reload use a new connection")
+        // At the mock: each connection presented one certificate, the old one before the reload, the renewed
+        // one on the connections opened after it; the last sends came with the renewed one.
+        let fingerprints = Dictionary(grouping: records, by: \.connectionID).mapValues { Set($0.map(\.clientCertificateFingerprint)) }
+        #expect(fingerprints.values.allSatisfy { $0.count == 1 }, "one certificate per connection")
+        #expect(Set(records.map(\.clientCertificateFingerprint)) == [fixture.dogsFingerprint, renewedFingerprint])
+        #expect(records.last?.clientCertificateFingerprint == renewedFingerprint)
         #expect(try await fixture.metric(#"push_notifications_total{app="dogs",outcome="accepted",reason=""}"#) == Double(records.count))
         #expect(try await fixture.metric(#"push_notifications_total{app="dogs",outcome="retry",reason=""}"#) == nil)
-        let after = try await client.send("GET", "/v1/apps").json?["apps"]?[0]
-        #expect(after?["certificate_not_after"]?.stringValue != before)
-        #expect(after?["reload_error"] == nil)
+        let afterApps = try await client.send("GET", "/v1/apps").json?["apps"]?[0]
+        #expect(afterApps?["certificate_not_after"]?.stringValue != before)
+        #expect(afterApps?["reload_error"] == nil)
+        let after = try await client.send(
+            "POST", "/v1/pushes?wait=true",
+            json: [
+                "tokens": [.string(ServiceHarness.randomToken())], "topic": .string(MultiAppFixture.dogs), "environment": "development",
+                "alert": "Walk",
+            ])
+        #expect(after.json?["notifications"]?[0]?["state"]?.stringValue == "accepted")
+        #expect(fixture.dogsMock.records().last?.clientCertificateFingerprint == renewedFingerprint, "a send after the reload")
         await fixture.stop()
     }
 
@@ -80,7 +106,7 @@ struct CredentialReloadTests {
             "POST", "/v1/pushes?wait=true", json: ["tokens": .array([.string(dog)]), "topic": .string(MultiAppFixture.dogs), "alert": "Still here"])
         #expect(push.json?["notifications"]?[0]?["state"]?.stringValue == "accepted")
 
-        try Self.renew(fixture, days: 200)
+        let renewed = try Self.renew(fixture, days: 200)
         await fixture.server.reload()
         let healed = try await fixture.client.send("GET", "/healthz")
         #expect(healed.json?["status"]?.stringValue == "ok")
@@ -88,7 +114,7 @@ struct CredentialReloadTests {
         let again = try await fixture.client.send(
             "POST", "/v1/pushes?wait=true", json: ["tokens": .array([.string(dog)]), "topic": .string(MultiAppFixture.dogs), "alert": "Renewed"])
         #expect(again.json?["notifications"]?[0]?["state"]?.stringValue == "accepted")
-        #expect(fixture.dogsMock.records().count == 2)
+        #expect(fixture.dogsMock.records().map(\.clientCertificateFingerprint) == [fixture.dogsFingerprint, renewed])
         await fixture.stop()
     }
 

@@ -26,6 +26,8 @@ struct MultiAppFixture {
     let dogsP12Path: String
     /// The authority the dogs mock trusts.
     let dogsAuthority: TestCertificateAuthority
+    /// The SHA-256 fingerprint of the dogs app's first certificate (the one in `dogsP12Path` at start).
+    let dogsFingerprint: String
     /// The dogs mock's channel management listener (`channels: true`), the dogs app's `channel_port`.
     var dogsChannels: MockAPNSChannelServer? = nil
 
@@ -81,7 +83,7 @@ struct MultiAppFixture {
         return MultiAppFixture(
             server: launched.server, client: TestHTTPClient(port: launched.server.port, apiKey: ServiceHarness.apiKey),
             dogsMock: dogsMock, walksMock: walksMock, catsMock: catsMock, directory: directory, dogsP12Path: dogsP12,
-            dogsAuthority: dogsAuthority, dogsChannels: dogsChannels)
+            dogsAuthority: dogsAuthority, dogsFingerprint: try dogsCredential.certificate().sha256Fingerprint, dogsChannels: dogsChannels)
     }
 
     func stop() async {

@@ -56,14 +56,36 @@ struct PostgresOutageTests {
             healthy = try await client.send("GET", "/healthz").status == 200
         }
         #expect(healthy)
-        _ = try await ClusterHarness.concurrently(10, width: 4) { _ in try await post().status }
-
-        // Every acknowledged notification reaches the mock.
+        // Posts after the return: each is acknowledged, and each of their notifications reaches the mock
+        // exactly once (delivery resumed, nothing sent twice).
+        let before = await acknowledged.tokens
+        let after = try await ClusterHarness.concurrently(10, width: 4) { _ in try await post() }
+        for response in after {
+            #expect(response.status == 202, "\(String(decoding: response.body, as: UTF8.self))")
+        }
         let tokens = await acknowledged.tokens
-        #expect(tokens.count >= 30 * 50 - 10 * 50)
-        await harness.mock.waitForAccepted(count: tokens.count)
-        let delivered = Set(harness.mock.records().filter(\.isAccepted).map(\.token))
+        let afterTokens = tokens.subtracting(before)
+        #expect(before.count == 20 * 50, "every post before the cut acknowledged")
+        #expect(afterTokens.count == 10 * 50, "every post after the return acknowledged")
+
+        // Every acknowledged notification reaches the mock: the 20 posts before the cut and the 10 after.
+        #expect(tokens.count == (20 + 10) * 50)
+        try await awaitEvent("every acknowledged notification accepted by the mock") { [mock = harness.mock] in
+            var count = tokens.count
+            while true {
+                await mock.waitForAccepted(count: count)
+                let accepted = mock.records().filter(\.isAccepted)
+                let missing = tokens.subtracting(accepted.map(\.token)).count
+                if missing == 0 { return }
+                count = accepted.count + missing
+            }
+        }
+        let accepted = harness.mock.records().filter(\.isAccepted).map(\.token)
+        let delivered = Set(accepted)
         #expect(tokens.isSubset(of: delivered), "\(tokens.subtracting(delivered).count) acknowledged notifications lost")
+        let timesSent = accepted.reduce(into: [String: Int]()) { $0[$1, default: 0] += 1 }
+        let afterNotOnce = afterTokens.filter { timesSent[$0] != 1 }
+        #expect(afterNotOnce.isEmpty, "\(afterNotOnce.count) notifications posted after the return not delivered exactly once")
         await harness.stop()
     }
 }

@@ -54,7 +54,7 @@ struct WebhookCrashTests {
         #expect((2...10).contains(held))
 
         let store = try SQLiteDatabase(path: directory + "/data/push.sqlite", recoverInFlight: false)
-        let queued = try await SQLiteWebhookRepository(database: store).counts()
+        let queued = try await PushRepositories(database: store).webhooks.counts()
         #expect(queued[.inFlight] == held, "the kill caught the held batches in flight")
         #expect(queued[.pending] == 20 - held)
 
@@ -63,7 +63,8 @@ struct WebhookCrashTests {
         #expect(await receiver.waitFor { Set($0.filter { $0.hasPrefix("EVENT ") }.map { $0.split(separator: " ")[1] }).count == 20 })
         #expect(receiver.events.allSatisfy { $0.type == "notification.rejected" })
         #expect(second.stop(SIGTERM) == 0)
-        let after = try await SQLiteWebhookRepository(database: try SQLiteDatabase(path: directory + "/data/push.sqlite")).counts()
+        let after = try await PushRepositories(database: try SQLiteDatabase(path: directory + "/data/push.sqlite")).webhooks
+            .counts()
         #expect(after[.delivered] == 20)
     }
 }

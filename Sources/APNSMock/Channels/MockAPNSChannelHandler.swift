@@ -37,7 +37,8 @@ final class MockAPNSChannelHandler: HTTP2ServerHandler {
         self.context = context
         let mockRequest = MockAPNSRequest(
             method: request.method, path: request.path, headers: request.headers, payload: request.body,
-            clientCertificateUID: context.certificateInfo?.subjectUID, connectionID: id)
+            clientCertificateUID: context.certificateInfo?.subjectUID, connectionID: id,
+            clientCertificateFingerprint: context.clientCertificate?.sha256Fingerprint)
         let given = request.header(APNSHeader.requestID)
         let requestID = given.flatMap { APNSID.isValid($0) ? $0 : nil } ?? APNSID.generate(using: &ids)
         let result = decide(mockRequest, context: context, knobs: knobs)

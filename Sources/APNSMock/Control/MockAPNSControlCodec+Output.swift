@@ -55,6 +55,7 @@ extension MockAPNSControlCodec {
             "payload": String(validating: record.payload, as: UTF8.self).map(JSONValue.string) ?? .null,
             "payload_base64": .string(Data(record.payload).base64EncodedString()),
             "client_certificate_uid": record.clientCertificateUID.map(JSONValue.string) ?? .null,
+            "client_certificate_fingerprint": record.clientCertificateFingerprint.map(JSONValue.string) ?? .null,
             "connection": .int(Int64(record.connectionID)),
             "stream": .int(Int64(record.streamID)),
             "time_ms": .int(milliseconds(record.time)),

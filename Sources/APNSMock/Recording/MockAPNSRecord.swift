@@ -13,6 +13,8 @@ public struct MockAPNSRecord: Sendable {
     public let payload: [UInt8]
     /// The subject UID of the client certificate.
     public let clientCertificateUID: String?
+    /// The SHA-256 fingerprint of the client certificate's DER (`AB:CD:…`), if one was presented.
+    public let clientCertificateFingerprint: String?
     /// The `apns-id` sent back (echoed or generated).
     public let apnsID: String
     /// What the server answered.
@@ -28,13 +30,14 @@ public struct MockAPNSRecord: Sendable {
     public init(
         token: String, topic: String?, headers: [(name: String, value: String)], payload: [UInt8],
         clientCertificateUID: String?, apnsID: String, outcome: APNSOutcome, connectionID: Int, time: Date,
-        streamID: Int = 0
+        streamID: Int = 0, clientCertificateFingerprint: String? = nil
     ) {
         self.token = token
         self.topic = topic
         self.headers = headers
         self.payload = payload
         self.clientCertificateUID = clientCertificateUID
+        self.clientCertificateFingerprint = clientCertificateFingerprint
         self.apnsID = apnsID
         self.outcome = outcome
         self.connectionID = connectionID

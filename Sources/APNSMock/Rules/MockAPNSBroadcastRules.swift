@@ -51,7 +51,8 @@ enum MockAPNSBroadcastRules {
         let asTopic = MockAPNSRequest(
             method: request.method, path: request.path,
             headers: request.headers.filter { $0.name != APNSHeader.topic } + [(APNSHeader.topic, bundleID)],
-            payload: request.payload, clientCertificateUID: request.clientCertificateUID, connectionID: request.connectionID)
+            payload: request.payload, clientCertificateUID: request.clientCertificateUID, connectionID: request.connectionID,
+            clientCertificateFingerprint: request.clientCertificateFingerprint)
         let grant: MockAPNSTopicGrant
         switch authenticate(asTopic) {
         case .rejected(let reason): return reason

@@ -21,6 +21,8 @@ public final class PushServer: Sendable {
     let worker: OutboxWorker
     let http: HTTPServer
     let loop: EventLoop
+    /// The webhook client's event loop.
+    let webhookLoop: EventLoop
     let senders: PushSenders
     let logger: ServiceLogger
     let configuration: PushServiceConfiguration
@@ -35,7 +37,7 @@ public final class PushServer: Sendable {
 
     private init(
         port: Int, repositories: PushRepositories, match: MatchService, metrics: ServiceMetrics,
-        worker: OutboxWorker, http: HTTPServer, loop: EventLoop, senders: PushSenders, logger: ServiceLogger,
+        worker: OutboxWorker, http: HTTPServer, loop: EventLoop, webhookLoop: EventLoop, senders: PushSenders, logger: ServiceLogger,
         configuration: PushServiceConfiguration, background: Task<Void, Never>, gate: RequestGate,
         reloader: ServiceReloader, routes: [APIRoute]
     ) {
@@ -46,6 +48,7 @@ public final class PushServer: Sendable {
         self.worker = worker
         self.http = http
         self.loop = loop
+        self.webhookLoop = webhookLoop
         self.senders = senders
         self.logger = logger
         self.configuration = configuration
@@ -157,7 +160,7 @@ public final class PushServer: Sendable {
         let server = PushServer(
             port: http.port, repositories: repositories, match: match, metrics: metrics,
             worker: worker, http: http,
-            loop: loop, senders: senders, logger: logger, configuration: configuration,
+            loop: loop, webhookLoop: webhooks.client.loop, senders: senders, logger: logger, configuration: configuration,
             background: background, gate: gate, reloader: reloader, routes: router.routes)
         let pendingDrops = try await store.drops.pending().count
         logger.info(
@@ -171,5 +174,27 @@ public final class PushServer: Sendable {
                 ("tls", tls == nil ? "off" : configuration.tls.clientCAPath == nil ? "on" : "client-certificates"),
             ])
         return server
+    }
+}
+
+extension PushServer {
+    /// Every event loop the service runs now, named for reports: the HTTP listener's, the webhook
+    /// client's, and those of each app's APNs clients and channel management clients (the current ones:
+    /// a reload replaces them). The systemd watchdog pings only while all of them turn.
+    var watchedLoops: [SystemdWatchdog.WatchedLoop] {
+        var loops = [SystemdWatchdog.WatchedLoop(name: "http", loop: loop), SystemdWatchdog.WatchedLoop(name: "webhooks", loop: webhookLoop)]
+        for app in senders.apps {
+            let owners: [(String, Any?)] = [
+                ("apns \(app.name) production", app.production), ("apns \(app.name) development", app.development),
+                ("apns-channels \(app.name) production", app.productionChannels),
+                ("apns-channels \(app.name) development", app.developmentChannels),
+            ]
+            for (name, owner) in owners {
+                for eventLoop in (owner as? any EventLoopOwner)?.eventLoops ?? [] {
+                    loops.append(SystemdWatchdog.WatchedLoop(name: name, loop: eventLoop))
+                }
+            }
+        }
+        return loops
     }
 }

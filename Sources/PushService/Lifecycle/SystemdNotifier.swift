@@ -24,6 +24,11 @@ public struct SystemdNotifier: Sendable {
     /// Sends `fields` (such as `READY=1`) as one message; returns false when it could not be sent.
     @discardableResult
     public func send(_ fields: [String]) -> Bool {
+        send(fields, flags: Int32(MSG_NOSIGNAL))
+    }
+
+    /// Sends `fields` with `sendto` flags `flags`.
+    private func send(_ fields: [String], flags: Int32) -> Bool {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         var name = Array(socketPath.utf8)
@@ -39,7 +44,7 @@ public struct SystemdNotifier: Sendable {
         let message = Array(fields.joined(separator: "\n").utf8)
         let sent = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                message.withUnsafeBytes { sendto(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL), socketAddress, length) }
+                message.withUnsafeBytes { sendto(descriptor, $0.baseAddress, $0.count, flags, socketAddress, length) }
             }
         }
         return sent == message.count
@@ -57,9 +62,10 @@ public struct SystemdNotifier: Sendable {
     @discardableResult
     public func stopping() -> Bool { send(["STOPPING=1", "STATUS=stopping"]) }
 
-    /// `WATCHDOG=1`: the service is alive.
+    /// `WATCHDOG=1`: the service is alive. Never waits: when the receiver's queue is full the ping is dropped
+    /// (and false returned) rather than holding the thread that sends it, as the next ping comes soon.
     @discardableResult
-    public func watchdog() -> Bool { send(["WATCHDOG=1"]) }
+    public func watchdog() -> Bool { send(["WATCHDOG=1"], flags: Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) }
 
     /// How often to send `WATCHDOG=1`: half of `WATCHDOG_USEC`, as `sd_watchdog_enabled(3)` advises; nil
     /// when the watchdog is off or `WATCHDOG_PID` names another process.

@@ -2,7 +2,7 @@ import Foundation
 
 /// What `push-server` tells systemd when it runs as a `Type=notify` service: `READY=1` once it serves,
 /// `RELOADING=1` and `READY=1` around a SIGHUP reload, `STOPPING=1` when it begins to shut down, and
-/// `WATCHDOG=1` from the HTTP event loop while `WatchdogSec=` is set.
+/// `WATCHDOG=1` while `WatchdogSec=` is set and every event loop of the service turns (`SystemdWatchdog`).
 struct SystemdSupervision: Sendable {
     let notifier: SystemdNotifier
     let watchdog: SystemdWatchdog?
@@ -14,8 +14,14 @@ struct SystemdSupervision: Sendable {
         guard let notifier = SystemdNotifier(environment: environment) else { return nil }
         var watchdog: SystemdWatchdog?
         if let interval = SystemdNotifier.watchdogInterval(environment: environment) {
-            watchdog = try? await SystemdWatchdog.start(loop: server.loop, interval: interval, notifier: notifier)
-            server.logger.info("systemd.watchdog", [("interval_s", "\(interval)")])
+            let logger = server.logger
+            watchdog = SystemdWatchdog.start(
+                interval: interval, notifier: notifier, loops: { server.watchedLoops },
+                report: { tick in
+                    guard case .withheld(let stuck) = tick else { return }
+                    logger.warning("systemd.watchdog_withheld", [("stuck_loops", stuck.joined(separator: ","))])
+                })
+            server.logger.info("systemd.watchdog", [("interval_s", "\(interval)"), ("loops", "\(server.watchedLoops.count)")])
         }
         return SystemdSupervision(
             notifier: notifier, watchdog: watchdog,

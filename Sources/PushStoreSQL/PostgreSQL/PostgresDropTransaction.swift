@@ -104,7 +104,8 @@ struct PostgresDropTransaction: DropTransaction {
 
     func insert(_ requests: [MateRequestRecord]) throws {
         try PostgresMateRequestRepository.insert(requests, db)
-        try PostgresWebhookRepository.record(requests.map { WebhookEvents.mateRequest($0, type: .mateRequestCreated) }, db)
+        try PostgresWebhookRepository.record(
+            requests.map { WebhookEvents.mateRequest($0, type: .mateRequestCreated) }, PostgresSession(connection: db))
     }
 
     func enqueue(_ items: [OutboxItem]) throws {

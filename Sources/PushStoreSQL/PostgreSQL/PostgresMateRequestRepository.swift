@@ -71,7 +71,7 @@ public struct PostgresMateRequestRepository: MateRequestRepository {
                     "UPDATE mate_requests SET state = $2, answered_at = $3 WHERE id = $1",
                     [.text(id), .text(request.state.rawValue), .integer(now.storeMillis)])
                 try PostgresOutboxRepository.insert(items, db)
-                try PostgresWebhookRepository.record([WebhookEvents.answered(request)], db)
+                try PostgresWebhookRepository.record([WebhookEvents.answered(request)], PostgresSession(connection: db))
                 return request
             }
         }

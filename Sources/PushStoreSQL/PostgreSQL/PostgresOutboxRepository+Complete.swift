@@ -72,7 +72,7 @@ extension PostgresOutboxRepository {
     /// transaction: nothing is read unless an endpoint subscribes to the row's outcome.
     static func reportEnded(_ ended: [OutboxEnded.Row], now: Date, _ db: PostgresConnection) throws {
         guard !ended.isEmpty else { return }
-        let subscribers = try PostgresWebhookRepository.subscribers(db)
+        let subscribers = try PostgresWebhookRepository.subscribers(PostgresSession(connection: db))
         guard !subscribers.isEmpty else { return }
         var events: [WebhookEvent] = []
         for (id, result) in ended {
@@ -84,7 +84,7 @@ extension PostgresOutboxRepository {
             else { continue }
             events.append(event)
         }
-        try PostgresWebhookRepository.record(events, subscribers: subscribers, db)
+        try PostgresWebhookRepository.record(events, subscribers: subscribers, PostgresSession(connection: db))
     }
 
     /// The batch completion: $1 ids, $2 attempts (the fences), $3 states, $4 statuses, $5 reasons, $6

@@ -6,14 +6,10 @@ extension PushRepositories {
     /// and claims with leases of `lease` under the database's `instanceID`.
     public init(database: PostgresDatabase, retryPolicy: OutboxRetryPolicy = .default, lease: Duration = .seconds(60)) {
         self.init(
-            users: PostgresUserRepository(database: database), devices: PostgresDeviceRepository(database: database),
-            outbox: PostgresOutboxRepository(database: database, retryPolicy: retryPolicy, lease: lease),
+            sql: database, outbox: PostgresOutboxRepository(database: database, retryPolicy: retryPolicy, lease: lease),
             drops: PostgresDropRepository(database: database),
             mateRequests: PostgresMateRequestRepository(database: database),
-            idempotency: PostgresIdempotencyRepository(database: database), database: database,
-            webhooks: PostgresWebhookRepository(database: database),
-            channels: PostgresChannelRepository(database: database),
-            activityTokens: PostgresActivityTokenRepository(database: database))
+            idempotency: PostgresIdempotencyRepository(database: database))
     }
 
     /// Connects to the PostgreSQL database at `url` (`postgres://user:password@host:port/database`) with a

@@ -5,14 +5,9 @@ extension PushRepositories {
     /// The repositories of one SQLite database, sharing its connection; the outbox retries by `retryPolicy`.
     public init(database: SQLiteDatabase, retryPolicy: OutboxRetryPolicy = .default) {
         self.init(
-            users: SQLiteUserRepository(database: database), devices: SQLiteDeviceRepository(database: database),
-            outbox: SQLiteOutboxRepository(database: database, retryPolicy: retryPolicy),
-            drops: SQLiteDropRepository(database: database),
-            mateRequests: SQLiteMateRequestRepository(database: database),
-            idempotency: SQLiteIdempotencyRepository(database: database), database: database,
-            webhooks: SQLiteWebhookRepository(database: database),
-            channels: SQLiteChannelRepository(database: database),
-            activityTokens: SQLiteActivityTokenRepository(database: database))
+            sql: database, outbox: SQLiteOutboxRepository(database: database, retryPolicy: retryPolicy),
+            drops: SQLiteDropRepository(database: database), mateRequests: SQLiteMateRequestRepository(database: database),
+            idempotency: SQLiteIdempotencyRepository(database: database))
     }
 
     /// Opens (creating and migrating if needed) the SQLite database at `path` and returns its repositories;

@@ -37,7 +37,7 @@ public actor SQLiteDatabase: PushDatabase {
         self.recoveredAtOpen = recoverInFlight ? try SQLiteOutboxRepository.requeueInFlight(connection) : 0
         if recoverInFlight {
             try SQLiteIdempotencyRepository.dropUnanswered(connection)
-            try SQLiteWebhookRepository.requeueInFlight(connection)
+            try SQLiteWebhookRepository.requeueInFlight(SQLiteSession(connection: connection))
         }
         self.connection = connection
     }

@@ -104,7 +104,7 @@ struct SQLiteDropTransaction: DropTransaction {
 
     func insert(_ requests: [MateRequestRecord]) throws {
         try SQLiteMateRequestRepository.insert(requests, db)
-        try SQLiteWebhookRepository.record(requests.map { WebhookEvents.mateRequest($0, type: .mateRequestCreated) }, db)
+        try SQLiteWebhookRepository.record(requests.map { WebhookEvents.mateRequest($0, type: .mateRequestCreated) }, SQLiteSession(connection: db))
     }
 
     func enqueue(_ items: [OutboxItem]) throws {

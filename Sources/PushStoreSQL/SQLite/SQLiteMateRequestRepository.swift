@@ -80,7 +80,7 @@ public struct SQLiteMateRequestRepository: MateRequestRepository {
                 "UPDATE mate_requests SET state = ?2, answered_at = ?3 WHERE id = ?1",
                 [.text(id), .text(request.state.rawValue), .integer(now.storeMillis)])
             if !items.isEmpty { try SQLiteOutboxRepository.insert(items, db) }
-            try SQLiteWebhookRepository.record([WebhookEvents.answered(request)], db)
+            try SQLiteWebhookRepository.record([WebhookEvents.answered(request)], SQLiteSession(connection: db))
             return request
         }
     }

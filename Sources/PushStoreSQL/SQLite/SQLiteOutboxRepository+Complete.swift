@@ -24,7 +24,7 @@ extension SQLiteOutboxRepository {
     /// with a delivery result is reported with that result; an expired one with what the row holds.
     static func reportEnded(_ ended: [OutboxEnded.Row], now: Date, _ db: SQLiteConnection) throws {
         guard !ended.isEmpty else { return }
-        let subscribers = try SQLiteWebhookRepository.subscribers(db)
+        let subscribers = try SQLiteWebhookRepository.subscribers(SQLiteSession(connection: db))
         guard !subscribers.isEmpty else { return }
         var events: [WebhookEvent] = []
         for (id, result) in ended {
@@ -33,7 +33,7 @@ extension SQLiteOutboxRepository {
             else { continue }
             events.append(event)
         }
-        try SQLiteWebhookRepository.record(events, subscribers: subscribers, db)
+        try SQLiteWebhookRepository.record(events, subscribers: subscribers, SQLiteSession(connection: db))
     }
 
     private static func complete(
