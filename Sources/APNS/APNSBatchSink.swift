@@ -19,8 +19,8 @@ final class APNSBatchSink {
         self.release = release
     }
 
-    func add(index: Int, result: Result<APNSOutcome, APNSTransportError>) {
-        collected.append(APNSBatchResult(index: index, result: result))
+    func add(index: Int, delivery: APNSDeliveryResult) {
+        collected.append(APNSBatchResult(index: index, delivery: delivery))
         guard !scheduled else { return }
         scheduled = true
         let sink = LoopBound(self, loop: loop)

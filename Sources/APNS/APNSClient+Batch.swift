@@ -20,7 +20,7 @@ extension APNSClient {
         for (index, broadcast) in broadcasts.enumerated() {
             if configuration.validatesLocally, let rejection = broadcast.validate() {
                 configuration.metrics.record(.rejected(reason: rejection.reason, latency: 0))
-                local.append(APNSBatchResult(index: index, result: .success(.rejected(rejection))))
+                local.append(APNSBatchResult(index: index, delivery: .rejected(rejection)))
                 continue
             }
             requests.append((index, broadcastRequest(broadcast)))
@@ -38,7 +38,7 @@ extension APNSClient {
         if !local.isEmpty { deliver(local) }
         guard !requests.isEmpty else { return }
         func failAll(_ error: APNSTransportError) {
-            deliver(requests.map { APNSBatchResult(index: $0.index, result: .failure(error)) })
+            deliver(requests.map { APNSBatchResult(index: $0.index, delivery: .failed(error)) })
         }
         guard !closed.load(ordering: .relaxed) else { return failAll(APNSTransportError(.shutdown, "client is shut down")) }
         let granted = await permits.acquire(count: requests.count)

@@ -93,7 +93,7 @@ public final class APNSClient: Sendable {
         for (index, notification) in notifications.enumerated() {
             if configuration.validatesLocally, let rejection = notification.validate() {
                 configuration.metrics.record(.rejected(reason: rejection.reason, latency: 0))
-                local.append(APNSBatchResult(index: index, result: .success(.rejected(rejection))))
+                local.append(APNSBatchResult(index: index, delivery: .rejected(rejection)))
                 continue
             }
             requests.append(

@@ -24,7 +24,7 @@ extension APNSDispatcher {
         case .fail(let send, let error, let recorded):
             send.connection = nil
             if recorded { configuration.metrics.record(.failed(error.kind)) }
-            send.deliver(.failure(error))
+            send.deliver(.failed(error))
         case .record(let event):
             configuration.metrics.record(event)
         case .startSweepTimer(let period):

@@ -66,7 +66,7 @@ final class APNSDispatcher {
     }
 
     private func answered(_ send: APNSSend) {
-        let outcome: APNSOutcome
+        let outcome: APNSDeliveryResult
         if send.status == 200 {
             outcome = .accepted(apnsID: send.answerID ?? "", uniqueID: send.uniqueID)
         } else {
@@ -77,11 +77,12 @@ final class APNSDispatcher {
         guard let (_, after) = pool.answered(send.id) else { return }
         send.connection = nil
         let latency = Self.seconds(ContinuousClock.now - send.started)
-        switch outcome {
-        case .accepted: configuration.metrics.record(.accepted(latency: latency))
-        case .rejected(let rejection): configuration.metrics.record(.rejected(reason: rejection.reason, latency: latency))
+        if case .rejected(let rejection) = outcome {
+            configuration.metrics.record(.rejected(reason: rejection.reason, latency: latency))
+        } else {
+            configuration.metrics.record(.accepted(latency: latency))
         }
-        send.deliver(.success(outcome))
+        send.deliver(outcome)
         perform(after)
     }
 

@@ -1,4 +1,4 @@
-public import APNSCore
+import APNSCore
 import PushHTTP2
 import PushIO
 
@@ -44,17 +44,18 @@ final class APNSSend: HTTP2ClientExchange, APNSPoolRequest {
         super.init(request: request)
     }
 
-    /// Hands the outcome to its receiver, once; later calls do nothing.
-    func deliver(_ result: Result<APNSOutcome, APNSTransportError>) {
+    /// Hands the result to its receiver, once; later calls do nothing.
+    func deliver(_ delivery: APNSDeliveryResult) {
         guard let receiver else { return }
         self.receiver = nil
         switch receiver {
         case .continuation(let continuation):
-            switch result {
-            case .success(let outcome): continuation.resume(returning: outcome)
-            case .failure(let error): continuation.resume(throwing: error)
+            switch delivery {
+            case .accepted(let apnsID, let uniqueID): continuation.resume(returning: .accepted(apnsID: apnsID, uniqueID: uniqueID))
+            case .rejected(let rejection): continuation.resume(returning: .rejected(rejection))
+            case .failed(let error): continuation.resume(throwing: error)
             }
-        case .batch(let sink, let index): sink.add(index: index, result: result)
+        case .batch(let sink, let index): sink.add(index: index, delivery: delivery)
         }
     }
 
@@ -95,19 +96,5 @@ final class APNSSend: HTTP2ClientExchange, APNSPoolRequest {
 
     override func finished(_ failure: HTTP2ClientFailure?) {
         dispatcher?.complete(self, failure)
-    }
-}
-
-/// One result of ``APNSClient/send(batch:deliver:)``: the notification's position in the batch and its outcome.
-public struct APNSBatchResult: Sendable {
-    /// Index into the batch that was sent.
-    public var index: Int
-    /// APNs' answer, or why none came.
-    public var result: Result<APNSOutcome, APNSTransportError>
-
-    /// A result for position `index`.
-    public init(index: Int, result: Result<APNSOutcome, APNSTransportError>) {
-        self.index = index
-        self.result = result
     }
 }

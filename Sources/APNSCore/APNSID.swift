@@ -1,7 +1,39 @@
 import JSON
 
-/// Helpers for `apns-id`: the canonical 8-4-4-4-12 hex UUID that identifies one notification.
-public enum APNSID {
+/// An `apns-id`: the canonical 8-4-4-4-12 hex UUID that identifies one notification (Apple's
+/// "Sending notification requests to APNs": a canonical UUID, 32 hex digits in five groups separated by
+/// hyphens). A value always has that form: ``init(rawValue:)`` checks it; the static helpers make and
+/// check the text.
+public struct APNSID: Hashable, Sendable, RawRepresentable, CustomStringConvertible {
+    /// The 36 characters as given (either case, as APNs accepts).
+    public let rawValue: String
+
+    /// The id `rawValue`, or nil unless it is 8-4-4-4-12 hex digits with dashes (``isValid(_:)``).
+    public init?(rawValue: String) {
+        guard Self.isValid(rawValue) else { return nil }
+        self.rawValue = rawValue
+    }
+
+    /// The id `rawValue`, which the caller has already checked (or made with ``format(high:low:)``).
+    init(checked rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    /// The text.
+    public var description: String {
+        rawValue
+    }
+
+    /// A new random (version 4) id in lowercase, as APNs itself generates.
+    public static func random() -> APNSID {
+        APNSID(checked: generate())
+    }
+
+    /// A new version 4 id in lowercase, drawing randomness from `generator`.
+    public static func random(using generator: inout some RandomNumberGenerator) -> APNSID {
+        APNSID(checked: generate(using: &generator))
+    }
+
     /// A new random (version 4) UUID in lowercase, as APNs itself generates.
     public static func generate() -> String {
         var generator = SystemRandomNumberGenerator()

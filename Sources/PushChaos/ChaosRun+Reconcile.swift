@@ -38,25 +38,25 @@ extension ChaosRun {
             let acknowledged = acknowledgedPushes.contains(row.pushID)
             if acknowledged {
                 acknowledgedRows += 1
-            } else if load.unansweredTokens.contains(row.token.hex) {
+            } else if load.unansweredTokens.contains(row.target.deviceToken?.hex ?? "") {
                 report.storedWithoutAnswer += 1
             } else {
                 report.unaccountedRows += 1
                 report.note("row \(row.id) (push \(row.pushID)) belongs to no post of this run")
                 continue
             }
-            let acceptances = row.apnsID.flatMap { accepted[$0] } ?? []
-            if acceptances.contains(where: { $0.token != row.token.hex || $0.topic != row.topic }) {
+            let acceptances = row.apnsID.flatMap { accepted[$0.rawValue] } ?? []
+            if acceptances.contains(where: { $0.token != row.target.deviceToken?.hex || $0.topic != row.topic }) {
                 report.disagree("row \(row.id): the mock accepted its apns-id for another token or topic")
             }
             let deliveredByMock = !acceptances.isEmpty
             switch row.state {
             case .accepted:
-                if let id = row.apnsID { acceptedIDs.insert(id) }
+                if let id = row.apnsID { acceptedIDs.insert(id.rawValue) }
                 if !deliveredByMock { report.disagree("row \(row.id) is accepted but the mock never accepted it") }
             case .rejected:
-                if deliveredByMock || rejection[row.apnsID ?? ""] != row.lastReason {
-                    report.disagree("row \(row.id) is rejected (\(row.lastReason ?? "-")) but the mock recorded otherwise")
+                if deliveredByMock || rejection[row.apnsID?.rawValue ?? ""] != row.lastReason?.rawValue {
+                    report.disagree("row \(row.id) is rejected (\(row.lastReason?.rawValue ?? "-")) but the mock recorded otherwise")
                 }
             default:
                 if deliveredByMock { report.disagree("row \(row.id) is \(row.state.rawValue) but the mock accepted it") }
@@ -64,7 +64,7 @@ extension ChaosRun {
             guard !deliveredByMock else { continue }
             if acknowledged {
                 report.lost += 1
-                report.note("acknowledged row \(row.id) (\(row.state.rawValue), \(row.lastReason ?? "-")) never reached the mock")
+                report.note("acknowledged row \(row.id) (\(row.state.rawValue), \(row.lastReason?.rawValue ?? "-")) never reached the mock")
             } else {
                 report.disagree("row \(row.id) of a cut-off post (\(row.state.rawValue)) never reached the mock")
             }

@@ -3,30 +3,28 @@ public import Foundation
 
 /// One notification to one device token, or one broadcast to one channel, as kept in the durable outbox.
 ///
-/// A row targets a device when `channelID` is nil (`token` is the device) and a broadcast channel
-/// otherwise (`topic` is then the app's bundle ID and `token` is empty): both go through the same
-/// claims, retries, back-off, expiry and fencing.
+/// A row's `target` is a device or a broadcast channel (`topic` is then the app's bundle ID): both go
+/// through the same claims, retries, back-off, expiry and fencing. The fields are typed as the APNs
+/// request takes them; the stores map them to and from their columns.
 public struct OutboxItem: Sendable, Equatable {
     /// The row id (a lowercase UUID by default).
     public var id: String
     /// Groups the rows created by one API call (e.g. one push to 1,000 tokens).
     public var pushID: String
-    /// The device token (empty for a channel row).
-    public var token: DeviceToken
-    /// The broadcast channel this row publishes on, or nil for a device row.
-    public var channelID: APNSChannelID?
+    /// The device, or the broadcast channel, the row goes to.
+    public var target: OutboxTarget
     /// The `apns-topic`.
     public var topic: String
     /// The `apns-push-type`.
     public var pushType: PushType
     /// The `apns-priority`, or nil to let APNs choose.
     public var priority: Priority?
-    /// The `apns-expiration` in epoch seconds; 0 means "deliver once or drop"; nil means none.
-    public var expiration: Int?
+    /// The `apns-expiration`: `.immediately` means "deliver once or drop"; `.none` sends no header.
+    public var expiration: APNSExpiration
     /// The `apns-collapse-id`.
     public var collapseID: String?
     /// The `apns-id` to send (APNs generates one when nil).
-    public var apnsID: String?
+    public var apnsID: APNSID?
     /// The JSON payload bytes.
     public var payload: [UInt8]
     /// Which APNs service to use: `.production` or `.development`.
@@ -39,8 +37,8 @@ public struct OutboxItem: Sendable, Equatable {
     public var nextAttemptAt: Date
     /// The last HTTP status seen (200 when accepted).
     public var lastStatus: Int?
-    /// The last APNs reason or transport error.
-    public var lastReason: String?
+    /// Why the row last failed to go out: APNs' reason, no answer, or its expiration.
+    public var lastReason: OutboxReason?
     /// The `apns-unique-id` APNs returned (development only).
     public var apnsUniqueID: String?
     /// When the row was enqueued.
@@ -51,17 +49,16 @@ public struct OutboxItem: Sendable, Equatable {
     /// row's value: receipts compare equal.
     public var receipt = OutboxReceipt.none
 
-    /// A new queued row, due at `now`.
+    /// A new queued row to `target`, due at `now`.
     public init(
-        id: String = OutboxID.make(), pushID: String, token: DeviceToken, topic: String,
+        id: String = OutboxID.make(), pushID: String, target: OutboxTarget, topic: String,
         pushType: PushType, payload: [UInt8], environment: APNSEnvironment, priority: Priority? = nil,
-        expiration: Int? = nil, collapseID: String? = nil, apnsID: String? = nil, now: Date
+        expiration: APNSExpiration = .none, collapseID: String? = nil, apnsID: APNSID? = nil, now: Date
     ) {
         let now = now.storeNormalized
         self.id = id
         self.pushID = pushID
-        self.token = token
-        self.channelID = nil
+        self.target = target
         self.topic = topic
         self.pushType = pushType
         self.priority = priority
@@ -80,35 +77,44 @@ public struct OutboxItem: Sendable, Equatable {
         self.updatedAt = now
     }
 
+    /// A new queued row to the device `token`, due at `now`.
+    public init(
+        id: String = OutboxID.make(), pushID: String, token: DeviceToken, topic: String,
+        pushType: PushType, payload: [UInt8], environment: APNSEnvironment, priority: Priority? = nil,
+        expiration: APNSExpiration = .none, collapseID: String? = nil, apnsID: APNSID? = nil, now: Date
+    ) {
+        self.init(
+            id: id, pushID: pushID, target: .device(token), topic: topic, pushType: pushType, payload: payload,
+            environment: environment, priority: priority, expiration: expiration, collapseID: collapseID, apnsID: apnsID,
+            now: now)
+    }
+
     /// A new queued broadcast row to `channelID` of the app `bundleID`, due at `now`.
     public static func broadcast(
         id: String = OutboxID.make(), pushID: String, channelID: APNSChannelID, bundleID: String, payload: [UInt8],
-        environment: APNSEnvironment, priority: Priority, expiration: Int, apnsID: String? = nil, now: Date
+        environment: APNSEnvironment, priority: Priority, expiration: APNSExpiration, apnsID: APNSID? = nil, now: Date
     ) -> OutboxItem {
-        var item = OutboxItem(
-            id: id, pushID: pushID, token: DeviceToken(storedHex: ""), topic: bundleID, pushType: .liveactivity,
+        OutboxItem(
+            id: id, pushID: pushID, target: .channel(channelID), topic: bundleID, pushType: .liveactivity,
             payload: payload, environment: environment, priority: priority, expiration: expiration, apnsID: apnsID,
             now: now)
-        item.channelID = channelID
-        return item
     }
 
     /// The broadcast request of a channel row (nil for a device row): `apns-priority` and
     /// `apns-expiration` are required for broadcasts, so a missing one is sent as 10 / 0.
     public var broadcast: APNSBroadcast? {
-        guard let channelID else { return nil }
+        guard case .channel(let channelID) = target else { return nil }
         return APNSBroadcast(
             bundleID: topic, channelID: channelID, pushType: pushType, priority: priority ?? .immediately,
-            expiration: expiration.map { APNSExpiration.at(epochSeconds: Int64($0)) } ?? .immediately,
-            requestID: apnsID, payload: payload)
+            expiration: expiration == .none ? .immediately : expiration, requestID: apnsID?.rawValue, payload: payload)
     }
 
-    /// The APNs request for this row: typed fields go straight across, nothing is parsed again.
+    /// The APNs request for this row (a channel row's has no token: see `broadcast`): typed fields go
+    /// straight across, nothing is parsed again.
     public var notification: APNSNotification {
         APNSNotification(
-            token: token, topic: topic, pushType: pushType, priority: priority,
-            expiration: expiration.map { APNSExpiration.at(epochSeconds: Int64($0)) } ?? .none,
-            collapseID: collapseID, apnsID: apnsID, payload: payload)
+            token: target.deviceToken ?? DeviceToken(storedHex: ""), topic: topic, pushType: pushType, priority: priority,
+            expiration: expiration, collapseID: collapseID, apnsID: apnsID?.rawValue, payload: payload)
     }
 
     /// Throws `PushStoreError` unless the row can be stored.
@@ -119,22 +125,20 @@ public struct OutboxItem: Sendable, Equatable {
         guard pushType.isKnown else { throw .invalidField(field: "push_type", reason: "unknown push type \(pushType.rawValue.prefix(32))") }
         try StoreValidation.environment(environment.name)
         try StoreValidation.optional(collapseID, field: "collapse_id", max: 64)
-        try StoreValidation.optional(apnsID, field: "apns_id", max: 64)
         guard !payload.isEmpty else { throw .invalidField(field: "payload", reason: "must not be empty") }
-        if let channelID {
+        if case .channel(let channelID) = target {
             guard channelID.isWellFormed, channelID.rawValue.utf8.count <= 256 else {
                 throw .invalidField(field: "channel_id", reason: "must be base64 of at most 256 characters")
             }
-            guard token.hex.isEmpty else { throw .invalidField(field: "token", reason: "a channel row has no token") }
         }
     }
 
     /// Whether the row must end as `expired` instead of being sent at `now`: its expiration passed,
     /// or it has expiration 0 ("deliver once or drop") and was already tried once.
     package func isExpired(at now: Date) -> Bool {
-        guard let expiration else { return false }
-        if expiration == 0 { return attempts > 0 }
+        guard let seconds = expiration.epochSeconds else { return false }
+        if seconds == 0 { return attempts > 0 }
         // Whole seconds, as in SQL: a row expiring at second E may still go out during second E.
-        return Int64(expiration) < Int64(now.timeIntervalSince1970.rounded(.down))
+        return seconds < Int64(now.timeIntervalSince1970.rounded(.down))
     }
 }

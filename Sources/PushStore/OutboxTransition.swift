@@ -1,18 +1,19 @@
+package import APNSCore
 import Foundation
 
 /// What `complete` writes for one in-flight row: shared by both outbox repositories.
 package struct OutboxTransition {
     package var state: OutboxState
     package var status: Int?
-    package var reason: String?
+    package var reason: OutboxReason?
     package var apnsUniqueID: String?
     package var nextAttemptMillis: Int64?
 
     /// The transition for `result` of row `id` after `attempts` sends, at `nowMillis`.
-    package init(_ result: OutboxResult, id: String, attempts: Int, policy: OutboxRetryPolicy, nowMillis: Int64) {
-        status = result.storedStatus
+    package init(_ result: APNSDeliveryResult, id: String, attempts: Int, policy: OutboxRetryPolicy, nowMillis: Int64) {
+        status = result.status
         reason = result.storedReason
-        if case .accepted(let uniqueID) = result {
+        if case .accepted(_, let uniqueID) = result {
             state = .accepted
             apnsUniqueID = uniqueID
         } else if !result.retries {

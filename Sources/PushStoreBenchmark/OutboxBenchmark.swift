@@ -62,7 +62,9 @@ public enum OutboxBenchmark {
                 claimed.map { item in
                     OutboxCompletion(
                         item,
-                        .accepted(apnsUniqueID: item.environment.isDevelopment ? APNSID.generate(using: &random) : nil))
+                        .accepted(
+                            apnsID: item.apnsID?.rawValue ?? "",
+                            uniqueID: item.environment.isDevelopment ? APNSID.generate(using: &random) : nil))
                 }, now: now)
             done += claimed.count
             if claimed.isEmpty { break }

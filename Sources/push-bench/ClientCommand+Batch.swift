@@ -39,10 +39,10 @@ final class BatchCounts: Sendable {
     func add(_ results: [APNSBatchResult], total: Int) -> Bool {
         state.withLock { tally in
             for item in results {
-                switch item.result {
-                case .success(let outcome):
-                    if outcome.isAccepted { tally.accepted += 1 } else { tally.rejected += 1 }
-                case .failure(let error):
+                switch item.delivery {
+                case .accepted: tally.accepted += 1
+                case .rejected: tally.rejected += 1
+                case .failed(let error):
                     tally.errors += 1
                     if tally.firstError == nil { tally.firstError = String(describing: error) }
                 }

@@ -29,13 +29,15 @@ struct MatchServiceAnswerTests {
 
         let answers = try await f.queuedPushes().filter { $0.category == "MATE_REQUEST_ANSWER" }
         #expect(answers.count == 4)
-        let toU1 = answers.filter { $0.token.hex.hasPrefix("0000") && $0.json["mate_request_answer"]?["id"]?.stringValue == requests[1].id }
-        #expect(Set(toU1.map(\.token)) == [DropFixture.token(user: 1, device: 0), DropFixture.token(user: 1, device: 1)])
+        let toU1 = answers.filter {
+            ($0.target.deviceToken?.hex ?? "").hasPrefix("0000") && $0.json["mate_request_answer"]?["id"]?.stringValue == requests[1].id
+        }
+        #expect(Set(toU1.compactMap(\.target.deviceToken)) == [DropFixture.token(user: 1, device: 0), DropFixture.token(user: 1, device: 1)])
         #expect(toU1.allSatisfy { $0.json["mate_request_answer"]?["state"]?.stringValue == "accepted" })
         #expect(toU1.allSatisfy { $0.json["mate_request_answer"]?["from"]?["user_id"]?.stringValue == "u2" })
         #expect(toU1.allSatisfy { $0.collapseID == requests[1].dropID && $0.pushType == "alert" })
         let toU2 = answers.filter { $0.json["mate_request_answer"]?["id"]?.stringValue == requests[0].id }
-        #expect(Set(toU2.map(\.token)) == [DropFixture.token(user: 2, device: 0), DropFixture.token(user: 2, device: 1)])
+        #expect(Set(toU2.compactMap(\.target.deviceToken)) == [DropFixture.token(user: 2, device: 0), DropFixture.token(user: 2, device: 1)])
         #expect(toU2.allSatisfy { $0.json["mate_request_answer"]?["state"]?.stringValue == "declined" })
         let metrics = await f.service.metrics
         #expect(metrics.accepted == 1 && metrics.declined == 1)

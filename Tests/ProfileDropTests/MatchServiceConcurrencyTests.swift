@@ -51,7 +51,7 @@ struct MatchServiceConcurrencyTests {
                 DropFixture.token(user: Int(winner.dropFirst())!, device: device),
             ]
         }
-        #expect(pushes.map(\.token.hex).sorted() == expectedTokens.map(\.hex).sorted())  // exactly one per device on each side
+        #expect(pushes.compactMap(\.target.deviceToken?.hex).sorted() == expectedTokens.map(\.hex).sorted())  // exactly one per device on each side
         #expect(pushes.allSatisfy { $0.collapseID == drop.id && $0.category == "MATE_REQUEST" })
         #expect(try await f.mateRequests.requests(forDrop: drop.id).count == 2)
 
@@ -89,7 +89,7 @@ struct MatchServiceConcurrencyTests {
         let requests = try await f.mateRequests.requests(forDrop: dropID)
         #expect(requests.map(\.recipientID).sorted() == [a, b])
         let pushes = try await f.queuedPushes()
-        #expect(pushes.count == 4 && Set(pushes.map(\.token)).count == 4)
+        #expect(pushes.count == 4 && Set(pushes.map(\.target)).count == 4)
         let metrics = await f.service.metrics
         #expect(metrics.matches == 1 && metrics.reportsTotal == 1_000)
         #expect(try await f.drops.pending().isEmpty)

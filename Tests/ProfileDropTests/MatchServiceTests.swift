@@ -41,8 +41,8 @@ struct MatchServiceTests {
         // Each side's devices carry the other side's card.
         let toA = pushes.filter { $0.pushID == requests[0].id }
         let toB = pushes.filter { $0.pushID == requests[1].id }
-        #expect(Set(toA.map(\.token)) == [DropFixture.token(user: 1, device: 0), DropFixture.token(user: 1, device: 1)])
-        #expect(Set(toB.map(\.token)) == [DropFixture.token(user: 2, device: 0), DropFixture.token(user: 2, device: 1)])
+        #expect(Set(toA.compactMap(\.target.deviceToken)) == [DropFixture.token(user: 1, device: 0), DropFixture.token(user: 1, device: 1)])
+        #expect(Set(toB.compactMap(\.target.deviceToken)) == [DropFixture.token(user: 2, device: 0), DropFixture.token(user: 2, device: 1)])
         #expect(toA.allSatisfy { $0.json["mate_request"]?["from"]?["user_id"]?.stringValue == b })
         #expect(toA.allSatisfy { $0.json["mate_request"]?["from"]?["card"]?["dog_name"]?.stringValue == "Dog \(b)" })
         #expect(toB.allSatisfy { $0.json["mate_request"]?["from"]?["card"]?["name"]?.stringValue == "Owner \(a)" })

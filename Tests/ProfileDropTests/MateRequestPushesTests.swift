@@ -32,7 +32,7 @@ struct MateRequestPushesTests {
         #expect(await devices.invalidate(token: dead, topic: "app", reason: "Unregistered", at: now.addingTimeInterval(1)))
 
         let rows = try await MateRequestPushes(devices: devices).recipients(["u2", "u1"]).rows(for: [notice()], at: now)
-        #expect(rows.map(\.token) == [live])
+        #expect(rows.map(\.target) == [.device(live)])
         let row = try #require(rows.first)
         #expect(row.pushType == "alert" && row.priority == 10 && row.collapseID == "d1" && row.topic == "app")
         #expect(row.environment == "production")

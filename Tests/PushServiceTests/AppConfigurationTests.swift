@@ -9,7 +9,7 @@ import Testing
 @Suite("several apps: configuration and routing by topic")
 struct AppConfigurationTests {
     /// A sender that is never called (routing tests only look at which app is chosen).
-    struct IdleSender: PushSender {
+    struct IdleSender: APNSSender {
         func send(_ notification: APNSNotification) async throws -> APNSOutcome {
             throw APNSTransportError(.notSent, "idle")
         }

@@ -39,7 +39,7 @@ struct ClusterServiceTests {
         #expect(try await outbox.counts().filter { $0.value > 0 } == [.accepted: total])
         let rows = try await outbox.allItems()
         #expect(rows.count == total && Set(rows.map(\.pushID)) == Set(pushIDs))
-        #expect(Set(rows.compactMap(\.apnsID)) == Set(accepted.map(\.apnsID)))
+        #expect(Set(rows.compactMap(\.apnsID?.rawValue)) == Set(accepted.map(\.apnsID)))
     }
 
     @Test("1,000 concurrent drop reports toward one user over three instances: one winner, 999 busy, one mate request each way")

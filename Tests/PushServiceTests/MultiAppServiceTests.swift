@@ -155,7 +155,7 @@ struct MultiAppServiceTests {
             row = try await fixture.server.repositories.outbox.item(id: item.id)
         }
         #expect(row?.state == .rejected)
-        #expect(row?.lastReason == "TopicDisallowed")
+        #expect(row?.lastReason == .rejected(.topicDisallowed))
         #expect(fixture.dogsMock.records().isEmpty && fixture.walksMock.records().isEmpty)
         await fixture.stop()
     }

@@ -5,7 +5,7 @@ import PushService
 import Testing
 
 /// A sender whose transport fails for the first `failures` sends, then accepts everything.
-actor FlakySender: PushSender {
+actor FlakySender: APNSSender {
     private var failuresLeft: Int
     private(set) var calls = 0
 

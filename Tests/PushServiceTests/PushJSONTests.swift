@@ -14,7 +14,7 @@ struct PushJSONTests {
         var first = OutboxItem(
             id: "row-1", pushID: "push-\"1\"", token: DeviceToken(stringLiteral: String(repeating: "ab", count: 32)),
             topic: "com.example.app", pushType: "alert", payload: Array("{}".utf8),
-            environment: "development", apnsID: "2F8D3B55-61A4-4A0B-9D2C-6C9B2A8F0E11", now: now)
+            environment: "development", apnsID: APNSID(rawValue: "2F8D3B55-61A4-4A0B-9D2C-6C9B2A8F0E11"), now: now)
         first.state = .accepted
         first.attempts = 1
         first.lastStatus = 200
@@ -28,7 +28,7 @@ struct PushJSONTests {
         third.id = "row-3"
         third.state = .rejected
         third.lastStatus = 410
-        third.lastReason = "Unregistered"
+        third.lastReason = .rejected(.unregistered)
         third.attempts = 12
         third.updatedAt = Date(timeIntervalSince1970: -1.5)
         return [first, second, third]
@@ -54,7 +54,7 @@ struct PushJSONTests {
             "push_id": .string("p"),
             "notifications": .array(
                 rows.map {
-                    .object(["id": .string($0.id), "token": .string($0.token.hex)])
+                    .object(["id": .string($0.id), "token": .string($0.target.deviceToken?.hex ?? "")])
                 }),
         ]
         #expect(PushJSON.accepted(pushID: "p", items: rows) == tree.serialized())

@@ -6,9 +6,9 @@ import TestSupport
 
 /// A sender that holds every batch until `answerAll` accepts it, and counts shutdowns; `waitForShutdown`
 /// returns once it was shut down (no polling).
-final class RecordingSender: PushSender {
+final class RecordingSender: APNSSender {
     private struct State {
-        var held: [(count: Int, deliver: @Sendable ([PushSendResult]) -> Void)] = []
+        var held: [(count: Int, deliver: @Sendable ([APNSBatchResult]) -> Void)] = []
         var sent = 0
         var shutdowns = 0
         var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
@@ -25,7 +25,7 @@ final class RecordingSender: PushSender {
         return .accepted(apnsID: APNSID.generate(), uniqueID: nil)
     }
 
-    func send(batch notifications: [APNSNotification], deliver: @escaping @Sendable ([PushSendResult]) -> Void) async {
+    func send(batch notifications: [APNSNotification], deliver: @escaping @Sendable ([APNSBatchResult]) -> Void) async {
         let ready = state.withLock { state in
             state.sent += notifications.count
             state.held.append((notifications.count, deliver))
@@ -58,7 +58,7 @@ final class RecordingSender: PushSender {
             return state.held
         }
         for (count, deliver) in held {
-            deliver((0..<count).map { PushSendResult(index: $0, result: .success(.accepted(apnsID: APNSID.generate(), uniqueID: nil))) })
+            deliver((0..<count).map { APNSBatchResult(index: $0, delivery: .accepted(apnsID: APNSID.generate(), uniqueID: nil)) })
         }
     }
 

@@ -21,7 +21,7 @@ struct RetentionJobTests {
         }
         try await repositories.outbox.enqueue(rows)
         let claimed = try await repositories.outbox.claim(limit: 2_500, now: t0)
-        try await repositories.outbox.complete(claimed.map { OutboxCompletion($0, .accepted(apnsUniqueID: nil)) }, now: t0)
+        try await repositories.outbox.complete(claimed.map { OutboxCompletion($0, .accepted(apnsID: "", uniqueID: nil)) }, now: t0)
         return repositories
     }
 

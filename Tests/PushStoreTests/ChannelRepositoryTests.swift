@@ -43,7 +43,7 @@ struct ChannelRepositoryTests {
         await #expect(throws: PushStoreError.self) { try await repos.channels.add(bad) }
         let row = OutboxItem.broadcast(
             id: "b-bad", pushID: "p", channelID: APNSChannelID("???"), bundleID: topic, payload: Array("{}".utf8),
-            environment: .production, priority: .immediately, expiration: 0, now: t0)
+            environment: .production, priority: .immediately, expiration: .immediately, now: t0)
         await #expect(throws: PushStoreError.self) { try await repos.outbox.enqueue([row]) }
     }
 
@@ -52,16 +52,15 @@ struct ChannelRepositoryTests {
         let repos = try await kind.make()
         let row = OutboxItem.broadcast(
             id: "b-1", pushID: "bp-1", channelID: first, bundleID: topic, payload: Array(#"{"aps":{}}"#.utf8),
-            environment: .development, priority: .immediately, expiration: 1_800_000_000, now: t0)
+            environment: .development, priority: .immediately, expiration: .at(epochSeconds: 1_800_000_000), now: t0)
         try await repos.outbox.enqueue([row, outboxItem("d-1")])
         let stored = try #require(try await repos.outbox.item(id: "b-1"))
-        #expect(stored.channelID == first)
-        #expect(stored.token.hex.isEmpty)
+        #expect(stored.target == .channel(first))
         #expect(stored.broadcast?.channelID == first && stored.broadcast?.bundleID == topic)
-        #expect(try await repos.outbox.item(id: "d-1")?.channelID == nil)
+        #expect(try await repos.outbox.item(id: "d-1")?.target == .device(token(1)))
         let claim = try await repos.outbox.claim(limit: 10, now: at(1))
         #expect(claim.items.map(\.id).sorted() == ["b-1", "d-1"])
-        #expect(claim.items.first { $0.id == "b-1" }?.channelID == first)
+        #expect(claim.items.first { $0.id == "b-1" }?.target == .channel(first))
         let broadcast = try #require(claim.items.first { $0.id == "b-1" })
         let states = try await repos.outbox.complete(
             [OutboxCompletion(id: "b-1", attempt: broadcast.attempts, result: .accepted(apnsUniqueID: nil))], now: at(2))

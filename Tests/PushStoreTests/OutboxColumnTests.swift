@@ -29,7 +29,7 @@ struct OutboxColumnTests {
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         var item = outboxItem("x1", push: "p-x", token: 7, expiration: 1_900_000_000)
         item.collapseID = "walk"
-        item.apnsID = "0a1b2c3d-0000-4000-8000-00000000000a"
+        item.apnsID = APNSID(rawValue: "0a1b2c3d-0000-4000-8000-00000000000a")
         item.priority = .consideringDevicePower
         do {
             let outbox = try PushRepositories.sqlite(path: path).outbox
@@ -49,11 +49,11 @@ struct OutboxColumnTests {
         #expect(try await database.schemaVersion() == SQLiteSchema.migrations.count + 1)
         let outbox = SQLiteOutboxRepository(database: database)
         let read = try #require(try await outbox.item(id: "x1"))
-        #expect(read.id == "x1" && read.pushID == "p-x" && read.token == token(7) && read.topic == topic)
-        #expect(read.pushType == .alert && read.priority == .consideringDevicePower && read.expiration == 1_900_000_000)
+        #expect(read.id == "x1" && read.pushID == "p-x" && read.target == .device(token(7)) && read.topic == topic)
+        #expect(read.pushType == .alert && read.priority == .consideringDevicePower && read.expiration == .at(epochSeconds: 1_900_000_000))
         #expect(read.collapseID == "walk" && read.apnsID == item.apnsID && read.payload == item.payload)
         #expect(read.environment == .development && read.state == .queued && read.attempts == 1)
-        #expect(read.lastStatus == 503 && read.lastReason == "ServiceUnavailable" && read.apnsUniqueID == nil)
+        #expect(read.lastStatus == 503 && read.lastReason == .rejected(.serviceUnavailable) && read.apnsUniqueID == nil)
         #expect(read.createdAt == t0 && read.updatedAt == at(1) && read.nextAttemptAt > at(1))
         // Claim reads the same columns plus its own two after them.
         let claimed = try await outbox.claim(limit: 1, now: at(3_600))

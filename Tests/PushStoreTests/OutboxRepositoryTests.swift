@@ -84,7 +84,7 @@ struct OutboxRepositoryTests {
         let ok = try #require(try await outbox.item(id: "ok"))
         #expect(ok.state == .accepted && ok.lastStatus == 200 && ok.apnsUniqueID == "u-1" && ok.updatedAt == at(1))
         let no = try #require(try await outbox.item(id: "no"))
-        #expect(no.state == .rejected && no.lastStatus == 410 && no.lastReason == "Unregistered")
+        #expect(no.state == .rejected && no.lastStatus == 410 && no.lastReason == .rejected(.unregistered))
         #expect(try await outbox.item(id: "idle")?.state == .queued)
         // A late second answer for a finished row changes nothing.
         #expect(try await outbox.complete([done("ok", .rejected(status: 400, reason: "BadTopic"))], now: at(2)).isEmpty)
@@ -106,7 +106,7 @@ struct OutboxRepositoryTests {
             #expect(try await outbox.pendingCounts() == [.queued: 1, .inFlight: 0])
             let item = try #require(try await outbox.item(id: "r"))
             #expect(item.nextAttemptAt == now.addingTimeInterval(delay))
-            #expect(item.lastStatus == 503 && item.lastReason == "ServiceUnavailable")
+            #expect(item.lastStatus == 503 && item.lastReason == .rejected(.serviceUnavailable))
             #expect(try await outbox.claim(limit: 1, now: now.addingTimeInterval(delay - 0.001)).isEmpty)
             now = now.addingTimeInterval(delay)
         }
@@ -114,7 +114,7 @@ struct OutboxRepositoryTests {
         let final = try await outbox.complete([done("r", .retry(status: nil, reason: "connection reset"), attempt: 4)], now: now)
         #expect(final == ["r": .failed])
         let item = try #require(try await outbox.item(id: "r"))
-        #expect(item.state == .failed && item.lastStatus == nil && item.lastReason == "TransportError")
+        #expect(item.state == .failed && item.lastStatus == nil && item.lastReason == .transportError)
         #expect(try await outbox.depth() == 0)
     }
 
@@ -238,7 +238,7 @@ struct OutboxRepositoryTests {
             case _ where n % 5 == 3:
                 #expect(item.state == .accepted && item.apnsUniqueID == nil && item.updatedAt == at(2))
             case _ where n % 5 == 4:
-                #expect(item.state == .rejected && item.lastReason == "BadDeviceToken" && item.apnsUniqueID == nil)
+                #expect(item.state == .rejected && item.lastReason == .rejected(.badDeviceToken) && item.apnsUniqueID == nil)
             default:
                 #expect(item.state == .accepted && item.lastStatus == 200 && item.apnsUniqueID == "u-\(n)")
             }

@@ -202,9 +202,9 @@ struct PostgresOutboxSplitTests {
     private static func summary(_ item: OutboxItem) -> String {
         let fields: [String?] = [
             item.id, "\(item.state)", "\(item.attempts)", "+\(item.nextAttemptAt.storeMillis - t0.storeMillis)",
-            item.lastStatus.map(String.init), item.lastReason, item.apnsUniqueID, item.priority.map { "\($0.rawValue)" },
-            item.expiration.map(String.init), item.collapseID, item.apnsID, item.channelID?.rawValue,
-            "+\(item.updatedAt.storeMillis - t0.storeMillis)", item.token.hex,
+            item.lastStatus.map(String.init), item.lastReason?.rawValue, item.apnsUniqueID, item.priority.map { "\($0.rawValue)" },
+            item.expiration.epochSeconds.map(String.init), item.collapseID, item.apnsID?.rawValue, item.target.channelID?.rawValue,
+            "+\(item.updatedAt.storeMillis - t0.storeMillis)", item.target.deviceToken?.hex ?? "",
         ]
         return fields.map { $0 ?? "-" }.joined(separator: " ")
     }

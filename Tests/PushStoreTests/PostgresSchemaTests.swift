@@ -62,7 +62,7 @@ struct PostgresSchemaTests {
         let repositories = try await PushRepositories.postgres(url: url, poolSize: 1)
         #expect(try await repositories.users.user(id: "ana")?.card == card())
         let claimed = try await repositories.outbox.claim(limit: 5, now: t0)
-        #expect(claimed.map(\.id) == ["a"] && claimed.items.first?.channelID == nil)
+        #expect(claimed.map(\.id) == ["a"] && claimed.items.first?.target.channelID == nil)
         // The drop caught mid-match is matched as of its first mate request; the other two stay pending,
         // and the user both engage is held by the older one.
         let d1 = try #require(try await repositories.drops.drop(id: "d1"))

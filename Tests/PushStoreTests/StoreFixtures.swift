@@ -87,23 +87,29 @@ func outboxItem(
     OutboxItem(
         id: id, pushID: push, token: token(n), topic: topic, pushType: "alert",
         payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8), environment: "development",
-        priority: 10, expiration: expiration, collapseID: nil, apnsID: nil, now: now)
+        priority: 10, expiration: expiration.map { .at(epochSeconds: Int64($0)) } ?? .none, collapseID: nil, apnsID: nil,
+        now: now)
 }
 
 /// The outcome `result` of row `id`, sent under the claim that made its attempt count `attempt`.
-func done(_ id: String, _ result: OutboxResult, attempt: Int = 1) -> OutboxCompletion {
+func done(_ id: String, _ result: APNSDeliveryResult, attempt: Int = 1) -> OutboxCompletion {
     OutboxCompletion(id: id, attempt: attempt, result: result)
 }
 
-extension OutboxResult {
+extension APNSDeliveryResult {
+    /// An acceptance with a fixed apns-id and `apnsUniqueID` (development only).
+    static func accepted(apnsUniqueID: String?) -> APNSDeliveryResult {
+        .accepted(apnsID: "0a1b2c3d-0000-4000-8000-0000000000ff", uniqueID: apnsUniqueID)
+    }
+
     /// A final rejection by status and reason name.
-    static func rejected(status: Int, reason: String) -> OutboxResult {
+    static func rejected(status: Int, reason: String) -> APNSDeliveryResult {
         .rejected(APNSRejection(status: status, reason: APNSRejectionReason(rawValue: reason)))
     }
 
     /// A retry: APNs' retryable rejection when a status is given, otherwise a transport failure.
-    static func retry(status: Int?, reason: String) -> OutboxResult {
-        guard let status else { return .transportFailed(APNSTransportError(.outcomeUnknown, reason)) }
+    static func retry(status: Int?, reason: String) -> APNSDeliveryResult {
+        guard let status else { return .failed(APNSTransportError(.outcomeUnknown, reason)) }
         return .rejected(APNSRejection(status: status, reason: APNSRejectionReason(rawValue: reason)))
     }
 }

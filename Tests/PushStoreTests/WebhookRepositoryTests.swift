@@ -65,6 +65,12 @@ struct WebhookRepositoryTests {
         #expect(json["data"]?["reason"]?.stringValue == "BadDeviceToken")
         #expect(json["data"]?["status"]?.intValue == 400)
         #expect(json["id"]?.stringValue == rejected.eventID)
+        // The failed row's event carries the result that ended it; the expired row's, what the row holds.
+        let failed = try JSONValue.parse(try #require(all.first { $0.type == .notificationFailed }).body)
+        #expect(failed["data"]?["notification_id"]?.stringValue == "busy")
+        #expect(failed["data"]?["status"]?.intValue == 503 && failed["data"]?["reason"]?.stringValue == "ServiceUnavailable")
+        let expired = try JSONValue.parse(try #require(all.first { $0.type == .notificationExpired }).body)
+        #expect(expired["data"]?["reason"]?.stringValue == "Expired" && expired["data"]?["status"] == nil)
         let invalidated = try JSONValue.parse(try #require(all.first { $0.type == .deviceInvalidated }).body)
         #expect(invalidated["data"]?["reason"]?.stringValue == "Unregistered")
         #expect(invalidated["data"]?["apns_timestamp"]?.intValue == Int(at(5).storeMillis))

@@ -38,13 +38,18 @@ public struct APIRoute: Sendable {
     /// `"GET /v1/users/{id}"`: how the OpenAPI document names the same operation.
     public var operation: String { "\(method) \(pattern)" }
 
-    /// A 400 `invalid_path` for the first captured parameter that breaks its rule, or nil.
-    func parameterError(_ captured: [String: String]) -> APIError? {
+    /// The captured parameters read by their rules, or a 400 `invalid_path` for the first one (by name) that
+    /// breaks its rule.
+    func parse(_ captured: [String: String]) -> Result<[String: PathValue], APIError> {
+        var values: [String: PathValue] = [:]
         for (name, rule) in parameters.sorted(by: { $0.key < $1.key }) {
-            guard let value = captured[name], let problem = rule.problem(value) else { continue }
-            return .badRequest("invalid_path", "\(name) \(problem)")
+            guard let text = captured[name] else { continue }
+            guard let value = rule.parse(text) else {
+                return .failure(.badRequest("invalid_path", "\(name) \(rule.problem(text) ?? "is malformed")"))
+            }
+            values[name] = value
         }
-        return nil
+        return .success(values)
     }
 
     func match(_ pathSegments: [Substring]) -> [String: String]? {

@@ -56,10 +56,10 @@ enum RecordJSON {
 
     static func notification(_ item: OutboxItem) -> JSONValue {
         .object([
-            "id": .string(item.id), "token": .string(item.token.hex), "topic": .string(item.topic),
+            "id": .string(item.id), "token": .string(item.target.deviceToken?.hex ?? ""), "topic": .string(item.topic),
             "environment": .string(item.environment.name), "state": .string(item.state.rawValue),
             "attempts": .int(Int64(item.attempts)), "status": optional(item.lastStatus),
-            "reason": optional(item.lastReason), "apns_id": optional(item.apnsID),
+            "reason": optional(item.lastReason?.rawValue), "apns_id": optional(item.apnsID?.rawValue),
             "apns_unique_id": optional(item.apnsUniqueID), "updated_at": time(item.updatedAt),
         ])
     }

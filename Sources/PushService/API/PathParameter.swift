@@ -1,5 +1,16 @@
-import APNSCore
+public import APNSCore
 import PushStore
+
+/// A path parameter as its rule (`PathParameter`) reads it: parsed once, by the router, before the handler
+/// runs, so a handler takes a device token or a channel id as the type it is, never the text again.
+public enum PathValue: Sendable, Hashable {
+    /// An id whose rule is a character pattern (user, push, mate request, Live Activity): the text.
+    case text(String)
+    /// A device token.
+    case deviceToken(DeviceToken)
+    /// A broadcast channel id, in the standard base64 alphabet whichever alphabet the path used.
+    case channelID(APNSChannelID)
+}
 
 /// What a path parameter must look like. The router checks it before the handler runs, so every route
 /// answers a malformed id the same way: 400 `invalid_path`. `docs/openapi.yaml` states the same patterns.
@@ -17,6 +28,19 @@ public enum PathParameter: Sendable {
     case channelID
     /// A Live Activity id: `^[A-Za-z0-9_.-]{1,128}$`.
     case activityID
+
+    /// `value` read by this rule, or nil when it does not fit (``problem(_:)`` says why).
+    func parse(_ value: String) -> PathValue? {
+        switch self {
+        case .deviceToken:
+            guard APIFieldRules.isHexToken(value), let token = try? DeviceToken(value) else { return nil }
+            return .deviceToken(token)
+        case .channelID:
+            return APIFieldRules.channelID(value).map(PathValue.channelID)
+        case .userID, .pushID, .mateRequestID, .activityID:
+            return problem(value) == nil ? .text(value) : nil
+        }
+    }
 
     /// Nil when `value` fits, otherwise why not.
     func problem(_ value: String) -> String? {

@@ -6,8 +6,9 @@ extension PushAPI {
     enum Admission {
         /// Answer with this response (401, 403, 404, 405 or 429) under the metrics route name.
         case answer(HTTPResponse, route: String)
-        /// Run the route with its parameters, as this key (nil on an open route).
-        case run(APIRoute, [String: String], APIKey?)
+        /// Run the route with its parameters (as captured, and as their rules read them), as this key (nil on
+        /// an open route).
+        case run(APIRoute, [String: String], [String: PathValue], APIKey?)
     }
 
     /// Routing, authentication, scope and the request rate limit, in that order of concern: a route that
@@ -47,7 +48,7 @@ extension PushAPI {
             error.headers.append(("Allow", allowed.joined(separator: ", ")))
             return .answer(error, route: "unmatched")
         case .found(let route, let parameters):
-            guard let key else { return .run(route, parameters, nil) }
+            guard let key else { return .run(route, parameters, [:], nil) }
             if let scope = route.scope, !key.scopes.contains(scope) {
                 let error = APIError(
                     status: 403, code: "forbidden",
@@ -59,8 +60,10 @@ extension PushAPI {
                 let error = APIError.rateLimited("API key \(key.name) is over its request rate", retryAfter: after)
                 return .answer(error.response, route: route.operation)
             }
-            if let error = route.parameterError(parameters) { return .answer(error.response, route: route.operation) }
-            return .run(route, parameters, key)
+            switch route.parse(parameters) {
+            case .success(let values): return .run(route, parameters, values, key)
+            case .failure(let error): return .answer(error.response, route: route.operation)
+            }
         }
     }
 

@@ -19,8 +19,8 @@ extension PushAPI {
         let pushID = OutboxID.make()
         let item = OutboxItem.broadcast(
             pushID: pushID, channelID: channel.id, bundleID: channel.topic, payload: broadcast.payload,
-            environment: channel.environment, priority: broadcast.priority, expiration: broadcast.expiration,
-            apnsID: APNSID.generate(), now: Date())
+            environment: channel.environment, priority: broadcast.priority, expiration: .at(epochSeconds: Int64(broadcast.expiration)),
+            apnsID: APNSID.random(), now: Date())
         // Apple's broadcast rules, checked before anything is stored ("Sending broadcast push notification
         // requests to APNs"): a payload of at most 5 KB, priority 10/5/1, and `apns-expiration: 0` on a
         // channel that stores no message ("Sending channel management requests to APNs").

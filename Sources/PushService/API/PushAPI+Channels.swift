@@ -74,9 +74,7 @@ extension PushAPI {
     /// The stored channel the path's `id` and the optional `environment` query name: 404 when there is none,
     /// 409 when the id exists in both environments and none was named.
     func storedChannel(_ request: APIRequest, environment given: APNSEnvironment? = nil) async throws -> ChannelRecord {
-        guard let id = APIFieldRules.channelID(request.parameter("id")) else {
-            throw APIError.badRequest("invalid_path", "id must be a base64 channel id of at most 256 characters")
-        }
+        let id = try request.channelID("id")
         var environment = given
         if environment == nil, let value = request.http.queryValue("environment") {
             guard let parsed = APNSEnvironment(named: value) else {

@@ -29,7 +29,7 @@ extension PushAPI {
     /// `DELETE /v1/devices/{token}`: removes every registration of the token, APNs device tokens and
     /// ActivityKit tokens alike, since `POST /v1/devices` registers both (204, or 404).
     func removeDevice(_ request: APIRequest) async throws -> HTTPResponse {
-        let token = try Self.deviceToken(request.parameter("token"), field: "token")
+        let token = try request.deviceToken("token")
         let devices = try await repositories.devices.remove(token: token)
         let activityTokens = try await repositories.activityTokens.remove(token: token)
         guard devices + activityTokens > 0 else {

@@ -82,12 +82,12 @@ extension PushAPI {
             OutboxItem(
                 pushID: pushID, token: token.token, topic: PushType.liveactivity.topic(forBundleID: token.topic),
                 pushType: .liveactivity, payload: payload, environment: token.environment, priority: live.priority,
-                apnsID: APNSID.generate(), now: now)
+                apnsID: APNSID.random(), now: now)
         }
         try await writer.enqueue(items)
         metrics.recordEnqueued(items.count)
         logger.info("live_activity.enqueued", [("activity_id", activityID), ("event", live.event.rawValue), ("push_id", pushID)])
-        let notifications: [JSONValue] = items.map { ["id": .string($0.id), "token": .string($0.token.hex)] }
+        let notifications: [JSONValue] = items.map { ["id": .string($0.id), "token": .string($0.target.deviceToken?.hex ?? "")] }
         return .json(
             status: 202,
             [

@@ -19,6 +19,7 @@ extension PushAPI {
             let pushID = OutboxID.make()
             let now = Date()
             var random = BulkRandom()
+            let expiration = push.expiration.map { APNSExpiration.at(epochSeconds: Int64($0)) } ?? .none
             var items: [OutboxItem] = []
             items.reserveCapacity(targets.count)
             for target in targets {
@@ -26,8 +27,8 @@ extension PushAPI {
                     OutboxItem(
                         id: OutboxID.make(at: now, using: &random), pushID: pushID, token: target.token, topic: target.topic,
                         pushType: push.pushType, payload: push.payload, environment: target.environment,
-                        priority: push.priority, expiration: push.expiration, collapseID: push.collapseID,
-                        apnsID: APNSID.generate(using: &random), now: now))
+                        priority: push.priority, expiration: expiration, collapseID: push.collapseID,
+                        apnsID: APNSID.random(using: &random), now: now))
             }
             let waitID = wait ? await waiters.register(rowIDs: items.map(\.id)) : nil
             do {

@@ -100,9 +100,9 @@ public struct PushAPI: Sendable {
         case .answer(let answer, let route):
             routeName = route
             response = answer
-        case .run(let route, let parameters, let key):
+        case .run(let route, let parameters, let values, let key):
             routeName = route.operation
-            let routed = APIRequest(http: request, parameters: parameters, key: key)
+            let routed = APIRequest(http: request, parameters: parameters, values: values, key: key)
             response = route.idempotent ? await runIdempotent(route, routed) : await run(route, routed)
         }
         metrics.recordRequest(route: routeName, status: response.status)

@@ -37,12 +37,12 @@ enum PushJSON {
             for position in rows.indices {
                 if position > 0 { out.append(UInt8(ascii: ",")) }
                 out.append(contentsOf: Bytes.openApnsID)
-                writeOptional(rows[position].apnsID, to: &out)
+                writeOptional(rows[position].apnsID?.rawValue, to: &out)
                 out.append(contentsOf: Bytes.apnsUniqueID)
                 writeOptional(rows[position].apnsUniqueID, to: &out)
                 out.append(contentsOf: Bytes.attempts)
                 writeInt(rows[position].attempts, to: &out)
-                if let channelID = rows[position].channelID {
+                if case .channel(let channelID) = rows[position].target {
                     out.append(contentsOf: Bytes.channelID)
                     JSONValue.writeString(channelID.rawValue, to: &out)
                 }
@@ -51,14 +51,14 @@ enum PushJSON {
                 out.append(contentsOf: Bytes.id)
                 JSONValue.writeString(rows[position].id, to: &out)
                 out.append(contentsOf: Bytes.reason)
-                writeOptional(rows[position].lastReason, to: &out)
+                writeOptional(rows[position].lastReason?.rawValue, to: &out)
                 out.append(contentsOf: Bytes.state)
                 JSONValue.writeString(rows[position].state.rawValue, to: &out)
                 out.append(contentsOf: Bytes.status)
                 if let status = rows[position].lastStatus { writeInt(status, to: &out) } else { out.append(contentsOf: Bytes.null) }
-                if rows[position].channelID == nil {
+                if case .device(let token) = rows[position].target {
                     out.append(contentsOf: Bytes.token)
-                    JSONValue.writeString(rows[position].token.hex, to: &out)
+                    JSONValue.writeString(token.hex, to: &out)
                 }
                 out.append(contentsOf: Bytes.topic)
                 JSONValue.writeString(rows[position].topic, to: &out)
@@ -88,16 +88,17 @@ enum PushJSON {
         out.append(contentsOf: Bytes.openNotifications)
         for (position, item) in items.enumerated() {
             if position > 0 { out.append(UInt8(ascii: ",")) }
-            if let channelID = item.channelID {
+            switch item.target {
+            case .channel(let channelID):
                 out.append(contentsOf: Bytes.openChannelID)
                 JSONValue.writeString(channelID.rawValue, to: &out)
                 out.append(contentsOf: Bytes.id)
                 JSONValue.writeString(item.id, to: &out)
-            } else {
+            case .device(let token):
                 out.append(contentsOf: Bytes.openID)
                 JSONValue.writeString(item.id, to: &out)
                 out.append(contentsOf: Bytes.token)
-                JSONValue.writeString(item.token.hex, to: &out)
+                JSONValue.writeString(token.hex, to: &out)
             }
             out.append(UInt8(ascii: "}"))
         }

@@ -14,6 +14,6 @@ extension OutboxWorker {
         var started: ContinuousClock.Instant
         var app: String
         var environment: APNSEnvironment
-        var results: [PushSendResult]
+        var results: [APNSBatchResult]
     }
 }

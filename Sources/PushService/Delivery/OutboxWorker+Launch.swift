@@ -11,10 +11,12 @@ extension OutboxWorker {
         metrics.setInFlight(inFlight)
         if renewsLeases { hold(items) }
         var groups: [SendGroup: [OutboxItem]] = [:]
-        var unserved: [Completion] = []
+        var unserved: [OutboxCompletion] = []
+        var unservedRows: [Sent] = []
         for item in items {
             guard let app = senders.index(forTopic: item.topic) else {
-                unserved.append(Completion(item: item, result: .rejected(APNSRejection(.topicDisallowed)), app: ""))
+                unserved.append(OutboxCompletion(item, .rejected(APNSRejection(.topicDisallowed))))
+                unservedRows.append(Sent(app: "", item: item))
                 continue
             }
             groups[SendGroup(app: app, environment: item.environment), default: []].append(item)
@@ -46,16 +48,16 @@ extension OutboxWorker {
                 }
             }
         }
-        if !unserved.isEmpty { finished(unserved) }
+        if !unserved.isEmpty { finished(unserved, unservedRows) }
     }
 
     /// Device rows and channel rows of one group, each in claim order.
     private static func split(_ items: [OutboxItem]) -> (devices: [OutboxItem], channels: [OutboxItem]) {
-        guard items.contains(where: { $0.channelID != nil }) else { return (items, []) }
+        guard items.contains(where: { $0.target.channelID != nil }) else { return (items, []) }
         var devices: [OutboxItem] = []
         var channels: [OutboxItem] = []
         for item in items {
-            if item.channelID == nil { devices.append(item) } else { channels.append(item) }
+            if item.target.channelID == nil { devices.append(item) } else { channels.append(item) }
         }
         return (devices, channels)
     }

@@ -1,4 +1,3 @@
-import APNS
 import APNSCore
 import Foundation
 import PushStore
@@ -26,7 +25,9 @@ public actor OutboxWorker {
 
     var inFlight = 0
     private var stopping = false
-    private var completed: [Completion] = []
+    /// Outcomes not yet written, and beside each (same position) who sent it.
+    private var completed: [OutboxCompletion] = []
+    private var completedBy: [Sent] = []
     private var flushing = false
     private var runTask: Task<Void, Never>?
     private var tickTask: Task<Void, Never>?
@@ -39,27 +40,12 @@ public actor OutboxWorker {
     var renewalRound = 0
     private var renewTask: Task<Void, Never>?
 
-    /// One row's outcome. The row itself is kept only when more than the state update needs it
-    /// (rejections, retries, debug logging): most outcomes are acceptances and carry just the id.
-    struct Completion {
-        var id: String
-        /// The claim's attempt count, which fences the outcome (`OutboxCompletion`).
-        var attempt: Int
-        var result: OutboxResult
-        /// The claim's receipt (`OutboxReceipt`), passed back with the outcome.
-        var receipt: OutboxReceipt
-        var item: OutboxItem?
-        /// The app that sent it, for per-app metrics.
+    /// Who sent a row whose outcome waits to be written (the outcome itself is the `OutboxCompletion` at the
+    /// same position): the app, for per-app metrics, and the row, kept only when more than the state update
+    /// needs it (rejections, retries, debug logging): most outcomes are acceptances and need no row.
+    struct Sent {
         var app: String
-
-        init(item: OutboxItem, result: OutboxResult, app: String, keepItem: Bool = true) {
-            id = item.id
-            attempt = item.attempts
-            receipt = item.receipt
-            self.result = result
-            self.app = app
-            self.item = keepItem ? item : nil
-        }
+        var item: OutboxItem?
     }
 
     init(
@@ -170,27 +156,28 @@ public actor OutboxWorker {
 
     private func apply(_ delivery: Delivery) {
         let seconds = Self.seconds(since: delivery.started)
-        var completions: [Completion] = []
+        var completions: [OutboxCompletion] = []
+        var sent: [Sent] = []
         completions.reserveCapacity(delivery.results.count)
+        sent.reserveCapacity(delivery.results.count)
         var failures = 0
         delivery.items.withUnsafeBufferPointer { items in
             for result in delivery.results {
-                let outcome = result.outboxResult
-                switch outcome {
-                case .accepted:
-                    completions.append(Completion(item: items[result.index], result: outcome, app: delivery.app, keepItem: logsDebug))
-                case .rejected:
-                    completions.append(Completion(item: items[result.index], result: outcome, app: delivery.app))
-                case .transportFailed:
+                let item = items[result.index]
+                completions.append(OutboxCompletion(item, result.delivery))
+                switch result.delivery {
+                case .accepted: sent.append(Sent(app: delivery.app, item: logsDebug ? item : nil))
+                case .rejected: sent.append(Sent(app: delivery.app, item: item))
+                case .failed:
                     failures += 1
-                    completions.append(Completion(item: items[result.index], result: outcome, app: delivery.app))
+                    sent.append(Sent(app: delivery.app, item: item))
                 }
             }
         }
         metrics.recordSends(
             seconds: seconds, app: delivery.app, environment: delivery.environment.name,
             answered: delivery.results.count - failures, transportFailures: failures)
-        finished(completions)
+        finished(completions, sent)
     }
 
     private static func seconds(since start: ContinuousClock.Instant) -> Double {
@@ -198,8 +185,9 @@ public actor OutboxWorker {
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     }
 
-    func finished(_ completions: [Completion]) {
+    func finished(_ completions: [OutboxCompletion], _ sent: [Sent]) {
         completed.append(contentsOf: completions)
+        completedBy.append(contentsOf: sent)
         guard !flushing else { return }
         flushing = true
         Task { await self.flush() }
@@ -208,25 +196,26 @@ public actor OutboxWorker {
     private func flush() async {
         while !completed.isEmpty {
             let batch = completed
+            let sent = completedBy
             completed = []
+            completedBy = []
             if renewsLeases { for completion in batch { held[completion.id] = nil } }
             var states: [String: OutboxState] = [:]
             do {
-                states = try await outbox.complete(
-                    batch.map { OutboxCompletion(id: $0.id, attempt: $0.attempt, result: $0.result, receipt: $0.receipt) }, now: Date())
+                states = try await outbox.complete(batch, now: Date())
                 metrics.recordStaleCompletions(batch.count - states.count)  // each claimed row is sent once per claim
             } catch {
                 logger.error("outbox.complete_failed", [("error", "\(error)"), ("rows", "\(batch.count)")])
             }
             var accepted: [String: Int] = [:]
-            for completion in batch {
+            for (completion, sent) in zip(batch, sent) {
                 if case .accepted = completion.result {
-                    accepted[completion.app, default: 0] += 1
-                    if logsDebug, let item = completion.item {
+                    accepted[sent.app, default: 0] += 1
+                    if logsDebug, let item = sent.item {
                         logger.debug("push.accepted", [("id", item.id), ("push_id", item.pushID)])
                     }
-                } else if let item = completion.item {
-                    await account(completion, item: item, state: states[completion.id])
+                } else if let item = sent.item {
+                    await account(completion.result, app: sent.app, item: item, state: states[completion.id])
                 }
             }
             for (app, count) in accepted { metrics.recordPushes(app: app, outcome: "accepted", reason: "", count: count) }
@@ -239,47 +228,49 @@ public actor OutboxWorker {
         if inFlight == 0 { releaseIdleWaiters() }
     }
 
-    private func account(_ completion: Completion, item: OutboxItem, state: OutboxState?) async {
-        switch completion.result {
+    private func account(_ result: APNSDeliveryResult, app: String, item: OutboxItem, state: OutboxState?) async {
+        switch result {
         case .accepted:
-            metrics.recordPush(app: completion.app, outcome: "accepted", reason: "")
+            metrics.recordPush(app: app, outcome: "accepted", reason: "")
             logger.debug("push.accepted", [("id", item.id), ("push_id", item.pushID)])
         case .rejected(let rejection) where !rejection.reason.isRetryable:
-            metrics.recordPush(app: completion.app, outcome: "rejected", reason: rejection.reason.rawValue)
+            metrics.recordPush(app: app, outcome: "rejected", reason: rejection.reason.rawValue)
             logger.info(
                 "push.rejected",
                 [
-                    ("id", item.id), ("push_id", item.pushID), ("app", completion.app), ("status", "\(rejection.status)"),
+                    ("id", item.id), ("push_id", item.pushID), ("app", app), ("status", "\(rejection.status)"),
                     ("reason", rejection.reason.rawValue),
                 ])
-            if rejection.reason.invalidatesToken, item.channelID == nil { await invalidate(item, rejection: rejection) }
-        case .rejected, .transportFailed:
+            if rejection.reason.invalidatesToken, case .device(let token) = item.target {
+                await invalidate(token, topic: item.topic, rejection: rejection)
+            }
+        case .rejected, .failed:
             let outcome = state == .failed ? "failed" : "retry"
-            let reason = completion.result.storedReason ?? ""
-            metrics.recordPush(app: completion.app, outcome: outcome, reason: reason)
+            let reason = result.storedReason?.rawValue ?? ""
+            metrics.recordPush(app: app, outcome: outcome, reason: reason)
             if outcome == "retry" {
-                switch completion.result {
-                case .transportFailed(let error): metrics.recordResend(cause: error.isSafeToRetry ? "not_sent" : "outcome_unknown")
+                switch result {
+                case .failed(let error): metrics.recordResend(cause: error.isSafeToRetry ? "not_sent" : "outcome_unknown")
                 default: metrics.recordResend(cause: "retryable_rejection")
                 }
             }
             var fields = [
-                ("id", item.id), ("status", completion.result.storedStatus.map(String.init) ?? "-"),
+                ("id", item.id), ("status", result.status.map(String.init) ?? "-"),
                 ("reason", reason), ("attempts", "\(item.attempts)"),
             ]
-            if case .transportFailed(let error) = completion.result { fields.append(("transport", error.kind.rawValue)) }
+            if case .failed(let error) = result { fields.append(("transport", error.kind.rawValue)) }
             logger.log(outcome == "failed" ? .warning : .debug, "push.\(outcome)", fields)
         }
     }
 
-    private func invalidate(_ item: OutboxItem, rejection: APNSRejection) async {
+    private func invalidate(_ token: DeviceToken, topic: String, rejection: APNSRejection) async {
         do {
             let changed = try await devices.invalidate(
-                token: item.token, topic: item.topic,
+                token: token, topic: topic,
                 reason: rejection.reason, at: rejection.timestamp ?? Date())
             if changed {
                 metrics.recordTokenInvalidated(reason: rejection.reason.rawValue)
-                logger.info("device.invalidated", [("topic", item.topic), ("reason", rejection.reason.rawValue)])
+                logger.info("device.invalidated", [("topic", topic), ("reason", rejection.reason.rawValue)])
             }
         } catch {
             logger.error("device.invalidate_failed", [("error", "\(error)")])

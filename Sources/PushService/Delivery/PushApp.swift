@@ -15,9 +15,9 @@ public final class PushApp: Sendable {
     /// Most of this app's notifications handed to APNs at once; nil: only the server's limit.
     public let maxInFlight: Int?
     /// For devices registered with `.production`.
-    public let production: any PushSender
+    public let production: any APNSSender
     /// For devices registered with `.development`.
-    public let development: any PushSender
+    public let development: any APNSSender
     /// Channel management in production (nil: channels cannot be created there).
     public let productionChannels: (any APNSChannelManaging)?
     /// Channel management in the development environment (nil: channels cannot be created there).
@@ -29,7 +29,7 @@ public final class PushApp: Sendable {
     /// An app with its senders; `credential` describes them for `/healthz`.
     public init(
         name: String, topics: [String], servesAnyTopic: Bool = false, maxInFlight: Int? = nil,
-        production: any PushSender, development: any PushSender, credential: PushAppStatus = PushAppStatus(),
+        production: any APNSSender, development: any APNSSender, credential: PushAppStatus = PushAppStatus(),
         connections: AppConnectionHealth = AppConnectionHealth(),
         productionChannels: (any APNSChannelManaging)? = nil, developmentChannels: (any APNSChannelManaging)? = nil
     ) {
@@ -46,7 +46,7 @@ public final class PushApp: Sendable {
     }
 
     /// The sender for an outbox row's environment.
-    public func sender(for environment: APNSEnvironment) -> any PushSender {
+    public func sender(for environment: APNSEnvironment) -> any APNSSender {
         environment.isDevelopment ? development : production
     }
 

@@ -1,4 +1,4 @@
-import APNSCore
+public import APNSCore
 
 /// The apps a server pushes for and how a topic finds its app: the routing table between the outbox
 /// worker (and the API's topic check) and the APNs clients.
@@ -25,7 +25,7 @@ public struct PushSenders: Sendable {
     }
 
     /// One app named `default` that takes every topic, with one sender per environment.
-    public init(production: any PushSender, development: any PushSender) {
+    public init(production: any APNSSender, development: any APNSSender) {
         self.init(apps: [PushApp(name: "default", topics: [], servesAnyTopic: true, production: production, development: development)])
     }
 

@@ -3,24 +3,24 @@ public import APNSCore
 /// A sender whose underlying sender (an APNs client) can be replaced while it runs, for credential
 /// reloads: sends that start after `replace(with:)` go to the new one; the old one keeps its connections
 /// until every send it took has its result, then it is shut down. Nothing in flight is dropped or failed.
-public final class SwappableSender: PushSender {
-    private let generations: Generations<any PushSender>
+public final class SwappableSender: APNSSender {
+    private let generations: Generations<any APNSSender>
 
     /// Starts with `sender`; a replaced sender gets `drainDeadline` to close once it is idle.
-    public init(_ sender: any PushSender, drainDeadline: Duration = .seconds(30)) {
+    public init(_ sender: any APNSSender, drainDeadline: Duration = .seconds(30)) {
         generations = Generations(sender) { idle in
             Task { await idle.shutdown(deadline: drainDeadline) }
         }
     }
 
     /// The sender new sends go to.
-    public var current: any PushSender { generations.current }
+    public var current: any APNSSender { generations.current }
 
     /// Senders replaced but still finishing their sends.
     public var draining: Int { generations.draining }
 
     /// Makes `sender` the one new sends use; the previous one drains and is shut down when idle.
-    public func replace(with sender: any PushSender) {
+    public func replace(with sender: any APNSSender) {
         generations.replace(with: sender)
     }
 
@@ -32,7 +32,7 @@ public final class SwappableSender: PushSender {
     }
 
     /// Sends a batch through the current sender, counting its results so a reload lets it finish.
-    public func send(batch notifications: [APNSNotification], deliver: @escaping @Sendable ([PushSendResult]) -> Void) async {
+    public func send(batch notifications: [APNSNotification], deliver: @escaping @Sendable ([APNSBatchResult]) -> Void) async {
         guard !notifications.isEmpty else { return }
         let (generation, sender) = generations.acquire(notifications.count)
         await sender.send(batch: notifications) { [generations] results in
@@ -42,7 +42,7 @@ public final class SwappableSender: PushSender {
     }
 
     /// Sends broadcasts through the current sender, counting their results as for a batch.
-    public func send(broadcasts: [APNSBroadcast], deliver: @escaping @Sendable ([PushSendResult]) -> Void) async {
+    public func send(broadcasts: [APNSBroadcast], deliver: @escaping @Sendable ([APNSBatchResult]) -> Void) async {
         guard !broadcasts.isEmpty else { return }
         let (generation, sender) = generations.acquire(broadcasts.count)
         await sender.send(broadcasts: broadcasts) { [generations] results in
@@ -60,7 +60,7 @@ public final class SwappableSender: PushSender {
     }
 
     /// The current sender's connections.
-    public func connectionState() async -> PushSenderConnections? {
+    public func connectionState() async -> APNSSenderConnections? {
         await current.connectionState()
     }
 }

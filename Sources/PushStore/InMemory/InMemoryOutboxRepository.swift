@@ -1,3 +1,4 @@
+import APNSCore
 public import Foundation
 
 /// `OutboxRepository` in memory, with the same rules as the SQLite one (for tests).
@@ -15,14 +16,18 @@ public actor InMemoryOutboxRepository: OutboxRepository {
         self.webhooks = webhooks
     }
 
-    /// Reports rows that ended rejected, failed or expired.
-    private func report(_ ended: [OutboxItem], now: Date) {
+    /// Reports rows that ended rejected, failed or expired: with the delivery result that ended them, or
+    /// (expired) with what the row holds.
+    private func report(_ ended: [(item: OutboxItem, result: APNSDeliveryResult?)], now: Date) {
         guard let webhooks, !ended.isEmpty else { return }
-        let events = ended.compactMap { item -> WebhookEvent? in
-            guard
-                let event = WebhookEvents.notification(
-                    item, state: item.state, status: item.lastStatus, reason: item.lastReason, now: now)
-            else { return nil }
+        let events = ended.compactMap { item, result -> WebhookEvent? in
+            let event =
+                if let result {
+                    WebhookEvents.notification(item, state: item.state, result: result, now: now)
+                } else {
+                    WebhookEvents.notification(item, state: item.state, status: item.lastStatus, reason: item.lastReason, now: now)
+                }
+            guard let event else { return nil }
             return webhooks.wants(event.type) ? event : nil
         }
         if !events.isEmpty { webhooks.record(events) }
@@ -60,15 +65,15 @@ public actor InMemoryOutboxRepository: OutboxRepository {
             .sorted { ($0.nextAttemptAt, sequence[$0.id] ?? 0) < ($1.nextAttemptAt, sequence[$1.id] ?? 0) }
         var claimed: [OutboxItem] = []
         var expired: [String] = []
-        var ended: [OutboxItem] = []
+        var ended: [(item: OutboxItem, result: APNSDeliveryResult?)] = []
         for var item in due {
             if claimed.count == limit { break }
             item.updatedAt = Date(storeMillis: millis)
             if item.isExpired(at: now) {
                 item.state = .expired
-                item.lastReason = "Expired"
+                item.lastReason = .expired
                 expired.append(item.id)
-                ended.append(item)
+                ended.append((item, nil))
             } else {
                 item.state = .inFlight
                 item.attempts += 1
@@ -85,7 +90,7 @@ public actor InMemoryOutboxRepository: OutboxRepository {
     public func complete(_ results: [OutboxCompletion], now: Date) -> [String: OutboxState] {
         let millis = now.storeMillis
         var states: [String: OutboxState] = [:]
-        var ended: [OutboxItem] = []
+        var ended: [(item: OutboxItem, result: APNSDeliveryResult?)] = []
         for completion in results {
             let id = completion.id
             guard var item = rows[id], item.state == .inFlight, item.attempts == completion.attempt else { continue }
@@ -94,7 +99,7 @@ public actor InMemoryOutboxRepository: OutboxRepository {
             next.apply(to: &item, nowMillis: millis)
             rows[id] = item
             states[id] = next.state
-            if next.state == .rejected || next.state == .failed { ended.append(item) }
+            if next.state == .rejected || next.state == .failed { ended.append((item, completion.result)) }
         }
         report(ended, now: now)
         return states

@@ -4,8 +4,14 @@ import JSON
 
 /// The events the stores write, built from the rows that changed.
 package enum WebhookEvents {
+    /// A notification that ended `state` (rejected or failed) at `now` with the delivery result `result`, as
+    /// the APNs client gave it: its status and reason are the event's.
+    package static func notification(_ item: OutboxItem, state: OutboxState, result: APNSDeliveryResult, now: Date) -> WebhookEvent? {
+        notification(item, state: state, status: result.status, reason: result.storedReason, now: now)
+    }
+
     /// A notification that ended `state` (rejected, failed or expired) at `now`.
-    package static func notification(_ item: OutboxItem, state: OutboxState, status: Int?, reason: String?, now: Date)
+    package static func notification(_ item: OutboxItem, state: OutboxState, status: Int?, reason: OutboxReason?, now: Date)
         -> WebhookEvent?
     {
         let type: WebhookEventType
@@ -16,12 +22,12 @@ package enum WebhookEvents {
         default: return nil
         }
         var data: [String: JSONValue] = [
-            "notification_id": .string(item.id), "push_id": .string(item.pushID), "token": .string(item.token.hex),
+            "notification_id": .string(item.id), "push_id": .string(item.pushID), "token": .string(item.target.deviceToken?.hex ?? ""),
             "topic": .string(item.topic), "environment": .string(item.environment.name),
             "attempts": .int(Int64(item.attempts)),
         ]
         if let status { data["status"] = .int(Int64(status)) }
-        if let reason { data["reason"] = .string(reason) }
+        if let reason { data["reason"] = .string(reason.rawValue) }
         return WebhookEvent(type: type, occurredAt: now, data: .object(data))
     }
 

@@ -30,7 +30,7 @@ extension PostgresOutboxRepository {
                 let page = limit - claim.items.count
                 if try Self.claimPage(page, moment, db, into: &claim) < page { break }
             }
-            try Self.reportEnded(claim.expired, now: now, db)
+            try Self.reportEnded(claim.expired.map { ($0, nil) }, now: now, db)
             return claim
         }
     }

@@ -29,7 +29,7 @@ extension PostgresOutboxRepository {
             attempts.append(Int64(completion.attempt))
             states.append(next.state.rawValue)
             statuses.append(next.status.map(Int64.init))
-            reasons.append(next.reason)
+            reasons.append(next.reason?.rawValue)
             uniqueIDs.append(next.apnsUniqueID)
             nextAttempts.append(next.nextAttemptMillis)
             seqs.append(completion.receipt.sequence)
@@ -49,8 +49,9 @@ extension PostgresOutboxRepository {
                 db.commitWithoutFlush()
                 let rows = try db.query(sql, parameters, committing: !mayEnd).map { ($0.string(at: 0), $0.string(at: 1)) }
                 guard mayEnd else { return rows }
-                let ended = rows.compactMap { $0.1 == OutboxState.rejected.rawValue || $0.1 == OutboxState.failed.rawValue ? $0.0 : nil }
-                try Self.reportEnded(ended, now: now, db)
+                var states: [String: OutboxState] = [:]
+                for (id, state) in rows { states[id] = OutboxState(rawValue: state) }
+                try Self.reportEnded(OutboxEnded.rows(results, states: states), now: now, db)
                 return rows
             }
         }
@@ -69,17 +70,16 @@ extension PostgresOutboxRepository {
 
     /// Writes the webhook events of rows that just ended rejected, failed or expired, inside the caller's
     /// transaction: nothing is read unless an endpoint subscribes to the row's outcome.
-    static func reportEnded(_ ids: [String], now: Date, _ db: PostgresConnection) throws {
-        guard !ids.isEmpty else { return }
+    static func reportEnded(_ ended: [OutboxEnded.Row], now: Date, _ db: PostgresConnection) throws {
+        guard !ended.isEmpty else { return }
         let subscribers = try PostgresWebhookRepository.subscribers(PostgresSession(connection: db))
         guard !subscribers.isEmpty else { return }
         var events: [WebhookEvent] = []
-        for id in ids {
+        for (id, result) in ended {
             guard
                 let item = try db.query("\(PostgresOutboxColumn.select) WHERE i.id = $1", [.text(id)])
                     .map(PostgresOutboxColumn.item).first,
-                let event = WebhookEvents.notification(
-                    item, state: item.state, status: item.lastStatus, reason: item.lastReason, now: now),
+                let event = OutboxEnded.event(item, result: result, now: now),
                 subscribers.wants(event.type)
             else { continue }
             events.append(event)

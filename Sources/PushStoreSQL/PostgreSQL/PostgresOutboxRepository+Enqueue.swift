@@ -93,12 +93,12 @@ extension PostgresOutboxRepository {
             }
         }
         return [
-            .textArray(column(\.id)), .textArray(column(\.pushID)), .textArray(column(\.token.hex)),
+            .textArray(column(\.id)), .textArray(column(\.pushID)), .textArray(column(\.target.tokenColumn)),
             .textArray(column(\.topic)), .textArray(column(\.pushType.rawValue)),
             .integerArray(column { $0.priority.map { Int64($0.rawValue) } }),
-            .integerArray(column { $0.expiration.map(Int64.init) }), .textArray(column(\.collapseID)),
-            .textArray(column(\.apnsID)), .byteaArray(column(\.payload)), .textArray(column(\.environment.name)),
-            .integerArray(column(\.createdAt.storeMillis)), .textArray(column(\.channelID?.rawValue)),
+            .integerArray(column(\.expiration.column)), .textArray(column(\.collapseID)),
+            .textArray(column(\.apnsID?.rawValue)), .byteaArray(column(\.payload)), .textArray(column(\.environment.name)),
+            .integerArray(column(\.createdAt.storeMillis)), .textArray(column(\.target.channelColumn)),
             .integerArray(firsts), .integerArray(lasts), .integerArray(dues), .integerArray(enqueued),
         ]
     }

@@ -59,21 +59,20 @@ enum SQLiteOutboxColumn: Int32, StoreColumn {
         // Every column was checked on the way in (`OutboxItem.validate`), so the typed values come back as is.
         var item = OutboxItem(
             id: row.string(Self.id), pushID: pushID,
-            token: DeviceToken(storedHex: row.string(Self.token)), topic: topic,
+            target: OutboxTarget(tokenColumn: row.string(Self.token), channelColumn: row.optionalString(Self.channelID)), topic: topic,
             pushType: PushType(rawValue: row.string(Self.pushType)), payload: payload,
             environment: APNSEnvironment(named: row.string(Self.environment)) ?? .production,
             priority: row.optionalInt(Self.priority).flatMap(Priority.init(rawValue:)),
-            expiration: row.optionalInt(Self.expiration),
+            expiration: APNSExpiration(column: row.optionalInt(Self.expiration)),
             collapseID: row.optionalString(Self.collapseID),
-            apnsID: row.optionalString(Self.apnsID), now: row.date(Self.createdAt))
+            apnsID: OutboxItem.apnsID(column: row.optionalString(Self.apnsID)), now: row.date(Self.createdAt))
         item.state = OutboxState(rawValue: row.string(Self.state)) ?? .failed
         item.attempts = row.int(Self.attempts)
         item.nextAttemptAt = row.date(Self.nextAttemptAt)
         item.lastStatus = row.optionalInt(Self.lastStatus)
-        item.lastReason = row.optionalString(Self.lastReason)
+        item.lastReason = OutboxItem.lastReason(column: row.optionalString(Self.lastReason))
         item.apnsUniqueID = row.optionalString(Self.apnsUniqueID)
         item.updatedAt = row.date(Self.updatedAt)
-        item.channelID = row.optionalString(Self.channelID).map(APNSChannelID.init(rawValue:))
         return item
     }
 }

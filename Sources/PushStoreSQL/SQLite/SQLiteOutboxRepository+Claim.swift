@@ -10,7 +10,7 @@ extension SQLiteOutboxRepository {
         guard limit > 0 else { return OutboxClaim() }
         return try await database.write { db in
             let claim = try Self.claim(limit: limit, now: now, db)
-            try Self.reportEnded(claim.expired, now: now, db)
+            try Self.reportEnded(claim.expired.map { ($0, nil) }, now: now, db)
             return claim
         }
     }

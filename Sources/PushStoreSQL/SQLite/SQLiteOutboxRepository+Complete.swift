@@ -14,22 +14,21 @@ extension SQLiteOutboxRepository {
         let policy = retryPolicy
         return try await database.write { db in
             let states = try Self.complete(results, policy: policy, now: now, db)
-            try Self.reportEnded(states.compactMap { $0.value == .rejected || $0.value == .failed ? $0.key : nil }, now: now, db)
+            try Self.reportEnded(OutboxEnded.rows(results, states: states), now: now, db)
             return states
         }
     }
 
     /// Writes the webhook events of rows that just ended rejected, failed or expired, inside the caller's
-    /// transaction: nothing is read unless an endpoint subscribes to the row's outcome.
-    static func reportEnded(_ ids: [String], now: Date, _ db: SQLiteConnection) throws {
-        guard !ids.isEmpty else { return }
+    /// transaction: nothing is read unless an endpoint subscribes to the row's outcome. A row that ended
+    /// with a delivery result is reported with that result; an expired one with what the row holds.
+    static func reportEnded(_ ended: [OutboxEnded.Row], now: Date, _ db: SQLiteConnection) throws {
+        guard !ended.isEmpty else { return }
         let subscribers = try SQLiteWebhookRepository.subscribers(SQLiteSession(connection: db))
         guard !subscribers.isEmpty else { return }
         var events: [WebhookEvent] = []
-        for id in ids {
-            guard let item = try item(id: id, db),
-                let event = WebhookEvents.notification(
-                    item, state: item.state, status: item.lastStatus, reason: item.lastReason, now: now),
+        for (id, result) in ended {
+            guard let item = try item(id: id, db), let event = OutboxEnded.event(item, result: result, now: now),
                 subscribers.wants(event.type)
             else { continue }
             events.append(event)
@@ -86,7 +85,7 @@ extension SQLiteOutboxRepository {
                 start = end
                 try finish.bind(outcome.state.rawValue, at: first + 1)
                 try finish.bind(outcome.status, at: first + 2)
-                try finish.bind(outcome.reason, at: first + 3)
+                try finish.bind(outcome.reason?.rawValue, at: first + 3)
                 try finish.bind(millis, at: first + 4)
                 while try finish.step() { states[finish.string(at: 0)] = outcome.state }
             }
@@ -117,7 +116,7 @@ extension SQLiteOutboxRepository {
     private struct FinalOutcome: Equatable {
         var state: OutboxState
         var status: Int?
-        var reason: String?
+        var reason: OutboxReason?
 
         init(_ transition: OutboxTransition) {
             state = transition.state
@@ -152,7 +151,7 @@ extension SQLiteOutboxRepository {
             """,
             [
                 .integer(seq), .text(next.state.rawValue), next.status.map { .integer(Int64($0)) } ?? .null,
-                next.reason.map { .text($0) } ?? .null, next.nextAttemptMillis.map { .integer($0) } ?? .null,
+                next.reason.map { .text($0.rawValue) } ?? .null, next.nextAttemptMillis.map { .integer($0) } ?? .null,
                 .integer(millis),
             ])
         return next.state

@@ -95,16 +95,16 @@ extension SQLiteOutboxRepository {
             try insertItems.bind(firstSeq + Int64(row), at: base + 1)
             try insertItems.bind(chunk[index].id, at: base + 2)
             try insertItems.bind(chunk[index].pushID, at: base + 3)
-            try insertItems.bind(chunk[index].token.hex, at: base + 4)
+            try insertItems.bind(chunk[index].target.tokenColumn, at: base + 4)
             try insertItems.bind(chunk[index].topic, at: base + 5)
             try insertItems.bind(chunk[index].pushType.rawValue, at: base + 6)
             try insertItems.bind(chunk[index].priority?.rawValue, at: base + 7)
             try insertItems.bind(chunk[index].collapseID, at: base + 8)
-            try insertItems.bind(chunk[index].apnsID, at: base + 9)
+            try insertItems.bind(chunk[index].apnsID?.rawValue, at: base + 9)
             try insertItems.bind(chunk[index].payload, at: base + 10)
             try insertItems.bind(chunk[index].environment.name, at: base + 11)
             try insertItems.bind(chunk[index].createdAt.storeMillis, at: base + 12)
-            try insertItems.bind(chunk[index].channelID?.rawValue, at: base + 13)
+            try insertItems.bind(chunk[index].target.channelColumn, at: base + 13)
         }
         _ = try insertItems.step()
         let insertState = try db.statement(sql.state)
@@ -114,7 +114,7 @@ extension SQLiteOutboxRepository {
             let base = Int32(row) * stateParameters
             try insertState.bind(firstSeq + Int64(row), at: base + 1)
             try insertState.bind(chunk[index].nextAttemptAt.storeMillis, at: base + 2)
-            try insertState.bind(chunk[index].expiration, at: base + 3)
+            try insertState.bind(chunk[index].expiration.column, at: base + 3)
             try insertState.bind(chunk[index].createdAt.storeMillis, at: base + 4)
         }
         _ = try insertState.step()
