@@ -190,9 +190,9 @@ final class ConnectionWatcher: HTTP2ClientConnectionDelegate, Sendable {
         }
     }
 
-    /// Returns once the connection closed (a minute at most, then `DeadlineExceeded`).
-    func closed() async throws {
-        try await awaitEvent("the connection to close") { [state] in
+    /// Returns once the connection closed (`timeout` at most, then `DeadlineExceeded`).
+    func closed(within timeout: Duration = .seconds(60)) async throws {
+        try await awaitEvent("the connection to close", within: timeout) { [state] in
             await withCheckedContinuation { continuation in
                 let ready = state.withLock { state -> Bool in
                     if state.closed { return true }
