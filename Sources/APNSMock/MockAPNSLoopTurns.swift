@@ -9,6 +9,8 @@ import PushIO
 final class MockAPNSLoopTurns {
     /// Iterations `stop()` grants: a TLS write and the close that follows take one each; two spare.
     static let flushTurns = 4
+    /// Iterations `stop()` grants after resetting the connections, for libevent's deferred frees.
+    static let releaseTurns = 2
 
     private var timer: LoopTimer?
     private var remaining: Int
@@ -48,7 +50,9 @@ final class MockAPNSLoopTurns {
             server.stop(graceful: true)
             after(flushTurns, on: loop) {
                 server.stop(graceful: false)
-                done.signal()
+                // libevent frees an aborted TLS bufferevent, and closes its socket, from a deferred callback:
+                // let the loop run it before the caller may shut the loop down, or the socket stays open.
+                after(releaseTurns, on: loop) { done.signal() }
             }
         }
         done.wait()

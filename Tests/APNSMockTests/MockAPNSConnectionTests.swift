@@ -178,12 +178,7 @@ struct MockAPNSConnectionTests {
                 first.server.stop()
                 let watcher = first.watcher(for: connection)
                 #expect(try await watcher.firstGoAway().debugData == #"{"reason":"Shutdown"}"#)
-                // Known defect, intermittent: in some runs the stopped server never closes this connection (both
-                // sockets stay ESTABLISHED with empty queues after stop's non-graceful pass), so the wait runs
-                // out. Recorded as a known issue until the stop path is fixed; a run that closes passes as before.
-                await withKnownIssue("the stopped mock sometimes leaves the connection open", isIntermittent: true) {
-                    try await watcher.closed(within: .seconds(10))
-                }
+                try await watcher.closed()
                 #expect(try await respond(try second.connection(), apnsRequest()).status == 200)
             }
         }
