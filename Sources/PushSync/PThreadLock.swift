@@ -15,6 +15,9 @@ import Darwin
 /// Keep a closure in a struct rather than as `Value` itself: the generic storage holds a function at its
 /// most general abstraction, and each `inout` access reabstracts it out and back, wrapping it in two more
 /// thunks, so every call through it grows slower (after 10,000 reads one call took over 100 µs).
+///
+/// `@unchecked Sendable`: the value is reached only inside `withLock`, which holds the pthread mutex for
+/// the whole access, so any thread may share the lock.
 public final class PThreadLock<Value>: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     /// The value, out of line: the mutex already makes access exclusive, and a stored property would add

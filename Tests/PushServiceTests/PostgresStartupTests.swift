@@ -16,9 +16,7 @@ struct PostgresStartupTests {
         let process = try SpawnedProcess(
             BuiltServer.path, ["--embedded", "--data-dir", directory, "--port", "0"],
             environment: ["PUSH_DATABASE": database, "PUSH_API_KEY": "start-key-0123456789"])
-        let (status, output) = await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: process.waitForExit()) }.start()
-        }
+        let (status, output) = await offPool { process.waitForExit() }
         return (status, output.split(separator: "\n").map(String.init))
     }
 

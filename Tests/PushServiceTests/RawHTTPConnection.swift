@@ -1,5 +1,6 @@
 import Foundation
 import PushTLS
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -66,13 +67,6 @@ final class RawHTTPConnection: @unchecked Sendable {
     private func receive(into buffer: inout [UInt8]) -> Int {
         if let tls { return tls.read(into: &buffer) }
         return buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-    }
-
-    /// Runs the blocking `body` on a thread of its own and returns its result.
-    private func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: body()) }.start()
-        }
     }
 
     /// Reads until the peer closes the connection (or the safety timeout passes: `timedOut` is then true).

@@ -126,9 +126,7 @@ public final class PostgresTestCluster: Sendable {
         let process = try SpawnedProcess(executable, arguments)
         let name = (executable as NSString).lastPathComponent
         return try await awaitEvent("\(name) \(arguments.prefix(4).joined(separator: " ")) to exit", within: .seconds(180)) {
-            await withCheckedContinuation { continuation in
-                Thread { continuation.resume(returning: process.waitForExit()) }.start()
-            }
+            await offPool { process.waitForExit() }
         }
     }
 
