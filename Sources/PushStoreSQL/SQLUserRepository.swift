@@ -9,15 +9,6 @@ struct SQLUserRepository<Database: SQLDatabase>: UserRepository {
     /// The columns of `users`, in SELECT order.
     enum Column: Int32, StoreColumn {
         case id, card, createdAt, updatedAt
-
-        var expression: String {
-            switch self {
-            case .id: "id"
-            case .card: "card"
-            case .createdAt: "created_at"
-            case .updatedAt: "updated_at"
-            }
-        }
     }
 
     private static func record(_ row: some StoreRow) throws -> UserRecord {

@@ -4,12 +4,31 @@ import PushStore
 /// value is its offset in the result row, and `selectList` is built from the same cases. Rows are read by
 /// case (each backend's row type has accessors taking a column), so adding a column (a new case) cannot
 /// shift what the other reads return. Both SQL backends use it.
+///
+/// A case names its column in camelCase, and its expression is, unless the enum says otherwise, that name
+/// in snake_case (`initiatorID` selects `initiator_id`).
 protocol StoreColumn: RawRepresentable<Int32>, CaseIterable where AllCases == [Self] {
     /// The column's expression in the list (e.g. `s.state`).
     var expression: String { get }
 }
 
 extension StoreColumn {
+    /// The case's name in snake_case: the column of that name.
+    var expression: String { Self.snakeCase(String(describing: self)) }
+
+    /// `name` with an underscore before each capital that follows a lower-case letter or a digit, all in
+    /// lower case: `registeredAt` is `registered_at`, `apnsUniqueID` is `apns_unique_id`.
+    static func snakeCase(_ name: String) -> String {
+        var result = ""
+        var previous: Character?
+        for character in name {
+            if character.isUppercase, let previous, previous.isLowercase || previous.isNumber { result.append("_") }
+            result += character.lowercased()
+            previous = character
+        }
+        return result
+    }
+
     /// Every case's expression, in offset order, comma-separated.
     static var selectList: String {
         precondition(
