@@ -35,7 +35,7 @@ public actor SQLiteDatabase: PushDatabase {
         try connection.migrate(migrations)
         self.recoveredAtOpen = recoverInFlight ? try SQLiteOutboxRepository.requeueInFlight(connection) : 0
         if recoverInFlight {
-            try SQLiteIdempotencyRepository.dropUnanswered(connection)
+            try SQLiteIdempotencyRepository.dropUnanswered(SQLiteSession(connection: connection))
             try SQLiteWebhookRepository.requeueInFlight(SQLiteSession(connection: connection))
         }
         self.connection = connection
