@@ -43,8 +43,10 @@ struct SQLIdempotencyRepository<Database: SQLDatabase>: IdempotencyRepository {
                     \(db.dialect.forUpdate)
                     """, [.text(scope), .text(key)]
                 ) { row in
-                    (fingerprint: row.bytes(at: 0), status: row.optionalInt64(at: 1).map(Int.init), body: row.bytes(at: 2),
-                        created: row.int64(at: 3))
+                    (
+                        fingerprint: row.bytes(at: 0), status: row.optionalInt64(at: 1).map(Int.init), body: row.bytes(at: 2),
+                        created: row.int64(at: 3)
+                    )
                 }.first
                 guard let found else { continue }  // gone meanwhile: claim it afresh
                 if found.created > since && (found.status != nil || found.created > abandonedBefore) {
