@@ -1,4 +1,5 @@
 import PushStore
+import PushSync
 
 /// The columns of one SELECT (or RETURNING) list, as an enum whose cases are in list order: a case's raw
 /// value is its offset in the result row, and `selectList` is built from the same cases. Rows are read by
@@ -29,14 +30,22 @@ extension StoreColumn {
         return result
     }
 
-    /// Every case's expression, in offset order, comma-separated.
+    /// Every case's expression, in offset order, comma-separated (built once per enum).
     static var selectList: String {
-        precondition(
-            allCases.enumerated().allSatisfy { Int32($0.offset) == $0.element.rawValue },
-            "\(Self.self): cases must be numbered 0, 1, 2, … in declaration order")
-        return allCases.map(\.expression).joined(separator: ", ")
+        selectLists.withLock { lists in
+            if let list = lists[ObjectIdentifier(Self.self)] { return list }
+            precondition(
+                allCases.enumerated().allSatisfy { Int32($0.offset) == $0.element.rawValue },
+                "\(Self.self): cases must be numbered 0, 1, 2, … in declaration order")
+            let list = allCases.map(\.expression).joined(separator: ", ")
+            lists[ObjectIdentifier(Self.self)] = list
+            return list
+        }
     }
 
     /// The offset just after the last column: where extra expressions appended to `selectList` start.
     static var end: Int32 { Int32(allCases.count) }
 }
+
+/// Each column enum's `selectList`, by enum.
+private let selectLists = PThreadLock<[ObjectIdentifier: String]>([:])
