@@ -2,6 +2,7 @@ import APNSCore
 import FuzzSupport
 import JSON
 import PushHTTP
+import ProfileDrop
 import PushHTTP1
 import PushService
 import PushStore
