@@ -1,8 +1,8 @@
 import APNSCore
 import FuzzSupport
 import JSON
-import PushHTTP
 import ProfileDrop
+import PushHTTP
 import PushHTTP1
 import PushService
 import PushStore

@@ -1,7 +1,7 @@
 import APNSCore
 import Foundation
-import PushHTTP
 import ProfileDrop
+import PushHTTP
 import PushHTTP1
 import PushStore
 
