@@ -151,8 +151,9 @@ package final class SQLiteConnection {
         get throws { try query("PRAGMA user_version") { $0.int(at: 0) }.first ?? 0 }
     }
 
-    /// Applies the steps after the current `user_version`, each in its own transaction with its version bump.
-    package func migrate(_ steps: [SQLiteMigration]) throws {
+    /// Applies the steps after the current `user_version`, each in its own transaction with its version bump:
+    /// step *n* (its SQL; its name is for people reading the list) brings `user_version` to *n*.
+    package func migrate(_ steps: [(name: String, sql: String)]) throws {
         let current = try userVersion
         guard current <= steps.count else {
             throw SQLiteError(

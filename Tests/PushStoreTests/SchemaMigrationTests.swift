@@ -16,7 +16,7 @@ struct SchemaMigrationTests {
     static func makeVersion1Database(at path: String) throws {
         let db = try SQLiteConnection(path: path, pageSize: 4_096)
         #expect(try db.pageSizeInUse() == 4_096)
-        try db.migrate(Array(SQLiteSchema.migrations.prefix(1)))
+        try db.migrate(SQLiteSchema.migrations.prefix(1).map(\.step))
         #expect(try db.userVersion == 1)
         let insert = """
             INSERT INTO outbox (id, push_id, token, topic, push_type, priority, expiration, collapse_id, apns_id,
@@ -122,7 +122,7 @@ struct DropEngagementMigrationTests {
         #expect(previous.count == SQLiteSchema.migrations.firstIndex { $0.name == "drop-engagements" })
         do {
             let db = try SQLiteConnection(path: path)
-            try db.migrate(Array(previous))
+            try db.migrate(previous.map(\.step))
             let t = t0.storeMillis
             for (id, initiator, peer, state) in [("p", "ana", "bob", "pending"), ("m", "cy", "dee", "pending"), ("x", "eve", "fay", "matched")] {
                 try db.run(

@@ -31,7 +31,7 @@ struct StoreColumnTests {
     @Test("every list selects from its table in the migrated schema")
     func listsPrepareAgainstTheSchema() throws {
         let database = try SQLiteConnection(path: ":memory:")
-        try database.migrate(SQLiteSchema.migrations)
+        try database.migrate(SQLiteSchema.migrations.map(\.step))
         for (table, list) in [
             ("drops", DropColumn.selectList), ("mate_requests", MateRequestColumn.selectList),
             ("webhook_endpoints", WebhookEndpointColumn.selectList), ("webhook_events", WebhookEventColumn.selectList),

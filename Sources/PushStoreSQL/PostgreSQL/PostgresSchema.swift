@@ -9,8 +9,8 @@ import PushStore
 enum PostgresSchema {
     private static let shared = SharedSchema(dialect: .postgres)
 
-    static let migrations: [PostgresMigration] = [
-        PostgresMigration(
+    static let migrations: [SchemaMigration] = [
+        SchemaMigration(
             name: "initial",
             sql: """
                 \(shared.users)
@@ -24,7 +24,7 @@ enum PostgresSchema {
         // The outbox. `seq` numbers rows in enqueue order. A claim is a lease: `owner` (the claiming
         // instance) and `lease_until` (ms) are set on in-flight rows, and another instance may claim a row
         // again only after `lease_until`; `attempts` counted by each claim is the fence of `complete`.
-        PostgresMigration(
+        SchemaMigration(
             name: "outbox",
             sql: """
                 CREATE TABLE outbox (
@@ -58,18 +58,18 @@ enum PostgresSchema {
                 CREATE INDEX outbox_by_push ON outbox (push_id, seq);
                 CREATE INDEX outbox_finished ON outbox (updated_at) WHERE state IN ('accepted', 'rejected', 'failed', 'expired');
                 """),
-        PostgresMigration(name: "drop-engagements", sql: shared.dropEngagements),
-        PostgresMigration(name: "webhooks", sql: shared.webhooks),
+        SchemaMigration(name: "drop-engagements", sql: shared.dropEngagements),
+        SchemaMigration(name: "webhooks", sql: shared.webhooks),
         // Outbox rows that publish on a broadcast channel (`channel_id` set, `token` empty), as in SQLite's step
         // of the same name.
-        PostgresMigration(
+        SchemaMigration(
             name: "broadcast-channels",
             sql: """
                 \(shared.channels)
                 ALTER TABLE outbox ADD COLUMN channel_id text;
                 """),
-        PostgresMigration(name: "live-activity-tokens", sql: shared.activityTokens),
-        PostgresMigration(name: "live-activity-budget", sql: shared.activityBudget),
+        SchemaMigration(name: "live-activity-tokens", sql: shared.activityTokens),
+        SchemaMigration(name: "live-activity-budget", sql: shared.activityBudget),
         outboxSplit,
         outboxDue,
         outboxSegments,

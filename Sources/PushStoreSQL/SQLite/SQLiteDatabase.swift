@@ -30,9 +30,9 @@ public actor SQLiteDatabase: PushDatabase {
     }
 
     /// Opens the database at `path` migrated by `migrations` (tests pass later steps than this build's).
-    init(path: String, migrations: [SQLiteMigration], recoverInFlight: Bool) throws {
+    init(path: String, migrations: [SchemaMigration], recoverInFlight: Bool) throws {
         let connection = try SQLiteConnection(path: path)
-        try connection.migrate(migrations)
+        try connection.migrate(migrations.map(\.step))
         self.recoveredAtOpen = recoverInFlight ? try SQLiteOutboxRepository.requeueInFlight(connection) : 0
         if recoverInFlight {
             try SQLiteIdempotencyRepository.dropUnanswered(SQLiteSession(connection: connection))

@@ -9,8 +9,8 @@ import SQLiteDriver
 enum SQLiteSchema {
     private static let shared = SharedSchema(dialect: .sqlite)
 
-    static let migrations: [SQLiteMigration] = [
-        SQLiteMigration(
+    static let migrations: [SchemaMigration] = [
+        SchemaMigration(
             name: "initial",
             sql: """
                 \(shared.users)
@@ -51,7 +51,7 @@ enum SQLiteSchema {
         // and a commit writes whole pages, so keeping the payload out of the updated rows makes each
         // claim and complete dirty (and write to the WAL) a fraction of the pages. `expiration` sits
         // with the state because claim decides on it. The view `outbox` shows the old single table.
-        SQLiteMigration(
+        SchemaMigration(
             name: "outbox-state-split",
             sql: """
                 CREATE TABLE outbox_items (
@@ -100,23 +100,23 @@ enum SQLiteSchema {
                            s.updated_at
                     FROM outbox_items i JOIN outbox_state s ON s.seq = i.seq;
                 """),
-        SQLiteMigration(name: "idempotency-keys", sql: shared.idempotencyKeys),
-        SQLiteMigration(name: "drop-engagements", sql: shared.dropEngagements),
-        SQLiteMigration(name: "webhooks", sql: shared.webhooks),
+        SchemaMigration(name: "idempotency-keys", sql: shared.idempotencyKeys),
+        SchemaMigration(name: "drop-engagements", sql: shared.dropEngagements),
+        SchemaMigration(name: "webhooks", sql: shared.webhooks),
         // Outbox rows that publish on a broadcast channel (`channel_id` set, `token` empty) instead of going to
         // a device.
-        SQLiteMigration(
+        SchemaMigration(
             name: "broadcast-channels",
             sql: """
                 \(shared.channels)
                 ALTER TABLE outbox_items ADD COLUMN channel_id TEXT;
                 """),
-        SQLiteMigration(name: "live-activity-tokens", sql: shared.activityTokens),
-        SQLiteMigration(name: "live-activity-budget", sql: shared.activityBudget),
+        SchemaMigration(name: "live-activity-tokens", sql: shared.activityTokens),
+        SchemaMigration(name: "live-activity-budget", sql: shared.activityBudget),
         // In-flight outbox rows in an index of their own (`outbox_queue` holds the queued ones), so that what every
         // metrics scrape reads (pending counts, depth, the oldest pending row) visits only pending rows, not every
         // row kept until retention purges it.
-        SQLiteMigration(
+        SchemaMigration(
             name: "outbox-in-flight",
             sql: """
                 CREATE INDEX outbox_in_flight ON outbox_state (seq) WHERE state = 'in_flight';
