@@ -85,15 +85,7 @@ struct SQLIdempotencyRepository<Database: SQLDatabase>: IdempotencyRepository {
 
     /// See `IdempotencyRepository.purge(olderThan:limit:)`.
     func purge(olderThan date: Date, limit: Int) async throws -> Int {
-        guard limit > 0 else { return 0 }
-        return try await database.onConnection { db in
-            let (key, columns) = db.dialect.rowKey(postgres: "scope", "key")
-            return try db.run(
-                """
-                DELETE FROM idempotency_keys WHERE \(key) IN (SELECT \(columns) FROM idempotency_keys
-                    WHERE created_at < ?1 ORDER BY created_at LIMIT ?2)
-                """, [.date(date), .integer(limit)])
-        }
+        try await database.purge("idempotency_keys", key: "scope", "key", olderThan: date, by: "created_at", limit: limit)
     }
 }
 
