@@ -8,6 +8,19 @@
 struct SharedSchema {
     let dialect: SQLDialect
 
+    /// The steps both schemas run one after the other, in this order, after their first outbox steps:
+    /// drop engagements, webhooks, broadcast channels (with `outboxChannelColumn`, the statement giving the
+    /// schema's outbox its `channel_id`), Live Activity tokens, and the priority budget.
+    func stepsInCommon(outboxChannelColumn: String) -> [SchemaMigration] {
+        [
+            SchemaMigration(name: "drop-engagements", sql: dropEngagements),
+            SchemaMigration(name: "webhooks", sql: webhooks),
+            SchemaMigration(name: "broadcast-channels", sql: channels + "\n" + outboxChannelColumn),
+            SchemaMigration(name: "live-activity-tokens", sql: activityTokens),
+            SchemaMigration(name: "live-activity-budget", sql: activityBudget),
+        ]
+    }
+
     /// A key or id: compared byte by byte.
     private var key: String { dialect == .sqlite ? "TEXT" : "text COLLATE \"C\"" }
     private var text: String { dialect == .sqlite ? "TEXT" : "text" }
