@@ -8,22 +8,21 @@ enum PushCtl {
     static var commands: [CommandEntry] {
         [
             .leaf(SendCommand()),
-            .group("pushes", "Inspect sent pushes.", [PushesGetCommand()]),
-            .group("devices", "Register, remove and list devices.", [DevicesAddCommand(), DevicesRemoveCommand(), DevicesListCommand()]),
-            .group("users", "Create, update and show user profiles.", [UsersPutCommand(), UsersGetCommand()]),
-            .group("drop", "Report, cancel and inspect profile drops.", [DropReportCommand(), UserDropCommand.cancel, UserDropCommand.status]),
+            .group("pushes", "Inspect sent pushes.", [ServiceCall.pushesGet]),
+            .group("devices", "Register, remove and list devices.", [ServiceCall.devicesAdd, .devicesRemove, .devicesList]),
+            .group("users", "Create, update and show user profiles.", [ServiceCall.usersPut, .usersGet]),
+            .group("drop", "Report, cancel and inspect profile drops.", [ServiceCall.dropReport, .dropCancel, .dropStatus]),
             .group(
                 "mate-requests", "List, accept and decline mate requests.",
-                [MateRequestsListCommand(), MateRequestAnswerCommand.accept, MateRequestAnswerCommand.decline]),
-            .group("apps", "List the apps push-server pushes for.", [AppsListCommand()]),
+                [ServiceCall.mateRequestsList, .mateRequestAccept, .mateRequestDecline]),
+            .group("apps", "List the apps push-server pushes for.", [ServiceCall.appsList]),
             .group(
                 "webhooks", "Register, remove and inspect outcome webhooks.",
-                [WebhooksAddCommand(), WebhooksListCommand(), WebhooksRemoveCommand(), WebhooksDeliveriesCommand()]),
-            .group(
-                "channels", "Create, list and delete broadcast channels.", [ChannelsAddCommand(), ChannelsListCommand(), ChannelsRemoveCommand()]),
-            .leaf(BroadcastCommand()),
+                [ServiceCall.webhooksAdd, .webhooksList, .webhooksRemove, .webhooksDeliveries]),
+            .group("channels", "Create, list and delete broadcast channels.", [ServiceCall.channelsAdd, .channelsList, .channelsRemove]),
+            .leaf(ServiceCall.broadcast),
             .leaf(StatusCommand()),
-            .leaf(ReloadCommand()),
+            .leaf(ServiceCall.reload),
             .leaf(VersionCommand()),
             .leaf(MockAPNSCommand()),
             .leaf(CompletionCommand()),

@@ -20,6 +20,9 @@ struct CommandInput {
         positional = try arguments.positionals(names, command: command.name).first ?? ""
     }
 
+    /// The positional argument percent-encoded as one path segment.
+    var pathSegment: String { ServiceClient.segment(positional) }
+
     func value(_ option: String) -> String? { arguments.value(option) }
 
     func has(_ flag: String) -> Bool { arguments.has(flag) }

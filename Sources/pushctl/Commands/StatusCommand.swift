@@ -36,7 +36,7 @@ struct StatusCommand: Command {
             if let apps = health.json?["apps"]?.arrayValue, !apps.isEmpty {
                 Console.out("")
                 Console.table(
-                    ["APP", "TOPICS", "CREDENTIAL", "PRODUCTION", "DEVELOPMENT", "EXPIRES", "RELOAD ERROR"], apps.map(AppsListCommand.row))
+                    ["APP", "TOPICS", "CREDENTIAL", "PRODUCTION", "DEVELOPMENT", "EXPIRES", "RELOAD ERROR"], apps.map(ServiceCall.appRow))
             }
             if !summary.isEmpty {
                 Console.out("")
