@@ -45,7 +45,7 @@ enum PushCtl {
     }
 
     /// Runs `arguments` (without the program name) and returns the exit code.
-    static func main(_ arguments: [String]) async -> Int32 {
+    static func main(_ arguments: [String]) async -> ExitCode {
         do {
             return try await dispatch(arguments)
         } catch let error as CLIError {
@@ -57,7 +57,7 @@ enum PushCtl {
         }
     }
 
-    private static func dispatch(_ arguments: [String]) async throws -> Int32 {
+    private static func dispatch(_ arguments: [String]) async throws -> ExitCode {
         guard let first = arguments.first else {
             Console.err(help.render())
             return ExitCode.usage
@@ -100,7 +100,7 @@ enum PushCtl {
         return []
     }
 
-    private static func run(_ command: any Command, _ arguments: [String]) async throws -> Int32 {
+    private static func run(_ command: any Command, _ arguments: [String]) async throws -> ExitCode {
         let parsed = try ParsedArguments.parse(arguments, options: command.help.options, command: command.name)
         if parsed.wantsHelp {
             Console.out(command.help.render())

@@ -29,6 +29,9 @@ struct CommandInput {
 
     func required(_ option: String) throws(CLIError) -> String { try arguments.required(option, command: command) }
 
+    /// The value of `option`, which must be present, percent-encoded as one path segment.
+    func requiredSegment(_ option: String) throws(CLIError) -> String { ServiceClient.segment(try required(option)) }
+
     func int(_ option: String) throws(CLIError) -> Int? { try arguments.int(option, command: command) }
 
     func double(_ option: String) throws(CLIError) -> Double? { try arguments.double(option, command: command) }

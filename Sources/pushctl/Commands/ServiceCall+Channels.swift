@@ -97,12 +97,12 @@ extension ServiceCall {
             return "broadcast \(row?["id"]?.stringValue ?? "-") to channel \(input.value("channel") ?? ""): \(state)"
         }
     ) { input throws(CLIError) in
-        let channel = try input.required("channel")
+        let channel = try input.requiredSegment("channel")
         var body: [String: JSONValue] = ["payload": try broadcastPayload(input)]
         if let priority = try input.int("priority") { body["priority"] = .int(Int64(priority)) }
         if let expiration = try input.int("expiration") { body["expiration"] = .int(Int64(expiration)) }
         if let environment = try input.environment() { body["environment"] = .string(environment) }
-        return .post("/v1/channels/\(ServiceClient.segment(channel))/broadcasts" + (input.has("wait") ? "?wait=true" : ""), .object(body))
+        return .post("/v1/channels/\(channel)/broadcasts" + (input.has("wait") ? "?wait=true" : ""), .object(body))
     }
 
     /// `--payload` as given, or an `aps` built from `--content-state`, `--event`, `--stale-date` and

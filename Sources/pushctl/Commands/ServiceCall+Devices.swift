@@ -46,10 +46,10 @@ extension ServiceCall {
     /// `pushctl devices ls`: GET /v1/users/{id}/devices.
     static let devicesList = ServiceCall(
         "devices ls", summary: "List a user's devices.", overview: "List a user's devices (GET /v1/users/{id}/devices).",
-        usage: ["pushctl devices ls --user <id> [--output table|json|yaml]"], options: [.value("user", "id", "The user (required).")],
+        usage: ["pushctl devices ls --user <id> [--output table|json|yaml]"], options: [.user],
         examples: ["pushctl devices ls --user alice", "pushctl devices ls --user alice --output json | jq '.devices[].token'"],
         table: .list("devices", empty: "no devices")
-    ) { input throws(CLIError) in .get("/v1/users/\(ServiceClient.segment(try input.required("user")))/devices") }
+    ) { input throws(CLIError) in .get("/v1/users/\(try input.requiredSegment("user"))/devices") }
 
     private static func addDevice(_ input: CommandInput) throws(CLIError) -> ServiceClient.Request {
         let token = try input.deviceToken(try input.required("token"), label: "--token")

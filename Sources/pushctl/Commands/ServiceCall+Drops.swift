@@ -43,9 +43,9 @@ extension ServiceCall {
     private static func userDrop(_ name: String, _ method: String, summary: String, overview: String, usage: String) -> ServiceCall {
         ServiceCall(
             name, summary: summary, overview: "\(overview) (\(method) /v1/users/{id}/drop).", usage: [usage],
-            options: [.value("user", "id", "The user (required).")], examples: ["pushctl \(name) --user alice"], table: .drop
+            options: [.user], examples: ["pushctl \(name) --user alice"], table: .drop
         ) { input throws(CLIError) in
-            ServiceClient.Request(method: method, path: "/v1/users/\(ServiceClient.segment(try input.required("user")))/drop")
+            ServiceClient.Request(method: method, path: "/v1/users/\(try input.requiredSegment("user"))/drop")
         }
     }
 }

@@ -10,15 +10,15 @@ extension ServiceCall {
         overview: "List the mate requests a user sent and received (GET /v1/users/{id}/mate-requests).",
         usage: ["pushctl mate-requests ls --user <id> [--role recipient|sender|any] [--output table|json|yaml]"],
         options: [
-            .value("user", "id", "The user (required)."),
+            .user,
             .choice("role", ["recipient", "sender", "any"], "Which requests: received, sent or both (default any)."),
         ],
         examples: ["pushctl mate-requests ls --user bob"], table: .list("mate_requests", empty: "no mate requests")
     ) { input throws(CLIError) in
-        let user = try input.required("user")
+        let user = try input.requiredSegment("user")
         let role = input.value("role") ?? "any"
         guard ["recipient", "sender", "any"].contains(role) else { throw input.usage("--role must be recipient, sender or any") }
-        return .get("/v1/users/\(ServiceClient.segment(user))/mate-requests?role=\(role)")
+        return .get("/v1/users/\(user)/mate-requests?role=\(role)")
     }
 
     /// `pushctl mate-requests accept`: POST /v1/mate-requests/{id}/accept.

@@ -46,7 +46,7 @@ struct ServiceCall: Command {
         self.request = request
     }
 
-    func run(_ arguments: ParsedArguments) async throws -> Int32 {
+    func run(_ arguments: ParsedArguments) async throws -> ExitCode {
         let input = try CommandInput(arguments, for: self)
         let request = try request(input)
         let response = try await ServiceClient(arguments).send(request)
@@ -77,4 +77,9 @@ extension ServiceClient.Request {
     static func post(_ path: String, _ body: JSONValue? = nil) -> Self { Self(method: "POST", path: path, body: body) }
 
     static func put(_ path: String, _ body: JSONValue) -> Self { Self(method: "PUT", path: path, body: body) }
+}
+
+extension OptionSpec {
+    /// `--user`, the user a command is about, for the commands whose path names one.
+    static let user = OptionSpec.value("user", "id", "The user (required).")
 }
