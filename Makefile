@@ -27,7 +27,7 @@ DEB_PACKAGES += libcurl4-openssl-dev dpkg-dev help2man lintian file
 PKG_MODULES += libcurl
 TOOLS += dpkg-shlibdeps help2man lintian file
 
-.PHONY: deps deb deb-test conformance-tools lint format build release run cluster test test-tools test-examples bench bench-profile chaos chaos-goaway chaos-cluster sanitize sanitize-address sanitize-thread fuzz clean
+.PHONY: deps deb deb-test conformance-tools client-tools lint format build release run cluster test test-tools test-examples bench bench-profile chaos chaos-goaway chaos-cluster sanitize sanitize-address sanitize-thread fuzz clean
 
 ## deps: install the Debian packages that are missing (apt-get as root, otherwise print the command), and
 ## the system account the SOCKS5 proxy tests authenticate as (Tests/Proxies/socks-test-user.sh, as root)
@@ -83,7 +83,7 @@ SCHEMATHESIS_VERSION := 4.32.5
 TEST_DEADLINE ?= 300
 RUN_DEADLINE ?= 1200
 EXAMPLES_DEADLINE ?= 600
-test: deps conformance-tools lint test-tools
+test: deps conformance-tools client-tools lint test-tools
 	$(SWIFT) build --build-tests
 	python3 Tests/deadline.py --per-test $(TEST_DEADLINE) --total $(RUN_DEADLINE) --report .build/slowest-tests.txt -- \
 	  $(SWIFT) test --skip-build --no-parallel
@@ -135,6 +135,16 @@ conformance-tools:
 	@if ! $(CONFORMANCE_VENV)/bin/schemathesis --version 2>/dev/null | grep -q "$(SCHEMATHESIS_VERSION)"; then \
 	  echo "conformance-tools: installing schemathesis $(SCHEMATHESIS_VERSION) into $(CONFORMANCE_VENV)"; \
 	  python3 -m venv $(CONFORMANCE_VENV) && $(CONFORMANCE_VENV)/bin/pip install -q "schemathesis==$(SCHEMATHESIS_VERSION)"; \
+	fi
+
+## client-tools: openapi-python-client (pinned) in .build/client-venv for the generated-client tests
+## (Tests/PushCtlTests/GeneratedClientTests.swift: Python clients from docs/openapi.yaml and docs/mock-control.yaml)
+CLIENT_VENV := .build/client-venv
+OPENAPI_PYTHON_CLIENT_VERSION := 0.29.1
+client-tools:
+	@if ! $(CLIENT_VENV)/bin/openapi-python-client --version 2>/dev/null | grep -q "$(OPENAPI_PYTHON_CLIENT_VERSION)"; then \
+	  echo "client-tools: installing openapi-python-client $(OPENAPI_PYTHON_CLIENT_VERSION) into $(CLIENT_VENV)"; \
+	  python3 -m venv $(CLIENT_VENV) && $(CLIENT_VENV)/bin/pip install -q "openapi-python-client==$(OPENAPI_PYTHON_CLIENT_VERSION)"; \
 	fi
 
 ## bench: benchmarks side by side with h2load, nghttpd and a peer client; writes bench/results.json, bench/summary.md
