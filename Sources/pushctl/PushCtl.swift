@@ -3,27 +3,26 @@ import Foundation
 
 /// The `pushctl` entry point: finds the command, parses its arguments and maps errors to exit codes.
 enum PushCtl {
-    static let version = "0.1.0"
+    static let version = ProgramVersion.current
 
     static var commands: [CommandEntry] {
         [
             .leaf(SendCommand()),
-            .group("pushes", "Inspect sent pushes.", [PushesGetCommand()]),
-            .group("devices", "Register, remove and list devices.", [DevicesAddCommand(), DevicesRemoveCommand(), DevicesListCommand()]),
-            .group("users", "Create, update and show user profiles.", [UsersPutCommand(), UsersGetCommand()]),
-            .group("drop", "Report, cancel and inspect profile drops.", [DropReportCommand(), UserDropCommand.cancel, UserDropCommand.status]),
+            .group("pushes", "Inspect sent pushes.", [ServiceCall.pushesGet]),
+            .group("devices", "Register, remove and list devices.", [ServiceCall.devicesAdd, .devicesRemove, .devicesList]),
+            .group("users", "Create, update and show user profiles.", [ServiceCall.usersPut, .usersGet]),
+            .group("drop", "Report, cancel and inspect profile drops.", [ServiceCall.dropReport, .dropCancel, .dropStatus]),
             .group(
                 "mate-requests", "List, accept and decline mate requests.",
-                [MateRequestsListCommand(), MateRequestAnswerCommand.accept, MateRequestAnswerCommand.decline]),
-            .group("apps", "List the apps push-server pushes for.", [AppsListCommand()]),
+                [ServiceCall.mateRequestsList, .mateRequestAccept, .mateRequestDecline]),
+            .group("apps", "List the apps push-server pushes for.", [ServiceCall.appsList]),
             .group(
                 "webhooks", "Register, remove and inspect outcome webhooks.",
-                [WebhooksAddCommand(), WebhooksListCommand(), WebhooksRemoveCommand(), WebhooksDeliveriesCommand()]),
-            .group(
-                "channels", "Create, list and delete broadcast channels.", [ChannelsAddCommand(), ChannelsListCommand(), ChannelsRemoveCommand()]),
-            .leaf(BroadcastCommand()),
+                [ServiceCall.webhooksAdd, .webhooksList, .webhooksRemove, .webhooksDeliveries]),
+            .group("channels", "Create, list and delete broadcast channels.", [ServiceCall.channelsAdd, .channelsList, .channelsRemove]),
+            .leaf(ServiceCall.broadcast),
             .leaf(StatusCommand()),
-            .leaf(ReloadCommand()),
+            .leaf(ServiceCall.reload),
             .leaf(VersionCommand()),
             .leaf(MockAPNSCommand()),
             .leaf(CompletionCommand()),
@@ -46,7 +45,7 @@ enum PushCtl {
     }
 
     /// Runs `arguments` (without the program name) and returns the exit code.
-    static func main(_ arguments: [String]) async -> Int32 {
+    static func main(_ arguments: [String]) async -> ExitCode {
         do {
             return try await dispatch(arguments)
         } catch let error as CLIError {
@@ -58,7 +57,7 @@ enum PushCtl {
         }
     }
 
-    private static func dispatch(_ arguments: [String]) async throws -> Int32 {
+    private static func dispatch(_ arguments: [String]) async throws -> ExitCode {
         guard let first = arguments.first else {
             Console.err(help.render())
             return ExitCode.usage
@@ -101,7 +100,7 @@ enum PushCtl {
         return []
     }
 
-    private static func run(_ command: any Command, _ arguments: [String]) async throws -> Int32 {
+    private static func run(_ command: any Command, _ arguments: [String]) async throws -> ExitCode {
         let parsed = try ParsedArguments.parse(arguments, options: command.help.options, command: command.name)
         if parsed.wantsHelp {
             Console.out(command.help.render())
