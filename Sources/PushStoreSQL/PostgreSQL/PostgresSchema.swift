@@ -10,61 +10,58 @@ enum PostgresSchema {
     private static let shared = SharedSchema(dialect: .postgres)
 
     static let migrations: [SchemaMigration] =
-        [
-            SchemaMigration(
-                name: "initial",
-                sql: """
-                    \(shared.users)
-                    \(shared.devices)
-                    CREATE INDEX devices_by_user ON devices (user_id, registered_at);
-                    \(shared.drops)
-                    CREATE INDEX drops_pending ON drops (created_at, id) WHERE state = 'pending';
-                    \(shared.mateRequests)
-                    \(shared.idempotencyKeys)
-                    """),
-            // The outbox. `seq` numbers rows in enqueue order. A claim is a lease: `owner` (the claiming
-            // instance) and `lease_until` (ms) are set on in-flight rows, and another instance may claim a row
-            // again only after `lease_until`; `attempts` counted by each claim is the fence of `complete`.
-            SchemaMigration(
-                name: "outbox",
-                sql: """
-                    CREATE TABLE outbox (
-                        seq             bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-                        id              text COLLATE "C" NOT NULL UNIQUE,
-                        push_id         text COLLATE "C" NOT NULL,
-                        token           text NOT NULL,
-                        topic           text NOT NULL,
-                        push_type       text NOT NULL,
-                        priority        integer,
-                        expiration      bigint,
-                        collapse_id     text,
-                        apns_id         text,
-                        payload         bytea NOT NULL,
-                        environment     text NOT NULL,
-                        state           text NOT NULL CHECK (state IN
-                                        ('queued', 'in_flight', 'accepted', 'rejected', 'failed', 'expired')),
-                        attempts        integer NOT NULL DEFAULT 0,
-                        next_attempt_at bigint NOT NULL,
-                        last_status     integer,
-                        last_reason     text,
-                        apns_unique_id  text,
-                        created_at      bigint NOT NULL,
-                        updated_at      bigint NOT NULL,
-                        owner           text,
-                        lease_until     bigint
-                    );
-                    CREATE INDEX outbox_queue ON outbox (next_attempt_at, seq) WHERE state = 'queued';
-                    CREATE INDEX outbox_leases ON outbox (lease_until) WHERE state = 'in_flight';
-                    CREATE INDEX outbox_pending ON outbox (seq) WHERE state IN ('queued', 'in_flight');
-                    CREATE INDEX outbox_by_push ON outbox (push_id, seq);
-                    CREATE INDEX outbox_finished ON outbox (updated_at) WHERE state IN ('accepted', 'rejected', 'failed', 'expired');
-                    """),
-        ]
+        [initial, outbox]
         + shared.stepsInCommon(outboxChannelColumn: "ALTER TABLE outbox ADD COLUMN channel_id text;")
-        + [
-            outboxSplit,
-            outboxDue,
-            outboxSegments,
-            outboxByPush,
-        ]
+        + [outboxSplit, outboxDue, outboxSegments, outboxByPush]
+
+    /// Users, devices, drops, mate requests and Idempotency-Key records.
+    private static let initial = SchemaMigration(
+        name: "initial",
+        sql: """
+            \(shared.users)
+            \(shared.devices)
+            CREATE INDEX devices_by_user ON devices (user_id, registered_at);
+            \(shared.drops)
+            CREATE INDEX drops_pending ON drops (created_at, id) WHERE state = 'pending';
+            \(shared.mateRequests)
+            \(shared.idempotencyKeys)
+            """)
+
+    /// The outbox. `seq` numbers rows in enqueue order. A claim is a lease: `owner` (the claiming
+    /// instance) and `lease_until` (ms) are set on in-flight rows, and another instance may claim a row
+    /// again only after `lease_until`; `attempts` counted by each claim is the fence of `complete`.
+    private static let outbox = SchemaMigration(
+        name: "outbox",
+        sql: """
+            CREATE TABLE outbox (
+                seq             bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                id              text COLLATE "C" NOT NULL UNIQUE,
+                push_id         text COLLATE "C" NOT NULL,
+                token           text NOT NULL,
+                topic           text NOT NULL,
+                push_type       text NOT NULL,
+                priority        integer,
+                expiration      bigint,
+                collapse_id     text,
+                apns_id         text,
+                payload         bytea NOT NULL,
+                environment     text NOT NULL,
+                state           text NOT NULL CHECK (state IN
+                                ('queued', 'in_flight', 'accepted', 'rejected', 'failed', 'expired')),
+                attempts        integer NOT NULL DEFAULT 0,
+                next_attempt_at bigint NOT NULL,
+                last_status     integer,
+                last_reason     text,
+                apns_unique_id  text,
+                created_at      bigint NOT NULL,
+                updated_at      bigint NOT NULL,
+                owner           text,
+                lease_until     bigint
+            );
+            CREATE INDEX outbox_queue ON outbox (next_attempt_at, seq) WHERE state = 'queued';
+            CREATE INDEX outbox_leases ON outbox (lease_until) WHERE state = 'in_flight';
+            CREATE INDEX outbox_pending ON outbox (seq) WHERE state IN ('queued', 'in_flight');
+            CREATE INDEX outbox_by_push ON outbox (push_id, seq);
+            CREATE INDEX outbox_finished ON outbox (updated_at) WHERE state IN ('accepted', 'rejected', 'failed', 'expired');
+            """)
 }

@@ -10,108 +10,109 @@ enum SQLiteSchema {
     private static let shared = SharedSchema(dialect: .sqlite)
 
     static let migrations: [SchemaMigration] =
-        [
-            SchemaMigration(
-                name: "initial",
-                sql: """
-                    \(shared.users)
-                    \(shared.devices)
-                    CREATE INDEX devices_by_user ON devices (user_id);
-                    CREATE TABLE outbox (
-                        id              TEXT PRIMARY KEY NOT NULL,
-                        push_id         TEXT NOT NULL,
-                        token           TEXT NOT NULL,
-                        topic           TEXT NOT NULL,
-                        push_type       TEXT NOT NULL,
-                        priority        INTEGER,
-                        expiration      INTEGER,
-                        collapse_id     TEXT,
-                        apns_id         TEXT,
-                        payload         BLOB NOT NULL,
-                        environment     TEXT NOT NULL,
-                        state           TEXT NOT NULL CHECK (state IN
-                                        ('queued', 'in_flight', 'accepted', 'rejected', 'failed', 'expired')),
-                        attempts        INTEGER NOT NULL DEFAULT 0,
-                        next_attempt_at INTEGER NOT NULL,
-                        last_status     INTEGER,
-                        last_reason     TEXT,
-                        apns_unique_id  TEXT,
-                        created_at      INTEGER NOT NULL,
-                        updated_at      INTEGER NOT NULL
-                    );
-                    -- Only queued rows are indexed for claiming: state changes after the claim touch no index.
-                    CREATE INDEX outbox_queue ON outbox (next_attempt_at) WHERE state = 'queued';
-                    CREATE INDEX outbox_by_push ON outbox (push_id);
-                    \(shared.drops)
-                    CREATE INDEX drops_pending ON drops (created_at) WHERE state = 'pending';
-                    \(shared.mateRequests)
-                    """),
-            // The outbox is split in two tables sharing `seq` (the old rowid, so enqueue order is kept):
-            // `outbox_items` holds what never changes after enqueue (id, payload, headers), `outbox_state`
-            // the few columns that claim and complete rewrite. SQLite rewrites a whole record on UPDATE
-            // and a commit writes whole pages, so keeping the payload out of the updated rows makes each
-            // claim and complete dirty (and write to the WAL) a fraction of the pages. `expiration` sits
-            // with the state because claim decides on it. The view `outbox` shows the old single table.
-            SchemaMigration(
-                name: "outbox-state-split",
-                sql: """
-                    CREATE TABLE outbox_items (
-                        seq         INTEGER PRIMARY KEY,
-                        id          TEXT NOT NULL UNIQUE,
-                        push_id     TEXT NOT NULL,
-                        token       TEXT NOT NULL,
-                        topic       TEXT NOT NULL,
-                        push_type   TEXT NOT NULL,
-                        priority    INTEGER,
-                        collapse_id TEXT,
-                        apns_id     TEXT,
-                        payload     BLOB NOT NULL,
-                        environment TEXT NOT NULL,
-                        created_at  INTEGER NOT NULL
-                    );
-                    CREATE TABLE outbox_state (
-                        seq             INTEGER PRIMARY KEY,  -- outbox_items.seq
-                        state           TEXT NOT NULL CHECK (state IN
-                                        ('queued', 'in_flight', 'accepted', 'rejected', 'failed', 'expired')),
-                        attempts        INTEGER NOT NULL DEFAULT 0,
-                        next_attempt_at INTEGER NOT NULL,
-                        expiration      INTEGER,
-                        last_status     INTEGER,
-                        last_reason     TEXT,
-                        apns_unique_id  TEXT,
-                        updated_at      INTEGER NOT NULL
-                    );
-                    INSERT INTO outbox_items (seq, id, push_id, token, topic, push_type, priority, collapse_id, apns_id,
-                                              payload, environment, created_at)
-                        SELECT rowid, id, push_id, token, topic, push_type, priority, collapse_id, apns_id,
-                               payload, environment, created_at
-                        FROM outbox;
-                    INSERT INTO outbox_state (seq, state, attempts, next_attempt_at, expiration, last_status, last_reason,
-                                              apns_unique_id, updated_at)
-                        SELECT rowid, state, attempts, next_attempt_at, expiration, last_status, last_reason,
-                               apns_unique_id, updated_at
-                        FROM outbox;
-                    DROP TABLE outbox;
-                    CREATE INDEX outbox_queue ON outbox_state (next_attempt_at) WHERE state = 'queued';
-                    CREATE INDEX outbox_by_push ON outbox_items (push_id);
-                    CREATE VIEW outbox AS
-                        SELECT i.seq, i.id, i.push_id, i.token, i.topic, i.push_type, i.priority, s.expiration,
-                               i.collapse_id, i.apns_id, i.payload, i.environment, s.state, s.attempts,
-                               s.next_attempt_at, s.last_status, s.last_reason, s.apns_unique_id, i.created_at,
-                               s.updated_at
-                        FROM outbox_items i JOIN outbox_state s ON s.seq = i.seq;
-                    """),
-            SchemaMigration(name: "idempotency-keys", sql: shared.idempotencyKeys),
-        ]
+        [initial, outboxStateSplit, SchemaMigration(name: "idempotency-keys", sql: shared.idempotencyKeys)]
         + shared.stepsInCommon(outboxChannelColumn: "ALTER TABLE outbox_items ADD COLUMN channel_id TEXT;")
-        + [
-            // In-flight outbox rows in an index of their own (`outbox_queue` holds the queued ones), so that what every
-            // metrics scrape reads (pending counts, depth, the oldest pending row) visits only pending rows, not every
-            // row kept until retention purges it.
-            SchemaMigration(
-                name: "outbox-in-flight",
-                sql: """
-                    CREATE INDEX outbox_in_flight ON outbox_state (seq) WHERE state = 'in_flight';
-                    """)
-        ]
+        + [outboxInFlight]
+
+    /// Users, devices, the outbox in one table, drops and mate requests.
+    private static let initial = SchemaMigration(
+        name: "initial",
+        sql: """
+            \(shared.users)
+            \(shared.devices)
+            CREATE INDEX devices_by_user ON devices (user_id);
+            CREATE TABLE outbox (
+                id              TEXT PRIMARY KEY NOT NULL,
+                push_id         TEXT NOT NULL,
+                token           TEXT NOT NULL,
+                topic           TEXT NOT NULL,
+                push_type       TEXT NOT NULL,
+                priority        INTEGER,
+                expiration      INTEGER,
+                collapse_id     TEXT,
+                apns_id         TEXT,
+                payload         BLOB NOT NULL,
+                environment     TEXT NOT NULL,
+                state           TEXT NOT NULL CHECK (state IN
+                                ('queued', 'in_flight', 'accepted', 'rejected', 'failed', 'expired')),
+                attempts        INTEGER NOT NULL DEFAULT 0,
+                next_attempt_at INTEGER NOT NULL,
+                last_status     INTEGER,
+                last_reason     TEXT,
+                apns_unique_id  TEXT,
+                created_at      INTEGER NOT NULL,
+                updated_at      INTEGER NOT NULL
+            );
+            -- Only queued rows are indexed for claiming: state changes after the claim touch no index.
+            CREATE INDEX outbox_queue ON outbox (next_attempt_at) WHERE state = 'queued';
+            CREATE INDEX outbox_by_push ON outbox (push_id);
+            \(shared.drops)
+            CREATE INDEX drops_pending ON drops (created_at) WHERE state = 'pending';
+            \(shared.mateRequests)
+            """)
+
+    /// The outbox is split in two tables sharing `seq` (the old rowid, so enqueue order is kept):
+    /// `outbox_items` holds what never changes after enqueue (id, payload, headers), `outbox_state`
+    /// the few columns that claim and complete rewrite. SQLite rewrites a whole record on UPDATE
+    /// and a commit writes whole pages, so keeping the payload out of the updated rows makes each
+    /// claim and complete dirty (and write to the WAL) a fraction of the pages. `expiration` sits
+    /// with the state because claim decides on it. The view `outbox` shows the old single table.
+    private static let outboxStateSplit = SchemaMigration(
+        name: "outbox-state-split",
+        sql: """
+            CREATE TABLE outbox_items (
+                seq         INTEGER PRIMARY KEY,
+                id          TEXT NOT NULL UNIQUE,
+                push_id     TEXT NOT NULL,
+                token       TEXT NOT NULL,
+                topic       TEXT NOT NULL,
+                push_type   TEXT NOT NULL,
+                priority    INTEGER,
+                collapse_id TEXT,
+                apns_id     TEXT,
+                payload     BLOB NOT NULL,
+                environment TEXT NOT NULL,
+                created_at  INTEGER NOT NULL
+            );
+            CREATE TABLE outbox_state (
+                seq             INTEGER PRIMARY KEY,  -- outbox_items.seq
+                state           TEXT NOT NULL CHECK (state IN
+                                ('queued', 'in_flight', 'accepted', 'rejected', 'failed', 'expired')),
+                attempts        INTEGER NOT NULL DEFAULT 0,
+                next_attempt_at INTEGER NOT NULL,
+                expiration      INTEGER,
+                last_status     INTEGER,
+                last_reason     TEXT,
+                apns_unique_id  TEXT,
+                updated_at      INTEGER NOT NULL
+            );
+            INSERT INTO outbox_items (seq, id, push_id, token, topic, push_type, priority, collapse_id, apns_id,
+                                      payload, environment, created_at)
+                SELECT rowid, id, push_id, token, topic, push_type, priority, collapse_id, apns_id,
+                       payload, environment, created_at
+                FROM outbox;
+            INSERT INTO outbox_state (seq, state, attempts, next_attempt_at, expiration, last_status, last_reason,
+                                      apns_unique_id, updated_at)
+                SELECT rowid, state, attempts, next_attempt_at, expiration, last_status, last_reason,
+                       apns_unique_id, updated_at
+                FROM outbox;
+            DROP TABLE outbox;
+            CREATE INDEX outbox_queue ON outbox_state (next_attempt_at) WHERE state = 'queued';
+            CREATE INDEX outbox_by_push ON outbox_items (push_id);
+            CREATE VIEW outbox AS
+                SELECT i.seq, i.id, i.push_id, i.token, i.topic, i.push_type, i.priority, s.expiration,
+                       i.collapse_id, i.apns_id, i.payload, i.environment, s.state, s.attempts,
+                       s.next_attempt_at, s.last_status, s.last_reason, s.apns_unique_id, i.created_at,
+                       s.updated_at
+                FROM outbox_items i JOIN outbox_state s ON s.seq = i.seq;
+            """)
+
+    /// In-flight outbox rows in an index of their own (`outbox_queue` holds the queued ones), so that what every
+    /// metrics scrape reads (pending counts, depth, the oldest pending row) visits only pending rows, not every
+    /// row kept until retention purges it.
+    private static let outboxInFlight = SchemaMigration(
+        name: "outbox-in-flight",
+        sql: """
+            CREATE INDEX outbox_in_flight ON outbox_state (seq) WHERE state = 'in_flight';
+            """)
 }
