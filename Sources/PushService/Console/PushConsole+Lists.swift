@@ -38,7 +38,8 @@ extension PushConsole {
                 body += "<p>No failed deliveries.</p>\n"
                 continue
             }
-            body += "<table><tr><th>Event</th><th>Type</th><th>State</th><th>Attempts</th><th>Last status</th><th>Last error</th><th>Updated</th></tr>\n"
+            body +=
+                "<table><tr><th>Event</th><th>Type</th><th>State</th><th>Attempts</th><th>Last status</th><th>Last error</th><th>Updated</th></tr>\n"
             for delivery in deliveries {
                 body += "<tr><td><code>\(HTML.escape(delivery.eventID))</code></td><td>\(HTML.escape(delivery.type.rawValue))</td>"
                 body += "<td>\(HTML.escape(delivery.state.rawValue))</td><td>\(delivery.attempts)</td>"
@@ -64,11 +65,13 @@ extension PushConsole {
         if records.isEmpty {
             body += "<p id=\"mock-records\">Nothing received yet.</p>\n"
         } else {
-            body += "<table id=\"mock-records\"><tr><th>Time</th><th>App</th><th>Token</th><th>Topic</th><th>Push type</th><th>Status</th><th>Reason</th></tr>\n"
+            body +=
+                "<table id=\"mock-records\"><tr><th>Time</th><th>App</th><th>Token</th><th>Topic</th><th>Push type</th><th>Status</th><th>Reason</th></tr>\n"
             for record in records.prefix(200) {
                 body += "<tr><td>\(HTML.escape(Self.date(record.time)))</td><td>\(HTML.escape(record.app))</td>"
                 body += "<td><code>\(HTML.escape(record.token))</code></td><td>\(HTML.escape(record.topic ?? ""))</td>"
-                body += "<td>\(HTML.escape(record.pushType ?? ""))</td><td>\(record.status)</td><td class=\"reason\">\(HTML.escape(record.reason ?? ""))</td></tr>\n"
+                body +=
+                    "<td>\(HTML.escape(record.pushType ?? ""))</td><td>\(record.status)</td><td class=\"reason\">\(HTML.escape(record.reason ?? ""))</td></tr>\n"
             }
             body += "</table>\n"
         }

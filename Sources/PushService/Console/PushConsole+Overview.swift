@@ -50,7 +50,8 @@ extension PushConsole {
 
         var rejections: [String: [String: Int]] = [:]
         for entry in api.metrics.pushCounts() where entry.outcome == "rejected" || entry.outcome == "failed" {
-            rejections[entry.reason.isEmpty ? entry.outcome : entry.reason, default: [:]][entry.app.isEmpty ? "-" : entry.app, default: 0] += entry.count
+            rejections[entry.reason.isEmpty ? entry.outcome : entry.reason, default: [:]][entry.app.isEmpty ? "-" : entry.app, default: 0] +=
+                entry.count
         }
         body += "<h2>Rejections by reason</h2>\n"
         if rejections.isEmpty {

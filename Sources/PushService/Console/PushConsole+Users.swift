@@ -36,7 +36,8 @@ extension PushConsole {
         if devices.isEmpty {
             body += "<p>No devices.</p>\n"
         } else {
-            body += "<table id=\"devices\"><tr><th>Token</th><th>Topic</th><th>Environment</th><th>State</th><th>Apple's last reason</th><th>Last seen</th></tr>\n"
+            body +=
+                "<table id=\"devices\"><tr><th>Token</th><th>Topic</th><th>Environment</th><th>State</th><th>Apple's last reason</th><th>Last seen</th></tr>\n"
             for device in devices {
                 let state = device.isActive ? "active" : "invalidated"
                 let reason = device.invalidReason?.rawValue ?? ""
@@ -58,7 +59,8 @@ extension PushConsole {
             for token in tokens {
                 let state = token.isActive(at: now) ? "active" : "retired"
                 body += "<tr><td><code>\(HTML.escape(token.token.hex))</code></td><td>\(HTML.escape(token.kind.name))</td>"
-                body += "<td>\(HTML.escape(token.topic))</td><td>\(HTML.escape(token.environment.name))</td><td class=\"\(state)\">\(state)</td></tr>\n"
+                body +=
+                    "<td>\(HTML.escape(token.topic))</td><td>\(HTML.escape(token.environment.name))</td><td class=\"\(state)\">\(state)</td></tr>\n"
             }
             body += "</table>\n"
         }
@@ -101,7 +103,8 @@ extension PushConsole {
             }
             body += "<tr class=\"notification\"><td><code>\(HTML.escape(target))</code></td><td>\(HTML.escape(row.topic))</td>"
             body += "<td>\(HTML.escape(row.environment.name))</td><td class=\"state \(row.state.rawValue)\">\(HTML.escape(row.state.rawValue))</td>"
-            body += "<td class=\"status\">\(row.lastStatus.map(String.init) ?? "")</td><td class=\"reason\">\(HTML.escape(row.lastReason?.rawValue ?? ""))</td>"
+            body +=
+                "<td class=\"status\">\(row.lastStatus.map(String.init) ?? "")</td><td class=\"reason\">\(HTML.escape(row.lastReason?.rawValue ?? ""))</td>"
             body += "<td>\(row.attempts)</td><td><code>\(HTML.escape(row.apnsID?.rawValue ?? ""))</code></td>"
             body += "<td>\(HTML.escape(Self.date(row.updatedAt)))</td></tr>\n"
         }

@@ -99,7 +99,8 @@ struct PushConsole: Sendable {
         }
         if case .limited(let after) = api.limiter.takeRequest(visitor.key) {
             api.metrics.recordRateLimited(key: visitor.key.name, limit: "requests")
-            var page = pageValue(status: 429, title: "Too many requests", text: "API key \(visitor.key.name) is over its request rate.", visitor: visitor)
+            var page = pageValue(
+                status: 429, title: "Too many requests", text: "API key \(visitor.key.name) is over its request rate.", visitor: visitor)
             page.headers.append(("Retry-After", "\(max(1, Int((after / .seconds(1)).rounded(.up))))"))
             return .refused(page.response)
         }
@@ -125,10 +126,14 @@ struct PushConsole: Sendable {
         }
         let fields = ConsoleForm(body: request.body)
         guard signer.checkCSRF(fields.value("csrf"), session: visitor.session) else {
-            return message(status: 403, title: "Form refused", text: "The form's CSRF token is missing or wrong; reload the page and try again.", visitor: visitor)
+            return message(
+                status: 403, title: "Form refused", text: "The form's CSRF token is missing or wrong; reload the page and try again.",
+                visitor: visitor)
         }
         if let scope, !visitor.key.scopes.contains(scope) {
-            return message(status: 403, title: "Not allowed", text: "API key \(visitor.key.name) lacks the \(scope.rawValue) scope this needs.", visitor: visitor)
+            return message(
+                status: 403, title: "Not allowed", text: "API key \(visitor.key.name) lacks the \(scope.rawValue) scope this needs.", visitor: visitor
+            )
         }
         do {
             return try await handle(visitor, fields)
