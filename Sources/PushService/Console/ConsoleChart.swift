@@ -5,11 +5,13 @@ enum ConsoleChart {
     /// Bar colours by outcome (presentation attributes: the policy admits no inline `style`).
     static let colours = ["accepted": "#2e9d5b", "rejected": "#d0442f", "failed": "#7a4fc2", "expired": "#c79a1a"]
 
-    /// The chart of `intervals` (oldest first), with a legend of totals; an empty chart says so.
-    static func svg(_ intervals: [(end: Date, counts: [String: Int])], now: Date) -> String {
+    /// The chart of `intervals` (oldest first) in `slots` bar places, newest at the right, with a legend of
+    /// totals.
+    static func svg(_ intervals: [(end: Date, counts: [String: Int])], slots: Int = 60, now: Date) -> String {
         let width = 600.0
         let height = 140.0
-        let slots = max(intervals.count, 1)
+        let slots = max(intervals.count, slots, 1)
+        let first = slots - intervals.count
         let peak = max(1, intervals.map { $0.counts.values.reduce(0, +) }.max() ?? 0)
         let barWidth = width / Double(slots)
         var bars = ""
@@ -20,7 +22,7 @@ enum ConsoleChart {
                 guard count > 0 else { continue }
                 let barHeight = height * Double(count) / Double(peak)
                 top -= barHeight
-                bars += "<rect x=\"\(format(Double(index) * barWidth + 1))\" y=\"\(format(top))\" width=\"\(format(max(1, barWidth - 2)))\" "
+                bars += "<rect x=\"\(format(Double(first + index) * barWidth + 1))\" y=\"\(format(top))\" width=\"\(format(max(1, barWidth - 2)))\" "
                 bars += "height=\"\(format(barHeight))\" fill=\"\(colours[outcome] ?? "#888")\">"
                 bars += "<title>\(count) \(outcome)</title></rect>"
             }

@@ -45,7 +45,7 @@ extension PushConsole {
 
         let now = Date()
         let intervals = history.intervals(current: ConsoleOutcomeHistory.totals(api.metrics), now: now)
-        body += "<h2>Send outcomes, last minutes</h2>\n" + ConsoleChart.svg(intervals, now: now)
+        body += "<h2>Send outcomes, last minutes</h2>\n" + ConsoleChart.svg(intervals, slots: history.capacity - 1, now: now)
         body += "\n<p class=\"note\">Sampled every \(Int(history.interval / .seconds(1))) s on this instance since it started.</p>\n"
 
         var rejections: [String: [String: Int]] = [:]
