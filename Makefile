@@ -21,8 +21,11 @@ DEB_PACKAGES += postgresql libpq-dev
 PKG_MODULES += libpq
 TOOLS += psql
 DEP_FILES += /usr/lib/postgresql/15/bin/initdb /usr/lib/postgresql/15/bin/pg_ctl /usr/lib/postgresql/15/bin/postgres
+# The web console's browser test: Debian's Chromium and its driver (Selenium is given /usr/bin/chromedriver).
+DEB_PACKAGES += chromium chromium-driver
+TOOLS += chromium chromedriver
 
-.PHONY: deps conformance-tools lint format build release run cluster test test-tools test-examples bench bench-profile chaos chaos-goaway chaos-cluster sanitize sanitize-address sanitize-thread fuzz clean
+.PHONY: deps conformance-tools console-tools lint format build release run cluster test test-tools test-examples bench bench-profile chaos chaos-goaway chaos-cluster sanitize sanitize-address sanitize-thread fuzz clean
 
 ## deps: install the Debian packages that are missing (apt-get as root, otherwise print the command), and
 ## the system account the SOCKS5 proxy tests authenticate as (Tests/Proxies/socks-test-user.sh, as root)
@@ -59,6 +62,7 @@ run: deps
 	$(SWIFT) build -c release --product push-server
 	$(SWIFT) build -c release --product pushctl
 	@echo "pushctl is at ./.build/release/pushctl"
+	@echo "the web console will be at http://127.0.0.1:8080/console (sign in with the API key printed below)"
 	./.build/release/push-server --embedded --data-dir ./var
 
 ## cluster: a local PostgreSQL, three push-server instances on it (each with the embedded mock APNs) and
@@ -78,7 +82,7 @@ SCHEMATHESIS_VERSION := 4.32.5
 TEST_DEADLINE ?= 300
 RUN_DEADLINE ?= 1200
 EXAMPLES_DEADLINE ?= 600
-test: deps conformance-tools lint test-tools
+test: deps conformance-tools console-tools lint test-tools
 	$(SWIFT) build --build-tests
 	python3 Tests/deadline.py --per-test $(TEST_DEADLINE) --total $(RUN_DEADLINE) --report .build/slowest-tests.txt -- \
 	  $(SWIFT) test --skip-build --no-parallel
@@ -114,6 +118,15 @@ conformance-tools:
 	@if ! $(CONFORMANCE_VENV)/bin/schemathesis --version 2>/dev/null | grep -q "$(SCHEMATHESIS_VERSION)"; then \
 	  echo "conformance-tools: installing schemathesis $(SCHEMATHESIS_VERSION) into $(CONFORMANCE_VENV)"; \
 	  python3 -m venv $(CONFORMANCE_VENV) && $(CONFORMANCE_VENV)/bin/pip install -q "schemathesis==$(SCHEMATHESIS_VERSION)"; \
+	fi
+
+## console-tools: Selenium (pinned) in .build/console-venv for the web console's browser test
+CONSOLE_VENV := .build/console-venv
+SELENIUM_VERSION := 4.27.1
+console-tools:
+	@if ! $(CONSOLE_VENV)/bin/python -c 'import selenium, sys; sys.exit(selenium.__version__ != "$(SELENIUM_VERSION)")' 2>/dev/null; then \
+	  echo "console-tools: installing selenium $(SELENIUM_VERSION) into $(CONSOLE_VENV)"; \
+	  python3 -m venv $(CONSOLE_VENV) && $(CONSOLE_VENV)/bin/pip install -q "selenium==$(SELENIUM_VERSION)"; \
 	fi
 
 ## bench: benchmarks side by side with h2load, nghttpd and a peer client; writes bench/results.json, bench/summary.md
