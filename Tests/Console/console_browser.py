@@ -16,6 +16,7 @@ import time
 import urllib.request
 
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions
@@ -40,6 +41,20 @@ def control(url, method, path, body=None):
     request.add_header("Content-Type", "application/json")
     with urllib.request.urlopen(request, timeout=WAIT_S) as response:
         return response.status
+
+
+def gone(element):
+    """True once `element` left the document (the next page replaced it). Chromium's driver reports a node of
+    a replaced document either as stale or as not belonging to the document: both mean gone."""
+    try:
+        element.is_enabled()
+        return False
+    except StaleElementReferenceException:
+        return True
+    except WebDriverException as error:
+        if "does not belong to the document" in str(error) or "No node with given id" in str(error):
+            return True
+        raise
 
 
 class Run:
@@ -74,7 +89,7 @@ class Run:
         """Clicks a submit button and waits until the next page replaced this one."""
         page = self.driver.find_element(By.TAG_NAME, "html")
         self.driver.find_element(By.ID, button_id).click()
-        self.wait.until(expected_conditions.staleness_of(page))
+        self.wait.until(lambda _: gone(page))
         self.collect_log()
 
     def sign_in(self, key):

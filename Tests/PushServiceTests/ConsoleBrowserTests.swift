@@ -6,13 +6,13 @@ import Testing
 /// The web console in a real browser: Debian's Chromium, headless, driven by Selenium (PyPI, pinned in
 /// .build/console-venv by `make console-tools`) through Tests/Console/console_browser.py, against
 /// `push-server --embedded` on each store. The overview's screenshot is kept in .build/console/.
-@Suite("the web console in headless Chromium (Selenium)")
+@Suite("the web console in headless Chromium (Selenium)", .serialized)
 struct ConsoleBrowserTests {
     static let root = OpenAPIConformanceTests.root
 
     @Test(
         "sign in, both apps, a test push accepted, the mock's rejection reason shown, sign out, refusals, no browser errors",
-        arguments: OpenAPIConformanceTests.Store.allCases)
+        .timeLimit(.minutes(5)), arguments: OpenAPIConformanceTests.Store.allCases)
     func browser(store: OpenAPIConformanceTests.Store) async throws {
         let python = Self.root + "/.build/console-venv/bin/python"
         try #require(FileManager.default.isExecutableFile(atPath: python), "run `make console-tools` (make test does)")
