@@ -6,7 +6,10 @@ reachable along the map's arrows, so the map never hides an edge that crosses a 
 
 File names: every Swift file under Sources/ is named after a type it declares or extends (`Type.swift`,
 or `Type+Topic.swift` for an extension of `Type`), and no two top-level types share a name across the
-package. Run by `make test-tools` (and so by `make test`).
+package.
+
+The push path table: every file a row names exists under Sources/, and every function it names is declared
+(`func name`) in one of the row's files. Run by `make test-tools` (and so by `make test`).
 """
 
 import re
@@ -140,6 +143,38 @@ def check_names(files, allowed=UNNAMED_ALLOWED):
     return problems
 
 
+def push_path_rows(markdown):
+    """The rows of the table in '## The push path': (number, files, functions)."""
+    section = markdown.split("## The push path", 1)[1].split("\n## ", 1)[0]
+    rows = []
+    for line in section.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) < 4 or not cells[0].isdigit():
+            continue
+        files = re.findall(r"`([\w/+.-]+\.swift)`", cells[2])
+        functions = [name.split(".")[-1].split("(")[0] for name in re.findall(r"`([\w.]+(?:\([\w:]*\))?)`", cells[3])]
+        rows.append((cells[0], files, functions))
+    return rows
+
+
+def check_push_path(markdown, files):
+    problems = []
+    rows = push_path_rows(markdown)
+    if not rows:
+        return ["the push path section holds no table rows"]
+    for number, paths, functions in rows:
+        texts = []
+        for path in paths:
+            if path not in files:
+                problems.append(f"row {number}: {path} is no file under Sources/")
+            else:
+                texts.append(files[path])
+        for name in functions:
+            if texts and not any(re.search(rf"\bfunc {re.escape(name)}\b", text) for text in texts):
+                problems.append(f"row {number}: no func {name} in {', '.join(paths)}")
+    return problems
+
+
 def source_files():
     return {str(path.relative_to(ROOT / "Sources")): path.read_text() for path in sorted((ROOT / "Sources").rglob("*.swift"))}
 
@@ -170,6 +205,20 @@ class ArchitectureMapTests(unittest.TestCase):
             ["A depends on B, which the map does not reach from it", "C depends on B, which the map does not reach from it"],
         )
 
+
+
+class PushPathTests(unittest.TestCase):
+    def test_table_names_real_files_and_functions(self):
+        problems = check_push_path((ROOT / "docs/ARCHITECTURE.md").read_text(), source_files())
+        self.assertEqual(problems, [], "\n".join(problems))
+
+    def test_check_sees_a_moved_file_and_a_renamed_function(self):
+        files = {"A/Thing.swift": "struct Thing {\n    func go() {}\n}\n"}
+        table = "## The push path\n\n| # | way | file | function | hands on |\n|---|---|---|---|---|\n| 1 | down | `A/Thing.swift` | `Thing.go` | x |\n"
+        self.assertEqual(check_push_path(table, files), [])
+        self.assertEqual(check_push_path(table.replace("A/Thing", "A/Gone"), files), ["row 1: A/Gone.swift is no file under Sources/"])
+        self.assertEqual(check_push_path(table.replace("Thing.go", "Thing.run"), files), ["row 1: no func run in A/Thing.swift"])
+        self.assertEqual(check_push_path("## The push path\n\nprose only\n", files), ["the push path section holds no table rows"])
 
 
 class FileNameTests(unittest.TestCase):

@@ -54,7 +54,7 @@ extension PushServiceConfiguration {
             "USAGE: push-server [--embedded] [--data-dir <dir>] [--port <n>] [options]",
             "",
             "OPTIONS:",
-        ] + OptionHelp.lines(options) + [
+        ] + OptionHelp.lines(options, extra: [("--version", "Print the version and exit.")]) + [
             "",
             """
             ENVIRONMENT: PUSH_CONFIG, PUSH_HOST, PUSH_PORT, PUSH_DATA_DIR, PUSH_DATABASE, PUSH_INSTANCE_ID, PUSH_API_KEY (comma-separated),

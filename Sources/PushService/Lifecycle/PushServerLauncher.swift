@@ -1,5 +1,6 @@
 import APNS
 import APNSCore
+import ArgumentParsing
 import Foundation
 import PushProcess
 
@@ -13,6 +14,10 @@ public enum PushServerLauncher {
     ) async -> Int32 {
         if arguments.contains("-h") || arguments.contains("--help") {
             print(PushServiceConfiguration.usage)
+            return 0
+        }
+        if arguments.contains("--version") {
+            print("push-server \(ProgramVersion.current)")
             return 0
         }
         // Per-request buffers of 256 KB and more (5,000-token bodies, row lists, answers) come and go all
