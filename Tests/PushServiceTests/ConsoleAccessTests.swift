@@ -17,12 +17,7 @@ final class ConsoleVisit: @unchecked Sendable {
 
     func request(_ method: String, _ path: String, form: [(String, String)]? = nil) async -> HTTPResponse {
         let parts = path.split(separator: "?", maxSplits: 1)
-        let query: [(name: String, value: String)] =
-            parts.count > 1
-            ? parts[1].split(separator: "&").map { pair in
-                let kv = pair.split(separator: "=", maxSplits: 1)
-                return (String(kv[0]), kv.count > 1 ? ConsoleForm.decode(Array(kv[1].utf8)[...]) : "")
-            } : []
+        let query = parts.count > 1 ? FormURLEncoding.pairs(parts[1].utf8) : []
         var headers: [(name: String, value: String)] = []
         if !cookies.isEmpty { headers.append(("Cookie", cookies.map { "\($0.key)=\($0.value)" }.joined(separator: "; "))) }
         let body =
