@@ -4,8 +4,9 @@ Usage: console_browser.py --url http://127.0.0.1:PORT --key KEY --read-key KEY -
 
 Steps: refused without a key; sign in; both embedded apps on the overview; a test push to a user is
 accepted; the mock (through its control API) rejects the user's token and Apple's reason shows in the
-pages; sign out; a read-only key may look but not send; the Content-Security-Policy header is present;
-the browser logged no errors. Prints one line per step; exits 1 at the first failure.
+pages; a row APNs answers 503 counts in its app's outbox row; sign out; a read-only key may look but not
+send; the Content-Security-Policy header is present; the browser logged no errors. Prints one line per
+step; exits 1 at the first failure.
 """
 
 import argparse
@@ -170,6 +171,24 @@ def main():
         devices = driver.find_element(By.ID, "devices").text
         assert "BadDeviceToken" in devices, devices
         assert "BadDeviceToken" in driver.find_element(By.ID, "recent-pushes").text
+
+        run.step("APNs answers a second user's token 503 (retried later); the overview counts it for its app")
+        other = "browser-" + secrets.token_hex(4)
+        other_token = secrets.token_hex(32)
+        rest(base, args.key, "PUT", "/v1/users/" + other, {"name": "Later", "dog_name": "Retry"})
+        rest(base, args.key, "POST", "/v1/devices", {"token": other_token, "user_id": other, "environment": "development"})
+        status = control(urls[0], "POST", "/rules", {"match": {"token": other_token}, "answer": {"reason": "ServiceUnavailable"}})
+        assert status == 201, status
+        status, _ = rest(base, args.key, "POST", "/v1/pushes", {"user_id": other, "alert": "later"})
+        assert status == 202, status
+        run.open("/console")
+        rows = {}
+        for row in driver.find_elements(By.CSS_SELECTOR, "#outbox tr.outbox-app"):
+            cells = [cell.text for cell in row.find_elements(By.TAG_NAME, "td")]
+            rows[cells[0]] = (int(cells[1]) + int(cells[2]), cells[3])
+        assert sorted(rows) == ["dogwalk", "sniffmeet"], rows
+        assert rows["sniffmeet"][0] == 1 and rows["sniffmeet"][1] != "nothing pending", rows
+        assert rows["dogwalk"] == (0, "nothing pending"), rows
 
         run.step("the overview shows the outcomes and the rejection; screenshot")
         run.open("/console")

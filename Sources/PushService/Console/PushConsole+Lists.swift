@@ -22,8 +22,9 @@ extension PushConsole {
         return ConsolePage(title: "Channels", body: body)
     }
 
-    /// `GET /console/webhooks` (admin scope, as `GET /v1/webhooks`): endpoints and their recent deliveries
-    /// that failed at least once.
+    /// `GET /console/webhooks` (admin scope, as `GET /v1/webhooks`): each endpoint with its recent deliveries
+    /// of every state (delivered, failed, still to be sent), the newest change first, at most
+    /// `recentDeliveries` each (one bounded read per endpoint, by its `(endpoint_id, updated_at)` index).
     func webhooks(_ visitor: ConsoleVisitor) async throws -> ConsolePage {
         let endpoints = try await api.repositories.webhooks.endpoints()
         guard !endpoints.isEmpty else { return ConsolePage(title: "Webhooks", body: "<p id=\"webhooks\">No webhooks.</p>\n") }
@@ -33,23 +34,30 @@ extension PushConsole {
             body += "<h2><code>\(HTML.escape(endpoint.id))</code> \(HTML.escape(endpoint.url))</h2>\n"
             body += "<p class=\"note\">events: \(HTML.escape(events)); created \(HTML.escape(Self.date(endpoint.createdAt)))</p>\n"
             let deliveries = try await api.repositories.webhooks.deliveries(
-                endpointID: endpoint.id, failedOnly: true, limit: PushAPI.deliveriesListed)
+                endpointID: endpoint.id, failedOnly: false, limit: Self.recentDeliveries)
             if deliveries.isEmpty {
-                body += "<p>No failed deliveries.</p>\n"
+                body += "<p class=\"deliveries\" data-endpoint=\"\(HTML.escape(endpoint.id))\">No deliveries yet.</p>\n"
                 continue
             }
+            body += "<p class=\"note\">The most recent deliveries (up to \(Self.recentDeliveries)), newest change first.</p>\n"
+            body += "<table class=\"deliveries\" data-endpoint=\"\(HTML.escape(endpoint.id))\">"
             body +=
-                "<table><tr><th>Event</th><th>Type</th><th>State</th><th>Attempts</th><th>Last status</th><th>Last error</th><th>Updated</th></tr>\n"
+                "<tr><th>Event</th><th>Type</th><th>State</th><th>Attempts</th><th>Last status</th><th>Last error</th><th>Queued</th><th>Updated</th></tr>\n"
             for delivery in deliveries {
-                body += "<tr><td><code>\(HTML.escape(delivery.eventID))</code></td><td>\(HTML.escape(delivery.type.rawValue))</td>"
-                body += "<td>\(HTML.escape(delivery.state.rawValue))</td><td>\(delivery.attempts)</td>"
-                body += "<td>\(delivery.lastStatus.map(String.init) ?? "")</td><td>\(HTML.escape(delivery.lastError ?? ""))</td>"
-                body += "<td>\(HTML.escape(Self.date(delivery.updatedAt)))</td></tr>\n"
+                body += "<tr class=\"delivery\"><td><code>\(HTML.escape(delivery.eventID))</code></td><td>\(HTML.escape(delivery.type.rawValue))</td>"
+                body += "<td class=\"state \(HTML.escape(delivery.state.rawValue))\">\(HTML.escape(delivery.state.rawValue))</td>"
+                body += "<td class=\"attempts\">\(delivery.attempts)</td>"
+                body += "<td class=\"status\">\(delivery.lastStatus.map(String.init) ?? "")</td>"
+                body += "<td class=\"error\">\(HTML.escape(delivery.lastError ?? ""))</td>"
+                body += "<td>\(HTML.escape(Self.date(delivery.createdAt)))</td><td>\(HTML.escape(Self.date(delivery.updatedAt)))</td></tr>\n"
             }
             body += "</table>\n"
         }
         return ConsolePage(title: "Webhooks", body: body)
     }
+
+    /// How many deliveries of each endpoint the webhooks page lists.
+    static let recentDeliveries = 20
 
     /// `GET /console/mock` (embedded mode): each mock's control API and what the mocks received, newest first.
     func mockPage(_ visitor: ConsoleVisitor) async throws -> ConsolePage {

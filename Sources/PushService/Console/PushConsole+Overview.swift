@@ -3,8 +3,8 @@ import Foundation
 import PushStore
 
 extension PushConsole {
-    /// `GET /console`: apps (topics, credential, expiry, APNs health, connections), the outbox, the outcomes
-    /// of the last minutes and the rejections by reason.
+    /// `GET /console`: apps (topics, credential, expiry, APNs health, connections), the outbox per app, the
+    /// outcomes of the last minutes and the rejections by reason.
     func overview(_ visitor: ConsoleVisitor) async throws -> ConsolePage {
         var body = "<h2>Apps</h2>\n<table id=\"apps\"><tr><th>App</th><th>Topics</th><th>Credential</th><th>Expires</th>"
         body += "<th>APNs production</th><th>APNs development</th><th>Connections</th></tr>\n"
@@ -32,16 +32,7 @@ extension PushConsole {
         }
         body += "</table>\n"
 
-        let pending = try await api.outbox.pendingCounts()
-        let oldest = try await api.outbox.oldestPendingEnqueuedAt()
-        let age = oldest.map { Self.duration(Date().timeIntervalSince($0)) } ?? "nothing pending"
-        body += """
-            <h2>Outbox</h2>
-            <table id="outbox"><tr><th>Apps</th><th>Queued</th><th>In flight</th><th>Oldest pending</th></tr>
-            <tr><td>all</td><td>\(pending[.queued] ?? 0)</td><td>\(pending[.inFlight] ?? 0)</td><td>\(HTML.escape(age))</td></tr></table>
-            <p class="note">The store counts pending rows for all apps together.</p>
-
-            """
+        body += try await outboxTable()
 
         let now = Date()
         let intervals = history.intervals(current: ConsoleOutcomeHistory.totals(api.metrics), now: now)
@@ -72,6 +63,40 @@ extension PushConsole {
 
             """
         return ConsolePage(title: "Overview", body: body)
+    }
+
+    /// The outbox per app: queued and in-flight rows and the oldest one's age, from one grouped read of the
+    /// pending rows per topic (`OutboxRepository.pendingByTopic`), each topic counted for the app that serves
+    /// it (`PushSenders.index(forTopic:)`); topics no app serves in a row of their own.
+    func outboxTable() async throws -> String {
+        let now = Date()
+        let apps = api.senders.apps
+        var byApp = [OutboxTopicDepth?](repeating: nil, count: apps.count)
+        var unserved: OutboxTopicDepth?
+        func add(_ topic: OutboxTopicDepth, to entry: inout OutboxTopicDepth?) {
+            guard var sum = entry else {
+                entry = topic
+                return
+            }
+            sum.queued += topic.queued
+            sum.inFlight += topic.inFlight
+            sum.oldestEnqueuedAt = min(sum.oldestEnqueuedAt, topic.oldestEnqueuedAt)
+            entry = sum
+        }
+        for topic in try await api.outbox.pendingByTopic() {
+            if let index = api.senders.index(forTopic: topic.topic) { add(topic, to: &byApp[index]) } else { add(topic, to: &unserved) }
+        }
+        func row(_ name: String, _ entry: OutboxTopicDepth?, class rowClass: String) -> String {
+            let age = entry.map { Self.duration(now.timeIntervalSince($0.oldestEnqueuedAt)) } ?? "nothing pending"
+            return "<tr class=\"\(rowClass)\" data-app=\"\(HTML.escape(name))\"><td>\(HTML.escape(name))</td>"
+                + "<td class=\"queued\">\(entry?.queued ?? 0)</td><td class=\"in-flight\">\(entry?.inFlight ?? 0)</td>"
+                + "<td class=\"oldest\">\(HTML.escape(age))</td></tr>\n"
+        }
+        var table = "<h2>Outbox</h2>\n<table id=\"outbox\"><tr><th>App</th><th>Queued</th><th>In flight</th><th>Oldest pending</th></tr>\n"
+        for (index, app) in apps.enumerated() { table += row(app.name, byApp[index], class: "outbox-app") }
+        if let unserved { table += row("topics no app serves", unserved, class: "outbox-unserved") }
+        table += "</table>\n"
+        return table
     }
 
     /// `2025-01-31 12:00:00 UTC`.
