@@ -1,5 +1,6 @@
 import APNSCore
 import Foundation
+import ProfileDrop
 import PushHTTP1
 import PushStore
 
@@ -24,7 +25,7 @@ extension PushConsole {
         guard let record = try await repositories.users.user(id: id) else {
             throw APIError.notFound("unknown_user", "no user \(id.prefix(128))")
         }
-        let card = record.card
+        let card = try record.card
         var body = "<div class=\"card\" id=\"profile\"><strong>\(HTML.escape(card.name))</strong> with <strong>\(HTML.escape(card.dogName))</strong>"
         if let breed = card.breed { body += " (\(HTML.escape(breed)))" }
         if let age = card.age { body += ", \(age) years" }
