@@ -36,16 +36,10 @@ struct SQLDropRepository<Database: SQLDropDatabase>: DropRepository {
 
     /// See `DropRepository.purgeEnded`.
     func purgeEnded(olderThan date: Date, limit: Int) async throws -> Int {
-        guard limit > 0 else { return 0 }
-        return try await database.onConnection { db in
-            try db.run(
-                """
-                DELETE FROM drops WHERE id IN (SELECT id FROM drops d
-                    WHERE state <> 'pending' AND coalesce(closed_at, matched_at) < ?1
-                      AND NOT EXISTS (SELECT 1 FROM mate_requests m WHERE m.drop_id = d.id)
-                    LIMIT ?2)
-                """, [.date(date), .integer(limit)])
-        }
+        try await database.purge(
+            "drops", key: "id", olderThan: date, by: "coalesce(closed_at, matched_at)",
+            where: "state <> 'pending' AND NOT EXISTS (SELECT 1 FROM mate_requests m WHERE m.drop_id = drops.id)",
+            limit: limit)
     }
 }
 

@@ -76,14 +76,8 @@ struct SQLMateRequestRepository<Database: SQLDropDatabase>: MateRequestRepositor
 
     /// See `MateRequestRepository.purgeAnswered`.
     func purgeAnswered(olderThan date: Date, limit: Int) async throws -> Int {
-        guard limit > 0 else { return 0 }
-        return try await database.onConnection { db in
-            try db.run(
-                """
-                DELETE FROM mate_requests WHERE id IN (SELECT id FROM mate_requests
-                    WHERE state <> 'pending' AND answered_at < ?1 LIMIT ?2)
-                """, [.date(date), .integer(limit)])
-        }
+        try await database.purge(
+            "mate_requests", key: "id", olderThan: date, by: "answered_at", where: "state <> 'pending'", limit: limit)
     }
 }
 

@@ -120,13 +120,8 @@ extension SQLWebhookRepository {
     /// See `WebhookRepository.purge(olderThan:limit:)`.
     @discardableResult
     func purge(olderThan date: Date, limit: Int) async throws -> Int {
-        guard limit > 0 else { return 0 }
-        return try await database.inTransaction { db in
-            try db.run(
-                """
-                DELETE FROM webhook_events WHERE seq IN (SELECT seq FROM webhook_events
-                    WHERE state IN ('delivered', 'failed') AND updated_at < ?1 ORDER BY updated_at LIMIT ?2)
-                """, [.date(date), .integer(limit)])
-        }
+        try await database.purge(
+            "webhook_events", key: "seq", olderThan: date, by: "updated_at", where: "state IN ('delivered', 'failed')",
+            limit: limit)
     }
 }
