@@ -80,7 +80,9 @@ struct RetentionJobTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         for (body, field) in [
             (#"{"retention": {"final_outbox_s": -1}}"#, "retention.final_outbox_s"),
-            (#"{"retention": {"batch_size": 0}}"#, "retention.batch_size"),
+            (#"{"retention": {"batch_size": 0}}"#, "retention.batch_size: must be 1-100000"),
+            (#"{"retention": {"batch_size": 100001}}"#, "retention.batch_size: must be 1-100000"),
+            (#"{"database_pool_size": 257}"#, "database_pool_size: must be 1-256"),
             (#"{"retention": {"keep_forever": true}}"#, "keep_forever"),
             (#"{"retention": {"retired_activity_tokens_s": 0}}"#, "retention.retired_activity_tokens_s"),
             (#"{"live_activities": {"priority10_per_hour": -1}}"#, "live_activities.priority10_per_hour"),

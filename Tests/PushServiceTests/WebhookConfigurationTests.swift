@@ -47,7 +47,8 @@ struct WebhookConfigurationTests {
                 #"{"webhooks": [{"id": "a", "url": "http://x", "events": ["*"], "secret": "s"}, {"id": "a", "url": "http://y", "events": ["*"], "secret": "t"}]}"#,
                 "webhooks[1].id"
             ),
-            (#"{"webhook_delivery": {"concurrency": 0}}"#, "webhook_delivery.concurrency"),
+            (#"{"webhook_delivery": {"concurrency": 0}}"#, "webhook_delivery.concurrency: must be 1-64"),
+            (#"{"webhook_delivery": {"batch_size": 1001}}"#, "webhook_delivery.batch_size: must be 1-1000"),
             (#"{"webhook_delivery": {"timeout_s": -1}}"#, "webhook_delivery.timeout_s"),
         ] {
             #expect {

@@ -98,6 +98,15 @@ public struct JSONFields: Sendable {
         return result
     }
 
+    /// An optional integer within `range` (a setting's bounds), else `invalidField` "must be <low>-<high>".
+    func int(_ key: String, in range: ClosedRange<Int>) throws(APIError) -> Int? {
+        guard let value = try int(key) else { return nil }
+        guard range.contains(value) else {
+            throw .invalidField(prefix + key, "must be \(range.lowerBound)-\(range.upperBound)")
+        }
+        return value
+    }
+
     /// An optional finite number.
     public func double(_ key: String) throws(APIError) -> Double? {
         guard let value = try present(key, allowNull: false) else { return nil }

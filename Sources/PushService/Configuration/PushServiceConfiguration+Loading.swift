@@ -93,10 +93,7 @@ extension PushServiceConfiguration {
         if let value = try root.int("port") { port = value }
         if let value = try root.string("data_dir") { dataDirectory = value }
         if let value = try root.string("database") { databasePath = value }
-        if let value = try root.int("database_pool_size") {
-            guard (1...256).contains(value) else { throw .invalidField("database_pool_size", "must be 1-256") }
-            databasePoolSize = value
-        }
+        if let value = try root.int("database_pool_size", in: 1...256) { databasePoolSize = value }
         if let value = try root.string("instance_id") { instanceID = value }
         if let keys = try root.array("api_keys") { apiKeys = try Self.apiKeys(json: keys) }
         if let value = try root.bool("protect_metrics") { protectMetrics = value }

@@ -14,9 +14,6 @@ extension RetentionPolicy {
         if let value = try section.positiveSeconds("webhook_events_s") { webhookEvent = value }
         if let value = try section.positiveSeconds("retired_activity_tokens_s") { retiredActivityToken = value }
         if let value = try section.positiveSeconds("interval_s") { interval = value }
-        if let value = try section.int("batch_size") {
-            guard (1...100_000).contains(value) else { throw .invalidField("retention.batch_size", "must be 1-100000") }
-            batchSize = value
-        }
+        if let value = try section.int("batch_size", in: 1...100_000) { batchSize = value }
     }
 }

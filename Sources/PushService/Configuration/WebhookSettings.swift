@@ -82,13 +82,7 @@ public struct WebhookSettings: Sendable, Equatable {
         if let value = try section.positiveSeconds("retry_initial_s") { retry.initialDelay = value }
         if let value = try section.positiveSeconds("retry_max_s") { retry.maxDelay = value }
         if let value = try section.positiveSeconds("give_up_after_s") { retry.giveUpAfter = value }
-        if let value = try section.int("concurrency") {
-            guard (1...64).contains(value) else { throw .invalidField("webhook_delivery.concurrency", "must be 1-64") }
-            concurrency = value
-        }
-        if let value = try section.int("batch_size") {
-            guard (1...1_000).contains(value) else { throw .invalidField("webhook_delivery.batch_size", "must be 1-1000") }
-            batchSize = value
-        }
+        if let value = try section.int("concurrency", in: 1...64) { concurrency = value }
+        if let value = try section.int("batch_size", in: 1...1_000) { batchSize = value }
     }
 }
