@@ -27,7 +27,7 @@ public struct APNSBroadcast: Sendable, Hashable {
     /// `apns-request-id`, or nil to let APNs make one up. Lowercased when it is a valid UUID; anything
     /// else is kept as given and ``validate()`` reports it as `BadMessageId`.
     public var requestID: String? {
-        didSet { requestID = Self.normalized(requestID) }
+        didSet { requestID = APNSID.normalized(requestID) }
     }
     /// The JSON body (at most 5,120 bytes).
     public var payload: [UInt8]
@@ -42,7 +42,7 @@ public struct APNSBroadcast: Sendable, Hashable {
         self.pushType = pushType
         self.priority = priority
         self.expiration = expiration
-        self.requestID = Self.normalized(requestID)
+        self.requestID = APNSID.normalized(requestID)
         self.payload = payload
     }
 
@@ -109,10 +109,5 @@ public struct APNSBroadcast: Sendable, Hashable {
 
     private func reject(_ reason: APNSRejectionReason) -> APNSRejection {
         APNSRejection(reason, apnsID: requestID)
-    }
-
-    private static func normalized(_ id: String?) -> String? {
-        guard let id, APNSID.isValid(id) else { return id }
-        return id.lowercased()
     }
 }

@@ -42,21 +42,33 @@ public struct APNSID: Hashable, Sendable, RawRepresentable, CustomStringConverti
 
     /// A new version 4 UUID in lowercase, drawing randomness from `generator`.
     public static func generate(using generator: inout some RandomNumberGenerator) -> String {
-        var high = generator.next() as UInt64
-        var low = generator.next() as UInt64
-        high = high & 0xFFFF_FFFF_FFFF_0FFF | 0x0000_0000_0000_4000  // version 4
-        low = low & 0x3FFF_FFFF_FFFF_FFFF | 0x8000_0000_0000_0000  // RFC 4122 variant
+        let (high, low) = version4Bits(using: &generator)
         return format(high: high, low: low)
     }
 
     /// Writes a new version 4 UUID, in lowercase, into the first 36 bytes of `target`, drawing randomness
     /// from `generator`: the bytes of ``generate(using:)`` with no string made.
     public static func generate(using generator: inout some RandomNumberGenerator, into target: UnsafeMutableRawBufferPointer) {
-        var high = generator.next() as UInt64
-        var low = generator.next() as UInt64
-        high = high & 0xFFFF_FFFF_FFFF_0FFF | 0x0000_0000_0000_4000  // version 4
-        low = low & 0x3FFF_FFFF_FFFF_FFFF | 0x8000_0000_0000_0000  // RFC 4122 variant
+        let (high, low) = version4Bits(using: &generator)
         write(high: high, low: low, into: target)
+    }
+
+    /// The 128 bits of a new version 4 UUID: two random words from `generator` with the version and the
+    /// RFC 4122 variant set.
+    private static func version4Bits(using generator: inout some RandomNumberGenerator) -> (high: UInt64, low: UInt64) {
+        let high = generator.next() as UInt64
+        let low = generator.next() as UInt64
+        return (
+            high & 0xFFFF_FFFF_FFFF_0FFF | 0x0000_0000_0000_4000,  // version 4
+            low & 0x3FFF_FFFF_FFFF_FFFF | 0x8000_0000_0000_0000  // RFC 4122 variant
+        )
+    }
+
+    /// `id` lowercased when it is a valid id, else as given (so `validate()` can report it): how
+    /// ``APNSNotification/apnsID`` and ``APNSBroadcast/requestID`` keep the id they are given.
+    static func normalized(_ id: String?) -> String? {
+        guard let id, isValid(id) else { return id }
+        return id.lowercased()
     }
 
     /// Writes `high`, `low` as 8-4-4-4-12 lowercase hex into the first 36 bytes of `target`.

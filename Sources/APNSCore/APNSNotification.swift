@@ -17,7 +17,7 @@ public struct APNSNotification: Sendable, Hashable {
     /// `apns-id`, or `nil` to let APNs generate one. Lowercased when it is a valid UUID;
     /// anything else is kept as given, and `validate()` reports it as `BadMessageId`.
     public var apnsID: String? {
-        didSet { apnsID = Self.normalized(apnsID) }
+        didSet { apnsID = APNSID.normalized(apnsID) }
     }
     /// The request body: raw UTF-8 JSON bytes.
     public var payload: [UInt8]
@@ -41,7 +41,7 @@ public struct APNSNotification: Sendable, Hashable {
         self.priority = priority
         self.expiration = expiration
         self.collapseID = collapseID
-        self.apnsID = Self.normalized(apnsID)
+        self.apnsID = APNSID.normalized(apnsID)
         self.payload = payload
         self.path = Self.path(for: token)
     }
@@ -64,10 +64,5 @@ public struct APNSNotification: Sendable, Hashable {
 
     private static func path(for token: DeviceToken) -> String {
         APNSHeader.devicePathPrefix + token.hex
-    }
-
-    private static func normalized(_ id: String?) -> String? {
-        guard let id, APNSID.isValid(id) else { return id }
-        return id.lowercased()
     }
 }
