@@ -31,24 +31,20 @@ struct SQLActivityTokenRepository<Database: SQLDatabase>: ActivityTokenRepositor
 
     /// See `ActivityTokenRepository.pushToStartTokens`.
     func pushToStartTokens(userID: String, attributesType: String?, now: Date) async throws -> [ActivityTokenRecord] {
-        try await database.onConnection { db in
-            try db.query(
-                """
-                \(Self.select) WHERE user_id = ?1 AND kind = 'push_to_start' AND (?2::text IS NULL OR attributes_type = ?2::text)
-                    AND (retired_at IS NULL OR retired_at > ?3::bigint) ORDER BY registered_at, token
-                """, [.text(userID), .text(attributesType), .date(now)], row: ActivityTokenRecord.init(row:))
-        }
+        try await database.query(
+            """
+            \(Self.select) WHERE user_id = ?1 AND kind = 'push_to_start' AND (?2::text IS NULL OR attributes_type = ?2::text)
+                AND (retired_at IS NULL OR retired_at > ?3::bigint) ORDER BY registered_at, token
+            """, [.text(userID), .text(attributesType), .date(now)], row: ActivityTokenRecord.init(row:))
     }
 
     /// See `ActivityTokenRepository.updateTokens`.
     func updateTokens(activityID: String, now: Date) async throws -> [ActivityTokenRecord] {
-        try await database.onConnection { db in
-            try db.query(
-                """
-                \(Self.select) WHERE activity_id = ?1 AND kind = 'live_activity'
-                    AND (retired_at IS NULL OR retired_at > ?2::bigint) ORDER BY registered_at, token
-                """, [.text(activityID), .date(now)], row: ActivityTokenRecord.init(row:))
-        }
+        try await database.query(
+            """
+            \(Self.select) WHERE activity_id = ?1 AND kind = 'live_activity'
+                AND (retired_at IS NULL OR retired_at > ?2::bigint) ORDER BY registered_at, token
+            """, [.text(activityID), .date(now)], row: ActivityTokenRecord.init(row:))
     }
 
     /// See `ActivityTokenRepository.remove(token:)`.
@@ -67,11 +63,9 @@ struct SQLActivityTokenRepository<Database: SQLDatabase>: ActivityTokenRepositor
 
     /// See `ActivityTokenRepository.tokens`.
     func tokens(userID: String) async throws -> [ActivityTokenRecord] {
-        try await database.onConnection { db in
-            try db.query(
-                "\(Self.select) WHERE user_id = ?1 ORDER BY registered_at, token", [.text(userID)],
-                row: ActivityTokenRecord.init(row:))
-        }
+        try await database.query(
+            "\(Self.select) WHERE user_id = ?1 ORDER BY registered_at, token", [.text(userID)],
+            row: ActivityTokenRecord.init(row:))
     }
 
     /// The first key of the advisory locks that make budget takes of one activity wait for each other on

@@ -43,11 +43,9 @@ struct SQLDeviceRepository<Database: SQLDatabase>: DeviceRepository {
 
     /// See `DeviceRepository.devices(forUser:includeInvalidated:)`.
     func devices(forUser userID: String, includeInvalidated: Bool) async throws -> [DeviceRecord] {
-        try await database.onConnection { db in
-            try db.query(
-                "SELECT \(Self.columns) FROM devices WHERE user_id = ?1\(Self.filter(includeInvalidated)) \(Self.order)",
-                [.text(userID)], row: DeviceRecord.init(row:))
-        }
+        try await database.query(
+            "SELECT \(Self.columns) FROM devices WHERE user_id = ?1\(Self.filter(includeInvalidated)) \(Self.order)",
+            [.text(userID)], row: DeviceRecord.init(row:))
     }
 
     /// See `DeviceRepository.devices(forUsers:includeInvalidated:)`: one read for all of them

@@ -17,11 +17,9 @@ struct SQLDropRepository<Database: SQLDropDatabase>: DropRepository {
 
     /// See `DropRepository.pending`.
     func pending() async throws -> [DropRecord] {
-        try await database.onConnection { db in
-            try db.query(
-                "SELECT \(DropColumn.selectList) FROM drops WHERE state = 'pending' ORDER BY created_at, id", [],
-                row: DropRecord.init(row:))
-        }
+        try await database.query(
+            "SELECT \(DropColumn.selectList) FROM drops WHERE state = 'pending' ORDER BY created_at, id", [],
+            row: DropRecord.init(row:))
     }
 
     /// See `DropRepository.drop(id:)`.

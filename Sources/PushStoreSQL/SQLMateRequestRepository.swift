@@ -45,11 +45,9 @@ struct SQLMateRequestRepository<Database: SQLDropDatabase>: MateRequestRepositor
         case .sender: filter = "sender_id = ?1"
         case .any: filter = "(recipient_id = ?1 OR sender_id = ?1)"
         }
-        return try await database.onConnection { db in
-            try db.query(
-                "SELECT \(Self.columns) FROM mate_requests WHERE \(filter) ORDER BY created_at, id", [.text(userID)],
-                row: MateRequestRecord.init(row:))
-        }
+        return try await database.query(
+            "SELECT \(Self.columns) FROM mate_requests WHERE \(filter) ORDER BY created_at, id", [.text(userID)],
+            row: MateRequestRecord.init(row:))
     }
 
     /// See `MateRequestRepository.requests(forDrop:)`.

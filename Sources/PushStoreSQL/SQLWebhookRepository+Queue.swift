@@ -68,15 +68,13 @@ extension SQLWebhookRepository {
 
     /// See `WebhookRepository.deliveries`.
     func deliveries(endpointID: String, failedOnly: Bool, limit: Int) async throws -> [WebhookDelivery] {
-        try await database.onConnection { db in
-            try db.query(
-                """
-                SELECT \(EventColumn.selectList) FROM webhook_events
-                WHERE endpoint_id = ?1 AND (?2::bigint = 0 OR last_error IS NOT NULL)
-                ORDER BY updated_at DESC, seq DESC LIMIT ?3
-                """, [.text(endpointID), .integer(failedOnly ? 1 : 0), .integer(max(0, limit))],
-                row: WebhookDelivery.init(row:))
-        }
+        try await database.query(
+            """
+            SELECT \(EventColumn.selectList) FROM webhook_events
+            WHERE endpoint_id = ?1 AND (?2::bigint = 0 OR last_error IS NOT NULL)
+            ORDER BY updated_at DESC, seq DESC LIMIT ?3
+            """, [.text(endpointID), .integer(failedOnly ? 1 : 0), .integer(max(0, limit))],
+            row: WebhookDelivery.init(row:))
     }
 
     /// See `WebhookRepository.counts`.

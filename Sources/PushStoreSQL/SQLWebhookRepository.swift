@@ -91,11 +91,9 @@ struct SQLWebhookRepository<Database: SQLDatabase>: WebhookRepository {
 
     /// See `WebhookRepository.endpoints`.
     func endpoints() async throws -> [WebhookEndpoint] {
-        try await database.onConnection { db in
-            try db.query(
-                "SELECT \(EndpointColumn.selectList) FROM webhook_endpoints ORDER BY created_at, id", [],
-                row: WebhookEndpoint.init(row:))
-        }
+        try await database.query(
+            "SELECT \(EndpointColumn.selectList) FROM webhook_endpoints ORDER BY created_at, id", [],
+            row: WebhookEndpoint.init(row:))
     }
 
     /// See `WebhookRepository.endpoint(id:)`.
