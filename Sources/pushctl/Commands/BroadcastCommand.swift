@@ -1,3 +1,4 @@
+import APNSCore
 import ArgumentParsing
 import Foundation
 import JSON
@@ -12,7 +13,7 @@ struct BroadcastCommand: ServiceCommand {
             + "(POST /v1/channels/{id}/broadcasts).",
         usage: [
             "pushctl broadcast --channel <id> (--content-state <json> [--event update|end] [--dismissal-date <epoch s>] | --payload <json>)",
-            "    [--priority 10|5|1] [--expiration <epoch s>] [--environment production|development] [--wait]",
+            "    [--priority 10|5] [--expiration <epoch s>] [--environment production|development] [--wait]",
         ],
         options: [
             .value("channel", "id", "The channel id (required)."),
@@ -21,7 +22,7 @@ struct BroadcastCommand: ServiceCommand {
             .value("dismissal-date", "epoch-s", "With --event end: when the system removes the ended activity."),
             .value("stale-date", "epoch-s", "When the system marks the activity's content outdated."),
             .value("payload", "json", "The whole payload instead (a JSON object with aps)."),
-            .value("priority", "10|5|1", "apns-priority (default 10)."),
+            .value("priority", "10|5", "apns-priority (default 10; Live Activity pushes take 5 or 10)."),
             .value("expiration", "epoch-s", "apns-expiration (default 0: deliver once, store nothing)."),
             .choice("environment", ["production", "development"], "Needed when the id exists in both."),
             .flag("wait", "Wait until the broadcast is final and show its outcome."),
@@ -56,6 +57,8 @@ struct BroadcastCommand: ServiceCommand {
             guard let value = try? JSONValue.parse(Array(text.utf8)), case .object = value else {
                 throw input.usage("--payload must be a JSON object")
             }
+            // The service's and the mock's rule: a Live Activity update or end, never a start.
+            if let problem = APNSLiveActivityRules.broadcastPayloadProblem(value) { throw input.usage("--payload: \(problem)") }
             return value
         }
         guard let text = input.value("content-state") else {
