@@ -39,6 +39,11 @@ struct ChannelCommandTests {
         #expect(missing.stderr.contains("failed with 404: no channel \(id) (hint: check the id)"), "\(missing.stderr)")
         let usage = try PushCtlProcess.run(["broadcast", "--channel", id], environment: env)
         #expect(usage.status == 64 && usage.stderr.contains("--content-state"))
+        // --payload meets the service's and the mock's rule before any request: no start on a channel.
+        let start = try PushCtlProcess.run(
+            ["broadcast", "--channel", id, "--payload", #"{"aps":{"timestamp":1,"event":"start","content-state":{}}}"#], environment: env)
+        #expect(start.status == 64, "\(start.stderr)")
+        #expect(start.stderr.contains("--payload: aps.event start is not allowed: a broadcast cannot start a Live Activity"), "\(start.stderr)")
     }
 
     @Test("devices add --kind push-to-start and live-activity: the kinds are stored and listed")
