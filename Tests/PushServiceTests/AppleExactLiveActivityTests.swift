@@ -198,7 +198,9 @@ struct AppleExactLiveActivityTests {
     func longChannelID() async throws {
         try await ChannelHarness.run { harness in
             harness.mock.channelIDByteCount = 300
-            let id = try await harness.createChannel(policy: 0)
+            let created = try await harness.client.send("POST", "/v1/channels", json: ["environment": "development"])
+            try #require(created.status == 201, "\(created.text)")
+            let id = try #require(created.json?["id"]?.stringValue)
             #expect(id.utf8.count == 400)
             let listed = try await harness.client.send("GET", "/v1/channels?environment=development")
             #expect(listed.json?["channels"]?[0]?["id"]?.stringValue == id, "\(listed.text)")
