@@ -89,7 +89,7 @@ let package = Package(
             dependencies: ["JSON", "APNSCore", "PushHTTP", "PushHTTP1", "PushHTTP2", "PushIO", "PushSync", "PushTLS", "PushTLSTesting"],
             swiftSettings: strict),
         // The mock APNs servers of `push-server --embedded`, handed to PushService by the executable (and by tests).
-        .target(name: "EmbeddedAPNS", dependencies: ["APNSMock", "PushService", "PushTLS", "PushTLSTesting"], swiftSettings: strict),
+        .target(name: "EmbeddedAPNS", dependencies: ["APNSCore", "APNSMock", "PushService", "PushTLS", "PushTLSTesting"], swiftSettings: strict),
         // The chaos harness: push-server under a faulty mock APNs and SIGKILLs (make chaos, make test).
         .target(
             name: "PushChaos",

@@ -81,6 +81,7 @@ extension PushAPI {
                 status: 413, code: "payload_too_large",
                 message: "the payload is \(payload.count) bytes; a Live Activity push takes at most \(PushType.liveactivity.maxPayloadBytes)")
         }
+        try requireTokenAuth(topics: tokens.map(\.topic))
         try admitNotifications(tokens.count, key: key)
         let downgraded = try await spendPriorityBudget(live, activityID: activityID, now: now)
         if downgraded { live.priority = .consideringDevicePower }
@@ -111,6 +112,20 @@ extension PushAPI {
         }
         let notifications: [JSONValue] = items.map { ["id": .string($0.id), "token": .string($0.target.deviceToken?.hex ?? "")] }
         return .json(status: 202, .object(about.merging(["notifications": .array(notifications)]) { _, new in new }))
+    }
+
+    /// 422 `token_auth_required` when an app that would send Live Activity pushes to `topics` signs in with
+    /// a certificate: Apple documents ActivityKit pushes over a token-based connection, an Apple engineer
+    /// said certificates are not supported for them, and APNs (like the mock) refuses them with
+    /// `TopicDisallowed` (docs/live-activities.md, "Certificate or token"). Refused before anything is
+    /// written, so no notification is sent to fail and no token is spent.
+    func requireTokenAuth(topics: [String]) throws(APIError) {
+        for topic in Set(topics) {
+            guard let app = senders.app(forTopic: topic), app.credential.kind == "certificate" else { continue }
+            throw APIError(
+                status: 422, code: "token_auth_required",
+                message: "app \(app.name) signs in with a certificate; Live Activity pushes need token auth (a .p8 key with key_id and team_id)")
+        }
     }
 
     /// The `apns-topic` of a Live Activity push to a token registered under `topic`: the topic itself when it
