@@ -20,7 +20,9 @@ enum PushCtl {
                 "webhooks", "Register, remove and inspect outcome webhooks.",
                 [WebhooksAddCommand(), WebhooksListCommand(), WebhooksRemoveCommand(), WebhooksDeliveriesCommand()]),
             .group(
-                "channels", "Create, list and delete broadcast channels.", [ChannelsAddCommand(), ChannelsListCommand(), ChannelsRemoveCommand()]),
+                "channels", "Create, list and delete broadcast channels.", [
+                    ChannelsAddCommand(), ChannelsListCommand(), ChannelsRemoveCommand(), ChannelsAppleCommand(), ChannelsReconcileCommand(),
+                ]),
             .leaf(BroadcastCommand()),
             .leaf(StatusCommand()),
             .leaf(ReloadCommand()),

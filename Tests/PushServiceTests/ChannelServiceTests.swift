@@ -72,6 +72,42 @@ struct ChannelServiceTests {
         }
     }
 
+    @Test("drift both ways: a channel only at Apple and one Apple lost are listed, then adopted, forgotten and deleted")
+    func driftAndReconcile() async throws {
+        try await ChannelHarness.run { harness in
+            let lost = try await harness.createChannel(policy: 0)
+            harness.mock.clearChannels()  // Apple lost it (wiped, or the broadcast capability was turned off and on)
+            let stray = try #require(harness.mock.createChannel(bundleID: ServiceHarness.topic, storagePolicy: .mostRecentMessageStored)).id.rawValue
+            let before = try await harness.client.send("GET", "/v1/channels/apple?environment=development")
+            #expect(before.status == 200, "\(before.text)")
+            #expect(before.json?["channels"] == [["id": .string(stray), "stored": false]], "\(before.text)")
+            #expect(before.json?["only_at_apple"] == [.string(stray)] && before.json?["only_stored"] == [.string(lost)], "\(before.text)")
+            let missing = try await harness.client.send("GET", "/v1/channels/apple")
+            #expect(missing.status == 400 && missing.errorCode == "invalid_query", "\(missing.text)")
+
+            let adopt = try await harness.client.send("POST", "/v1/channels/reconcile", json: ["environment": "development", "strays": "adopt"])
+            #expect(adopt.status == 200, "\(adopt.text)")
+            #expect(adopt.json?["adopted"] == [.string(stray)] && adopt.json?["forgotten"] == [.string(lost)], "\(adopt.text)")
+            #expect(adopt.json?["deleted"] == [], "\(adopt.text)")
+            let stored = try await harness.server.repositories.channels.channels(topic: ServiceHarness.topic, environment: .development)
+            #expect(stored.map(\.id.rawValue) == [stray] && stored.first?.storagePolicy == .mostRecentMessageStored)
+            // The adopted channel is addressable: a stored broadcast (its policy keeps one) is accepted.
+            var body = ChannelHarness.update(1).objectValue ?? [:]
+            body["expiration"] = .int(Int64(Date().timeIntervalSince1970) + 600)
+            let sent = try await harness.client.send("POST", "/v1/channels/\(ChannelHarness.pathID(stray))/broadcasts?wait=true", json: .object(body))
+            #expect(sent.status == 200 && sent.json?["notifications"]?[0]?["state"]?.stringValue == "accepted", "\(sent.text)")
+            let after = try await harness.client.send("GET", "/v1/channels/apple?environment=development")
+            #expect(after.json?["only_at_apple"] == [] && after.json?["only_stored"] == [], "\(after.text)")
+
+            let other = try #require(harness.mock.createChannel(bundleID: ServiceHarness.topic, storagePolicy: .noMessageStored)).id
+            let delete = try await harness.client.send("POST", "/v1/channels/reconcile", json: ["environment": "development", "strays": "delete"])
+            #expect(delete.status == 200 && delete.json?["deleted"] == [.string(other.rawValue)], "\(delete.text)")
+            #expect(harness.mock.channels(bundleID: ServiceHarness.topic).map(\.id.rawValue) == [stray])
+            let wrong = try await harness.client.send("POST", "/v1/channels/reconcile", json: ["environment": "development", "strays": "keep"])
+            #expect(wrong.status == 400 && wrong.errorMessage == "strays: must be adopt or delete", "\(wrong.text)")
+        }
+    }
+
     @Test("60 broadcasts through the outbox under GOAWAY every 7 streams and 30 % 429: every one accepted, none lost")
     func broadcastsSurviveGoAwayAndThrottling() async throws {
         try await ChannelHarness.run(
