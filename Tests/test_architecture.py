@@ -2,8 +2,14 @@
 
 The map (a mermaid flowchart) must name every target under Sources/ and no module that does not exist;
 each arrow A --> B must be a dependency A declares; and every dependency a target declares must be
-reachable along the map's arrows, so the map never hides an edge that crosses a layer. Run by
-`make test-tools` (and so by `make test`).
+reachable along the map's arrows, so the map never hides an edge that crosses a layer.
+
+File names: every Swift file under Sources/ is named after a type it declares or extends (`Type.swift`,
+or `Type+Topic.swift` for an extension of `Type`), and no two top-level types share a name across the
+package.
+
+The push path table: every file a row names exists under Sources/, and every function it names is declared
+(`func name`) in one of the row's files. Run by `make test-tools` (and so by `make test`).
 """
 
 import re
@@ -13,6 +19,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 # Node ids the map uses for targets whose names are not valid mermaid ids.
 ALIASES = {"server": "push-server"}
+# Files under Sources/ named after no type they declare or extend, each with the reason.
+UNNAMED_ALLOWED = {
+    "PushHTTP2/HTTP2Session+Callbacks.swift": "nghttp2's C callbacks of HTTP2Session: C function pointers are free functions",
+}
+# A top-level declaration: attributes and modifiers, then the kind and the (possibly dotted) name.
+DECLARATION = re.compile(
+    r"^(?:@[\w().,: ]+\s+)*"
+    r"(?:(?:public|package|internal|private|fileprivate|final|open|indirect|nonisolated)(?:\([^)]*\))?\s+)*"
+    r"(struct|class|enum|protocol|actor|extension|typealias)\s+([A-Za-z_][\w.]*)",
+    re.M,
+)
 
 
 def balanced(text, start):
@@ -97,6 +114,71 @@ def check(package_text, markdown):
     return problems
 
 
+def declarations(source):
+    """[(kind, name)] of the top-level types, protocols, type aliases and extensions in Swift `source`."""
+    return DECLARATION.findall(source)
+
+
+def check_names(files, allowed=UNNAMED_ALLOWED):
+    """The naming problems among `files` ({path under Sources/: Swift source}), as sentences."""
+    problems = []
+    homes = {}
+    for path, source in sorted(files.items()):
+        found = declarations(source)
+        module = path.split("/", 1)[0]
+        for kind, name in found:
+            if kind != "extension":
+                homes.setdefault(name, []).append(f"{module} ({path})")
+        stem = path.rsplit("/", 1)[-1].removesuffix(".swift")
+        if stem == "main" or path in allowed:
+            continue
+        named = {name for _, name in found} | {name.split(".", 1)[0] for _, name in found}
+        if stem.split("+", 1)[0] not in named:
+            held = ", ".join(sorted({name for _, name in found})) or "nothing"
+            problems.append(f"{path} is named after no type it declares or extends (it holds {held})")
+    for name, places in sorted(homes.items()):
+        if len(places) > 1:
+            problems.append(f"{name} is declared more than once: {'; '.join(places)}")
+    problems += [f"{path} is allowed an unnamed file but does not exist" for path in sorted(set(allowed) - set(files))]
+    return problems
+
+
+def push_path_rows(markdown):
+    """The rows of the table in '## The push path': (number, files, functions)."""
+    section = markdown.split("## The push path", 1)[1].split("\n## ", 1)[0]
+    rows = []
+    for line in section.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) < 4 or not cells[0].isdigit():
+            continue
+        files = re.findall(r"`([\w/+.-]+\.swift)`", cells[2])
+        functions = [name.split(".")[-1].split("(")[0] for name in re.findall(r"`([\w.]+(?:\([\w:]*\))?)`", cells[3])]
+        rows.append((cells[0], files, functions))
+    return rows
+
+
+def check_push_path(markdown, files):
+    problems = []
+    rows = push_path_rows(markdown)
+    if not rows:
+        return ["the push path section holds no table rows"]
+    for number, paths, functions in rows:
+        texts = []
+        for path in paths:
+            if path not in files:
+                problems.append(f"row {number}: {path} is no file under Sources/")
+            else:
+                texts.append(files[path])
+        for name in functions:
+            if texts and not any(re.search(rf"\bfunc {re.escape(name)}\b", text) for text in texts):
+                problems.append(f"row {number}: no func {name} in {', '.join(paths)}")
+    return problems
+
+
+def source_files():
+    return {str(path.relative_to(ROOT / "Sources")): path.read_text() for path in sorted((ROOT / "Sources").rglob("*.swift"))}
+
+
 class ArchitectureMapTests(unittest.TestCase):
     def test_map_agrees_with_package(self):
         problems = check((ROOT / "Package.swift").read_text(), (ROOT / "docs/ARCHITECTURE.md").read_text())
@@ -122,6 +204,43 @@ class ArchitectureMapTests(unittest.TestCase):
             check(package, hidden),
             ["A depends on B, which the map does not reach from it", "C depends on B, which the map does not reach from it"],
         )
+
+
+
+class PushPathTests(unittest.TestCase):
+    def test_table_names_real_files_and_functions(self):
+        problems = check_push_path((ROOT / "docs/ARCHITECTURE.md").read_text(), source_files())
+        self.assertEqual(problems, [], "\n".join(problems))
+
+    def test_check_sees_a_moved_file_and_a_renamed_function(self):
+        files = {"A/Thing.swift": "struct Thing {\n    func go() {}\n}\n"}
+        table = "## The push path\n\n| # | way | file | function | hands on |\n|---|---|---|---|---|\n| 1 | down | `A/Thing.swift` | `Thing.go` | x |\n"
+        self.assertEqual(check_push_path(table, files), [])
+        self.assertEqual(check_push_path(table.replace("A/Thing", "A/Gone"), files), ["row 1: A/Gone.swift is no file under Sources/"])
+        self.assertEqual(check_push_path(table.replace("Thing.go", "Thing.run"), files), ["row 1: no func run in A/Thing.swift"])
+        self.assertEqual(check_push_path("## The push path\n\nprose only\n", files), ["the push path section holds no table rows"])
+
+
+class FileNameTests(unittest.TestCase):
+    def test_files_are_named_after_their_types(self):
+        problems = check_names(source_files())
+        self.assertEqual(problems, [], "\n".join(problems))
+
+    def test_check_sees_each_kind_of_problem(self):
+        good = {
+            "A/Thing.swift": "public struct Thing {}\n",
+            "A/Thing+Codec.swift": "extension Thing {\n    struct Codec {}\n}\n",
+            "A/Outer+Inner.swift": "extension Outer.Inner {}\n",
+            "A/main.swift": "print(1)\n",
+            "B/Other.swift": "@frozen public final class Other {}\nenum Helper {}\n",
+        }
+        self.assertEqual(check_names(good, allowed={}), [])
+        unnamed = good | {"A/Bag.swift": "struct One {}\n    struct Nested {}\n"}
+        self.assertEqual(check_names(unnamed, allowed={}), ["A/Bag.swift is named after no type it declares or extends (it holds One)"])
+        self.assertEqual(check_names(unnamed, allowed={"A/Bag.swift": "why"}), [])
+        twice = good | {"B/Thing.swift": "struct Thing {}\n"}
+        self.assertEqual(check_names(twice, allowed={}), ["Thing is declared more than once: A (A/Thing.swift); B (B/Thing.swift)"])
+        self.assertEqual(check_names(good, allowed={"A/Gone.swift": "why"}), ["A/Gone.swift is allowed an unnamed file but does not exist"])
 
 
 if __name__ == "__main__":

@@ -44,11 +44,8 @@ public final class APNSChannelManagementClient: Sendable {
     /// `configuration.environment` must be a management endpoint (see the type's overview).
     public init(configuration: APNSClientConfiguration) throws {
         self.configuration = configuration
-        let identity = try configuration.loadIdentity()
+        let tls = try configuration.makeTLSContext()
         tokenProvider = try configuration.makeTokenProvider()
-        var tlsConfiguration = TLSClientConfiguration(identity: identity)
-        if let ca = configuration.trustedCAPEM { tlsConfiguration.trust = .caPEM(ca) }
-        let tls = try TLSContext.client(tlsConfiguration)
         loop = EventLoop(name: "apns-channels")
         transport = LoopBound(
             handingOver: APNSChannelManagementTransport(loop: loop, configuration: configuration, tls: tls, tokenProvider: tokenProvider),

@@ -95,13 +95,7 @@ final class APNSChannelManagementTransport {
     /// The current connection, or a new one when there is none or it is draining or closed.
     private func usableConnection() -> HTTP2ClientConnection {
         if let connection, connection.state != .draining, connection.state != .closed { return connection }
-        var settings = HTTP2ClientConnection.Configuration(
-            host: configuration.environment.host, port: configuration.environment.port, tls: tls)
-        settings.proxy = configuration.proxy
-        settings.connectTimeout = configuration.connectTimeout
-        settings.pingInterval = configuration.pingInterval
-        settings.idleTimeout = configuration.idleTimeout
-        let made = HTTP2ClientConnection(loop: loop, configuration: settings)
+        let made = HTTP2ClientConnection(loop: loop, configuration: configuration.connectionSettings(tls: tls))
         made.connect()
         connection = made
         return made

@@ -13,17 +13,25 @@ extension APNSClient {
         broadcasts: [APNSBroadcast],
         deliver: @escaping @Sendable ([APNSBatchResult]) -> Void
     ) async {
-        guard !broadcasts.isEmpty else { return }
+        await submit(broadcasts, validate: { $0.validate() }, request: broadcastRequest, deliver: deliver)
+    }
+
+    /// Checks each of `items` locally (``rejectedLocally(_:)``; a rejection becomes that item's result) and
+    /// hands the rest, as `request` builds them, to ``submit(_:local:deliver:)``.
+    func submit<Item>(
+        _ items: [Item], validate: (Item) -> APNSRejection?, request: (Item) -> HTTP2Request,
+        deliver: @escaping @Sendable ([APNSBatchResult]) -> Void
+    ) async {
+        guard !items.isEmpty else { return }
         var local: [APNSBatchResult] = []
         var requests: [(index: Int, request: HTTP2Request)] = []
-        requests.reserveCapacity(broadcasts.count)
-        for (index, broadcast) in broadcasts.enumerated() {
-            if configuration.validatesLocally, let rejection = broadcast.validate() {
-                configuration.metrics.record(.rejected(reason: rejection.reason, latency: 0))
+        requests.reserveCapacity(items.count)
+        for (index, item) in items.enumerated() {
+            if let rejection = rejectedLocally({ validate(item) }) {
                 local.append(APNSBatchResult(index: index, delivery: .rejected(rejection)))
-                continue
+            } else {
+                requests.append((index, request(item)))
             }
-            requests.append((index, broadcastRequest(broadcast)))
         }
         await submit(requests, local: local, deliver: deliver)
     }

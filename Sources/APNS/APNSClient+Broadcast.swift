@@ -16,10 +16,7 @@ extension APNSClient {
     /// processed (GOAWAY, refused stream) and refreshes the provider token once after 403
     /// ExpiredProviderToken; 429 and 5xx answers are outcomes the caller retries.
     public func send(_ broadcast: APNSBroadcast) async throws -> APNSOutcome {
-        if configuration.validatesLocally, let rejection = broadcast.validate() {
-            configuration.metrics.record(.rejected(reason: rejection.reason, latency: 0))
-            return .rejected(rejection)
-        }
+        if let rejection = rejectedLocally({ broadcast.validate() }) { return .rejected(rejection) }
         return try await send(request: broadcastRequest(broadcast))
     }
 

@@ -32,12 +32,8 @@ public final class APNSClient: Sendable {
     /// Loads the credentials and prepares TLS; connections open on the first send.
     public init(configuration: APNSClientConfiguration) throws {
         self.configuration = configuration
-        // Token auth: TLS authenticates the server only; the JWT proves who we are.
-        let identity = try configuration.loadIdentity()
+        let tls = try configuration.makeTLSContext()
         tokenProvider = try configuration.makeTokenProvider()
-        var tlsConfiguration = TLSClientConfiguration(identity: identity)
-        if let ca = configuration.trustedCAPEM { tlsConfiguration.trust = .caPEM(ca) }
-        let tls = try TLSContext.client(tlsConfiguration)
         loop = EventLoop(name: "apns-client")
         dispatcher = LoopBound(
             handingOver: APNSDispatcher(loop: loop, configuration: configuration, tls: tls, tokenProvider: tokenProvider), to: loop)
@@ -66,14 +62,23 @@ public final class APNSClient: Sendable {
     /// resend the notification once; a second ExpiredProviderToken, and 429 TooManyProviderTokenUpdates,
     /// come back as the outcome.
     public func send(_ notification: APNSNotification) async throws -> APNSOutcome {
-        if configuration.validatesLocally, let rejection = notification.validate() {
-            configuration.metrics.record(.rejected(reason: rejection.reason, latency: 0))
-            return .rejected(rejection)
-        }
-        return try await send(
-            request: HTTP2Request(
-                authority: configuration.environment.host, path: notification.path,
-                headers: notification.headerFields(authorization: nil), body: notification.payload))
+        if let rejection = rejectedLocally({ notification.validate() }) { return .rejected(rejection) }
+        return try await send(request: notificationRequest(notification))
+    }
+
+    /// The rejection `check` finds when ``APNSClientConfiguration/validatesLocally`` is on, counted as a
+    /// rejected send; nil when it finds none or the client does not check.
+    func rejectedLocally(_ check: () -> APNSRejection?) -> APNSRejection? {
+        guard configuration.validatesLocally, let rejection = check() else { return nil }
+        configuration.metrics.record(.rejected(reason: rejection.reason, latency: 0))
+        return rejection
+    }
+
+    /// The HTTP/2 request of `notification` for this client's environment (no `authorization` yet).
+    func notificationRequest(_ notification: APNSNotification) -> HTTP2Request {
+        HTTP2Request(
+            authority: configuration.environment.host, path: notification.path,
+            headers: notification.headerFields(authorization: nil), body: notification.payload)
     }
 
     /// Sends many notifications with one hand-over to the client's loop and returns once they are handed
@@ -86,25 +91,7 @@ public final class APNSClient: Sendable {
         batch notifications: [APNSNotification],
         deliver: @escaping @Sendable ([APNSBatchResult]) -> Void
     ) async {
-        guard !notifications.isEmpty else { return }
-        var local: [APNSBatchResult] = []
-        var requests: [(index: Int, request: HTTP2Request)] = []
-        requests.reserveCapacity(notifications.count)
-        for (index, notification) in notifications.enumerated() {
-            if configuration.validatesLocally, let rejection = notification.validate() {
-                configuration.metrics.record(.rejected(reason: rejection.reason, latency: 0))
-                local.append(APNSBatchResult(index: index, delivery: .rejected(rejection)))
-                continue
-            }
-            requests.append(
-                (
-                    index,
-                    HTTP2Request(
-                        authority: configuration.environment.host, path: notification.path,
-                        headers: notification.headerFields(authorization: nil), body: notification.payload)
-                ))
-        }
-        await submit(requests, local: local, deliver: deliver)
+        await submit(notifications, validate: { $0.validate() }, request: notificationRequest, deliver: deliver)
     }
 
     /// A snapshot of the client's connections and work.

@@ -1,5 +1,6 @@
 public import APNSCore
 public import Foundation
+import PushHTTP2
 public import PushIO
 public import PushTLS
 
@@ -94,5 +95,24 @@ public struct APNSClientConfiguration: Sendable {
         case .tokenProvider(let provider): provider
         case .pkcs12, .pem, .identity: nil
         }
+    }
+
+    /// The client TLS context: the credentials' certificate (none with token auth, where TLS authenticates
+    /// the server only and the JWT proves who we are) and ``trustedCAPEM`` when set.
+    func makeTLSContext() throws -> TLSContext {
+        var tls = TLSClientConfiguration(identity: try loadIdentity())
+        if let ca = trustedCAPEM { tls.trust = .caPEM(ca) }
+        return try TLSContext.client(tls)
+    }
+
+    /// The settings of one HTTP/2 connection to ``environment`` over `tls`: proxy, connect timeout,
+    /// keep-alive pings and idle timeout.
+    func connectionSettings(tls: TLSContext) -> HTTP2ClientConnection.Configuration {
+        var settings = HTTP2ClientConnection.Configuration(host: environment.host, port: environment.port, tls: tls)
+        settings.proxy = proxy
+        settings.connectTimeout = connectTimeout
+        settings.pingInterval = pingInterval
+        settings.idleTimeout = idleTimeout
+        return settings
     }
 }

@@ -50,13 +50,8 @@ extension APNSDispatcher {
     }
 
     private func open(_ id: APNSPoolConnectionID) {
-        var settings = HTTP2ClientConnection.Configuration(
-            host: configuration.environment.host, port: configuration.environment.port, tls: tls)
-        settings.proxy = configuration.proxy
+        var settings = configuration.connectionSettings(tls: tls)
         settings.maxConcurrentStreams = configuration.maxConcurrentStreams
-        settings.connectTimeout = configuration.connectTimeout
-        settings.pingInterval = configuration.pingInterval
-        settings.idleTimeout = configuration.idleTimeout
         // A notification's own id differs from every other's: never indexed (HPACK).
         settings.unindexedFields = [APNSHeader.id, APNSHeader.requestID]
         let connection = APNSPoolConnection(id: id, connection: HTTP2ClientConnection(loop: loop, configuration: settings), dispatcher: self)

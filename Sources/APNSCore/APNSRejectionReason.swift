@@ -1,5 +1,6 @@
 /// The `reason` APNs gives in an error response body; unknown strings survive in `unknown`.
-public enum APNSRejectionReason: Hashable, Sendable, RawRepresentable, CustomStringConvertible {
+/// Known by its reason string (``RawValueIdentified``), so `.unknown("BadTopic") == .badTopic`.
+public enum APNSRejectionReason: RawValueIdentified, Sendable {
     /// 400: the collapse identifier exceeds 64 bytes.
     case badCollapseId
     /// 400: the device token is invalid or belongs to the other environment.
@@ -134,20 +135,5 @@ public enum APNSRejectionReason: Hashable, Sendable, RawRepresentable, CustomStr
         case .shutdown: "Shutdown"
         case .unknown(let text): text
         }
-    }
-
-    /// The reason string.
-    public var description: String {
-        rawValue
-    }
-
-    /// Equal when the reason strings are equal, so `.unknown("BadTopic") == .badTopic`.
-    public static func == (lhs: APNSRejectionReason, rhs: APNSRejectionReason) -> Bool {
-        lhs.rawValue == rhs.rawValue
-    }
-
-    /// Hashes the reason string.
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(rawValue)
     }
 }

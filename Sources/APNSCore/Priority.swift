@@ -1,5 +1,5 @@
 /// The `apns-priority` header: how urgently APNs delivers.
-public struct Priority: Hashable, Sendable, RawRepresentable, CustomStringConvertible {
+public struct Priority: RawValueIdentified, Sendable {
     /// The header value: 10, 5 or 1.
     public let rawValue: Int
     /// The header value as text, precomputed for the request hot path.
@@ -30,19 +30,4 @@ public struct Priority: Hashable, Sendable, RawRepresentable, CustomStringConver
     public static let consideringDevicePower = Priority(checked: 5)
     /// 1: prioritize power over all else; may be grouped and delivered in bursts.
     public static let low = Priority(checked: 1)
-
-    /// The header value as text.
-    public var description: String {
-        headerValue
-    }
-
-    /// Equal when the numeric values are equal.
-    public static func == (lhs: Priority, rhs: Priority) -> Bool {
-        lhs.rawValue == rhs.rawValue
-    }
-
-    /// Hashes the numeric value.
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(rawValue)
-    }
 }

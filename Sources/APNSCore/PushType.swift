@@ -1,7 +1,7 @@
 /// The `apns-push-type` header: what kind of notification this is.
 ///
 /// Unknown values pass through unchanged so a new Apple push type needs no library release.
-public struct PushType: Hashable, Sendable, RawRepresentable, CustomStringConvertible {
+public struct PushType: RawValueIdentified, Sendable {
     /// The header value, e.g. `alert`.
     public let rawValue: String
 
@@ -82,20 +82,5 @@ public struct PushType: Hashable, Sendable, RawRepresentable, CustomStringConver
     public func topic(forBundleID bundleID: String) -> String {
         guard let suffix = topicSuffix else { return bundleID }
         return bundleID + suffix
-    }
-
-    /// The header value.
-    public var description: String {
-        rawValue
-    }
-
-    /// Equal when the header values are equal.
-    public static func == (lhs: PushType, rhs: PushType) -> Bool {
-        lhs.rawValue == rhs.rawValue
-    }
-
-    /// Hashes the header value.
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(rawValue)
     }
 }

@@ -91,6 +91,12 @@ extension MockAPNSServer {
             if let clientCertificatePolicy { return clientCertificatePolicy }
             return clientCATrustPEM.map { .require(trust: .caPEM($0)) } ?? .none
         }
+
+        /// The TLS context of every listener of the server: its identity and the client-certificate policy
+        /// in effect.
+        func makeServerTLS() throws -> TLSContext {
+            try TLSContext.server(TLSServerConfiguration(identity: serverIdentity, clientCertificates: effectiveClientCertificatePolicy))
+        }
     }
 
     /// What clients need to trust the server.

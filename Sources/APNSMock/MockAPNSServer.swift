@@ -3,6 +3,7 @@ import PushHTTP2
 public import PushIO
 import PushSync
 import PushTLS
+import Synchronization
 
 /// An in-process APNs server that behaves like Apple's: HTTP/2 over TLS with ALPN h2, client
 /// certificates required (or provider tokens, with `MockAPNSTokenAuthenticator`), Apple's request rules and reasons (see `MockAPNSRules`), token state,
@@ -19,14 +20,11 @@ public final class MockAPNSServer: Sendable {
     let core: MockAPNSCore
     let server: HTTP2Server
     private let ownsLoop: Bool
-    private let stopped = PThreadLock(false)
+    private let stopped = Atomic<Bool>(false)
 
     /// Starts listening on `configuration.host:port`, on `loop` or on a loop of its own.
     public init(configuration: Configuration, loop: EventLoop? = nil) throws {
-        let tls = try TLSContext.server(
-            TLSServerConfiguration(
-                identity: configuration.serverIdentity,
-                clientCertificates: configuration.effectiveClientCertificatePolicy))
+        let tls = try configuration.makeServerTLS()
         let core = MockAPNSCore(configuration: configuration)
         var settings = HTTP2ServerSettings()
         // Token auth (Apple): one stream until the connection shows a valid token; the handler raises it.
@@ -62,11 +60,7 @@ public final class MockAPNSServer: Sendable {
     /// answers, and ends its own loop. Idempotent. On the server's own loop thread (a handler dropping
     /// the last reference) it cannot wait for those turns: connections are then reset at once.
     public func stop() {
-        let first = stopped.withLock { stopped -> Bool in
-            defer { stopped = true }
-            return !stopped
-        }
-        guard first else { return }
+        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         let server = self.server
         let recorder = core.recorder
         MockAPNSLoopTurns.stop(server, on: loop) { recorder.countGoAways(server.openConnections.count) }

@@ -66,18 +66,7 @@ struct JSONParser {
             skipWhitespace()
             let value = try parseValue()
             memberStack.append((key, value, keyOffset))
-            skipWhitespace()
-            switch peek() {
-            case UInt8(ascii: ","):
-                index += 1
-                skipWhitespace()
-            case UInt8(ascii: "}"):
-                index += 1
-                depth -= 1
-                return .object(try popMembers(from: base))
-            default:
-                throw fail("expected ',' or '}' in an object")
-            }
+            if try endsContainer(UInt8(ascii: "}"), in: "an object") { return .object(try popMembers(from: base)) }
         }
     }
 
@@ -103,18 +92,25 @@ struct JSONParser {
         }
         while true {
             elements.append(try parseValue())
+            if try endsContainer(UInt8(ascii: "]"), in: "an array") { return .array(elements) }
+        }
+    }
+
+    /// After a member or an element: true when `close` ends the container (consumed, the depth left),
+    /// false after a `,` (consumed, with the whitespace after it); anything else is an error.
+    private mutating func endsContainer(_ close: UInt8, in container: String) throws(JSONParseError) -> Bool {
+        skipWhitespace()
+        switch peek() {
+        case UInt8(ascii: ","):
+            index += 1
             skipWhitespace()
-            switch peek() {
-            case UInt8(ascii: ","):
-                index += 1
-                skipWhitespace()
-            case UInt8(ascii: "]"):
-                index += 1
-                depth -= 1
-                return .array(elements)
-            default:
-                throw fail("expected ',' or ']' in an array")
-            }
+            return false
+        case close:
+            index += 1
+            depth -= 1
+            return true
+        default:
+            throw fail("expected ',' or '\(Character(Unicode.Scalar(close)))' in \(container)")
         }
     }
 

@@ -33,30 +33,17 @@ extension ChaosRun {
     /// the load goes through haproxy, and each SIGKILL hits the next instance, which restarts under a new id.
     static func runCluster(_ plan: ChaosPlan, progress: @escaping @Sendable (String) -> Void) async throws -> ChaosReport {
         let started = Date()
-        let directory = plan.workDirectory
-        try FileManager.default.createDirectory(atPath: directory + "/logs", withIntermediateDirectories: true)
-        let files = try TestCredentialFiles.write(to: directory + "/creds", bundleID: "com.example.sniffmeet", password: "chaos-password")
-        let mock = try MockAPNSServer(configuration: mockConfiguration(plan, files: files))
+        let stage = try Stage(plan)
+        let mock = stage.mock
         defer { mock.stop() }
-        let apiKey = "chaos-" + APNSID.generate()
-        let arguments = [
-            "--api-key-file", try SecretFiles.write(apiKey, to: directory + "/creds/api-key"), "--topic", files.bundleID, "--apns-p12",
-            files.clientP12Path,
-            "--apns-password-file", files.clientP12PasswordPath,
-            "--apns-host", "127.0.0.1", "--apns-port", "\(mock.port)", "--apns-ca", files.caCertificatePath, "--log-level", "warning",
-        ]
-        var report = ChaosReport()
-        report.plannedPushes = plan.pushes
-        report.plannedKills = plan.kills
-        report.goAwaysPlanned = plan.goAwayEvery > 0
-        report.abruptClosesPlanned = plan.abruptCloseEvery > 0
+        var report = ChaosReport(plan: plan)
         var findings = ChaosClusterFindings()
         findings.instances = plan.instances
         findings.leaseSeconds = plan.lease / .seconds(1)
 
         let cluster = try await ChaosCluster.start(
-            binary: plan.serverBinary, arguments: arguments, count: plan.instances, leaseSeconds: plan.lease / .seconds(1),
-            directory: directory)
+            binary: plan.serverBinary, arguments: stage.arguments, count: plan.instances, leaseSeconds: plan.lease / .seconds(1),
+            directory: plan.workDirectory)
         let observer: PostgresOutboxRepository
         do {
             let database = try await PostgresDatabase.open(url: cluster.databaseURL, poolSize: 2, instanceID: "chaos-observer")
@@ -71,16 +58,14 @@ extension ChaosRun {
         )
 
         let target = ChaosTarget(port: cluster.balancerPort)
-        let poster = ChaosLoad(plan: plan, target: target, apiKey: apiKey)
+        let poster = ChaosLoad(plan: plan, target: target, apiKey: stage.apiKey)
         let killer = Task { () -> (killed: [KilledRows], depths: [Int], problem: String?) in
             var killed: [KilledRows] = []
             var depths: [Int] = []
             for (index, threshold) in plan.killThresholds.enumerated() {
-                let reached =
-                    await within(plan.deliveryTimeout) {
-                        if index == 0 { await poster.waitForAcknowledged(threshold) } else { await mock.waitForAccepted(count: threshold) }
-                    } != nil
-                guard reached else { return (killed, depths, "kill \(index + 1) never came: \(threshold) not reached") }
+                if let missed = await awaitKill(index, at: threshold, plan: plan, poster: poster, mock: mock) {
+                    return (killed, depths, missed)
+                }
                 let victim = (index + 1) % plan.instances
                 let (id, time) = await cluster.kill(victim)
                 // The instance is dead: what it holds in flight now stays leased to it until the lease ends.
@@ -108,12 +93,7 @@ extension ChaosRun {
         let load = await poster.run()
         progress("chaos: \(load.acknowledged) acknowledged, \(load.unansweredPosts) posts unanswered; waiting for the kills")
         let (killed, depths, killProblem) = await killer.value
-        report.kills = depths.count
-        report.depthAtKills = depths
-        report.acknowledged = load.acknowledged
-        report.unansweredPosts = load.unansweredPosts
-        report.slowestPostSeconds = load.slowestPost
-        report.problems = load.problems + (killProblem.map { [$0] } ?? [])
+        report.record(load: load, depths: depths, killProblem: killProblem)
 
         let rows: Int
         do {
@@ -122,12 +102,7 @@ extension ChaosRun {
             await cluster.abandon()
             throw error
         }
-        progress("chaos: \(rows) rows stored; waiting for delivery")
-        report.deliveredInTime =
-            await within(plan.deliveryTimeout) {
-                await waitForDistinctAccepted(rows, on: mock)
-                return await waitForEmptyOutbox(observer)
-            } == true
+        report.deliveredInTime = await awaitDelivery(of: rows, mock: mock, outbox: observer, plan: plan, progress: progress)
         report.finalExitStatus = await cluster.stop()
 
         let items = try await observer.allItems()

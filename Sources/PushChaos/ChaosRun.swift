@@ -15,30 +15,17 @@ public enum ChaosRun {
         if plan.instances > 1 { return try await runCluster(plan, progress: progress) }
         let started = Date()
         let directory = plan.workDirectory
-        try FileManager.default.createDirectory(atPath: directory + "/logs", withIntermediateDirectories: true)
-        let files = try TestCredentialFiles.write(
-            to: directory + "/creds", bundleID: "com.example.sniffmeet",
-            password: "chaos-password")
-        let mock = try MockAPNSServer(configuration: mockConfiguration(plan, files: files))
+        let stage = try Stage(plan)
+        let mock = stage.mock
         defer { mock.stop() }
-        let apiKey = "chaos-" + APNSID.generate()
-        let arguments = [
-            "--data-dir", directory + "/data", "--port", "0", "--api-key-file", try SecretFiles.write(apiKey, to: directory + "/creds/api-key"),
-            "--topic", files.bundleID, "--apns-p12", files.clientP12Path, "--apns-password-file", files.clientP12PasswordPath,
-            "--apns-host", "127.0.0.1", "--apns-port", "\(mock.port)", "--apns-ca", files.caCertificatePath,
-            "--log-level", "warning",
-        ]
+        let arguments = ["--data-dir", directory + "/data", "--port", "0"] + stage.arguments
         let launch: @Sendable (Int) async throws -> PushServerProcess = { generation in
             try await PushServerProcess.start(
                 binary: plan.serverBinary, arguments: arguments,
                 logPath: directory + "/logs/push-server-\(generation).log")
         }
 
-        var report = ChaosReport()
-        report.plannedPushes = plan.pushes
-        report.plannedKills = plan.kills
-        report.goAwaysPlanned = plan.goAwayEvery > 0
-        report.abruptClosesPlanned = plan.abruptCloseEvery > 0
+        var report = ChaosReport(plan: plan)
         report.duplicatesAllowed = !plan.cutsNothing
         let databasePath = directory + "/data/push.sqlite"
         let first = try await launch(0)
@@ -47,17 +34,15 @@ public enum ChaosRun {
 
         // The killer: the first SIGKILL lands while the API is still taking posts, the others at evenly
         // spread acceptance counts during delivery; each time push-server restarts on the same data at once.
-        let poster = ChaosLoad(plan: plan, target: target, apiKey: apiKey)
+        let poster = ChaosLoad(plan: plan, target: target, apiKey: stage.apiKey)
         let killer = Task { () -> (server: PushServerProcess?, depths: [Int], problem: String?) in
             var server = first
             var depths: [Int] = []  // one per kill: rows still to deliver when the server died (-1: unreadable)
             defer { Task { await target.finishKills() } }
             for (index, threshold) in plan.killThresholds.enumerated() {
-                let reached =
-                    await within(plan.deliveryTimeout) {
-                        if index == 0 { await poster.waitForAcknowledged(threshold) } else { await mock.waitForAccepted(count: threshold) }
-                    } != nil
-                guard reached else { return (server, depths, "kill \(index + 1) never came: \(threshold) not reached") }
+                if let missed = await awaitKill(index, at: threshold, plan: plan, poster: poster, mock: mock) {
+                    return (server, depths, missed)
+                }
                 await target.markDown()
                 server.stop(SIGKILL)
                 // The server is dead, so the depth read now is the depth it died with.
@@ -77,19 +62,13 @@ public enum ChaosRun {
         let load = await poster.run()
         progress("chaos: \(load.acknowledged) acknowledged, \(load.unansweredPosts) posts unanswered; waiting for the kills")
         let (last, depths, killProblem) = await killer.value
-        report.kills = depths.count
-        report.depthAtKills = depths
-        report.acknowledged = load.acknowledged
-        report.unansweredPosts = load.unansweredPosts
-        report.slowestPostSeconds = load.slowestPost
-        report.problems = load.problems + (killProblem.map { [$0] } ?? [])
+        report.record(load: load, depths: depths, killProblem: killProblem)
         guard let server = last else {
             report.seconds = Date().timeIntervalSince(started)
             return report
         }
 
-        // Every row stored so far must reach the mock: wait until it accepted that many distinct apns-ids,
-        // then until no row is left to send (a row accepted before a kill may still wait to be resent).
+        // Every row stored so far must reach the mock (`awaitDelivery`).
         let observer: SQLiteOutboxRepository
         let rows: Int
         do {
@@ -99,12 +78,7 @@ public enum ChaosRun {
             server.stop(SIGKILL)  // leave no server behind
             throw error
         }
-        progress("chaos: \(rows) rows stored; waiting for delivery")
-        report.deliveredInTime =
-            await within(plan.deliveryTimeout) {
-                await waitForDistinctAccepted(rows, on: mock)
-                return await waitForEmptyOutbox(observer)
-            } == true
+        report.deliveredInTime = await awaitDelivery(of: rows, mock: mock, outbox: observer, plan: plan, progress: progress)
         report.finalExitStatus = server.stop(SIGTERM)
 
         let database = try SQLiteDatabase(path: databasePath, recoverInFlight: false)
@@ -113,6 +87,56 @@ public enum ChaosRun {
         reconcile(&report, load: load, mock: mock, batchSize: plan.batchSize, rows: items)
         report.seconds = Date().timeIntervalSince(started)
         return report
+    }
+
+    /// What both kinds of run start from: the work directory's logs, test credentials, the faulty mock, an
+    /// API key, and the push-server arguments that point every instance at them.
+    struct Stage {
+        let files: TestCredentialFiles
+        let mock: MockAPNSServer
+        let apiKey: String
+        /// API key, topic, APNs credentials and the mock as APNs, at warning log level.
+        let arguments: [String]
+
+        init(_ plan: ChaosPlan) throws {
+            let directory = plan.workDirectory
+            try FileManager.default.createDirectory(atPath: directory + "/logs", withIntermediateDirectories: true)
+            files = try TestCredentialFiles.write(to: directory + "/creds", bundleID: "com.example.sniffmeet", password: "chaos-password")
+            mock = try MockAPNSServer(configuration: mockConfiguration(plan, files: files))
+            apiKey = "chaos-" + APNSID.generate()
+            arguments = [
+                "--api-key-file", try SecretFiles.write(apiKey, to: directory + "/creds/api-key"),
+                "--topic", files.bundleID, "--apns-p12", files.clientP12Path, "--apns-password-file", files.clientP12PasswordPath,
+                "--apns-host", "127.0.0.1", "--apns-port", "\(mock.port)", "--apns-ca", files.caCertificatePath,
+                "--log-level", "warning",
+            ]
+        }
+    }
+
+    /// Waits for the moment of kill `index`: the first once the API acknowledged `threshold` pushes (the
+    /// API still taking posts), the others once the mock accepted `threshold` (during delivery). Returns
+    /// the problem when that does not happen within the delivery timeout.
+    static func awaitKill(_ index: Int, at threshold: Int, plan: ChaosPlan, poster: ChaosLoad, mock: MockAPNSServer) async -> String? {
+        let reached = try? await awaitEvent("kill \(index + 1)", within: plan.deliveryTimeout) {
+            if index == 0 { await poster.waitForAcknowledged(threshold) } else { await mock.waitForAccepted(count: threshold) }
+            return true
+        }
+        return reached == true ? nil : "kill \(index + 1) never came: \(threshold) not reached"
+    }
+
+    /// Waits until every one of the `rows` stored reached the mock (that many distinct apns-ids accepted)
+    /// and `outbox` has no row left to send (a row accepted before a kill may still wait to be resent);
+    /// false when the delivery timeout passes first.
+    static func awaitDelivery(
+        of rows: Int, mock: MockAPNSServer, outbox: some OutboxRepository, plan: ChaosPlan,
+        progress: @Sendable (String) -> Void
+    ) async -> Bool {
+        progress("chaos: \(rows) rows stored; waiting for delivery")
+        let delivered = try? await awaitEvent("delivery of \(rows) rows", within: plan.deliveryTimeout) {
+            await waitForDistinctAccepted(rows, on: mock)
+            return await waitForEmptyOutbox(outbox)
+        }
+        return delivered == true
     }
 
     static func mockConfiguration(_ plan: ChaosPlan, files: TestCredentialFiles) throws -> MockAPNSServer.Configuration {
@@ -156,23 +180,29 @@ public enum ChaosRun {
         }
         return false
     }
-
-    /// Runs `body`, or gives up after `seconds` (cancelling it) and returns nil.
-    static func within<T: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable () async -> T) async -> T? {
-        await withTaskGroup(of: T?.self) { group in
-            group.addTask { await body() }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
-    }
 }
 
 extension ChaosReport {
+    /// A report of a run of `plan`, holding what the plan asks for.
+    init(plan: ChaosPlan) {
+        self.init()
+        plannedPushes = plan.pushes
+        plannedKills = plan.kills
+        goAwaysPlanned = plan.goAwayEvery > 0
+        abruptClosesPlanned = plan.abruptCloseEvery > 0
+    }
+
+    /// Takes in the load's outcome and the kills that landed: the queue depth at each, and the problem
+    /// that stopped them early, if any.
+    mutating func record(load: ChaosLoad.Outcome, depths: [Int], killProblem: String?) {
+        kills = depths.count
+        depthAtKills = depths
+        acknowledged = load.acknowledged
+        unansweredPosts = load.unansweredPosts
+        slowestPostSeconds = load.slowestPost
+        problems = load.problems + (killProblem.map { [$0] } ?? [])
+    }
+
     mutating func disagree(_ problem: String) {
         disagreements += 1
         note(problem)

@@ -1,4 +1,5 @@
 internal import CEvent
+import PushHTTP
 
 extension HTTPServer {
     /// Copies method, path, query, headers and body out of an `evhttp_request` (loop thread only).
@@ -69,8 +70,8 @@ extension HTTPServer {
             if byte == UInt8(ascii: "+") {
                 bytes.append(UInt8(ascii: " "))
             } else if byte == UInt8(ascii: "%"), iterator.count >= 2,
-                let high = hexValue(iterator[iterator.startIndex]),
-                let low = hexValue(iterator[iterator.startIndex + 1])
+                let high = HexDigit.value(iterator[iterator.startIndex]),
+                let low = HexDigit.value(iterator[iterator.startIndex + 1])
             {
                 bytes.append(high << 4 | low)
                 iterator = iterator.dropFirst(2)
@@ -79,15 +80,6 @@ extension HTTPServer {
             }
         }
         return String(decoding: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }
 

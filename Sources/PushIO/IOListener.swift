@@ -52,22 +52,26 @@ public final class IOListener: @unchecked Sendable {
 
     /// An IPv4 or IPv6 socket address for a literal host.
     static func socketAddress(host: String, port: Int) -> (sockaddr_storage, Int32)? {
-        var storage = sockaddr_storage()
         let trimmed = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         if trimmed.contains(":") {
             var address = sockaddr_in6()
             address.sin6_family = sa_family_t(AF_INET6)
             address.sin6_port = UInt16(port).bigEndian
             guard inet_pton(AF_INET6, trimmed, &address.sin6_addr) == 1 else { return nil }
-            withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: address, as: sockaddr_in6.self) }
-            return (storage, Int32(MemoryLayout<sockaddr_in6>.size))
+            return stored(address)
         }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = UInt16(port).bigEndian
         guard inet_pton(AF_INET, trimmed, &address.sin_addr) == 1 else { return nil }
-        withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: address, as: sockaddr_in.self) }
-        return (storage, Int32(MemoryLayout<sockaddr_in>.size))
+        return stored(address)
+    }
+
+    /// `address` (a `sockaddr_in` or `sockaddr_in6`) in a `sockaddr_storage`, with its own length.
+    private static func stored<Address>(_ address: Address) -> (sockaddr_storage, Int32) {
+        var storage = sockaddr_storage()
+        withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: address, as: Address.self) }
+        return (storage, Int32(MemoryLayout<Address>.size))
     }
 
     private static func boundPort(_ fd: Int32) -> Int {

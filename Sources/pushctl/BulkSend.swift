@@ -12,7 +12,7 @@ struct BulkSend {
     let wait: Bool
     let format: OutputFormat
 
-    func run() async throws -> Int32 {
+    func run() async throws -> ExitCode {
         let start = Date()
         var tally = PushTally()
         var done = 0

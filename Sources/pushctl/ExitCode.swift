@@ -1,21 +1,22 @@
 /// Process exit codes, following sysexits(3) where one fits.
-enum ExitCode {
-    static let ok: Int32 = 0
-    static let failure: Int32 = 1
-    static let rejected: Int32 = 2
-    static let usage: Int32 = 64
-    static let unavailable: Int32 = 69
-    static let authRefused: Int32 = 77
-    static let config: Int32 = 78
+enum ExitCode: Int32, Sendable {
+    case ok = 0
+    case failure = 1
+    /// A notification was rejected, failed or expired.
+    case rejected = 2
+    case usage = 64
+    case unavailable = 69
+    case authRefused = 77
+    case config = 78
 }
 
 /// A failure that ends the command: one line on stderr, with a hint, and an exit code.
 struct CLIError: Error {
-    let code: Int32
+    let code: ExitCode
     let message: String
     let hint: String?
 
-    init(_ code: Int32, _ message: String, hint: String? = nil) {
+    init(_ code: ExitCode, _ message: String, hint: String? = nil) {
         self.code = code
         self.message = message
         self.hint = hint

@@ -8,24 +8,23 @@ enum PushCtl {
     static var commands: [CommandEntry] {
         [
             .leaf(SendCommand()),
-            .group("pushes", "Inspect sent pushes.", [PushesGetCommand()]),
-            .group("devices", "Register, remove and list devices.", [DevicesAddCommand(), DevicesRemoveCommand(), DevicesListCommand()]),
-            .group("users", "Create, update and show user profiles.", [UsersPutCommand(), UsersGetCommand()]),
-            .group("drop", "Report, cancel and inspect profile drops.", [DropReportCommand(), UserDropCommand.cancel, UserDropCommand.status]),
+            .group("pushes", "Inspect sent pushes.", [ServiceCall.pushesGet]),
+            .group("devices", "Register, remove and list devices.", [ServiceCall.devicesAdd, .devicesRemove, .devicesList]),
+            .group("users", "Create, update and show user profiles.", [ServiceCall.usersPut, .usersGet]),
+            .group("drop", "Report, cancel and inspect profile drops.", [ServiceCall.dropReport, .dropCancel, .dropStatus]),
             .group(
                 "mate-requests", "List, accept and decline mate requests.",
-                [MateRequestsListCommand(), MateRequestAnswerCommand.accept, MateRequestAnswerCommand.decline]),
-            .group("apps", "List the apps push-server pushes for.", [AppsListCommand()]),
+                [ServiceCall.mateRequestsList, .mateRequestAccept, .mateRequestDecline]),
+            .group("apps", "List the apps push-server pushes for.", [ServiceCall.appsList]),
             .group(
                 "webhooks", "Register, remove and inspect outcome webhooks.",
-                [WebhooksAddCommand(), WebhooksListCommand(), WebhooksRemoveCommand(), WebhooksDeliveriesCommand()]),
+                [ServiceCall.webhooksAdd, .webhooksList, .webhooksRemove, .webhooksDeliveries]),
             .group(
-                "channels", "Create, list and delete broadcast channels.", [
-                    ChannelsAddCommand(), ChannelsListCommand(), ChannelsRemoveCommand(), ChannelsAppleCommand(), ChannelsReconcileCommand(),
-                ]),
-            .leaf(BroadcastCommand()),
+                "channels", "Create, list, delete and reconcile broadcast channels.",
+                [ServiceCall.channelsAdd, .channelsList, .channelsRemove, .channelsApple, .channelsReconcile]),
+            .leaf(ServiceCall.broadcast),
             .leaf(StatusCommand()),
-            .leaf(ReloadCommand()),
+            .leaf(ServiceCall.reload),
             .leaf(VersionCommand()),
             .leaf(MockAPNSCommand()),
             .leaf(CompletionCommand()),
@@ -48,7 +47,7 @@ enum PushCtl {
     }
 
     /// Runs `arguments` (without the program name) and returns the exit code.
-    static func main(_ arguments: [String]) async -> Int32 {
+    static func main(_ arguments: [String]) async -> ExitCode {
         do {
             return try await dispatch(arguments)
         } catch let error as CLIError {
@@ -60,7 +59,7 @@ enum PushCtl {
         }
     }
 
-    private static func dispatch(_ arguments: [String]) async throws -> Int32 {
+    private static func dispatch(_ arguments: [String]) async throws -> ExitCode {
         guard let first = arguments.first else {
             Console.err(help.render())
             return ExitCode.usage
@@ -103,7 +102,7 @@ enum PushCtl {
         return []
     }
 
-    private static func run(_ command: any Command, _ arguments: [String]) async throws -> Int32 {
+    private static func run(_ command: any Command, _ arguments: [String]) async throws -> ExitCode {
         let parsed = try ParsedArguments.parse(arguments, options: command.help.options, command: command.name)
         if parsed.wantsHelp {
             Console.out(command.help.render())

@@ -5,7 +5,8 @@ import JSON
 
 /// The payload and header flags every send mode shares, and what they build.
 struct PushOptions {
-    static let specs: [OptionSpec] = [
+    /// The flags that build the payload; `--payload` gives the whole of it instead.
+    private static let content: [OptionSpec] = [
         .value("title", "text", "Alert title."),
         .value("subtitle", "text", "Alert subtitle."),
         .value("body", "text", "Alert body."),
@@ -14,15 +15,20 @@ struct PushOptions {
         .value("category", "id", "Notification category, e.g. MATE_REQUEST."),
         .value("thread-id", "id", "Thread identifier for grouping."),
         .value("data", "key=value", "Custom top-level key; the value is JSON if it parses, else a string.", repeatable: true),
-        .value("payload", "json|@file", "The whole APNs payload as JSON (instead of the flags above)."),
-        OptionSpec(
-            name: "push-type", value: "type", help: "apns-push-type: alert (default), background, voip, liveactivity, ...",
-            choices: PushType.all.map(\.rawValue)),
-        .choice("priority", ["10", "5", "1"], "apns-priority."),
-        .value("expiration", "epoch-s", "apns-expiration in seconds since 1970 (0: deliver once or drop)."),
-        .value("collapse-id", "id", "apns-collapse-id (at most 64 bytes)."),
-        .value("topic", "topic", "apns-topic (default: the certificate's bundle id plus the push type's suffix)."),
     ]
+
+    /// Every option of a push: the content flags, `--payload` and the APNs headers.
+    static let specs: [OptionSpec] =
+        content + [
+            .value("payload", "json|@file", "The whole APNs payload as JSON (instead of the flags above)."),
+            OptionSpec(
+                name: "push-type", value: "type", help: "apns-push-type: alert (default), background, voip, liveactivity, ...",
+                choices: PushType.all.map(\.rawValue)),
+            .choice("priority", ["10", "5", "1"], "apns-priority."),
+            .value("expiration", "epoch-s", "apns-expiration in seconds since 1970 (0: deliver once or drop)."),
+            .value("collapse-id", "id", "apns-collapse-id (at most 64 bytes)."),
+            .value("topic", "topic", "apns-topic (default: the certificate's bundle id plus the push type's suffix)."),
+        ]
 
     let payload: JSONValue
     let pushType: PushType
@@ -75,12 +81,10 @@ struct PushOptions {
         return members
     }
 
-    private static let contentFlags = ["title", "subtitle", "body", "badge", "sound", "category", "thread-id", "data"]
-
     private static func payload(_ arguments: ParsedArguments, pushType: PushType, command: String) throws(CLIError) -> JSONValue {
         if let raw = arguments.value("payload") {
-            if let flag = contentFlags.first(where: { arguments.value($0) != nil }) {
-                throw CLIError.usage("--payload cannot be combined with --\(flag)", command: command)
+            if let flag = content.first(where: { arguments.value($0.name) != nil }) {
+                throw CLIError.usage("--payload cannot be combined with --\(flag.name)", command: command)
             }
             return try parsePayload(raw, command: command)
         }

@@ -1,4 +1,4 @@
 import Foundation
 
 let code = await PushCtl.main(Array(CommandLine.arguments.dropFirst()))
-exit(code)
+exit(code.rawValue)

@@ -79,6 +79,21 @@ struct HelpTests {
         #expect(missing.stderr.contains("option '--output' needs a value"))
     }
 
+    @Test(
+        "send refuses an option of the other mode, and content flags beside --payload, naming the option",
+        arguments: [
+            (["send", "--user", "a", "--title", "x", "--cert", "c.p12"], "--cert only applies with --direct"),
+            (["send", "--user", "a", "--title", "x", "--proxy", "http://h:1"], "--proxy only applies with --direct"),
+            (["send", "--user", "a", "--payload", "{}", "--title", "x"], "--payload cannot be combined with --title"),
+            (["send", "--user", "a", "--payload", "{}", "--data", "k=1"], "--payload cannot be combined with --data"),
+        ])
+    func sendModes(_ arguments: [String], message: String) throws {
+        let result = try PushCtlProcess.run(arguments)
+        #expect(result.status == 64)
+        #expect(result.stderr == "pushctl: error: \(message) (hint: run 'pushctl send --help')\n")
+        #expect(result.stdout.isEmpty)
+    }
+
     @Test("no arguments prints help on stderr and exits 64")
     func noArguments() throws {
         let result = try PushCtlProcess.run([])

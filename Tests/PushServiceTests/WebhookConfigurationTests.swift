@@ -56,5 +56,13 @@ struct WebhookConfigurationTests {
                 (error as? ConfigurationError)?.message.contains(field) == true
             }
         }
+        // Durations read the same way as the retention ages: one rule, one message.
+        for body in [#"{"webhook_delivery": {"poll_s": 0}}"#, #"{"retention": {"interval_s": 0}}"#] {
+            #expect {
+                try Self.load(body, in: directory)
+            } throws: { error in
+                (error as? ConfigurationError)?.message.contains("must be a positive number of seconds") == true
+            }
+        }
     }
 }

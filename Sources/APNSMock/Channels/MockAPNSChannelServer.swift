@@ -16,13 +16,11 @@ public final class MockAPNSChannelServer: Sendable {
     public let host: String
     private let loop: EventLoop
     private let server: HTTP2Server
-    private let stopped = PThreadLock(false)
+    private let stopped = Atomic<Bool>(false)
 
     init(core: MockAPNSCore, host: String, port: Int) throws {
         let configuration = core.configuration
-        let tls = try TLSContext.server(
-            TLSServerConfiguration(
-                identity: configuration.serverIdentity, clientCertificates: configuration.effectiveClientCertificatePolicy))
+        let tls = try configuration.makeServerTLS()
         var settings = HTTP2ServerSettings()
         settings.maxConcurrentStreams = configuration.maxConcurrentStreams
         settings.unindexedFields = [APNSHeader.requestID]
@@ -48,11 +46,7 @@ public final class MockAPNSChannelServer: Sendable {
     /// Stops listening, sends GOAWAY to open connections, lets those frames go out, closes the rest and
     /// ends the listener's loop. Idempotent.
     public func stop() {
-        let first = stopped.withLock { stopped -> Bool in
-            defer { stopped = true }
-            return !stopped
-        }
-        guard first else { return }
+        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         MockAPNSLoopTurns.stop(server, on: loop)
         loop.shutdown()
     }

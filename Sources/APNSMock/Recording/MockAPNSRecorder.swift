@@ -182,61 +182,58 @@ final class MockAPNSRecorder: Sendable {
 
     /// Returns once `accepted >= count`, or when the waiting task is cancelled.
     func waitForAccepted(count: Int) async {
-        let id = state.withLock { state in
-            state.nextWaiterID += 1
-            return state.nextWaiterID
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let resumeNow = state.withLock { state -> Bool in
-                    if state.cancelledWaiters.remove(id) != nil || state.counters.accepted >= count { return true }
-                    state.acceptWaiters.append(AcceptWaiter(id: id, count: count, continuation: continuation))
-                    return false
-                }
-                if resumeNow { continuation.resume() }
-            }
-        } onCancel: {
-            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-                if let index = state.acceptWaiters.firstIndex(where: { $0.id == id }) {
-                    return state.acceptWaiters.remove(at: index).continuation
-                }
-                state.cancelledWaiters.insert(id)
+        await wait(
+            cancelled: (),
+            take: { state, id in state.acceptWaiters.firstIndex { $0.id == id }.map { state.acceptWaiters.remove(at: $0).continuation } },
+            register: { state, id, continuation in
+                if state.counters.accepted >= count { return () }
+                state.acceptWaiters.append(AcceptWaiter(id: id, count: count, continuation: continuation))
                 return nil
-            }
-            waiter?.resume()
-        }
+            })
     }
 
     /// Returns true once `count` records matching `filter` exist (counting those kept now and those to
     /// come), false when the waiting task is cancelled first.
     func waitForRecords(count: Int, matching filter: MockAPNSRecordFilter) async -> Bool {
+        let maxRecords = self.maxRecords
+        return await wait(
+            cancelled: false,
+            take: { state, id in state.recordWaiters.firstIndex { $0.id == id }.map { state.recordWaiters.remove(at: $0).continuation } },
+            register: { state, id, continuation in
+                let have = state.records.suffix(maxRecords ?? .max).reduce(0) { $0 + (filter.matches($1) ? 1 : 0) }
+                if have >= count { return true }
+                state.recordWaiters.append(RecordWaiter(id: id, filter: filter, remaining: count - have, continuation: continuation))
+                return nil
+            })
+    }
+
+    /// Waits under a new waiter id: `register` answers at once or stores the continuation (returning nil)
+    /// for a later event to resume. A cancellation resumes the waiter `take` removes with `cancelled`; one
+    /// that comes before `register` ran marks the id, so the registration answers `cancelled` at once.
+    private func wait<Answer: Sendable>(
+        cancelled: Answer,
+        take: @escaping @Sendable (inout State, Int) -> CheckedContinuation<Answer, Never>?,
+        register: (inout State, Int, CheckedContinuation<Answer, Never>) -> Answer?
+    ) async -> Answer {
         let id = state.withLock { state in
             state.nextWaiterID += 1
             return state.nextWaiterID
         }
         return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-                let answer = state.withLock { state -> Bool? in
-                    if state.cancelledWaiters.remove(id) != nil { return false }
-                    let have = state.records.suffix(maxRecords ?? .max).reduce(0) { $0 + (filter.matches($1) ? 1 : 0) }
-                    if have >= count { return true }
-                    state.recordWaiters.append(
-                        RecordWaiter(
-                            id: id, filter: filter, remaining: count - have,
-                            continuation: continuation))
-                    return nil
+            await withCheckedContinuation { (continuation: CheckedContinuation<Answer, Never>) in
+                let answer = state.withLock { state -> Answer? in
+                    if state.cancelledWaiters.remove(id) != nil { return cancelled }
+                    return register(&state, id, continuation)
                 }
                 if let answer { continuation.resume(returning: answer) }
             }
         } onCancel: {
-            let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
-                if let index = state.recordWaiters.firstIndex(where: { $0.id == id }) {
-                    return state.recordWaiters.remove(at: index).continuation
-                }
+            let waiter = state.withLock { state -> CheckedContinuation<Answer, Never>? in
+                if let waiter = take(&state, id) { return waiter }
                 state.cancelledWaiters.insert(id)
                 return nil
             }
-            waiter?.resume(returning: false)
+            waiter?.resume(returning: cancelled)
         }
     }
 

@@ -1,3 +1,4 @@
+import PushHTTP
 import PushTLS
 
 /// One configured API key: a name for logs and metrics, the SHA-256 of the secret, scopes and limits.
@@ -60,19 +61,10 @@ public struct APIKey: Sendable, Equatable {
         bytes.reserveCapacity(hex.count / 2)
         var index = 0
         while index + 1 < hex.count {
-            guard let high = nibble(hex[index]), let low = nibble(hex[index + 1]) else { return nil }
+            guard let high = HexDigit.value(hex[index]), let low = HexDigit.value(hex[index + 1]) else { return nil }
             bytes.append(high << 4 | low)
             index += 2
         }
         return bytes
-    }
-
-    private static func nibble(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

@@ -108,6 +108,20 @@ public struct JSONFields: Sendable {
         }
     }
 
+    /// An optional finite number above zero.
+    func positiveDouble(_ key: String) throws(APIError) -> Double? {
+        guard let number = try double(key) else { return nil }
+        guard number > 0 else { throw .invalidField(prefix + key, "must be a positive number") }
+        return number
+    }
+
+    /// An optional finite number of seconds above zero, as a duration.
+    func positiveSeconds(_ key: String) throws(APIError) -> Duration? {
+        guard let number = try double(key) else { return nil }
+        guard number > 0 else { throw .invalidField(prefix + key, "must be a positive number of seconds") }
+        return .seconds(number)
+    }
+
     /// A required finite number.
     public func requiredDouble(_ key: String) throws(APIError) -> Double {
         guard let number = try double(key) else { throw .invalidField(prefix + key, "is required") }

@@ -9,20 +9,16 @@ enum ListenerTLS {
         guard let certificate = settings.certificatePath, let key = settings.keyPath else {
             throw ConfigurationError("TLS needs both a certificate and a key: set tls.cert and tls.key (or --tls-cert and --tls-key)")
         }
-        let identity: TLSIdentity
-        do {
-            identity = try TLSIdentity(certificatePEMPath: certificate, keyPEMPath: key)
-            try identity.checkNotExpired()
-        } catch let error as TLSError {
-            switch error.kind {
-            case .fileMissing: throw ConfigurationError("TLS certificate \(certificate) or key \(key) does not exist or cannot be read")
-            case .keyMismatch: throw ConfigurationError("TLS key \(key) does not match the certificate \(certificate)")
-            case .expiredCertificate: throw ConfigurationError("TLS certificate \(certificate) has expired or is not yet valid")
-            default: throw ConfigurationError("TLS certificate \(certificate) cannot be used: \(error.message)")
+        let identity = try TLSIdentity.checked(
+            "TLS certificate \(certificate)",
+            explain: { kind in
+                switch kind {
+                case .fileMissing: "TLS certificate \(certificate) or key \(key) does not exist or cannot be read"
+                case .keyMismatch: "TLS key \(key) does not match the certificate \(certificate)"
+                default: nil
+                }
             }
-        } catch {
-            throw ConfigurationError("TLS certificate \(certificate) cannot be used: \(error)")
-        }
+        ) { try TLSIdentity(certificatePEMPath: certificate, keyPEMPath: key) }
         var configuration = TLSServerConfiguration(identity: identity, alpn: ["http/1.1"])
         if let clientCA = settings.clientCAPath {
             configuration.clientCertificates = .require(trust: .caFile(clientCA))

@@ -63,17 +63,11 @@ extension PushServiceConfiguration {
         if let section = try object.object("rate_limit") {
             try section.checkKnown(["requests_per_s", "request_burst", "notifications_per_s", "notification_burst"])
             limit = APIRateLimit(
-                requestsPerSecond: try positive(section, "requests_per_s"),
-                requestBurst: try positive(section, "request_burst"),
-                notificationsPerSecond: try positive(section, "notifications_per_s"),
-                notificationBurst: try positive(section, "notification_burst"))
+                requestsPerSecond: try section.positiveDouble("requests_per_s"),
+                requestBurst: try section.positiveDouble("request_burst"),
+                notificationsPerSecond: try section.positiveDouble("notifications_per_s"),
+                notificationBurst: try section.positiveDouble("notification_burst"))
         }
         return try APIKey(name: name, secret: secret, scopes: scopes, rateLimit: limit)
-    }
-
-    private static func positive(_ section: JSONFields, _ key: String) throws(APIError) -> Double? {
-        guard let value = try section.double(key) else { return nil }
-        guard value > 0, value.isFinite else { throw .invalidField(section.prefix + key, "must be a positive number") }
-        return value
     }
 }

@@ -76,17 +76,12 @@ public struct WebhookSettings: Sendable, Equatable {
         try section.checkKnown([
             "timeout_s", "concurrency", "batch_size", "poll_s", "lease_s", "retry_initial_s", "retry_max_s", "give_up_after_s",
         ])
-        func seconds(_ name: String) throws(APIError) -> Duration? {
-            guard let value = try section.double(name) else { return nil }
-            guard value > 0, value.isFinite else { throw .invalidField("webhook_delivery.\(name)", "must be positive") }
-            return .seconds(value)
-        }
-        if let value = try seconds("timeout_s") { timeout = value }
-        if let value = try seconds("poll_s") { pollInterval = value }
-        if let value = try seconds("lease_s") { lease = value }
-        if let value = try seconds("retry_initial_s") { retry.initialDelay = value }
-        if let value = try seconds("retry_max_s") { retry.maxDelay = value }
-        if let value = try seconds("give_up_after_s") { retry.giveUpAfter = value }
+        if let value = try section.positiveSeconds("timeout_s") { timeout = value }
+        if let value = try section.positiveSeconds("poll_s") { pollInterval = value }
+        if let value = try section.positiveSeconds("lease_s") { lease = value }
+        if let value = try section.positiveSeconds("retry_initial_s") { retry.initialDelay = value }
+        if let value = try section.positiveSeconds("retry_max_s") { retry.maxDelay = value }
+        if let value = try section.positiveSeconds("give_up_after_s") { retry.giveUpAfter = value }
         if let value = try section.int("concurrency") {
             guard (1...64).contains(value) else { throw .invalidField("webhook_delivery.concurrency", "must be 1-64") }
             concurrency = value

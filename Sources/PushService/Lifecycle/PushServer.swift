@@ -12,49 +12,45 @@ import PushStoreSQL
 public final class PushServer: Sendable {
     /// The bound HTTP port.
     public let port: Int
-    /// The store's repositories (tests read them to check what was written).
-    public let repositories: PushRepositories
-    /// The profile-drop service.
-    public let match: MatchService
-    /// Metrics shared by the API and the worker.
-    public let metrics: ServiceMetrics
+    /// The REST API; it holds the store, the match service, the metrics, the senders and the reloader
+    /// the rest of the server shares.
+    let api: PushAPI
     let worker: OutboxWorker
     let http: HTTPServer
     let loop: EventLoop
     /// The webhook client's event loop.
     let webhookLoop: EventLoop
-    let senders: PushSenders
-    let logger: ServiceLogger
-    let configuration: PushServiceConfiguration
     let background: Task<Void, Never>
     let gate: RequestGate
-    /// Reloads TLS files, API keys and APNs credentials (SIGHUP, `POST /v1/admin/reload`).
-    let reloader: ServiceReloader
     /// Every API route with the scope it needs (the OpenAPI document must list the same operations and scopes).
     public let routes: [APIRoute]
     /// Every API operation as `"METHOD /pattern"`.
     public var operations: Set<String> { Set(routes.map(\.operation)) }
 
+    /// The store's repositories (tests read them to check what was written).
+    public var repositories: PushRepositories { api.repositories }
+    /// The profile-drop service.
+    public var match: MatchService { api.match }
+    /// Metrics shared by the API and the worker.
+    public var metrics: ServiceMetrics { api.metrics }
+    var senders: PushSenders { api.senders }
+    var logger: ServiceLogger { api.logger }
+    var configuration: PushServiceConfiguration { api.configuration }
+    /// Reloads TLS files, API keys and APNs credentials (SIGHUP, `POST /v1/admin/reload`).
+    var reloader: ServiceReloader { api.reloader }
+
     private init(
-        port: Int, repositories: PushRepositories, match: MatchService, metrics: ServiceMetrics,
-        worker: OutboxWorker, http: HTTPServer, loop: EventLoop, webhookLoop: EventLoop, senders: PushSenders, logger: ServiceLogger,
-        configuration: PushServiceConfiguration, background: Task<Void, Never>, gate: RequestGate,
-        reloader: ServiceReloader, routes: [APIRoute]
+        port: Int, api: PushAPI, worker: OutboxWorker, http: HTTPServer, loop: EventLoop, webhookLoop: EventLoop,
+        background: Task<Void, Never>, gate: RequestGate, routes: [APIRoute]
     ) {
         self.port = port
-        self.repositories = repositories
-        self.match = match
-        self.metrics = metrics
+        self.api = api
         self.worker = worker
         self.http = http
         self.loop = loop
         self.webhookLoop = webhookLoop
-        self.senders = senders
-        self.logger = logger
-        self.configuration = configuration
         self.background = background
         self.gate = gate
-        self.reloader = reloader
         self.routes = routes
     }
 
@@ -158,10 +154,8 @@ public final class PushServer: Sendable {
             }
         }
         let server = PushServer(
-            port: http.port, repositories: repositories, match: match, metrics: metrics,
-            worker: worker, http: http,
-            loop: loop, webhookLoop: webhooks.client.loop, senders: senders, logger: logger, configuration: configuration,
-            background: background, gate: gate, reloader: reloader, routes: router.routes)
+            port: http.port, api: api, worker: worker, http: http, loop: loop, webhookLoop: webhooks.client.loop,
+            background: background, gate: gate, routes: router.routes)
         let pendingDrops = try await store.drops.pending().count
         logger.info(
             "server.started",

@@ -27,23 +27,18 @@ enum StartupChecks {
         guard let path = settings.p12Path, !path.isEmpty else {
             throw ConfigurationError("no APNs certificate configured: set apns.p12, PUSH_APNS_P12 or --apns-p12 (or use --embedded)")
         }
-        let identity: TLSIdentity
-        do {
-            identity = try TLSIdentity(p12Path: path, password: settings.password ?? "")
-            try identity.checkNotExpired()
-        } catch let error as TLSError {
-            switch error.kind {
-            case .fileMissing: throw ConfigurationError("APNs certificate \(path) does not exist or cannot be read")
-            case .wrongPassword: throw ConfigurationError("wrong password for APNs certificate \(path)")
-            case .notPKCS12: throw ConfigurationError("APNs certificate \(path) is not a PKCS#12 (.p12) file")
-            case .noPrivateKey: throw ConfigurationError("APNs certificate \(path) holds no private key")
-            case .expiredCertificate: throw ConfigurationError("APNs certificate \(path) has expired or is not yet valid")
-            default: throw ConfigurationError("APNs certificate \(path) cannot be used: \(error.message)")
+        return try TLSIdentity.checked(
+            "APNs certificate \(path)",
+            explain: { kind in
+                switch kind {
+                case .fileMissing: "APNs certificate \(path) does not exist or cannot be read"
+                case .wrongPassword: "wrong password for APNs certificate \(path)"
+                case .notPKCS12: "APNs certificate \(path) is not a PKCS#12 (.p12) file"
+                case .noPrivateKey: "APNs certificate \(path) holds no private key"
+                default: nil
+                }
             }
-        } catch {
-            throw ConfigurationError("APNs certificate \(path) cannot be used: \(error)")
-        }
-        return identity
+        ) { try TLSIdentity(p12Path: path, password: settings.password ?? "") }
     }
 
     /// The CA to trust for a custom APNs host, if configured.

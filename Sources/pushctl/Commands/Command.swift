@@ -9,7 +9,7 @@ protocol Command: Sendable {
     /// The full help.
     var help: CommandHelp { get }
     /// Runs with parsed arguments and returns the exit code.
-    func run(_ arguments: ParsedArguments) async throws -> Int32
+    func run(_ arguments: ParsedArguments) async throws -> ExitCode
 }
 
 /// A command with subcommands, e.g. `devices`.

@@ -20,11 +20,17 @@ struct CommandInput {
         positional = try arguments.positionals(names, command: command.name).first ?? ""
     }
 
+    /// The positional argument percent-encoded as one path segment.
+    var pathSegment: String { ServiceClient.segment(positional) }
+
     func value(_ option: String) -> String? { arguments.value(option) }
 
     func has(_ flag: String) -> Bool { arguments.has(flag) }
 
     func required(_ option: String) throws(CLIError) -> String { try arguments.required(option, command: command) }
+
+    /// The value of `option`, which must be present, percent-encoded as one path segment.
+    func requiredSegment(_ option: String) throws(CLIError) -> String { ServiceClient.segment(try required(option)) }
 
     func int(_ option: String) throws(CLIError) -> Int? { try arguments.int(option, command: command) }
 

@@ -61,7 +61,7 @@ struct MockAPNSCommand: Command {
             "pushctl mock-apns --write-credentials ./mock-creds   # then: send --direct --p8 ./mock-creds/AuthKey_MOCKKEY001.p8 --key-id MOCKKEY001 --team-id MOCKTEAM01 ...",
         ])
 
-    func run(_ arguments: ParsedArguments) async throws -> Int32 {
+    func run(_ arguments: ParsedArguments) async throws -> ExitCode {
         _ = try arguments.positionals([], command: name)
         let host = arguments.value("host") ?? "127.0.0.1"
         let port = try arguments.int("port", command: name) ?? 2197

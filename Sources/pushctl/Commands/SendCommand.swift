@@ -20,20 +20,7 @@ struct SendCommand: Command {
             .value("batch-size", "n", "Tokens per request with --tokens-file (default 5000)."),
             .flag("wait", "Wait for APNs and print each token's outcome (service)."),
             .flag("direct", "Send straight to APNs, without push-server."),
-            .value("cert", "file.p12", "Client certificate (--direct)."),
-            .value("p8", "file.p8", "APNs signing key for token auth, instead of --cert (--direct)."),
-            .value("key-id", "id", "The .p8 key's 10-character key id (with --p8)."),
-            .value("team-id", "id", "Your 10-character team id (with --p8)."),
-            .value("password-file", "file", "File holding the .p12 password (else $PUSHCTL_P12_PASSWORD)."),
-            .choice("env", ["production", "development"], "Which APNs to send to (--direct)."),
-            .value("host", "host", "Custom APNs host, e.g. a mock (--direct)."),
-            .value("port", "port", "Custom APNs port (--direct)."),
-            .value("ca", "pem", "CA to trust for the custom host (--direct)."),
-            .url(
-                "proxy", "url",
-                "Reach APNs through http://host:port (CONNECT) or socks5://host:port (--direct; add ?nodelay=1 for a proxy that relays at once, see docs/OPERATING.md); a proxy URL with user and password goes in $PUSHCTL_PROXY.",
-                passwordFrom: "the PUSHCTL_PROXY environment variable"),
-        ] + ServiceClient.specs + PushOptions.specs,
+        ] + DirectSend.options + ServiceClient.specs + PushOptions.specs,
         examples: [
             "pushctl send --user alice --title 'Woof' --body 'Someone dropped their profile' --wait",
             "pushctl send --tokens-file tokens.txt --body 'Park meetup at 5' --output json",
@@ -42,7 +29,7 @@ struct SendCommand: Command {
             "pushctl send --direct --p8 ./creds/AuthKey_MOCKKEY001.p8 --key-id MOCKKEY001 --team-id MOCKTEAM01 --topic com.sniffmeet.app --host 127.0.0.1 --port 2197 --ca ./creds/ca.pem --token <hex> --body Hi",
         ])
 
-    func run(_ arguments: ParsedArguments) async throws -> Int32 {
+    func run(_ arguments: ParsedArguments) async throws -> ExitCode {
         let format = try CommandInput(arguments, for: self).format
         let push = try PushOptions(arguments, command: name)
         if arguments.has("direct") {
@@ -51,8 +38,8 @@ struct SendCommand: Command {
             }
             return try await DirectSend(arguments, command: name).run(push, format: format)
         }
-        for flag in ["cert", "p8", "key-id", "team-id", "password-file", "env", "host", "port", "ca", "proxy"] where arguments.value(flag) != nil {
-            throw CLIError.usage("--\(flag) only applies with --direct", command: name)
+        for option in DirectSend.options where arguments.value(option.name) != nil {
+            throw CLIError.usage("--\(option.name) only applies with --direct", command: name)
         }
         return try await ServiceSend(arguments, command: name, format: format).run(push)
     }

@@ -13,7 +13,7 @@ struct StatusCommand: Command {
         options: ServiceClient.specs,
         examples: ["pushctl status", "PUSHCTL_URL=http://10.0.0.5:8080 pushctl status --output json"])
 
-    func run(_ arguments: ParsedArguments) async throws -> Int32 {
+    func run(_ arguments: ParsedArguments) async throws -> ExitCode {
         let output = try CommandInput(arguments, for: self).format
         let client = try ServiceClient(arguments)
         let health = try await client.send("GET", "/healthz", check: false)
@@ -36,7 +36,7 @@ struct StatusCommand: Command {
             if let apps = health.json?["apps"]?.arrayValue, !apps.isEmpty {
                 Console.out("")
                 Console.table(
-                    ["APP", "TOPICS", "CREDENTIAL", "PRODUCTION", "DEVELOPMENT", "EXPIRES", "RELOAD ERROR"], apps.map(AppsListCommand.row))
+                    ["APP", "TOPICS", "CREDENTIAL", "PRODUCTION", "DEVELOPMENT", "EXPIRES", "RELOAD ERROR"], apps.map(ServiceCall.appRow))
             }
             if !summary.isEmpty {
                 Console.out("")

@@ -11,7 +11,7 @@ struct VersionCommand: Command {
             options: OutputFormat.specs, examples: ["pushctl version", "pushctl version --output yaml"])
     }
 
-    func run(_ arguments: ParsedArguments) async throws -> Int32 {
+    func run(_ arguments: ParsedArguments) async throws -> ExitCode {
         try CommandInput(arguments, for: self).format.print(["name": "pushctl", "version": .string(PushCtl.version)]) {
             Console.out("pushctl \(PushCtl.version)")
         }

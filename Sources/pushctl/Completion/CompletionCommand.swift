@@ -16,7 +16,7 @@ struct CompletionCommand: Command {
             "pushctl completion zsh > \"${fpath[1]}/_pushctl\"     # zsh, with compinit",
         ])
 
-    func run(_ arguments: ParsedArguments) async throws -> Int32 {
+    func run(_ arguments: ParsedArguments) async throws -> ExitCode {
         let shell = try arguments.positionals(["shell"], command: name)[0]
         switch shell {
         case "bash": Console.outRaw(BashCompletion.script(PushCtl.commands))

@@ -48,7 +48,7 @@ struct ServiceSend {
         client = try ServiceClient(arguments)
     }
 
-    func run(_ push: PushOptions) async throws -> Int32 {
+    func run(_ push: PushOptions) async throws -> ExitCode {
         switch recipients {
         case .user(let user):
             var body = push.requestMembers
@@ -69,7 +69,7 @@ struct ServiceSend {
 
     private var path: String { wait ? "/v1/pushes?wait=true" : "/v1/pushes" }
 
-    private func single(_ body: [String: JSONValue]) async throws -> Int32 {
+    private func single(_ body: [String: JSONValue]) async throws -> ExitCode {
         let response = try await client.send("POST", path, body: .object(body))
         PushOutput.print(response, format: format, waited: wait)
         return PushOutput.exitCode(response)
@@ -138,7 +138,7 @@ enum PushOutput {
     }
 
     /// 2 when a notification ended rejected, failed or expired, else 0.
-    static func exitCode(_ response: ServiceClient.Response) -> Int32 {
+    static func exitCode(_ response: ServiceClient.Response) -> ExitCode {
         PushTally(response.json).undelivered > 0 ? ExitCode.rejected : ExitCode.ok
     }
 

@@ -1,15 +1,14 @@
-import APNSCore
 import ArgumentParsing
 import JSON
 
-/// `pushctl users put`: PUT /v1/users/{id}.
-struct UsersPutCommand: ServiceCommand {
-    let name = "users put"
-    let summary = "Create or update a user's profile card."
-    let help = CommandHelp(
+/// `pushctl users`: profile cards.
+extension ServiceCall {
+    /// `pushctl users put`: PUT /v1/users/{id}.
+    static let usersPut = ServiceCall(
+        "users put", summary: "Create or update a user's profile card.",
         overview: "Create or update a user's profile card (PUT /v1/users/{id}).",
         usage: ["pushctl users put <id> --name N --dog-name N [--breed B] [--age N] [--bio TEXT] [--image-url URL]"],
-        arguments: [("<id>", "The user id.")],
+        argument: ("<id>", "The user id."),
         options: [
             .value("name", "text", "The owner's name (required)."),
             .value("dog-name", "text", "The dog's name (required; the card is replaced whole)."),
@@ -17,21 +16,22 @@ struct UsersPutCommand: ServiceCommand {
             .value("age", "n", "The dog's age in years."),
             .value("bio", "text", "A short introduction."),
             .value("image-url", "url", "Profile image URL."),
-        ] + ServiceClient.specs,
-        examples: ["pushctl users put alice --name Alice --dog-name Bori --breed Jindo --age 3"])
-
-    func request(_ input: CommandInput) throws(CLIError) -> ServiceClient.Request {
+        ],
+        examples: ["pushctl users put alice --name Alice --dog-name Bori --breed Jindo --age 3"],
+        table: .line { response, input in "\(response.status == 201 ? "created" : "updated") user \(input.positional)" }
+    ) { input throws(CLIError) in
         var body: [String: JSONValue] = ["name": .string(try input.required("name")), "dog_name": .string(try input.required("dog-name"))]
         for (flag, key) in [("breed", "breed"), ("bio", "bio"), ("image-url", "image_url")] {
             if let value = input.value(flag) { body[key] = .string(value) }
         }
         if let age = try input.int("age") { body["age"] = .int(Int64(age)) }
-        return ServiceClient.Request(method: "PUT", path: "/v1/users/\(ServiceClient.segment(input.positional))", body: .object(body))
+        return .put("/v1/users/\(input.pathSegment)", .object(body))
     }
 
-    func show(_ response: ServiceClient.Response, _ input: CommandInput) {
-        ServiceOutput.print(response, format: input.format) {
-            Console.out("\(response.status == 201 ? "created" : "updated") user \(input.positional)")
-        }
-    }
+    /// `pushctl users get`: GET /v1/users/{id}.
+    static let usersGet = ServiceCall(
+        "users get", summary: "Show a user's profile card.", overview: "Show a user's profile card (GET /v1/users/{id}).",
+        usage: ["pushctl users get <id> [--output table|json|yaml]"], argument: ("<id>", "The user id."),
+        examples: ["pushctl users get alice"]
+    ) { input in .get("/v1/users/\(input.pathSegment)") }
 }
