@@ -32,7 +32,10 @@ struct APNSBroadcastModelTests {
             (APNSBroadcast(bundleID: "com.x", channelID: channel, expiration: .at(epochSeconds: -5), payload: body), .badExpirationDate),
             (APNSBroadcast(bundleID: "com.x", channelID: channel, payload: [UInt8]()), .payloadEmpty),
             (APNSBroadcast(bundleID: "com.x", channelID: channel, payload: [UInt8](repeating: 32, count: 5121)), .payloadTooLarge),
-            (APNSBroadcast(bundleID: "com.x", channelID: channel, payload: Array(#"{"aps":{"timestamp":1,"event":"start"}}"#.utf8)), .badRequestPayload),
+            (
+                APNSBroadcast(bundleID: "com.x", channelID: channel, payload: Array(#"{"aps":{"timestamp":1,"event":"start"}}"#.utf8)),
+                .badRequestPayload
+            ),
         ])
     func validation(_ broadcast: APNSBroadcast, reason: APNSRejectionReason) {
         #expect(broadcast.validate()?.reason == reason)
@@ -45,7 +48,8 @@ struct APNSBroadcastModelTests {
         #expect(later.validate(storagePolicy: .noMessageStored)?.reason == .badExpirationDate)
         #expect(later.validate(storagePolicy: .mostRecentMessageStored) == nil)
         #expect(later.validate() == nil)
-        let full = APNSBroadcast(bundleID: "com.x", channelID: Self.channel, payload: Self.body + [UInt8](repeating: 32, count: 5120 - Self.body.count))
+        let full = APNSBroadcast(
+            bundleID: "com.x", channelID: Self.channel, payload: Self.body + [UInt8](repeating: 32, count: 5120 - Self.body.count))
         #expect(full.validate() == nil)
         #expect(APNSMessageStoragePolicy.allCases.map(\.rawValue) == [0, 1])
     }

@@ -61,7 +61,9 @@ let broadcastReasonCases: [BroadcastReasonCase] = [
     },
     BroadcastReasonCase(reason: .payloadEmpty) { fixture, channel in try await fixture.push.send(broadcast(channel, payload: [])) },
     BroadcastReasonCase(reason: .payloadTooLarge) { fixture, channel in
-        let padded = Array(#"{"aps":{"timestamp":1685952000,"event":"update","content-state":{"x":""#.utf8) + [UInt8](repeating: 97, count: 5100) + Array(#""}}}"#.utf8)
+        let padded =
+            Array(#"{"aps":{"timestamp":1685952000,"event":"update","content-state":{"x":""#.utf8) + [UInt8](repeating: 97, count: 5100)
+            + Array(#""}}}"#.utf8)
         return try await fixture.push.send(broadcast(channel, payload: padded))
     },
     BroadcastReasonCase(reason: .badRequestPayload) { fixture, channel in

@@ -42,7 +42,9 @@ struct ChannelCommandTests {
         #expect(apple.status == 0, "\(apple.stderr)")
         #expect(apple.stdout.contains(#""only_at_apple":[]"#) && apple.stdout.contains(#""only_stored":[]"#), "\(apple.stdout)")
         let reconciled = try PushCtlProcess.run(["channels", "reconcile", "--environment", "development", "--strays", "delete"], environment: env)
-        #expect(reconciled.status == 0 && reconciled.stdout.contains("adopted 0, deleted at Apple 0, forgotten 0"), "\(reconciled.stdout)\(reconciled.stderr)")
+        #expect(
+            reconciled.status == 0 && reconciled.stdout.contains("adopted 0, deleted at Apple 0, forgotten 0"),
+            "\(reconciled.stdout)\(reconciled.stderr)")
         let usage = try PushCtlProcess.run(["broadcast", "--channel", id], environment: env)
         #expect(usage.status == 64 && usage.stderr.contains("--content-state"))
         // --payload meets the service's and the mock's rule before any request: no start on a channel.

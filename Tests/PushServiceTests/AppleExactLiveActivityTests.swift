@@ -1,14 +1,15 @@
 import APNS
 import APNSCore
-import EmbeddedAPNS
 import APNSMock
+import EmbeddedAPNS
 import Foundation
 import JSON
-@testable import PushService
 import PushStore
 import PushTLS
 import PushTLSTesting
 import Testing
+
+@testable import PushService
 
 /// Live Activity pushes and broadcasts checked byte for byte against Apple's pages: [A] "Starting and
 /// updating Live Activities with ActivityKit push notifications" (headers `apns-push-type: liveactivity`,
@@ -58,7 +59,11 @@ struct AppleExactLiveActivityTests {
             let bare = ServiceHarness.randomToken()
             let suffixed = ServiceHarness.randomToken()
             try await register(
-                harness, ["token": .string(bare), "user_id": "ana", "environment": "development", "kind": "push_to_start", "attributes_type": "WalkAttributes"])
+                harness,
+                [
+                    "token": .string(bare), "user_id": "ana", "environment": "development", "kind": "push_to_start",
+                    "attributes_type": "WalkAttributes",
+                ])
             try await register(
                 harness,
                 [
@@ -120,12 +125,15 @@ struct AppleExactLiveActivityTests {
             let token = ServiceHarness.randomToken()
             try await register(harness, ["token": .string(token), "user_id": "ana", "environment": "development"])
             let pushed = try await harness.client.send(
-                "POST", "/v1/pushes?wait=true", json: ["tokens": [.string(token)], "alert": ["title": "Rex", "body": "wants a walk"], "sound": "default"])
+                "POST", "/v1/pushes?wait=true",
+                json: ["tokens": [.string(token)], "alert": ["title": "Rex", "body": "wants a walk"], "sound": "default"])
             #expect(pushed.status == 200, "\(pushed.text)")
             let device = try #require(harness.mock.records(matching: MockAPNSRecordFilter(token: token)).first)
             let headers = apnsHeaders(device)
             // No apns-priority: APNs then sends at 10 ("Sending notification requests to APNs").
-            #expect(headers["apns-push-type"] == "alert" && headers["apns-topic"] == ServiceHarness.topic && headers["apns-priority"] == nil, "\(headers)")
+            #expect(
+                headers["apns-push-type"] == "alert" && headers["apns-topic"] == ServiceHarness.topic && headers["apns-priority"] == nil, "\(headers)"
+            )
             #expect(String(decoding: device.payload, as: UTF8.self) == #"{"aps":{"alert":{"body":"wants a walk","title":"Rex"},"sound":"default"}}"#)
 
             let id = try await harness.createChannel(policy: 0)
@@ -168,7 +176,13 @@ struct AppleExactLiveActivityTests {
             let path = "/v1/channels/\(ChannelHarness.pathID(id))/broadcasts"
             let now = JSONValue.int(Int64(Date().timeIntervalSince1970))
             let refused: [(JSONValue, String)] = [
-                (["aps": ["timestamp": now, "event": "start", "content-state": ["km": 1], "attributes-type": "WalkAttributes", "attributes": [:]]], "start"),
+                (
+                    [
+                        "aps": [
+                            "timestamp": now, "event": "start", "content-state": ["km": 1], "attributes-type": "WalkAttributes", "attributes": [:],
+                        ]
+                    ], "start"
+                ),
                 (["aps": ["timestamp": now, "content-state": ["km": 1]]], "aps.event is required"),
                 (["aps": ["event": "update", "content-state": ["km": 1]]], "aps.timestamp is required"),
                 (["aps": ["timestamp": "soon", "event": "update", "content-state": ["km": 1]]], "aps.timestamp must be"),
@@ -180,10 +194,12 @@ struct AppleExactLiveActivityTests {
                 #expect(answer.status == 400 && answer.errorCode == "invalid_field", "\(payload): \(answer.text)")
                 #expect(answer.errorMessage?.contains(message) == true, "\(payload): \(answer.text)")
             }
-            let lowPriority = try await harness.client.send("POST", path, json: ["payload": ["aps": ["timestamp": now, "event": "end"]], "priority": 1])
+            let lowPriority = try await harness.client.send(
+                "POST", path, json: ["payload": ["aps": ["timestamp": now, "event": "end"]], "priority": 1])
             #expect(lowPriority.status == 400 && lowPriority.errorMessage == "priority: must be 10 or 5", "\(lowPriority.text)")
             // An end may leave content-state out; priority 5 is fine.
-            let end = try await harness.client.send("POST", path + "?wait=true", json: ["payload": ["aps": ["timestamp": now, "event": "end"]], "priority": 5])
+            let end = try await harness.client.send(
+                "POST", path + "?wait=true", json: ["payload": ["aps": ["timestamp": now, "event": "end"]], "priority": 5])
             #expect(end.status == 200 && end.json?["notifications"]?[0]?["state"]?.stringValue == "accepted", "\(end.text)")
             #expect(harness.mock.broadcasts(channelID: APNSChannelID(id)).count == 1)
 
@@ -215,7 +231,11 @@ struct AppleExactLiveActivityTests {
 
             let token = ServiceHarness.randomToken()
             try await register(
-                harness, ["token": .string(token), "user_id": "ana", "environment": "development", "kind": "push_to_start", "attributes_type": "WalkAttributes"])
+                harness,
+                [
+                    "token": .string(token), "user_id": "ana", "environment": "development", "kind": "push_to_start",
+                    "attributes_type": "WalkAttributes",
+                ])
             let start = try await harness.client.send(
                 "POST", "/v1/live-activities",
                 json: [
@@ -238,7 +258,11 @@ struct AppleExactLiveActivityTests {
         try await ChannelHarness.run { harness in
             let token = ServiceHarness.randomToken()
             try await register(
-                harness, ["token": .string(token), "user_id": "ana", "environment": "development", "kind": "push_to_start", "attributes_type": "WalkAttributes"])
+                harness,
+                [
+                    "token": .string(token), "user_id": "ana", "environment": "development", "kind": "push_to_start",
+                    "attributes_type": "WalkAttributes",
+                ])
             let base: [String: JSONValue] = [
                 "user_id": "ana", "attributes-type": "WalkAttributes", "attributes": ["dog": "Rex"], "content-state": ["km": 0],
                 "alert": ["title": "Walk"], "input-push-channel": "dHN0LXNyY2gtY2hubA==",
@@ -274,7 +298,8 @@ struct AppleExactLiveActivityTests {
         let certificateClient = try APNSClient(
             configuration: APNSClientConfiguration(
                 credentials: .identity(try credential.identity()),
-                environment: .custom(host: "127.0.0.1", port: certificateMock.port, isDevelopment: true), trustedCAPEM: certificateMock.credentials.caPEM))
+                environment: .custom(host: "127.0.0.1", port: certificateMock.port, isDevelopment: true),
+                trustedCAPEM: certificateMock.credentials.caPEM))
         let refused = try await certificateClient.send(notification)
         #expect(refused.rejection?.reason == .topicDisallowed, "\(refused)")
         var alert = notification
@@ -315,7 +340,10 @@ struct AppleExactLiveActivityTests {
         func start(_ user: String) async throws -> TestHTTPClient.Response {
             try await client.send(
                 "POST", "/v1/live-activities?wait=true",
-                json: ["user_id": .string(user), "attributes-type": "WalkAttributes", "attributes": [:], "content-state": ["km": 0], "alert": ["title": "Walk"]])
+                json: [
+                    "user_id": .string(user), "attributes-type": "WalkAttributes", "attributes": [:], "content-state": ["km": 0],
+                    "alert": ["title": "Walk"],
+                ])
         }
         let sniffmeet = try await start("ana")
         #expect(sniffmeet.status == 200 && sniffmeet.json?["notifications"]?[0]?["state"]?.stringValue == "accepted", "\(sniffmeet.text)")
@@ -329,7 +357,8 @@ struct AppleExactLiveActivityTests {
         try await ChannelHarness.run { harness in
             let token = ServiceHarness.randomToken()
             try await register(
-                harness, ["token": .string(token), "user_id": "ana", "environment": "development", "kind": "live_activity", "activity_id": "walk-wait"])
+                harness,
+                ["token": .string(token), "user_id": "ana", "environment": "development", "kind": "live_activity", "activity_id": "walk-wait"])
             let update = try await harness.client.send("POST", "/v1/live-activities/walk-wait/update?wait=true", json: ["content-state": ["km": 1]])
             #expect(update.status == 200, "\(update.text)")
             #expect(update.json?["notifications"]?[0]?["state"]?.stringValue == "accepted", "\(update.text)")

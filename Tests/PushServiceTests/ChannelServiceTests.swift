@@ -63,7 +63,11 @@ struct ChannelServiceTests {
             let expiring = try await harness.client.send(
                 "POST", "/v1/channels/\(ChannelHarness.pathID(id))/broadcasts", json: .object(stored))
             #expect(expiring.status == 422 && expiring.errorCode == "invalid_expiration")
-            let big: JSONValue = ["payload": ["aps": ["timestamp": 1_685_952_000, "event": "update", "content-state": ["x": .string(String(repeating: "a", count: 6000))]]]]
+            let big: JSONValue = [
+                "payload": [
+                    "aps": ["timestamp": 1_685_952_000, "event": "update", "content-state": ["x": .string(String(repeating: "a", count: 6000))]]
+                ]
+            ]
             let tooLarge = try await harness.client.send("POST", "/v1/channels/\(ChannelHarness.pathID(id))/broadcasts", json: big)
             #expect(tooLarge.status == 413 && tooLarge.errorCode == "payload_too_large", "\(tooLarge.text)")
             #expect(tooLarge.errorMessage?.hasSuffix("a broadcast takes at most 5120") == true, "\(tooLarge.text)")
