@@ -10,6 +10,9 @@ public enum APNSLiveActivityRules {
     /// value for the `apns-priority` header field to `5` or `10`".
     public static let priorities: Set<Priority> = [.immediately, .consideringDevicePower]
 
+    /// The largest integer every JSON reader holds exactly (2^53 − 1).
+    static let maxJSONInteger: Int64 = 9_007_199_254_740_991
+
     /// What is wrong with a broadcast body as a Live Activity update or end on a channel, or nil when
     /// it is one. A broadcast carries a JSON object whose `aps` has:
     /// - `event`: `update` or `end` (a channel cannot `start` an activity);
@@ -35,7 +38,10 @@ public enum APNSLiveActivityRules {
             return "aps.event must be update or end"
         }
         guard let timestamp = aps["timestamp"] else { return "aps.timestamp is required (seconds since 1970)" }
-        guard let seconds = timestamp.int64Value, seconds >= 0 else { return "aps.timestamp must be seconds since 1970" }
+        // 0 … 2^53 − 1: the integers every JSON reader holds exactly.
+        guard let seconds = timestamp.int64Value, (0...maxJSONInteger).contains(seconds) else {
+            return "aps.timestamp must be seconds since 1970"
+        }
         if let state = aps["content-state"] {
             guard case .object = state else { return "aps.content-state must be a JSON object" }
         } else if event.stringValue == APNSPayload.LiveActivity.Event.update.rawValue {

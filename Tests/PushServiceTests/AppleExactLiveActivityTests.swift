@@ -186,6 +186,7 @@ struct AppleExactLiveActivityTests {
                 (["aps": ["timestamp": now, "content-state": ["km": 1]]], "aps.event is required"),
                 (["aps": ["event": "update", "content-state": ["km": 1]]], "aps.timestamp is required"),
                 (["aps": ["timestamp": "soon", "event": "update", "content-state": ["km": 1]]], "aps.timestamp must be"),
+                (["aps": ["timestamp": 9_007_199_254_740_992, "event": "end"]], "aps.timestamp must be"),
                 (["aps": ["timestamp": now, "event": "update"]], "aps.content-state is required"),
                 (["aps": ["timestamp": now, "event": "update", "content-state": [1]]], "aps.content-state must be"),
             ]

@@ -86,6 +86,11 @@ struct ChannelServiceTests {
             #expect(before.status == 200, "\(before.text)")
             #expect(before.json?["channels"] == [["id": .string(stray), "stored": false]], "\(before.text)")
             #expect(before.json?["only_at_apple"] == [.string(stray)] && before.json?["only_stored"] == [.string(lost)], "\(before.text)")
+            // The literal paths are theirs alone, not also /v1/channels/{id}: 405 lists only their methods.
+            let options = try await harness.client.send("DELETE", "/v1/channels/apple")
+            #expect(options.status == 405 && options.errorMessage == "allowed: GET", "\(options.text)")
+            let reconcileGet = try await harness.client.send("GET", "/v1/channels/reconcile")
+            #expect(reconcileGet.status == 405 && reconcileGet.errorMessage == "allowed: POST", "\(reconcileGet.text)")
             let missing = try await harness.client.send("GET", "/v1/channels/apple")
             #expect(missing.status == 400 && missing.errorCode == "invalid_query", "\(missing.text)")
 
