@@ -21,8 +21,16 @@ DEB_PACKAGES += postgresql libpq-dev
 PKG_MODULES += libpq
 TOOLS += psql
 DEP_FILES += /usr/lib/postgresql/15/bin/initdb /usr/lib/postgresql/15/bin/pg_ctl /usr/lib/postgresql/15/bin/postgres
+# The web console's browser test: Debian's Chromium and its driver (Selenium is given /usr/bin/chromedriver).
+DEB_PACKAGES += chromium chromium-driver
+TOOLS += chromium chromedriver
+# make deb: the static link of pushctl takes Foundation's URLSession, which needs libcurl; dpkg-shlibdeps
+# (dpkg-dev) derives Depends, help2man the man pages; make deb-test runs lintian and file on the package.
+DEB_PACKAGES += libcurl4-openssl-dev dpkg-dev help2man lintian file
+PKG_MODULES += libcurl
+TOOLS += dpkg-shlibdeps help2man lintian file
 
-.PHONY: deps conformance-tools lint format build release run cluster test test-tools test-examples bench bench-profile chaos chaos-goaway chaos-cluster sanitize sanitize-address sanitize-thread fuzz clean
+.PHONY: deps deb deb-test conformance-tools client-tools console-tools lint format build release run cluster test test-tools test-examples bench bench-profile chaos chaos-goaway chaos-cluster sanitize sanitize-address sanitize-thread fuzz clean
 
 ## deps: install the Debian packages that are missing (apt-get as root, otherwise print the command), and
 ## the system account the SOCKS5 proxy tests authenticate as (Tests/Proxies/socks-test-user.sh, as root)
@@ -59,6 +67,7 @@ run: deps
 	$(SWIFT) build -c release --product push-server
 	$(SWIFT) build -c release --product pushctl
 	@echo "pushctl is at ./.build/release/pushctl"
+	@echo "the web console will be at http://127.0.0.1:8080/console (sign in with the API key printed below)"
 	./.build/release/push-server --embedded --data-dir ./var
 
 ## cluster: a local PostgreSQL, three push-server instances on it (each with the embedded mock APNs) and
@@ -79,12 +88,28 @@ KALYKE_VERSION := 1.5.0
 TEST_DEADLINE ?= 300
 RUN_DEADLINE ?= 1200
 EXAMPLES_DEADLINE ?= 600
-test: deps conformance-tools lint test-tools
+test: deps conformance-tools client-tools console-tools lint test-tools
 	$(SWIFT) build --build-tests
 	python3 Tests/deadline.py --per-test $(TEST_DEADLINE) --total $(RUN_DEADLINE) --report .build/slowest-tests.txt -- \
 	  $(SWIFT) test --skip-build --no-parallel
 	@timeout --foreground -k 10 $(EXAMPLES_DEADLINE) $(MAKE) --no-print-directory test-examples || \
 	  { status=$$?; [ $$status -eq 124 ] && echo "test-examples: stopped after $(EXAMPLES_DEADLINE) s"; exit $$status; }
+
+## deb: push-server_<version>_<arch>.deb in .build/deb/package (deploy/debian/build.sh): push-server and
+## pushctl built in release with the Swift runtime and Foundation linked in (--static-swift-stdlib) and
+## stripped, the systemd unit, /etc/push-server/push-server.env as a conffile, man pages from --help,
+## bash and zsh completions; Depends from dpkg-shlibdeps. The version is the one the binaries print.
+DEB_SCRATCH := .build/deb
+deb: deps
+	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(DEB_SCRATCH) --product push-server
+	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(DEB_SCRATCH) --product pushctl
+	./deploy/debian/build.sh $(DEB_SCRATCH)/release $(DEB_SCRATCH)/package
+
+## deb-test: make deb, then deploy/debian/test.sh (as root): one version, nothing from the toolchain (ldd,
+## and a run with its directory hidden), lintian, and apt-get install, a push through pushctl as an
+## unprivileged user and apt-get purge in a throwaway overlay of this system. A step of .ci/run after make test.
+deb-test: deb
+	./deploy/debian/test.sh "$$(ls $(DEB_SCRATCH)/package/push-server_*.deb)" docs/OPERATING.md
 
 ## test-tools: the tests of the Python tools the suite and the bench rely on (Tests/*.py, bench/*.py)
 test-tools:
@@ -121,6 +146,25 @@ conformance-tools:
 	  echo "conformance-tools: installing kalyke-apns $(KALYKE_VERSION) into $(CONFORMANCE_VENV)"; \
 	  { [ -x $(CONFORMANCE_VENV)/bin/pip ] || python3 -m venv $(CONFORMANCE_VENV); } && \
 	  $(CONFORMANCE_VENV)/bin/pip install -q "kalyke-apns==$(KALYKE_VERSION)" && touch $(CONFORMANCE_VENV)/.kalyke-apns-$(KALYKE_VERSION); \
+	fi
+
+## client-tools: openapi-python-client (pinned) in .build/client-venv for the generated-client tests
+## (Tests/PushCtlTests/GeneratedClientTests.swift: Python clients from docs/openapi.yaml and docs/mock-control.yaml)
+CLIENT_VENV := .build/client-venv
+OPENAPI_PYTHON_CLIENT_VERSION := 0.29.1
+client-tools:
+	@if ! $(CLIENT_VENV)/bin/openapi-python-client --version 2>/dev/null | grep -q "$(OPENAPI_PYTHON_CLIENT_VERSION)"; then \
+	  echo "client-tools: installing openapi-python-client $(OPENAPI_PYTHON_CLIENT_VERSION) into $(CLIENT_VENV)"; \
+	  python3 -m venv $(CLIENT_VENV) && $(CLIENT_VENV)/bin/pip install -q "openapi-python-client==$(OPENAPI_PYTHON_CLIENT_VERSION)"; \
+	fi
+
+## console-tools: Selenium (pinned) in .build/console-venv for the web console's browser test
+CONSOLE_VENV := .build/console-venv
+SELENIUM_VERSION := 4.27.1
+console-tools:
+	@if ! $(CONSOLE_VENV)/bin/python -c 'import selenium, sys; sys.exit(selenium.__version__ != "$(SELENIUM_VERSION)")' 2>/dev/null; then \
+	  echo "console-tools: installing selenium $(SELENIUM_VERSION) into $(CONSOLE_VENV)"; \
+	  python3 -m venv $(CONSOLE_VENV) && $(CONSOLE_VENV)/bin/pip install -q "selenium==$(SELENIUM_VERSION)"; \
 	fi
 
 ## bench: benchmarks side by side with h2load, nghttpd and a peer client; writes bench/results.json, bench/summary.md

@@ -117,7 +117,8 @@ let package = Package(
         // `make fuzz` builds them with libFuzzer (-sanitize=fuzzer and -D FUZZING) and fuzzes them.
         .target(name: "FuzzSupport", dependencies: ["JSON"], path: "Fuzz/Support", swiftSettings: strict),
         .executableTarget(
-            name: "fuzz-requests", dependencies: ["JSON", "FuzzSupport", "PushHTTP", "PushHTTP1", "PushService", "PushStore", "APNSCore"],
+            name: "fuzz-requests",
+            dependencies: ["JSON", "FuzzSupport", "PushHTTP", "PushHTTP1", "ProfileDrop", "PushService", "PushStore", "APNSCore"],
             path: "Fuzz/RequestDecoding", swiftSettings: strict),
         .executableTarget(
             name: "fuzz-payload", dependencies: ["JSON", "FuzzSupport", "APNSCore"],

@@ -1,6 +1,7 @@
 import APNSCore
 import FuzzSupport
 import JSON
+import ProfileDrop
 import PushHTTP
 import PushHTTP1
 import PushService

@@ -1,14 +1,15 @@
 /// The OPTIONS part of a help text, in one layout for every program: the option (with its alias and
 /// placeholder) in a left column, its help beside it, wrapped to the width.
 public enum OptionHelp {
-    /// The rows of `options` (refused ones left out) and `-h, --help`, as lines.
-    public static func lines(_ options: [OptionSpec], width: Int = 110) -> [String] {
+    /// The rows of `options` (refused ones left out), then `extra` (options the program reads before
+    /// parsing, such as `--version`) and `-h, --help`, as lines.
+    public static func lines(_ options: [OptionSpec], extra: [(String, String)] = [], width: Int = 110) -> [String] {
         let rows =
             options.filter(\.isListed).map { spec -> (String, String) in
                 let alias = spec.short.map { "-\($0), " } ?? ""
                 let left = alias + "--\(spec.name)" + (spec.value.map { " <\($0)>" } ?? "")
                 return (left, spec.help + (spec.repeatable ? " (repeatable)" : ""))
-            } + [("-h, --help", "Show this help.")]
+            } + extra + [("-h, --help", "Show this help.")]
         return columns(rows, width: width)
     }
 

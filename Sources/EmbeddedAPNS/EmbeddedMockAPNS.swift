@@ -21,12 +21,25 @@ public struct EmbeddedMockAPNS: EmbeddedAPNSProvider {
     /// Generates the credentials under `dataDirectory/credentials` and starts both mocks on 127.0.0.1.
     public func start(dataDirectory: String, topic: String?) throws -> EmbeddedAPNSServers {
         let servers = try EmbeddedMockServers(dataDirectory: dataDirectory, bundleID: topic ?? Self.defaultTopic)
+        let mocks = [("sniffmeet", servers.mock), ("dogwalk", servers.certificateMock)]
+        let view = ConsoleMockView(
+            controls: [("sniffmeet", servers.control.url), ("dogwalk", servers.certificateControl.url)],
+            records: {
+                mocks.flatMap { app, mock in
+                    mock.records().map { record in
+                        ConsoleMockRecord(
+                            app: app, token: record.token, topic: record.topic, pushType: record.header("apns-push-type"),
+                            status: record.rejection.map { $0.status } ?? 200, reason: record.rejection?.reason.rawValue, time: record.time)
+                    }
+                }.sorted { $0.time < $1.time }
+            })
         return EmbeddedAPNSServers(
             apps: servers.apps,
             banner: [
                 "push-server is running with an embedded mock APNs (credentials in \(dataDirectory)/credentials)",
+                "mock control APIs: sniffmeet \(servers.control.url), dogwalk \(servers.certificateControl.url)",
                 "for two apps: sniffmeet (\(servers.apps[0].topic), .p8 token key) and dogwalk (\(servers.apps[1].topic), .p12 certificate).",
-            ], stop: { servers.stop() })
+            ], consoleView: view, stop: { servers.stop() })
     }
 }
 
@@ -39,6 +52,9 @@ struct EmbeddedMockServers: Sendable {
     /// The mocks' channel management listeners, so channels and broadcasts work without an Apple account.
     let channels: MockAPNSChannelServer
     let certificateChannels: MockAPNSChannelServer
+    /// The mocks' control APIs (docs/mock-control.yaml) on 127.0.0.1, so tests and people can program them.
+    let control: MockAPNSControlServer
+    let certificateControl: MockAPNSControlServer
     /// The generated certificate files (the second app's).
     let files: TestCredentialFiles
     /// The apps' settings.
@@ -65,6 +81,8 @@ struct EmbeddedMockServers: Sendable {
         mock = try MockAPNSServer(configuration: token.configuration)
         channels = try mock.startChannelServer(host: "127.0.0.1")
         certificateChannels = try certificateMock.startChannelServer(host: "127.0.0.1")
+        control = try mock.startControlServer(host: "127.0.0.1")
+        certificateControl = try certificateMock.startControlServer(host: "127.0.0.1")
         let keyPath = URL(fileURLWithPath: directory).appendingPathComponent("AuthKey_\(token.keyID).p8").path
         let tokenCAPath = URL(fileURLWithPath: directory).appendingPathComponent("token-ca.pem").path
         guard
@@ -95,6 +113,8 @@ struct EmbeddedMockServers: Sendable {
 
     /// Stops both mocks and their channel management listeners.
     func stop() {
+        control.stop()
+        certificateControl.stop()
         channels.stop()
         certificateChannels.stop()
         mock.stop()

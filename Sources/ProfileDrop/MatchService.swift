@@ -126,6 +126,6 @@ public actor MatchService {
         let found = try await users.users(ids: [first, second])
         guard let firstUser = found[first] else { throw MatchError.unknownUser(first) }
         guard let secondUser = found[second] else { throw MatchError.unknownUser(second) }
-        return [first: firstUser.card, second: secondUser.card]
+        return [first: try firstUser.card, second: try secondUser.card]
     }
 }

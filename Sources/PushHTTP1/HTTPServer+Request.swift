@@ -53,33 +53,7 @@ extension HTTPServer {
 
     /// Splits `a=1&b=x%20y` into decoded pairs (`+` counts as a space).
     static func parseQuery(_ text: String) -> [(name: String, value: String)] {
-        text.split(separator: "&", omittingEmptySubsequences: true).map { part in
-            let pieces = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = percentDecode(pieces[0])
-            let value = pieces.count > 1 ? percentDecode(pieces[1]) : ""
-            return (name, value)
-        }
-    }
-
-    /// Decodes `%XX` escapes and `+`; malformed escapes are kept as written.
-    static func percentDecode(_ text: Substring) -> String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.utf8.count)
-        var iterator = Array(text.utf8)[...]
-        while let byte = iterator.popFirst() {
-            if byte == UInt8(ascii: "+") {
-                bytes.append(UInt8(ascii: " "))
-            } else if byte == UInt8(ascii: "%"), iterator.count >= 2,
-                let high = HexDigit.value(iterator[iterator.startIndex]),
-                let low = HexDigit.value(iterator[iterator.startIndex + 1])
-            {
-                bytes.append(high << 4 | low)
-                iterator = iterator.dropFirst(2)
-            } else {
-                bytes.append(byte)
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        FormURLEncoding.pairs(text.utf8)
     }
 }
 

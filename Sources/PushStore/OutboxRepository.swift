@@ -34,6 +34,10 @@ public protocol OutboxRepository: Sendable {
     func depth() async throws -> Int
     /// When the oldest row still to be sent (queued or in flight) was enqueued; nil when none is.
     func oldestPendingEnqueuedAt() async throws -> Date?
+    /// The queued and in-flight rows per topic, with the oldest one's enqueue time, sorted by topic; topics
+    /// with nothing pending are left out. One grouped read of the pending rows only (those `pendingCounts()`
+    /// counts), no final row.
+    func pendingByTopic() async throws -> [OutboxTopicDepth]
     /// Deletes up to `limit` final rows (accepted, rejected, failed, expired) last changed before `date`,
     /// oldest first; returns how many. Retention calls it in batches until fewer than `limit` come back.
     @discardableResult

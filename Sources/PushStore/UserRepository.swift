@@ -1,9 +1,9 @@
 public import Foundation
 
-/// Users and their profile cards.
+/// Users and their profile cards, stored encoded (the profile-drop domain encodes and checks them).
 public protocol UserRepository: Sendable {
-    /// Creates the user or replaces their card (keeping `createdAt`); validates id and card first.
-    func put(id: String, card: ProfileCard, now: Date) async throws -> UserRecord
+    /// Creates the user or replaces their card (keeping `createdAt`); validates the id first.
+    func put(id: String, cardJSON: String, now: Date) async throws -> UserRecord
     /// The user with `id`, or nil.
     func user(id: String) async throws -> UserRecord?
     /// The users among `ids` that exist, by id, in one read (a profile drop reads both of its users).

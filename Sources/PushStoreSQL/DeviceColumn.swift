@@ -7,19 +7,6 @@ import SQLiteDriver
 /// The columns of `devices`, in SELECT order.
 enum DeviceColumn: Int32, StoreColumn {
     case token, topic, userID, environment, registeredAt, lastSeen, invalidatedAt, invalidReason
-
-    var expression: String {
-        switch self {
-        case .token: "token"
-        case .topic: "topic"
-        case .userID: "user_id"
-        case .environment: "environment"
-        case .registeredAt: "registered_at"
-        case .lastSeen: "last_seen"
-        case .invalidatedAt: "invalidated_at"
-        case .invalidReason: "invalid_reason"
-        }
-    }
 }
 
 extension DeviceRecord {

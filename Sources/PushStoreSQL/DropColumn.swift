@@ -7,19 +7,6 @@ import SQLiteDriver
 /// The columns of `drops`, in SELECT (and INSERT) order.
 enum DropColumn: Int32, StoreColumn {
     case id, initiatorID, peerID, state, createdAt, expiresAt, matchedAt, closedAt
-
-    var expression: String {
-        switch self {
-        case .id: "id"
-        case .initiatorID: "initiator_id"
-        case .peerID: "peer_id"
-        case .state: "state"
-        case .createdAt: "created_at"
-        case .expiresAt: "expires_at"
-        case .matchedAt: "matched_at"
-        case .closedAt: "closed_at"
-        }
-    }
 }
 
 extension DropRecord {

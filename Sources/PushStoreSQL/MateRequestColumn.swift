@@ -7,18 +7,6 @@ import SQLiteDriver
 /// The columns of `mate_requests`, in SELECT (and INSERT) order.
 enum MateRequestColumn: Int32, StoreColumn {
     case id, dropID, senderID, recipientID, state, createdAt, answeredAt
-
-    var expression: String {
-        switch self {
-        case .id: "id"
-        case .dropID: "drop_id"
-        case .senderID: "sender_id"
-        case .recipientID: "recipient_id"
-        case .state: "state"
-        case .createdAt: "created_at"
-        case .answeredAt: "answered_at"
-        }
-    }
 }
 
 extension MateRequestRecord {

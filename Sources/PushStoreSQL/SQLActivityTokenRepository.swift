@@ -98,28 +98,14 @@ struct SQLActivityTokenRepository<Database: SQLDatabase>: ActivityTokenRepositor
 
     /// See `ActivityTokenRepository.purgeRetired`.
     func purgeRetired(olderThan date: Date, limit: Int) async throws -> Int {
-        guard limit > 0 else { return 0 }
-        return try await database.onConnection { db in
-            let (key, columns) = db.dialect.rowKey(postgres: "token", "topic")
-            return try db.run(
-                """
-                DELETE FROM activity_tokens WHERE \(key) IN (SELECT \(columns) FROM activity_tokens
-                    WHERE retired_at IS NOT NULL AND retired_at < ?1 ORDER BY retired_at LIMIT ?2)
-                """, [.date(date), .integer(limit)])
-        }
+        try await database.purge(
+            "activity_tokens", key: "token", "topic", olderThan: date, by: "retired_at", where: "retired_at IS NOT NULL",
+            limit: limit)
     }
 
     /// See `ActivityTokenRepository.purgeBudget`.
     func purgeBudget(olderThan date: Date, limit: Int) async throws -> Int {
-        guard limit > 0 else { return 0 }
-        return try await database.onConnection { db in
-            let (key, columns) = db.dialect.rowKey(postgres: "seq")
-            return try db.run(
-                """
-                DELETE FROM activity_budget WHERE \(key) IN (SELECT \(columns) FROM activity_budget
-                    WHERE sent_at < ?1 ORDER BY sent_at LIMIT ?2)
-                """, [.date(date), .integer(limit)])
-        }
+        try await database.purge("activity_budget", key: "seq", olderThan: date, by: "sent_at", limit: limit)
     }
 }
 

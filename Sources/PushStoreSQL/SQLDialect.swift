@@ -85,7 +85,7 @@ enum SQLDialect: Sendable {
     /// What names one row of a table in a `DELETE … WHERE key IN (SELECT columns … LIMIT n)`: SQLite's
     /// `rowid`; on PostgreSQL, which has none, the table's key (`postgresKey`, e.g. `seq`, or `token` and
     /// `topic`), as `key` (`(token, topic)`) and as the `columns` the subquery selects (`token, topic`).
-    func rowKey(postgres postgresKey: String...) -> (key: String, columns: String) {
+    func rowKey(postgres postgresKey: [String]) -> (key: String, columns: String) {
         switch self {
         case .sqlite: ("rowid", "rowid")
         case .postgres:

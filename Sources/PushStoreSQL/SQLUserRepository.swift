@@ -9,29 +9,18 @@ struct SQLUserRepository<Database: SQLDatabase>: UserRepository {
     /// The columns of `users`, in SELECT order.
     enum Column: Int32, StoreColumn {
         case id, card, createdAt, updatedAt
-
-        var expression: String {
-            switch self {
-            case .id: "id"
-            case .card: "card"
-            case .createdAt: "created_at"
-            case .updatedAt: "updated_at"
-            }
-        }
     }
 
-    private static func record(_ row: some StoreRow) throws -> UserRecord {
+    private static func record(_ row: some StoreRow) -> UserRecord {
         UserRecord(
-            id: row.string(Column.id), card: try ProfileCard.decode(json: row.string(Column.card)),
+            id: row.string(Column.id), cardJSON: row.string(Column.card),
             createdAt: row.date(Column.createdAt), updatedAt: row.date(Column.updatedAt))
     }
 
-    /// See `UserRepository.put(id:card:now:)`: one upsert that gives back the stored row
+    /// See `UserRepository.put(id:cardJSON:now:)`: one upsert that gives back the stored row
     /// (`SQLSession.upsert`).
-    func put(id: String, card: ProfileCard, now: Date) async throws -> UserRecord {
+    func put(id: String, cardJSON json: String, now: Date) async throws -> UserRecord {
         try StoreValidation.userID(id)
-        try card.validate()
-        let json = card.encodedJSON()
         return try await database.onConnection { db in
             let stored = try db.upsert(
                 """

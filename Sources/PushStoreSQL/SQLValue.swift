@@ -1,7 +1,5 @@
 import Foundation
-import PostgresDriver
 import PushStore
-import SQLiteDriver
 
 /// A value bound to a shared statement (`SQLSession`), turned into the driver's own value when it runs.
 enum SQLValue: Sendable, Equatable {
@@ -21,19 +19,8 @@ enum SQLValue: Sendable, Equatable {
     /// A time as stored: milliseconds since 1970.
     static func date(_ value: Date) -> SQLValue { .integer(value.storeMillis) }
 
-    /// The value as SQLite binds it.
-    var sqlite: SQLiteValue {
-        switch self {
-        case .integer(let value): .integer(value)
-        case .text(let value): .text(value)
-        case .bytes(let value): .blob(value)
-        case .null: .null
-        case .textArray: preconditionFailure("SQLite takes no array parameters: list the values (SQLSession.inList)")
-        }
-    }
-
-    /// The value as PostgreSQL binds it.
-    var postgres: PostgresValue {
+    /// The value as a driver binds it.
+    func bound<Value: SQLDriverValue>() -> Value {
         switch self {
         case .integer(let value): .integer(value)
         case .text(let value): .text(value)

@@ -5,16 +5,6 @@ import PushStore
 /// The columns of `webhook_endpoints`, in SELECT (and INSERT) order.
 enum WebhookEndpointColumn: Int32, StoreColumn {
     case id, url, events, secret, source, createdAt
-    var expression: String {
-        switch self {
-        case .id: "id"
-        case .url: "url"
-        case .events: "events"
-        case .secret: "secret"
-        case .source: "source"
-        case .createdAt: "created_at"
-        }
-    }
 }
 
 extension WebhookEndpoint {

@@ -5,21 +5,6 @@ import PushStore
 /// The columns of `webhook_events`, in SELECT order.
 enum WebhookEventColumn: Int32, StoreColumn {
     case eventID, endpointID, type, body, state, attempts, nextAttemptAt, lastStatus, lastError, createdAt, updatedAt
-    var expression: String {
-        switch self {
-        case .eventID: "event_id"
-        case .endpointID: "endpoint_id"
-        case .type: "type"
-        case .body: "body"
-        case .state: "state"
-        case .attempts: "attempts"
-        case .nextAttemptAt: "next_attempt_at"
-        case .lastStatus: "last_status"
-        case .lastError: "last_error"
-        case .createdAt: "created_at"
-        case .updatedAt: "updated_at"
-        }
-    }
 }
 
 extension WebhookDelivery {

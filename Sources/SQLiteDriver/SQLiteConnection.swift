@@ -115,31 +115,26 @@ package final class SQLiteConnection {
 
     /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`, rolling back if it throws or the commit fails.
     package func transaction<T>(_ body: () throws -> T) throws -> T {
-        try run("BEGIN IMMEDIATE")
-        do {
-            let result = try body()
-            try run("COMMIT")
-            return result
-        } catch {
-            if inTransaction { _ = try? run("ROLLBACK") }
-            throw error
-        }
+        try enclosed(begin: "BEGIN IMMEDIATE", end: "COMMIT", undo: ["ROLLBACK"], body)
     }
 
     /// Runs `body` under a savepoint of the open transaction: its writes stay if it returns and are undone
     /// if it throws, and the transaction goes on either way (unless SQLite itself rolled it back, which
     /// `inTransaction` then shows).
     package func savepoint<T>(_ body: () throws -> T) throws -> T {
-        try run("SAVEPOINT grouped")
+        try enclosed(begin: "SAVEPOINT grouped", end: "RELEASE grouped", undo: ["ROLLBACK TO grouped", "RELEASE grouped"], body)
+    }
+
+    /// Runs `begin`, `body` and `end`; if `body` or `end` throws, runs the statements of `undo` (those of
+    /// a transaction still open: SQLite may have ended it already) and throws what was thrown.
+    private func enclosed<T>(begin: String, end: String, undo: [String], _ body: () throws -> T) throws -> T {
+        try run(begin)
         do {
             let result = try body()
-            try run("RELEASE grouped")
+            try run(end)
             return result
         } catch {
-            if inTransaction {
-                _ = try? run("ROLLBACK TO grouped")
-                _ = try? run("RELEASE grouped")
-            }
+            if inTransaction { for statement in undo { _ = try? run(statement) } }
             throw error
         }
     }
@@ -156,8 +151,9 @@ package final class SQLiteConnection {
         get throws { try query("PRAGMA user_version") { $0.int(at: 0) }.first ?? 0 }
     }
 
-    /// Applies the steps after the current `user_version`, each in its own transaction with its version bump.
-    package func migrate(_ steps: [SQLiteMigration]) throws {
+    /// Applies the steps after the current `user_version`, each in its own transaction with its version bump:
+    /// step *n* (its SQL; its name is for people reading the list) brings `user_version` to *n*.
+    package func migrate(_ steps: [(name: String, sql: String)]) throws {
         let current = try userVersion
         guard current <= steps.count else {
             throw SQLiteError(

@@ -3,7 +3,7 @@ import Foundation
 
 /// The `pushctl` entry point: finds the command, parses its arguments and maps errors to exit codes.
 enum PushCtl {
-    static let version = "0.1.0"
+    static let version = ProgramVersion.current
 
     static var commands: [CommandEntry] {
         [

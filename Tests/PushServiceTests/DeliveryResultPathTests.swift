@@ -49,6 +49,7 @@ struct DeliveryResultPathTests {
         func counts() async throws -> [OutboxState: Int] { await inner.counts() }
         func depth() async throws -> Int { await inner.depth() }
         func oldestPendingEnqueuedAt() async throws -> Date? { await inner.oldestPendingEnqueuedAt() }
+        func pendingByTopic() async throws -> [OutboxTopicDepth] { await inner.pendingByTopic() }
         func purge(olderThan date: Date, limit: Int) async throws -> Int { await inner.purge(olderThan: date, limit: limit) }
 
         /// Returns once `count` completions came in.

@@ -14,7 +14,7 @@ struct OutboxColumnTests {
     @Test("each case's offset is the result column of the same name")
     func offsetsMatchNames() throws {
         let database = try SQLiteConnection(path: ":memory:")
-        try database.migrate(SQLiteSchema.migrations)
+        try database.migrate(SQLiteSchema.migrations.map(\.step))
         let select = try database.statement(SQLiteOutboxColumn.select)
         #expect(select.columnCount == SQLiteOutboxColumn.end)
         for column in SQLiteOutboxColumn.allCases {
@@ -38,7 +38,7 @@ struct OutboxColumnTests {
             try await outbox.complete([done("x1", .retry(status: 503, reason: "ServiceUnavailable"))], now: at(1))
         }
         // What a later schema step does (e.g. the lease columns of a shared outbox): new columns in both tables.
-        let widen = SQLiteMigration(
+        let widen = SchemaMigration(
             name: "test-widen",
             sql: """
                 ALTER TABLE outbox_items ADD COLUMN region TEXT NOT NULL DEFAULT 'eu';

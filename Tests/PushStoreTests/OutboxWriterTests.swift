@@ -119,5 +119,6 @@ actor HeldOutbox: OutboxRepository {
     func counts() async throws -> [OutboxState: Int] { try await base.counts() }
     func depth() async throws -> Int { try await base.depth() }
     func oldestPendingEnqueuedAt() async throws -> Date? { try await base.oldestPendingEnqueuedAt() }
+    func pendingByTopic() async throws -> [OutboxTopicDepth] { try await base.pendingByTopic() }
     func purge(olderThan date: Date, limit: Int) async throws -> Int { try await base.purge(olderThan: date, limit: limit) }
 }

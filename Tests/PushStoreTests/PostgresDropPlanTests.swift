@@ -32,7 +32,7 @@ struct PostgresDropPlanTests {
         let statements = [
             ("pending_drops", PostgresDropTransaction.pendingDropsSQL, "'{u1,p1}'"),
             (
-                "mate_requests", PostgresMateRequestRepository.insertSQL,
+                "mate_requests", PostgresDropTransaction.insertRequestsSQL,
                 "'{m1,m2}', '{d1,d1}', '{u1,p1}', '{p1,u1}', '{pending,pending}', '{1,1}', '{NULL,NULL}'"
             ),
         ]

@@ -75,7 +75,7 @@ struct PostgresSchemaTests {
 
     @Test func aNewerSchemaIsRefusedWithAClearError() async throws {
         let url = try await PostgresTestCluster.shared().createDatabase()
-        let later = PostgresMigration(name: "from-the-future", sql: "CREATE TABLE future (x integer)")
+        let later = SchemaMigration(name: "from-the-future", sql: "CREATE TABLE future (x integer)")
         _ = try await PostgresDatabase.open(url: url, poolSize: 1, instanceID: nil, migrations: PostgresSchema.migrations + [later])
         await #expect {
             _ = try await PostgresDatabase.open(url: url, poolSize: 1)

@@ -70,8 +70,8 @@ struct SQLiteConnectionTests {
     @Test func migrationsRunOnceInOrder() throws {
         let db = try SQLiteConnection(path: ":memory:")
         let steps = [
-            SQLiteMigration(name: "one", sql: "CREATE TABLE a (x)"),
-            SQLiteMigration(name: "two", sql: "ALTER TABLE a ADD COLUMN y"),
+            (name: "one", sql: "CREATE TABLE a (x)"),
+            (name: "two", sql: "ALTER TABLE a ADD COLUMN y"),
         ]
         try db.migrate(Array(steps.prefix(1)))
         #expect(try db.userVersion == 1)

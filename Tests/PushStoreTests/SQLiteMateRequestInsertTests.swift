@@ -26,14 +26,14 @@ struct SQLiteMateRequestInsertTests {
         _ = try await store.drops.report(dropReport("ana", "bob", id: "d1"), now: t0)
         let count = { try await database.perform { try $0.query("SELECT count(*) FROM mate_requests") { $0.int(at: 0) }[0] } }
 
-        try await database.write { db in try SQLiteMateRequestRepository.insert(self.pair(drop: "d1"), db) }
+        try await database.write { db in try SQLiteDropTransaction.insertRequests(self.pair(drop: "d1"), db) }
         #expect(try await store.mateRequests.requests(forDrop: "d1").map(\.id) == ["d1.initiator", "d1.peer"])
 
         await #expect(throws: PushStoreError.notFound("drop nowhere")) {
-            try await database.write { db in try SQLiteMateRequestRepository.insert(self.pair(drop: "nowhere"), db) }
+            try await database.write { db in try SQLiteDropTransaction.insertRequests(self.pair(drop: "nowhere"), db) }
         }
         await #expect(throws: PushStoreError.duplicateID("d1.initiator")) {
-            try await database.write { db in try SQLiteMateRequestRepository.insert(self.pair(drop: "d1"), db) }
+            try await database.write { db in try SQLiteDropTransaction.insertRequests(self.pair(drop: "d1"), db) }
         }
         // The same id twice in one batch: the second is the one named.
         let twice = pair(drop: "d1").map { request in
@@ -42,7 +42,7 @@ struct SQLiteMateRequestInsertTests {
             return again
         }
         await #expect(throws: PushStoreError.duplicateID("d1.again")) {
-            try await database.write { db in try SQLiteMateRequestRepository.insert(twice, db) }
+            try await database.write { db in try SQLiteDropTransaction.insertRequests(twice, db) }
         }
         #expect(try await count() == 2)
     }

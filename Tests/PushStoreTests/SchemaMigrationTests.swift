@@ -16,7 +16,7 @@ struct SchemaMigrationTests {
     static func makeVersion1Database(at path: String) throws {
         let db = try SQLiteConnection(path: path, pageSize: 4_096)
         #expect(try db.pageSizeInUse() == 4_096)
-        try db.migrate(Array(SQLiteSchema.migrations.prefix(1)))
+        try db.migrate(SQLiteSchema.migrations.prefix(1).map(\.step))
         #expect(try db.userVersion == 1)
         let insert = """
             INSERT INTO outbox (id, push_id, token, topic, push_type, priority, expiration, collapse_id, apns_id,
@@ -112,8 +112,9 @@ struct SchemaMigrationTests {
 @Suite("Schema migrations: drop engagements")
 struct DropEngagementMigrationTests {
     /// A file of the previous version (before `drop-engagements`) with a pending drop, a drop caught
-    /// mid-match (pending, mate requests stored) and a matched one opens with the pending drop engaging its
-    /// users and the interrupted one matched.
+    /// mid-match (pending, mate requests stored), a matched one, and a later pending drop sharing a user
+    /// with the first opens with the pending drops engaging their users (the shared one held by the older
+    /// drop) and the interrupted one matched.
     @Test func previousVersionDropsKeepTheirMeaning() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("migrate-\(OutboxID.make()).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
@@ -121,7 +122,7 @@ struct DropEngagementMigrationTests {
         #expect(previous.count == SQLiteSchema.migrations.firstIndex { $0.name == "drop-engagements" })
         do {
             let db = try SQLiteConnection(path: path)
-            try db.migrate(Array(previous))
+            try db.migrate(previous.map(\.step))
             let t = t0.storeMillis
             for (id, initiator, peer, state) in [("p", "ana", "bob", "pending"), ("m", "cy", "dee", "pending"), ("x", "eve", "fay", "matched")] {
                 try db.run(
@@ -134,9 +135,13 @@ struct DropEngagementMigrationTests {
             try db.run(
                 "INSERT INTO mate_requests (id, drop_id, sender_id, recipient_id, state, created_at) VALUES ('m.initiator', 'm', 'dee', 'cy', 'pending', ?1)",
                 [.integer(t + 2)])
+            try db.run(
+                "INSERT INTO drops (id, initiator_id, peer_id, state, created_at, expires_at) VALUES ('q', 'gus', 'ana', 'pending', ?1, ?2)",
+                [.integer(t + 5), .integer(t + 10_000)])
         }
         let store = try PushRepositories.sqlite(path: path)
-        #expect(try await store.drops.pending().map(\.id) == ["p"])
+        #expect(try await store.drops.pending().map(\.id) == ["p", "q"])
+        #expect(try await store.drops.report(dropReport("zed", "gus"), now: at(1)).0 == .busy)
         let interrupted = try await store.drops.drop(id: "m")
         #expect(interrupted?.state == .matched && interrupted?.matchedAt?.storeMillis == t0.storeMillis + 2)
         #expect(try await store.drops.report(dropReport("zed", "bob"), now: at(1)).0 == .busy)

@@ -21,7 +21,8 @@ struct UserRepositoryTests {
         #expect(second.updatedAt == at(5))
         let loaded = try #require(try await repos.users.user(id: "ana.b-1_x"))
         #expect(loaded == second)
-        #expect(loaded.card.name == "Ana B")
+        #expect(try loaded.card.name == "Ana B")
+        #expect(loaded.cardJSON == card("Ana B").encodedJSON())
         #expect(try await repos.users.user(id: "nobody") == nil)
     }
 
@@ -33,6 +34,17 @@ struct UserRepositoryTests {
         // Users that do not exist are absent; an id asked for twice is read once.
         #expect(try await repos.users.users(ids: ["ana", "nobody", "bob", "ana"]) == ["ana": ana, "bob": bob])
         #expect(try await repos.users.users(ids: []).isEmpty)
+    }
+
+    /// The store keeps a card as the text it is handed, and never reads inside it (the profile-drop
+    /// domain encodes and checks cards: `ProfileCard`).
+    @Test(arguments: StoreKind.allCases)
+    func theCardIsKeptAsItsText(kind: StoreKind) async throws {
+        let repos = try await kind.make()
+        let text = #"{"dog_name":"Rex","name":"Ana","x":[1,2]}"#
+        let stored = try await repos.users.put(id: "ana", cardJSON: text, now: t0)
+        #expect(stored.cardJSON == text)
+        #expect(try await repos.users.user(id: "ana")?.cardJSON == text)
     }
 
     @Test(arguments: StoreKind.allCases)
@@ -50,33 +62,5 @@ struct UserRepositoryTests {
         }
         #expect(try await repos.users.user(id: "ana") == nil)
         if let rows = try await repos.rowCount("users") { #expect(rows == 0) }
-    }
-
-    @Test func cardLimitsAndEncodedSize() throws {
-        #expect(throws: Never.self) { try card().validate() }
-        var empty = card()
-        empty.name = ""
-        #expect(throws: PushStoreError.invalidField(field: "name", reason: "must not be empty")) { try empty.validate() }
-        var oldDog = card()
-        oldDog.age = 41
-        #expect(throws: PushStoreError.self) { try oldDog.validate() }
-        var badURL = card()
-        badURL.imageURL = "ftp://x"
-        #expect(throws: PushStoreError.self) { try badURL.validate() }
-        // Within every character limit (Unicode code points), yet over the byte limit: four bytes each.
-        let grin = "😀"
-        let wide = ProfileCard(
-            name: String(repeating: grin, count: 50), dogName: String(repeating: grin, count: 50),
-            breed: String(repeating: grin, count: 50), bio: String(repeating: grin, count: 300),
-            imageURL: "https://example.com/" + String(repeating: "x", count: 480))
-        #expect {
-            try wide.validate()
-        } throws: { error in
-            guard case PushStoreError.profileTooLarge(let bytes, let limit) = error else { return false }
-            return bytes > limit && limit == ProfileCard.maxEncodedBytes
-        }
-        let json = card().encodedJSON()
-        #expect(json.contains("\"dog_name\":\"Rex\"") && json.contains("\"image_url\":\"https://example.com/rex.jpg\""))
-        #expect(try ProfileCard.decode(json: json) == card())
     }
 }

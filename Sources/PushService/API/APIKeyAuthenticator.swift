@@ -8,7 +8,8 @@ import PushTLS
 /// the scheme is `Bearer` (any case), followed by exactly one space and the key, nothing before or after.
 /// Keys are never logged or echoed.
 public struct APIKeyAuthenticator: Sendable {
-    private let keys: [APIKey]
+    /// The accepted keys.
+    let keys: [APIKey]
 
     /// An authenticator accepting exactly `keys`.
     public init(keys: [APIKey]) {

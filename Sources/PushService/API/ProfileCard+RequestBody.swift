@@ -1,9 +1,9 @@
 import APNSCore
-package import PushStore
+package import ProfileDrop
 
 extension ProfileCard {
     /// The card in a `PUT /v1/users/{id}` body; throws a 400 `APIError` for unknown or mistyped
-    /// members. Limits are checked by `validate()`, as the store does.
+    /// members. Limits are checked by `validate()`, as storing the card does.
     package init(_ body: JSONFields) throws(APIError) {
         try body.checkKnown(["name", "dog_name", "breed", "age", "bio", "image_url"])
         self.init(

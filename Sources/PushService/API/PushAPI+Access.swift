@@ -86,15 +86,16 @@ extension PushAPI {
     }
 
     /// Counts a failed authentication and logs it with the client address, never the presented value;
-    /// at most a few lines a minute, with the number held back.
-    private func recordAuthFailure(_ request: HTTPServerRequest) {
+    /// at most a few lines a minute, with the number held back. `credential` says what was wrong (default:
+    /// the `Authorization` header missing or invalid).
+    func recordAuthFailure(_ request: HTTPServerRequest, credential: String? = nil) {
         metrics.recordAuthFailure()
         let (write, suppressed) = authFailureLog.admit()
         guard write else { return }
         var fields = [
             ("client", request.remoteAddress), ("method", request.method),
             ("path", String(request.path.prefix(100))),
-            ("credential", request.header("Authorization") == nil ? "missing" : "invalid"),
+            ("credential", credential ?? (request.header("Authorization") == nil ? "missing" : "invalid")),
         ]
         if suppressed > 0 { fields.append(("suppressed_since_last", "\(suppressed)")) }
         logger.warning("http.auth_failed", fields)

@@ -50,6 +50,7 @@ extension PushAPI {
                     ("push_id", pushID), ("notifications", "\(items.count)"),
                     ("push_type", push.pushType.rawValue),
                 ])
+            if case .user(let userID) = push.target { recentPushes.record(pushID: pushID, userID: userID) }
             return (pushID, items, waitID)
         }
         metrics.recordEnqueued(items.count)

@@ -1,5 +1,6 @@
 import APNSCore
 import Foundation
+import ProfileDrop
 import PushHTTP
 import PushHTTP1
 import PushStore
@@ -12,13 +13,13 @@ extension PushAPI {
         try card.validate()
         let existed = try await repositories.users.user(id: id) != nil
         let user = try await repositories.users.put(id: id, card: card, now: Date())
-        return .json(status: existed ? 200 : 201, RecordJSON.user(user))
+        return .json(status: existed ? 200 : 201, try RecordJSON.user(user))
     }
 
     /// `GET /v1/users/{id}`.
     func getUser(_ request: APIRequest) async throws -> HTTPResponse {
         let id = request.parameter("id")
         guard let user = try await repositories.users.user(id: id) else { throw APIError.notFound("unknown_user", "no user \(id)") }
-        return .json(status: 200, RecordJSON.user(user))
+        return .json(status: 200, try RecordJSON.user(user))
     }
 }

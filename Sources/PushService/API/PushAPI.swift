@@ -36,6 +36,9 @@ public struct PushAPI: Sendable {
     /// counting them visits every row kept.
     let finalCountGauges = StoreGauges<FinalCounts>(maxAge: .seconds(60))
 
+    /// Pushes to users this instance accepted lately (the console's user page).
+    let recentPushes = ConsoleRecentPushes()
+
     /// The outbox (waking the worker).
     var outbox: any OutboxRepository { repositories.outbox }
 

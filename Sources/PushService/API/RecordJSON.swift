@@ -1,6 +1,7 @@
 import APNSCore
 import Foundation
 import JSON
+import ProfileDrop
 import PushStore
 
 /// JSON forms of the stored records, as the API answers them.
@@ -21,8 +22,8 @@ enum RecordJSON {
         ])
     }
 
-    static func user(_ user: UserRecord) -> JSONValue {
-        var members = card(user.card).objectValue ?? [:]
+    static func user(_ user: UserRecord) throws -> JSONValue {
+        var members = card(try user.card).objectValue ?? [:]
         members["id"] = .string(user.id)
         members["created_at"] = time(user.createdAt)
         members["updated_at"] = time(user.updatedAt)

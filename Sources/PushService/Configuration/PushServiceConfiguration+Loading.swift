@@ -35,6 +35,9 @@ extension PushServiceConfiguration {
         if let value = environment["PUSH_TLS_KEY"] { tls.keyPath = value }
         if let value = environment["PUSH_TLS_CLIENT_CA"] { tls.clientCAPath = value }
         if let value = environment["PUSH_PROTECT_METRICS"] { protectMetrics = try Self.bool(value, "PUSH_PROTECT_METRICS") }
+        if let value = environment["PUSH_CONSOLE_SESSION_SECRET"] {
+            consoleSessionSecret = try Self.consoleSecret(value, "PUSH_CONSOLE_SESSION_SECRET")
+        }
         if let value = environment["PUSH_PROTECT_HEALTHZ"] { protectHealthz = try Self.bool(value, "PUSH_PROTECT_HEALTHZ") }
         if let value = environment["PUSH_TOPIC"] { topic = value }
         if let value = environment["PUSH_EMBEDDED"] { embedded = try Self.bool(value, "PUSH_EMBEDDED") }
@@ -49,6 +52,12 @@ extension PushServiceConfiguration {
         if let value = environment["PUSH_APNS_PROXY"] { apns.proxy = try APNSSettings.proxySetting(value, "PUSH_APNS_PROXY") }
         try apns.applyProxyEnvironment(environment)
         if let value = environment["PUSH_LOG_LEVEL"] { logLevel = try Self.level(value) }
+    }
+
+    /// A console session secret: at least 32 characters (a shorter one is refused rather than weakened).
+    static func consoleSecret(_ value: String, _ name: String) throws(ConfigurationError) -> String {
+        guard value.utf8.count >= 32 else { throw ConfigurationError("\(name) must be at least 32 characters") }
+        return value
     }
 
     private mutating func apply(file: String) throws(ConfigurationError) {
@@ -73,7 +82,7 @@ extension PushServiceConfiguration {
             "host", "port", "data_dir", "database", "database_pool_size", "instance_id", "api_keys", "embedded", "topic", "log_level",
             "apns", "outbox", "drops", "walks", "wait_timeout_s", "shutdown_deadline_s", "max_body_bytes",
             "http_timeout_s", "protect_metrics", "protect_healthz", "tls", "retention", "apps", "$comment",
-            "webhooks", "webhook_delivery", "live_activities",
+            "webhooks", "webhook_delivery", "live_activities", "console_session_secret",
         ])
         if let section = try root.object("retention") { try retention.apply(json: section) }
         if let section = try root.object("live_activities") { try liveActivities.apply(json: section) }
@@ -92,6 +101,13 @@ extension PushServiceConfiguration {
         if let keys = try root.array("api_keys") { apiKeys = try Self.apiKeys(json: keys) }
         if let value = try root.bool("protect_metrics") { protectMetrics = value }
         if let value = try root.bool("protect_healthz") { protectHealthz = value }
+        if let value = try root.string("console_session_secret") {
+            do {
+                consoleSessionSecret = try Self.consoleSecret(value, "console_session_secret")
+            } catch {
+                throw .invalidField("console_session_secret", "must be at least 32 characters")
+            }
+        }
         if let section = try root.object("tls") {
             try section.checkKnown(["cert", "key", "client_ca"])
             if let value = try section.string("cert") { tls.certificatePath = value }

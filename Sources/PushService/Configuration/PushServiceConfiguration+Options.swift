@@ -54,12 +54,12 @@ extension PushServiceConfiguration {
             "USAGE: push-server [--embedded] [--data-dir <dir>] [--port <n>] [options]",
             "",
             "OPTIONS:",
-        ] + OptionHelp.lines(options) + [
+        ] + OptionHelp.lines(options, extra: [("--version", "Print the version and exit.")]) + [
             "",
             """
             ENVIRONMENT: PUSH_CONFIG, PUSH_HOST, PUSH_PORT, PUSH_DATA_DIR, PUSH_DATABASE, PUSH_INSTANCE_ID, PUSH_API_KEY (comma-separated),
               PUSH_TLS_CERT, PUSH_TLS_KEY, PUSH_TLS_CLIENT_CA, PUSH_PROTECT_METRICS, PUSH_PROTECT_HEALTHZ, PUSH_TOPIC, PUSH_EMBEDDED, PUSH_APNS_P12, PUSH_APNS_PASSWORD, PUSH_APNS_P8, PUSH_APNS_KEY_ID,
-              PUSH_APNS_TEAM_ID, PUSH_APNS_HOST, PUSH_APNS_PORT, PUSH_APNS_CA, PUSH_APNS_PROXY,
+              PUSH_APNS_TEAM_ID, PUSH_APNS_HOST, PUSH_APNS_PORT, PUSH_APNS_CA, PUSH_APNS_PROXY, PUSH_CONSOLE_SESSION_SECRET,
               PUSH_LOG_LEVEL; HTTPS_PROXY and NO_PROXY when no APNs proxy is set.
             SECRETS: never option values. --api-key and --apns-password are refused; use the files or variables above.
             SIGNALS: SIGTERM/SIGINT drain and stop; SIGHUP reloads TLS files, API keys and APNs credentials.

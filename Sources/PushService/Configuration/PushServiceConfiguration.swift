@@ -26,6 +26,10 @@ public struct PushServiceConfiguration: Sendable, Equatable {
     public var protectMetrics = false
     /// Whether `GET /healthz` needs a key with the `read` scope (default: open).
     public var protectHealthz = false
+    /// The secret the web console signs its session cookies with (`console_session_secret`,
+    /// `PUSH_CONSOLE_SESSION_SECRET`; at least 32 characters); every instance behind one balancer needs the
+    /// same. nil: a random one per start, so sessions hold on one instance only.
+    public var consoleSessionSecret: String?
     /// TLS on the REST listener; plain HTTP unless a certificate is set.
     public var tls = TLSListenerSettings()
     /// Run an in-process mock APNs with fresh credentials instead of talking to Apple.

@@ -34,6 +34,8 @@ struct WakingOutboxRepository: OutboxRepository {
 
     func oldestPendingEnqueuedAt() async throws -> Date? { try await base.oldestPendingEnqueuedAt() }
 
+    func pendingByTopic() async throws -> [OutboxTopicDepth] { try await base.pendingByTopic() }
+
     @discardableResult
     func purge(olderThan date: Date, limit: Int) async throws -> Int { try await base.purge(olderThan: date, limit: limit) }
 

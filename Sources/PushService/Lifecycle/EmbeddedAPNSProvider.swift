@@ -16,12 +16,18 @@ public struct EmbeddedAPNSServers: Sendable {
     public var apps: [PushServiceConfiguration.AppSettings]
     /// Lines for the start-up banner: what runs and where its credentials are.
     public var banner: [String]
+    /// What the web console shows of the servers (their control APIs and what they received), if anything.
+    public var consoleView: ConsoleMockView?
     private let stopServers: @Sendable () -> Void
 
-    /// Servers used by `apps`, described by `banner`, stopped by `stop`.
-    public init(apps: [PushServiceConfiguration.AppSettings], banner: [String], stop: @escaping @Sendable () -> Void) {
+    /// Servers used by `apps`, described by `banner`, shown in the console by `consoleView`, stopped by `stop`.
+    public init(
+        apps: [PushServiceConfiguration.AppSettings], banner: [String], consoleView: ConsoleMockView? = nil,
+        stop: @escaping @Sendable () -> Void
+    ) {
         self.apps = apps
         self.banner = banner
+        self.consoleView = consoleView
         stopServers = stop
     }
 

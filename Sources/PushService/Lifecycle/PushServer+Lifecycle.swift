@@ -7,13 +7,14 @@ import PushStoreSQL
 extension PushServer {
     /// Answers one request unless the server is draining (503 then).
     static func serve(
-        _ request: HTTPServerRequest, api: PushAPI, router: APIRouter,
+        _ request: HTTPServerRequest, api: PushAPI, router: APIRouter, console: PushConsole,
         gate: RequestGate
     ) async -> HTTPResponse {
         guard gate.enter() else {
             return APIError(status: 503, code: "shutting_down", message: "the server is shutting down").response
         }
         defer { gate.leave() }
+        if PushConsole.owns(request.path) { return await console.handle(request) }
         return await api.handle(request, router: router)
     }
 

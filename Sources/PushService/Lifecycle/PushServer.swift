@@ -22,6 +22,8 @@ public final class PushServer: Sendable {
     let webhookLoop: EventLoop
     let background: Task<Void, Never>
     let gate: RequestGate
+    /// The web console at `/console`.
+    let console: PushConsole
     /// Every API route with the scope it needs (the OpenAPI document must list the same operations and scopes).
     public let routes: [APIRoute]
     /// Every API operation as `"METHOD /pattern"`.
@@ -41,7 +43,7 @@ public final class PushServer: Sendable {
 
     private init(
         port: Int, api: PushAPI, worker: OutboxWorker, http: HTTPServer, loop: EventLoop, webhookLoop: EventLoop,
-        background: Task<Void, Never>, gate: RequestGate, routes: [APIRoute]
+        background: Task<Void, Never>, gate: RequestGate, console: PushConsole, routes: [APIRoute]
     ) {
         self.port = port
         self.api = api
@@ -51,6 +53,7 @@ public final class PushServer: Sendable {
         self.webhookLoop = webhookLoop
         self.background = background
         self.gate = gate
+        self.console = console
         self.routes = routes
     }
 
@@ -112,6 +115,9 @@ public final class PushServer: Sendable {
             authenticator: keys, configuration: configuration,
             senders: senders, listenerTLS: tls, reloader: reloader)
         let router = api.router
+        let console = PushConsole(
+            api: api, signer: ConsoleSessionSigner(secret: consoleSecret(configuration, logger: logger)),
+            history: ConsoleOutcomeHistory(), mock: ConsoleMockBox(), secure: tls != nil)
         let webhooks = try await WebhookWorker.start(configuration: configuration, store: store, metrics: metrics, logger: logger)
         let gate = RequestGate()
         let loop = EventLoop(name: "push-http")
@@ -122,7 +128,7 @@ public final class PushServer: Sendable {
                 maxBodyBytes: configuration.maxBodyBytes,
                 timeout: configuration.httpTimeout, tls: tls
             ) { request, responder in
-                Task { responder.respond(await Self.serve(request, api: api, router: router, gate: gate)) }
+                Task { responder.respond(await Self.serve(request, api: api, router: router, console: console, gate: gate)) }
             }
         } catch {
             loop.shutdown()
@@ -135,6 +141,7 @@ public final class PushServer: Sendable {
             await withDiscardingTaskGroup { group in
                 group.addTask { await retention.loop() }
                 group.addTask { await webhooks.run() }
+                group.addTask { await console.history.run(metrics: metrics) }
                 if let shared = store.database as? PostgresDatabase {
                     // Rows other instances enqueue (and matches they store) wake this worker too.
                     group.addTask {
@@ -155,7 +162,7 @@ public final class PushServer: Sendable {
         }
         let server = PushServer(
             port: http.port, api: api, worker: worker, http: http, loop: loop, webhookLoop: webhooks.client.loop,
-            background: background, gate: gate, routes: router.routes)
+            background: background, gate: gate, console: console, routes: router.routes)
         let pendingDrops = try await store.drops.pending().count
         logger.info(
             "server.started",
@@ -168,6 +175,23 @@ public final class PushServer: Sendable {
                 ("tls", tls == nil ? "off" : configuration.tls.clientCAPath == nil ? "on" : "client-certificates"),
             ])
         return server
+    }
+}
+
+extension PushServer {
+    /// Lets the console show the embedded mock APNs: its control API and what it received.
+    public func showMock(_ view: ConsoleMockView) {
+        console.mock.set(view)
+    }
+
+    /// The console's session secret: the configured one, or random bytes (then sessions hold on this
+    /// instance only, and only until it restarts; the log says so).
+    static func consoleSecret(_ configuration: PushServiceConfiguration, logger: ServiceLogger) -> [UInt8] {
+        if let secret = configuration.consoleSessionSecret { return Array(secret.utf8) }
+        logger.info(
+            "console.session_secret_generated",
+            [("note", "console sessions hold on this instance only until it restarts; set console_session_secret to share them")])
+        return ConsoleSessionSigner.randomBytes(32)
     }
 }
 

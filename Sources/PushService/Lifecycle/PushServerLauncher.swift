@@ -1,5 +1,6 @@
 import APNS
 import APNSCore
+import ArgumentParsing
 import Foundation
 import PushProcess
 
@@ -13,6 +14,10 @@ public enum PushServerLauncher {
     ) async -> Int32 {
         if arguments.contains("-h") || arguments.contains("--help") {
             print(PushServiceConfiguration.usage)
+            return 0
+        }
+        if arguments.contains("--version") {
+            print("push-server \(ProgramVersion.current)")
             return 0
         }
         // Per-request buffers of 256 KB and more (5,000-token bodies, row lists, answers) come and go all
@@ -105,6 +110,7 @@ public enum PushServerLauncher {
             await apps.senders.shutdown(deadline: .zero)
             throw ConfigurationError("database \(configuration.databaseDescription) cannot be opened: \(error)")
         }
+        if let view = embedded?.consoleView { server.showMock(view) }
         return Launched(server: server, embedded: embedded, configuration: configuration, generatedKey: generatedKey)
     }
 
@@ -185,11 +191,12 @@ public enum PushServerLauncher {
     private static func printBanner(_ launched: Launched) {
         let configuration = launched.configuration
         let address = "\(configuration.host):\(launched.server.port)"
-        var lines = ["listening on \(address)"]
+        let scheme = configuration.tls.isEnabled ? "https" : "http"
+        var lines = ["listening on \(address)", "console: \(scheme)://\(address)/console"]
         if let embedded = launched.embedded {
             // A configured key is never printed; the examples then show where it goes.
             let key = launched.generatedKey?.key ?? "$PUSH_API_KEY"
-            let url = "\(configuration.tls.isEnabled ? "https" : "http")://\(address)"
+            let url = "\(scheme)://\(address)"
             lines += embedded.banner
             lines += [
                 launched.generatedKey.map { "API key: \($0.key) (saved in \($0.path))" } ?? "API key: the one you configured",

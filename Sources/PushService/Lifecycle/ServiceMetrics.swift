@@ -185,6 +185,11 @@ public final class ServiceMetrics: Sendable {
         state.withLock { $0.health[AppEnvironment(app: app, environment: environment)] ?? .idle }
     }
 
+    /// Every send result counted so far by app, outcome and reason (the console's overview).
+    func pushCounts() -> [(app: String, outcome: String, reason: String, count: Int)] {
+        state.withLock { $0.pushes.map { (app: $0.key.app, outcome: $0.key.outcome, reason: $0.key.reason, count: $0.value) } }
+    }
+
     /// Send results with `outcome` so far, of every app or of `app` (for tests and logs).
     public func pushCount(outcome: String, app: String? = nil) -> Int {
         state.withLock { $0.pushes.filter { $0.key.outcome == outcome && (app == nil || $0.key.app == app) }.values.reduce(0, +) }

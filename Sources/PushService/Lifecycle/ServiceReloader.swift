@@ -126,6 +126,11 @@ final class ReloadableAuthenticator: Sendable {
         current.withLock { $0 }.authenticate(authorization)
     }
 
+    /// The keys in use now.
+    var keys: [APIKey] {
+        current.withLock { $0 }.keys
+    }
+
     /// Accepts exactly `keys` from now on.
     func replace(with keys: [APIKey]) {
         current.withLock { $0 = APIKeyAuthenticator(keys: keys) }

@@ -3,12 +3,7 @@ public import Foundation
 
 /// `ActivityTokenRepository` in memory, with the same rules as the SQLite one (for tests).
 public actor InMemoryActivityTokenRepository: ActivityTokenRepository {
-    private struct Key: Hashable {
-        var token: DeviceToken
-        var topic: String
-    }
-
-    private var records: [Key: ActivityTokenRecord] = [:]
+    private var records: [TokenTopicKey: ActivityTokenRecord] = [:]
     /// Per activity, when each priority-10 update was taken from its budget (ms since 1970, oldest first).
     private var budget: [String: [Int64]] = [:]
 
@@ -20,7 +15,7 @@ public actor InMemoryActivityTokenRepository: ActivityTokenRepository {
         try record.validate()
         var record = record
         record.retiredAt = nil
-        records[Key(token: record.token, topic: record.topic)] = record
+        records[TokenTopicKey(token: record.token, topic: record.topic)] = record
     }
 
     /// See `ActivityTokenRepository.pushToStartTokens`.

@@ -3,14 +3,9 @@ public import Foundation
 
 /// `DeviceRepository` in memory, with the same rules as the SQLite one (for tests).
 public actor InMemoryDeviceRepository: DeviceRepository {
-    private struct Key: Hashable {
-        var token: DeviceToken
-        var topic: String
-    }
-
-    private var devices: [Key: DeviceRecord] = [:]
+    private var devices: [TokenTopicKey: DeviceRecord] = [:]
     /// The keys of each user's devices, so a user's devices are found without a scan of all of them.
-    private var byUser: [String: Set<Key>] = [:]
+    private var byUser: [String: Set<TokenTopicKey>] = [:]
     private let webhooks: InMemoryWebhookRepository?
 
     /// An empty repository; invalidations are reported to `webhooks`.
@@ -30,7 +25,7 @@ public actor InMemoryDeviceRepository: DeviceRepository {
         let record = DeviceRecord(
             token: token, topic: topic, userID: userID, environment: environment,
             registeredAt: now, lastSeen: now)
-        let key = Key(token: token, topic: topic)
+        let key = TokenTopicKey(token: token, topic: topic)
         if let previous = devices.updateValue(record, forKey: key), previous.userID != userID { unindex(key, of: previous.userID) }
         byUser[userID, default: []].insert(key)
         return record
@@ -45,7 +40,7 @@ public actor InMemoryDeviceRepository: DeviceRepository {
         return keys.count
     }
 
-    private func unindex(_ key: Key, of userID: String) {
+    private func unindex(_ key: TokenTopicKey, of userID: String) {
         byUser[userID]?.remove(key)
         if byUser[userID]?.isEmpty == true { byUser[userID] = nil }
     }
@@ -66,19 +61,19 @@ public actor InMemoryDeviceRepository: DeviceRepository {
 
     /// See `DeviceRepository.device(token:topic:)`.
     public func device(token: DeviceToken, topic: String) -> DeviceRecord? {
-        devices[Key(token: token, topic: topic)]
+        devices[TokenTopicKey(token: token, topic: topic)]
     }
 
     /// See `DeviceRepository.devices(tokens:topic:)`.
     public func devices(tokens: [DeviceToken], topic: String) -> [DeviceToken: DeviceRecord] {
         var found: [DeviceToken: DeviceRecord] = [:]
-        for token in tokens { found[token] = devices[Key(token: token, topic: topic)] }
+        for token in tokens { found[token] = devices[TokenTopicKey(token: token, topic: topic)] }
         return found
     }
 
     /// See `DeviceRepository.invalidate`.
     public func invalidate(token: DeviceToken, topic: String, reason: APNSRejectionReason, at timestamp: Date) -> Bool {
-        let key = Key(token: token, topic: topic)
+        let key = TokenTopicKey(token: token, topic: topic)
         guard var device = devices[key], device.isActive,
             DeviceInvalidationRule.invalidates(
                 reason: reason, timestamp: timestamp,

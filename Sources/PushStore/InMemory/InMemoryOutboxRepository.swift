@@ -152,3 +152,17 @@ public actor InMemoryOutboxRepository: OutboxRepository {
         return ids.count
     }
 }
+
+extension InMemoryOutboxRepository {
+    /// See `OutboxRepository.pendingByTopic`.
+    public func pendingByTopic() -> [OutboxTopicDepth] {
+        var byTopic: [String: OutboxTopicDepth] = [:]
+        for row in rows.values where row.state == .queued || row.state == .inFlight {
+            var entry = byTopic[row.topic] ?? OutboxTopicDepth(topic: row.topic, queued: 0, inFlight: 0, oldestEnqueuedAt: row.createdAt)
+            if row.state == .queued { entry.queued += 1 } else { entry.inFlight += 1 }
+            entry.oldestEnqueuedAt = min(entry.oldestEnqueuedAt, row.createdAt)
+            byTopic[row.topic] = entry
+        }
+        return byTopic.values.sorted { $0.topic < $1.topic }
+    }
+}

@@ -7,12 +7,11 @@ public actor InMemoryUserRepository: UserRepository {
     /// An empty repository.
     public init() {}
 
-    /// See `UserRepository.put(id:card:now:)`.
-    public func put(id: String, card: ProfileCard, now: Date) throws -> UserRecord {
+    /// See `UserRepository.put(id:cardJSON:now:)`.
+    public func put(id: String, cardJSON: String, now: Date) throws -> UserRecord {
         try StoreValidation.userID(id)
-        try card.validate()
         let now = now.storeNormalized
-        let record = UserRecord(id: id, card: card, createdAt: users[id]?.createdAt ?? now, updatedAt: now)
+        let record = UserRecord(id: id, cardJSON: cardJSON, createdAt: users[id]?.createdAt ?? now, updatedAt: now)
         users[id] = record
         return record
     }

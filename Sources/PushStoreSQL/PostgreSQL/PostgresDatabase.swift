@@ -38,12 +38,12 @@ public final class PostgresDatabase: PushDatabase {
 
     /// Opens the database migrated by `migrations` (tests pass more or fewer steps than this build's).
     static func open(
-        url: String, poolSize: Int, instanceID: String?, migrations: [PostgresMigration]
+        url: String, poolSize: Int, instanceID: String?, migrations: [SchemaMigration]
     ) async throws -> PostgresDatabase {
         try PostgresConnection.validate(url)
         let pool = PostgresPool(conninfo: url, size: poolSize)
         let now = Date().storeMillis
-        _ = try await pool.withConnection { try $0.migrate(migrations, now: now) }
+        _ = try await pool.withConnection { try $0.migrate(migrations.map(\.step), now: now) }
         let listener = try await PostgresListener.start(conninfo: url, channels: [outboxChannel])
         pool.announce { listener.announce($0) }
         let name = instanceID ?? "\(hostName())-\(getpid())-\(OutboxID.make().suffix(8))"

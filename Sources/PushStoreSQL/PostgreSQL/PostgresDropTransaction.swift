@@ -7,13 +7,13 @@ import PushStore
 struct PostgresDropTransaction: DropTransaction {
     let db: PostgresConnection
 
-    private static let columns = PostgresDropRepository.columns
+    private static let columns = DropColumn.selectList
 
     /// One statement for every user's drop (a report reads its two users' in one round trip).
     func pendingDrops(engaging userIDs: [String]) throws -> [String: DropRecord] {
         let rows = try db.query(Self.pendingDropsSQL, [.textArray(userIDs)])
         // A user has at most one engagement (the primary key), so each user comes once.
-        return Dictionary(uniqueKeysWithValues: rows.map { ($0.string(at: Self.engagedUserColumn), PostgresDropRepository.record($0)) })
+        return Dictionary(uniqueKeysWithValues: rows.map { ($0.string(at: Self.engagedUserColumn), DropRecord(row: $0)) })
     }
 
     /// The drops of the users in $1 with the user each engages: the drop found by key from each engagement
@@ -40,7 +40,7 @@ struct PostgresDropTransaction: DropTransaction {
             ) d
             ORDER BY matched_at DESC, id DESC LIMIT 1
             """, [.text(first), .text(second), .integer(since.storeMillis)]
-        ).map(PostgresDropRepository.record).first
+        ).map(DropRecord.init(row:)).first
     }
 
     func latestMatch(of userID: String, since: Date) throws -> DropRecord? {
@@ -53,11 +53,11 @@ struct PostgresDropTransaction: DropTransaction {
             ) d
             ORDER BY matched_at DESC, id DESC LIMIT 1
             """, [.text(userID), .integer(since.storeMillis)]
-        ).map(PostgresDropRepository.record).first
+        ).map(DropRecord.init(row:)).first
     }
 
     func requests(forDrop dropID: String) throws -> [MateRequestRecord] {
-        try PostgresMateRequestRepository.requests(forDrop: dropID, db)
+        try PostgresMateRequestRepository.requests(forDrop: dropID, PostgresSession(connection: db))
     }
 
     /// The drop and both engagements in one statement, which stores nothing when the id is taken.
@@ -103,9 +103,42 @@ struct PostgresDropTransaction: DropTransaction {
     static let notPending = "not pending"
 
     func insert(_ requests: [MateRequestRecord]) throws {
-        try PostgresMateRequestRepository.insert(requests, db)
+        try Self.insertRequests(requests, db)
         try PostgresWebhookRepository.record(
             requests.map { WebhookEvents.mateRequest($0, type: .mateRequestCreated) }, PostgresSession(connection: db))
+    }
+
+    /// The insert of mate requests given as arrays ($1 … $7, in `MateRequestColumn`'s order), each only if its drop
+    /// exists (found by key, in a transaction that joins by lookup) and its id is new; returns the ids stored.
+    static let insertRequestsSQL = """
+        INSERT INTO mate_requests (\(MateRequestColumn.selectList))
+        SELECT r.* FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[])
+            AS r (id, drop_id, sender_id, recipient_id, state, created_at, answered_at)
+        WHERE EXISTS (SELECT 1 FROM drops d WHERE d.id = r.drop_id)
+        ON CONFLICT (id) DO NOTHING
+        RETURNING id
+        """
+
+    /// Stores new mate requests on `db` in one statement, inside the caller's transaction (the drop rules'
+    /// match): each one's drop must exist (`notFound`), its id must be new (`duplicateID`). Throws when
+    /// either fails, which undoes the caller's transaction with whatever it wrote.
+    static func insertRequests(_ requests: [MateRequestRecord], _ db: PostgresConnection) throws {
+        guard !requests.isEmpty else { return }
+        for request in requests { try request.validate() }
+        let stored = try db.query(
+            insertRequestsSQL,
+            [
+                .textArray(requests.map(\.id)), .textArray(requests.map(\.dropID)), .textArray(requests.map(\.senderID)),
+                .textArray(requests.map(\.recipientID)), .textArray(requests.map(\.state.rawValue)),
+                .integerArray(requests.map { $0.createdAt.storeMillis }), .integerArray(requests.map { $0.answeredAt?.storeMillis }),
+            ]
+        ).map { $0.string(at: 0) }
+        // Any left out? Name the first, by the reason it was.
+        guard let missing = requests.first(where: { !stored.contains($0.id) }) else { return }
+        guard try db.query("SELECT 1 FROM drops WHERE id = $1", [.text(missing.dropID)]).count == 1 else {
+            throw PushStoreError.notFound("drop \(missing.dropID)")
+        }
+        throw PushStoreError.duplicateID(missing.id)
     }
 
     func enqueue(_ items: [OutboxItem]) throws {
@@ -116,6 +149,6 @@ struct PostgresDropTransaction: DropTransaction {
         try db.query(
             "SELECT \(Self.columns) FROM drops WHERE state = 'pending' AND expires_at < $1 ORDER BY created_at, id",
             [.integer(now.storeMillis)]
-        ).map(PostgresDropRepository.record)
+        ).map(DropRecord.init(row:))
     }
 }

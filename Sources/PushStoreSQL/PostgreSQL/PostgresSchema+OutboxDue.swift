@@ -15,7 +15,7 @@ extension PostgresSchema {
     ///   One index, `outbox_due`, serves both kinds of claim: queued rows due now, and in-flight rows whose
     ///   lease has run out (their owner died), which sit in it under the time they were due.
     /// - `ended_at` is when a row became final (its `updated_at` then), NULL while pending: the purge's index.
-    static let outboxDue = PostgresMigration(
+    static let outboxDue = SchemaMigration(
         name: "outbox-due",
         sql: """
             ALTER TABLE outbox_state ADD COLUMN due bigint, ADD COLUMN ended_at bigint;

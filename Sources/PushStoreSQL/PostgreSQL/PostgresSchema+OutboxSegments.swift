@@ -30,7 +30,7 @@ extension PostgresSchema {
     ///
     /// The view spells out the join of `PostgresOutboxColumn.from` rather than reading it: a migration's text
     /// stays as it ran, and a later `from` may name columns this step does not have yet.
-    static let outboxSegments = PostgresMigration(
+    static let outboxSegments = SchemaMigration(
         name: "outbox-segments",
         sql: """
             CREATE SEQUENCE outbox_batch_seq AS bigint;

@@ -16,7 +16,7 @@ extension PostgresSchema {
     /// by lease deadline, never by a scan of "all in-flight rows", whose count the planner's statistics
     /// lag far behind. The view `outbox` joins both tables under the columns of the old table, for reading
     /// by hand.
-    static let outboxSplit = PostgresMigration(
+    static let outboxSplit = SchemaMigration(
         name: "outbox-items-and-state",
         sql: """
             CREATE TABLE outbox_items (

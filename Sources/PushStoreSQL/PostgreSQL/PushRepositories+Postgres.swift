@@ -7,8 +7,6 @@ extension PushRepositories {
     public init(database: PostgresDatabase, retryPolicy: OutboxRetryPolicy = .default, lease: Duration = .seconds(60)) {
         self.init(
             sql: database, outbox: PostgresOutboxRepository(database: database, retryPolicy: retryPolicy, lease: lease),
-            drops: PostgresDropRepository(database: database),
-            mateRequests: PostgresMateRequestRepository(database: database),
             idempotency: PostgresIdempotencyRepository(database: database))
     }
 

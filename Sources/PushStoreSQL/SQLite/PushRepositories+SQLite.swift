@@ -6,7 +6,6 @@ extension PushRepositories {
     public init(database: SQLiteDatabase, retryPolicy: OutboxRetryPolicy = .default) {
         self.init(
             sql: database, outbox: SQLiteOutboxRepository(database: database, retryPolicy: retryPolicy),
-            drops: SQLiteDropRepository(database: database), mateRequests: SQLiteMateRequestRepository(database: database),
             idempotency: SQLiteIdempotencyRepository(database: database))
     }
 

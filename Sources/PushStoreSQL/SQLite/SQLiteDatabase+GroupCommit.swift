@@ -25,7 +25,7 @@ extension SQLiteDatabase {
     /// decide only from what it reads there and what it captured.
     func writeGrouped<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            groupedWrites.append(
+            let first = groupedWrites.add(
                 GroupedWrite(
                     run: { connection, isolated in
                         do {
@@ -37,10 +37,8 @@ extension SQLiteDatabase {
                         }
                     },
                     fail: { continuation.resume(throwing: $0) }))
-            guard !groupCommitScheduled else { return }
-            groupCommitScheduled = true
             // Runs after the calls already waiting for the actor, which join this group.
-            Task { self.commitGroup() }
+            if first { Task { self.commitGroup() } }
         }
     }
 
@@ -52,10 +50,7 @@ extension SQLiteDatabase {
     /// from the start, each write under its own savepoint, in the same order: each write then sees what it
     /// saw the first time, and the one that threw is undone alone.
     private func commitGroup() {
-        let writes = groupedWrites
-        groupedWrites = []
-        groupCommitScheduled = false
-        groupCommits += 1
+        let writes = groupedWrites.take()
         let answers: [() -> Void]
         do {
             answers = try run(writes, isolated: false)

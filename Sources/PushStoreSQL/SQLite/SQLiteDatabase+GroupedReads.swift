@@ -11,23 +11,18 @@ extension SQLiteDatabase {
     /// database as the group's last commit left it: no write runs on the actor in between.
     func readGrouped<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            groupedReads.append { connection in
+            let first = groupedReads.add { connection in
                 let result = Result { try body(connection) }
                 return { continuation.resume(with: result) }
             }
-            guard !readGroupScheduled else { return }
-            readGroupScheduled = true
             // Runs after the calls already waiting for the actor, which join this group.
-            Task { self.runReadGroup() }
+            if first { Task { self.runReadGroup() } }
         }
     }
 
     /// Runs every waiting grouped read in one deferred transaction, then answers each of their callers.
     private func runReadGroup() {
-        let reads = groupedReads
-        groupedReads = []
-        readGroupScheduled = false
-        readGroups += 1
+        let reads = groupedReads.take()
         // No transaction is open between the actor's jobs, so BEGIN fails only for want of memory; the
         // reads then run on their own, each statement taking its own locks.
         let began = (try? connection.run("BEGIN")) != nil

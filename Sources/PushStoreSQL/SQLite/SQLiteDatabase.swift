@@ -11,18 +11,17 @@ public actor SQLiteDatabase: PushDatabase {
     let connection: SQLiteConnection
     /// How many in-flight outbox rows were put back to queued when the database opened.
     public nonisolated let recoveredAtOpen: Int
-    /// Writes waiting for the next group commit (`writeGrouped`), and whether that commit is scheduled.
-    var groupedWrites: [GroupedWrite] = []
-    var groupCommitScheduled = false
-    /// Group commits so far (`writeGrouped`): fewer than grouped writes when they shared transactions.
-    var groupCommits = 0
+    /// Writes waiting for the next group commit (`writeGrouped`).
+    var groupedWrites = WaitingGroup<GroupedWrite>()
     /// Group commits run again write by write under savepoints, because a write threw in the first run.
     var groupReplays = 0
-    /// Reads waiting for the next read group (`readGrouped`), each answering its caller once run; whether
-    /// that group is scheduled; and read groups so far.
-    var groupedReads: [(SQLiteConnection) -> () -> Void] = []
-    var readGroupScheduled = false
-    var readGroups = 0
+    /// Reads waiting for the next read group (`readGrouped`), each answering its caller once run.
+    var groupedReads = WaitingGroup<(SQLiteConnection) -> () -> Void>()
+
+    /// Group commits so far (`writeGrouped`): fewer than grouped writes when they shared transactions.
+    var groupCommits: Int { groupedWrites.groupsTaken }
+    /// Read groups so far (`readGrouped`).
+    var readGroups: Int { groupedReads.groupsTaken }
 
     /// Opens (creating if needed) the database at `path` (":memory:" for a private one), migrates it and,
     /// unless `recoverInFlight` is false, puts rows left in flight by a crash back in the queue.
@@ -31,12 +30,12 @@ public actor SQLiteDatabase: PushDatabase {
     }
 
     /// Opens the database at `path` migrated by `migrations` (tests pass later steps than this build's).
-    init(path: String, migrations: [SQLiteMigration], recoverInFlight: Bool) throws {
+    init(path: String, migrations: [SchemaMigration], recoverInFlight: Bool) throws {
         let connection = try SQLiteConnection(path: path)
-        try connection.migrate(migrations)
+        try connection.migrate(migrations.map(\.step))
         self.recoveredAtOpen = recoverInFlight ? try SQLiteOutboxRepository.requeueInFlight(connection) : 0
         if recoverInFlight {
-            try SQLiteIdempotencyRepository.dropUnanswered(connection)
+            try SQLiteIdempotencyRepository.dropUnanswered(SQLiteSession(connection: connection))
             try SQLiteWebhookRepository.requeueInFlight(SQLiteSession(connection: connection))
         }
         self.connection = connection

@@ -6,13 +6,13 @@ import SQLiteDriver
 struct SQLiteDropTransaction: DropTransaction {
     let db: SQLiteConnection
 
-    private static let columns = SQLiteDropRepository.columns
+    private static let columns = DropColumn.selectList
 
     /// Each user's drop by its engagement (one indexed lookup each; a report asks for two users).
     func pendingDrops(engaging userIDs: [String]) throws -> [String: DropRecord] {
         var found: [String: DropRecord] = [:]
         for user in userIDs {
-            let drop = try db.query(Self.engagedSQL, [.text(user)], row: SQLiteDropRepository.record).first
+            let drop = try db.query(Self.engagedSQL, [.text(user)], row: DropRecord.init(row:)).first
             if let drop { found[user] = drop }
         }
         return found
@@ -29,13 +29,13 @@ struct SQLiteDropTransaction: DropTransaction {
     /// scanned every matched drop in a partial index for each report.
     func latestMatch(between first: String, and second: String, since: Date) throws -> DropRecord? {
         try db.query(
-            Self.latestBetweenSQL, [.text(first), .text(second), .integer(since.storeMillis)], row: SQLiteDropRepository.record
+            Self.latestBetweenSQL, [.text(first), .text(second), .integer(since.storeMillis)], row: DropRecord.init(row:)
         ).first
     }
 
     func latestMatch(of userID: String, since: Date) throws -> DropRecord? {
         try db.query(
-            Self.latestOfSQL, [.text(userID), .integer(since.storeMillis)], row: SQLiteDropRepository.record
+            Self.latestOfSQL, [.text(userID), .integer(since.storeMillis)], row: DropRecord.init(row:)
         ).first
     }
 
@@ -62,7 +62,7 @@ struct SQLiteDropTransaction: DropTransaction {
         """
 
     func requests(forDrop dropID: String) throws -> [MateRequestRecord] {
-        try SQLiteMateRequestRepository.requests(forDrop: dropID, db)
+        try SQLiteMateRequestRepository.requests(forDrop: dropID, SQLiteSession(connection: db))
     }
 
     func insertPending(_ drop: DropRecord) throws {
@@ -76,7 +76,7 @@ struct SQLiteDropTransaction: DropTransaction {
         } catch {
             guard error.isConstraintViolation else { throw error }
             // The id is the primary key: the statement alone was undone, so this finds a drop stored before.
-            guard try SQLiteDropRepository.drop(id: drop.id, db) == nil else { throw PushStoreError.duplicateID(drop.id) }
+            guard try SQLiteDropRepository.drop(id: drop.id, SQLiteSession(connection: db)) == nil else { throw PushStoreError.duplicateID(drop.id) }
             throw error
         }
         // The primary key is the invariant: a second pending drop for a user cannot be stored.
@@ -103,9 +103,56 @@ struct SQLiteDropTransaction: DropTransaction {
     static let disengageSQL = "DELETE FROM drop_engagements WHERE drop_id = ?1"
 
     func insert(_ requests: [MateRequestRecord]) throws {
-        try SQLiteMateRequestRepository.insert(requests, db)
+        try Self.insertRequests(requests, db)
         try SQLiteWebhookRepository.record(requests.map { WebhookEvents.mateRequest($0, type: .mateRequestCreated) }, SQLiteSession(connection: db))
     }
+
+    /// Stores new mate requests on `db`, inside the caller's transaction (the drop rules' match), in one
+    /// INSERT. The primary key and the drop's foreign key decide; only when one refuses are the requests
+    /// looked up, to name the first one refused and why (`notFound` for a missing drop, `duplicateID`).
+    static func insertRequests(_ requests: [MateRequestRecord], _ db: SQLiteConnection) throws {
+        guard !requests.isEmpty else { return }
+        for request in requests { try request.validate() }
+        var bindings: [SQLiteValue] = []
+        bindings.reserveCapacity(requests.count * requestParameters)
+        for request in requests {
+            bindings += [
+                .text(request.id), .text(request.dropID), .text(request.senderID), .text(request.recipientID),
+                .text(request.state.rawValue), .integer(request.createdAt.storeMillis),
+                request.answeredAt.map { .integer($0.storeMillis) } ?? .null,
+            ]
+        }
+        do {
+            try db.run(requests.count == 2 ? insertRequestPairSQL : insertRequestsSQL(rows: requests.count), bindings)
+        } catch {
+            guard error.isConstraintViolation else { throw error }
+            // The statement alone was undone (the default conflict resolution), so this reads what was there.
+            var seen = Set<String>()
+            for request in requests {
+                guard try SQLiteDropRepository.drop(id: request.dropID, SQLiteSession(connection: db)) != nil else {
+                    throw PushStoreError.notFound("drop \(request.dropID)")
+                }
+                guard try SQLiteMateRequestRepository.request(id: request.id, SQLiteSession(connection: db)) == nil, seen.insert(request.id).inserted
+                else {
+                    throw PushStoreError.duplicateID(request.id)
+                }
+            }
+            throw error
+        }
+    }
+
+    private static let requestParameters = 7
+
+    /// The INSERT of `rows` requests, `requestParameters` placeholders each.
+    private static func insertRequestsSQL(rows: Int) -> String {
+        let values = (0..<rows).map { row in
+            "(" + SQLiteConnection.placeholders(row: row, perRow: requestParameters).joined(separator: ", ") + ")"
+        }
+        return "INSERT INTO mate_requests (\(MateRequestColumn.selectList)) VALUES \(values.joined(separator: ", "))"
+    }
+
+    /// A match's two requests: the text is built once.
+    private static let insertRequestPairSQL = insertRequestsSQL(rows: 2)
 
     func enqueue(_ items: [OutboxItem]) throws {
         guard !items.isEmpty else { return }
@@ -113,7 +160,7 @@ struct SQLiteDropTransaction: DropTransaction {
     }
 
     func pendingDrops(expiringBefore now: Date) throws -> [DropRecord] {
-        try db.query(Self.expiringSQL, [.integer(now.storeMillis)], row: SQLiteDropRepository.record)
+        try db.query(Self.expiringSQL, [.integer(now.storeMillis)], row: DropRecord.init(row:))
     }
 
     static let expiringSQL =

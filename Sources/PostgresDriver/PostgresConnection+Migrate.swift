@@ -1,18 +1,3 @@
-/// One step of the PostgreSQL schema; step *n* of an ordered list brings the schema to version *n*,
-/// recorded as a row of `schema_migrations`.
-package struct PostgresMigration: Sendable {
-    /// A short name, recorded with the version.
-    package let name: String
-    /// The SQL the step runs (several statements; no values, no parameters).
-    package let sql: String
-
-    /// A step named `name` that runs `sql`.
-    package init(name: String, sql: String) {
-        self.name = name
-        self.sql = sql
-    }
-}
-
 extension PostgresConnection {
     /// A key for `pg_advisory_xact_lock`: instances that start together migrate one after the other.
     package static let migrationLockKey: Int64 = 0x7075_7368_6d69_6772  // "pushmigr"
@@ -25,10 +10,12 @@ extension PostgresConnection {
         return rows.count == 1 ? rows[0].int(at: 0) : 0
     }
 
-    /// Applies the steps after the recorded version, all in one transaction under an advisory lock;
+    /// Applies the steps after the recorded version, all in one transaction under an advisory lock: step *n*
+    /// (a name and the SQL it runs, several statements with no parameters) brings the schema to version *n*,
+    /// recorded with its name as a row of `schema_migrations`;
     /// refuses (`schemaTooNew`) a database whose version is newer than `steps`. Returns the steps applied.
     @discardableResult
-    package func migrate(_ steps: [PostgresMigration], now: Int64) throws -> Int {
+    package func migrate(_ steps: [(name: String, sql: String)], now: Int64) throws -> Int {
         try transaction { db in
             try db.query("SELECT pg_advisory_xact_lock($1)", [.integer(Self.migrationLockKey)])
             // No NOTICE ("already exists, skipping") on stderr at every start after the first.

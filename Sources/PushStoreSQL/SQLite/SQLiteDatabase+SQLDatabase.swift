@@ -1,21 +1,5 @@
 import SQLiteDriver
 
-/// A shared statement's session on the SQLite connection (`SQLSession`).
-struct SQLiteSession: SQLSession {
-    let connection: SQLiteConnection
-
-    var dialect: SQLDialect { .sqlite }
-
-    @discardableResult
-    func run(_ sql: String, _ values: [SQLValue]) throws -> Int {
-        try connection.run(dialect.render(sql), values.map(\.sqlite))
-    }
-
-    func query<T>(_ sql: String, _ values: [SQLValue], row: (SQLiteStatement) throws -> T) throws -> [T] {
-        try connection.query(dialect.render(sql), values.map(\.sqlite), row: row)
-    }
-}
-
 extension SQLiteDatabase: SQLDatabase {
     static var dialect: SQLDialect { .sqlite }
 

@@ -1,21 +1,5 @@
 import PostgresDriver
 
-/// A shared statement's session on a pooled PostgreSQL connection (`SQLSession`).
-struct PostgresSession: SQLSession {
-    let connection: PostgresConnection
-
-    var dialect: SQLDialect { .postgres }
-
-    @discardableResult
-    func run(_ sql: String, _ values: [SQLValue]) throws -> Int {
-        try connection.run(dialect.render(sql), values.map(\.postgres))
-    }
-
-    func query<T>(_ sql: String, _ values: [SQLValue], row: (PostgresRow) throws -> T) throws -> [T] {
-        try connection.query(dialect.render(sql), values.map(\.postgres)).map(row)
-    }
-}
-
 extension PostgresDatabase: SQLDatabase {
     static var dialect: SQLDialect { .postgres }
 

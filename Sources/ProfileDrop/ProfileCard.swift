@@ -1,7 +1,9 @@
 import Foundation
 public import JSON
+public import PushStore
 
-/// A user's profile card, shown to the peer on a mate request and carried inside the push payload.
+/// A user's profile card, shown to the peer on a mate request and carried inside the push payload. The
+/// store keeps it as its encoded text (`UserRecord.cardJSON`); this type owns its fields and limits.
 ///
 /// Encoded as JSON with snake_case keys (`name`, `dog_name`, `breed`, `age`, `bio`, `image_url`).
 /// The encoded card is capped at `maxEncodedBytes` (2 KB) so it fits with room to spare in a
@@ -23,7 +25,7 @@ public struct ProfileCard: Sendable, Equatable {
     /// The largest encoded card the store accepts, in bytes.
     public static let maxEncodedBytes = 2_048
 
-    /// Creates a card; call `validate()` (the store does) before trusting it.
+    /// Creates a card; call `validate()` (`UserRepository.put(id:card:now:)` does) before trusting it.
     public init(
         name: String, dogName: String, breed: String? = nil, age: Int? = nil,
         bio: String? = nil, imageURL: String? = nil
