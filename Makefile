@@ -84,6 +84,7 @@ cluster: deps
 ## RUN_DEADLINE, and names the tests running then (the slowest tests go to .build/slowest-tests.txt).
 CONFORMANCE_VENV := .build/conformance-venv
 SCHEMATHESIS_VERSION := 4.32.5
+KALYKE_VERSION := 1.5.0
 TEST_DEADLINE ?= 300
 RUN_DEADLINE ?= 1200
 EXAMPLES_DEADLINE ?= 600
@@ -134,11 +135,17 @@ lint:
 format:
 	$(SWIFT) format -i -r $(SWIFT_FORMAT_PATHS)
 
-## conformance-tools: schemathesis (pinned) in .build/conformance-venv for the OpenAPI conformance test
+## conformance-tools: schemathesis (pinned) in .build/conformance-venv for the OpenAPI conformance test, and the
+## third-party APNs client kalyke-apns (pinned) that Tests/ThirdParty/kalyke_mock_apns.py drives the mock with
 conformance-tools:
 	@if ! $(CONFORMANCE_VENV)/bin/schemathesis --version 2>/dev/null | grep -q "$(SCHEMATHESIS_VERSION)"; then \
 	  echo "conformance-tools: installing schemathesis $(SCHEMATHESIS_VERSION) into $(CONFORMANCE_VENV)"; \
 	  python3 -m venv $(CONFORMANCE_VENV) && $(CONFORMANCE_VENV)/bin/pip install -q "schemathesis==$(SCHEMATHESIS_VERSION)"; \
+	fi
+	@if [ ! -f $(CONFORMANCE_VENV)/.kalyke-apns-$(KALYKE_VERSION) ]; then \
+	  echo "conformance-tools: installing kalyke-apns $(KALYKE_VERSION) into $(CONFORMANCE_VENV)"; \
+	  { [ -x $(CONFORMANCE_VENV)/bin/pip ] || python3 -m venv $(CONFORMANCE_VENV); } && \
+	  $(CONFORMANCE_VENV)/bin/pip install -q "kalyke-apns==$(KALYKE_VERSION)" && touch $(CONFORMANCE_VENV)/.kalyke-apns-$(KALYKE_VERSION); \
 	fi
 
 ## client-tools: openapi-python-client (pinned) in .build/client-venv for the generated-client tests

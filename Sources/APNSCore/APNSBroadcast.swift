@@ -85,6 +85,8 @@ public struct APNSBroadcast: Sendable, Hashable {
     /// - push type other than `liveactivity`: `InvalidPushType`
     /// - expiration left out or negative, or nonzero on a No Message Stored channel: `BadExpirationDate`
     /// - empty body: `PayloadEmpty`; over 5,120 bytes: 413 `PayloadTooLarge`
+    /// - a body that is no Live Activity update or end (`APNSLiveActivityRules.broadcastPayloadProblem`):
+    ///   `BadRequestPayload`
     public func validate(storagePolicy: APNSMessageStoragePolicy? = nil) -> APNSRejection? {
         if let reason = Self.bundleIDRejection(bundleID) { return reject(reason) }
         if let requestID, !APNSID.isValid(requestID) { return reject(.badMessageId) }
@@ -95,6 +97,7 @@ public struct APNSBroadcast: Sendable, Hashable {
         if seconds != 0, storagePolicy == .noMessageStored { return reject(.badExpirationDate) }
         if payload.isEmpty { return reject(.payloadEmpty) }
         if payload.count > APNSHeader.maxBroadcastPayloadBytes { return reject(.payloadTooLarge) }
+        if APNSLiveActivityRules.broadcastPayloadProblem(payload) != nil { return reject(.badRequestPayload) }
         return nil
     }
 

@@ -31,6 +31,10 @@ extension APNSPayload {
         public var locKey: String?
         /// `loc-args`: arguments for `loc-key`.
         public var locArgs: [String]?
+        /// `sound` inside the alert: where a Live Activity push names its alert sound (every sample of
+        /// Apple's "Starting and updating Live Activities with ActivityKit push notifications" nests it
+        /// there; other pushes use `aps.sound`).
+        public var sound: String?
 
         /// Creates alert content; every argument is optional.
         public init(
@@ -43,7 +47,8 @@ extension APNSPayload {
             subtitleLocKey: String? = nil,
             subtitleLocArgs: [String]? = nil,
             locKey: String? = nil,
-            locArgs: [String]? = nil
+            locArgs: [String]? = nil,
+            sound: String? = nil
         ) {
             self.title = title
             self.subtitle = subtitle
@@ -55,6 +60,7 @@ extension APNSPayload {
             self.subtitleLocArgs = subtitleLocArgs
             self.locKey = locKey
             self.locArgs = locArgs
+            self.sound = sound
         }
 
         /// The JSON dictionary, with only the members that are set.
@@ -71,6 +77,7 @@ extension APNSPayload {
             if let subtitleLocArgs { members["subtitle-loc-args"] = .array(subtitleLocArgs.map(JSONValue.string)) }
             if let locKey { members["loc-key"] = .string(locKey) }
             if let locArgs { members["loc-args"] = .array(locArgs.map(JSONValue.string)) }
+            if let sound { members["sound"] = .string(sound) }
             return .object(members)
         }
     }

@@ -6,9 +6,9 @@ import PushTLS
 import PushTLSTesting
 
 /// What `push-server --embedded` runs: two apps, each with an in-process mock APNs and freshly generated
-/// credentials written to `<data-dir>/credentials`: the main app signs in with a client certificate
-/// (`.p12`), the second (`com.example.dogwalk`) with a token signing key (`.p8`), as a server with several
-/// apps would. The `push-server` executable hands it to `PushServerLauncher`; tests use it the same way.
+/// credentials written to `<data-dir>/credentials`: the main app signs in with a token signing key
+/// (`.p8`), as its walks' Live Activities need (docs/live-activities.md, "Certificate or token"), the
+/// second (`com.example.dogwalk`) with a client certificate (`.p12`), as a server with several apps would. The `push-server` executable hands it to `PushServerLauncher`; tests use it the same way.
 public struct EmbeddedMockAPNS: EmbeddedAPNSProvider {
     /// The main app's bundle id when no topic is configured.
     public static let defaultTopic = "com.example.sniffmeet"
@@ -21,9 +21,9 @@ public struct EmbeddedMockAPNS: EmbeddedAPNSProvider {
     /// Generates the credentials under `dataDirectory/credentials` and starts both mocks on 127.0.0.1.
     public func start(dataDirectory: String, topic: String?) throws -> EmbeddedAPNSServers {
         let servers = try EmbeddedMockServers(dataDirectory: dataDirectory, bundleID: topic ?? Self.defaultTopic)
-        let mocks = [("sniffmeet", servers.mock), ("dogwalk", servers.tokenMock)]
+        let mocks = [("sniffmeet", servers.mock), ("dogwalk", servers.certificateMock)]
         let view = ConsoleMockView(
-            controls: [("sniffmeet", servers.control.url), ("dogwalk", servers.tokenControl.url)],
+            controls: [("sniffmeet", servers.control.url), ("dogwalk", servers.certificateControl.url)],
             records: {
                 mocks.flatMap { app, mock in
                     mock.records().map { record in
@@ -37,25 +37,25 @@ public struct EmbeddedMockAPNS: EmbeddedAPNSProvider {
             apps: servers.apps,
             banner: [
                 "push-server is running with an embedded mock APNs (credentials in \(dataDirectory)/credentials)",
-                "mock control APIs: sniffmeet \(servers.control.url), dogwalk \(servers.tokenControl.url)",
-                "for two apps: sniffmeet (\(servers.apps[0].topic), .p12 certificate) and dogwalk (\(servers.apps[1].topic), .p8 token key).",
+                "mock control APIs: sniffmeet \(servers.control.url), dogwalk \(servers.certificateControl.url)",
+                "for two apps: sniffmeet (\(servers.apps[0].topic), .p8 token key) and dogwalk (\(servers.apps[1].topic), .p12 certificate).",
             ], consoleView: view, stop: { servers.stop() })
     }
 }
 
 /// The two running mocks, their channel management listeners and the apps' settings.
 struct EmbeddedMockServers: Sendable {
-    /// The certificate app's mock.
+    /// The main (token) app's mock.
     let mock: MockAPNSServer
-    /// The token app's mock.
-    let tokenMock: MockAPNSServer
+    /// The second (certificate) app's mock.
+    let certificateMock: MockAPNSServer
     /// The mocks' channel management listeners, so channels and broadcasts work without an Apple account.
     let channels: MockAPNSChannelServer
-    let tokenChannels: MockAPNSChannelServer
+    let certificateChannels: MockAPNSChannelServer
     /// The mocks' control APIs (docs/mock-control.yaml) on 127.0.0.1, so tests and people can program them.
     let control: MockAPNSControlServer
-    let tokenControl: MockAPNSControlServer
-    /// The generated certificate files.
+    let certificateControl: MockAPNSControlServer
+    /// The generated certificate files (the second app's).
     let files: TestCredentialFiles
     /// The apps' settings.
     let apps: [PushServiceConfiguration.AppSettings]
@@ -64,56 +64,61 @@ struct EmbeddedMockServers: Sendable {
     init(dataDirectory: String, bundleID: String) throws {
         let directory = URL(fileURLWithPath: dataDirectory).appendingPathComponent("credentials").path
         let password = Self.randomHex(bytes: 16)
-        files = try TestCredentialFiles.write(to: directory, bundleID: bundleID, password: password)
+        let secondTopic = bundleID == EmbeddedMockAPNS.tokenTopic ? EmbeddedMockAPNS.tokenTopic + ".second" : EmbeddedMockAPNS.tokenTopic
+        files = try TestCredentialFiles.write(to: directory, bundleID: secondTopic, password: password)
         var configuration = try MockAPNSServer.Configuration(credentialFiles: files)
         configuration.environment = .development
         // The embedded mocks run as long as the service: keep their memory flat.
         configuration.maxRecords = 100
-        mock = try MockAPNSServer(configuration: configuration)
-        let tokenTopic = bundleID == EmbeddedMockAPNS.tokenTopic ? EmbeddedMockAPNS.tokenTopic + ".second" : EmbeddedMockAPNS.tokenTopic
-        var token = try MockAPNSServer.makeForTokenTesting(topics: [tokenTopic])
+        certificateMock = try MockAPNSServer(configuration: configuration)
+        // The main app's key may push to its bundle id and every push type's topic of it.
+        var topics = [bundleID]
+        for type in PushType.all where !topics.contains(type.topic(forBundleID: bundleID)) {
+            topics.append(type.topic(forBundleID: bundleID))
+        }
+        var token = try MockAPNSServer.makeForTokenTesting(topics: topics)
         token.configuration.maxRecords = 100
-        tokenMock = try MockAPNSServer(configuration: token.configuration)
+        mock = try MockAPNSServer(configuration: token.configuration)
         channels = try mock.startChannelServer(host: "127.0.0.1")
-        tokenChannels = try tokenMock.startChannelServer(host: "127.0.0.1")
+        certificateChannels = try certificateMock.startChannelServer(host: "127.0.0.1")
         control = try mock.startControlServer(host: "127.0.0.1")
-        tokenControl = try tokenMock.startControlServer(host: "127.0.0.1")
+        certificateControl = try certificateMock.startControlServer(host: "127.0.0.1")
         let keyPath = URL(fileURLWithPath: directory).appendingPathComponent("AuthKey_\(token.keyID).p8").path
         let tokenCAPath = URL(fileURLWithPath: directory).appendingPathComponent("token-ca.pem").path
         guard
             FileManager.default.createFile(
                 atPath: keyPath, contents: Data(token.signingKey.pkcs8PEM.utf8), attributes: [.posixPermissions: 0o600]),
-            FileManager.default.createFile(atPath: tokenCAPath, contents: Data(tokenMock.credentials.caPEM.utf8))
+            FileManager.default.createFile(atPath: tokenCAPath, contents: Data(mock.credentials.caPEM.utf8))
         else {
             throw ConfigurationError("cannot write the embedded token credentials in \(directory)")
         }
 
         var main = PushServiceConfiguration.AppSettings(topic: bundleID, name: "sniffmeet")
-        main.p12Path = files.clientP12Path
-        main.password = files.password
+        main.p8Path = keyPath
+        main.keyID = token.keyID
+        main.teamID = token.teamID
         main.host = "127.0.0.1"
         main.port = mock.port
         main.channelPort = channels.port
-        main.caPath = files.caCertificatePath
-        var second = PushServiceConfiguration.AppSettings(topic: tokenTopic, name: "dogwalk")
-        second.p8Path = keyPath
-        second.keyID = token.keyID
-        second.teamID = token.teamID
+        main.caPath = tokenCAPath
+        var second = PushServiceConfiguration.AppSettings(topic: secondTopic, name: "dogwalk")
+        second.p12Path = files.clientP12Path
+        second.password = files.password
         second.host = "127.0.0.1"
-        second.port = tokenMock.port
-        second.channelPort = tokenChannels.port
-        second.caPath = tokenCAPath
+        second.port = certificateMock.port
+        second.channelPort = certificateChannels.port
+        second.caPath = files.caCertificatePath
         apps = [main, second]
     }
 
     /// Stops both mocks and their channel management listeners.
     func stop() {
         control.stop()
-        tokenControl.stop()
+        certificateControl.stop()
         channels.stop()
-        tokenChannels.stop()
+        certificateChannels.stop()
         mock.stop()
-        tokenMock.stop()
+        certificateMock.stop()
     }
 
     /// `bytes` random bytes as lower-case hex (the generated .p12 password).

@@ -30,9 +30,9 @@ public struct ChannelRecord: Sendable, Equatable {
 
     /// Throws `PushStoreError` unless the record can be stored.
     package func validate() throws(PushStoreError) {
-        guard id.isWellFormed, id.rawValue.utf8.count <= 256 else {
-            throw .invalidField(field: "channel_id", reason: "must be base64 of at most 256 characters")
-        }
+        // No length limit: Apple says not to assume the channel id's size ("Sending channel management
+        // requests to APNs").
+        guard id.isWellFormed else { throw .invalidField(field: "channel_id", reason: "must be base64") }
         try StoreValidation.required(topic, field: "topic", max: 255)
         try StoreValidation.environment(environment.name)
     }

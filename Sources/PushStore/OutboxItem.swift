@@ -127,9 +127,8 @@ public struct OutboxItem: Sendable, Equatable {
         try StoreValidation.optional(collapseID, field: "collapse_id", max: 64)
         guard !payload.isEmpty else { throw .invalidField(field: "payload", reason: "must not be empty") }
         if case .channel(let channelID) = target {
-            guard channelID.isWellFormed, channelID.rawValue.utf8.count <= 256 else {
-                throw .invalidField(field: "channel_id", reason: "must be base64 of at most 256 characters")
-            }
+            // Any length (Apple: don't assume the channel id's size).
+            guard channelID.isWellFormed else { throw .invalidField(field: "channel_id", reason: "must be base64") }
         }
     }
 

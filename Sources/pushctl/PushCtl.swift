@@ -19,7 +19,9 @@ enum PushCtl {
             .group(
                 "webhooks", "Register, remove and inspect outcome webhooks.",
                 [ServiceCall.webhooksAdd, .webhooksList, .webhooksRemove, .webhooksDeliveries]),
-            .group("channels", "Create, list and delete broadcast channels.", [ServiceCall.channelsAdd, .channelsList, .channelsRemove]),
+            .group(
+                "channels", "Create, list, delete and reconcile broadcast channels.",
+                [ServiceCall.channelsAdd, .channelsList, .channelsRemove, .channelsApple, .channelsReconcile]),
             .leaf(ServiceCall.broadcast),
             .leaf(StatusCommand()),
             .leaf(ServiceCall.reload),

@@ -5,7 +5,7 @@ import Testing
 @Suite("APNSBroadcast, APNSChannelID and the channel management endpoints")
 struct APNSBroadcastModelTests {
     static let channel = APNSChannelID("dHN0LXNyY2gtY2hubA==")
-    static let body = Array(#"{"aps":{"event":"update","content-state":{}}}"#.utf8)
+    static let body = Array(#"{"aps":{"timestamp":1685952000,"event":"update","content-state":{}}}"#.utf8)
 
     @Test("path and headers as Apple's broadcast page lists them, defaults priority 10 and expiration 0")
     func request() {
@@ -32,6 +32,10 @@ struct APNSBroadcastModelTests {
             (APNSBroadcast(bundleID: "com.x", channelID: channel, expiration: .at(epochSeconds: -5), payload: body), .badExpirationDate),
             (APNSBroadcast(bundleID: "com.x", channelID: channel, payload: [UInt8]()), .payloadEmpty),
             (APNSBroadcast(bundleID: "com.x", channelID: channel, payload: [UInt8](repeating: 32, count: 5121)), .payloadTooLarge),
+            (
+                APNSBroadcast(bundleID: "com.x", channelID: channel, payload: Array(#"{"aps":{"timestamp":1,"event":"start"}}"#.utf8)),
+                .badRequestPayload
+            ),
         ])
     func validation(_ broadcast: APNSBroadcast, reason: APNSRejectionReason) {
         #expect(broadcast.validate()?.reason == reason)
@@ -44,7 +48,8 @@ struct APNSBroadcastModelTests {
         #expect(later.validate(storagePolicy: .noMessageStored)?.reason == .badExpirationDate)
         #expect(later.validate(storagePolicy: .mostRecentMessageStored) == nil)
         #expect(later.validate() == nil)
-        let full = APNSBroadcast(bundleID: "com.x", channelID: Self.channel, payload: [UInt8](repeating: 32, count: 5120))
+        let full = APNSBroadcast(
+            bundleID: "com.x", channelID: Self.channel, payload: Self.body + [UInt8](repeating: 32, count: 5120 - Self.body.count))
         #expect(full.validate() == nil)
         #expect(APNSMessageStoragePolicy.allCases.map(\.rawValue) == [0, 1])
     }

@@ -21,7 +21,7 @@ struct MockAPNSControlBroadcastTests {
                         (APNSHeader.channelID, channel.rawValue), (APNSHeader.pushType, "liveactivity"),
                         (APNSHeader.priority, "5"), (APNSHeader.expiration, "0"),
                     ],
-                    body: Array(#"{"aps":{"event":"update","content-state":{}}}"#.utf8))
+                    body: Array(#"{"aps":{"timestamp":1685952000,"event":"update","content-state":{}}}"#.utf8))
                 let response = try await respond(connection, request)
                 #expect(response.status == 200)
                 #expect(response.header(APNSHeader.requestID).map { APNSID.isValid($0) } == true)

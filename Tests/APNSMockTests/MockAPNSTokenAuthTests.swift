@@ -93,6 +93,29 @@ struct MockAPNSTokenAuthenticatorTests {
         #expect(reason(request, on: connection()) == .invalidProviderToken)
     }
 
+    @Test("what working clients send is accepted: iat as a string of digits, a typ header, extra claims; the rest still refused")
+    func acceptedAsApple() throws {
+        let now = clock.seconds
+        let accepted: [String] = [
+            // kalyke-apns 1.5.0 and APNSwift before its JWT fix: "iat" as a string.
+            try signedJWT(["alg": "ES256", "kid": "KEY123ABCD"], ["iss": "TEAM12345A", "iat": .string(String(now))], key: key),
+            // PyJWT's "typ" header and a "kid" claim.
+            try signedJWT(
+                ["alg": "ES256", "kid": "KEY123ABCD", "typ": "JWT"], ["iss": "TEAM12345A", "iat": .int(now), "kid": "KEY123ABCD"], key: key),
+        ]
+        for jwt in accepted {
+            #expect(reason(tokenRequest(jwt), on: connection()) == nil, "\(jwt)")
+        }
+        let refused: [JSONValue] = ["", "-5", "17e8", " 1700000000", .string(String(now) + ".5"), .double(Double(now) + 0.5), .bool(true)]
+        for iat in refused {
+            let jwt = try signedJWT(["alg": "ES256", "kid": "KEY123ABCD"], ["iss": "TEAM12345A", "iat": iat], key: key)
+            #expect(reason(tokenRequest(jwt), on: connection()) == .invalidProviderToken, "\(iat)")
+        }
+        // A string iat ages like a number one.
+        let old = try signedJWT(["alg": "ES256", "kid": "KEY123ABCD"], ["iss": "TEAM12345A", "iat": .string(String(now - 3601))], key: key)
+        #expect(reason(tokenRequest(old), on: connection()) == .expiredProviderToken)
+    }
+
     @Test("one team per connection: another team's valid token is InvalidProviderToken")
     func oneTeamPerConnection() throws {
         let connection = connection()

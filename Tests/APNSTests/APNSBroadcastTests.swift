@@ -61,7 +61,9 @@ let broadcastReasonCases: [BroadcastReasonCase] = [
     },
     BroadcastReasonCase(reason: .payloadEmpty) { fixture, channel in try await fixture.push.send(broadcast(channel, payload: [])) },
     BroadcastReasonCase(reason: .payloadTooLarge) { fixture, channel in
-        let padded = Array(#"{"aps":{"event":"update","content-state":{"x":""#.utf8) + [UInt8](repeating: 97, count: 5100) + Array(#""}}}"#.utf8)
+        let padded =
+            Array(#"{"aps":{"timestamp":1685952000,"event":"update","content-state":{"x":""#.utf8) + [UInt8](repeating: 97, count: 5100)
+            + Array(#""}}}"#.utf8)
         return try await fixture.push.send(broadcast(channel, payload: padded))
     },
     BroadcastReasonCase(reason: .badRequestPayload) { fixture, channel in
@@ -115,6 +117,27 @@ struct APNSBroadcastTests {
     }
 
     @Test(
+        "the mock holds broadcasts to Apple's Live Activity payload rules: BadRequestPayload for a start, no event, no timestamp or an update without content-state",
+        arguments: [
+            #"{"aps":{"timestamp":1685952000,"event":"start","content-state":{},"attributes-type":"A","attributes":{}}}"#,
+            #"{"aps":{"timestamp":1685952000,"content-state":{"km":1}}}"#,
+            #"{"aps":{"event":"update","content-state":{"km":1}}}"#,
+            #"{"aps":{"timestamp":"1685952000","event":"update","content-state":{"km":1}}}"#,
+            #"{"aps":{"timestamp":1685952000,"event":"update"}}"#,
+            #"{"aps":{"timestamp":1685952000,"event":"end","content-state":"done"}}"#,
+        ])
+    func payloadRules(_ body: String) async throws {
+        try await withBroadcast(configureClient: { $0.validatesLocally = false }) { fixture in
+            let channel = try await fixture.makeChannel()
+            let outcome = try await fixture.push.send(broadcast(channel, payload: Array(body.utf8)))
+            #expect(outcome.rejection?.reason == .badRequestPayload, "\(outcome)")
+            // An end without content-state is fine ([A] advises the final state; it does not require it).
+            let end = Array(#"{"aps":{"timestamp":1685952000,"event":"end"}}"#.utf8)
+            #expect(try await fixture.push.send(broadcast(channel, payload: end)).isAccepted)
+        }
+    }
+
+    @Test(
         "local checks give the same reasons without a request",
         arguments: [
             (broadcast(APNSChannelID("")), APNSRejectionReason.missingChannelId),
@@ -123,6 +146,7 @@ struct APNSBroadcastTests {
             (broadcast(unknownChannel, expiration: .none), .badExpirationDate),
             (broadcast(unknownChannel, payload: []), .payloadEmpty),
             (broadcast(unknownChannel, requestID: "x"), .badMessageId),
+            (broadcast(unknownChannel, payload: Array(#"{"aps":{"timestamp":1,"event":"start"}}"#.utf8)), .badRequestPayload),
         ])
     func local(_ broadcast: APNSBroadcast, reason: APNSRejectionReason) async throws {
         try await withBroadcast { fixture in

@@ -37,8 +37,21 @@ struct ChannelCommandTests {
         let missing = try PushCtlProcess.run(["channels", "rm", id], environment: env)
         #expect(missing.status == 1, "\(missing.stderr)")
         #expect(missing.stderr.contains("failed with 404: no channel \(id) (hint: check the id)"), "\(missing.stderr)")
+        // Apple (the embedded mock) and the store agree: no drift, nothing to reconcile.
+        let apple = try PushCtlProcess.run(["channels", "apple", "--environment", "development", "--json"], environment: env)
+        #expect(apple.status == 0, "\(apple.stderr)")
+        #expect(apple.stdout.contains(#""only_at_apple":[]"#) && apple.stdout.contains(#""only_stored":[]"#), "\(apple.stdout)")
+        let reconciled = try PushCtlProcess.run(["channels", "reconcile", "--environment", "development", "--strays", "delete"], environment: env)
+        #expect(
+            reconciled.status == 0 && reconciled.stdout.contains("adopted 0, deleted at Apple 0, forgotten 0"),
+            "\(reconciled.stdout)\(reconciled.stderr)")
         let usage = try PushCtlProcess.run(["broadcast", "--channel", id], environment: env)
         #expect(usage.status == 64 && usage.stderr.contains("--content-state"))
+        // --payload meets the service's and the mock's rule before any request: no start on a channel.
+        let start = try PushCtlProcess.run(
+            ["broadcast", "--channel", id, "--payload", #"{"aps":{"timestamp":1,"event":"start","content-state":{}}}"#], environment: env)
+        #expect(start.status == 64, "\(start.stderr)")
+        #expect(start.stderr.contains("--payload: aps.event start is not allowed: a broadcast cannot start a Live Activity"), "\(start.stderr)")
     }
 
     @Test("devices add --kind push-to-start and live-activity: the kinds are stored and listed")

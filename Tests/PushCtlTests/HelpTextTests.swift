@@ -12,7 +12,8 @@ struct HelpTextTests {
         ["pushes", "get"], ["devices", "add"], ["devices", "rm"], ["devices", "ls"], ["users", "put"], ["users", "get"],
         ["drop", "report"], ["drop", "cancel"], ["drop", "status"], ["mate-requests", "ls"], ["mate-requests", "accept"],
         ["mate-requests", "decline"], ["apps", "ls"], ["webhooks", "add"], ["webhooks", "ls"], ["webhooks", "rm"],
-        ["webhooks", "deliveries"], ["channels", "add"], ["channels", "ls"], ["channels", "rm"], ["broadcast"], ["status"],
+        ["webhooks", "deliveries"], ["channels", "add"], ["channels", "ls"], ["channels", "rm"], ["channels", "apple"],
+        ["channels", "reconcile"], ["broadcast"], ["status"],
         ["reload"], ["version"], ["mock-apns"], ["completion"],
     ]
 

@@ -134,8 +134,8 @@ struct ServiceCallTests {
             arguments: ["channels", "rm", "c1", "--json"], request: "DELETE /v1/channels/c1", answer: #"{"deleted":true}"#,
             stdout: "{\"deleted\":true}\n"),
         ServiceCallCase(
-            arguments: ["broadcast", "--channel", "c/1", "--payload", #"{"aps":{}}"#, "--priority", "5", "--wait"],
-            request: "POST /v1/channels/c%2F1/broadcasts?wait=true", body: ["payload": ["aps": [:]], "priority": 5],
+            arguments: ["broadcast", "--channel", "c/1", "--payload", #"{"aps":{"event":"end","timestamp":1}}"#, "--priority", "5", "--wait"],
+            request: "POST /v1/channels/c%2F1/broadcasts?wait=true", body: ["payload": ["aps": ["event": "end", "timestamp": 1]], "priority": 5],
             answer: #"{"notifications":[{"id":"n1","state":"accepted"}]}"#, stdout: "broadcast n1 to channel c/1: accepted\n"),
         ServiceCallCase(
             arguments: ["reload"], request: "POST /v1/admin/reload",

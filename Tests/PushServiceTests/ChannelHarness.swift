@@ -5,10 +5,12 @@ import Foundation
 import JSON
 import PushService
 import PushStore
+import PushTLS
 import PushTLSTesting
 
 /// The service in-process with a mock APNs that also serves channel management: the push clients and
-/// the channel managers of both environments reach the mock's two listeners with one client certificate.
+/// the channel managers of both environments reach the mock's two listeners with one `.p8` signing key
+/// (token auth, which Live Activity pushes need; docs/live-activities.md).
 struct ChannelHarness: Sendable {
     let server: PushServer
     let mock: MockAPNSServer
@@ -24,15 +26,15 @@ struct ChannelHarness: Sendable {
             .appendingPathComponent("push-channel-tests-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let topic = ServiceHarness.topic
-        var (mockConfiguration, credential) = try MockAPNSServer.makeForTesting(
-            bundleID: topic, topics: [topic, topic + ".push-type.liveactivity"])
-        configureMock(&mockConfiguration)
-        let mock = try MockAPNSServer(configuration: mockConfiguration)
+        var token = try MockAPNSServer.makeForTokenTesting(topics: [topic, topic + ".push-type.liveactivity"])
+        configureMock(&token.configuration)
+        let mock = try MockAPNSServer(configuration: token.configuration)
         let channelServer = try mock.startChannelServer(host: "127.0.0.1")
-        let identity = try credential.identity()
+        let provider = try APNSTokenProvider(
+            credentials: try APNSTokenCredentials(privateKeyPEM: token.signingKey.pkcs8PEM, keyID: token.keyID, teamID: token.teamID))
         func configuration(port: Int, development: Bool) -> APNSClientConfiguration {
             APNSClientConfiguration(
-                credentials: .identity(identity),
+                credentials: .tokenProvider(provider),
                 environment: .custom(host: "127.0.0.1", port: port, isDevelopment: development),
                 trustedCAPEM: mock.credentials.caPEM)
         }

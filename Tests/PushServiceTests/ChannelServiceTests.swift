@@ -63,12 +63,57 @@ struct ChannelServiceTests {
             let expiring = try await harness.client.send(
                 "POST", "/v1/channels/\(ChannelHarness.pathID(id))/broadcasts", json: .object(stored))
             #expect(expiring.status == 422 && expiring.errorCode == "invalid_expiration")
-            let big: JSONValue = ["payload": ["aps": ["event": "update", "content-state": ["x": .string(String(repeating: "a", count: 6000))]]]]
+            let big: JSONValue = [
+                "payload": [
+                    "aps": ["timestamp": 1_685_952_000, "event": "update", "content-state": ["x": .string(String(repeating: "a", count: 6000))]]
+                ]
+            ]
             let tooLarge = try await harness.client.send("POST", "/v1/channels/\(ChannelHarness.pathID(id))/broadcasts", json: big)
             #expect(tooLarge.status == 413 && tooLarge.errorCode == "payload_too_large", "\(tooLarge.text)")
             #expect(tooLarge.errorMessage?.hasSuffix("a broadcast takes at most 5120") == true, "\(tooLarge.text)")
             let malformed = try await harness.client.send("DELETE", "/v1/channels/not*base64")
             #expect(malformed.status == 400 && malformed.errorCode == "invalid_path")
+        }
+    }
+
+    @Test("drift both ways: a channel only at Apple and one Apple lost are listed, then adopted, forgotten and deleted")
+    func driftAndReconcile() async throws {
+        try await ChannelHarness.run { harness in
+            let lost = try await harness.createChannel(policy: 0)
+            harness.mock.clearChannels()  // Apple lost it (wiped, or the broadcast capability was turned off and on)
+            let stray = try #require(harness.mock.createChannel(bundleID: ServiceHarness.topic, storagePolicy: .mostRecentMessageStored)).id.rawValue
+            let before = try await harness.client.send("GET", "/v1/channels/apple?environment=development")
+            #expect(before.status == 200, "\(before.text)")
+            #expect(before.json?["channels"] == [["id": .string(stray), "stored": false]], "\(before.text)")
+            #expect(before.json?["only_at_apple"] == [.string(stray)] && before.json?["only_stored"] == [.string(lost)], "\(before.text)")
+            // The literal paths are theirs alone, not also /v1/channels/{id}: 405 lists only their methods.
+            let options = try await harness.client.send("DELETE", "/v1/channels/apple")
+            #expect(options.status == 405 && options.errorMessage == "allowed: GET", "\(options.text)")
+            let reconcileGet = try await harness.client.send("GET", "/v1/channels/reconcile")
+            #expect(reconcileGet.status == 405 && reconcileGet.errorMessage == "allowed: POST", "\(reconcileGet.text)")
+            let missing = try await harness.client.send("GET", "/v1/channels/apple")
+            #expect(missing.status == 400 && missing.errorCode == "invalid_query", "\(missing.text)")
+
+            let adopt = try await harness.client.send("POST", "/v1/channels/reconcile", json: ["environment": "development", "strays": "adopt"])
+            #expect(adopt.status == 200, "\(adopt.text)")
+            #expect(adopt.json?["adopted"] == [.string(stray)] && adopt.json?["forgotten"] == [.string(lost)], "\(adopt.text)")
+            #expect(adopt.json?["deleted"] == [], "\(adopt.text)")
+            let stored = try await harness.server.repositories.channels.channels(topic: ServiceHarness.topic, environment: .development)
+            #expect(stored.map(\.id.rawValue) == [stray] && stored.first?.storagePolicy == .mostRecentMessageStored)
+            // The adopted channel is addressable: a stored broadcast (its policy keeps one) is accepted.
+            var body = ChannelHarness.update(1).objectValue ?? [:]
+            body["expiration"] = .int(Int64(Date().timeIntervalSince1970) + 600)
+            let sent = try await harness.client.send("POST", "/v1/channels/\(ChannelHarness.pathID(stray))/broadcasts?wait=true", json: .object(body))
+            #expect(sent.status == 200 && sent.json?["notifications"]?[0]?["state"]?.stringValue == "accepted", "\(sent.text)")
+            let after = try await harness.client.send("GET", "/v1/channels/apple?environment=development")
+            #expect(after.json?["only_at_apple"] == [] && after.json?["only_stored"] == [], "\(after.text)")
+
+            let other = try #require(harness.mock.createChannel(bundleID: ServiceHarness.topic, storagePolicy: .noMessageStored)).id
+            let delete = try await harness.client.send("POST", "/v1/channels/reconcile", json: ["environment": "development", "strays": "delete"])
+            #expect(delete.status == 200 && delete.json?["deleted"] == [.string(other.rawValue)], "\(delete.text)")
+            #expect(harness.mock.channels(bundleID: ServiceHarness.topic).map(\.id.rawValue) == [stray])
+            let wrong = try await harness.client.send("POST", "/v1/channels/reconcile", json: ["environment": "development", "strays": "keep"])
+            #expect(wrong.status == 400 && wrong.errorMessage == "strays: must be adopt or delete", "\(wrong.text)")
         }
     }
 

@@ -31,7 +31,7 @@ struct EmbeddedLaunchTests {
         #expect(embedded.apps.map(\.topic) == ["com.example.pack", EmbeddedMockAPNS.tokenTopic])
         #expect(configuration.apps.map(\.name) == ["sniffmeet", "dogwalk"])
         #expect(
-            embedded.banner.last == "for two apps: sniffmeet (com.example.pack, .p12 certificate) and dogwalk (com.example.dogwalk, .p8 token key).")
+            embedded.banner.last == "for two apps: sniffmeet (com.example.pack, .p8 token key) and dogwalk (com.example.dogwalk, .p12 certificate).")
         let key = try #require(launched.generatedKey?.key)
         let client = TestHTTPClient(port: launched.server.port, apiKey: key)
         let apps = try await client.send("GET", "/v1/apps")
@@ -40,7 +40,7 @@ struct EmbeddedLaunchTests {
         #expect(listed.map { $0["name"]?.stringValue } == ["sniffmeet", "dogwalk"], "\(String(decoding: apps.body, as: UTF8.self))")
         #expect(listed.map { $0["topics"]?.arrayValue?.first?.stringValue } == ["com.example.pack", EmbeddedMockAPNS.tokenTopic])
         // The certificate app's topics come from its certificate (its UID: the generated one has no topics list).
-        #expect(listed.first?["certificate_topics"] == ["com.example.pack"])
+        #expect(listed.last?["certificate_topics"] == [.string(EmbeddedMockAPNS.tokenTopic)], "\(String(decoding: apps.body, as: UTF8.self))")
         await launched.server.shutdown()
         embedded.stop()
     }

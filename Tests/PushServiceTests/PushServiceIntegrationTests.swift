@@ -152,7 +152,7 @@ struct PushServiceIntegrationTests {
     func unauthorized() async throws {
         let harness = try await ServiceHarness.start()
         let v1 = harness.server.operations.filter { $0.contains(" /v1/") }
-        #expect(v1.count == 27)
+        #expect(v1.count == 29)
         for operation in v1.sorted() {
             let parts = operation.split(separator: " ", maxSplits: 1)
             let path = parts[1].replacingOccurrences(of: "{id}", with: "u1")

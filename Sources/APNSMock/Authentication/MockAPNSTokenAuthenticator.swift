@@ -11,7 +11,8 @@ import PushTLS
 /// 1. a client certificate on the connection and a `certificates` fallback: certificate auth instead;
 /// 2. no `authorization` header                                   → 403 MissingProviderToken;
 /// 3. not `bearer <three base64url parts>`, JSON header/claims, `alg` ES256, string `kid` and `iss`,
-///    integer `iat`; `kid` registered; `iss` its team; the signature valid → else 403 InvalidProviderToken;
+///    `iat` an integer or a string of decimal digits; `kid` registered; `iss` its team; the signature valid
+///    → else 403 InvalidProviderToken;
 /// 4. the connection already used another team's token → 403 InvalidProviderToken (APNs keeps one team
 ///    per connection and answers a foreign team's token as an invalid token);
 /// 5. `iat` more than an hour before the clock                    → 403 ExpiredProviderToken;
@@ -19,6 +20,19 @@ import PushTLS
 ///    → 429 TooManyProviderTokenUpdates (the connection keeps its current token);
 /// 7. no `apns-topic` (token auth has no default topic)            → 400 MissingTopic;
 ///    the topic is granted to the team as for certificates (TopicDisallowed / BadTopic).
+///
+/// What Apple is known to accept, and so the mock too (each is a client that works against APNs):
+/// - `iat` as a string of digits: APNSwift sent `"iat":"1700000000"` in production until its pull request
+///   "Validate requests in APNSTestServer and fix JWT claim encoding" (kylebrowning/APNSwift #246), and
+///   kalyke-apns 1.5.0 sends it so today; Apple's own broadcast page ("Sending broadcast push notification
+///   requests to APNs") shows a token whose claims are `{ "iss": "C86NV9JX3D", "iat": "1459143580650" }`.
+/// - claims beyond `iss` and `iat` (the same APNSwift versions put `kid` in the claims too) are ignored.
+/// - a `typ` header (PyJWT adds `"typ":"JWT"`) is ignored: a report that APNs refused it turned out to be
+///   Apple's token validator in the dashboard, not APNs (Fatal1ty/aioapns #45).
+/// What Apple refuses, and so the mock too: an `alg` other than ES256, a token without `kid` or `iss`
+/// ("Establishing a token-based connection to APNs"), a signature that is not JWS's 64-byte R‖S
+/// (RFC 7518 §3.4), and a token older than an hour (ExpiredProviderToken, "Handling error responses from
+/// Apple Push Notification service").
 ///
 /// The first valid token sets the connection's team and marks it authenticated (the server then raises
 /// its stream limit from 1); the connection's current token is checked for age only, not verified again.
@@ -157,6 +171,20 @@ public final class MockAPNSTokenAuthenticator: MockAPNSAuthenticator {
         let signature: [UInt8]
     }
 
+    /// `iat` as seconds: a JSON integer, or a string of 1–19 decimal digits (see the type's comment for
+    /// why a string is accepted). Anything else (a fraction, a sign, an empty string) is nil.
+    static func issuedAt(_ value: JSONValue?) -> Int64? {
+        switch value {
+        case .string(let text)?:
+            guard (1...19).contains(text.utf8.count), text.utf8.allSatisfy({ (48...57).contains($0) }) else { return nil }
+            return Int64(text)
+        case let number?:
+            return number.int64Value
+        case nil:
+            return nil
+        }
+    }
+
     /// Splits and decodes a compact JWT; nil unless it is an ES256 token with `kid`, `iss` and `iat`.
     static func parse(_ jwt: String) -> ParsedToken? {
         let parts = jwt.split(separator: ".", omittingEmptySubsequences: false)
@@ -169,7 +197,7 @@ public final class MockAPNSTokenAuthenticator: MockAPNSAuthenticator {
             header["alg"]?.stringValue == "ES256",
             let keyID = header["kid"]?.stringValue,
             let teamID = claims["iss"]?.stringValue,
-            let issuedAt = claims["iat"]?.int64Value
+            let issuedAt = issuedAt(claims["iat"])
         else { return nil }
         return ParsedToken(
             keyID: keyID, teamID: teamID, issuedAt: issuedAt,

@@ -11,6 +11,7 @@ final class MockAPNSChannelRegistry: Sendable {
         var byBundle: [String: [String]] = [:]
         var disabled: Set<String> = []
         var limit = APNSHeader.maxChannelsPerApp
+        var idBytes = 16
         var random = MockRandom.systemSeeded()
         var requests: [MockAPNSChannelRequestRecord] = []
     }
@@ -23,8 +24,9 @@ final class MockAPNSChannelRegistry: Sendable {
             guard state.byBundle[bundleID, default: []].count < state.limit else { return nil }
             var id: String
             repeat {
-                // Apple's ids are base64 of bytes it chooses; 16 random bytes stand in for them.
-                var bytes = [UInt8](repeating: 0, count: 16)
+                // Apple's ids are base64 of bytes it chooses, of a size it does not promise; 16 random bytes
+                // stand in for them unless `idByteCount` says otherwise.
+                var bytes = [UInt8](repeating: 0, count: state.idBytes)
                 for index in bytes.indices { bytes[index] = UInt8(truncatingIfNeeded: state.random.next()) }
                 id = Data(bytes).base64EncodedString()
             } while state.channels[id] != nil
@@ -74,6 +76,12 @@ final class MockAPNSChannelRegistry: Sendable {
         }
     }
 
+    /// How many random bytes a new channel id encodes (16 unless changed; at least 1).
+    var idByteCount: Int {
+        get { state.withLock { $0.idBytes } }
+        set { state.withLock { $0.idBytes = max(1, newValue) } }
+    }
+
     /// The most channels one app may have (Apple: 10,000 per environment).
     var limit: Int {
         get { state.withLock { $0.limit } }
@@ -103,7 +111,7 @@ final class MockAPNSChannelRegistry: Sendable {
 
 /// One channel of a mock server.
 public struct MockAPNSChannel: Sendable, Hashable {
-    /// The id the mock made up (base64 of 16 random bytes).
+    /// The id the mock made up (base64 of `channelIDByteCount` random bytes).
     public let id: APNSChannelID
     /// The app it belongs to.
     public let bundleID: String

@@ -18,6 +18,14 @@ extension MockAPNSServer {
         core.channels.channels(bundleID: bundleID)
     }
 
+    /// How many random bytes the id of a channel created from now on encodes: 16 unless changed. Apple
+    /// says not to assume the size ("Sending channel management requests to APNs"), so a test can hand
+    /// out longer ids than any seen so far.
+    public var channelIDByteCount: Int {
+        get { core.channels.idByteCount }
+        set { core.channels.idByteCount = newValue }
+    }
+
     /// The most channels one app may have; Apple's 10,000 unless changed.
     public var channelLimit: Int {
         get { core.channels.limit }

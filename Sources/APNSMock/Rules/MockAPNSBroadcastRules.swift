@@ -14,7 +14,8 @@ import JSON
 ///  5. the bundle ID has no push-type suffix                              else TopicDisallowed
 ///  6. the bundle ID is the token's or certificate's                      else 403 TopicMismatch
 ///  7. the app has the broadcast capability                               else FeatureNotEnabled
-///  8. `apns-channel-id` is sent, base64 (at most 256 bytes), and a channel of the app
+///  8. `apns-channel-id` is sent, base64 (of any length: "don't make assumptions on the channel ID
+///     size", "Sending channel management requests to APNs"), and a channel of the app
 ///                                                  else MissingChannelId / BadChannelId / ChannelNotRegistered
 ///  9. `apns-push-type` is sent and is `liveactivity` (any case: Apple writes LiveActivity,
 ///     Liveactivity and liveactivity)                                     else MissingPushType / InvalidPushType
@@ -23,12 +24,13 @@ import JSON
 ///                                                                        else BadExpirationDate
 /// 12. the payload is not empty, at most 5,120 bytes, and a JSON object
 ///                                                  else PayloadEmpty / 413 PayloadTooLarge / BadRequestPayload
+/// 13. its `aps` is a Live Activity update or end: `event` `update` or `end` (never `start`: "You can't use
+///     broadcast push notifications to start a Live Activity"), an integer `timestamp`, and a
+///     `content-state` object for an update ("Starting and updating Live Activities with ActivityKit push
+///     notifications"; `APNSLiveActivityRules`)                           else BadRequestPayload
 ///
 /// Accepted broadcasts then go through the fault rates like device pushes.
 enum MockAPNSBroadcastRules {
-    /// The longest channel id the mock takes (Apple: "greater than the allowed length" without a number).
-    static let maxChannelIDBytes = 256
-
     /// Whether `path` is a broadcast path (then these rules judge it, not the device rules).
     static func isBroadcast(_ path: String) -> Bool {
         path.hasPrefix(APNSHeader.broadcastPathPrefix)
@@ -74,7 +76,7 @@ enum MockAPNSBroadcastRules {
         _ request: MockAPNSRequest, bundleID: String, channels: MockAPNSChannelRegistry
     ) -> MockChecked<MockAPNSChannel> {
         guard let text = request.header(APNSHeader.channelID), !text.isEmpty else { return .refused(.missingChannelId) }
-        guard text.utf8.count <= maxChannelIDBytes, APNSChannelID.isBase64(text) else { return .refused(.badChannelId) }
+        guard APNSChannelID.isBase64(text) else { return .refused(.badChannelId) }
         guard let channel = channels.channel(text, bundleID: bundleID) else { return .refused(.channelNotRegistered) }
         return .passed(channel)
     }
@@ -102,7 +104,8 @@ enum MockAPNSBroadcastRules {
         if expiration != 0, channel.storagePolicy == .noMessageStored { return .badExpirationDate }
         guard !request.payload.isEmpty else { return .payloadEmpty }
         guard request.payload.count <= APNSHeader.maxBroadcastPayloadBytes else { return .payloadTooLarge }
-        guard case .object? = try? JSONValue.parse(request.payload) else { return .badRequestPayload }
+        guard let body = try? JSONValue.parse(request.payload), case .object = body else { return .badRequestPayload }
+        if APNSLiveActivityRules.broadcastPayloadProblem(body) != nil { return .badRequestPayload }
         return nil
     }
 }

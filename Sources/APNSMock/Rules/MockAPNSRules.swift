@@ -13,6 +13,12 @@ import APNSCore
 ///  9. the topic is granted                                else 400 TopicDisallowed (base is ours) / BadTopic
 /// 10. `apns-push-type` is known                           else 400 InvalidPushType
 /// 11. the push type matches the topic suffix (mdm exempt) else 400 InvalidPushType
+/// 11a. a `liveactivity` push comes with a provider token, not a certificate   else 400 TopicDisallowed
+///     ([A] "Starting and updating Live Activities with ActivityKit push notifications" sends ActivityKit
+///     pushes over "a token-based connection to APNs"; an Apple engineer on the developer forums, thread
+///     712499, said certificate-based authentication is not supported for them; TopicDisallowed is the
+///     answer a certificate got in jerryliurui/Live-Activities-Demo-NBA-Score#1, cured by a token.
+///     docs/live-activities.md weighs the reports.)
 /// 12. `apns-priority` is 10, 5 or 1, and not 10 for background else 400 BadPriority
 /// 13. `apns-expiration` is an integer                     else 400 BadExpirationDate
 /// 14. `apns-collapse-id` is at most 64 bytes              else 400 BadCollapseId
@@ -99,6 +105,8 @@ enum MockAPNSRules {
         if pushType != .mdm, MockAPNSTopicRules.suffix(of: topic) != pushType.topicSuffix {
             return reject(.invalidPushType, topic: topic)
         }
+        // A certificate's grant names its subject's bundle id; a provider token's names none.
+        if pushType == .liveactivity, grant.bundleID != nil { return reject(.topicDisallowed, topic: topic) }
         if let text = request.header(APNSHeader.priority) {
             guard let priority = Priority(headerValue: text), !(priority == .immediately && pushType == .background) else {
                 return reject(.badPriority, topic: topic)

@@ -88,15 +88,19 @@ public struct APIRouter: Sendable {
         case notFound
     }
 
-    /// Looks up `method` and `path`.
+    /// Looks up `method` and `path`. A path that a pattern names literally is that pattern's alone:
+    /// `/v1/channels/apple` is not also `/v1/channels/{id}`, so its 405 lists only its own methods.
     public func match(method: String, path: String) -> Match {
         let segments = path.split(separator: "/")
-        var allowed: [String] = []
+        var candidates: [(route: APIRoute, parameters: [String: String])] = []
         for route in routes {
             guard let parameters = route.match(segments) else { continue }
-            if route.method == method { return .found(route, parameters) }
-            allowed.append(route.method)
+            candidates.append((route, parameters))
         }
+        let fewestParameters = candidates.map(\.parameters.count).min() ?? 0
+        let specific = candidates.filter { $0.parameters.count == fewestParameters }
+        if let found = specific.first(where: { $0.route.method == method }) { return .found(found.route, found.parameters) }
+        let allowed = specific.map(\.route.method)
         return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed)
     }
 

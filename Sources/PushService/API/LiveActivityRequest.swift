@@ -19,10 +19,9 @@ package struct LiveActivityRequest: Sendable {
     package var attributes: JSONValue?
     /// `content-state`: the activity's dynamic content.
     package var contentState: JSONValue?
-    /// The alert: required to start ("Include an alert"), optional otherwise.
+    /// The alert: required to start ("Include an alert"), optional otherwise. Its `sound` goes inside
+    /// `alert`, as in every Live Activity sample of [A], not in `aps.sound`.
     package var alert: APNSPayload.Alert?
-    /// The alert's sound.
-    package var sound: String?
     /// `input-push-token: 1`: the started activity sends a new update token (iOS 18+).
     package var inputPushToken: Bool
     /// `input-push-channel`: the started activity listens on this broadcast channel (iOS 18+).
@@ -59,7 +58,8 @@ package struct LiveActivityRequest: Sendable {
             }
             self.attributes = attributes
             inputPushToken = try body.bool("input-push-token") ?? false
-            if let text = try body.string("input-push-channel", maxBytes: 256) {
+            // Any length: Apple says not to assume the channel id's size; the body limit bounds it.
+            if let text = try body.string("input-push-channel", maxBytes: .max) {
                 guard APNSChannelID.isBase64(text) else { throw .invalidField("input-push-channel", "must be a base64 channel id") }
                 inputPushChannel = APNSChannelID(text)
             }
@@ -77,9 +77,8 @@ package struct LiveActivityRequest: Sendable {
             try alert.checkKnown(["title", "body", "sound"])
             self.alert = .content(
                 APNSPayload.AlertContent(
-                    title: try alert.string("title", maxBytes: 2048, maxLength: 512), body: try alert.string("body", maxBytes: 4096, maxLength: 1024))
-            )
-            sound = try alert.string("sound", maxBytes: 1024, maxLength: 256)
+                    title: try alert.string("title", maxBytes: 2048, maxLength: 512), body: try alert.string("body", maxBytes: 4096, maxLength: 1024),
+                    sound: try alert.string("sound", maxBytes: 1024, maxLength: 256)))
         } else if event == .start {
             throw .invalidField("alert", "is required to start a Live Activity")
         }
@@ -109,6 +108,6 @@ package struct LiveActivityRequest: Sendable {
             timestamp: Int64(now.timeIntervalSince1970), event: event, contentState: contentState,
             dismissalDate: dismissalDate, staleDate: staleDate, attributesType: attributesType, attributes: attributes,
             inputPushToken: inputPushToken, inputPushChannel: inputPushChannel)
-        return APNSPayload(alert: alert, sound: sound.map { .named($0) }, relevanceScore: relevanceScore, liveActivity: liveActivity)
+        return APNSPayload(alert: alert, relevanceScore: relevanceScore, liveActivity: liveActivity)
     }
 }

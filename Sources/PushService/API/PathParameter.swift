@@ -24,7 +24,8 @@ public enum PathParameter: Sendable {
     /// A mate request id: the drop's lowercase UUID, then `.initiator` or `.peer`.
     case mateRequestID
     /// A broadcast channel id: APNs' base64 (percent-encode `/`, `+` and `=`), or the same in the URL-safe
-    /// alphabet (`-` for `+`, `_` for `/`), at most 256 characters.
+    /// alphabet (`-` for `+`, `_` for `/`), of any length (Apple: "don't make assumptions on the channel ID
+    /// size", "Sending channel management requests to APNs").
     case channelID
     /// A Live Activity id: `^[A-Za-z0-9_.-]{1,128}$`.
     case activityID
@@ -64,7 +65,7 @@ public enum PathParameter: Sendable {
                 }
             return valid ? nil : "must be 1-128 characters of A-Z a-z 0-9 _ . -"
         case .channelID:
-            return APIFieldRules.channelID(value) == nil ? "must be a base64 channel id of at most 256 characters" : nil
+            return APIFieldRules.channelID(value) == nil ? "must be a base64 channel id" : nil
         }
     }
 }
@@ -97,7 +98,6 @@ enum APIFieldRules {
 
     /// The channel id in `value` (standard base64, or URL-safe base64 turned into standard), or nil.
     static func channelID(_ value: String) -> APNSChannelID? {
-        guard value.utf8.count <= 256 else { return nil }
         let standard = String(value.map { $0 == "-" ? "+" : $0 == "_" ? "/" : $0 })
         guard APNSChannelID.isBase64(standard) else { return nil }
         return APNSChannelID(rawValue: standard)

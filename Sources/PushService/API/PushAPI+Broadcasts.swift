@@ -22,7 +22,7 @@ extension PushAPI {
             environment: channel.environment, priority: broadcast.priority, expiration: .at(epochSeconds: Int64(broadcast.expiration)),
             apnsID: APNSID.random(), now: Date())
         // Apple's broadcast rules, checked before anything is stored ("Sending broadcast push notification
-        // requests to APNs"): a payload of at most 5 KB, priority 10/5/1, and `apns-expiration: 0` on a
+        // requests to APNs"): a payload of at most 5 KB, priority 10/5, and `apns-expiration: 0` on a
         // channel that stores no message ("Sending channel management requests to APNs").
         if let rejection = item.broadcast?.validate(storagePolicy: channel.storagePolicy) {
             switch rejection.reason {
@@ -61,7 +61,7 @@ extension PushAPI {
 package struct BroadcastRequest: Sendable, Equatable {
     /// The JSON payload (an object with `aps`).
     package var payload: [UInt8]
-    /// `apns-priority`: 10 by default.
+    /// `apns-priority`: 10 (the default) or 5.
     package var priority: Priority
     /// `apns-expiration` in epoch seconds: 0 (deliver once, store nothing) by default.
     package var expiration: Int
@@ -75,10 +75,16 @@ package struct BroadcastRequest: Sendable, Equatable {
             throw .invalidField("payload", "is required and must be a JSON object")
         }
         guard case .object = members["aps"] else { throw .invalidField("payload", "must have an aps object") }
+        // A Live Activity update or end, as Apple describes it for channels (`APNSLiveActivityRules`).
+        if let problem = APNSLiveActivityRules.broadcastPayloadProblem(raw) { throw .invalidField("payload", problem) }
         payload = raw.serialized()
         priority = .immediately
         if let value = try body.int("priority") {
-            guard let parsed = Priority(rawValue: value) else { throw .invalidField("priority", "must be 10, 5 or 1") }
+            // Apple's Live Activity page allows 5 or 10 on a channel too; the broadcast page's 1 is not taken
+            // (docs/broadcast.md, "Where Apple's documents disagree").
+            guard let parsed = Priority(rawValue: value), APNSLiveActivityRules.priorities.contains(parsed) else {
+                throw .invalidField("priority", "must be 10 or 5")
+            }
             priority = parsed
         }
         expiration = 0

@@ -94,7 +94,7 @@ extension PushAPI {
         return record
     }
 
-    private func channelTopic(_ given: String?) throws(APIError) -> String {
+    func channelTopic(_ given: String?) throws(APIError) -> String {
         guard let topic = given ?? configuration.defaultTopic, !topic.isEmpty else {
             throw APIError.invalidField("topic", "is required (no default topic is configured)")
         }
@@ -106,7 +106,7 @@ extension PushAPI {
 
     /// The channel manager of the app serving `topic` in `environment`: 422 `unknown_topic` when no app
     /// serves it, 503 when that app has no channel management endpoint there.
-    private func channelManager(_ environment: APNSEnvironment, topic: String) throws(APIError) -> any APNSChannelManaging {
+    func channelManager(_ environment: APNSEnvironment, topic: String) throws(APIError) -> any APNSChannelManaging {
         try checkServed(topic)
         guard let manager = senders.app(forTopic: topic)?.channels(for: environment) else {
             throw APIError(

@@ -19,7 +19,7 @@ extension PushAPI {
                 message: "user \(userID) has no push-to-start token for \(start.attributesType ?? "")")
         }
         let activityID = start.activityID ?? OutboxID.make()
-        return try await sendLiveActivity(start, to: tokens, activityID: activityID, key: request.key)
+        return try await sendLiveActivity(start, to: tokens, activityID: activityID, key: request.key, wait: try request.queryFlag("wait"))
     }
 
     /// `POST /v1/live-activities/{id}/update`: updates the activity through its update tokens (202; 404
@@ -28,16 +28,18 @@ extension PushAPI {
     func updateLiveActivity(_ request: APIRequest) async throws -> HTTPResponse {
         let update = try LiveActivityRequest(try request.jsonBody(), event: .update)
         let activityID = request.parameter("id")
-        return try await sendLiveActivity(update, to: try await activeUpdateTokens(activityID), activityID: activityID, key: request.key)
+        return try await sendLiveActivity(
+            update, to: try await activeUpdateTokens(activityID), activityID: activityID, key: request.key, wait: try request.queryFlag("wait"))
     }
 
     /// `POST /v1/live-activities/{id}/end`: ends the activity and retires its update tokens at the
     /// `dismissal-date` (or when the system removes an ended activity by default, four hours later).
     func endLiveActivity(_ request: APIRequest) async throws -> HTTPResponse {
         let end = try LiveActivityRequest(try request.jsonBody(), event: .end)
+        let wait = try request.queryFlag("wait")
         let activityID = request.parameter("id")
         let tokens = try await activeUpdateTokens(activityID)
-        let response = try await sendLiveActivity(end, to: tokens, activityID: activityID, key: request.key)
+        let response = try await sendLiveActivity(end, to: tokens, activityID: activityID, key: request.key, wait: wait)
         // Apple: an ended activity stays on the Lock Screen up to four hours unless `dismissal-date` says
         // otherwise (a past date removes it at once). The tokens are kept until then, never later.
         let now = Date()
@@ -60,10 +62,15 @@ extension PushAPI {
     }
 
     /// One `liveactivity` push per token to `<bundle ID>.push-type.liveactivity`, written to the outbox.
+    /// A token registered under that topic already keeps it; one registered under the bare bundle ID gets
+    /// the suffix (Apple: "Set the `apns-topic` header field using the following format: `<your
+    /// bundleID>.push-type.liveactivity`").
     /// An update asking for priority 10 takes one from the activity's budget once the request is known to
-    /// be good (so a refused request spends nothing), and goes at 5 when none is left.
+    /// be good (so a refused request spends nothing), and goes at 5 when none is left. With `wait`
+    /// (`?wait=true`), the answer is 200 with each notification's outcome once all are final or the wait
+    /// timed out, as for `POST /v1/pushes`.
     func sendLiveActivity(
-        _ request: LiveActivityRequest, to tokens: [ActivityTokenRecord], activityID: String, key: APIKey?
+        _ request: LiveActivityRequest, to tokens: [ActivityTokenRecord], activityID: String, key: APIKey?, wait: Bool = false
     ) async throws -> HTTPResponse {
         var live = request
         let now = Date()
@@ -74,26 +81,57 @@ extension PushAPI {
                 status: 413, code: "payload_too_large",
                 message: "the payload is \(payload.count) bytes; a Live Activity push takes at most \(PushType.liveactivity.maxPayloadBytes)")
         }
+        try requireTokenAuth(topics: tokens.map(\.topic))
         try admitNotifications(tokens.count, key: key)
         let downgraded = try await spendPriorityBudget(live, activityID: activityID, now: now)
         if downgraded { live.priority = .consideringDevicePower }
         let pushID = OutboxID.make()
         let items = tokens.map { token in
             OutboxItem(
-                pushID: pushID, token: token.token, topic: PushType.liveactivity.topic(forBundleID: token.topic),
+                pushID: pushID, token: token.token, topic: Self.liveActivityTopic(token.topic),
                 pushType: .liveactivity, payload: payload, environment: token.environment, priority: live.priority,
                 apnsID: APNSID.random(), now: now)
         }
-        try await writer.enqueue(items)
+        let waitID = wait ? await waiters.register(rowIDs: items.map(\.id)) : nil
+        do {
+            try await writer.enqueue(items)
+        } catch {
+            if let waitID { await waiters.finish(waitID) }
+            throw error
+        }
         metrics.recordEnqueued(items.count)
         logger.info("live_activity.enqueued", [("activity_id", activityID), ("event", live.event.rawValue), ("push_id", pushID)])
+        let about: [String: JSONValue] = [
+            "activity_id": .string(activityID), "push_id": .string(pushID),
+            "priority": .int(Int64(live.priority.rawValue)), "priority_downgraded": .bool(downgraded),
+        ]
+        if let waitID {
+            await waiters.wait(waitID, timeout: configuration.waitTimeout)
+            let outcome = try JSONValue.parse(PushJSON.push(pushID: pushID, rows: try await outbox.items(pushID: pushID)))
+            return .json(status: 200, .object((outcome.objectValue ?? [:]).merging(about) { _, mine in mine }))
+        }
         let notifications: [JSONValue] = items.map { ["id": .string($0.id), "token": .string($0.target.deviceToken?.hex ?? "")] }
-        return .json(
-            status: 202,
-            [
-                "activity_id": .string(activityID), "push_id": .string(pushID), "notifications": .array(notifications),
-                "priority": .int(Int64(live.priority.rawValue)), "priority_downgraded": .bool(downgraded),
-            ])
+        return .json(status: 202, .object(about.merging(["notifications": .array(notifications)]) { _, new in new }))
+    }
+
+    /// 422 `token_auth_required` when an app that would send Live Activity pushes to `topics` signs in with
+    /// a certificate: Apple documents ActivityKit pushes over a token-based connection, an Apple engineer
+    /// said certificates are not supported for them, and APNs (like the mock) refuses them with
+    /// `TopicDisallowed` (docs/live-activities.md, "Certificate or token"). Refused before anything is
+    /// written, so no notification is sent to fail and no token is spent.
+    func requireTokenAuth(topics: [String]) throws(APIError) {
+        for topic in Set(topics) {
+            guard let app = senders.app(forTopic: topic), app.credential.kind == "certificate" else { continue }
+            throw APIError(
+                status: 422, code: "token_auth_required",
+                message: "app \(app.name) signs in with a certificate; Live Activity pushes need token auth (a .p8 key with key_id and team_id)")
+        }
+    }
+
+    /// The `apns-topic` of a Live Activity push to a token registered under `topic`: the topic itself when it
+    /// already ends in `.push-type.liveactivity`, else the bundle ID with that suffix.
+    static func liveActivityTopic(_ topic: String) -> String {
+        PushType.liveactivity.suits(topic: topic) ? topic : PushType.liveactivity.topic(forBundleID: topic)
     }
 
     /// For an update asking for priority 10: takes one from the activity's budget; true when none was left

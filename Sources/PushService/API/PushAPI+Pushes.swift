@@ -15,6 +15,7 @@ extension PushAPI {
         let (pushID, items, waitID) = try await intake.withPermit { () async throws -> (String, [OutboxItem], Int?) in
             let push = try PushRequest(try request.jsonBody())
             let targets = try await resolveTargets(push)
+            if push.pushType == .liveactivity { try requireTokenAuth(topics: targets.map(\.topic)) }
             try admitNotifications(targets.count, key: request.key)
             let pushID = OutboxID.make()
             let now = Date()

@@ -72,6 +72,8 @@ public struct PushAPI: Sendable {
             APIRoute("GET", "/v1/apps", scope: .read) { try await self.listApps($0) },
             APIRoute("POST", "/v1/channels", scope: .manage, idempotent: true) { try await self.createChannel($0) },
             APIRoute("GET", "/v1/channels", scope: .read) { try await self.listChannels($0) },
+            APIRoute("GET", "/v1/channels/apple", scope: .read) { try await self.appleChannels($0) },
+            APIRoute("POST", "/v1/channels/reconcile", scope: .manage) { try await self.reconcileChannels($0) },
             APIRoute("DELETE", "/v1/channels/{id}", scope: .manage, parameters: channel) { try await self.deleteChannel($0) },
             APIRoute("POST", "/v1/channels/{id}/broadcasts", scope: .send, parameters: channel, idempotent: true) {
                 try await self.createBroadcast($0)

@@ -76,6 +76,10 @@ package struct PushRequest: Sendable {
             guard !(priority == .immediately && pushType == .background) else {
                 throw .invalidField("priority", "10 is not allowed for a background push (use 5 or 1)")
             }
+            // Apple: "Set the value for the apns-priority header field to 5 or 10" for Live Activity pushes.
+            guard pushType != .liveactivity || APNSLiveActivityRules.priorities.contains(priority) else {
+                throw .invalidField("priority", "a liveactivity push takes 5 or 10")
+            }
             self.priority = priority
         }
         if let topic, let suffix = pushType.topicSuffix, !topic.hasSuffix(suffix) {

@@ -1,3 +1,4 @@
+import APNSCore
 import ArgumentParsing
 import Foundation
 import JSON
@@ -65,6 +66,56 @@ extension ServiceCall {
         .delete("/v1/channels/\(input.pathSegment)" + (try input.environment().map { "?environment=\($0)" } ?? ""))
     }
 
+    /// `pushctl channels apple`: GET /v1/channels/apple.
+    static let channelsApple = ServiceCall(
+        "channels apple", summary: "List the channels Apple holds beside the stored ones.",
+        overview:
+            "List the broadcast channels Apple holds for an app in one environment, each marked stored or not, and the "
+            + "drift both ways: channels only at Apple (they count toward Apple's 10,000) and stored ones Apple no longer has "
+            + "(GET /v1/channels/apple).",
+        usage: ["pushctl channels apple --environment production|development [--topic <bundle-id>] [--output table|json|yaml]"],
+        options: [
+            .choice("environment", ["production", "development"], "The environment to ask (required)."),
+            .value("topic", "bundle-id", "The app's bundle id (default: the service's)."),
+        ],
+        examples: ["pushctl channels apple --environment development"],
+        table: .line { response, _ in
+            let count = { (key: String) in response.json?[key]?.arrayValue?.count ?? 0 }
+            return "at Apple: \(count("channels")), only at Apple: \(count("only_at_apple")), only stored: \(count("only_stored"))"
+        }
+    ) { input throws(CLIError) in
+        guard let environment = try input.environment() else { throw input.usage("--environment is required") }
+        var path = "/v1/channels/apple?environment=\(environment)"
+        if let topic = input.value("topic") { path += "&topic=\(ServiceClient.segment(topic))" }
+        return .get(path)
+    }
+
+    /// `pushctl channels reconcile`: POST /v1/channels/reconcile.
+    static let channelsReconcile = ServiceCall(
+        "channels reconcile", summary: "Make the stored channels agree with Apple's.",
+        overview:
+            "Make the stored channels of an app agree with the ones Apple holds (POST /v1/channels/reconcile): channels only "
+            + "at Apple are adopted (stored with the storage policy Apple reports) or deleted at Apple; stored channels Apple "
+            + "no longer has are forgotten.",
+        usage: ["pushctl channels reconcile --environment production|development --strays adopt|delete [--topic <bundle-id>]"],
+        options: [
+            .choice("environment", ["production", "development"], "The environment to reconcile (required)."),
+            .choice("strays", ["adopt", "delete"], "What to do with channels only Apple holds (required)."),
+            .value("topic", "bundle-id", "The app's bundle id (default: the service's)."),
+        ],
+        examples: ["pushctl channels reconcile --environment production --strays delete"],
+        table: .line { response, _ in
+            let count = { (key: String) in response.json?[key]?.arrayValue?.count ?? 0 }
+            return "adopted \(count("adopted")), deleted at Apple \(count("deleted")), forgotten \(count("forgotten"))"
+        }
+    ) { input throws(CLIError) in
+        guard let environment = try input.environment() else { throw input.usage("--environment is required") }
+        guard let strays = input.value("strays") else { throw input.usage("--strays adopt|delete is required") }
+        var body: [String: JSONValue] = ["environment": .string(environment), "strays": .string(strays)]
+        if let topic = input.value("topic") { body["topic"] = .string(topic) }
+        return .post("/v1/channels/reconcile", .object(body))
+    }
+
     /// `pushctl broadcast`: POST /v1/channels/{id}/broadcasts.
     static let broadcast = ServiceCall(
         "broadcast", summary: "Send a Live Activity update to every subscriber of a channel.",
@@ -73,7 +124,7 @@ extension ServiceCall {
             + "(POST /v1/channels/{id}/broadcasts).",
         usage: [
             "pushctl broadcast --channel <id> (--content-state <json> [--event update|end] [--dismissal-date <epoch s>] | --payload <json>)",
-            "    [--priority 10|5|1] [--expiration <epoch s>] [--environment production|development] [--wait]",
+            "    [--priority 10|5] [--expiration <epoch s>] [--environment production|development] [--wait]",
         ],
         options: [
             .value("channel", "id", "The channel id (required)."),
@@ -82,7 +133,7 @@ extension ServiceCall {
             .value("dismissal-date", "epoch-s", "With --event end: when the system removes the ended activity."),
             .value("stale-date", "epoch-s", "When the system marks the activity's content outdated."),
             .value("payload", "json", "The whole payload instead (a JSON object with aps)."),
-            .value("priority", "10|5|1", "apns-priority (default 10)."),
+            .value("priority", "10|5", "apns-priority (default 10; Live Activity pushes take 5 or 10)."),
             .value("expiration", "epoch-s", "apns-expiration (default 0: deliver once, store nothing)."),
             .choice("environment", ["production", "development"], "Needed when the id exists in both."),
             .flag("wait", "Wait until the broadcast is final and show its outcome."),
@@ -112,6 +163,8 @@ extension ServiceCall {
             guard let value = try? JSONValue.parse(Array(text.utf8)), case .object = value else {
                 throw input.usage("--payload must be a JSON object")
             }
+            // The service's and the mock's rule: a Live Activity update or end, never a start.
+            if let problem = APNSLiveActivityRules.broadcastPayloadProblem(value) { throw input.usage("--payload: \(problem)") }
             return value
         }
         guard let text = input.value("content-state") else {
