@@ -10,12 +10,41 @@ Every request goes through the generated functions and models; any surprise exit
 """
 
 import importlib
+import inspect
 import sys
+import typing
+
+import attrs
 
 
 def check(condition, what):
     if not condition:
         sys.exit(f"generated client: {what}")
+
+
+def model_fields(model):
+    """The fields a generated attrs model declares (its own, not the additional-properties bag)."""
+    return {field.name for field in attrs.fields(model)} - {"additional_properties"}
+
+
+def device_models(register_device):
+    """The models register_device's body accepts, by kind; each must carry all the fields of its kind."""
+    body = inspect.signature(register_device.sync_detailed).parameters["body"].annotation
+    found = {}
+    for model in typing.get_args(body) or (body,):
+        fields = model_fields(model)
+        kind = "push_to_start" if "attributes_type" in fields else "live_activity" if "activity_id" in fields else "apns"
+        wanted = {"token", "user_id", "topic", "environment", "kind"} | {
+            "push_to_start": {"attributes_type"}, "live_activity": {"activity_id"}}.get(kind, set())
+        check(fields == wanted, f"the device model {model.__name__} ({kind}) carries {sorted(fields)}, "
+                                f"missing {sorted(wanted - fields)}, extra {sorted(fields - wanted)}")
+        # The body allows no other properties, so the model has no bag for them.
+        check("additional_properties" not in {field.name for field in attrs.fields(model)},
+              f"the device model {model.__name__} takes additional properties")
+        check(kind not in found, f"two device models for kind {kind}: {found.get(kind)!r} and {model!r}")
+        found[kind] = model
+    check(set(found) == {"apns", "push_to_start", "live_activity"}, f"device models by kind: {found!r}")
+    return found
 
 
 def first_push(package, url, key):
@@ -30,15 +59,26 @@ def first_push(package, url, key):
         check(answer.status_code in (200, 201), f"put_user {user_id}: {answer.status_code} {answer.content!r}")
         check(isinstance(answer.parsed, models.User) and answer.parsed.dog_name == dog, f"put_user: {answer.parsed!r}")
 
-    # The device body's apns branch: kind is optional and defaults to apns, as the spec states.
-    device = models.RegisterDeviceBodyType0()
+    # The device body: one model per kind, each carrying every field of its kind (none left to additional
+    # properties); the apns one's kind is optional and defaults to apns, as the spec states.
+    register_device = api("register_device")
+    branches = device_models(register_device)
+    device = branches["apns"](token=token, user_id="rex", environment=models.Environment.DEVELOPMENT)
     check(device.kind == "apns", f"the generated device model's kind defaults to {device.kind!r}")
-    device["token"], device["user_id"], device["environment"] = token, "rex", "development"
-    answer = api("register_device").sync_detailed(client=client, body=device)
+    body = {"token": token, "user_id": "rex", "environment": "development", "kind": "apns"}
+    check(device.to_dict() == body, f"device model's body: {device.to_dict()!r}")
+    answer = register_device.sync_detailed(client=client, body=device)
     check(answer.status_code == 201, f"register_device: {answer.status_code} {answer.content!r}")
     check(isinstance(answer.parsed, models.Device) and answer.parsed.token == token, f"register_device: {answer.parsed!r}")
 
-    push = models.PushRequest(user_id="rex", alert=models.PushRequestAlertType1.from_dict({"title": "Walk time", "body": "Rex is waiting"}))
+    # The push body is one model carrying every property of the request (its rules sit in allOf beside them).
+    wanted = {"tokens", "user_id", "payload", "alert", "badge", "sound", "category", "thread_id", "content_available",
+              "mutable_content", "data", "push_type", "priority", "expiration", "collapse_id", "topic", "environment"}
+    check(model_fields(models.PushRequest) == wanted, f"the push model carries {sorted(model_fields(models.PushRequest))}, "
+                                                      f"missing {sorted(wanted - model_fields(models.PushRequest))}")
+    alert = models.PushRequestAlertType1(title="Walk time", body="Rex is waiting")
+    push = models.PushRequest(user_id="rex", alert=alert)
+    check(push.to_dict() == {"user_id": "rex", "alert": {"title": "Walk time", "body": "Rex is waiting"}}, f"push body: {push.to_dict()!r}")
     answer = api("create_push").sync_detailed(client=client, body=push, wait=True)
     check(answer.status_code == 200, f"create_push wait=true: {answer.status_code} {answer.content!r}")
     result = answer.parsed
@@ -47,11 +87,30 @@ def first_push(package, url, key):
     check(states == ["accepted"], f"create_push: notification states {states}")
     print(f"push {result.push_id}: accepted")
 
-    # A profile drop: each side reports the other; the second report matches them.
+    # A push-to-start token through its own model (after the push, which goes to the user's apns device).
+    start_token = "cd" * 32
+    start = branches["push_to_start"](
+        token=start_token, user_id="rex", environment=models.Environment.DEVELOPMENT, kind="push_to_start",
+        attributes_type="WalkAttributes")
+    answer = register_device.sync_detailed(client=client, body=start)
+    check(answer.status_code == 201, f"register_device push_to_start: {answer.status_code} {answer.content!r}")
+    registered = answer.parsed
+    check(isinstance(registered, models.Device) and registered.token == start_token and str(registered.kind) == "push_to_start"
+          and registered.attributes_type == "WalkAttributes", f"register_device push_to_start: {registered!r}")
+    print("push_to_start: registered")
+
+    # A profile drop: each side reports the other, pointing straight ahead; the second report matches them.
+    # The direction is one model carrying x, y and z.
+    direction = getattr(models, "ReportDropBodyDirection", None)
+    check(direction is not None, "the drop body's direction is no single model: "
+                                 f"{[name for name in dir(models) if name.startswith('ReportDropBodyDirection')]}")
+    check(model_fields(direction) == {"x", "y", "z"}, f"the direction model carries {sorted(model_fields(direction))}")
+    ahead = direction(x=0.0, y=0.0, z=-1.0)
     states = []
     for user_id, peer_id in [("rex", "bori"), ("bori", "rex")]:
-        answer = api("report_drop").sync_detailed(
-            client=client, body=models.ReportDropBody(user_id=user_id, peer_id=peer_id, distance_m=0.2))
+        body = models.ReportDropBody(user_id=user_id, peer_id=peer_id, distance_m=0.2, direction=ahead)
+        check(body.to_dict()["direction"] == {"x": 0.0, "y": 0.0, "z": -1.0}, f"drop body: {body.to_dict()!r}")
+        answer = api("report_drop").sync_detailed(client=client, body=body)
         check(answer.status_code in (200, 201, 202), f"report_drop {user_id}: {answer.status_code} {answer.content!r}")
         check(isinstance(answer.parsed, models.DropResult), f"report_drop: {answer.parsed!r}")
         states.append(answer.parsed.state)

@@ -40,7 +40,9 @@ struct GeneratedClientTests {
             in: parent, environment: ["PYTHONPATH": parent, "PYTHONDONTWRITEBYTECODE": "1"])
     }
 
-    @Test("docs/openapi.yaml: the README's first push (user, device, push with wait=true) and a profile drop")
+    @Test(
+        "docs/openapi.yaml: the README's first push (user, device, push with wait=true) and a profile drop, each body a model carrying its fields"
+    )
     func pushServer() async throws {
         let parent = try await Self.generate("openapi.yaml", package: "push_client")
         defer { try? FileManager.default.removeItem(atPath: parent) }
@@ -53,7 +55,9 @@ struct GeneratedClientTests {
         let key = try String(contentsOfFile: directory + "/api-key", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         let run = try await Self.drive("push", "push_client", in: parent, "http://127.0.0.1:\(server.port)", key)
         #expect(run.status == 0, "\(run.output)")
-        #expect(run.output.contains(": accepted") && run.output.contains("drop: pending then matched, 2 mate requests"), "\(run.output)")
+        #expect(run.output.contains(": accepted"), "\(run.output)")
+        #expect(run.output.contains("push_to_start: registered"), "\(run.output)")
+        #expect(run.output.contains("drop: pending then matched, 2 mate requests"), "\(run.output)")
     }
 
     @Test("docs/mock-control.yaml: a rule added through the client answers a send; the client reads Apple's answer")
