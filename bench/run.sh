@@ -211,7 +211,8 @@ say "   B1' alternating rounds done ($(( $(date +%s) - START )) s)"
 # B5: h2load against the mock's fast path and nghttpd, both up at once, in alternating rounds (a warm-up
 # of each, then RUNS of each), so that both sides of the ratio see the same moments of this shared machine.
 if [ -n "${B5_MOCK:-}" ]; then
-    start_mock mock-b5 --accept-all --no-client-auth
+    # Credentials of its own: nghttpd keeps serving the certificate of $MOCK_CREDS, which a new CA there would break.
+    CREDS_DIR=$WORK/creds-b5 start_mock mock-b5 --accept-all --no-client-auth
     CREDS=$MOCK_CREDS
     for i in $(seq 0 "$RUNS"); do
         kind=$([ "$i" = 0 ] && echo warmup || echo run)

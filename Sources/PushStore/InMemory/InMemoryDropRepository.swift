@@ -21,14 +21,20 @@ public actor InMemoryDropRepository: DropRepository, MateRequestRepository {
     public func withDropTransaction<T: Sendable>(
         locking users: [String], grouped: Bool, _ body: @escaping @Sendable (inout any DropTransaction) throws -> T
     ) async throws -> T {
-        // The tables move into the transaction and back, so the rules change them in place (no copy).
+        let value = try runRules(body)
+        try await flushOutbox()
+        return value
+    }
+
+    /// Runs `body` on the tables. They move into the transaction and back, so the rules change them in place;
+    /// the transaction is gone when this returns, before `flushOutbox` suspends: the actor is reentrant there,
+    /// and a transaction still holding the tables would make the next report's writes copy whole dictionaries.
+    private func runRules<T>(_ body: (inout any DropTransaction) throws -> T) throws -> T {
         var tx: any DropTransaction = tables
         tables = Tables()
         let result: Result<T, any Error> = Result { try body(&tx) }
         if let changed = tx as? Tables { tables = changed }
-        let value = try result.get()
-        try await flushOutbox()
-        return value
+        return try result.get()
     }
 
     /// See `DropRepository.pending`.
