@@ -44,22 +44,26 @@ struct SharedSchema {
     /// What an outbox row sends, `push_id` to `environment`, with its `expiration` where a schema keeps it
     /// there (PostgreSQL; SQLite keeps it with the state, which the claim reads).
     func outboxSendColumns(expiration: Bool) -> String {
-        columns(
-            [("push_id", "\(key) NOT NULL"), ("token", "\(text) NOT NULL"), ("topic", "\(text) NOT NULL"),
-             ("push_type", "\(text) NOT NULL"), ("priority", int)]
-                + (expiration ? [("expiration", bigint)] : [])
-                + [("collapse_id", text), ("apns_id", text), ("payload", "\(bytes) NOT NULL"), ("environment", "\(text) NOT NULL")])
+        var list = [
+            ("push_id", "\(key) NOT NULL"), ("token", "\(text) NOT NULL"), ("topic", "\(text) NOT NULL"),
+            ("push_type", "\(text) NOT NULL"), ("priority", int),
+        ]
+        if expiration { list.append(("expiration", bigint)) }
+        list += [("collapse_id", text), ("apns_id", text), ("payload", "\(bytes) NOT NULL"), ("environment", "\(text) NOT NULL")]
+        return columns(list)
     }
 
     /// What claims and completions change in an outbox row, `state` to `apns_unique_id` (the times and the
     /// lease apart), with its `expiration` where a schema keeps it there.
     func outboxStateColumns(expiration: Bool) -> String {
-        columns(
-            [("state", "\(text) NOT NULL CHECK (state IN\n" + String(repeating: " ", count: 16)
-              + "('queued', 'in_flight', 'accepted', 'rejected', 'failed', 'expired'))"),
-             ("attempts", "\(int) NOT NULL DEFAULT 0"), ("next_attempt_at", "\(bigint) NOT NULL")]
-                + (expiration ? [("expiration", bigint)] : [])
-                + [("last_status", int), ("last_reason", text), ("apns_unique_id", text)])
+        let states = "('queued', 'in_flight', 'accepted', 'rejected', 'failed', 'expired')"
+        var list = [
+            ("state", "\(text) NOT NULL CHECK (state IN\n                \(states))"),
+            ("attempts", "\(int) NOT NULL DEFAULT 0"), ("next_attempt_at", "\(bigint) NOT NULL"),
+        ]
+        if expiration { list.append(("expiration", bigint)) }
+        list += [("last_status", int), ("last_reason", text), ("apns_unique_id", text)]
+        return columns(list)
     }
 
     /// The columns a device and an ActivityKit token are registered under: the token, its app's topic, its
