@@ -7,33 +7,29 @@ struct SQLActivityTokenRepository<Database: SQLDatabase>: ActivityTokenRepositor
     /// The database holding the tables.
     let database: Database
 
-    private static var select: String { ActivityTokenRecord.selectSQL }
-
     /// See `ActivityTokenRepository.register`.
     func register(_ record: ActivityTokenRecord) async throws {
         try record.validate()
-        try await database.onConnection { db in
-            _ = try db.run(
-                """
-                INSERT INTO activity_tokens (token, topic, user_id, environment, kind, attributes_type, activity_id,
-                    registered_at, retired_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, NULL)
-                ON CONFLICT (token, topic) DO UPDATE SET user_id = excluded.user_id, environment = excluded.environment,
-                    kind = excluded.kind, attributes_type = excluded.attributes_type, activity_id = excluded.activity_id,
-                    registered_at = excluded.registered_at, retired_at = NULL
-                """,
-                [
-                    .text(record.token.hex), .text(record.topic), .text(record.userID), .text(record.environment.name),
-                    .text(record.kind.name), .text(record.attributesType), .text(record.activityID),
-                    .date(record.registeredAt),
-                ])
-        }
+        try await database.run(
+            """
+            INSERT INTO activity_tokens (token, topic, user_id, environment, kind, attributes_type, activity_id,
+                registered_at, retired_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, NULL)
+            ON CONFLICT (token, topic) DO UPDATE SET user_id = excluded.user_id, environment = excluded.environment,
+                kind = excluded.kind, attributes_type = excluded.attributes_type, activity_id = excluded.activity_id,
+                registered_at = excluded.registered_at, retired_at = NULL
+            """,
+            [
+                .text(record.token.hex), .text(record.topic), .text(record.userID), .text(record.environment.name),
+                .text(record.kind.name), .text(record.attributesType), .text(record.activityID),
+                .date(record.registeredAt),
+            ])
     }
 
     /// See `ActivityTokenRepository.pushToStartTokens`.
     func pushToStartTokens(userID: String, attributesType: String?, now: Date) async throws -> [ActivityTokenRecord] {
         try await database.query(
             """
-            \(Self.select) WHERE user_id = ?1 AND kind = 'push_to_start' AND (?2::text IS NULL OR attributes_type = ?2::text)
+            \(ActivityTokenRecord.selectSQL) WHERE user_id = ?1 AND kind = 'push_to_start' AND (?2::text IS NULL OR attributes_type = ?2::text)
                 AND (retired_at IS NULL OR retired_at > ?3::bigint) ORDER BY registered_at, token
             """, [.text(userID), .text(attributesType), .date(now)], row: ActivityTokenRecord.init(row:))
     }
@@ -42,7 +38,7 @@ struct SQLActivityTokenRepository<Database: SQLDatabase>: ActivityTokenRepositor
     func updateTokens(activityID: String, now: Date) async throws -> [ActivityTokenRecord] {
         try await database.query(
             """
-            \(Self.select) WHERE activity_id = ?1 AND kind = 'live_activity'
+            \(ActivityTokenRecord.selectSQL) WHERE activity_id = ?1 AND kind = 'live_activity'
                 AND (retired_at IS NULL OR retired_at > ?2::bigint) ORDER BY registered_at, token
             """, [.text(activityID), .date(now)], row: ActivityTokenRecord.init(row:))
     }
@@ -64,7 +60,7 @@ struct SQLActivityTokenRepository<Database: SQLDatabase>: ActivityTokenRepositor
     /// See `ActivityTokenRepository.tokens`.
     func tokens(userID: String) async throws -> [ActivityTokenRecord] {
         try await database.query(
-            "\(Self.select) WHERE user_id = ?1 ORDER BY registered_at, token", [.text(userID)],
+            "\(ActivityTokenRecord.selectSQL) WHERE user_id = ?1 ORDER BY registered_at, token", [.text(userID)],
             row: ActivityTokenRecord.init(row:))
     }
 

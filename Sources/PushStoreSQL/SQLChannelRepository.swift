@@ -7,30 +7,26 @@ struct SQLChannelRepository<Database: SQLDatabase>: ChannelRepository {
     /// The database holding the table.
     let database: Database
 
-    private static var select: String { ChannelRecord.selectSQL }
-
     /// See `ChannelRepository.add`.
     func add(_ channel: ChannelRecord) async throws {
         try channel.validate()
-        try await database.onConnection { db in
-            _ = try db.run(
-                """
-                INSERT INTO channels (id, topic, environment, storage_policy, created_at) VALUES (?1, ?2, ?3, ?4, ?5)
-                ON CONFLICT (id, environment) DO UPDATE SET topic = excluded.topic,
-                    storage_policy = excluded.storage_policy, created_at = excluded.created_at
-                """,
-                [
-                    .text(channel.id.rawValue), .text(channel.topic), .text(channel.environment.name),
-                    .integer(channel.storagePolicy.rawValue), .date(channel.createdAt),
-                ])
-        }
+        try await database.run(
+            """
+            INSERT INTO channels (id, topic, environment, storage_policy, created_at) VALUES (?1, ?2, ?3, ?4, ?5)
+            ON CONFLICT (id, environment) DO UPDATE SET topic = excluded.topic,
+                storage_policy = excluded.storage_policy, created_at = excluded.created_at
+            """,
+            [
+                .text(channel.id.rawValue), .text(channel.topic), .text(channel.environment.name),
+                .integer(channel.storagePolicy.rawValue), .date(channel.createdAt),
+            ])
     }
 
     /// See `ChannelRepository.channel(id:environment:)`.
     func channel(id: APNSChannelID, environment: APNSEnvironment) async throws -> ChannelRecord? {
         try await database.onConnection { db in
             try db.query(
-                "\(Self.select) WHERE id = ?1 AND environment = ?2", [.text(id.rawValue), .text(environment.name)],
+                "\(ChannelRecord.selectSQL) WHERE id = ?1 AND environment = ?2", [.text(id.rawValue), .text(environment.name)],
                 row: ChannelRecord.init(row:)
             ).first
         }
@@ -41,20 +37,18 @@ struct SQLChannelRepository<Database: SQLDatabase>: ChannelRepository {
         try await database.onConnection { db in
             if let environment {
                 return try db.query(
-                    "\(Self.select) WHERE topic = ?1 AND environment = ?2 ORDER BY created_at, id",
+                    "\(ChannelRecord.selectSQL) WHERE topic = ?1 AND environment = ?2 ORDER BY created_at, id",
                     [.text(topic), .text(environment.name)], row: ChannelRecord.init(row:))
             }
             return try db.query(
-                "\(Self.select) WHERE topic = ?1 ORDER BY created_at, id", [.text(topic)], row: ChannelRecord.init(row:))
+                "\(ChannelRecord.selectSQL) WHERE topic = ?1 ORDER BY created_at, id", [.text(topic)], row: ChannelRecord.init(row:))
         }
     }
 
     /// See `ChannelRepository.remove(id:environment:)`.
     func remove(id: APNSChannelID, environment: APNSEnvironment) async throws -> Bool {
-        try await database.onConnection { db in
-            try db.run(
-                "DELETE FROM channels WHERE id = ?1 AND environment = ?2", [.text(id.rawValue), .text(environment.name)]) > 0
-        }
+        try await database.run(
+            "DELETE FROM channels WHERE id = ?1 AND environment = ?2", [.text(id.rawValue), .text(environment.name)]) > 0
     }
 }
 

@@ -6,4 +6,11 @@ extension SQLDatabase {
     ) async throws -> [T] {
         try await onConnection { db in try db.query(sql, values, row: row) }
     }
+
+    /// Runs one statement that returns no rows on a connection (`onConnection`), and returns how many rows
+    /// it changed: a write of one statement, which needs no transaction of its own.
+    @discardableResult
+    func run(_ sql: String, _ values: [SQLValue]) async throws -> Int {
+        try await onConnection { db in try db.run(sql, values) }
+    }
 }

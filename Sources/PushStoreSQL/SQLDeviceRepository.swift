@@ -38,7 +38,7 @@ struct SQLDeviceRepository<Database: SQLDatabase>: DeviceRepository {
 
     /// See `DeviceRepository.remove(token:)`.
     func remove(token: DeviceToken) async throws -> Int {
-        try await database.onConnection { try $0.run("DELETE FROM devices WHERE token = ?1", [.text(token.hex)]) }
+        try await database.run("DELETE FROM devices WHERE token = ?1", [.text(token.hex)])
     }
 
     /// See `DeviceRepository.devices(forUser:includeInvalidated:)`.

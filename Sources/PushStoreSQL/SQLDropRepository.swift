@@ -29,7 +29,7 @@ struct SQLDropRepository<Database: SQLDropDatabase>: DropRepository {
 
     /// The drop with `id`, read on `db` (also inside other repositories' transactions).
     static func drop(id: String, _ db: some SQLSession) throws -> DropRecord? {
-        try db.query("SELECT \(DropColumn.selectList) FROM drops WHERE id = ?1", [.text(id)], row: DropRecord.init(row:)).first
+        try db.row(of: "drops", id: id, columns: DropColumn.selectList, DropRecord.init(row:))
     }
 
     /// See `DropRepository.purgeEnded`.

@@ -68,19 +68,15 @@ struct SQLIdempotencyRepository<Database: SQLDatabase>: IdempotencyRepository {
 
     /// See `IdempotencyRepository.finish`.
     func finish(key: String, scope: String, answer: IdempotentAnswer) async throws {
-        _ = try await database.onConnection { db in
-            try db.run(
-                "UPDATE idempotency_keys SET status = ?3, body = ?4 WHERE scope = ?1 AND key = ?2",
-                [.text(scope), .text(key), .integer(answer.status), .bytes(answer.body)])
-        }
+        try await database.run(
+            "UPDATE idempotency_keys SET status = ?3, body = ?4 WHERE scope = ?1 AND key = ?2",
+            [.text(scope), .text(key), .integer(answer.status), .bytes(answer.body)])
     }
 
     /// See `IdempotencyRepository.abandon`.
     func abandon(key: String, scope: String) async throws {
-        _ = try await database.onConnection { db in
-            try db.run(
-                "DELETE FROM idempotency_keys WHERE scope = ?1 AND key = ?2 AND status IS NULL", [.text(scope), .text(key)])
-        }
+        try await database.run(
+            "DELETE FROM idempotency_keys WHERE scope = ?1 AND key = ?2 AND status IS NULL", [.text(scope), .text(key)])
     }
 
     /// See `IdempotencyRepository.purge(olderThan:limit:)`.

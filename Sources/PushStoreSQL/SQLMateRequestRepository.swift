@@ -69,7 +69,7 @@ struct SQLMateRequestRepository<Database: SQLDropDatabase>: MateRequestRepositor
 
     /// The request with `id`, read on `db`.
     static func request(id: String, _ db: some SQLSession) throws -> MateRequestRecord? {
-        try db.query("SELECT \(columns) FROM mate_requests WHERE id = ?1", [.text(id)], row: MateRequestRecord.init(row:)).first
+        try db.row(of: "mate_requests", id: id, columns: columns, MateRequestRecord.init(row:))
     }
 
     /// See `MateRequestRepository.purgeAnswered`.

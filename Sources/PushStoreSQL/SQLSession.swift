@@ -12,6 +12,11 @@ protocol SQLSession {
 }
 
 extension SQLSession {
+    /// The row of `table` whose key `id` is `id`, its `columns` mapped by `row`; nil when there is none.
+    func row<T>(of table: String, id: String, columns: String, _ row: (Row) throws -> T) throws -> T? {
+        try query("SELECT \(columns) FROM \(table) WHERE id = ?1", [.text(id)], row: row).first
+    }
+
     /// Runs `sql` once for `list`, a set of values matched against one column: PostgreSQL in one statement
     /// whose parameter `first` is the whole list (`sql` is handed `= ANY (?first::text[])`), SQLite in
     /// statements of up to `chunk` values each (handed `IN (?first, ?first+1, …)`). `values` are the

@@ -50,7 +50,7 @@ struct SQLUserRepository<Database: SQLDatabase>: UserRepository {
     }
 
     private static func user(id: String, _ db: some SQLSession) throws -> UserRecord? {
-        try db.query("SELECT \(Column.selectList) FROM users WHERE id = ?1", [.text(id)], row: record).first
+        try db.row(of: "users", id: id, columns: Column.selectList, record)
     }
 }
 

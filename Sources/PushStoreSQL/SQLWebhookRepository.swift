@@ -83,10 +83,7 @@ struct SQLWebhookRepository<Database: SQLDatabase>: WebhookRepository {
     }
 
     private static func endpoint(id: String, _ db: some SQLSession) throws -> WebhookEndpoint? {
-        try db.query(
-            "SELECT \(EndpointColumn.selectList) FROM webhook_endpoints WHERE id = ?1", [.text(id)],
-            row: WebhookEndpoint.init(row:)
-        ).first
+        try db.row(of: "webhook_endpoints", id: id, columns: EndpointColumn.selectList, WebhookEndpoint.init(row:))
     }
 
     /// See `WebhookRepository.endpoints`.

@@ -34,6 +34,54 @@ struct SharedSchema {
     /// A column numbering rows in insert order, the table's key.
     private var sequence: String { dialect == .sqlite ? "INTEGER PRIMARY KEY" : "bigserial PRIMARY KEY" }
 
+    /// Column definitions, one a line, each ending in a comma, as they stand in a `CREATE TABLE` body (lines
+    /// after the first indented to match): `(name, type)`, the name padded so the types line up.
+    private func columns(_ definitions: [(String, String)]) -> String {
+        definitions.map { name, type in name + String(repeating: " ", count: max(1, 16 - name.count)) + type + "," }
+            .joined(separator: "\n    ")
+    }
+
+    /// What an outbox row sends, `push_id` to `environment`, with its `expiration` where a schema keeps it
+    /// there (PostgreSQL; SQLite keeps it with the state, which the claim reads).
+    func outboxSendColumns(expiration: Bool) -> String {
+        var list = [
+            ("push_id", "\(key) NOT NULL"), ("token", "\(text) NOT NULL"), ("topic", "\(text) NOT NULL"),
+            ("push_type", "\(text) NOT NULL"), ("priority", int),
+        ]
+        if expiration { list.append(("expiration", bigint)) }
+        list += [("collapse_id", text), ("apns_id", text), ("payload", "\(bytes) NOT NULL"), ("environment", "\(text) NOT NULL")]
+        return columns(list)
+    }
+
+    /// What claims and completions change in an outbox row, `state` to `apns_unique_id` (the times and the
+    /// lease apart), with its `expiration` where a schema keeps it there.
+    func outboxStateColumns(expiration: Bool) -> String {
+        let states = "('queued', 'in_flight', 'accepted', 'rejected', 'failed', 'expired')"
+        var list = [
+            ("state", "\(text) NOT NULL CHECK (state IN\n                \(states))"),
+            ("attempts", "\(int) NOT NULL DEFAULT 0"), ("next_attempt_at", "\(bigint) NOT NULL"),
+        ]
+        if expiration { list.append(("expiration", bigint)) }
+        list += [("last_status", int), ("last_reason", text), ("apns_unique_id", text)]
+        return columns(list)
+    }
+
+    /// The columns a device and an ActivityKit token are registered under: the token, its app's topic, its
+    /// user and its APNs environment.
+    private var registeredTokenColumns: String {
+        """
+        token          \(key) NOT NULL,
+            topic          \(key) NOT NULL,
+            user_id        \(key) NOT NULL,
+            \(environmentColumn)
+        """
+    }
+
+    /// A row's APNs environment.
+    private var environmentColumn: String {
+        "environment    \(text) NOT NULL CHECK (environment IN ('production', 'development')),"
+    }
+
     /// Users and their profile cards.
     var users: String {
         """
@@ -50,10 +98,7 @@ struct SharedSchema {
     var devices: String {
         """
         CREATE TABLE devices (
-            token          \(key) NOT NULL,
-            topic          \(key) NOT NULL,
-            user_id        \(key) NOT NULL,
-            environment    \(text) NOT NULL CHECK (environment IN ('production', 'development')),
+            \(registeredTokenColumns)
             registered_at  \(bigint) NOT NULL,
             last_seen      \(bigint) NOT NULL,
             invalidated_at \(bigint),
@@ -180,7 +225,7 @@ struct SharedSchema {
         CREATE TABLE channels (
             id             \(key) NOT NULL,
             topic          \(key) NOT NULL,
-            environment    \(text) NOT NULL CHECK (environment IN ('production', 'development')),
+            \(environmentColumn)
             storage_policy \(int) NOT NULL,
             created_at     \(bigint) NOT NULL,
             PRIMARY KEY (id, environment)
@@ -194,10 +239,7 @@ struct SharedSchema {
     var activityTokens: String {
         """
         CREATE TABLE activity_tokens (
-            token           \(key) NOT NULL,
-            topic           \(key) NOT NULL,
-            user_id         \(key) NOT NULL,
-            environment     \(text) NOT NULL CHECK (environment IN ('production', 'development')),
+            \(registeredTokenColumns)
             kind            \(text) NOT NULL CHECK (kind IN ('push_to_start', 'live_activity')),
             attributes_type \(text),
             activity_id     \(key),

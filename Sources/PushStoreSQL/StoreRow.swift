@@ -12,15 +12,25 @@ protocol StoreRow: SendableMetatype {
     func string(at column: Int32) -> String
     func optionalString(at column: Int32) -> String?
     func bytes(at column: Int32) -> [UInt8]
+    /// The text at `column`, `previous` itself (no new copy) when it holds the same: for columns that repeat
+    /// from row to row, such as the push id along one fan-out.
+    func string(at column: Int32, reusing previous: String) -> String
+    /// The bytes at `column`, `previous` itself (no new copy) when they are the same.
+    func bytes(at column: Int32, reusing previous: [UInt8]) -> [UInt8]
 }
 
 extension SQLiteStatement: StoreRow {
     func bytes(at column: Int32) -> [UInt8] { blob(at: column) }
+    func bytes(at column: Int32, reusing previous: [UInt8]) -> [UInt8] { blob(at: column, reusing: previous) }
 }
 
 extension PostgresRow: StoreRow {}
 
 extension StoreRow {
+    /// A new copy each time: a row type that cannot compare in place reads the column again.
+    func string(at column: Int32, reusing previous: String) -> String { string(at: column) }
+    func bytes(at column: Int32, reusing previous: [UInt8]) -> [UInt8] { bytes(at: column) }
+
     func int64(_ column: some StoreColumn) -> Int64 { int64(at: column.rawValue) }
     func optionalInt64(_ column: some StoreColumn) -> Int64? { optionalInt64(at: column.rawValue) }
     func int(_ column: some StoreColumn) -> Int { Int(int64(at: column.rawValue)) }

@@ -9,21 +9,17 @@ import PushTLS
 /// `send --direct`: loads the .p12 (or the .p8 signing key), opens one APNs connection and sends each token in turn.
 struct DirectSend {
     /// The options only `send --direct` takes: the credential, and which APNs to reach and how.
-    static let options: [OptionSpec] = [
-        .value("cert", "file.p12", "Client certificate (--direct)."),
-        .value("p8", "file.p8", "APNs signing key for token auth, instead of --cert (--direct)."),
-        .value("key-id", "id", "The .p8 key's 10-character key id (with --p8)."),
-        .value("team-id", "id", "Your 10-character team id (with --p8)."),
-        .value("password-file", "file", "File holding the .p12 password (else $PUSHCTL_P12_PASSWORD)."),
-        .choice("env", ["production", "development"], "Which APNs to send to (--direct)."),
-        .value("host", "host", "Custom APNs host, e.g. a mock (--direct)."),
-        .value("port", "port", "Custom APNs port (--direct)."),
-        .value("ca", "pem", "CA to trust for the custom host (--direct)."),
-        .url(
-            "proxy", "url",
-            "Reach APNs through http://host:port (CONNECT) or socks5://host:port (--direct; add ?nodelay=1 for a proxy that relays at once, see docs/OPERATING.md); a proxy URL with user and password goes in $PUSHCTL_PROXY.",
-            passwordFrom: "the PUSHCTL_PROXY environment variable"),
-    ]
+    static let options: [OptionSpec] =
+        [.value("cert", "file.p12", "Client certificate (--direct).")] + OptionSpec.apnsTokenKey(prefix: "").map(\.sentence)
+        + [
+            .value("password-file", "file", "File holding the .p12 password (else $PUSHCTL_P12_PASSWORD)."),
+            .choice("env", ["production", "development"], "Which APNs to send to (--direct)."),
+        ] + OptionSpec.apnsEndpoint(prefix: "").map(\.sentence) + [
+            .url(
+                "proxy", "url",
+                "Reach APNs through http://host:port (CONNECT) or socks5://host:port (--direct; add ?nodelay=1 for a proxy that relays at once, see docs/OPERATING.md); a proxy URL with user and password goes in $PUSHCTL_PROXY.",
+                passwordFrom: "the PUSHCTL_PROXY environment variable")
+        ]
 
     /// Client certificate or provider-token signing key.
     enum Auth {

@@ -122,4 +122,15 @@ struct ParsedArgumentsTests {
         #expect(lines.last?.hasPrefix("  -h, --help") == true)
         #expect(lines.allSatisfy { $0.count <= 80 })
     }
+
+    @Test("the APNs options are named alike in every program, under its prefix; a sentence help keeps all but the case")
+    func apnsOptions() {
+        #expect(OptionSpec.apnsTokenKey(prefix: "apns-").map(\.name) == ["apns-p8", "apns-key-id", "apns-team-id"])
+        #expect(OptionSpec.apnsEndpoint(prefix: "").map(\.name) == ["host", "port", "ca"])
+        let port = OptionSpec.value("port", "n", "APNs port override", short: "p", repeatable: true).sentence
+        #expect(port.help == "APNs port override." && port.name == "port" && port.value == "n")
+        #expect(port.short == "p" && port.repeatable)
+        #expect(OptionSpec.value("key-id", "id", "the key id").sentence.help == "The key id.")
+        #expect(OptionSpec.value("ca", "pem", "Already one.").sentence.help == "Already one.")
+    }
 }

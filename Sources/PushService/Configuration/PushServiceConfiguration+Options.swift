@@ -6,45 +6,41 @@ extension PushServiceConfiguration {
     /// `--switch`): what the parser takes and `--help` lists. Secrets are never option values: API keys come
     /// from `--api-key-file` or `PUSH_API_KEY`, the .p12 password from `--apns-password-file` or
     /// `PUSH_APNS_PASSWORD`, and URLs with a password from the environment or the configuration file.
-    public static let options: [OptionSpec] = [
-        .value(
-            "config", "file",
-            "JSON configuration file (see Resources/push-server.example.json; several apps, each with its own .p12 or .p8: \"apps\", see Resources/push-server.apps.example.json)"
-        ),
-        .flag("embedded", "run two apps (.p12 and .p8) against in-process mock APNs servers (no Apple account)"),
-        .value("data-dir", "dir", "database, credentials and api-key live here (default ./var)"),
-        .value("host", "addr", "listen address (default 127.0.0.1)"),
-        .value("port", "n", "listen port (default 8080; 0 picks one and prints it)"),
-        .url(
-            "database", "path|url",
-            "SQLite file (default DATA_DIR/push.sqlite), or postgres://user@host:port/db for a PostgreSQL database several instances share (a URL with a password: PUSH_DATABASE or the configuration file)",
-            passwordFrom: "PUSH_DATABASE or \"database\" in the --config file"),
-        .value("instance-id", "name", "this instance's name in outbox claims (PostgreSQL; default host-pid-random)"),
-        .value(
-            "api-key-file", "file",
-            "file of accepted Bearer keys, or sha256:<hex> of them, one per line (or PUSH_API_KEY, comma-separated)", repeatable: true),
-        .value("tls-cert", "path", "serve HTTPS with this certificate chain (PEM); reloaded on SIGHUP"),
-        .value("tls-key", "path", "its private key (PEM)"),
-        .value("tls-client-ca", "path", "require client certificates issued by this CA (PEM)"),
-        .flag("protect-metrics", "GET /metrics needs a key with the read scope"),
-        .flag("protect-healthz", "GET /healthz needs a key with the read scope"),
-        .value("topic", "bundle-id", "default apns-topic"),
-        .value("apns-p12", "path", "APNs provider certificate (.p12) of the single app (without \"apps\")"),
-        .value("apns-password-file", "file", "file holding its password (or PUSH_APNS_PASSWORD)"),
-        .value("apns-p8", "path", "token authentication instead: the .p8 signing key"),
-        .value("apns-key-id", "id", "its 10-character key id"),
-        .value("apns-team-id", "id", "the 10-character team id"),
-        .value("apns-host", "host", "APNs host override (both environments)"),
-        .value("apns-port", "n", "APNs port override"),
-        .value("apns-ca", "path", "CA (PEM) to trust for the APNs host override"),
-        .url(
-            "apns-proxy", "url",
-            "reach APNs through http://host:port (CONNECT) or socks5://host:port (?nodelay=1 for a proxy that relays at once, see docs/OPERATING.md); 'none' ignores HTTPS_PROXY (a proxy URL with a password: PUSH_APNS_PROXY)",
-            passwordFrom: "PUSH_APNS_PROXY"),
-        .value("log-level", "debug|info|warning|error", "how much to log (default info)"),
-        .refused("api-key", instead: "--api-key-file FILE or PUSH_API_KEY"),
-        .refused("apns-password", instead: "--apns-password-file FILE or PUSH_APNS_PASSWORD"),
-    ]
+    public static let options: [OptionSpec] =
+        [
+            .value(
+                "config", "file",
+                "JSON configuration file (see Resources/push-server.example.json; several apps, each with its own .p12 or .p8: \"apps\", see Resources/push-server.apps.example.json)"
+            ),
+            .flag("embedded", "run two apps (.p12 and .p8) against in-process mock APNs servers (no Apple account)"),
+            .value("data-dir", "dir", "database, credentials and api-key live here (default ./var)"),
+            .value("host", "addr", "listen address (default 127.0.0.1)"),
+            .value("port", "n", "listen port (default 8080; 0 picks one and prints it)"),
+            .url(
+                "database", "path|url",
+                "SQLite file (default DATA_DIR/push.sqlite), or postgres://user@host:port/db for a PostgreSQL database several instances share (a URL with a password: PUSH_DATABASE or the configuration file)",
+                passwordFrom: "PUSH_DATABASE or \"database\" in the --config file"),
+            .value("instance-id", "name", "this instance's name in outbox claims (PostgreSQL; default host-pid-random)"),
+            .value(
+                "api-key-file", "file",
+                "file of accepted Bearer keys, or sha256:<hex> of them, one per line (or PUSH_API_KEY, comma-separated)", repeatable: true),
+            .value("tls-cert", "path", "serve HTTPS with this certificate chain (PEM); reloaded on SIGHUP"),
+            .value("tls-key", "path", "its private key (PEM)"),
+            .value("tls-client-ca", "path", "require client certificates issued by this CA (PEM)"),
+            .flag("protect-metrics", "GET /metrics needs a key with the read scope"),
+            .flag("protect-healthz", "GET /healthz needs a key with the read scope"),
+            .value("topic", "bundle-id", "default apns-topic"),
+            .value("apns-p12", "path", "APNs provider certificate (.p12) of the single app (without \"apps\")"),
+            .value("apns-password-file", "file", "file holding its password (or PUSH_APNS_PASSWORD)"),
+        ] + OptionSpec.apnsTokenKey(prefix: "apns-") + OptionSpec.apnsEndpoint(prefix: "apns-") + [
+            .url(
+                "apns-proxy", "url",
+                "reach APNs through http://host:port (CONNECT) or socks5://host:port (?nodelay=1 for a proxy that relays at once, see docs/OPERATING.md); 'none' ignores HTTPS_PROXY (a proxy URL with a password: PUSH_APNS_PROXY)",
+                passwordFrom: "PUSH_APNS_PROXY"),
+            .value("log-level", "debug|info|warning|error", "how much to log (default info)"),
+            .refused("api-key", instead: "--api-key-file FILE or PUSH_API_KEY"),
+            .refused("apns-password", instead: "--apns-password-file FILE or PUSH_APNS_PASSWORD"),
+        ]
 
     /// The `--help` text of `push-server`.
     public static let usage =

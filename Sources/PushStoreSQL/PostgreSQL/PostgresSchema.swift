@@ -7,7 +7,7 @@ import PushStore
 /// The tables SQLite holds alike are written once (`SharedSchema`): times are integer milliseconds since
 /// 1970 and keys compare byte by byte (`COLLATE "C"`), as in SQLite; `outbox.expiration` is whole seconds.
 enum PostgresSchema {
-    private static let shared = SharedSchema(dialect: .postgres)
+    static let shared = SharedSchema(dialect: .postgres)
 
     static let migrations: [SchemaMigration] =
         [initial, outbox]
@@ -36,23 +36,8 @@ enum PostgresSchema {
             CREATE TABLE outbox (
                 seq             bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
                 id              text COLLATE "C" NOT NULL UNIQUE,
-                push_id         text COLLATE "C" NOT NULL,
-                token           text NOT NULL,
-                topic           text NOT NULL,
-                push_type       text NOT NULL,
-                priority        integer,
-                expiration      bigint,
-                collapse_id     text,
-                apns_id         text,
-                payload         bytea NOT NULL,
-                environment     text NOT NULL,
-                state           text NOT NULL CHECK (state IN
-                                ('queued', 'in_flight', 'accepted', 'rejected', 'failed', 'expired')),
-                attempts        integer NOT NULL DEFAULT 0,
-                next_attempt_at bigint NOT NULL,
-                last_status     integer,
-                last_reason     text,
-                apns_unique_id  text,
+                \(shared.outboxSendColumns(expiration: true))
+                \(shared.outboxStateColumns(expiration: false))
                 created_at      bigint NOT NULL,
                 updated_at      bigint NOT NULL,
                 owner           text,

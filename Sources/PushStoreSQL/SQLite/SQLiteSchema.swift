@@ -23,23 +23,8 @@ enum SQLiteSchema {
             CREATE INDEX devices_by_user ON devices (user_id);
             CREATE TABLE outbox (
                 id              TEXT PRIMARY KEY NOT NULL,
-                push_id         TEXT NOT NULL,
-                token           TEXT NOT NULL,
-                topic           TEXT NOT NULL,
-                push_type       TEXT NOT NULL,
-                priority        INTEGER,
-                expiration      INTEGER,
-                collapse_id     TEXT,
-                apns_id         TEXT,
-                payload         BLOB NOT NULL,
-                environment     TEXT NOT NULL,
-                state           TEXT NOT NULL CHECK (state IN
-                                ('queued', 'in_flight', 'accepted', 'rejected', 'failed', 'expired')),
-                attempts        INTEGER NOT NULL DEFAULT 0,
-                next_attempt_at INTEGER NOT NULL,
-                last_status     INTEGER,
-                last_reason     TEXT,
-                apns_unique_id  TEXT,
+                \(shared.outboxSendColumns(expiration: true))
+                \(shared.outboxStateColumns(expiration: false))
                 created_at      INTEGER NOT NULL,
                 updated_at      INTEGER NOT NULL
             );
@@ -61,29 +46,14 @@ enum SQLiteSchema {
         name: "outbox-state-split",
         sql: """
             CREATE TABLE outbox_items (
-                seq         INTEGER PRIMARY KEY,
-                id          TEXT NOT NULL UNIQUE,
-                push_id     TEXT NOT NULL,
-                token       TEXT NOT NULL,
-                topic       TEXT NOT NULL,
-                push_type   TEXT NOT NULL,
-                priority    INTEGER,
-                collapse_id TEXT,
-                apns_id     TEXT,
-                payload     BLOB NOT NULL,
-                environment TEXT NOT NULL,
-                created_at  INTEGER NOT NULL
+                seq             INTEGER PRIMARY KEY,
+                id              TEXT NOT NULL UNIQUE,
+                \(shared.outboxSendColumns(expiration: false))
+                created_at      INTEGER NOT NULL
             );
             CREATE TABLE outbox_state (
                 seq             INTEGER PRIMARY KEY,  -- outbox_items.seq
-                state           TEXT NOT NULL CHECK (state IN
-                                ('queued', 'in_flight', 'accepted', 'rejected', 'failed', 'expired')),
-                attempts        INTEGER NOT NULL DEFAULT 0,
-                next_attempt_at INTEGER NOT NULL,
-                expiration      INTEGER,
-                last_status     INTEGER,
-                last_reason     TEXT,
-                apns_unique_id  TEXT,
+                \(shared.outboxStateColumns(expiration: true))
                 updated_at      INTEGER NOT NULL
             );
             INSERT INTO outbox_items (seq, id, push_id, token, topic, push_type, priority, collapse_id, apns_id,

@@ -13,11 +13,11 @@ extension ServiceCall {
             "pushctl channels add [--environment production|development (default production)] [--storage none|most-recent] [--topic <bundle-id>]"
         ],
         options: [
-            .choice("environment", ["production", "development"], "Which APNs environment (default production)."),
+            .environment("Which APNs environment (default production)."),
             .choice(
                 "storage", ["none", "most-recent"],
                 "Message storage policy: none (0, broadcasts use expiration 0; default) or most-recent (1)."),
-            .value("topic", "bundle-id", "The app's bundle id (default: the service's)."),
+            .topic,
         ],
         examples: ["pushctl channels add --environment development --storage most-recent"],
         table: .line { response, _ in
@@ -42,8 +42,8 @@ extension ServiceCall {
         overview: "List the stored broadcast channels of an app (GET /v1/channels).",
         usage: ["pushctl channels ls [--environment production|development] [--topic <bundle-id>] [--output table|json|yaml]"],
         options: [
-            .choice("environment", ["production", "development"], "Only this environment's channels."),
-            .value("topic", "bundle-id", "The app's bundle id (default: the service's)."),
+            .environment("Only this environment's channels."),
+            .topic,
         ],
         examples: ["pushctl channels ls --environment development", "pushctl channels ls --output json | jq -r '.channels[].id'"],
         table: .list("channels", empty: "no channels")
@@ -60,7 +60,7 @@ extension ServiceCall {
         overview: "Delete a broadcast channel at Apple and forget it (DELETE /v1/channels/{id}).",
         usage: ["pushctl channels rm <channel-id> [--environment production|development]"],
         argument: ("<channel-id>", "The id APNs gave the channel (base64)."),
-        options: [.choice("environment", ["production", "development"], "Needed when the id exists in both.")],
+        options: [.environment("Needed when the id exists in both.")],
         examples: ["pushctl channels rm dHdpbmNoYW5uZWw="], table: .line { _, input in "deleted channel \(input.positional)" }
     ) { input throws(CLIError) in
         .delete("/v1/channels/\(input.pathSegment)" + (try input.environment().map { "?environment=\($0)" } ?? ""))
@@ -75,14 +75,11 @@ extension ServiceCall {
             + "(GET /v1/channels/apple).",
         usage: ["pushctl channels apple --environment production|development [--topic <bundle-id>] [--output table|json|yaml]"],
         options: [
-            .choice("environment", ["production", "development"], "The environment to ask (required)."),
-            .value("topic", "bundle-id", "The app's bundle id (default: the service's)."),
+            .environment("The environment to ask (required)."),
+            .topic,
         ],
         examples: ["pushctl channels apple --environment development"],
-        table: .line { response, _ in
-            let count = { (key: String) in response.json?[key]?.arrayValue?.count ?? 0 }
-            return "at Apple: \(count("channels")), only at Apple: \(count("only_at_apple")), only stored: \(count("only_stored"))"
-        }
+        table: .counts([("at Apple:", "channels"), ("only at Apple:", "only_at_apple"), ("only stored:", "only_stored")])
     ) { input throws(CLIError) in
         guard let environment = try input.environment() else { throw input.usage("--environment is required") }
         var path = "/v1/channels/apple?environment=\(environment)"
@@ -99,15 +96,12 @@ extension ServiceCall {
             + "no longer has are forgotten.",
         usage: ["pushctl channels reconcile --environment production|development --strays adopt|delete [--topic <bundle-id>]"],
         options: [
-            .choice("environment", ["production", "development"], "The environment to reconcile (required)."),
+            .environment("The environment to reconcile (required)."),
             .choice("strays", ["adopt", "delete"], "What to do with channels only Apple holds (required)."),
-            .value("topic", "bundle-id", "The app's bundle id (default: the service's)."),
+            .topic,
         ],
         examples: ["pushctl channels reconcile --environment production --strays delete"],
-        table: .line { response, _ in
-            let count = { (key: String) in response.json?[key]?.arrayValue?.count ?? 0 }
-            return "adopted \(count("adopted")), deleted at Apple \(count("deleted")), forgotten \(count("forgotten"))"
-        }
+        table: .counts([("adopted", "adopted"), ("deleted at Apple", "deleted"), ("forgotten", "forgotten")])
     ) { input throws(CLIError) in
         guard let environment = try input.environment() else { throw input.usage("--environment is required") }
         guard let strays = input.value("strays") else { throw input.usage("--strays adopt|delete is required") }
@@ -135,7 +129,7 @@ extension ServiceCall {
             .value("payload", "json", "The whole payload instead (a JSON object with aps)."),
             .value("priority", "10|5", "apns-priority (default 10; Live Activity pushes take 5 or 10)."),
             .value("expiration", "epoch-s", "apns-expiration (default 0: deliver once, store nothing)."),
-            .choice("environment", ["production", "development"], "Needed when the id exists in both."),
+            .environment("Needed when the id exists in both."),
             .flag("wait", "Wait until the broadcast is final and show its outcome."),
         ],
         examples: [

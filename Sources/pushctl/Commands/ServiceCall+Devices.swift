@@ -15,8 +15,8 @@ extension ServiceCall {
         options: [
             .value("token", "hex", "The device token (required)."),
             .value("user", "id", "The owner (required)."),
-            .value("topic", "bundle-id", "The app's bundle id (default: the service's)."),
-            .choice("environment", ["production", "development"], "Which APNs the device uses (default production)."),
+            .topic,
+            .environment("Which APNs the device uses (default production)."),
             .choice(
                 "kind", ["apns", "push-to-start", "live-activity"],
                 "The token's kind: the device's APNs token (default), an ActivityKit push-to-start token, or a Live Activity's update token."),

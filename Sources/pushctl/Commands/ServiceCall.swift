@@ -82,4 +82,22 @@ extension ServiceClient.Request {
 extension OptionSpec {
     /// `--user`, the user a command is about, for the commands whose path names one.
     static let user = OptionSpec.value("user", "id", "The user (required).")
+
+    /// `--topic`, the app a command is about when the service serves several.
+    static let topic = OptionSpec.value("topic", "bundle-id", "The app's bundle id (default: the service's).")
+
+    /// `--environment production|development`, the APNs environment, with what it means for the command.
+    static func environment(_ help: String) -> OptionSpec {
+        .choice("environment", ["production", "development"], help)
+    }
+}
+
+extension ServiceCall.Table {
+    /// A line counting the lists in the answer: each `(label, key)` as "label N", N the length of the list
+    /// under `key`, comma-separated.
+    static func counts(_ parts: [(label: String, key: String)]) -> Self {
+        .line { response, _ in
+            parts.map { "\($0.label) \(response.json?[$0.key]?.arrayValue?.count ?? 0)" }.joined(separator: ", ")
+        }
+    }
 }

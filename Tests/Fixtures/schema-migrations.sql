@@ -1,0 +1,491 @@
+==== sqlite 1 initial
+CREATE TABLE users (
+    id         TEXT PRIMARY KEY NOT NULL,
+    card       TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+);
+CREATE TABLE devices (
+    token          TEXT NOT NULL,
+    topic          TEXT NOT NULL,
+    user_id        TEXT NOT NULL,
+    environment    TEXT NOT NULL CHECK (environment IN ('production', 'development')),
+    registered_at  INTEGER NOT NULL,
+    last_seen      INTEGER NOT NULL,
+    invalidated_at INTEGER,
+    invalid_reason TEXT,
+    UNIQUE (token, topic)
+);
+CREATE INDEX devices_by_user ON devices (user_id);
+CREATE TABLE outbox (
+    id              TEXT PRIMARY KEY NOT NULL,
+    push_id         TEXT NOT NULL,
+    token           TEXT NOT NULL,
+    topic           TEXT NOT NULL,
+    push_type       TEXT NOT NULL,
+    priority        INTEGER,
+    expiration      INTEGER,
+    collapse_id     TEXT,
+    apns_id         TEXT,
+    payload         BLOB NOT NULL,
+    environment     TEXT NOT NULL,
+    state           TEXT NOT NULL CHECK (state IN
+                    ('queued', 'in_flight', 'accepted', 'rejected', 'failed', 'expired')),
+    attempts        INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at INTEGER NOT NULL,
+    last_status     INTEGER,
+    last_reason     TEXT,
+    apns_unique_id  TEXT,
+    created_at      INTEGER NOT NULL,
+    updated_at      INTEGER NOT NULL
+);
+-- Only queued rows are indexed for claiming: state changes after the claim touch no index.
+CREATE INDEX outbox_queue ON outbox (next_attempt_at) WHERE state = 'queued';
+CREATE INDEX outbox_by_push ON outbox (push_id);
+CREATE TABLE drops (
+    id           TEXT PRIMARY KEY NOT NULL,
+    initiator_id TEXT NOT NULL,
+    peer_id      TEXT NOT NULL,
+    state        TEXT NOT NULL CHECK (state IN ('pending', 'matched', 'cancelled', 'expired')),
+    created_at   INTEGER NOT NULL,
+    expires_at   INTEGER NOT NULL,
+    matched_at   INTEGER,
+    closed_at    INTEGER
+);
+CREATE INDEX drops_pending ON drops (created_at) WHERE state = 'pending';
+CREATE TABLE mate_requests (
+    id           TEXT PRIMARY KEY NOT NULL,
+    drop_id      TEXT NOT NULL REFERENCES drops (id),
+    sender_id    TEXT NOT NULL,
+    recipient_id TEXT NOT NULL,
+    state        TEXT NOT NULL CHECK (state IN ('pending', 'accepted', 'declined')),
+    created_at   INTEGER NOT NULL,
+    answered_at  INTEGER
+);
+CREATE INDEX mate_requests_by_recipient ON mate_requests (recipient_id);
+CREATE INDEX mate_requests_by_sender ON mate_requests (sender_id);
+CREATE INDEX mate_requests_by_drop ON mate_requests (drop_id);
+==== sqlite 2 outbox-state-split
+CREATE TABLE outbox_items (
+    seq         INTEGER PRIMARY KEY,
+    id          TEXT NOT NULL UNIQUE,
+    push_id     TEXT NOT NULL,
+    token       TEXT NOT NULL,
+    topic       TEXT NOT NULL,
+    push_type   TEXT NOT NULL,
+    priority    INTEGER,
+    collapse_id TEXT,
+    apns_id     TEXT,
+    payload     BLOB NOT NULL,
+    environment TEXT NOT NULL,
+    created_at  INTEGER NOT NULL
+);
+CREATE TABLE outbox_state (
+    seq             INTEGER PRIMARY KEY,  -- outbox_items.seq
+    state           TEXT NOT NULL CHECK (state IN
+                    ('queued', 'in_flight', 'accepted', 'rejected', 'failed', 'expired')),
+    attempts        INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at INTEGER NOT NULL,
+    expiration      INTEGER,
+    last_status     INTEGER,
+    last_reason     TEXT,
+    apns_unique_id  TEXT,
+    updated_at      INTEGER NOT NULL
+);
+INSERT INTO outbox_items (seq, id, push_id, token, topic, push_type, priority, collapse_id, apns_id,
+                          payload, environment, created_at)
+    SELECT rowid, id, push_id, token, topic, push_type, priority, collapse_id, apns_id,
+           payload, environment, created_at
+    FROM outbox;
+INSERT INTO outbox_state (seq, state, attempts, next_attempt_at, expiration, last_status, last_reason,
+                          apns_unique_id, updated_at)
+    SELECT rowid, state, attempts, next_attempt_at, expiration, last_status, last_reason,
+           apns_unique_id, updated_at
+    FROM outbox;
+DROP TABLE outbox;
+CREATE INDEX outbox_queue ON outbox_state (next_attempt_at) WHERE state = 'queued';
+CREATE INDEX outbox_by_push ON outbox_items (push_id);
+CREATE VIEW outbox AS
+    SELECT i.seq, i.id, i.push_id, i.token, i.topic, i.push_type, i.priority, s.expiration,
+           i.collapse_id, i.apns_id, i.payload, i.environment, s.state, s.attempts,
+           s.next_attempt_at, s.last_status, s.last_reason, s.apns_unique_id, i.created_at,
+           s.updated_at
+    FROM outbox_items i JOIN outbox_state s ON s.seq = i.seq;
+==== sqlite 3 idempotency-keys
+CREATE TABLE idempotency_keys (
+    scope       TEXT NOT NULL,
+    key         TEXT NOT NULL,
+    fingerprint BLOB NOT NULL,
+    status      INTEGER,
+    body        BLOB NOT NULL,
+    created_at  INTEGER NOT NULL,
+    PRIMARY KEY (scope, key)
+);
+CREATE INDEX idempotency_by_age ON idempotency_keys (created_at);
+==== sqlite 4 drop-engagements
+UPDATE drops SET state = 'matched',
+    matched_at = (SELECT min(created_at) FROM mate_requests m WHERE m.drop_id = drops.id)
+WHERE state = 'pending' AND EXISTS (SELECT 1 FROM mate_requests m WHERE m.drop_id = drops.id);
+CREATE TABLE drop_engagements (
+    user_id TEXT PRIMARY KEY NOT NULL,
+    drop_id TEXT NOT NULL REFERENCES drops (id)
+);
+CREATE INDEX drop_engagements_by_drop ON drop_engagements (drop_id);
+INSERT INTO drop_engagements (user_id, drop_id)
+    SELECT initiator_id, id FROM drops WHERE state = 'pending' ORDER BY created_at, id
+    ON CONFLICT DO NOTHING;
+INSERT INTO drop_engagements (user_id, drop_id)
+    SELECT peer_id, id FROM drops WHERE state = 'pending' ORDER BY created_at, id
+    ON CONFLICT DO NOTHING;
+CREATE INDEX drops_matched_by_initiator ON drops (initiator_id, matched_at) WHERE state = 'matched';
+CREATE INDEX drops_matched_by_peer ON drops (peer_id, matched_at) WHERE state = 'matched';
+==== sqlite 5 webhooks
+CREATE TABLE webhook_endpoints (
+    id         TEXT PRIMARY KEY NOT NULL,
+    url        TEXT NOT NULL,
+    events     TEXT NOT NULL,
+    secret     TEXT NOT NULL,
+    source     TEXT NOT NULL CHECK (source IN ('api', 'config')),
+    created_at INTEGER NOT NULL
+);
+CREATE TABLE webhook_events (
+    seq             INTEGER PRIMARY KEY,
+    event_id        TEXT NOT NULL,
+    endpoint_id     TEXT NOT NULL,
+    type            TEXT NOT NULL,
+    body            BLOB NOT NULL,
+    state           TEXT NOT NULL CHECK (state IN ('pending', 'in_flight', 'delivered', 'failed')),
+    attempts        INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at INTEGER NOT NULL,
+    owner           TEXT,
+    last_status     INTEGER,
+    last_error      TEXT,
+    created_at      INTEGER NOT NULL,
+    updated_at      INTEGER NOT NULL,
+    UNIQUE (endpoint_id, event_id)
+);
+CREATE INDEX webhook_events_due ON webhook_events (endpoint_id, next_attempt_at)
+    WHERE state IN ('pending', 'in_flight');
+CREATE INDEX webhook_events_by_endpoint ON webhook_events (endpoint_id, updated_at);
+CREATE INDEX webhook_events_final ON webhook_events (updated_at) WHERE state IN ('delivered', 'failed');
+==== sqlite 6 broadcast-channels
+CREATE TABLE channels (
+    id             TEXT NOT NULL,
+    topic          TEXT NOT NULL,
+    environment    TEXT NOT NULL CHECK (environment IN ('production', 'development')),
+    storage_policy INTEGER NOT NULL,
+    created_at     INTEGER NOT NULL,
+    PRIMARY KEY (id, environment)
+);
+CREATE INDEX channels_by_topic ON channels (topic, environment, created_at);
+ALTER TABLE outbox_items ADD COLUMN channel_id TEXT;
+==== sqlite 7 live-activity-tokens
+CREATE TABLE activity_tokens (
+    token           TEXT NOT NULL,
+    topic           TEXT NOT NULL,
+    user_id         TEXT NOT NULL,
+    environment     TEXT NOT NULL CHECK (environment IN ('production', 'development')),
+    kind            TEXT NOT NULL CHECK (kind IN ('push_to_start', 'live_activity')),
+    attributes_type TEXT,
+    activity_id     TEXT,
+    registered_at   INTEGER NOT NULL,
+    retired_at      INTEGER,
+    PRIMARY KEY (token, topic)
+);
+CREATE INDEX activity_tokens_by_user ON activity_tokens (user_id, registered_at);
+CREATE INDEX activity_tokens_by_activity ON activity_tokens (activity_id);
+==== sqlite 8 live-activity-budget
+CREATE TABLE activity_budget (
+    activity_id TEXT NOT NULL,
+    sent_at     INTEGER NOT NULL
+);
+CREATE INDEX activity_budget_by_activity ON activity_budget (activity_id, sent_at);
+CREATE INDEX activity_budget_by_time ON activity_budget (sent_at);
+CREATE INDEX activity_tokens_retired ON activity_tokens (retired_at) WHERE retired_at IS NOT NULL;
+==== sqlite 9 outbox-in-flight
+CREATE INDEX outbox_in_flight ON outbox_state (seq) WHERE state = 'in_flight';
+==== postgres 1 initial
+CREATE TABLE users (
+    id         text COLLATE "C" PRIMARY KEY,
+    card       text NOT NULL,
+    created_at bigint NOT NULL,
+    updated_at bigint NOT NULL
+);
+CREATE TABLE devices (
+    token          text COLLATE "C" NOT NULL,
+    topic          text COLLATE "C" NOT NULL,
+    user_id        text COLLATE "C" NOT NULL,
+    environment    text NOT NULL CHECK (environment IN ('production', 'development')),
+    registered_at  bigint NOT NULL,
+    last_seen      bigint NOT NULL,
+    invalidated_at bigint,
+    invalid_reason text,
+    PRIMARY KEY (token, topic)
+);
+CREATE INDEX devices_by_user ON devices (user_id, registered_at);
+CREATE TABLE drops (
+    id           text COLLATE "C" PRIMARY KEY,
+    initiator_id text COLLATE "C" NOT NULL,
+    peer_id      text COLLATE "C" NOT NULL,
+    state        text NOT NULL CHECK (state IN ('pending', 'matched', 'cancelled', 'expired')),
+    created_at   bigint NOT NULL,
+    expires_at   bigint NOT NULL,
+    matched_at   bigint,
+    closed_at    bigint
+);
+CREATE INDEX drops_pending ON drops (created_at, id) WHERE state = 'pending';
+CREATE TABLE mate_requests (
+    id           text COLLATE "C" PRIMARY KEY,
+    drop_id      text COLLATE "C" NOT NULL REFERENCES drops (id),
+    sender_id    text COLLATE "C" NOT NULL,
+    recipient_id text COLLATE "C" NOT NULL,
+    state        text NOT NULL CHECK (state IN ('pending', 'accepted', 'declined')),
+    created_at   bigint NOT NULL,
+    answered_at  bigint
+);
+CREATE INDEX mate_requests_by_recipient ON mate_requests (recipient_id);
+CREATE INDEX mate_requests_by_sender ON mate_requests (sender_id);
+CREATE INDEX mate_requests_by_drop ON mate_requests (drop_id);
+CREATE TABLE idempotency_keys (
+    scope       text COLLATE "C" NOT NULL,
+    key         text COLLATE "C" NOT NULL,
+    fingerprint bytea NOT NULL,
+    status      integer,
+    body        bytea NOT NULL,
+    created_at  bigint NOT NULL,
+    PRIMARY KEY (scope, key)
+);
+CREATE INDEX idempotency_by_age ON idempotency_keys (created_at);
+==== postgres 2 outbox
+CREATE TABLE outbox (
+    seq             bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id              text COLLATE "C" NOT NULL UNIQUE,
+    push_id         text COLLATE "C" NOT NULL,
+    token           text NOT NULL,
+    topic           text NOT NULL,
+    push_type       text NOT NULL,
+    priority        integer,
+    expiration      bigint,
+    collapse_id     text,
+    apns_id         text,
+    payload         bytea NOT NULL,
+    environment     text NOT NULL,
+    state           text NOT NULL CHECK (state IN
+                    ('queued', 'in_flight', 'accepted', 'rejected', 'failed', 'expired')),
+    attempts        integer NOT NULL DEFAULT 0,
+    next_attempt_at bigint NOT NULL,
+    last_status     integer,
+    last_reason     text,
+    apns_unique_id  text,
+    created_at      bigint NOT NULL,
+    updated_at      bigint NOT NULL,
+    owner           text,
+    lease_until     bigint
+);
+CREATE INDEX outbox_queue ON outbox (next_attempt_at, seq) WHERE state = 'queued';
+CREATE INDEX outbox_leases ON outbox (lease_until) WHERE state = 'in_flight';
+CREATE INDEX outbox_pending ON outbox (seq) WHERE state IN ('queued', 'in_flight');
+CREATE INDEX outbox_by_push ON outbox (push_id, seq);
+CREATE INDEX outbox_finished ON outbox (updated_at) WHERE state IN ('accepted', 'rejected', 'failed', 'expired');
+==== postgres 3 drop-engagements
+UPDATE drops SET state = 'matched',
+    matched_at = (SELECT min(created_at) FROM mate_requests m WHERE m.drop_id = drops.id)
+WHERE state = 'pending' AND EXISTS (SELECT 1 FROM mate_requests m WHERE m.drop_id = drops.id);
+CREATE TABLE drop_engagements (
+    user_id text COLLATE "C" PRIMARY KEY,
+    drop_id text COLLATE "C" NOT NULL REFERENCES drops (id)
+);
+CREATE INDEX drop_engagements_by_drop ON drop_engagements (drop_id);
+INSERT INTO drop_engagements (user_id, drop_id)
+    SELECT initiator_id, id FROM drops WHERE state = 'pending' ORDER BY created_at, id
+    ON CONFLICT DO NOTHING;
+INSERT INTO drop_engagements (user_id, drop_id)
+    SELECT peer_id, id FROM drops WHERE state = 'pending' ORDER BY created_at, id
+    ON CONFLICT DO NOTHING;
+CREATE INDEX drops_matched_by_initiator ON drops (initiator_id, matched_at) WHERE state = 'matched';
+CREATE INDEX drops_matched_by_peer ON drops (peer_id, matched_at) WHERE state = 'matched';
+==== postgres 4 webhooks
+CREATE TABLE webhook_endpoints (
+    id         text COLLATE "C" PRIMARY KEY,
+    url        text NOT NULL,
+    events     text NOT NULL,
+    secret     text NOT NULL,
+    source     text NOT NULL CHECK (source IN ('api', 'config')),
+    created_at bigint NOT NULL
+);
+CREATE TABLE webhook_events (
+    seq             bigserial PRIMARY KEY,
+    event_id        text COLLATE "C" NOT NULL,
+    endpoint_id     text COLLATE "C" NOT NULL,
+    type            text NOT NULL,
+    body            bytea NOT NULL,
+    state           text NOT NULL CHECK (state IN ('pending', 'in_flight', 'delivered', 'failed')),
+    attempts        bigint NOT NULL DEFAULT 0,
+    next_attempt_at bigint NOT NULL,
+    owner           text,
+    last_status     bigint,
+    last_error      text,
+    created_at      bigint NOT NULL,
+    updated_at      bigint NOT NULL,
+    UNIQUE (endpoint_id, event_id)
+);
+CREATE INDEX webhook_events_due ON webhook_events (endpoint_id, next_attempt_at)
+    WHERE state IN ('pending', 'in_flight');
+CREATE INDEX webhook_events_by_endpoint ON webhook_events (endpoint_id, updated_at);
+CREATE INDEX webhook_events_final ON webhook_events (updated_at) WHERE state IN ('delivered', 'failed');
+==== postgres 5 broadcast-channels
+CREATE TABLE channels (
+    id             text COLLATE "C" NOT NULL,
+    topic          text COLLATE "C" NOT NULL,
+    environment    text NOT NULL CHECK (environment IN ('production', 'development')),
+    storage_policy integer NOT NULL,
+    created_at     bigint NOT NULL,
+    PRIMARY KEY (id, environment)
+);
+CREATE INDEX channels_by_topic ON channels (topic, environment, created_at);
+ALTER TABLE outbox ADD COLUMN channel_id text;
+==== postgres 6 live-activity-tokens
+CREATE TABLE activity_tokens (
+    token           text COLLATE "C" NOT NULL,
+    topic           text COLLATE "C" NOT NULL,
+    user_id         text COLLATE "C" NOT NULL,
+    environment     text NOT NULL CHECK (environment IN ('production', 'development')),
+    kind            text NOT NULL CHECK (kind IN ('push_to_start', 'live_activity')),
+    attributes_type text,
+    activity_id     text COLLATE "C",
+    registered_at   bigint NOT NULL,
+    retired_at      bigint,
+    PRIMARY KEY (token, topic)
+);
+CREATE INDEX activity_tokens_by_user ON activity_tokens (user_id, registered_at);
+CREATE INDEX activity_tokens_by_activity ON activity_tokens (activity_id);
+==== postgres 7 live-activity-budget
+CREATE TABLE activity_budget (
+    seq         bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    activity_id text COLLATE "C" NOT NULL,
+    sent_at     bigint NOT NULL
+);
+CREATE INDEX activity_budget_by_activity ON activity_budget (activity_id, sent_at);
+CREATE INDEX activity_budget_by_time ON activity_budget (sent_at);
+CREATE INDEX activity_tokens_retired ON activity_tokens (retired_at) WHERE retired_at IS NOT NULL;
+==== postgres 8 outbox-items-and-state
+CREATE TABLE outbox_items (
+    id          text COLLATE "C" NOT NULL,
+    seq         bigint GENERATED BY DEFAULT AS IDENTITY (SEQUENCE NAME outbox_seq),
+    push_id     text COLLATE "C" NOT NULL,
+    token       text NOT NULL,
+    topic       text NOT NULL,
+    push_type   text NOT NULL,
+    priority    integer,
+    expiration  bigint,
+    collapse_id text,
+    apns_id     text,
+    payload     bytea NOT NULL,
+    environment text NOT NULL,
+    channel_id  text,
+    created_at  bigint NOT NULL
+);
+CREATE TABLE outbox_state (
+    id              text COLLATE "C" NOT NULL,
+    seq             bigint NOT NULL,
+    state           text NOT NULL CHECK (state IN
+                    ('queued', 'in_flight', 'accepted', 'rejected', 'failed', 'expired')),
+    attempts        integer NOT NULL DEFAULT 0,
+    next_attempt_at bigint NOT NULL,
+    expiration      bigint,
+    last_status     integer,
+    last_reason     text,
+    apns_unique_id  text,
+    updated_at      bigint NOT NULL,
+    owner           text,
+    lease_until     bigint
+);
+INSERT INTO outbox_items (id, seq, push_id, token, topic, push_type, priority, expiration, collapse_id, apns_id,
+        payload, environment, channel_id, created_at)
+    SELECT id, seq, push_id, token, topic, push_type, priority, expiration, collapse_id, apns_id,
+        payload, environment, channel_id, created_at FROM outbox;
+INSERT INTO outbox_state (id, seq, state, attempts, next_attempt_at, expiration, last_status, last_reason,
+        apns_unique_id, updated_at, owner, lease_until)
+    SELECT id, seq, state, attempts, next_attempt_at, expiration, last_status, last_reason,
+        apns_unique_id, updated_at, owner, lease_until FROM outbox;
+SELECT setval('outbox_seq', coalesce((SELECT max(seq) FROM outbox_items), 0) + 1, false);
+DROP TABLE outbox;
+ALTER TABLE outbox_items ADD PRIMARY KEY (id);
+ALTER TABLE outbox_state ADD PRIMARY KEY (id);
+CREATE INDEX outbox_items_by_push ON outbox_items (push_id, seq);
+CREATE INDEX outbox_queue ON outbox_state (next_attempt_at, seq) WHERE state = 'queued';
+CREATE INDEX outbox_leases ON outbox_state (lease_until, seq) WHERE lease_until IS NOT NULL;
+CREATE INDEX outbox_finished ON outbox_state (updated_at)
+    WHERE state IN ('accepted', 'rejected', 'failed', 'expired');
+CREATE VIEW outbox AS
+    SELECT i.seq, i.id, i.push_id, i.token, i.topic, i.push_type, i.priority, i.expiration, i.collapse_id,
+        i.apns_id, i.payload, i.environment, s.state, s.attempts, s.next_attempt_at, s.last_status,
+        s.last_reason, s.apns_unique_id, i.created_at, s.updated_at, s.owner, s.lease_until, i.channel_id
+    FROM outbox_items i JOIN outbox_state s ON s.id = i.id;
+ANALYZE outbox_items;
+ANALYZE outbox_state;
+==== postgres 9 outbox-due
+ALTER TABLE outbox_state ADD COLUMN due bigint, ADD COLUMN ended_at bigint;
+UPDATE outbox_state SET
+    due = CASE WHEN state IN ('queued', 'in_flight') THEN next_attempt_at END,
+    ended_at = CASE WHEN state IN ('accepted', 'rejected', 'failed', 'expired') THEN updated_at END;
+DROP INDEX outbox_queue;
+DROP INDEX outbox_leases;
+DROP INDEX outbox_finished;
+CREATE INDEX outbox_due ON outbox_state (due, seq) WHERE due IS NOT NULL;
+CREATE INDEX outbox_ended ON outbox_state (ended_at) WHERE ended_at IS NOT NULL;
+ALTER TABLE outbox_state SET (fillfactor = 50);
+ANALYZE outbox_state;
+==== postgres 10 outbox-segments
+CREATE SEQUENCE outbox_batch_seq AS bigint;
+SELECT setval('outbox_batch_seq', (coalesce((SELECT max(seq) FROM outbox_items), 0) >> 16) + 1, false);
+CREATE TABLE outbox_segments (
+    lo          bigint PRIMARY KEY,
+    hi          bigint NOT NULL,
+    due         bigint NOT NULL,
+    claims      integer NOT NULL DEFAULT 0,
+    remaining   integer NOT NULL,
+    owner       text,
+    lease_until bigint,
+    updated_at  bigint NOT NULL,
+    CHECK (lo <= hi AND remaining > 0 AND remaining <= hi - lo + 1)
+) WITH (fillfactor = 50);
+CREATE INDEX outbox_segments_due ON outbox_segments (due, lo);
+CREATE INDEX outbox_items_by_seq ON outbox_items (seq);
+ALTER TABLE outbox_state DROP CONSTRAINT outbox_state_pkey, ADD PRIMARY KEY (seq);
+ALTER TABLE outbox_state SET (fillfactor = 90);
+CREATE FUNCTION outbox_claimable_segments(now bigint, wanted bigint)
+    RETURNS SETOF outbox_segments LANGUAGE plpgsql AS $body$
+DECLARE
+    ranges CURSOR FOR SELECT * FROM outbox_segments
+        WHERE due <= now AND (owner IS NULL OR lease_until < now)
+        ORDER BY due, lo FOR UPDATE SKIP LOCKED;
+    segment outbox_segments;
+    total bigint := 0;
+BEGIN
+    OPEN ranges;
+    WHILE total < wanted LOOP
+        FETCH ranges INTO segment;
+        EXIT WHEN NOT FOUND;
+        total := total + segment.remaining;
+        RETURN NEXT segment;
+    END LOOP;
+    CLOSE ranges;
+END
+$body$;
+CREATE OR REPLACE VIEW outbox AS
+    SELECT i.seq, i.id, i.push_id, i.token, i.topic, i.push_type, i.priority, i.expiration, i.collapse_id,
+        i.apns_id, i.payload, i.environment, s.state, s.attempts, s.next_attempt_at, s.last_status,
+        s.last_reason, s.apns_unique_id, i.created_at, s.updated_at, s.owner, s.lease_until, i.channel_id
+    FROM outbox_items i
+    LEFT JOIN outbox_state r ON r.seq = i.seq
+    LEFT JOIN LATERAL (SELECT g.* FROM outbox_segments g WHERE r.seq IS NULL AND g.lo <= i.seq
+        ORDER BY g.lo DESC LIMIT 1) g ON g.hi >= i.seq
+    CROSS JOIN LATERAL (SELECT
+        coalesce(r.state, CASE WHEN g.owner IS NULL THEN 'queued' ELSE 'in_flight' END) AS state,
+        coalesce(r.attempts, g.claims) AS attempts, coalesce(r.next_attempt_at, g.due) AS next_attempt_at,
+        r.last_status, r.last_reason, r.apns_unique_id, coalesce(r.updated_at, g.updated_at) AS updated_at,
+        coalesce(r.owner, g.owner) AS owner, coalesce(r.lease_until, g.lease_until) AS lease_until) s;
+==== postgres 11 outbox-items-by-push
+DROP INDEX outbox_items_by_push;
+CREATE INDEX outbox_items_by_push ON outbox_items (push_id);
