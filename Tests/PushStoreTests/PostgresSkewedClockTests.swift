@@ -1,5 +1,6 @@
 import Foundation
 import PostgresDriver
+import ProfileDrop
 import TestSupport
 import Testing
 
@@ -125,5 +126,56 @@ struct PostgresSkewedClockTests {
         #expect(third.count == 5)
         // Not before its back-off (the second retry waits 2 s under the default policy, from the completion).
         #expect(third.at.timeIntervalSince(completed) >= 1.9)
+    }
+
+    @Test("two reports paired by instances whose clocks differ match within the window", arguments: [skew, -skew])
+    func dropWindowsFollowTheDatabase(offset: TimeInterval) async throws {
+        let url = try await PostgresTestCluster.shared().createDatabase()
+        let normal = try await PushRepositories.postgres(url: url, poolSize: 2, instanceID: "normal")
+        let skewed = try await PushRepositories.postgres(url: url, poolSize: 2, instanceID: "skewed")
+        let window = Duration.seconds(60)
+        // Each order: the normal instance first, then the skewed one, and the other way round.
+        for (first, second, firstOffset, secondOffset, pair) in [
+            (normal, skewed, 0, offset, ("a", "b")), (skewed, normal, offset, 0, ("c", "d")),
+        ] {
+            let opened = try await first.drops.report(
+                dropReport(pair.0, pair.1, window: window), now: Date().addingTimeInterval(firstOffset)).0
+            guard case .pending(_) = opened else {
+                Issue.record("the first report did not open a drop: \(opened)")
+                continue
+            }
+            let answered = try await second.drops.report(
+                dropReport(pair.1, pair.0, window: window), now: Date().addingTimeInterval(secondOffset)).0
+            guard case .matched(_, _) = answered else {
+                Issue.record("the report \(secondOffset == 0 ? "after the skewed one" : "of the skewed instance") did not match: \(answered)")
+                continue
+            }
+        }
+    }
+
+    @Test("an idempotency key claimed by one instance is not taken again by another whose clock differs",
+          arguments: [2 * skew, -2 * skew])
+    func idempotencyExpiryFollowsTheDatabase(offset: TimeInterval) async throws {
+        let url = try await PostgresTestCluster.shared().createDatabase()
+        let normal = PostgresIdempotencyRepository(database: try await PostgresDatabase.open(url: url, poolSize: 1))
+        let skewed = PostgresIdempotencyRepository(database: try await PostgresDatabase.open(url: url, poolSize: 1))
+        // Keys are kept a minute; a claim left unanswered counts as abandoned after five (the default).
+        let ttl = Duration.seconds(60)
+        let clocks: [(PostgresIdempotencyRepository, TimeInterval, PostgresIdempotencyRepository, TimeInterval)] = [
+            (normal, 0, skewed, offset), (skewed, offset, normal, 0),
+        ]
+        for (index, (first, firstOffset, second, secondOffset)) in clocks.enumerated() {
+            let key = "k\(index)"
+            #expect(
+                try await first.begin(key: key, scope: "s", fingerprint: [1], now: Date().addingTimeInterval(firstOffset), ttl: ttl)
+                    == .proceed)
+            #expect(
+                try await second.begin(key: key, scope: "s", fingerprint: [1], now: Date().addingTimeInterval(secondOffset), ttl: ttl)
+                    == .inProgress)
+            try await first.finish(key: key, scope: "s", answer: IdempotentAnswer(status: 202, body: [7]))
+            #expect(
+                try await second.begin(key: key, scope: "s", fingerprint: [1], now: Date().addingTimeInterval(secondOffset), ttl: ttl)
+                    == .replay(IdempotentAnswer(status: 202, body: [7])))
+        }
     }
 }
