@@ -91,8 +91,9 @@ struct PostgresSkewedClockTests {
         #expect(takenOver.at.timeIntervalSince(claimed) >= Self.lease / .seconds(1))
     }
 
-    @Test("a row enqueued or retried by a skewed instance is due for the others at once or after its back-off",
-          arguments: [skew, -skew])
+    @Test(
+        "a row enqueued or retried by a skewed instance is due for the others at once or after its back-off",
+        arguments: [skew, -skew])
     func dueTimesFollowTheDatabase(offset: TimeInterval) async throws {
         let (skewed, normal) = try await Self.instances(holder: offset, taker: 0)
         // Enqueued by the skewed instance: due now for the normal one.
@@ -139,13 +140,15 @@ struct PostgresSkewedClockTests {
             (normal, skewed, 0, offset, ("a", "b")), (skewed, normal, offset, 0, ("c", "d")),
         ] {
             let opened = try await first.drops.report(
-                dropReport(pair.0, pair.1, window: window), now: Date().addingTimeInterval(firstOffset)).0
+                dropReport(pair.0, pair.1, window: window), now: Date().addingTimeInterval(firstOffset)
+            ).0
             guard case .pending(_) = opened else {
                 Issue.record("the first report did not open a drop: \(opened)")
                 continue
             }
             let answered = try await second.drops.report(
-                dropReport(pair.1, pair.0, window: window), now: Date().addingTimeInterval(secondOffset)).0
+                dropReport(pair.1, pair.0, window: window), now: Date().addingTimeInterval(secondOffset)
+            ).0
             guard case .matched(_, _) = answered else {
                 Issue.record("the report \(secondOffset == 0 ? "after the skewed one" : "of the skewed instance") did not match: \(answered)")
                 continue
@@ -153,8 +156,9 @@ struct PostgresSkewedClockTests {
         }
     }
 
-    @Test("an idempotency key claimed by one instance is not taken again by another whose clock differs",
-          arguments: [2 * skew, -2 * skew])
+    @Test(
+        "an idempotency key claimed by one instance is not taken again by another whose clock differs",
+        arguments: [2 * skew, -2 * skew])
     func idempotencyExpiryFollowsTheDatabase(offset: TimeInterval) async throws {
         let url = try await PostgresTestCluster.shared().createDatabase()
         let normal = PostgresIdempotencyRepository(database: try await PostgresDatabase.open(url: url, poolSize: 1))

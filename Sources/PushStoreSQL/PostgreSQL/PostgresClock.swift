@@ -1,6 +1,6 @@
 import Foundation
-import PushStore
 import PostgresDriver
+import PushStore
 
 /// Whose clock the PostgreSQL repositories read when they compare or write a time that other instances
 /// compare too: lease deadlines, due times of claims and retries, enqueue times, drop windows, idempotency
