@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import PostgresDriver
 import ProfileDrop
 import TestSupport
@@ -181,5 +182,44 @@ struct PostgresSkewedClockTests {
                 try await second.begin(key: key, scope: "s", fingerprint: [1], now: Date().addingTimeInterval(secondOffset), ttl: ttl)
                     == .replay(IdempotentAnswer(status: 202, body: [7])))
         }
+    }
+
+    @Test("a push's expiration is checked at claim on the database's clock", arguments: [skew, -skew])
+    func expirationsFollowTheDatabase(offset: TimeInterval) async throws {
+        let (skewed, _) = try await Self.instances(holder: offset, taker: 0)
+        let second = Int(Date().timeIntervalSince1970)
+        // One row still valid for a minute, one whose expiration passed a minute ago (by the real time).
+        try await skewed.outbox.enqueue([
+            outboxItem("valid", token: 1, expiration: second + 60, now: skewed.now),
+            outboxItem("stale", token: 2, expiration: second - 60, now: skewed.now),
+        ])
+        let claim = try await skewed.outbox.claim(limit: 10, now: skewed.now)
+        #expect(claim.items.map(\.id) == ["valid"])
+        #expect(claim.expired == ["stale"])
+    }
+
+    @Test("webhook deliveries of a dead instance are taken over after their lease, not before", arguments: [skew, -skew])
+    func webhookLeasesFollowTheDatabase(offset: TimeInterval) async throws {
+        let url = try await PostgresTestCluster.shared().createDatabase()
+        let holder = try await PushRepositories.postgres(url: url, poolSize: 2, instanceID: "holder")
+        let taker = try await PushRepositories.postgres(url: url, poolSize: 2, instanceID: "taker")
+        try await holder.webhooks.addEndpoint(webhookEndpoint("ops"))
+        let events = (0..<3).map {
+            WebhookEvent(type: .notificationRejected, occurredAt: Date().addingTimeInterval(-1), data: ["n": .int(Int64($0))])
+        }
+        #expect(try await holder.webhooks.record(events) == 3)
+        let claimed = Date()
+        #expect(try await holder.webhooks.claim(endpointID: "ops", limit: 10, lease: Self.lease, now: Date()).count == 3)
+        // The holder dies; the skewed instance claims until it gets them.
+        let takenOver = try await awaitEvent("the dead holder's deliveries taken over", within: Self.lease + .seconds(20)) {
+            while true {
+                let claim = try await taker.webhooks.claim(
+                    endpointID: "ops", limit: 10, lease: Self.lease, now: Date().addingTimeInterval(offset))
+                if !claim.isEmpty { return (count: claim.count, at: Date()) }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
+        #expect(takenOver.count == 3)
+        #expect(takenOver.at.timeIntervalSince(claimed) >= Self.lease / .seconds(1))
     }
 }
