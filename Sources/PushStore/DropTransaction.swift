@@ -26,4 +26,12 @@ public protocol DropTransaction {
     mutating func enqueue(_ items: [OutboxItem]) throws
     /// Every pending drop whose window ended before `now`.
     mutating func pendingDrops(expiringBefore now: Date) throws -> [DropRecord]
+    /// The time the rules decide at: the clock the store's instances share (the database's, read once for
+    /// the transaction), or `given` (the caller's) for a store used by one process or told to take it.
+    func now(given: Date) -> Date
+}
+
+extension DropTransaction {
+    /// `given`: a store used by one process at a time has no other clock to agree with.
+    public func now(given: Date) -> Date { given }
 }

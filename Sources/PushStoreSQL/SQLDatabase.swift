@@ -1,3 +1,4 @@
+import Foundation
 import PushStore
 
 /// A database the shared repositories run on (`SQLiteDatabase`, `PostgresDatabase`): it hands a repository
@@ -10,6 +11,9 @@ protocol SQLDatabase: PushDatabase, Sendable {
     /// The name this instance writes in the rows it claims (`owner`) where several instances share the
     /// database (PostgreSQL's `instanceID`); nil on SQLite, used by one process at a time.
     var claimOwner: String? { get }
+    /// The value of a `SQLDialect.now(_:)` parameter for `now`, the caller's time: itself, or NULL where
+    /// the instances' times are the database's (`PostgresClock.database`).
+    func now(_ now: Date) -> SQLValue
     /// Runs `body` on a connection with no transaction of its own: for reads, and for writes of one
     /// statement (atomic by itself). SQLite: on the database actor (`perform`); PostgreSQL: on a pooled
     /// connection (`withConnection`).

@@ -61,6 +61,16 @@ enum SQLDialect: Sendable {
     /// What ends a `SELECT` that reads rows a transaction goes on to change: ` FOR UPDATE` on PostgreSQL,
     /// where other instances write at the same time; nothing on SQLite, whose write transaction
     /// (`BEGIN IMMEDIATE`) already keeps every other writer out.
+    /// SQL for now in ms since 1970, from the parameter `parameter` (`SQLDatabase.now(_:)` binds it): SQLite
+    /// takes it as given (one process, one clock); PostgreSQL takes it unless it is NULL, else the database's
+    /// time (`PostgresClock`).
+    func now(_ parameter: String) -> String {
+        switch self {
+        case .sqlite: parameter
+        case .postgres: PostgresClock.millis(parameter)
+        }
+    }
+
     var forUpdate: String {
         switch self {
         case .sqlite: ""

@@ -9,5 +9,5 @@ protocol SQLDropDatabase: SQLDatabase {
     ) async throws -> T
 
     /// Stores `items` (validated) in the outbox inside the transaction `db` is in.
-    static func enqueue(_ items: [OutboxItem], _ db: Session) throws
+    func enqueue(_ items: [OutboxItem], _ db: Session) throws
 }

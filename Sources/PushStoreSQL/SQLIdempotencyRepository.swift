@@ -26,29 +26,37 @@ struct SQLIdempotencyRepository<Database: SQLDatabase>: IdempotencyRepository {
     /// abandoned or purged meanwhile), and a claim made since then is not in that statement's snapshot: the
     /// round then starts over with the insert, which sees (or waits for) such a claim. Taking the row over
     /// is only ever done on the locked row itself, never by an upsert that could land on someone else's claim.
+    ///
+    /// The claim's time, and the time its expiry and lease are measured to, are the database's on
+    /// PostgreSQL (`SQLDialect.now`, the transaction's start), so instances whose clocks differ agree on when
+    /// a key expires; SQLite's are `now`.
     func begin(key: String, scope: String, fingerprint: [UInt8], now: Date, ttl: Duration) async throws -> IdempotencyClaim {
-        let since = now.addingTimeInterval(-(ttl / .seconds(1))).storeMillis
-        let abandonedBefore = unansweredClaimLease.map { now.addingTimeInterval(-($0 / .seconds(1))).storeMillis } ?? .min
+        let ttlMillis = Int64((ttl / .milliseconds(1)).rounded())
+        let leaseMillis = unansweredClaimLease.map { Int64(($0 / .milliseconds(1)).rounded()) }
+        let nowValue = database.now(now)
         return try await database.inTransaction { db in
+            let nowSQL = db.dialect.now("?5")
             for _ in 0..<Self.claimRounds {
                 let inserted = try db.run(
                     """
                     INSERT INTO idempotency_keys (scope, key, fingerprint, status, body, created_at)
-                    VALUES (?1, ?2, ?3, NULL, ?4, ?5) ON CONFLICT (scope, key) DO NOTHING
-                    """, [.text(scope), .text(key), .bytes(fingerprint), .bytes([]), .date(now)])
+                    VALUES (?1, ?2, ?3, NULL, ?4, \(nowSQL)) ON CONFLICT (scope, key) DO NOTHING
+                    """, [.text(scope), .text(key), .bytes(fingerprint), .bytes([]), nowValue])
                 if inserted == 1 { return .proceed }
                 let found = try db.query(
                     """
-                    SELECT fingerprint, status, body, created_at FROM idempotency_keys WHERE scope = ?1 AND key = ?2\
-                    \(db.dialect.forUpdate)
-                    """, [.text(scope), .text(key)]
+                    SELECT fingerprint, status, body, created_at, \(db.dialect.now("?3")) FROM idempotency_keys
+                    WHERE scope = ?1 AND key = ?2\(db.dialect.forUpdate)
+                    """, [.text(scope), .text(key), nowValue]
                 ) { row in
                     (
                         fingerprint: row.bytes(at: 0), status: row.optionalInt64(at: 1).map(Int.init), body: row.bytes(at: 2),
-                        created: row.int64(at: 3)
+                        created: row.int64(at: 3), now: row.int64(at: 4)
                     )
                 }.first
                 guard let found else { continue }  // gone meanwhile: claim it afresh
+                let since = found.now - ttlMillis
+                let abandonedBefore = leaseMillis.map { found.now - $0 } ?? .min
                 if found.created > since && (found.status != nil || found.created > abandonedBefore) {
                     guard found.fingerprint == fingerprint else { return .mismatch }
                     guard let status = found.status else { return .inProgress }
@@ -57,9 +65,9 @@ struct SQLIdempotencyRepository<Database: SQLDatabase>: IdempotencyRepository {
                 // Expired, or a claim left unanswered past its lease: take over the row this holds locked.
                 try db.run(
                     """
-                    UPDATE idempotency_keys SET fingerprint = ?3, status = NULL, body = ?4, created_at = ?5
+                    UPDATE idempotency_keys SET fingerprint = ?3, status = NULL, body = ?4, created_at = \(nowSQL)
                     WHERE scope = ?1 AND key = ?2
-                    """, [.text(scope), .text(key), .bytes(fingerprint), .bytes([]), .date(now)])
+                    """, [.text(scope), .text(key), .bytes(fingerprint), .bytes([]), nowValue])
                 return .proceed
             }
             return .inProgress

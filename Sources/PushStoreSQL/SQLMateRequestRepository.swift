@@ -30,7 +30,7 @@ struct SQLMateRequestRepository<Database: SQLDropDatabase>: MateRequestRepositor
                 try db.run(
                     "UPDATE mate_requests SET state = ?2, answered_at = ?3 WHERE id = ?1",
                     [.text(id), .text(request.state.rawValue), .date(now)])
-                if !items.isEmpty { try Database.enqueue(items, db) }
+                if !items.isEmpty { try database.enqueue(items, db) }
                 try SQLWebhookRepository<Database>.record([WebhookEvents.answered(request)], db)
                 return request
             }

@@ -10,17 +10,20 @@ extension SQLWebhookRepository {
         guard limit > 0 else { return [] }
         let leaseMillis = Int64((lease / .milliseconds(1)).rounded())
         let owner = database.claimOwner
+        let nowValue = database.now(now)
         return try await database.inTransaction { db in
-            try db.query(
+            // Due times and lease deadlines on the database's clock on PostgreSQL (`SQLDialect.now`).
+            let now = db.dialect.now("?2")
+            return try db.query(
                 """
                 UPDATE webhook_events SET state = 'in_flight', attempts = attempts + 1,
-                    next_attempt_at = ?2::bigint + ?4::bigint\(owner == nil ? "" : ", owner = ?5"), updated_at = ?2::bigint
+                    next_attempt_at = \(now) + ?4::bigint\(owner == nil ? "" : ", owner = ?5"), updated_at = \(now)
                 WHERE seq IN (SELECT seq FROM webhook_events
-                    WHERE endpoint_id = ?1 AND state IN ('pending', 'in_flight') AND next_attempt_at <= ?2::bigint
+                    WHERE endpoint_id = ?1 AND state IN ('pending', 'in_flight') AND next_attempt_at <= \(now)
                     ORDER BY next_attempt_at, seq LIMIT ?3\(db.dialect.forUpdateSkipLocked))
                 RETURNING \(EventColumn.selectList)
                 """,
-                [.text(endpointID), .date(now), .integer(limit), .integer(leaseMillis)] + (owner.map { [.text($0)] } ?? []),
+                [.text(endpointID), nowValue, .integer(limit), .integer(leaseMillis)] + (owner.map { [.text($0)] } ?? []),
                 row: WebhookDelivery.init(row:)
             ).sorted { $0.createdAt < $1.createdAt }
         }

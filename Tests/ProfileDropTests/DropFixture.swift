@@ -23,7 +23,7 @@ enum DropStoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable 
             return (try .sqlite(path: scratch.path + "/push.sqlite"), scratch)
         case .postgres:  // a fresh database of the test process's throwaway cluster
             let url = try await PostgresTestCluster.shared().createDatabase()
-            return (try await .postgres(url: url, poolSize: 4), nil)
+            return (try await .postgres(url: url, poolSize: 4, clock: .caller), nil)
         }
     }
 }

@@ -22,8 +22,8 @@ struct OutboxLeaseRenewalTests {
     @Test("a live instance's held rows stay its own past the lease, and a takeover after a stall is counted")
     func renewalKeepsHeldRows() async throws {
         let url = try await PostgresTestCluster.shared().createDatabase()
-        let a = try await PushRepositories.postgres(url: url, poolSize: 2, instanceID: "a", lease: .seconds(10))
-        let b = try await PushRepositories.postgres(url: url, poolSize: 2, instanceID: "b", lease: .seconds(10))
+        let a = try await PushRepositories.postgres(url: url, poolSize: 2, instanceID: "a", lease: .seconds(10), clock: .caller)
+        let b = try await PushRepositories.postgres(url: url, poolSize: 2, instanceID: "b", lease: .seconds(10), clock: .caller)
         let sender = RecordingSender()
         let metrics = ServiceMetrics()
         let worker = OutboxWorker(

@@ -54,7 +54,7 @@ struct PostgresConnectionTests {
     }
 
     @Test func statementErrorsCarryTheSQLState() async throws {
-        let database = try await PostgresDatabase.open(url: try await PostgresTestCluster.shared().createDatabase(), poolSize: 1)
+        let database = try await PostgresDatabase.open(url: try await PostgresTestCluster.shared().createDatabase(), poolSize: 1, clock: .caller)
         await #expect {
             try await database.pool.withConnection { _ = try $0.query("SELECT * FROM no_such_table") }
         } throws: { error in
@@ -68,7 +68,7 @@ struct PostgresConnectionTests {
     }
 
     @Test func serializationFailuresRunTheTransactionAgainABoundedNumberOfTimes() async throws {
-        let database = try await PostgresDatabase.open(url: try await PostgresTestCluster.shared().createDatabase(), poolSize: 1)
+        let database = try await PostgresDatabase.open(url: try await PostgresTestCluster.shared().createDatabase(), poolSize: 1, clock: .caller)
         let raise = "DO $$ BEGIN RAISE EXCEPTION 'conflict' USING ERRCODE = '40001'; END $$"
         // Fails twice, then commits: one call, three runs of the block.
         let runs = try await database.pool.withConnection { db in
@@ -92,26 +92,26 @@ struct PostgresConnectionTests {
     }
 
     @Test func enqueuesAnnounceOnlyWhatCommitted() async throws {
-        let database = try await PostgresDatabase.open(url: try await PostgresTestCluster.shared().createDatabase(), poolSize: 1)
+        let database = try await PostgresDatabase.open(url: try await PostgresTestCluster.shared().createDatabase(), poolSize: 1, clock: .caller)
         let channel = PostgresDatabase.outboxChannel
         let seen = try await database.pool.withConnection { db in
             // A statement that commits on its own announces at once.
-            try PostgresOutboxRepository.insert([outboxItem("alone")], db)
+            try PostgresOutboxRepository.insert([outboxItem("alone")], clock: .caller, db)
             var seen = [db.takeAnnouncements(), db.takeAnnouncements()]
             // Inside a transaction nothing is announced before the commit, and the commit announces once.
             try db.transaction { db in
-                try PostgresOutboxRepository.insert([outboxItem("first")], db)
-                try PostgresOutboxRepository.insert([outboxItem("second")], db)
+                try PostgresOutboxRepository.insert([outboxItem("first")], clock: .caller, db)
+                try PostgresOutboxRepository.insert([outboxItem("second")], clock: .caller, db)
                 seen.append(db.takeAnnouncements())
             }
             seen.append(db.takeAnnouncements())
             // A transaction that rolls back announces nothing, and neither does an enqueue of no rows.
             struct Abandoned: Error {}
             _ = try? db.transaction { db in
-                try PostgresOutboxRepository.insert([outboxItem("rolled-back")], db)
+                try PostgresOutboxRepository.insert([outboxItem("rolled-back")], clock: .caller, db)
                 throw Abandoned()
             }
-            try PostgresOutboxRepository.insert([], db)
+            try PostgresOutboxRepository.insert([], clock: .caller, db)
             seen.append(db.takeAnnouncements())
             return seen
         }
@@ -123,8 +123,8 @@ struct PostgresConnectionTests {
 
     @Test func concurrentEnqueuesAreAnnouncedByTheListener() async throws {
         let url = try await PostgresTestCluster.shared().createDatabase()
-        let a = try await PostgresDatabase.open(url: url, poolSize: 4, instanceID: "a")
-        let b = try await PostgresDatabase.open(url: url, poolSize: 1, instanceID: "b")
+        let a = try await PostgresDatabase.open(url: url, poolSize: 4, instanceID: "a", clock: .caller)
+        let b = try await PostgresDatabase.open(url: url, poolSize: 1, instanceID: "b", clock: .caller)
         let seenByB = b.outboxGeneration
         let outbox = PostgresOutboxRepository(database: a)
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -167,7 +167,7 @@ struct PostgresConnectionTests {
 
     @Test func thePoolNeverOpensMoreConnectionsThanItsSize() async throws {
         let url = try await PostgresTestCluster.shared().createDatabase()
-        let database = try await PostgresDatabase.open(url: url, poolSize: 2)
+        let database = try await PostgresDatabase.open(url: url, poolSize: 2, clock: .caller)
         let pids = try await withThrowingTaskGroup(of: Int64.self) { group in
             for _ in 0..<20 {
                 group.addTask {
@@ -197,7 +197,7 @@ struct PostgresBrokenConnectionTests {
         let cluster = try await PostgresTestCluster.shared()
         let url = try await cluster.createDatabase()
         let name = try #require(url.split(separator: "/").last.map(String.init))
-        let database = try await PostgresDatabase.open(url: url, poolSize: 1)
+        let database = try await PostgresDatabase.open(url: url, poolSize: 1, clock: .caller)
         try await database.ping()
         let seen = database.outboxGeneration
         // The server ends every session of the database (as a restart or a failover would) and waits until

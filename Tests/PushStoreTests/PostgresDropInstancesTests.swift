@@ -15,7 +15,7 @@ struct PostgresDropInstancesTests {
     static func instances() async throws -> [PushRepositories] {
         let url = try await PostgresTestCluster.shared().createDatabase()
         var sets: [PushRepositories] = []
-        for name in ["a", "b", "c"] { sets.append(try await PushRepositories.postgres(url: url, poolSize: 4, instanceID: name)) }
+        for name in ["a", "b", "c"] { sets.append(try await PushRepositories.postgres(url: url, poolSize: 4, instanceID: name, clock: .caller)) }
         return sets
     }
 

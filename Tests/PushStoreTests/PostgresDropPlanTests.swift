@@ -17,7 +17,7 @@ import Testing
 struct PostgresDropPlanTests {
     @Test func reportsLookDropsUpByKeyWhateverTheStatisticsSay() async throws {
         let url = try await PostgresTestCluster.shared().createDatabase()
-        let database = try await PostgresDatabase.open(url: url, poolSize: 1, instanceID: "a")
+        let database = try await PostgresDatabase.open(url: url, poolSize: 1, instanceID: "a", clock: .caller)
         try await database.pool.withConnection { db in
             try db.execute(
                 """

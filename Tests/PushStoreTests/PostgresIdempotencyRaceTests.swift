@@ -20,11 +20,11 @@ struct PostgresIdempotencyRaceTests {
         .timeLimit(.minutes(2)))
     func claimMadeAgainWhileWaitingForTheLock() async throws {
         let url = try await PostgresTestCluster.shared().createDatabase()
-        let first = PostgresIdempotencyRepository(database: try await PostgresDatabase.open(url: url, poolSize: 1))
-        let second = PostgresIdempotencyRepository(database: try await PostgresDatabase.open(url: url, poolSize: 1))
+        let first = PostgresIdempotencyRepository(database: try await PostgresDatabase.open(url: url, poolSize: 1, clock: .caller))
+        let second = PostgresIdempotencyRepository(database: try await PostgresDatabase.open(url: url, poolSize: 1, clock: .caller))
         // A third session stands for the first instance's own statements at the moment that matters.
-        let session = try await PostgresDatabase.open(url: url, poolSize: 1)
-        let observer = try await PostgresDatabase.open(url: url, poolSize: 1)
+        let session = try await PostgresDatabase.open(url: url, poolSize: 1, clock: .caller)
+        let observer = try await PostgresDatabase.open(url: url, poolSize: 1, clock: .caller)
         #expect(try await first.begin(key: "k", scope: "s", fingerprint: [1], now: Date(), ttl: Self.day) == .proceed)
 
         // The session locks the claim's row, holds it until the test lets go, then drops the claim (as
@@ -91,8 +91,8 @@ struct PostgresIdempotencyRaceTests {
     func concurrentClaims() async throws {
         let url = try await PostgresTestCluster.shared().createDatabase()
         let instances = [
-            PostgresIdempotencyRepository(database: try await PostgresDatabase.open(url: url, poolSize: 4)),
-            PostgresIdempotencyRepository(database: try await PostgresDatabase.open(url: url, poolSize: 4)),
+            PostgresIdempotencyRepository(database: try await PostgresDatabase.open(url: url, poolSize: 4, clock: .caller)),
+            PostgresIdempotencyRepository(database: try await PostgresDatabase.open(url: url, poolSize: 4, clock: .caller)),
         ]
         let keys = 200
         let claims = try await withThrowingTaskGroup(of: (Int, IdempotencyClaim).self) { group in

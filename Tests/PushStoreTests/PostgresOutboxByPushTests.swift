@@ -24,7 +24,7 @@ struct PostgresOutboxByPushTests {
         try await before.enqueue((2..<4).map { outboxItem("b\($0)", push: "b", token: $0) })
         old.close()
 
-        let database = try await PostgresDatabase.open(url: url, poolSize: 1, instanceID: "new")
+        let database = try await PostgresDatabase.open(url: url, poolSize: 1, instanceID: "new", clock: .caller)
         #expect(try await database.schemaVersion() == PostgresSchema.migrations.count)
         let outbox = PostgresOutboxRepository(database: database)
         try await outbox.enqueue([outboxItem("b4", push: "b", token: 4)])

@@ -41,7 +41,7 @@ struct PostgresOutboxDueTests {
         }
         old.close()
 
-        let database = try await PostgresDatabase.open(url: url, poolSize: 2, instanceID: "new")
+        let database = try await PostgresDatabase.open(url: url, poolSize: 2, instanceID: "new", clock: .caller)
         #expect(try await database.schemaVersion() == PostgresSchema.migrations.count)
         let columns = try await database.pool.withConnection { db in
             try db.query("SELECT id, state, due IS NOT NULL, ended_at FROM outbox_state ORDER BY seq").map {
@@ -70,7 +70,7 @@ struct PostgresOutboxDueTests {
     /// retried row is then claimed and renewed by itself, in HOT updates (no new index entry).
     @Test func claimsTakeRangesAndRetriedRowsAreClaimedAndRenewedInHOTUpdates() async throws {
         let url = try await PostgresTestCluster.shared().createDatabase()
-        let database = try await PostgresDatabase.open(url: url, poolSize: 1, instanceID: "a")
+        let database = try await PostgresDatabase.open(url: url, poolSize: 1, instanceID: "a", clock: .caller)
         let outbox = PostgresOutboxRepository(database: database, lease: .seconds(60))
         try await outbox.enqueue((0..<20).map { outboxItem("r\($0)", token: $0) })
         func tables() async throws -> [String] {

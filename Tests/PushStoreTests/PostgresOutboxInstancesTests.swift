@@ -15,8 +15,8 @@ struct PostgresOutboxInstancesTests {
     /// Two instances ("a" and "b") on one fresh database, with leases of `lease` seconds.
     static func instances(lease: Duration = .seconds(60)) async throws -> (PushRepositories, PushRepositories) {
         let url = try await PostgresTestCluster.shared().createDatabase()
-        let a = try await PushRepositories.postgres(url: url, poolSize: 3, instanceID: "a", lease: lease)
-        let b = try await PushRepositories.postgres(url: url, poolSize: 3, instanceID: "b", lease: lease)
+        let a = try await PushRepositories.postgres(url: url, poolSize: 3, instanceID: "a", lease: lease, clock: .caller)
+        let b = try await PushRepositories.postgres(url: url, poolSize: 3, instanceID: "b", lease: lease, clock: .caller)
         return (a, b)
     }
 
@@ -119,8 +119,8 @@ struct PostgresOutboxInstancesTests {
 
     @Test func anEnqueueWakesTheListenersOfEveryInstance() async throws {
         let url = try await PostgresTestCluster.shared().createDatabase()
-        let a = try await PostgresDatabase.open(url: url, poolSize: 1, instanceID: "a")
-        let b = try await PostgresDatabase.open(url: url, poolSize: 1, instanceID: "b")
+        let a = try await PostgresDatabase.open(url: url, poolSize: 1, instanceID: "a", clock: .caller)
+        let b = try await PostgresDatabase.open(url: url, poolSize: 1, instanceID: "b", clock: .caller)
         let seenByA = a.outboxGeneration
         let seenByB = b.outboxGeneration
         try await PostgresOutboxRepository(database: a).enqueue([outboxItem("n")])

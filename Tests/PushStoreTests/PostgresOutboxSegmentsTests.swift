@@ -34,8 +34,8 @@ struct PostgresOutboxSegmentsTests {
     /// Instances "a" and "b" on one new database, with leases of 10 s.
     private static func twoInstances() async throws -> (a: PostgresOutboxRepository, b: PostgresOutboxRepository) {
         let url = try await PostgresTestCluster.shared().createDatabase()
-        let a = try await PostgresDatabase.open(url: url, poolSize: 2, instanceID: "a")
-        let b = try await PostgresDatabase.open(url: url, poolSize: 2, instanceID: "b")
+        let a = try await PostgresDatabase.open(url: url, poolSize: 2, instanceID: "a", clock: .caller)
+        let b = try await PostgresDatabase.open(url: url, poolSize: 2, instanceID: "b", clock: .caller)
         return (PostgresOutboxRepository(database: a, lease: .seconds(10)), PostgresOutboxRepository(database: b, lease: .seconds(10)))
     }
 
@@ -150,7 +150,7 @@ struct PostgresOutboxSegmentsTests {
     /// counted down); rows of a range that was attempted before and carry no expiration expire too.
     @Test func expiredRowsOfARangeEndAtTheClaim() async throws {
         let url = try await PostgresTestCluster.shared().createDatabase()
-        let database = try await PostgresDatabase.open(url: url, poolSize: 2, instanceID: "a")
+        let database = try await PostgresDatabase.open(url: url, poolSize: 2, instanceID: "a", clock: .caller)
         let outbox = PostgresOutboxRepository(database: database, lease: .seconds(10))
         let second = Int(t0.timeIntervalSince1970)
         try await outbox.enqueue([

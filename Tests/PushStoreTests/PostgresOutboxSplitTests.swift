@@ -64,7 +64,7 @@ struct PostgresOutboxSplitTests {
         }
         old.close()
 
-        let database = try await PostgresDatabase.open(url: url, poolSize: 2, instanceID: "new")
+        let database = try await PostgresDatabase.open(url: url, poolSize: 2, instanceID: "new", clock: .caller)
         #expect(try await database.schemaVersion() == PostgresSchema.migrations.count)
         let outbox = PostgresOutboxRepository(database: database, lease: .seconds(60))
         // Every row reads back with every column as written, in the same order.
@@ -116,7 +116,7 @@ struct PostgresOutboxSplitTests {
     /// not turn a completion or a claim of many rows into scans: both stay lookups by key.
     @Test func claimsAndCompletionsLookRowsUpByKeyWhateverTheStatisticsSay() async throws {
         let url = try await PostgresTestCluster.shared().createDatabase()
-        let database = try await PostgresDatabase.open(url: url, poolSize: 1, instanceID: "a")
+        let database = try await PostgresDatabase.open(url: url, poolSize: 1, instanceID: "a", clock: .caller)
         let outbox = PostgresOutboxRepository(database: database)
         _ = try await OutboxBenchmark.run(outbox: outbox, total: 3_000, batchSize: 1_000)
         try await database.pool.withConnection { db in try db.execute("ANALYZE outbox_items; ANALYZE outbox_state") }
@@ -172,7 +172,7 @@ struct PostgresOutboxSplitTests {
     /// say: here they were taken while 3,000 rows were queued, which have all ended since.
     @Test func scrapesReadPendingRowsThroughTheirIndexWhateverTheStatisticsSay() async throws {
         let url = try await PostgresTestCluster.shared().createDatabase()
-        let database = try await PostgresDatabase.open(url: url, poolSize: 1, instanceID: "a")
+        let database = try await PostgresDatabase.open(url: url, poolSize: 1, instanceID: "a", clock: .caller)
         let outbox = PostgresOutboxRepository(database: database)
         try await outbox.enqueue((0..<3_000).map { outboxItem("f\($0)", push: "first", token: $0) })
         try await database.pool.withConnection { db in try db.execute("ANALYZE outbox_items; ANALYZE outbox_state") }

@@ -13,7 +13,7 @@ import Testing
 @Suite("PostgreSQL pipelined statements and binary arrays")
 struct PostgresPipelineTests {
     private func database() async throws -> PostgresDatabase {
-        let database = try await PostgresDatabase.open(url: try await PostgresTestCluster.shared().createDatabase(), poolSize: 1)
+        let database = try await PostgresDatabase.open(url: try await PostgresTestCluster.shared().createDatabase(), poolSize: 1, clock: .caller)
         try await database.pool.withConnection { try $0.execute("CREATE TABLE t (x integer PRIMARY KEY)") }
         return database
     }

@@ -12,6 +12,6 @@ import TestSupport
 func databaseBefore(_ step: SchemaMigration) async throws -> (url: String, old: PostgresDatabase, steps: Int) {
     let url = try await PostgresTestCluster.shared().createDatabase()
     let previous = Array(PostgresSchema.migrations.prefix { $0.name != step.name })
-    let old = try await PostgresDatabase.open(url: url, poolSize: 1, instanceID: "old", migrations: previous)
+    let old = try await PostgresDatabase.open(url: url, poolSize: 1, instanceID: "old", clock: .caller, migrations: previous)
     return (url, old, previous.count)
 }

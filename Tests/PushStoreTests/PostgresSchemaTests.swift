@@ -13,21 +13,21 @@ import Testing
 struct PostgresSchemaTests {
     @Test func anEmptyDatabaseIsMigratedToTheCurrentVersion() async throws {
         let url = try await PostgresTestCluster.shared().createDatabase()
-        let database = try await PostgresDatabase.open(url: url, poolSize: 1)
+        let database = try await PostgresDatabase.open(url: url, poolSize: 1, clock: .caller)
         #expect(try await database.schemaVersion() == PostgresSchema.migrations.count)
         let names = try await database.pool.withConnection { db in
             try db.query("SELECT name FROM schema_migrations ORDER BY version").map { $0.string(at: 0) }
         }
         #expect(names == PostgresSchema.migrations.map(\.name))
         // Opening again (another instance, or a restart) applies nothing twice.
-        let again = try await PostgresDatabase.open(url: url, poolSize: 1)
+        let again = try await PostgresDatabase.open(url: url, poolSize: 1, clock: .caller)
         #expect(try await again.schemaVersion() == PostgresSchema.migrations.count)
     }
 
     @Test func instancesStartingTogetherMigrateOnce() async throws {
         let url = try await PostgresTestCluster.shared().createDatabase()
         let versions = try await withThrowingTaskGroup(of: Int.self) { group in
-            for _ in 0..<3 { group.addTask { try await PostgresDatabase.open(url: url, poolSize: 1).schemaVersion() } }
+            for _ in 0..<3 { group.addTask { try await PostgresDatabase.open(url: url, poolSize: 1, clock: .caller).schemaVersion() } }
             return try await group.reduce(into: []) { $0.append($1) }
         }
         #expect(versions == Array(repeating: PostgresSchema.migrations.count, count: 3))
@@ -39,7 +39,7 @@ struct PostgresSchemaTests {
         let url = try await PostgresTestCluster.shared().createDatabase()
         let previous = Array(PostgresSchema.migrations.prefix { $0.name != "drop-engagements" })
         do {
-            let old = try await PostgresDatabase.open(url: url, poolSize: 1, instanceID: nil, migrations: previous)
+            let old = try await PostgresDatabase.open(url: url, poolSize: 1, instanceID: nil, clock: .caller, migrations: previous)
             #expect(try await old.schemaVersion() == previous.count)
             _ = try await PostgresUserRepository(database: old).put(id: "ana", card: card(), now: t0)
             let t = t0.storeMillis
@@ -59,7 +59,7 @@ struct PostgresSchemaTests {
                     "INSERT INTO mate_requests VALUES ('d1.initiator', 'd1', 'bob', 'ana', 'pending', $1, NULL)", [.integer(t + 500)])
             }
         }
-        let repositories = try await PushRepositories.postgres(url: url, poolSize: 1)
+        let repositories = try await PushRepositories.postgres(url: url, poolSize: 1, clock: .caller)
         #expect(try await repositories.users.user(id: "ana")?.card == card())
         let claimed = try await repositories.outbox.claim(limit: 5, now: t0)
         #expect(claimed.map(\.id) == ["a"] && claimed.items.first?.target.channelID == nil)
@@ -76,9 +76,9 @@ struct PostgresSchemaTests {
     @Test func aNewerSchemaIsRefusedWithAClearError() async throws {
         let url = try await PostgresTestCluster.shared().createDatabase()
         let later = SchemaMigration(name: "from-the-future", sql: "CREATE TABLE future (x integer)")
-        _ = try await PostgresDatabase.open(url: url, poolSize: 1, instanceID: nil, migrations: PostgresSchema.migrations + [later])
+        _ = try await PostgresDatabase.open(url: url, poolSize: 1, instanceID: nil, clock: .caller, migrations: PostgresSchema.migrations + [later])
         await #expect {
-            _ = try await PostgresDatabase.open(url: url, poolSize: 1)
+            _ = try await PostgresDatabase.open(url: url, poolSize: 1, clock: .caller)
         } throws: { error in
             guard let error = error as? PostgresError else { return false }
             let count = PostgresSchema.migrations.count

@@ -18,7 +18,7 @@ struct PostgresValueTests {
 
     @Test func elementsComeBackInOrderWithTheirNulls() async throws {
         let url = try await PostgresTestCluster.shared().createDatabase()
-        let database = try await PostgresDatabase.open(url: url, poolSize: 1, instanceID: "values")
+        let database = try await PostgresDatabase.open(url: url, poolSize: 1, instanceID: "values", clock: .caller)
         let sql = "SELECT x FROM unnest($1) WITH ORDINALITY AS u(x, n) ORDER BY n"
         try await database.pool.withConnection { db in
             for values in Self.texts {

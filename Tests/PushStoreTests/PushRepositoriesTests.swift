@@ -40,7 +40,7 @@ import Testing
             prefix = "InMemory"
         case .postgres:
             let url = try await PostgresTestCluster.shared().createDatabase()
-            set = PushRepositories(database: try await PostgresDatabase.open(url: url, poolSize: 1))
+            set = PushRepositories(database: try await PostgresDatabase.open(url: url, poolSize: 1, clock: .caller))
             prefix = "Postgres"
         }
         let types = Self.repositoryTypes(set)

@@ -57,7 +57,7 @@ extension StoreKind {
             return Repositories(.inMemory(retryPolicy: retryPolicy), store: nil)
         case .postgres:
             let url = try await PostgresTestCluster.shared().createDatabase()
-            let database = try await PostgresDatabase.open(url: url, poolSize: 2)
+            let database = try await PostgresDatabase.open(url: url, poolSize: 2, clock: .caller)
             return Repositories(PushRepositories(database: database, retryPolicy: retryPolicy), store: nil, postgres: database)
         }
     }

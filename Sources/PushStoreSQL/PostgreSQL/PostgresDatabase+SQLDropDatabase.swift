@@ -1,3 +1,4 @@
+import Foundation
 import PostgresDriver
 import PushStore
 
@@ -31,19 +32,25 @@ extension PostgresDatabase: SQLDropDatabase {
         _ body: @escaping @Sendable (inout PostgresDropTransaction) throws -> T
     ) async throws -> T {
         let ordered = Array(Set(users)).sorted()
+        let clock = self.clock
         var attempt = 1
         while true {
             do {
                 return try await transaction { db in
                     db.joinByLookup()
                     // One statement takes the locks one by one in the array's order (sorted, so that two
-                    // operations on the same users never wait for each other in opposite orders).
-                    if !ordered.isEmpty {
-                        try db.query(
-                            "SELECT pg_advisory_xact_lock($1::integer, hashtext(u)) FROM unnest($2::text[]) AS u",
-                            [.integer(Self.dropLockClass), .textArray(ordered)])
+                    // operations on the same users never wait for each other in opposite orders), then reads
+                    // the database's clock (`PostgresDropTransaction.now(given:)`).
+                    var decidedAt: Date?
+                    if !ordered.isEmpty || clock == .database {
+                        let locked = try db.query(
+                            """
+                            SELECT count(l.*), (extract(epoch from clock_timestamp()) * 1000)::bigint
+                            FROM (SELECT pg_advisory_xact_lock($1::integer, hashtext(u)) FROM unnest($2::text[]) AS u) l
+                            """, [.integer(Self.dropLockClass), .textArray(ordered)])
+                        if clock == .database { decidedAt = Date(storeMillis: locked[0].int64(at: 1)) }
                     }
-                    var tx = PostgresDropTransaction(db: db)
+                    var tx = PostgresDropTransaction(db: db, clock: clock, decidedAt: decidedAt)
                     return try body(&tx)
                 }
             } catch PushStoreError.invalidTransition(_, PostgresDropTransaction.notPending, _) where attempt < attempts {
@@ -52,7 +59,7 @@ extension PostgresDatabase: SQLDropDatabase {
         }
     }
 
-    static func enqueue(_ items: [OutboxItem], _ db: PostgresSession) throws {
-        try PostgresOutboxRepository.insert(items, db.connection)
+    func enqueue(_ items: [OutboxItem], _ db: PostgresSession) throws {
+        try PostgresOutboxRepository.insert(items, clock: clock, db.connection)
     }
 }

@@ -16,6 +16,8 @@ public final class PostgresDatabase: PushDatabase {
 
     /// This instance's name in the rows it claims (`owner`), unique per process by default.
     public let instanceID: String
+    /// Whose clock shared times are compared and written with (`PostgresClock`).
+    public let clock: PostgresClock
     /// The connection pool.
     let pool: PostgresPool
     /// The `LISTEN` connection.
@@ -24,21 +26,25 @@ public final class PostgresDatabase: PushDatabase {
     /// Always 0: in-flight rows are reclaimed by lease, not at open (see the type's summary).
     public let recoveredAtOpen = 0
 
-    private init(instanceID: String, pool: PostgresPool, listener: PostgresListener) {
+    private init(instanceID: String, clock: PostgresClock, pool: PostgresPool, listener: PostgresListener) {
         self.instanceID = instanceID
+        self.clock = clock
         self.pool = pool
         self.listener = listener
     }
 
     /// Connects to `url` (`postgres://user:password@host:port/database?…`, or libpq `key=value` pairs)
-    /// with up to `poolSize` connections, migrates the schema and starts listening.
-    public static func open(url: String, poolSize: Int = 4, instanceID: String? = nil) async throws -> PostgresDatabase {
-        try await open(url: url, poolSize: poolSize, instanceID: instanceID, migrations: PostgresSchema.migrations)
+    /// with up to `poolSize` connections, migrates the schema and starts listening. Shared times follow
+    /// `clock`: the database's own unless a test steps time by hand (`PostgresClock`).
+    public static func open(
+        url: String, poolSize: Int = 4, instanceID: String? = nil, clock: PostgresClock = .database
+    ) async throws -> PostgresDatabase {
+        try await open(url: url, poolSize: poolSize, instanceID: instanceID, clock: clock, migrations: PostgresSchema.migrations)
     }
 
     /// Opens the database migrated by `migrations` (tests pass more or fewer steps than this build's).
     static func open(
-        url: String, poolSize: Int, instanceID: String?, migrations: [SchemaMigration]
+        url: String, poolSize: Int, instanceID: String?, clock: PostgresClock = .database, migrations: [SchemaMigration]
     ) async throws -> PostgresDatabase {
         try PostgresConnection.validate(url)
         let pool = PostgresPool(conninfo: url, size: poolSize)
@@ -47,7 +53,7 @@ public final class PostgresDatabase: PushDatabase {
         let listener = try await PostgresListener.start(conninfo: url, channels: [outboxChannel])
         pool.announce { listener.announce($0) }
         let name = instanceID ?? "\(hostName())-\(getpid())-\(OutboxID.make().suffix(8))"
-        return PostgresDatabase(instanceID: name, pool: pool, listener: listener)
+        return PostgresDatabase(instanceID: name, clock: clock, pool: pool, listener: listener)
     }
 
     /// This machine's name (`gethostname`, no resolver lookups).

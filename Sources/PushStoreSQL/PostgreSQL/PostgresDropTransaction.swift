@@ -6,6 +6,16 @@ import PushStore
 /// (`PostgresDropRepository`).
 struct PostgresDropTransaction: DropTransaction {
     let db: PostgresConnection
+    /// Whose clock outbox rows are enqueued on (`PostgresClock`).
+    let clock: PostgresClock
+    /// The database's time when the transaction held its locks, under the database's clock; nil under the
+    /// caller's.
+    let decidedAt: Date?
+
+    /// See `DropTransaction.now(given:)`: the database's time read once, after the users' locks were granted
+    /// (`clock_timestamp()`, not the transaction's start: a report that waited for another on the same users
+    /// decides after it, never at a time before the drop that one stored).
+    func now(given: Date) -> Date { decidedAt ?? given }
 
     private static let columns = DropColumn.selectList
 
@@ -142,7 +152,7 @@ struct PostgresDropTransaction: DropTransaction {
     }
 
     func enqueue(_ items: [OutboxItem]) throws {
-        try PostgresOutboxRepository.insert(items, db)
+        try PostgresOutboxRepository.insert(items, clock: clock, db)
     }
 
     func pendingDrops(expiringBefore now: Date) throws -> [DropRecord] {

@@ -9,11 +9,14 @@ extension PostgresOutboxRepository {
     /// instead. Rows are claimed one by one when they have a state row and by the range when they do not
     /// (`PostgresSchema.outboxSegments`); both are picked with `FOR UPDATE SKIP LOCKED`, so instances
     /// claiming at once never take the same row: each skips the rows and ranges another is taking.
+    /// Due times, leases and expirations are compared, and leases written, on the database's clock
+    /// (`PostgresClock`; `now` only under `.caller`).
     public func claim(limit: Int, now: Date) async throws -> OutboxClaim {
         guard limit > 0 else { return OutboxClaim() }
+        let clock = database.clock
         let moment = ClaimMoment(
-            millis: now.storeMillis, second: Int64(now.timeIntervalSince1970.rounded(.down)), owner: database.instanceID,
-            leaseUntil: now.addingTimeInterval(lease / .seconds(1)).storeMillis)
+            millis: clock.millis(now), second: clock.seconds(now), owner: database.instanceID,
+            lease: Int64((lease / .milliseconds(1)).rounded()))
         return try await database.transaction { db in
             // Walk the queue indexes in claim order. The planner's row estimates for a queue lag far behind
             // (autovacuum analyzes it now and then while it grows and drains by thousands a second); with a
@@ -37,14 +40,14 @@ extension PostgresOutboxRepository {
 
     /// The clock, owner and lease of one claim.
     struct ClaimMoment {
-        /// Now, in ms.
-        var millis: Int64
-        /// Now, in whole epoch seconds (what expirations are compared with).
-        var second: Int64
+        /// Now, in ms (`PostgresClock.millis`: NULL for the database's clock).
+        var millis: PostgresValue
+        /// Now, in whole epoch seconds, what expirations are compared with (`PostgresClock.seconds`).
+        var second: PostgresValue
         /// The claiming instance.
         var owner: String
-        /// The end of the claim's lease, in ms.
-        var leaseUntil: Int64
+        /// The length of the claim's lease, in ms (it ends that long after now).
+        var lease: Int64
     }
 
     /// A due row with a state row, or a live range of rows without one, as picked.
@@ -69,7 +72,7 @@ extension PostgresOutboxRepository {
     private static func claimPage(_ page: Int, _ moment: ClaimMoment, _ db: PostgresConnection, into claim: inout OutboxClaim)
         throws -> Int
     {
-        let candidates = try db.query(pickSQL, [.integer(moment.millis), .integer(Int64(page))]).map { row in
+        let candidates = try db.query(pickSQL, [moment.millis, .integer(Int64(page))]).map { row in
             Candidate(
                 isRow: row.bool(at: 0), key: row.int64(at: 1), hi: row.int64(at: 2), due: row.int64(at: 3),
                 count: row.int(at: 4), fresh: row.bool(at: 5), queued: row.int64(at: 6))
@@ -104,8 +107,8 @@ extension PostgresOutboxRepository {
             let claimed = try db.query(
                 claimRowsSQL,
                 [
-                    .integer(moment.millis), .integer(moment.second), .integerArray(rows.map(\.seq)),
-                    .integerArray(rows.map(\.queued)), .text(moment.owner), .integer(moment.leaseUntil),
+                    moment.millis, moment.second, .integerArray(rows.map(\.seq)),
+                    .integerArray(rows.map(\.queued)), .text(moment.owner), .integer(moment.lease),
                 ])
             for index in 0..<claimed.count { read(claimed[index], range: nil) }
         }
@@ -113,15 +116,15 @@ extension PostgresOutboxRepository {
             let claimed = try db.query(
                 claimRangesSQL,
                 [
-                    .integer(moment.millis), .integer(moment.second), .integerArray(ranges.map(\.lo)),
-                    .integerArray(ranges.map(\.queued)), .text(moment.owner), .integer(moment.leaseUntil),
+                    moment.millis, moment.second, .integerArray(ranges.map(\.lo)),
+                    .integerArray(ranges.map(\.queued)), .text(moment.owner), .integer(moment.lease),
                 ])
             for index in 0..<claimed.count {
                 read(claimed[index], range: claimed[index].int64(at: PostgresOutboxColumn.end + 1))
             }
             if !expired.isEmpty {
                 try db.run(
-                    settleExpiredSQL, [.textArray(expired.map(\.id)), .integerArray(expired.map(\.lo)), .integer(moment.millis)])
+                    settleExpiredSQL, [.textArray(expired.map(\.id)), .integerArray(expired.map(\.lo)), moment.millis])
             }
         }
         // RETURNING keeps no order: taken-over rows first, then by the order the rows were picked in. The
@@ -170,27 +173,29 @@ extension PostgresOutboxRepository {
     }
 
     /// The pick of at most $2 due rows with a state row (index `outbox_due`) and due ranges holding at least
-    /// $2 rows if there are (index `outbox_segments_due`) at $1 (now, ms): queued, or in flight under a lease that ended before $1.
+    /// $2 rows if there are (index `outbox_segments_due`) at $1 (now, ms; NULL: the database's, `PostgresClock`):
+    /// queued, or in flight under a lease that ended before now.
     /// Returns for each: 1 for a row (0 for a range), its `seq` or `lo`, `hi`, due time, row count, whether no row
     /// of the range has a state row, and 1 when queued (0 when taken over). Ranges are locked only until their
     /// rows reach $2 (`outbox_claimable_segments`). What the claim does not take stays locked until it commits.
     static let pickSQL = """
         WITH r AS (
             SELECT seq, due, CASE WHEN state = 'queued' THEN 1 ELSE 0 END AS queued FROM outbox_state
-            WHERE due <= $1 AND (state = 'queued' OR (state = 'in_flight' AND lease_until < $1))
+            WHERE due <= \(PostgresClock.millis("$1"))
+                AND (state = 'queued' OR (state = 'in_flight' AND lease_until < \(PostgresClock.millis("$1"))))
             ORDER BY due, seq LIMIT $2 FOR UPDATE SKIP LOCKED
         ), g AS (
             SELECT lo, hi, due, remaining, CASE WHEN owner IS NULL THEN 1 ELSE 0 END AS queued
-            FROM outbox_claimable_segments($1, $2)
+            FROM outbox_claimable_segments(\(PostgresClock.millis("$1")), $2)
         )
         SELECT 1, seq, seq, due, 1, 1, queued FROM r
         UNION ALL
         SELECT 0, lo, hi, due, remaining, CASE WHEN remaining = hi - lo + 1 THEN 1 ELSE 0 END, queued FROM g
         """
 
-    /// The claim of rows $3 (`seq`, picked, with $4 their queued flags) at $1 (now, ms): each goes in flight for
-    /// owner $5 until $6 (ms), its attempt counted, or expires (`expiredCondition`, $2 the current epoch
-    /// second). Returns every column of each row (`PostgresOutboxColumn`), then its queued flag.
+    /// The claim of rows $3 (`seq`, picked, with $4 their queued flags) at $1 (now, ms; NULL: the database's):
+    /// each goes in flight for owner $5 for $6 ms from now, its attempt counted, or expires
+    /// (`expiredCondition`, $2 the current epoch second; NULL: the database's). Returns every column of each row (`PostgresOutboxColumn`), then its queued flag.
     ///
     /// A claim writes no indexed column (`PostgresSchema.outboxDue`): `due` stays, so the update is HOT. An
     /// expiring row leaves the index (`due` NULL): that update is not HOT, and rare.
@@ -203,23 +208,24 @@ extension PostgresOutboxRepository {
                 last_reason = CASE WHEN \(expiredCondition) THEN 'Expired' ELSE o.last_reason END,
                 attempts = CASE WHEN \(expiredCondition) THEN o.attempts ELSE o.attempts + 1 END,
                 owner = CASE WHEN \(expiredCondition) THEN NULL ELSE $5::text END,
-                lease_until = CASE WHEN \(expiredCondition) THEN NULL ELSE $6::bigint END,
+                lease_until = CASE WHEN \(expiredCondition) THEN NULL ELSE \(PostgresClock.millis("$1")) + $6::bigint END,
                 due = CASE WHEN \(expiredCondition) THEN NULL ELSE o.due END,
-                ended_at = CASE WHEN \(expiredCondition) THEN $1::bigint ELSE NULL END,
-                updated_at = $1
+                ended_at = CASE WHEN \(expiredCondition) THEN \(PostgresClock.millis("$1")) ELSE NULL END,
+                updated_at = \(PostgresClock.millis("$1"))
             FROM p WHERE o.seq = p.seq
             RETURNING o.*, p.queued
         )
         SELECT \(PostgresOutboxColumn.selectList), s.queued FROM claimed s JOIN outbox_items i ON i.seq = s.seq
         """
 
-    /// SQL twin of `OutboxItem.isExpired(at:)` over `outbox_state o`, with $2 the current epoch second.
-    /// Attempts are the count before this claim. A row expiring at second E is still sent during second E.
+    /// SQL twin of `OutboxItem.isExpired(at:)` over `outbox_state o`, with $2 the current epoch second (NULL:
+    /// the database's). Attempts are the count before this claim. A row expiring at second E is still sent
+    /// during second E.
     private static let expiredCondition =
-        "((o.expiration > 0 AND o.expiration < $2) OR (o.expiration = 0 AND o.attempts > 0))"
+        "((o.expiration > 0 AND o.expiration < \(PostgresClock.seconds("$2"))) OR (o.expiration = 0 AND o.attempts > 0))"
 
     /// The claim of ranges $3 (`lo`, picked, with $4 their queued flags) at $1: each goes in flight for owner
-    /// $5 until $6, its attempts counted, one row version per range. Returns every column of each of their
+    /// $5 for $6 ms from now, its attempts counted, one row version per range. Returns every column of each of their
     /// rows without a state row, in flight, or `expired` when its expiration passed ($2 the current epoch
     /// second; `claims` counts this claim, so "attempted before" is `claims > 1`), then the range's queued
     /// flag and `lo`. The caller writes the expired rows' state rows (`settleExpiredSQL`). Whether a row has a
@@ -229,24 +235,26 @@ extension PostgresOutboxRepository {
         WITH p AS MATERIALIZED (
             SELECT * FROM unnest($3::bigint[], $4::bigint[]) AS p(lo, queued)
         ), g AS (
-            UPDATE outbox_segments g SET owner = $5, lease_until = $6, claims = g.claims + 1, updated_at = $1
+            UPDATE outbox_segments g SET owner = $5, lease_until = \(PostgresClock.millis("$1")) + $6::bigint,
+                claims = g.claims + 1, updated_at = \(PostgresClock.millis("$1"))
             FROM p WHERE g.lo = p.lo
             RETURNING g.lo, g.hi, g.claims, g.due, g.remaining = g.hi - g.lo + 1 AS fresh, p.queued
         )
         SELECT \(PostgresOutboxColumn.selectList), g.queued, g.lo
         FROM g JOIN outbox_items i ON i.seq BETWEEN g.lo AND g.hi
-        CROSS JOIN LATERAL (SELECT (i.expiration > 0 AND i.expiration < $2) OR (i.expiration = 0 AND g.claims > 1)
+        CROSS JOIN LATERAL (SELECT (i.expiration > 0 AND i.expiration < \(PostgresClock.seconds("$2")))
+            OR (i.expiration = 0 AND g.claims > 1)
             AS expired) x
         CROSS JOIN LATERAL (SELECT
             CASE WHEN x.expired THEN 'expired' ELSE 'in_flight' END AS state,
             CASE WHEN x.expired THEN g.claims - 1 ELSE g.claims END AS attempts, g.due AS next_attempt_at,
             NULL::integer AS last_status, CASE WHEN x.expired THEN 'Expired' END AS last_reason,
-            NULL::text AS apns_unique_id, $1::bigint AS updated_at) s
+            NULL::text AS apns_unique_id, \(PostgresClock.millis("$1")) AS updated_at) s
         LEFT JOIN LATERAL (SELECT 1 AS settled FROM outbox_state r WHERE NOT g.fresh AND r.seq = i.seq) r ON true
         WHERE r.settled IS NULL
         """
 
-    /// The state rows of rows $1 (ids) of ranges $2 (`lo`) that expired at $3 (now, ms), under the range's
+    /// The state rows of rows $1 (ids) of ranges $2 (`lo`) that expired at $3 (now, ms; NULL: the database's), under the range's
     /// attempts before this claim; the ranges are counted down.
     private static let settleExpiredSQL = """
         WITH e AS MATERIALIZED (
@@ -254,7 +262,8 @@ extension PostgresOutboxRepository {
         ), settled AS (
             INSERT INTO outbox_state (id, seq, state, attempts, next_attempt_at, expiration, last_reason, updated_at,
                 ended_at)
-            SELECT i.id, i.seq, 'expired', g.claims - 1, g.due, i.expiration, 'Expired', $3, $3
+            SELECT i.id, i.seq, 'expired', g.claims - 1, g.due, i.expiration, 'Expired', \(PostgresClock.millis("$3")),
+                \(PostgresClock.millis("$3"))
             FROM e JOIN outbox_items i ON i.id = e.id JOIN outbox_segments g ON g.lo = e.lo
             RETURNING seq
         )\(countDownSQL(settled: """

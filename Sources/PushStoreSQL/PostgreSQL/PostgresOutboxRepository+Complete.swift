@@ -9,6 +9,8 @@ extension PostgresOutboxRepository {
     /// when an id is listed twice, its first outcome counts. The fence also makes the retry schedule exact:
     /// the transition is computed from the completion's attempt, which is the row's. Rows whose outcome
     /// carries its claim's receipt (`OutboxReceipt`) are reached by its keys, the others by their id.
+    /// A retry's due time is its back-off after now on the database's clock, like the row's change times
+    /// (`PostgresClock`; `now` only under `.caller`).
     @discardableResult
     public func complete(_ results: [OutboxCompletion], now: Date) async throws -> [String: OutboxState] {
         let millis = now.storeMillis
@@ -31,14 +33,15 @@ extension PostgresOutboxRepository {
             statuses.append(next.status.map(Int64.init))
             reasons.append(next.reason?.rawValue)
             uniqueIDs.append(next.apnsUniqueID)
-            nextAttempts.append(next.nextAttemptMillis)
+            nextAttempts.append(next.nextAttemptMillis.map { $0 - millis })
             seqs.append(completion.receipt.sequence)
             ranges.append(completion.receipt.range)
         }
         guard !ids.isEmpty else { return [:] }
         let parameters: [PostgresValue] = [
             .textArray(ids), .integerArray(attempts), .textArray(states), .integerArray(statuses), .textArray(reasons),
-            .textArray(uniqueIDs), .integerArray(nextAttempts), .integer(millis), .integerArray(seqs), .integerArray(ranges),
+            .textArray(uniqueIDs), .integerArray(nextAttempts), database.clock.millis(now), .integerArray(seqs),
+            .integerArray(ranges),
         ]
         // Only a batch that may end rows rejected or failed writes more (their events) before it commits;
         // any other is one round trip: the transaction's start, the UPDATE and the commit go out together.
@@ -88,7 +91,8 @@ extension PostgresOutboxRepository {
     }
 
     /// The batch completion: $1 ids, $2 attempts (the fences), $3 states, $4 statuses, $5 reasons, $6
-    /// apns-unique-ids (NULL keeps the stored one), $7 next attempt times (NULL keeps the stored one), $8 now,
+    /// apns-unique-ids (NULL keeps the stored one), $7 back-offs, the next attempt times in ms after now (NULL
+    /// keeps the stored one), $8 now (ms; NULL: the database's, `PostgresClock`),
     /// $9 and $10 the receipts' `seq` and range (NULL without a receipt; a NULL range with a `seq`: claimed on
     /// its own). Returns the id and new state of each row changed.
     ///
@@ -122,7 +126,8 @@ extension PostgresOutboxRepository {
     private static func completeSQL(onConflict: String) -> String {
         """
         WITH v AS MATERIALIZED (
-            SELECT v.*, 'in_flight'::text AS fence
+            SELECT v.id, v.attempt, v.state, v.status, v.reason, v.unique_id,
+                \(PostgresClock.millis("$8")) + v.next_attempt AS next_attempt, v.seq, v.lo, 'in_flight'::text AS fence
             FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::bigint[],
                 $9::bigint[], $10::bigint[]) AS v(id, attempt, state, status, reason, unique_id, next_attempt, seq, lo)
         ), t AS MATERIALIZED (
@@ -143,8 +148,9 @@ extension PostgresOutboxRepository {
                 apns_unique_id, updated_at, due, ended_at)
             SELECT c.id, c.seq, c.state, c.attempt, coalesce(c.next_attempt, l.due),
                 CASE WHEN c.state = 'queued' THEN (SELECT i.expiration FROM outbox_items i WHERE i.seq = c.seq) END,
-                c.status, c.reason, c.unique_id, $8, CASE WHEN c.state = 'queued' THEN coalesce(c.next_attempt, l.due) END,
-                CASE WHEN c.state = 'queued' THEN NULL ELSE $8::bigint END
+                c.status, c.reason, c.unique_id, \(PostgresClock.millis("$8")),
+                CASE WHEN c.state = 'queued' THEN coalesce(c.next_attempt, l.due) END,
+                CASE WHEN c.state = 'queued' THEN NULL ELSE \(PostgresClock.millis("$8")) END
             FROM t c JOIN locked l ON l.lo = c.lo
             WHERE c.seq BETWEEN l.lo AND l.hi AND l.owner IS NOT NULL AND l.claims = c.attempt
             \(onConflict)
@@ -153,9 +159,9 @@ extension PostgresOutboxRepository {
             UPDATE outbox_state s SET state = t.state, last_status = t.status, last_reason = t.reason,
                 apns_unique_id = coalesce(t.unique_id, s.apns_unique_id),
                 next_attempt_at = coalesce(t.next_attempt, s.next_attempt_at),
-                owner = NULL, lease_until = NULL, updated_at = $8,
+                owner = NULL, lease_until = NULL, updated_at = \(PostgresClock.millis("$8")),
                 due = CASE WHEN t.state = 'queued' THEN coalesce(t.next_attempt, s.next_attempt_at) END,
-                ended_at = CASE WHEN t.state = 'queued' THEN NULL ELSE $8::bigint END
+                ended_at = CASE WHEN t.state = 'queued' THEN NULL ELSE \(PostgresClock.millis("$8")) END
             FROM t
             WHERE t.lo IS NULL AND s.seq = t.seq AND s.attempts = t.attempt AND s.state = t.fence
             RETURNING t.id, s.state

@@ -1,4 +1,5 @@
 import APNSCore
+import Foundation
 import PostgresDriver
 public import PushStore
 
@@ -18,9 +19,9 @@ extension PostgresOutboxRepository {
         guard !items.isEmpty else { return }
         do {
             if items.count <= Self.insertChunk {
-                try await database.withConnection { db in try Self.insert(items, db) }
+                try await database.withConnection { [clock = database.clock] db in try Self.insert(items, clock: clock, db) }
             } else {
-                try await database.transaction { db in try Self.insert(items, db) }
+                try await database.transaction { [clock = database.clock] db in try Self.insert(items, clock: clock, db) }
             }
         } catch let error as PostgresError where error.isUniqueViolation {
             // Ids were unique within the batch, so one exists already; nothing was stored.
@@ -37,30 +38,35 @@ extension PostgresOutboxRepository {
 
     /// Inserts `items` (already validated, ids unique among them) on `db`, inside the caller's transaction
     /// when there is one, and announces them to every instance's listener when (and only if) that
-    /// transaction commits.
-    static func insert(_ items: [OutboxItem], _ db: PostgresConnection) throws {
+    /// transaction commits. Under the database's `clock` their enqueue and due times move onto it: the
+    /// newest `createdAt` of each chunk becomes the database's now, and every time of the chunk moves with it
+    /// (a row due at its enqueue, as every new row is, is due at once for every instance).
+    static func insert(_ items: [OutboxItem], clock: PostgresClock, _ db: PostgresConnection) throws {
         var start = items.startIndex
         while start < items.endIndex {
             let chunk = items[start..<min(start + insertChunk, items.endIndex)]
             start = chunk.endIndex
-            try db.query(insertSQL, parameters(chunk))
+            let reference = Date(storeMillis: chunk.map(\.createdAt.storeMillis).max() ?? 0)
+            try db.query(insertSQL, parameters(chunk) + [.integer(reference.storeMillis), clock.millis(reference)])
         }
         if !items.isEmpty { db.announce(PostgresDatabase.outboxChannel) }
     }
 
     /// One statement for a whole chunk, its columns as arrays ($1 … $13, in `parameters`' order), then its
-    /// runs of rows due at once ($14 first and $15 last position, $16 due, $17 enqueue time): the chunk takes
+    /// runs of rows due at once ($14 first and $15 last position, $16 due, $17 enqueue time), then $18 the
+    /// chunk's newest enqueue time and $19 now (ms; NULL: the database's, `PostgresClock`), by whose difference
+    /// every time of the chunk moves (`shift`; none under `.caller`, which passes $18 again): the chunk takes
     /// one block of `seq` numbers (`outbox_batch_seq`, 65,536 numbers each, more than `insertChunk`), each row
     /// the next one in array order, and each run goes into `outbox_segments` as one queued range. The rows go
     /// from the arrays into the table directly: collected first (a materialized CTE), they cost 1-3 µs more each.
     private static let insertSQL = """
         WITH b AS MATERIALIZED (
-            SELECT nextval('outbox_batch_seq') << 16 AS base
+            SELECT nextval('outbox_batch_seq') << 16 AS base, \(PostgresClock.millis("$19")) - $18::bigint AS shift
         ), items AS (
             INSERT INTO outbox_items (id, seq, push_id, token, topic, push_type, priority, expiration, collapse_id,
                 apns_id, payload, environment, channel_id, created_at)
             SELECT u.id, b.base + u.position, u.push_id, u.token, u.topic, u.push_type, u.priority, u.expiration,
-                u.collapse_id, u.apns_id, u.payload, u.environment, u.channel_id, u.created_at
+                u.collapse_id, u.apns_id, u.payload, u.environment, u.channel_id, u.created_at + b.shift
             FROM b, unnest(
                 $1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::text[],
                 $9::text[], $10::bytea[], $11::text[], $12::bigint[], $13::text[]
@@ -68,7 +74,7 @@ extension PostgresOutboxRepository {
                 payload, environment, created_at, channel_id, position)
         )
         INSERT INTO outbox_segments (lo, hi, due, remaining, updated_at)
-        SELECT b.base + r.first, b.base + r.last, r.due, r.last - r.first + 1, r.enqueued
+        SELECT b.base + r.first, b.base + r.last, r.due + b.shift, r.last - r.first + 1, r.enqueued + b.shift
         FROM b, unnest($14::bigint[], $15::bigint[], $16::bigint[], $17::bigint[]) AS r(first, last, due, enqueued)
         """
 

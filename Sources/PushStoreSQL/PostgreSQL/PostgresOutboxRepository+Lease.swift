@@ -8,13 +8,13 @@ extension PostgresOutboxRepository {
     public var leaseRenewalInterval: Duration? { lease / 3 }
 
     /// See `OutboxRepository.renewLeases`: one UPDATE for all of `holds`, joined by id and fenced like a
-    /// completion (still in flight, owned by this instance, under the same attempt).
+    /// completion (still in flight, owned by this instance, under the same attempt). The new deadline is a
+    /// lease from now on the database's clock (`PostgresClock`; from `now` only under `.caller`).
     public func renewLeases(_ holds: [OutboxHold], now: Date) async throws -> Set<String> {
         guard !holds.isEmpty else { return [] }
         let parameters: [PostgresValue] = [
             .textArray(holds.map(\.id)), .integerArray(holds.map { Int64($0.attempt) }),
-            .integer(now.addingTimeInterval(lease / .seconds(1)).storeMillis), .text(database.instanceID),
-            .integer(now.storeMillis),
+            .integer(Int64((lease / .milliseconds(1)).rounded())), .text(database.instanceID), database.clock.millis(now),
         ]
         let renewed = try await database.transaction { db in
             db.lookUpByKey()
@@ -24,8 +24,8 @@ extension PostgresOutboxRepository {
         return Set(renewed)
     }
 
-    /// Moves the lease of rows $1 (ids) under attempts $2 to $3 (ms) where owner $4 still holds them in
-    /// flight; $5 is now. A row with a state row moves its own lease, a row without one the lease of the range
+    /// Moves the lease of rows $1 (ids) under attempts $2 to $3 ms after now where owner $4 still holds them
+    /// in flight; $5 is now (ms; NULL: the database's, `PostgresClock`). A row with a state row moves its own lease, a row without one the lease of the range
     /// covering it (once per range). Returns the ids whose lease moved.
     static let renewSQL = """
         WITH h AS MATERIALIZED (
@@ -36,12 +36,14 @@ extension PostgresOutboxRepository {
             SELECT h.id, h.attempt, g.lo FROM h CROSS JOIN LATERAL \(PostgresOutboxColumn.rangeAtOrBefore("h.seq"))
             WHERE NOT h.has_state AND g.hi >= h.seq
         ), ranges AS (
-            UPDATE outbox_segments g SET lease_until = $3, updated_at = $5
+            UPDATE outbox_segments g SET lease_until = \(PostgresClock.millis("$5")) + $3::bigint,
+                updated_at = \(PostgresClock.millis("$5"))
             FROM (SELECT DISTINCT lo, attempt FROM covered) c
             WHERE g.lo = c.lo AND g.claims = c.attempt AND g.owner = $4
             RETURNING g.lo, g.claims
         ), rows AS (
-            UPDATE outbox_state s SET lease_until = $3, updated_at = $5
+            UPDATE outbox_state s SET lease_until = \(PostgresClock.millis("$5")) + $3::bigint,
+                updated_at = \(PostgresClock.millis("$5"))
             FROM h
             WHERE h.has_state AND s.seq = h.seq AND s.attempts = h.attempt AND s.state = h.fence AND s.owner = $4
             RETURNING h.id

@@ -13,11 +13,12 @@ extension PushRepositories {
     /// Connects to the PostgreSQL database at `url` (`postgres://user:password@host:port/database`) with a
     /// pool of `poolSize` connections, migrates it and returns its repositories. Several instances may
     /// share the database; each names itself `instanceID` (unique per process by default) in its claims.
+    /// Shared times follow `clock`: the database's own unless a test steps time by hand.
     public static func postgres(
         url: String, poolSize: Int = 4, instanceID: String? = nil, retryPolicy: OutboxRetryPolicy = .default,
-        lease: Duration = .seconds(60)
+        lease: Duration = .seconds(60), clock: PostgresClock = .database
     ) async throws -> PushRepositories {
-        let database = try await PostgresDatabase.open(url: url, poolSize: poolSize, instanceID: instanceID)
+        let database = try await PostgresDatabase.open(url: url, poolSize: poolSize, instanceID: instanceID, clock: clock)
         return PushRepositories(database: database, retryPolicy: retryPolicy, lease: lease)
     }
 }

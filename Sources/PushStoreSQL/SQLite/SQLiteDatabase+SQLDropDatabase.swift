@@ -18,7 +18,7 @@ extension SQLiteDatabase: SQLDropDatabase {
         return grouped ? try await writeGrouped(run) : try write(run)
     }
 
-    static func enqueue(_ items: [OutboxItem], _ db: SQLiteSession) throws {
+    nonisolated func enqueue(_ items: [OutboxItem], _ db: SQLiteSession) throws {
         try SQLiteOutboxRepository.insert(items, db.connection)
     }
 }
