@@ -94,6 +94,10 @@ extension PushServiceConfiguration {
         if let value = try root.string("data_dir") { dataDirectory = value }
         if let value = try root.string("database") { databasePath = value }
         if let value = try root.int("database_pool_size", in: 1...256) { databasePoolSize = value }
+        if let value = try root.double("database_call_timeout_s") {
+            guard value >= 1, value <= 3_600 else { throw .invalidField("database_call_timeout_s", "must be 1 to 3600 seconds") }
+            databaseCallTimeout = .milliseconds(Int64(value * 1_000))
+        }
         if let value = try root.string("instance_id") { instanceID = value }
         if let keys = try root.array("api_keys") { apiKeys = try Self.apiKeys(json: keys) }
         if let value = try root.bool("protect_metrics") { protectMetrics = value }

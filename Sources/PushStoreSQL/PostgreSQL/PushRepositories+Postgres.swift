@@ -15,9 +15,9 @@ extension PushRepositories {
     /// share the database; each names itself `instanceID` (unique per process by default) in its claims.
     public static func postgres(
         url: String, poolSize: Int = 4, instanceID: String? = nil, retryPolicy: OutboxRetryPolicy = .default,
-        lease: Duration = .seconds(60)
+        lease: Duration = .seconds(60), callTimeout: Duration? = PostgresDatabase.defaultCallTimeout
     ) async throws -> PushRepositories {
-        let database = try await PostgresDatabase.open(url: url, poolSize: poolSize, instanceID: instanceID)
+        let database = try await PostgresDatabase.open(url: url, poolSize: poolSize, instanceID: instanceID, callTimeout: callTimeout)
         return PushRepositories(database: database, retryPolicy: retryPolicy, lease: lease)
     }
 }
