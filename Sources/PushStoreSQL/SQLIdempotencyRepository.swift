@@ -30,6 +30,10 @@ struct SQLIdempotencyRepository<Database: SQLDatabase>: IdempotencyRepository {
         let since = now.addingTimeInterval(-(ttl / .seconds(1))).storeMillis
         let abandonedBefore = unansweredClaimLease.map { now.addingTimeInterval(-($0 / .seconds(1))).storeMillis } ?? .min
         return try await database.inTransaction { db in
+            // The claim is a lock, not an answer: it need not wait for a synchronous standby (the request's
+            // own writes and its answer, later in the WAL, do). With the standby gone, a request then gets as
+            // far as its own writes, whose commit says whether they are stored or unknown (503).
+            db.commitWaitsForStandby(false)
             for _ in 0..<Self.claimRounds {
                 let inserted = try db.run(
                     """
@@ -52,6 +56,8 @@ struct SQLIdempotencyRepository<Database: SQLDatabase>: IdempotencyRepository {
                 if found.created > since && (found.status != nil || found.created > abandonedBefore) {
                     guard found.fingerprint == fingerprint else { return .mismatch }
                     guard let status = found.status else { return .inProgress }
+                    // A replayed answer is given once the standby has it too (this commit waits for it).
+                    db.commitWaitsForStandby(true)
                     return .replay(IdempotentAnswer(status: status, body: found.body))
                 }
                 // Expired, or a claim left unanswered past its lease: take over the row this holds locked.

@@ -59,6 +59,13 @@ extension PushAPI {
                 }
             } catch {
                 logger.error("idempotency.finish_failed", [("route", route.operation), ("error", "\(error)")])
+                // A success is answered once its answer is stored: on PostgreSQL with a synchronous standby,
+                // that commit's confirmation also confirms what the request wrote before it (or found stored
+                // by an earlier attempt). Unconfirmed, the outcome is unknown: 503, and a retry with the key
+                // finds the stored answer or the stored push.
+                if (200..<300).contains(response.status), case .unavailable? = error as? PushStoreError {
+                    return APIError(status: 503, code: "database_unavailable", message: "\(error)", retryAfterSeconds: 1).response
+                }
             }
             return response
         }
