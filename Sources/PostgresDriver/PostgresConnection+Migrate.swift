@@ -20,7 +20,6 @@ extension PostgresConnection {
             try db.query("SELECT pg_advisory_xact_lock($1)", [.integer(Self.migrationLockKey)])
             // No NOTICE ("already exists, skipping") on stderr at every start after the first.
             try db.execute("SET LOCAL client_min_messages = warning")
-            try db.execute("SET LOCAL statement_timeout = 0")
             try db.execute(
                 """
                 CREATE TABLE IF NOT EXISTS schema_migrations (

@@ -10,21 +10,16 @@ extension PostgresConnection {
     /// - notice a peer that vanished: TCP keepalives after 30 s idle, 3 probes 10 s apart (what wakes an idle
     ///   `LISTEN` connection when the server's machine is gone), and data unacknowledged for 30 s
     ///   (`tcp_user_timeout`, a cut network);
-    /// - let no statement run longer than 15 s on the server (`options=-c statement_timeout=15s`): a commit
-    ///   waiting for a synchronous standby that is gone is cancelled then (and reported as unavailable, see
-    ///   `PostgresError.Kind.commitNotReplicated`). A URL that sets `options` sets its own.
     /// - name the program in `pg_stat_activity`.
     ///
-    /// A server that stops answering without a reset (SIGSTOP, a frozen machine) answers none of these: the
-    /// pool's deadline on each call (`PostgresPool.callTimeout`) covers it.
+    /// A server that stops answering without a reset (SIGSTOP, a frozen machine) answers none of these, and
+    /// PostgreSQL's `statement_timeout` never covers a commit's wait for a synchronous standby: the pool's
+    /// deadline on each call (`PostgresPool.callTimeout`, `PostgresWatchdog`) covers both.
     package static let defaults: [(key: String, value: String)] = [
         ("connect_timeout", "10"), ("keepalives", "1"), ("keepalives_idle", "30"), ("keepalives_interval", "10"),
-        ("keepalives_count", "3"), ("tcp_user_timeout", "30000"), ("options", "-c statement_timeout=\(defaultStatementTimeoutSeconds)s"),
+        ("keepalives_count", "3"), ("tcp_user_timeout", "30000"),
         ("application_name", "push-server"),
     ]
-
-    /// The server's `statement_timeout` unless the URL sets `options`.
-    package static let defaultStatementTimeoutSeconds = 15
 
     /// Calls `body` with `strings` as a NULL-terminated array of C strings.
     package static func withCStrings<R>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {

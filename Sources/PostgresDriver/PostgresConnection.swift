@@ -24,6 +24,8 @@ package final class PostgresConnection {
     private let notices = Notices()
     /// True once the watchdog cut the connection (`withDeadline`).
     private var cut = false
+    /// The connection's cancel key, made on first use by `withDeadline`.
+    private var cancelKey: PostgresWatchdog.CancelKey?
 
     /// The notices of one connection, written by libpq's notice receiver on the connection's thread.
     private final class Notices {
@@ -72,20 +74,31 @@ package final class PostgresConnection {
     /// False once the connection broke (the pool then opens a new one).
     package var isUsable: Bool { !cut && PQstatus(handle) == CONNECTION_OK }
 
-    /// Runs `body`, cutting the connection if it has not returned after `timeout` (`PostgresWatchdog`): a
-    /// call stuck on a server that stopped answering then throws `timedOut`, and the connection is done.
-    /// Without a timeout, just runs `body`.
+    /// Runs `body` within `timeout` (`PostgresWatchdog`): past it the server is asked to cancel the call, and
+    /// `PostgresWatchdog.cutAfter` later the connection is cut. A call cancelled or cut then throws `timedOut`
+    /// (a commit whose wait for the standby was cancelled: `commitNotReplicated`), both unavailable: what it
+    /// sent may or may not have committed. Without a timeout, just runs `body`.
     package func withDeadline<T>(_ timeout: Duration?, _ body: () throws -> T) throws -> T {
         checkThread()
         guard let timeout, !cut else { return try body() }
-        let ticket = PostgresWatchdog.shared.register(socket: PQsocket(handle), timeout: timeout)
+        if cancelKey == nil { cancelKey = PostgresWatchdog.CancelKey(connection: handle) }
+        let ticket = PostgresWatchdog.shared.register(socket: PQsocket(handle), cancelKey: cancelKey, timeout: timeout)
         let result = Result { try body() }
         PostgresWatchdog.shared.unregister(ticket)
-        guard ticket.fired else { return try result.get() }
-        cut = true
+        switch ticket.action {
+        case .none: return try result.get()
+        case .cancelled:
+            // A cancel request that came too late could still hit this connection's next statement: the
+            // connection is not reused.
+            cut = true
+            guard case .failure(let error) = result else { return try result.get() }
+            if let failure = error as? PostgresError, failure.kind == .commitNotReplicated { throw failure }
+        case .cut:
+            cut = true
+        }
         throw PostgresError(
             kind: .timedOut, function: "PostgresPool",
-            message: "the server did not answer within \(timeout) (connection closed; the call may or may not have committed)")
+            message: "the server did not answer within \(timeout) (call cancelled; it may or may not have committed)")
     }
 
     /// True while a transaction block is open (or failed and not yet rolled back).

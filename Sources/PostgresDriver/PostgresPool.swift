@@ -42,9 +42,8 @@ package final class PostgresPool: Sendable {
     /// How long one call (`withConnection`, `transaction`) may wait for the server before its connection is
     /// cut (`PostgresConnection.withDeadline`); nil: no limit.
     package let callTimeout: Duration?
-    /// The default `callTimeout`: longer than the server's default `statement_timeout`, so a statement the
-    /// server can cancel is cancelled by the server first.
-    package static let defaultCallTimeout: Duration = .seconds(PostgresConnection.defaultStatementTimeoutSeconds + 5)
+    /// The default `callTimeout`: 15 s (the connection is cut 2 s after the cancel request).
+    package static let defaultCallTimeout: Duration = .seconds(15)
     private let state = PThreadLock(State())
     private let announcer = PThreadLock<Announcer?>(nil)
 

@@ -104,6 +104,11 @@ public final class PostgresReplicaPair: Sendable {
         try await PostgresTestCluster.run(asPostgres, "pg_ctl", ["-D", "\(directory)/primary", "-m", "immediate", "-w", "stop"])
     }
 
+    /// Stops the standby (`pg_ctl stop -m fast`): from then on every commit on the primary waits for it.
+    public func stopStandby() async throws {
+        try await PostgresTestCluster.run(asPostgres, "pg_ctl", ["-D", "\(directory)/standby", "-m", "fast", "-w", "stop"])
+    }
+
     /// Freezes the primary (SIGSTOP of the postmaster and every backend): it keeps its connections and its
     /// kernel keeps acknowledging, but nothing answers, as a machine that hangs.
     public func freezePrimary() throws { try signalPrimary(SIGSTOP) }

@@ -40,7 +40,7 @@ public final class PostgresDatabase: PushDatabase {
         try await open(url: url, poolSize: poolSize, instanceID: instanceID, migrations: PostgresSchema.migrations, callTimeout: callTimeout)
     }
 
-    /// The pool's default deadline for one call (20 s: 5 s more than the server's default statement_timeout).
+    /// The pool's default deadline for one call: 15 s, then a cancel request, and 2 s later the connection is cut.
     public static let defaultCallTimeout: Duration = PostgresPool.defaultCallTimeout
 
     /// Opens the database migrated by `migrations` (tests pass more or fewer steps than this build's).
