@@ -65,8 +65,9 @@ public struct PostgresError: Error, Equatable, Sendable, CustomStringConvertible
             return true
         case .badURL, .schemaTooNew: return false
         case .statement:
+            if isReadOnly { return true }
             guard let sqlState else { return false }
-            return sqlState.hasPrefix("08") || ["57P01", "57P02", "57P03", "53300"].contains(sqlState) || isReadOnly
+            return sqlState.hasPrefix("08") || ["57P01", "57P02", "57P03", "53300"].contains(sqlState)
         }
     }
 
