@@ -53,16 +53,18 @@ package final class PostgresConnection {
         }
         handle = connection
         owner = pthread_self()
-        PQsetNoticeReceiver(connection, { argument, result in
-            guard let argument, let result else { return }
-            let notices = Unmanaged<Notices>.fromOpaque(argument).takeUnretainedValue()
-            let primary = PQresultErrorField(result, Int32(UInt8(ascii: "M"))).map { String(cString: $0) } ?? ""
-            // "canceling wait for synchronous replication due to user request" (a cancel, statement_timeout),
-            // "canceling the wait for synchronous replication and terminating connection due to …".
-            if primary.contains("wait for synchronous replication") { notices.syncReplicationCancelled = true }
-            // Like libpq's own receiver: the notice on stderr.
-            if let text = PQresultErrorMessage(result) { _ = write(2, text, strlen(text)) }
-        }, Unmanaged.passUnretained(notices).toOpaque())
+        PQsetNoticeReceiver(
+            connection,
+            { argument, result in
+                guard let argument, let result else { return }
+                let notices = Unmanaged<Notices>.fromOpaque(argument).takeUnretainedValue()
+                let primary = PQresultErrorField(result, Int32(UInt8(ascii: "M"))).map { String(cString: $0) } ?? ""
+                // "canceling wait for synchronous replication due to user request" (a cancel, statement_timeout),
+                // "canceling the wait for synchronous replication and terminating connection due to …".
+                if primary.contains("wait for synchronous replication") { notices.syncReplicationCancelled = true }
+                // Like libpq's own receiver: the notice on stderr.
+                if let text = PQresultErrorMessage(result) { _ = write(2, text, strlen(text)) }
+            }, Unmanaged.passUnretained(notices).toOpaque())
     }
 
     deinit { PQfinish(handle) }

@@ -88,7 +88,8 @@ if let drills = parsed.value("failover") {
     plan.instances = max(1, integer("instances", 2))
     do {
         let (results, json) = try await ChaosFailover.run(
-            plan, drills: names, callTimeoutSeconds: Double(integer("call-timeout-s", 5))) { print($0) }
+            plan, drills: names, callTimeoutSeconds: Double(integer("call-timeout-s", 5))
+        ) { print($0) }
         for drill in results { print(drill.summary) }
         if let path = parsed.value("json") { try Data(json.serialized()).write(to: URL(fileURLWithPath: path)) }
         if !parsed.has("keep") { try? FileManager.default.removeItem(atPath: work) }

@@ -45,8 +45,10 @@ struct DatabaseURLTests {
     func redacted() {
         var configuration = PushServiceConfiguration()
         let cases = [
-            ("postgresql://push:s3cret@a.example:5432,b.example:5433/push?target_session_attrs=read-write",
-             "postgresql://push:***@a.example:5432,b.example:5433/push?target_session_attrs=read-write"),
+            (
+                "postgresql://push:s3cret@a.example:5432,b.example:5433/push?target_session_attrs=read-write",
+                "postgresql://push:***@a.example:5432,b.example:5433/push?target_session_attrs=read-write"
+            ),
             ("postgres://push:s3cret@db.example/push", "postgres://push:***@db.example/push"),
             ("postgres://push@db.example/push?password=s3cret&sslmode=require", "postgres://push@db.example/push?password=***&sslmode=require"),
             ("host=a,b port=1,2 dbname=push password=s3cret user=push", "host=a,b port=1,2 dbname=push password=*** user=push"),

@@ -79,7 +79,8 @@ extension PushServiceConfiguration {
 
     private mutating func apply(json root: JSONFields) throws(APIError) {
         try root.checkKnown([
-            "host", "port", "data_dir", "database", "database_pool_size", "database_call_timeout_s", "instance_id", "api_keys", "embedded", "topic", "log_level",
+            "host", "port", "data_dir", "database", "database_pool_size", "database_call_timeout_s", "instance_id", "api_keys", "embedded", "topic",
+            "log_level",
             "apns", "outbox", "drops", "walks", "wait_timeout_s", "shutdown_deadline_s", "max_body_bytes",
             "http_timeout_s", "protect_metrics", "protect_healthz", "tls", "retention", "apps", "$comment",
             "webhooks", "webhook_delivery", "live_activities", "console_session_secret",

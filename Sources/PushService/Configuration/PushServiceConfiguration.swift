@@ -1,6 +1,6 @@
 import Foundation
-import PushStoreSQL
 public import PushIO
+import PushStoreSQL
 
 /// Everything `push-server` needs to start: from a JSON file, then `PUSH_*` environment variables,
 /// then command-line flags (later sources win). See `Resources/push-server.example.json`.
