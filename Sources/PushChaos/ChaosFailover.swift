@@ -234,10 +234,12 @@ public enum ChaosFailover {
         if let lastBefore, let firstAfter { result.recoverySeconds = firstAfter.timeIntervalSince(lastBefore) }
         result.deliveredInTime =
             (try? await awaitEvent("every acknowledged notification accepted", within: plan.deliveryTimeout) {
-                while Set(mock.records().lazy.filter(\.isAccepted).map(\.token)).isSuperset(of: acknowledged) == false {
-                    await mock.waitForAccepted(count: mock.counters().accepted + 1)
+                while true {
+                    // The count first: an acceptance after it ends the wait below at once.
+                    let count = mock.counters().accepted
+                    if Set(mock.records().lazy.filter(\.isAccepted).map(\.token)).isSuperset(of: acknowledged) { return true }
+                    await mock.waitForAccepted(count: count + 1)
                 }
-                return true
             }) ?? false
         let accepted = mock.records().filter(\.isAccepted).map(\.token)
         result.lost = acknowledged.subtracting(accepted).count

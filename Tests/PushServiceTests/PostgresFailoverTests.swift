@@ -66,10 +66,11 @@ struct PostgresFailoverTests {
         // Every acknowledged notification reaches the mock (lost 0); resends after the failover are counted.
         try await awaitEvent("every acknowledged notification accepted by the mock", within: .seconds(60)) { [mock = harness.mock] in
             while true {
+                // The count first: an acceptance after it ends the wait below at once.
+                let count = mock.counters().accepted
                 let accepted = Set(mock.records().filter(\.isAccepted).map(\.token))
-                let missing = tokens.subtracting(accepted).count
-                if missing == 0 { return }
-                await mock.waitForAccepted(count: mock.records().filter(\.isAccepted).count + 1)
+                if tokens.subtracting(accepted).isEmpty { return }
+                await mock.waitForAccepted(count: count + 1)
             }
         }
         let accepted = harness.mock.records().filter(\.isAccepted).map(\.token)
