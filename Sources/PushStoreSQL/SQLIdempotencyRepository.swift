@@ -30,17 +30,20 @@ struct SQLIdempotencyRepository<Database: SQLDatabase>: IdempotencyRepository {
         let since = now.addingTimeInterval(-(ttl / .seconds(1))).storeMillis
         let abandonedBefore = unansweredClaimLease.map { now.addingTimeInterval(-($0 / .seconds(1))).storeMillis } ?? .min
         return try await database.inTransaction { db in
-            // The claim is a lock, not an answer: it need not wait for a synchronous standby (the request's
-            // own writes and its answer, later in the WAL, do). With the standby gone, a request then gets as
-            // far as its own writes, whose commit says whether they are stored or unknown (503).
-            db.commitWaitsForStandby(false)
             for _ in 0..<Self.claimRounds {
                 let inserted = try db.run(
                     """
                     INSERT INTO idempotency_keys (scope, key, fingerprint, status, body, created_at)
                     VALUES (?1, ?2, ?3, NULL, ?4, ?5) ON CONFLICT (scope, key) DO NOTHING
                     """, [.text(scope), .text(key), .bytes(fingerprint), .bytes([]), .date(now)])
-                if inserted == 1 { return .proceed }
+                if inserted == 1 {
+                    // The claim is a lock, not an answer: it need not wait for a synchronous standby (the
+                    // request's own writes and its answer, later in the WAL, do). With the standby gone, a
+                    // request then gets as far as its own writes, whose commit says whether they are stored
+                    // or unknown (503). Sent with the commit.
+                    db.commitWaitsForStandby(false)
+                    return .proceed
+                }
                 let found = try db.query(
                     """
                     SELECT fingerprint, status, body, created_at FROM idempotency_keys WHERE scope = ?1 AND key = ?2\
@@ -66,6 +69,7 @@ struct SQLIdempotencyRepository<Database: SQLDatabase>: IdempotencyRepository {
                     UPDATE idempotency_keys SET fingerprint = ?3, status = NULL, body = ?4, created_at = ?5
                     WHERE scope = ?1 AND key = ?2
                     """, [.text(scope), .text(key), .bytes(fingerprint), .bytes([]), .date(now)])
+                db.commitWaitsForStandby(false)
                 return .proceed
             }
             return .inProgress
