@@ -30,7 +30,7 @@ DEB_PACKAGES += libcurl4-openssl-dev dpkg-dev help2man lintian file
 PKG_MODULES += libcurl
 TOOLS += dpkg-shlibdeps help2man lintian file
 
-.PHONY: deps deb deb-test conformance-tools client-tools console-tools lint format build release run cluster test test-tools test-examples bench bench-profile chaos chaos-goaway chaos-cluster sanitize sanitize-address sanitize-thread fuzz clean
+.PHONY: deps deb deb-test conformance-tools client-tools console-tools lint format build release run cluster test test-tools test-examples bench bench-profile chaos chaos-goaway chaos-cluster chaos-failover sanitize sanitize-address sanitize-thread fuzz clean
 
 ## deps: install the Debian packages that are missing (apt-get as root, otherwise print the command), and
 ## the system account the SOCKS5 proxy tests authenticate as (Tests/Proxies/socks-test-user.sh, as root)
@@ -206,6 +206,17 @@ chaos-cluster: deps
 	$(SWIFT) build -c release --product push-chaos
 	./.build/release/push-chaos --server ./.build/release/push-server --pushes $(CHAOS_PUSHES) --instances 3 \
 		--lease-s 10 --json bench/chaos-cluster.json
+
+## chaos-failover: two push-server instances on a PostgreSQL primary with a synchronous streaming standby
+## (initdb, pg_basebackup -R), on the multi-host URL; under load the primary is stopped hard (drill 1) or
+## frozen with SIGSTOP (drill 2) and the standby promoted; every notification answered 202 must be delivered
+## (lost 0); recovery time and duplicates reported; writes bench/chaos-failover.json
+FAILOVER_PUSHES ?= 20000
+chaos-failover: deps
+	$(SWIFT) build -c release --product push-server
+	$(SWIFT) build -c release --product push-chaos
+	./.build/release/push-chaos --server ./.build/release/push-server --failover hard,freeze --instances 2 \
+		--pushes $(FAILOVER_PUSHES) --batch 100 --concurrency 8 --lease-s 10 --json bench/chaos-failover.json
 
 ## sanitize: the whole suite under ThreadSanitizer, then under AddressSanitizer
 sanitize: sanitize-thread sanitize-address

@@ -4,12 +4,21 @@ import Foundation
 /// What a connection is opened and run with: the connection string's defaults and checks, the isolation
 /// levels of transactions, and the planner settings of statements that must look rows up by key.
 extension PostgresConnection {
-    /// Connection settings used unless the URL sets them: give up on a host that does not answer after 10 s,
-    /// notice a peer that vanished (TCP keepalives after 30 s idle, 3 probes 10 s apart: what wakes an idle
-    /// `LISTEN` connection), and name the program in `pg_stat_activity`.
+    /// Connection settings used unless the URL sets them (see docs/OPERATING.md, "PostgreSQL with a standby"):
+    /// - give up on a host that does not answer after 10 s (`connect_timeout`, per host: with several hosts,
+    ///   libpq then tries the next);
+    /// - notice a peer that vanished: TCP keepalives after 30 s idle, 3 probes 10 s apart (what wakes an idle
+    ///   `LISTEN` connection when the server's machine is gone), and data unacknowledged for 30 s
+    ///   (`tcp_user_timeout`, a cut network);
+    /// - name the program in `pg_stat_activity`.
+    ///
+    /// A server that stops answering without a reset (SIGSTOP, a frozen machine) answers none of these, and
+    /// PostgreSQL's `statement_timeout` never covers a commit's wait for a synchronous standby: the pool's
+    /// deadline on each call (`PostgresPool.callTimeout`, `PostgresWatchdog`) covers both.
     package static let defaults: [(key: String, value: String)] = [
         ("connect_timeout", "10"), ("keepalives", "1"), ("keepalives_idle", "30"), ("keepalives_interval", "10"),
-        ("keepalives_count", "3"), ("application_name", "push-server"),
+        ("keepalives_count", "3"), ("tcp_user_timeout", "30000"),
+        ("application_name", "push-server"),
     ]
 
     /// Calls `body` with `strings` as a NULL-terminated array of C strings.
@@ -28,6 +37,61 @@ extension PostgresConnection {
             throw PostgresError(kind: .badURL, function: "PQconninfoParse", message: message)
         }
         PQconninfoFree(options)
+    }
+
+    /// The settings `conninfo` names, as libpq reads them (a URL or `key=value` pairs; several hosts stay one
+    /// comma-separated value, as libpq takes them): nil unless libpq can parse it.
+    package static func settings(_ conninfo: String) -> [String: String]? {
+        var error: UnsafeMutablePointer<CChar>?
+        guard let options = PQconninfoParse(conninfo, &error) else {
+            if let error { PQfreemem(error) }
+            return nil
+        }
+        defer { PQconninfoFree(options) }
+        var settings: [String: String] = [:]
+        var option = options
+        while let keyword = option.pointee.keyword {
+            if let value = option.pointee.val { settings[String(cString: keyword)] = String(cString: value) }
+            option += 1
+        }
+        return settings
+    }
+
+    /// True when `text` is a PostgreSQL connection string: a `postgres://` or `postgresql://` URL, or libpq
+    /// `key=value` pairs starting with `host=`, `hostaddr=`, `dbname=`, `service=` or `user=`.
+    package static func isConnectionString(_ text: String) -> Bool {
+        let value = text.trimmingCharacters(in: .whitespaces).lowercased()
+        if value.hasPrefix("postgres://") || value.hasPrefix("postgresql://") { return true }
+        let first = value.prefix { $0 != "=" && $0 != " " }
+        guard ["host", "hostaddr", "dbname", "service", "user", "port"].contains(String(first)),
+            value.dropFirst(first.count).drop(while: { $0 == " " }).hasPrefix("=")
+        else { return false }
+        return settings(text) != nil
+    }
+
+    /// `conninfo` for logs: its password replaced by `***` (in a URL's user part, a `password=` pair or a
+    /// URL's `password` parameter).
+    package static func redacted(_ conninfo: String) -> String {
+        var text = conninfo
+        let lower = text.lowercased()
+        if lower.hasPrefix("postgres://") || lower.hasPrefix("postgresql://"),
+            let schemeEnd = text.range(of: "://")
+        {
+            // The user part ends at the last `@` before the path, query or end.
+            let rest = text[schemeEnd.upperBound...]
+            let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
+            if let at = rest[..<authorityEnd].lastIndex(of: "@"), let colon = rest[..<at].firstIndex(of: ":") {
+                text.replaceSubrange(text.index(after: colon)..<at, with: "***")
+            }
+        }
+        // `password=…` as a key=value pair or a URL parameter, up to the next space or `&`.
+        var result = ""
+        var remaining = Substring(text)
+        while let range = remaining.range(of: "password=", options: .caseInsensitive) {
+            result += remaining[..<range.upperBound] + "***"
+            remaining = remaining[range.upperBound...].drop { $0 != " " && $0 != "&" }
+        }
+        return result + remaining
     }
 
     /// Makes the statements of the open transaction join by looking rows up one by one (nested loops over

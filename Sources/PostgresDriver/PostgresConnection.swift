@@ -20,6 +20,19 @@ package final class PostgresConnection {
     private var committedAnnouncements: [String] = []
     /// True while a `transaction` block's body runs.
     private var inBlock = false
+    /// What the server's notices said that matters (see `Notices`).
+    private let notices = Notices()
+    /// True once the watchdog cut the connection (`withDeadline`).
+    private var cut = false
+    /// The connection's cancel key, made on first use by `withDeadline`.
+    private var cancelKey: PostgresWatchdog.CancelKey?
+
+    /// The notices of one connection, written by libpq's notice receiver on the connection's thread.
+    private final class Notices {
+        /// Set by a "canceling wait for synchronous replication" warning: the commit it follows is committed
+        /// on this server only.
+        var syncReplicationCancelled = false
+    }
 
     /// Connects with `conninfo` (a `postgres://` URL or `key=value` pairs); throws a classified error.
     package init(conninfo: String) throws(PostgresError) {
@@ -40,6 +53,18 @@ package final class PostgresConnection {
         }
         handle = connection
         owner = pthread_self()
+        PQsetNoticeReceiver(
+            connection,
+            { argument, result in
+                guard let argument, let result else { return }
+                let notices = Unmanaged<Notices>.fromOpaque(argument).takeUnretainedValue()
+                let primary = PQresultErrorField(result, Int32(UInt8(ascii: "M"))).map { String(cString: $0) } ?? ""
+                // "canceling wait for synchronous replication due to user request" (a cancel, statement_timeout),
+                // "canceling the wait for synchronous replication and terminating connection due to …".
+                if primary.contains("wait for synchronous replication") { notices.syncReplicationCancelled = true }
+                // Like libpq's own receiver: the notice on stderr.
+                if let text = PQresultErrorMessage(result) { _ = write(2, text, strlen(text)) }
+            }, Unmanaged.passUnretained(notices).toOpaque())
     }
 
     deinit { PQfinish(handle) }
@@ -49,7 +74,34 @@ package final class PostgresConnection {
     }
 
     /// False once the connection broke (the pool then opens a new one).
-    package var isUsable: Bool { PQstatus(handle) == CONNECTION_OK }
+    package var isUsable: Bool { !cut && PQstatus(handle) == CONNECTION_OK }
+
+    /// Runs `body` within `timeout` (`PostgresWatchdog`): past it the server is asked to cancel the call, and
+    /// `PostgresWatchdog.cutAfter` later the connection is cut. A call cancelled or cut then throws `timedOut`
+    /// (a commit whose wait for the standby was cancelled: `commitNotReplicated`), both unavailable: what it
+    /// sent may or may not have committed. Without a timeout, just runs `body`.
+    package func withDeadline<T>(_ timeout: Duration?, _ body: () throws -> T) throws -> T {
+        checkThread()
+        guard let timeout, !cut else { return try body() }
+        if cancelKey == nil { cancelKey = PostgresWatchdog.CancelKey(connection: handle) }
+        let ticket = PostgresWatchdog.shared.register(socket: PQsocket(handle), cancelKey: cancelKey, timeout: timeout)
+        let result = Result { try body() }
+        PostgresWatchdog.shared.unregister(ticket)
+        switch ticket.action {
+        case .none: return try result.get()
+        case .cancelled:
+            // A cancel request that came too late could still hit this connection's next statement: the
+            // connection is not reused.
+            cut = true
+            guard case .failure(let error) = result else { return try result.get() }
+            if let failure = error as? PostgresError, failure.kind == .commitNotReplicated { throw failure }
+        case .cut:
+            cut = true
+        }
+        throw PostgresError(
+            kind: .timedOut, function: "PostgresPool",
+            message: "the server did not answer within \(timeout) (call cancelled; it may or may not have committed)")
+    }
 
     /// True while a transaction block is open (or failed and not yet rolled back).
     package var inTransaction: Bool {
@@ -258,8 +310,16 @@ package final class PostgresConnection {
                 kind: isUsable ? .statement : .connectionLost, function: function,
                 message: String(cString: PQerrorMessage(handle)))
         }
+        let replicationCancelled = notices.syncReplicationCancelled
+        notices.syncReplicationCancelled = false
         switch PQresultStatus(result) {
         case PGRES_TUPLES_OK, PGRES_COMMAND_OK, PGRES_EMPTY_QUERY:
+            guard !replicationCancelled else {
+                PQclear(result)
+                throw PostgresError(
+                    kind: .commitNotReplicated, function: function,
+                    message: "canceling wait for synchronous replication: committed on this server, maybe not on its standby")
+            }
             return PostgresRows(result)
         default:
             let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }

@@ -25,6 +25,13 @@ public struct PostgresError: Error, Equatable, Sendable, CustomStringConvertible
         case statement
         /// The database's schema is newer than this build.
         case schemaTooNew = "schema too new"
+        /// A commit whose wait for the synchronous standby was cancelled ("canceling wait for synchronous
+        /// replication"): committed on the primary, but maybe not on the standby, so a failover now may lose
+        /// it. Reported as unavailable (never as a success, never as "not stored").
+        case commitNotReplicated = "commit not replicated"
+        /// The server did not answer a call within the pool's deadline (a primary stopped without a reset,
+        /// a cut network): the connection was cut, and what the call sent may or may not have committed.
+        case timedOut = "no answer"
     }
 
     /// What kind of failure this is.
@@ -53,12 +60,23 @@ public struct PostgresError: Error, Equatable, Sendable, CustomStringConvertible
     /// succeed once it is back. The repositories report these as `PushStoreError.unavailable`.
     public var isUnavailable: Bool {
         switch kind {
-        case .connectionRefused, .connectionFailed, .connectionLost, .authenticationFailed, .unknownDatabase: return true
+        case .connectionRefused, .connectionFailed, .connectionLost, .authenticationFailed, .unknownDatabase,
+            .commitNotReplicated, .timedOut:
+            return true
         case .badURL, .schemaTooNew: return false
         case .statement:
+            if isReadOnly { return true }
             guard let sqlState else { return false }
             return sqlState.hasPrefix("08") || ["57P01", "57P02", "57P03", "53300"].contains(sqlState)
         }
+    }
+
+    /// True when the server is a standby or was demoted: `read_only_sql_transaction` (25006, "cannot execute
+    /// INSERT in a read-only transaction"). After a failover a connection may be left on the old primary
+    /// turned standby; the pool drops it and connects again (libpq's `target_session_attrs=read-write`
+    /// picks the new primary).
+    public var isReadOnly: Bool {
+        sqlState == "25006" || (sqlState == nil && message.contains("in a read-only transaction"))
     }
 
     /// True for `unique_violation` (23505).

@@ -17,6 +17,11 @@ import PushSync
 /// writers commit at once the instance sends about one notification per round trip, and in no writer's
 /// transaction. The connection commits them without waiting for their WAL flush. One lost to a crash costs
 /// a wake-up, not a row: every worker also looks for work on its retry tick.
+///
+/// A server that stops answering without closing the connection (SIGSTOP, a frozen machine) would leave the
+/// thread waiting forever: after `idlePing` without traffic the thread sends `SELECT 1`, and it and every
+/// `NOTIFY` must be answered within `callTimeout` (`PostgresConnection.withDeadline`), or the thread connects
+/// again (to whichever of the URL's hosts is the primary by then).
 package final class PostgresListener: Sendable {
     private struct State {
         var generations: [String: UInt64] = [:]
@@ -38,6 +43,10 @@ package final class PostgresListener: Sendable {
     private let state = PThreadLock(State())
     private let stopPipe: (read: Int32, write: Int32)
     private let announcePipe: (read: Int32, write: Int32)
+    /// How long the connection may be idle before the thread checks that the server still answers.
+    private static let idlePing: Int32 = 10_000
+    /// How long the server may take to answer the listener's statements.
+    private static let callTimeout: Duration = .seconds(10)
 
     /// Connects to `conninfo`, listens on `channels` (plain identifiers) and returns once listening.
     package static func start(conninfo: String, channels: [String]) async throws -> PostgresListener {
@@ -149,8 +158,8 @@ package final class PostgresListener: Sendable {
             do {
                 connection = try PostgresConnection(conninfo: conninfo)
                 // This session only listens and notifies: its commits need not wait for the WAL.
-                try connection.execute(
-                    (["SET synchronous_commit = off"] + channels.map { "LISTEN \($0)" }).joined(separator: "; "))
+                let listen = (["SET synchronous_commit = off"] + channels.map { "LISTEN \($0)" }).joined(separator: "; ")
+                try connection.withDeadline(Self.callTimeout) { try connection.execute(listen) }
             } catch {
                 if let first = started {
                     first.resume(throwing: error)
@@ -180,10 +189,18 @@ package final class PostgresListener: Sendable {
                 pollfd(fd: stopPipe.read, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: announcePipe.read, events: Int16(POLLIN), revents: 0),
             ]
-            let ready = poll(&fds, 3, -1)
+            let ready = poll(&fds, 3, Self.idlePing)
             if ready < 0 {
                 if errno == EINTR { continue }
                 return false
+            }
+            if ready == 0 {
+                do {
+                    try connection.withDeadline(Self.callTimeout) { try connection.execute("SELECT 1") }
+                } catch {
+                    return false
+                }
+                // Notifications that came with the answer wait in libpq: read below.
             }
             if fds[1].revents != 0 { return true }
             if fds[2].revents != 0 {
@@ -209,11 +226,14 @@ package final class PostgresListener: Sendable {
         }
         guard !names.isEmpty else { return true }
         do {
-            try connection.execute(names.map { "NOTIFY \($0)" }.joined(separator: "; "))
+            try connection.withDeadline(Self.callTimeout) {
+                try connection.execute(names.map { "NOTIFY \($0)" }.joined(separator: "; "))
+            }
             state.withLock { $0.notifies += 1 }
             return true
         } catch {
-            guard !connection.isUsable else { return true }
+            // A standby (or a demoted primary) refuses NOTIFY as read-only: connect again too.
+            guard !connection.isUsable || (error as? PostgresError)?.isReadOnly == true else { return true }
             announce(names)
             return false
         }

@@ -39,6 +39,11 @@ package final class PostgresPool: Sendable {
     package let conninfo: String
     /// The most connections open at once.
     package let size: Int
+    /// How long one call (`withConnection`, `transaction`) may wait for the server before its connection is
+    /// cut (`PostgresConnection.withDeadline`); nil: no limit.
+    package let callTimeout: Duration?
+    /// The default `callTimeout`: 15 s (the connection is cut 2 s after the cancel request).
+    package static let defaultCallTimeout: Duration = .seconds(15)
     private let state = PThreadLock(State())
     private let announcer = PThreadLock<Announcer?>(nil)
 
@@ -49,15 +54,25 @@ package final class PostgresPool: Sendable {
         let send: @Sendable ([String]) -> Void
     }
 
-    /// A pool of up to `size` connections to `conninfo`; none is opened yet.
-    package init(conninfo: String, size: Int) {
+    /// A pool of up to `size` connections to `conninfo`, each call limited to `callTimeout`; none is opened yet.
+    package init(conninfo: String, size: Int, callTimeout: Duration? = PostgresPool.defaultCallTimeout) {
         self.conninfo = conninfo
         self.size = max(1, size)
+        self.callTimeout = callTimeout
     }
 
     /// Runs `body` with a connection of the pool on that connection's thread (reconnecting first if the
-    /// last one broke).
+    /// last one broke), within the pool's `callTimeout`.
     package func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
+        try await withConnection(timeout: callTimeout, body)
+    }
+
+    /// Runs `body` with a connection of the pool within `timeout` (nil: none, for migrations). A connection
+    /// whose call failed as unavailable (broken, cut by the deadline, on a server that turned read-only) is
+    /// closed: the next call connects again, to whichever of the URL's hosts is the primary by then.
+    package func withConnection<T: Sendable>(
+        timeout: Duration?, _ body: @escaping @Sendable (PostgresConnection) throws -> T
+    ) async throws -> T {
         guard let slot = await checkout() else {
             throw PostgresError(kind: .connectionFailed, function: "PostgresPool", message: "the connection pool is closed")
         }
@@ -77,7 +92,12 @@ package final class PostgresPool: Sendable {
                 let channels = connection.takeAnnouncements()
                 if !channels.isEmpty, let announcer = self.announcer.withLock({ $0 }) { announcer.send(channels) }
             }
-            return try body(connection)
+            do {
+                return try connection.withDeadline(timeout) { try body(connection) }
+            } catch let error as PostgresError where error.isUnavailable {
+                slot.connection = nil
+                throw error
+            }
         }
     }
 

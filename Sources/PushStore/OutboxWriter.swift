@@ -2,7 +2,8 @@
 ///
 /// While one round is being written, new requests wait and go together in the next round, so the
 /// number of commits follows the store's speed, not the number of callers; no timers are involved.
-/// If a round fails, its requests are retried one by one so only the bad request sees the error.
+/// If a round fails, its requests are retried one by one so only the bad request sees the error; unless the
+/// store was unavailable, when the round may have committed and every request of it gets the error.
 public actor OutboxWriter {
     private typealias Request = (items: [OutboxItem], continuation: CheckedContinuation<Void, any Error>)
 
@@ -51,6 +52,11 @@ public actor OutboxWriter {
             do {
                 try await outbox.enqueue(round.flatMap(\.items))
                 for request in round { request.continuation.resume() }
+            } catch PushStoreError.unavailable(let reason) {
+                // The round's outcome is unknown (its commit may have happened): sending its rows again could
+                // store them twice. Every request of it gets the error (503: the client retries, with its
+                // Idempotency-Key if it has one).
+                for request in round { request.continuation.resume(throwing: PushStoreError.unavailable(reason)) }
             } catch {
                 for request in round {
                     commits += 1

@@ -12,6 +12,9 @@ protocol SQLDriverConnection {
     func run(_ sql: String, _ values: [Value]) throws -> Int
     /// Runs `sql` with `values` and maps every row it returns with `row`.
     func query<T>(_ sql: String, _ values: [Value], row: (Row) throws -> T) throws -> [T]
+    /// Whether the open transaction's commit waits for a synchronous standby (see
+    /// `SQLSession.commitWaitsForStandby`).
+    func commitWaitsForStandby(_ waits: Bool)
 }
 
 /// A driver's value, made from each case of `SQLValue` (`SQLValue.bound()`).
@@ -38,6 +41,8 @@ struct DriverSession<Connection: SQLDriverConnection>: SQLSession {
     func query<T>(_ sql: String, _ values: [SQLValue], row: (Connection.Row) throws -> T) throws -> [T] {
         try connection.query(dialect.render(sql), values.map { $0.bound() }, row: row)
     }
+
+    func commitWaitsForStandby(_ waits: Bool) { connection.commitWaitsForStandby(waits) }
 }
 
 /// A session on the SQLite connection.
@@ -47,6 +52,9 @@ typealias PostgresSession = DriverSession<PostgresConnection>
 
 extension SQLiteConnection: SQLDriverConnection {
     static var dialect: SQLDialect { .sqlite }
+
+    /// SQLite has no standby.
+    func commitWaitsForStandby(_ waits: Bool) {}
 }
 
 extension SQLiteValue: SQLDriverValue {
@@ -59,6 +67,9 @@ extension SQLiteValue: SQLDriverValue {
 
 extension PostgresConnection: SQLDriverConnection {
     static var dialect: SQLDialect { .postgres }
+
+    /// `SET LOCAL synchronous_commit = on` or `local` with the transaction's next statement (or its commit).
+    func commitWaitsForStandby(_ waits: Bool) { executeWithNext("SET LOCAL synchronous_commit = \(waits ? "on" : "local")") }
 
     func query<T>(_ sql: String, _ values: [PostgresValue], row: (PostgresRow) throws -> T) throws -> [T] {
         try query(sql, values).map(row)

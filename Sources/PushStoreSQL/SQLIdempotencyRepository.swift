@@ -42,7 +42,14 @@ struct SQLIdempotencyRepository<Database: SQLDatabase>: IdempotencyRepository {
                     INSERT INTO idempotency_keys (scope, key, fingerprint, status, body, created_at)
                     VALUES (?1, ?2, ?3, NULL, ?4, \(nowSQL)) ON CONFLICT (scope, key) DO NOTHING
                     """, [.text(scope), .text(key), .bytes(fingerprint), .bytes([]), nowValue])
-                if inserted == 1 { return .proceed }
+                if inserted == 1 {
+                    // The claim is a lock, not an answer: it need not wait for a synchronous standby (the
+                    // request's own writes and its answer, later in the WAL, do). With the standby gone, a
+                    // request then gets as far as its own writes, whose commit says whether they are stored
+                    // or unknown (503). Sent with the commit.
+                    db.commitWaitsForStandby(false)
+                    return .proceed
+                }
                 let found = try db.query(
                     """
                     SELECT fingerprint, status, body, created_at, \(db.dialect.now("?3")) FROM idempotency_keys
@@ -60,6 +67,8 @@ struct SQLIdempotencyRepository<Database: SQLDatabase>: IdempotencyRepository {
                 if found.created > since && (found.status != nil || found.created > abandonedBefore) {
                     guard found.fingerprint == fingerprint else { return .mismatch }
                     guard let status = found.status else { return .inProgress }
+                    // A replayed answer is given once the standby has it too (this commit waits for it).
+                    db.commitWaitsForStandby(true)
                     return .replay(IdempotentAnswer(status: status, body: found.body))
                 }
                 // Expired, or a claim left unanswered past its lease: take over the row this holds locked.
@@ -68,6 +77,7 @@ struct SQLIdempotencyRepository<Database: SQLDatabase>: IdempotencyRepository {
                     UPDATE idempotency_keys SET fingerprint = ?3, status = NULL, body = ?4, created_at = \(nowSQL)
                     WHERE scope = ?1 AND key = ?2
                     """, [.text(scope), .text(key), .bytes(fingerprint), .bytes([]), nowValue])
+                db.commitWaitsForStandby(false)
                 return .proceed
             }
             return .inProgress

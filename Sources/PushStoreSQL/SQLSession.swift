@@ -9,6 +9,11 @@ protocol SQLSession {
     func run(_ sql: String, _ values: [SQLValue]) throws -> Int
     /// Runs `sql` with `values` and maps every row it returns with `row`.
     func query<T>(_ sql: String, _ values: [SQLValue], row: (Row) throws -> T) throws -> [T]
+    /// With `false`, lets the open transaction commit once it is durable on this server, without waiting for
+    /// a synchronous standby (PostgreSQL `synchronous_commit = local`; nothing on SQLite); `true` waits again
+    /// (`on`). For writes whose loss in a failover costs nothing because anything written after them that
+    /// counts waits for the standby, and the standby confirms the WAL in order: an Idempotency-Key's claim.
+    func commitWaitsForStandby(_ waits: Bool)
 }
 
 extension SQLSession {

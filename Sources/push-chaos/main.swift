@@ -23,6 +23,11 @@ let options: [OptionSpec] = [
         "N > 1: N instances on one throwaway PostgreSQL database behind haproxy; each kill hits the next instance, which restarts under a new instance id"
     ),
     .value("lease-s", "n", "their outbox lease (default 10, push-server's minimum)"),
+    .value(
+        "failover", "drills",
+        "hard,freeze: instead of the APNs faults, the instances (--instances, default 2) on a PostgreSQL primary with a synchronous standby, the primary stopped hard or frozen under load and the standby promoted"
+    ),
+    .value("call-timeout-s", "n", "with --failover: the instances' database_call_timeout_s (default 5)"),
     .value("json", "file", "write the report as JSON here"),
     .flag("keep", "keep the work directory"),
 ]
@@ -76,6 +81,26 @@ if parsed.value("goaway-close-ms") != nil { plan.closeAfterGoAway = .millisecond
 plan.dropStreamLimitAfterRejection = integer("limit-flip", 0) != 0
 plan.instances = max(1, integer("instances", plan.instances))
 plan.lease = .seconds(max(10, integer("lease-s", Int(plan.lease.components.seconds))))
+
+if let drills = parsed.value("failover") {
+    let names = drills.split(separator: ",").map(String.init)
+    guard !names.isEmpty, names.allSatisfy({ ["hard", "freeze"].contains($0) }) else { fail("--failover takes hard, freeze or hard,freeze") }
+    plan.instances = max(1, integer("instances", 2))
+    do {
+        let (results, json) = try await ChaosFailover.run(
+            plan, drills: names, callTimeoutSeconds: Double(integer("call-timeout-s", 5))
+        ) { print($0) }
+        for drill in results { print(drill.summary) }
+        if let path = parsed.value("json") { try Data(json.serialized()).write(to: URL(fileURLWithPath: path)) }
+        if !parsed.has("keep") { try? FileManager.default.removeItem(atPath: work) }
+        let passed = results.allSatisfy(\.passed)
+        print(passed ? "chaos-failover: passed" : "chaos-failover: FAILED")
+        exit(passed ? 0 : 1)
+    } catch {
+        FileHandle.standardError.write(Data("push-chaos: cannot run: \(error)\n".utf8))
+        exit(70)
+    }
+}
 
 do {
     let report = try await ChaosRun.run(plan) { print($0) }

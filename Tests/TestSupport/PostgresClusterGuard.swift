@@ -8,20 +8,27 @@ enum ClusterGuard {
     /// child holds it.
     private static let writeEnd = PThreadLock<Int32>(-1)
 
-    /// Starts the guard for the cluster in `directory`.
-    static func start(directory: String, asPostgres: Bool) throws {
+    /// Starts the guard for the clusters in `dataDirectories` (relative to `directory`), which it stops
+    /// (waking a stopped postmaster first) before removing `directory`.
+    static func start(directory: String, asPostgres: Bool, dataDirectories: [String] = ["data"]) throws {
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else { throw PostgresTestClusterError("pipe() failed") }
         _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
         _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
         let quoted = "'" + directory.replacingOccurrences(of: "'", with: "'\\''") + "'"
         let runAs = asPostgres ? "/usr/sbin/runuser -u postgres -- " : ""
+        let stops = dataDirectories.map { data in
+            """
+            if [ -f \(quoted)/\(data)/postmaster.pid ]; then
+              kill -CONT "$(head -1 \(quoted)/\(data)/postmaster.pid)" 2>/dev/null
+              \(runAs)\(PostgresTestCluster.binaries)/pg_ctl -D \(quoted)/\(data) -m immediate -w stop >/dev/null 2>&1
+            fi
+            """
+        }.joined(separator: "\n")
         let script = """
             trap '' INT TERM HUP
             read ignored
-            if [ -f \(quoted)/data/postmaster.pid ]; then
-              \(runAs)\(PostgresTestCluster.binaries)/pg_ctl -D \(quoted)/data -m immediate -w stop >/dev/null 2>&1
-            fi
+            \(stops)
             rm -rf \(quoted)
             """
         var actions = posix_spawn_file_actions_t()

@@ -110,7 +110,7 @@ public final class PostgresTestCluster: Sendable {
     }
 
     /// Runs one of the PostgreSQL programs to completion (as `postgres` when `asPostgres`).
-    private static func run(_ asPostgres: Bool, _ program: String, _ arguments: [String]) async throws {
+    static func run(_ asPostgres: Bool, _ program: String, _ arguments: [String]) async throws {
         let path = "\(binaries)/\(program)"
         let result =
             asPostgres
@@ -122,7 +122,7 @@ public final class PostgresTestCluster: Sendable {
     /// Runs `executable` to completion on a thread of its own (with `posix_spawn`: Foundation's `Process`
     /// waits for every descriptor it passed on to close, and the postmaster that `pg_ctl` starts keeps
     /// running).
-    private static func spawn(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
+    static func spawn(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
         let process = try SpawnedProcess(executable, arguments)
         let name = (executable as NSString).lastPathComponent
         return try await awaitEvent("\(name) \(arguments.prefix(4).joined(separator: " ")) to exit", within: .seconds(180)) {

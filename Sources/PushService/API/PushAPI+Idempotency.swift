@@ -29,7 +29,8 @@ extension PushAPI {
                 now: Date(), ttl: Self.idempotencyTTL)
         } catch {
             logger.error("idempotency.begin_failed", [("route", route.operation), ("error", "\(error)")])
-            return APIError(status: 503, code: "store_unavailable", message: "the store did not answer; retry later").response
+            return APIError(status: 503, code: "store_unavailable", message: "the store did not answer; retry later", retryAfterSeconds: 1)
+                .response
         }
         switch claim {
         case .replay(let answer):
@@ -44,12 +45,13 @@ extension PushAPI {
         case .inProgress:
             return APIError(
                 status: 409, code: "idempotency_in_progress",
-                message: "a request with this Idempotency-Key is still running; retry later"
+                message: "a request with this Idempotency-Key is still running; retry later", retryAfterSeconds: 1
             ).response
         case .proceed:
             let response = await run(route, request)
+            let keep = [400, 404, 413, 422].contains(response.status) || (200..<300).contains(response.status)
             do {
-                if [400, 404, 413, 422].contains(response.status) || (200..<300).contains(response.status) {
+                if keep {
                     try await repositories.idempotency.finish(
                         key: key, scope: scope,
                         answer: IdempotentAnswer(status: response.status, body: response.body))
@@ -58,8 +60,37 @@ extension PushAPI {
                 }
             } catch {
                 logger.error("idempotency.finish_failed", [("route", route.operation), ("error", "\(error)")])
+                // The claim would hold off every retry (409) until its lease ends: released as soon as the
+                // store takes writes again (an answer that did commit is kept: only unanswered claims go).
+                abandonLater(key: key, scope: scope)
+                // A success is answered once its answer is stored: on PostgreSQL with a synchronous standby,
+                // that commit's confirmation also confirms what the request wrote before it (or found stored
+                // by an earlier attempt). Unconfirmed, the outcome is unknown: 503, and a retry with the key
+                // finds the stored answer or the stored push.
+                if (200..<300).contains(response.status), case .unavailable? = error as? PushStoreError {
+                    return APIError(status: 503, code: "database_unavailable", message: "\(error)", retryAfterSeconds: 1).response
+                }
             }
             return response
+        }
+    }
+
+    /// Releases an unanswered claim in the background, once a second until the store takes the write, for
+    /// at most four minutes (the claim's lease on PostgreSQL is five: after it, a retry takes it over anyway).
+    private func abandonLater(key: String, scope: String) {
+        let idempotency = repositories.idempotency
+        let logger = self.logger
+        Task {
+            for _ in 0..<240 {
+                try? await Task.sleep(for: .seconds(1))
+                do {
+                    try await idempotency.abandon(key: key, scope: scope)
+                    logger.info("idempotency.released", [("scope", scope)])
+                    return
+                } catch {
+                    continue
+                }
+            }
         }
     }
 }

@@ -4,12 +4,31 @@ import PushHTTP
 import PushHTTP1
 import PushStore
 import PushSync
+import PushTLS
 
 extension PushAPI {
     /// `POST /v1/pushes`: validates, writes one outbox row per device (durably) and answers 202 with the ids;
     /// with `?wait=true`, 200 with each notification's outcome once all are final or the wait timed out.
     func createPush(_ request: APIRequest) async throws -> HTTPResponse {
         let wait = try request.queryFlag("wait")
+        // With an Idempotency-Key the push's id is derived from the key: a retry after an answer that did not
+        // say whether the rows were stored (a 503 after a commit whose outcome is unknown, such as one whose
+        // wait for the synchronous standby was cancelled) finds them and is answered with the original push.
+        // (Rows of the key's push older than the key's 24 hours belong to an earlier request: a new id then.)
+        var newPushID = OutboxID.make()
+        if let idempotentID = Self.idempotentPushID(request) {
+            let earlier = try await outbox.items(pushID: idempotentID)
+            if let first = earlier.first {
+                if first.createdAt > Date().addingTimeInterval(-(Self.idempotencyTTL / .seconds(1))) {
+                    logger.info("push.found_stored", [("push_id", idempotentID), ("notifications", "\(earlier.count)")])
+                    if wait { return .jsonBytes(status: 200, PushJSON.push(pushID: idempotentID, rows: earlier)) }
+                    return .jsonBytes(status: 202, PushJSON.accepted(pushID: idempotentID, items: earlier))
+                }
+            } else {
+                newPushID = idempotentID
+            }
+        }
+        let chosenPushID = newPushID
         // Parsing a body and writing its rows holds a few MB per 5,000 tokens; more of these at once than
         // there are cores only adds memory, so they take turns (waiting with ?wait=true is outside).
         let (pushID, items, waitID) = try await intake.withPermit { () async throws -> (String, [OutboxItem], Int?) in
@@ -17,7 +36,7 @@ extension PushAPI {
             let targets = try await resolveTargets(push)
             if push.pushType == .liveactivity { try requireTokenAuth(topics: targets.map(\.topic)) }
             try admitNotifications(targets.count, key: request.key)
-            let pushID = OutboxID.make()
+            let pushID = chosenPushID
             let now = Date()
             var random = BulkRandom()
             let expiration = push.expiration.map { APNSExpiration.at(epochSeconds: Int64($0)) } ?? .none
@@ -60,6 +79,20 @@ extension PushAPI {
             return .jsonBytes(status: 200, PushJSON.push(pushID: pushID, rows: rows))
         }
         return .jsonBytes(status: 202, PushJSON.accepted(pushID: pushID, items: items))
+    }
+
+    /// The push id a request with an `Idempotency-Key` gets: a UUID (version 8) from a SHA-256 of the API
+    /// key's name, the Idempotency-Key and the body, so the same request retried gets the same id. Nil
+    /// without a key.
+    static func idempotentPushID(_ request: APIRequest) -> String? {
+        guard let key = request.http.header("Idempotency-Key") else { return nil }
+        let name = request.key?.name ?? "-"
+        let digest = SHA256Digest.hash(Array("push \(name)\n\(key)\n".utf8) + request.http.body)
+        let high = digest.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        let low = digest.dropFirst(8).prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        return APNSID.format(
+            high: (high & ~0xf000) | 0x8000,  // version 8
+            low: (low & 0x3fff_ffff_ffff_ffff) | 0x8000_0000_0000_0000)
     }
 
     /// Pushes with at least this many rows are enqueued in their own transaction.

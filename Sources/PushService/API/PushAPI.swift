@@ -147,7 +147,10 @@ public struct PushAPI: Sendable {
         case .notRecipient: return APIError(status: 403, code: "not_recipient", message: error.description)
         case .alreadyAnswered: return APIError(status: 409, code: "already_answered", message: error.description)
         case .invalidTransition: return APIError(status: 409, code: "invalid_transition", message: error.description)
-        case .unavailable: return APIError(status: 503, code: "database_unavailable", message: error.description)
+        case .unavailable:
+            // Also a commit whose outcome is unknown (a failover, a cancelled wait for the synchronous standby):
+            // the same request with its Idempotency-Key is safe to send again.
+            return APIError(status: 503, code: "database_unavailable", message: error.description, retryAfterSeconds: 1)
         }
     }
 

@@ -79,7 +79,8 @@ extension PushServiceConfiguration {
 
     private mutating func apply(json root: JSONFields) throws(APIError) {
         try root.checkKnown([
-            "host", "port", "data_dir", "database", "database_pool_size", "instance_id", "api_keys", "embedded", "topic", "log_level",
+            "host", "port", "data_dir", "database", "database_pool_size", "database_call_timeout_s", "instance_id", "api_keys", "embedded", "topic",
+            "log_level",
             "apns", "outbox", "drops", "walks", "wait_timeout_s", "shutdown_deadline_s", "max_body_bytes",
             "http_timeout_s", "protect_metrics", "protect_healthz", "tls", "retention", "apps", "$comment",
             "webhooks", "webhook_delivery", "live_activities", "console_session_secret",
@@ -94,6 +95,10 @@ extension PushServiceConfiguration {
         if let value = try root.string("data_dir") { dataDirectory = value }
         if let value = try root.string("database") { databasePath = value }
         if let value = try root.int("database_pool_size", in: 1...256) { databasePoolSize = value }
+        if let value = try root.double("database_call_timeout_s") {
+            guard value >= 1, value <= 3_600 else { throw .invalidField("database_call_timeout_s", "must be 1 to 3600 seconds") }
+            databaseCallTimeout = .milliseconds(Int64(value * 1_000))
+        }
         if let value = try root.string("instance_id") { instanceID = value }
         if let keys = try root.array("api_keys") { apiKeys = try Self.apiKeys(json: keys) }
         if let value = try root.bool("protect_metrics") { protectMetrics = value }

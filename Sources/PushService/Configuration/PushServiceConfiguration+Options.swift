@@ -18,7 +18,7 @@ extension PushServiceConfiguration {
             .value("port", "n", "listen port (default 8080; 0 picks one and prints it)"),
             .url(
                 "database", "path|url",
-                "SQLite file (default DATA_DIR/push.sqlite), or postgres://user@host:port/db for a PostgreSQL database several instances share (a URL with a password: PUSH_DATABASE or the configuration file)",
+                "SQLite file (default DATA_DIR/push.sqlite), or postgres://user@host:port/db for a PostgreSQL database several instances share (a primary and its standby: postgresql://user@a:5432,b:5432/db?target_session_attrs=read-write; a URL with a password: PUSH_DATABASE or the configuration file)",
                 passwordFrom: "PUSH_DATABASE or \"database\" in the --config file"),
             .value("instance-id", "name", "this instance's name in outbox claims (PostgreSQL; default host-pid-random)"),
             .value(

@@ -10,18 +10,15 @@ extension PushServiceConfiguration {
             maxDelay: retryMaxDelay, jitter: 0.2)
     }
 
-    /// Whether the store is a PostgreSQL database (`postgres://` or `postgresql://` URL).
-    public var usesPostgres: Bool {
-        let value = resolvedDatabasePath.lowercased()
-        return value.hasPrefix("postgres://") || value.hasPrefix("postgresql://")
-    }
+    /// Whether the store is a PostgreSQL database: a `postgres://` or `postgresql://` URL (one host or several,
+    /// `postgresql://a:5432,b:5432/db?target_session_attrs=read-write`) or libpq `key=value` pairs
+    /// (`host=a,b port=5432,5432 dbname=db target_session_attrs=read-write`).
+    public var usesPostgres: Bool { PostgresDatabase.isConnectionString(resolvedDatabasePath) }
 
-    /// The store for logs and errors: the SQLite path, or the URL without its password.
+    /// The store for logs and errors: the SQLite path, or the connection string without its password.
     public var databaseDescription: String {
-        guard usesPostgres, var parts = URLComponents(string: resolvedDatabasePath) else { return resolvedDatabasePath }
-        if parts.password != nil { parts.password = "***" }
-        parts.query = nil
-        return parts.string ?? "postgres://…"
+        guard usesPostgres else { return resolvedDatabasePath }
+        return PostgresDatabase.redacted(resolvedDatabasePath)
     }
 
     /// Opens the store this configuration names and returns its repositories: a PostgreSQL database
@@ -31,7 +28,7 @@ extension PushServiceConfiguration {
         if usesPostgres {
             return try await .postgres(
                 url: resolvedDatabasePath, poolSize: databasePoolSize, instanceID: instanceID, retryPolicy: retryPolicy,
-                lease: outboxLease)
+                lease: outboxLease, callTimeout: databaseCallTimeout)
         }
         return try .sqlite(path: resolvedDatabasePath, retryPolicy: retryPolicy)
     }

@@ -1,5 +1,6 @@
 import Foundation
 public import PushIO
+import PushStoreSQL
 
 /// Everything `push-server` needs to start: from a JSON file, then `PUSH_*` environment variables,
 /// then command-line flags (later sources win). See `Resources/push-server.example.json`.
@@ -15,6 +16,9 @@ public struct PushServiceConfiguration: Sendable, Equatable {
     public var databasePath: String?
     /// PostgreSQL only: this instance's connections (requests, the outbox worker and retention share them).
     public var databasePoolSize = 8
+    /// PostgreSQL only: how long one database call may go unanswered before its connection is cut and the
+    /// call fails as unavailable (a primary that stopped without a reset); `database_call_timeout_s`.
+    public var databaseCallTimeout: Duration = PostgresDatabase.defaultCallTimeout
     /// PostgreSQL only: this instance's name in outbox claims; nil picks host name, process id and a random part.
     public var instanceID: String?
     /// PostgreSQL only: how long an outbox claim is leased; rows of an instance that died are sent by another

@@ -1,5 +1,6 @@
 import APNS
 import Foundation
+import PushStoreSQL
 import PushTLS
 
 /// The checks `push-server` runs before serving; each failure is one clear line and exit code 78.
@@ -55,8 +56,9 @@ enum StartupChecks {
     /// check, made when the store opens); a SQLite path must be in a writable directory.
     static func database(_ configuration: PushServiceConfiguration) throws(ConfigurationError) {
         guard configuration.usesPostgres else { return try databasePath(configuration.resolvedDatabasePath) }
-        guard let url = URLComponents(string: configuration.resolvedDatabasePath), url.path.count > 1,
-            !(url.host ?? "").isEmpty || (url.query ?? "").contains("host=")
+        // libpq reads it (several hosts included: `postgresql://a:5432,b:5432/db`, `host=a,b port=…`).
+        guard let settings = PostgresDatabase.connectionSettings(configuration.resolvedDatabasePath),
+            !(settings["dbname"] ?? "").isEmpty, !(settings["host"] ?? "").isEmpty || !(settings["hostaddr"] ?? "").isEmpty
         else {
             throw ConfigurationError(
                 "database URL \(configuration.databaseDescription) is not postgres://user:password@host:port/database")

@@ -36,25 +36,46 @@ public final class PostgresDatabase: PushDatabase {
     /// Connects to `url` (`postgres://user:password@host:port/database?…`, or libpq `key=value` pairs)
     /// with up to `poolSize` connections, migrates the schema and starts listening. Shared times follow
     /// `clock`: the database's own unless a test steps time by hand (`PostgresClock`).
+    /// Each call on the pool that the server has not answered after `callTimeout` has its connection cut
+    /// (a primary that stopped without a reset); nil: no limit.
     public static func open(
-        url: String, poolSize: Int = 4, instanceID: String? = nil, clock: PostgresClock = .database
+        url: String, poolSize: Int = 4, instanceID: String? = nil, clock: PostgresClock = .database,
+        callTimeout: Duration? = defaultCallTimeout
     ) async throws -> PostgresDatabase {
-        try await open(url: url, poolSize: poolSize, instanceID: instanceID, clock: clock, migrations: PostgresSchema.migrations)
+        try await open(
+            url: url, poolSize: poolSize, instanceID: instanceID, clock: clock, migrations: PostgresSchema.migrations,
+            callTimeout: callTimeout)
     }
+
+    /// The pool's default deadline for one call: 15 s, then a cancel request, and 2 s later the connection is cut.
+    public static let defaultCallTimeout: Duration = PostgresPool.defaultCallTimeout
 
     /// Opens the database migrated by `migrations` (tests pass more or fewer steps than this build's).
     static func open(
-        url: String, poolSize: Int, instanceID: String?, clock: PostgresClock = .database, migrations: [SchemaMigration]
+        url: String, poolSize: Int, instanceID: String?, clock: PostgresClock = .database, migrations: [SchemaMigration],
+        callTimeout: Duration? = defaultCallTimeout
     ) async throws -> PostgresDatabase {
         try PostgresConnection.validate(url)
-        let pool = PostgresPool(conninfo: url, size: poolSize)
+        let pool = PostgresPool(conninfo: url, size: poolSize, callTimeout: callTimeout)
         let now = Date().storeMillis
-        _ = try await pool.withConnection { try $0.migrate(migrations.map(\.step), now: now) }
+        // Migrations run without the pool's deadline (and without the server's statement_timeout).
+        _ = try await pool.withConnection(timeout: nil) { try $0.migrate(migrations.map(\.step), now: now) }
         let listener = try await PostgresListener.start(conninfo: url, channels: [outboxChannel])
         pool.announce { listener.announce($0) }
         let name = instanceID ?? "\(hostName())-\(getpid())-\(OutboxID.make().suffix(8))"
         return PostgresDatabase(instanceID: name, clock: clock, pool: pool, listener: listener)
     }
+
+    /// True when `text` names a PostgreSQL database: a `postgres://` or `postgresql://` URL (several hosts
+    /// allowed, `postgresql://a:5432,b:5432/db?target_session_attrs=read-write`) or libpq `key=value` pairs
+    /// (`host=a,b port=5432,5432 dbname=db`).
+    public static func isConnectionString(_ text: String) -> Bool { PostgresConnection.isConnectionString(text) }
+
+    /// The settings of a connection string as libpq reads them (nil unless it parses).
+    public static func connectionSettings(_ text: String) -> [String: String]? { PostgresConnection.settings(text) }
+
+    /// A connection string with its password replaced by `***`, for logs and errors.
+    public static func redacted(_ text: String) -> String { PostgresConnection.redacted(text) }
 
     /// This machine's name (`gethostname`, no resolver lookups).
     private static func hostName() -> String {

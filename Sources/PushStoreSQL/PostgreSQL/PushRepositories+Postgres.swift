@@ -16,9 +16,11 @@ extension PushRepositories {
     /// Shared times follow `clock`: the database's own unless a test steps time by hand.
     public static func postgres(
         url: String, poolSize: Int = 4, instanceID: String? = nil, retryPolicy: OutboxRetryPolicy = .default,
-        lease: Duration = .seconds(60), clock: PostgresClock = .database
+        lease: Duration = .seconds(60), clock: PostgresClock = .database,
+        callTimeout: Duration? = PostgresDatabase.defaultCallTimeout
     ) async throws -> PushRepositories {
-        let database = try await PostgresDatabase.open(url: url, poolSize: poolSize, instanceID: instanceID, clock: clock)
+        let database = try await PostgresDatabase.open(
+            url: url, poolSize: poolSize, instanceID: instanceID, clock: clock, callTimeout: callTimeout)
         return PushRepositories(database: database, retryPolicy: retryPolicy, lease: lease)
     }
 }
