@@ -47,6 +47,10 @@ public struct PushServiceConfiguration: Sendable, Equatable {
     public var maxInFlight = 1_000
     /// Rows claimed from the outbox per transaction.
     public var claimBatch = 500
+    /// Send a device notification without a collapse id of its own with one derived from its id, the same
+    /// on every attempt, so a resend after an unknown outcome replaces the first copy on the device
+    /// (`outbox.derive_collapse_id`, `--no-derived-collapse-id`).
+    public var derivesCollapseID = true
     /// Time between looks for due retries when nothing else wakes the worker.
     public var retryTick: Duration = .seconds(1)
     /// Delay after the first failed attempt; doubles per attempt.
