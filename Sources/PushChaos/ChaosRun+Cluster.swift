@@ -43,7 +43,7 @@ extension ChaosRun {
 
         let cluster = try await ChaosCluster.start(
             binary: plan.serverBinary, arguments: stage.arguments, count: plan.instances, leaseSeconds: plan.lease / .seconds(1),
-            directory: plan.workDirectory)
+            outbox: plan.serverOutbox, directory: plan.workDirectory)
         let observer: PostgresOutboxRepository
         do {
             let database = try await PostgresDatabase.open(url: cluster.databaseURL, poolSize: 2, instanceID: "chaos-observer")

@@ -23,6 +23,8 @@ let options: [OptionSpec] = [
         "N > 1: N instances on one throwaway PostgreSQL database behind haproxy; each kill hits the next instance, which restarts under a new instance id"
     ),
     .value("lease-s", "n", "their outbox lease (default 10, push-server's minimum)"),
+    .value("max-in-flight", "n", "their outbox.max_in_flight (default: push-server's)"),
+    .value("claim-batch", "n", "their outbox.claim_batch (default: push-server's)"),
     .value("json", "file", "write the report as JSON here"),
     .flag("keep", "keep the work directory"),
 ]
@@ -76,6 +78,9 @@ if parsed.value("goaway-close-ms") != nil { plan.closeAfterGoAway = .millisecond
 plan.dropStreamLimitAfterRejection = integer("limit-flip", 0) != 0
 plan.instances = max(1, integer("instances", plan.instances))
 plan.lease = .seconds(max(10, integer("lease-s", Int(plan.lease.components.seconds))))
+for name in ["max-in-flight", "claim-batch"] where parsed.value(name) != nil {
+    plan.serverOutbox[name.replacingOccurrences(of: "-", with: "_")] = max(1, integer(name, 1))
+}
 
 do {
     let report = try await ChaosRun.run(plan) { print($0) }
