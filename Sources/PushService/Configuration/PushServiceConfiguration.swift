@@ -43,8 +43,11 @@ public struct PushServiceConfiguration: Sendable, Equatable {
     /// The apps this server pushes for, each with its topic and credentials (`apps` in the file); empty:
     /// one app from `apns` and `topic`, as before several apps were possible (see `resolvedApps`).
     public var apps: [AppSettings] = []
-    /// Most notifications handed to APNs at once.
-    public var maxInFlight = 1_000
+    /// Most notifications claimed and not yet settled at once: handed to APNs, or answered with the outcome
+    /// not yet committed. It bounds what a killed instance leaves sent but unrecorded, hence the duplicates
+    /// per kill (each resent after the lease), and with APNs' round trip it bounds one instance's rate
+    /// (about `maxInFlight` / round trip).
+    public var maxInFlight = 100
     /// Rows claimed from the outbox per transaction.
     public var claimBatch = 500
     /// Send a device notification without a collapse id of its own with one derived from its id, the same
