@@ -209,12 +209,13 @@ chaos-cluster: deps
 
 ## chaos-kills: duplicates per kill in a short cluster run: 10,000 pushes (100 tokens per post) through three
 ## push-server instances on PostgreSQL, two SIGKILLs, no connection reset (GOAWAYs, 429/503 and jitter as above);
-## reports the duplicates of each kill and fails on any duplicate without a shared collapse id; writes bench/chaos-kills.json
+## instances at max_in_flight 100; reports the duplicates of each kill and fails on any duplicate without a shared collapse id;
+## writes bench/chaos-kills.json
 chaos-kills: deps
 	$(SWIFT) build -c release --product push-server
 	$(SWIFT) build -c release --product push-chaos
 	./.build/release/push-chaos --server ./.build/release/push-server --pushes 10000 --batch 100 --kills 2 --close-every 0 \
-		--instances 3 --lease-s 10 --json bench/chaos-kills.json
+		--instances 3 --lease-s 10 --max-in-flight 100 --json bench/chaos-kills.json
 
 ## sanitize: the whole suite under ThreadSanitizer, then under AddressSanitizer
 sanitize: sanitize-thread sanitize-address

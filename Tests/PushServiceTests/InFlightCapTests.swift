@@ -9,10 +9,9 @@ import Testing
 /// outcome not yet committed): what a kill leaves to be sent again, so the duplicates per kill.
 @Suite("The outbox's in-flight cap")
 struct InFlightCapTests {
-    @Test("by default at most 100 notifications are out unsettled: with APNs holding every answer, 100 go out and the rest stay queued")
+    @Test("max_in_flight 100: with APNs holding every answer, 100 go out and the rest stay queued")
     func defaultCapHoldsUnsettledRows() async throws {
-        #expect(PushServiceConfiguration().maxInFlight == 100)
-        let harness = try await ServiceHarness.start()
+        let harness = try await ServiceHarness.start(configure: { $0.maxInFlight = 100 })
         _ = harness.mock.addRule(MockAPNSRule(answer: .accept, delay: .seconds(3_600)))
         let tokens = (0..<300).map { _ in ServiceHarness.randomToken() }
         let posted = try await harness.client.send("POST", "/v1/pushes", json: ["tokens": .array(tokens.map { .string($0) }), "alert": "hi"])

@@ -46,8 +46,9 @@ public struct PushServiceConfiguration: Sendable, Equatable {
     /// Most notifications claimed and not yet settled at once: handed to APNs, or answered with the outcome
     /// not yet committed. It bounds what a killed instance leaves sent but unrecorded, hence the duplicates
     /// per kill (each resent after the lease), and with APNs' round trip it bounds one instance's rate
-    /// (about `maxInFlight` / round trip).
-    public var maxInFlight = 100
+    /// (about `maxInFlight` / round trip): 100 keeps a kill to at most 100 duplicates, at far less rate
+    /// when APNs answers slowly.
+    public var maxInFlight = 1_000
     /// Rows claimed from the outbox per transaction.
     public var claimBatch = 500
     /// Send a device notification without a collapse id of its own with one derived from its id, the same
