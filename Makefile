@@ -30,7 +30,7 @@ DEB_PACKAGES += libcurl4-openssl-dev dpkg-dev help2man lintian file
 PKG_MODULES += libcurl
 TOOLS += dpkg-shlibdeps help2man lintian file
 
-.PHONY: deps deb deb-test conformance-tools client-tools console-tools lint format build release run cluster test test-tools test-examples bench bench-profile chaos chaos-goaway chaos-cluster chaos-failover sanitize sanitize-address sanitize-thread fuzz clean
+.PHONY: deps deb deb-test conformance-tools client-tools console-tools lint format build release run cluster test test-tools test-examples bench bench-profile chaos chaos-goaway chaos-cluster chaos-failover chaos-kills sanitize sanitize-address sanitize-thread fuzz clean
 
 ## deps: install the Debian packages that are missing (apt-get as root, otherwise print the command), and
 ## the system account the SOCKS5 proxy tests authenticate as (Tests/Proxies/socks-test-user.sh, as root)
@@ -217,6 +217,16 @@ chaos-failover: deps
 	$(SWIFT) build -c release --product push-chaos
 	./.build/release/push-chaos --server ./.build/release/push-server --failover hard,freeze --instances 2 \
 		--pushes $(FAILOVER_PUSHES) --batch 100 --concurrency 8 --lease-s 10 --json bench/chaos-failover.json
+
+## chaos-kills: duplicates per kill in a short cluster run: 10,000 pushes (100 tokens per post) through three
+## push-server instances on PostgreSQL, two SIGKILLs, no connection reset (GOAWAYs, 429/503 and jitter as above);
+## instances at max_in_flight 100; reports the duplicates of each kill and fails on any duplicate without a shared collapse id;
+## writes bench/chaos-kills.json
+chaos-kills: deps
+	$(SWIFT) build -c release --product push-server
+	$(SWIFT) build -c release --product push-chaos
+	./.build/release/push-chaos --server ./.build/release/push-server --pushes 10000 --batch 100 --kills 2 --close-every 0 \
+		--instances 3 --lease-s 10 --max-in-flight 100 --json bench/chaos-kills.json
 
 ## sanitize: the whole suite under ThreadSanitizer, then under AddressSanitizer
 sanitize: sanitize-thread sanitize-address

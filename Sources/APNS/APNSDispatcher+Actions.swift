@@ -52,8 +52,9 @@ extension APNSDispatcher {
     private func open(_ id: APNSPoolConnectionID) {
         var settings = configuration.connectionSettings(tls: tls)
         settings.maxConcurrentStreams = configuration.maxConcurrentStreams
-        // A notification's own id differs from every other's: never indexed (HPACK).
-        settings.unindexedFields = [APNSHeader.id, APNSHeader.requestID]
+        // A notification's own id differs from every other's, and so does a collapse id derived from it: never
+        // indexed (HPACK), so they do not push the repeated fields (authorization, topic) out of the table.
+        settings.unindexedFields = [APNSHeader.id, APNSHeader.requestID, APNSHeader.collapseID]
         let connection = APNSPoolConnection(id: id, connection: HTTP2ClientConnection(loop: loop, configuration: settings), dispatcher: self)
         connections[id] = connection
         connection.connection.connect()

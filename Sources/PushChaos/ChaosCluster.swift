@@ -22,14 +22,16 @@ actor ChaosCluster {
     private let balancerPIDFile: String
 
     /// Starts everything: the database, `count` instances of `binary` with `arguments` (plus port, database,
-    /// instance id and a configuration file setting the lease), then haproxy.
-    static func start(binary: String, arguments: [String], count: Int, leaseSeconds: Double, directory: String) async throws
-        -> ChaosCluster
-    {
+    /// instance id and a configuration file setting the lease and any other `outbox` settings), then haproxy.
+    static func start(
+        binary: String, arguments: [String], count: Int, leaseSeconds: Double, outbox: [String: Int] = [:], directory: String
+    ) async throws -> ChaosCluster {
         let postgres = try await PostgresTestCluster.shared()
         let url = try await postgres.createDatabase()
         let configPath = directory + "/cluster.json"
-        try Data(#"{"outbox": {"lease_s": \#(leaseSeconds)}, "database_pool_size": 4}"#.utf8).write(to: URL(fileURLWithPath: configPath))
+        let settings = outbox.sorted { $0.key < $1.key }.map { #", "\#($0.key)": \#($0.value)"# }.joined()
+        try Data(#"{"outbox": {"lease_s": \#(leaseSeconds)\#(settings)}, "database_pool_size": 4}"#.utf8)
+            .write(to: URL(fileURLWithPath: configPath))
         let ports = try (0..<count).map { _ in try FreePort.pick() }
         let cluster = ChaosCluster(
             postgres: postgres, databaseURL: url, binary: binary,

@@ -18,9 +18,15 @@ public struct ChaosClusterFindings: Sendable {
         public var resent: Set<String> = []
         /// Sends of held rows after the kill but before their lease ended: must be 0.
         public var resentBeforeLease = 0
+        /// Extra acceptances of the held rows: rows APNs had accepted whose outcome the instance had not
+        /// committed when it died, accepted again once another instance took them over.
+        public var duplicates = 0
 
         /// A kill with these findings.
-        public init(held: Set<String> = [], heldUnknown: String? = nil, resent: Set<String> = [], resentBeforeLease: Int = 0) {
+        public init(
+            held: Set<String> = [], heldUnknown: String? = nil, resent: Set<String> = [], resentBeforeLease: Int = 0, duplicates: Int = 0
+        ) {
+            self.duplicates = duplicates
             self.held = held
             self.heldUnknown = heldUnknown
             self.resent = resent
@@ -34,6 +40,8 @@ public struct ChaosClusterFindings: Sendable {
     public var leaseSeconds = 0.0
     /// One entry per SIGKILL, in order.
     public var kills: [Kill] = []
+    /// Duplicates (extra acceptances) of the rows each SIGKILL left in flight.
+    public var duplicatesAtKills: [Int] { kills.map(\.duplicates) }
     /// Rows the killed instance held in flight at each SIGKILL.
     public var inFlightAtKills: [Int] { kills.map(\.held.count) }
     /// Rows held in flight by a killed instance that another instance (or its successor) sent afterwards.
@@ -113,7 +121,7 @@ public struct ChaosClusterFindings: Sendable {
         return "  cluster: \(instances) instances, lease \(String(format: "%.0f", leaseSeconds)) s; in flight at the kills: "
             + "\(inFlightAtKills.map(String.init).joined(separator: ", ")); resent after the lease \(resentAfterLease) "
             + "(earliest \(earliest) after its kill), before it \(resentBeforeLease); read after the kill but sent before it \(lastSendsOfTheDead); duplicates: \(duplicatesOfKilledInFlight) of "
-            + "killed in-flight rows, \(duplicatesAfterReset) cut off by resets, \(unexplainedDuplicates) unexplained; "
+            + "killed in-flight rows (per kill: \(duplicatesAtKills.map(String.init).joined(separator: ", "))), \(duplicatesAfterReset) cut off by resets, \(unexplainedDuplicates) unexplained; "
             + "lease inconsistencies \(leaseInconsistencies); index check \(indexCheck)"
             + unexplainedExamples.map { "\n    unexplained duplicate \($0)" }.joined()
     }
@@ -129,6 +137,7 @@ public struct ChaosClusterFindings: Sendable {
             "last_sends_of_the_dead": .int(Int64(lastSendsOfTheDead)),
             "earliest_resend_after_kill_s": earliestResendAfterKill.map { .double($0) } ?? .null,
             "duplicates_of_killed_in_flight": .int(Int64(duplicatesOfKilledInFlight)),
+            "duplicates_at_kills": .array(duplicatesAtKills.map { .int(Int64($0)) }),
             "duplicates_after_reset": .int(Int64(duplicatesAfterReset)),
             "unexplained_duplicates": .int(Int64(unexplainedDuplicates)),
             "unexplained_examples": .array(unexplainedExamples.map { .string($0) }),

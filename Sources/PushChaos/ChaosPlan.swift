@@ -38,6 +38,9 @@ public struct ChaosPlan: Sendable {
     /// The outbox lease of the instances on PostgreSQL (push-server's minimum is 10 s): a killed
     /// instance's in-flight rows go to the others once it ends.
     public var lease: Duration = .seconds(10)
+    /// Other `outbox` settings of the instances on PostgreSQL (`max_in_flight`, `claim_batch`); empty: the
+    /// server's defaults.
+    public var serverOutbox: [String: Int] = [:]
     /// Gives up waiting for delivery after this long (the reconciliation still runs and reports).
     public var deliveryTimeout: Duration = .seconds(600)
 

@@ -42,6 +42,12 @@ public struct ChaosReport: Sendable {
     public var delivered = 0
     /// Extra acceptances of an `apns-id` already accepted (resends after an unknown outcome).
     public var duplicates = 0
+    /// Notifications accepted more than once whose acceptances did not all carry one and the same
+    /// `apns-collapse-id` (a missing one counts as different): must be 0, so that every duplicate replaces
+    /// the first copy on the device instead of showing twice (push-server derives one from the row id).
+    public var duplicatesWithoutSharedCollapseID = 0
+    /// Up to five of those: the apns-id and the collapse id of each acceptance ("-" for none).
+    public var collapseExamples: [String] = []
     /// False when the plan cut nothing (no reset, no kill): then every answer must reach push-server and
     /// `duplicates` must be 0.
     public var duplicatesAllowed = true
@@ -89,6 +95,10 @@ public struct ChaosReport: Sendable {
         require(!abruptClosesPlanned || abruptCloses > 0, "no connection was reset")
         require(lost == 0, "\(lost) acknowledged notifications lost")
         require(duplicatesAllowed || duplicates == 0, "\(duplicates) notifications accepted twice though nothing was cut")
+        require(
+            duplicatesWithoutSharedCollapseID == 0,
+            "\(duplicatesWithoutSharedCollapseID) notifications accepted twice with different collapse ids: "
+                + collapseExamples.joined(separator: "; "))
         require(disagreements == 0, "\(disagreements) disagreements with the mock")
         require(unaccountedRows == 0, "\(unaccountedRows) rows belong to no post of this run")
         let final = ["accepted", "rejected", "failed", "expired"].reduce(0) { $0 + (outboxStates[$1] ?? 0) }
@@ -112,7 +122,7 @@ public struct ChaosReport: Sendable {
             "  pushes: \(acknowledged) acknowledged by the API, \(storedWithoutAnswer) more stored by posts cut off (\(unansweredPosts) posts unanswered); slowest post \(String(format: "%.2f", slowestPostSeconds)) s",
             "  faults injected: \(kills) SIGKILL + restart (outbox depth at each: \(depthAtKills.map(String.init).joined(separator: ", "))), \(goAways) GOAWAY, \(abruptCloses) abrupt TCP closes, rejections: \(reasons.isEmpty ? "none" : reasons), over \(streams) streams",
             "  outbox: \(outboxRows) rows; \(states)",
-            "  delivered: \(delivered) distinct apns-ids; duplicates \(duplicates) (resends after an unknown outcome)",
+            "  delivered: \(delivered) distinct apns-ids; duplicates \(duplicates) (resends after an unknown outcome), \(duplicatesWithoutSharedCollapseID) of them without a shared collapse id",
             "  lost: \(lost); disagreements with the mock: \(disagreements); integrity_check: \(integrity); final stop exit \(finalExitStatus)",
         ]
         if let cluster { lines.append(cluster.summary) }
@@ -137,6 +147,8 @@ public struct ChaosReport: Sendable {
             "goaways": .int(Int64(goAways)), "abrupt_closes": .int(Int64(abruptCloses)),
             "rejections": counts(rejections), "streams": .int(Int64(streams)),
             "duplicates_allowed": .bool(duplicatesAllowed),
+            "duplicates_without_shared_collapse_id": .int(Int64(duplicatesWithoutSharedCollapseID)),
+            "collapse_examples": .array(collapseExamples.map { .string($0) }),
         ]
         if let cluster { object["cluster"] = cluster.json }
         return .object(object)

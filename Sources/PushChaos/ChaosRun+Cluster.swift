@@ -43,7 +43,7 @@ extension ChaosRun {
 
         let cluster = try await ChaosCluster.start(
             binary: plan.serverBinary, arguments: stage.arguments, count: plan.instances, leaseSeconds: plan.lease / .seconds(1),
-            directory: plan.workDirectory)
+            outbox: plan.serverOutbox, directory: plan.workDirectory)
         let observer: PostgresOutboxRepository
         do {
             let database = try await PostgresDatabase.open(url: cluster.databaseURL, poolSize: 2, instanceID: "chaos-observer")
@@ -165,13 +165,17 @@ extension ChaosRun {
         func cutOff(_ record: MockAPNSRecord) -> Bool {
             (resetsByConnection[record.connectionID] ?? []).contains { $0.owed(streamID: record.streamID) }
         }
-        let killedIDs = Set(killed.flatMap(\.leases.keys))
+        // Each held row to the last kill that held it (a row taken over and held again by a later victim
+        // goes to that kill).
+        var killOf: [String: Int] = [:]
+        for (index, kill) in killed.enumerated() { for apnsID in kill.leases.keys { killOf[apnsID] = index } }
         for (apnsID, sends) in byID {
             let acceptances = sends.filter(\.isAccepted)
             guard acceptances.count > 1 else { continue }
             let extra = acceptances.count - 1
-            if killedIDs.contains(apnsID) {
+            if let kill = killOf[apnsID] {
                 findings.duplicatesOfKilledInFlight += extra
+                findings.kills[kill].duplicates += extra
             } else if acceptances.dropLast().allSatisfy(cutOff) {
                 findings.duplicatesAfterReset += extra
             } else {

@@ -6,6 +6,21 @@ extension ChaosRun {
     /// Compares every outbox row with the mock's records: rows of acknowledged pushes and rows of posts
     /// whose answer was cut off are counted apart (by push id and by token), each row must be final and
     /// match what the mock did with its `apns-id`, for the same token and topic.
+    /// Counts the notifications accepted more than once whose acceptances do not share one collapse id: a
+    /// copy without one, or with another, shows on the device beside the first.
+    static func collapseCheck(_ report: inout ChaosReport, accepted: [String: [MockAPNSRecord]]) {
+        report.duplicatesWithoutSharedCollapseID = 0
+        report.collapseExamples = []
+        for (apnsID, acceptances) in accepted.sorted(by: { $0.key < $1.key }) where acceptances.count > 1 {
+            let first = acceptances[0].collapseID
+            guard first == nil || acceptances.contains(where: { $0.collapseID != first }) else { continue }
+            report.duplicatesWithoutSharedCollapseID += 1
+            if report.collapseExamples.count < 5 {
+                report.collapseExamples.append("\(apnsID): " + acceptances.map { $0.collapseID ?? "-" }.joined(separator: ", "))
+            }
+        }
+    }
+
     static func reconcile(
         _ report: inout ChaosReport, load: ChaosLoad.Outcome, mock: MockAPNSServer,
         batchSize: Int, rows: [OutboxItem]
@@ -23,6 +38,7 @@ extension ChaosRun {
         let counters = mock.counters()
         report.delivered = accepted.count
         report.duplicates = accepted.values.reduce(0) { $0 + $1.count - 1 }
+        collapseCheck(&report, accepted: accepted)
         report.goAways = counters.goAwaysSent
         report.abruptCloses = counters.aborts
         report.streams = counters.streams

@@ -28,6 +28,8 @@ let options: [OptionSpec] = [
         "hard,freeze: instead of the APNs faults, the instances (--instances, default 2) on a PostgreSQL primary with a synchronous standby, the primary stopped hard or frozen under load and the standby promoted"
     ),
     .value("call-timeout-s", "n", "with --failover: the instances' database_call_timeout_s (default 5)"),
+    .value("max-in-flight", "n", "their outbox.max_in_flight (default: push-server's)"),
+    .value("claim-batch", "n", "their outbox.claim_batch (default: push-server's)"),
     .value("json", "file", "write the report as JSON here"),
     .flag("keep", "keep the work directory"),
 ]
@@ -81,6 +83,9 @@ if parsed.value("goaway-close-ms") != nil { plan.closeAfterGoAway = .millisecond
 plan.dropStreamLimitAfterRejection = integer("limit-flip", 0) != 0
 plan.instances = max(1, integer("instances", plan.instances))
 plan.lease = .seconds(max(10, integer("lease-s", Int(plan.lease.components.seconds))))
+for name in ["max-in-flight", "claim-batch"] where parsed.value(name) != nil {
+    plan.serverOutbox[name.replacingOccurrences(of: "-", with: "_")] = max(1, integer(name, 1))
+}
 
 if let drills = parsed.value("failover") {
     let names = drills.split(separator: ",").map(String.init)

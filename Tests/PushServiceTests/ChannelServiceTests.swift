@@ -147,6 +147,8 @@ struct ChannelServiceTests {
             #expect(Set(acceptedIDs) == apnsIDs)
             #expect(harness.mock.counters().goAwaysSent > 0)
             #expect(harness.mock.broadcasts(channelID: channelID).contains { !$0.isAccepted })
+            // Apple's broadcast request takes no apns-collapse-id: none is derived for channel rows, first try or retry.
+            #expect(harness.mock.broadcasts(channelID: channelID).allSatisfy { $0.collapseID == nil })
         }
     }
 }

@@ -1,6 +1,7 @@
 import APNSCore
 import APNSMock
 import Foundation
+import JSON
 import Testing
 
 @testable import PushChaos
@@ -87,7 +88,8 @@ struct ChaosClusterVerdictTests {
             Self.record("b", at: 12, connection: 2, stream: 3), Self.record("x", at: 20, connection: 2, stream: 5),
         ]
         ChaosRun.judge(&findings, killed: [kill], records: records, resets: [])
-        #expect(findings.kills == [.init(held: ["a", "b", "c"], resent: ["a", "b"], resentBeforeLease: 1)])
+        #expect(findings.kills == [.init(held: ["a", "b", "c"], resent: ["a", "b"], resentBeforeLease: 1, duplicates: 1)])
+        #expect(findings.duplicatesAtKills == [1])
         #expect(!findings.failures.isEmpty)
         #expect(findings.failures.contains { $0.contains("never sent again (c)") }, "\(findings.failures)")
         #expect(findings.failures.contains("1 sends of a killed instance's rows before their lease ended"))
@@ -120,7 +122,7 @@ struct ChaosClusterVerdictTests {
         var findings = Self.passing
         ChaosRun.judge(&findings, killed: [kill], records: records, resets: [])
         #expect(findings.duplicatesOfKilledInFlight == 1 && findings.unexplainedDuplicates == 0)
-        #expect(findings.kills == [.init(held: ["k"], resent: ["k"])])
+        #expect(findings.kills == [.init(held: ["k"], resent: ["k"], duplicates: 1)])
         #expect(findings.failures.isEmpty, "\(findings.failures)")
     }
 
@@ -135,5 +137,56 @@ struct ChaosClusterVerdictTests {
         #expect(ChaosLoad.classify(status: 503, body: haproxy, balanced: false) == .refusal)
         #expect(ChaosLoad.classify(status: 500, body: [], balanced: true) == .refusal)
         #expect(ChaosLoad.classify(status: 429, body: serviceError, balanced: true) == .refusal)
+    }
+
+    @Test("judge: duplicates are counted per kill, each going to the last kill that held the row")
+    func duplicatesPerKill() {
+        let first = ChaosRun.KilledRows(
+            time: Self.start.addingTimeInterval(10), leases: ["a": Self.start.addingTimeInterval(15), "b": Self.start.addingTimeInterval(15)])
+        let second = ChaosRun.KilledRows(
+            time: Self.start.addingTimeInterval(30), leases: ["c": Self.start.addingTimeInterval(35), "b": Self.start.addingTimeInterval(35)])
+        let records = [
+            Self.record("a", at: 9, connection: 1, stream: 1), Self.record("a", at: 16, connection: 2, stream: 1),
+            Self.record("b", at: 9, connection: 1, stream: 3), Self.record("b", at: 29, connection: 2, stream: 3),
+            Self.record("b", at: 36, connection: 4, stream: 3),
+            Self.record("c", at: 29, connection: 3, stream: 1), Self.record("c", at: 36, connection: 4, stream: 5),
+        ]
+        var findings = Self.passing
+        ChaosRun.judge(&findings, killed: [first, second], records: records, resets: [])
+        #expect(findings.duplicatesAtKills == [1, 3])
+        #expect(findings.duplicatesOfKilledInFlight == 4)
+        #expect(findings.json["duplicates_at_kills"] == [1, 3])
+        #expect(findings.summary.contains("(per kill: 1, 3)"), "\(findings.summary)")
+    }
+
+    static func record(_ apnsID: String, collapseID: String?, accepted: Bool = true) -> MockAPNSRecord {
+        MockAPNSRecord(
+            token: String(repeating: "ab", count: 32), topic: "com.example.app",
+            headers: collapseID.map { [(APNSHeader.collapseID, $0)] } ?? [], payload: [], clientCertificateUID: nil, apnsID: apnsID,
+            outcome: accepted
+                ? .accepted(apnsID: apnsID, uniqueID: nil) : .rejected(APNSRejection(status: 503, reason: .serviceUnavailable, apnsID: apnsID)),
+            connectionID: 1, time: start)
+    }
+
+    @Test("collapse check: a notification accepted twice without one shared collapse id fails the verdict; shared ones pass")
+    func collapseCheck() {
+        let accepted: [String: [MockAPNSRecord]] = [
+            "shared": [Self.record("shared", collapseID: "row-1"), Self.record("shared", collapseID: "row-1")],
+            "once": [Self.record("once", collapseID: nil)],
+            "different": [Self.record("different", collapseID: "row-2"), Self.record("different", collapseID: "row-3")],
+            "none": [Self.record("none", collapseID: nil), Self.record("none", collapseID: nil)],
+            "half": [Self.record("half", collapseID: "row-4"), Self.record("half", collapseID: nil)],
+        ]
+        var report = ChaosReport()
+        ChaosRun.collapseCheck(&report, accepted: accepted)
+        #expect(report.duplicatesWithoutSharedCollapseID == 3)
+        #expect(report.collapseExamples == ["different: row-2, row-3", "half: row-4, -", "none: -, -"])
+        #expect(report.failures.contains { $0.hasPrefix("3 notifications accepted twice with different collapse ids: different: row-2, row-3") })
+        #expect(report.json["duplicates_without_shared_collapse_id"] == 3)
+
+        var passing = ChaosReport()
+        ChaosRun.collapseCheck(&passing, accepted: ["shared": accepted["shared"]!, "once": accepted["once"]!])
+        #expect(passing.duplicatesWithoutSharedCollapseID == 0)
+        #expect(!passing.failures.contains { $0.contains("collapse") })
     }
 }

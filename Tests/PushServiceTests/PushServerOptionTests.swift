@@ -104,6 +104,18 @@ struct PushServerOptionTests {
         #expect(spaced.protectMetrics && spaced.embedded)
     }
 
+    @Test("the derived collapse id: on by default, off by --no-derived-collapse-id or outbox.derive_collapse_id false")
+    func derivedCollapseIDSetting() throws {
+        #expect(try PushServiceConfiguration.load(arguments: [], environment: [:]).derivesCollapseID)
+        #expect(try !PushServiceConfiguration.load(arguments: ["--no-derived-collapse-id"], environment: [:]).derivesCollapseID)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("push-config-\(UUID().uuidString).json").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try Data(#"{"outbox": {"derive_collapse_id": false}}"#.utf8).write(to: URL(fileURLWithPath: file))
+        #expect(try !PushServiceConfiguration.load(arguments: ["--config", file], environment: [:]).derivesCollapseID)
+        try Data(#"{"outbox": {"derive_collapse_id": true}}"#.utf8).write(to: URL(fileURLWithPath: file))
+        #expect(try PushServiceConfiguration.load(arguments: ["--config", file], environment: [:]).derivesCollapseID)
+    }
+
     @Test("--help lists the options from the same list the parser reads, without the refused secret options")
     func help() {
         let usage = PushServiceConfiguration.usage

@@ -55,6 +55,11 @@ public struct MockAPNSRecord: Sendable {
         outcome.rejection
     }
 
+    /// The `apns-collapse-id` the request carried, or nil when it had none.
+    public var collapseID: String? {
+        header(APNSHeader.collapseID)
+    }
+
     /// The first value of request header `name` (lowercase).
     public func header(_ name: String) -> String? {
         headers.first { $0.name == name }?.value

@@ -149,7 +149,7 @@ extension PushServiceConfiguration {
         if let section = try root.object("outbox") {
             try section.checkKnown([
                 "max_in_flight", "claim_batch", "retry_base_delay_s", "retry_max_delay_s",
-                "retry_max_attempts", "retry_tick_s", "lease_s",
+                "retry_max_attempts", "retry_tick_s", "lease_s", "derive_collapse_id",
             ])
             if let value = try section.double("lease_s") {
                 guard value >= 10, value.isFinite else { throw .invalidField("outbox.lease_s", "must be at least 10 seconds") }
@@ -157,6 +157,7 @@ extension PushServiceConfiguration {
             }
             if let value = try section.int("max_in_flight") { maxInFlight = max(1, value) }
             if let value = try section.int("claim_batch") { claimBatch = max(1, value) }
+            if let value = try section.bool("derive_collapse_id") { derivesCollapseID = value }
             if let value = try section.double("retry_base_delay_s") { retryBaseDelay = .seconds(value) }
             if let value = try section.double("retry_max_delay_s") { retryMaxDelay = .seconds(value) }
             if let value = try section.int("retry_max_attempts") { retryMaxAttempts = max(1, value) }

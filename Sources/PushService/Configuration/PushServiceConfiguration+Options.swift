@@ -37,6 +37,10 @@ extension PushServiceConfiguration {
                 "apns-proxy", "url",
                 "reach APNs through http://host:port (CONNECT) or socks5://host:port (?nodelay=1 for a proxy that relays at once, see docs/OPERATING.md); 'none' ignores HTTPS_PROXY (a proxy URL with a password: PUSH_APNS_PROXY)",
                 passwordFrom: "PUSH_APNS_PROXY"),
+            .flag(
+                "no-derived-collapse-id",
+                "send notifications without a collapse id of their own without one (default: one derived from the notification's id, so a resend replaces the first copy on the device)"
+            ),
             .value("log-level", "debug|info|warning|error", "how much to log (default info)"),
             .refused("api-key", instead: "--api-key-file FILE or PUSH_API_KEY"),
             .refused("apns-password", instead: "--apns-password-file FILE or PUSH_APNS_PASSWORD"),
@@ -101,6 +105,7 @@ extension PushServiceConfiguration {
         if let value = parsed.value("apns-ca") { apns.caPath = value }
         if let value = parsed.value("apns-proxy") { apns.proxy = try APNSSettings.proxySetting(value, "--apns-proxy") }
         if let value = parsed.value("log-level") { logLevel = try Self.level(value) }
+        if parsed.has("no-derived-collapse-id") { derivesCollapseID = false }
     }
 
     /// The keys in an `--api-key-file`: one per line, blank lines and `#` comments skipped.

@@ -47,10 +47,18 @@ public struct PushServiceConfiguration: Sendable, Equatable {
     /// The apps this server pushes for, each with its topic and credentials (`apps` in the file); empty:
     /// one app from `apns` and `topic`, as before several apps were possible (see `resolvedApps`).
     public var apps: [AppSettings] = []
-    /// Most notifications handed to APNs at once.
+    /// Most notifications claimed and not yet settled at once: handed to APNs, or answered with the outcome
+    /// not yet committed. It bounds what a killed instance leaves sent but unrecorded, hence the duplicates
+    /// per kill (each resent after the lease), and with APNs' round trip it bounds one instance's rate
+    /// (about `maxInFlight` / round trip): 100 keeps a kill to at most 100 duplicates, at far less rate
+    /// when APNs answers slowly.
     public var maxInFlight = 1_000
     /// Rows claimed from the outbox per transaction.
     public var claimBatch = 500
+    /// Send a device notification without a collapse id of its own with one derived from its id, the same
+    /// on every attempt, so a resend after an unknown outcome replaces the first copy on the device
+    /// (`outbox.derive_collapse_id`, `--no-derived-collapse-id`).
+    public var derivesCollapseID = true
     /// Time between looks for due retries when nothing else wakes the worker.
     public var retryTick: Duration = .seconds(1)
     /// Delay after the first failed attempt; doubles per attempt.

@@ -32,7 +32,8 @@ extension OutboxWorker {
             // is one hand-over whose result indexes refer to its own rows.
             let (devices, channels) = Self.split(group)
             if !devices.isEmpty {
-                let batch = devices.map(\.notification)
+                let derives = derivesCollapseID
+                let batch = devices.map { $0.sentNotification(derivingCollapseID: derives) }
                 Task {
                     await sender.send(batch: batch) { results in
                         input.yield(Delivery(items: devices, started: started, app: name, environment: environment, results: results))

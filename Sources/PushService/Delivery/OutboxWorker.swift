@@ -19,6 +19,8 @@ public actor OutboxWorker {
     private let maxInFlight: Int
     private let logsDebug: Bool
     private let claimBatch: Int
+    /// Whether device rows without a collapse id are sent with one derived from their id.
+    let derivesCollapseID: Bool
     private let signal = WakeSignal()
     private let deliveries: AsyncStream<Delivery>
     let deliveryInput: AsyncStream<Delivery>.Continuation
@@ -50,7 +52,7 @@ public actor OutboxWorker {
 
     init(
         outbox: any OutboxRepository, devices: any DeviceRepository, senders: PushSenders, metrics: ServiceMetrics,
-        logger: ServiceLogger, waiters: PushWaiters, maxInFlight: Int, claimBatch: Int
+        logger: ServiceLogger, waiters: PushWaiters, maxInFlight: Int, claimBatch: Int, derivesCollapseID: Bool = true
     ) {
         self.outbox = outbox
         self.devices = devices
@@ -61,6 +63,7 @@ public actor OutboxWorker {
         self.maxInFlight = max(1, maxInFlight)
         logsDebug = logger.level <= .debug
         self.claimBatch = max(1, claimBatch)
+        self.derivesCollapseID = derivesCollapseID
         (deliveries, deliveryInput) = AsyncStream.makeStream(of: Delivery.self)
     }
 

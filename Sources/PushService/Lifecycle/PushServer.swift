@@ -94,7 +94,7 @@ public final class PushServer: Sendable {
         let worker = OutboxWorker(
             outbox: store.outbox, devices: store.devices, senders: senders, metrics: metrics,
             logger: logger, waiters: waiters, maxInFlight: configuration.maxInFlight,
-            claimBatch: configuration.claimBatch)
+            claimBatch: configuration.claimBatch, derivesCollapseID: configuration.derivesCollapseID)
         // Everyone else enqueues through an outbox that wakes the worker.
         var repositories = store
         repositories.outbox = WakingOutboxRepository(base: store.outbox, wake: { worker.wake() })
