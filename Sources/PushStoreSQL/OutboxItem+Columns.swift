@@ -70,6 +70,23 @@ enum OutboxEnded {
         return ended
     }
 
+    /// Writes the webhook events of the rows that just ended (rejected, failed or expired) inside the caller's
+    /// transaction `db`: nothing is read unless an endpoint subscribes to the rows' outcomes. Each row is read
+    /// back by `item`; one that ended with a delivery result is reported with that result, an expired one with
+    /// what the row holds.
+    static func report(_ ended: [Row], now: Date, _ db: some SQLSession, item: (String) throws -> OutboxItem?) throws {
+        guard !ended.isEmpty else { return }
+        let subscribers = try WebhookQueue.subscribers(db)
+        guard !subscribers.isEmpty else { return }
+        var events: [WebhookEvent] = []
+        for (id, result) in ended {
+            guard let item = try item(id), let event = event(item, result: result, now: now), subscribers.wants(event.type)
+            else { continue }
+            events.append(event)
+        }
+        try WebhookQueue.record(events, subscribers: subscribers, db)
+    }
+
     /// The event of `item`, read back after it ended, with the `result` that ended it.
     static func event(_ item: OutboxItem, result: APNSDeliveryResult?, now: Date) -> WebhookEvent? {
         if let result { return WebhookEvents.notification(item, state: item.state, result: result, now: now) }

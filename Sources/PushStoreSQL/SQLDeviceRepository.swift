@@ -103,7 +103,7 @@ struct SQLDeviceRepository<Database: SQLDatabase>: DeviceRepository {
             try db.run(
                 "UPDATE devices SET invalidated_at = ?3, invalid_reason = ?4 WHERE token = ?1 AND topic = ?2",
                 [.text(token.hex), .text(topic), .date(timestamp), .text(reason.rawValue)])
-            try SQLWebhookRepository<Database>.record(
+            try WebhookQueue.record(
                 [WebhookEvents.deviceInvalidated(current, reason: reason, timestamp: timestamp)], db)
             return true
         }

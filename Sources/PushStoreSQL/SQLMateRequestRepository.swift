@@ -31,7 +31,7 @@ struct SQLMateRequestRepository<Database: SQLDropDatabase>: MateRequestRepositor
                     "UPDATE mate_requests SET state = ?2, answered_at = ?3 WHERE id = ?1",
                     [.text(id), .text(request.state.rawValue), .date(now)])
                 if !items.isEmpty { try database.enqueue(items, db) }
-                try SQLWebhookRepository<Database>.record([WebhookEvents.answered(request)], db)
+                try WebhookQueue.record([WebhookEvents.answered(request)], db)
                 return request
             }
         }

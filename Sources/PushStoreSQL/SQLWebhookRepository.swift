@@ -11,43 +11,6 @@ struct SQLWebhookRepository<Database: SQLDatabase>: WebhookRepository {
     typealias EndpointColumn = WebhookEndpointColumn
     typealias EventColumn = WebhookEventColumn
 
-    /// The subscribers of every event type (one read of the small endpoint table).
-    static func subscribers(_ db: some SQLSession) throws -> WebhookSubscribers {
-        WebhookSubscribers(
-            try db.query("SELECT id, events FROM webhook_endpoints", []) {
-                (id: $0.string(at: 0), events: WebhookEndpoint.events(stored: $0.string(at: 1)))
-            })
-    }
-
-    /// Queues `events` for their subscribers inside the caller's transaction; returns the rows written.
-    @discardableResult
-    static func record(_ events: [WebhookEvent], subscribers: WebhookSubscribers, _ db: some SQLSession) throws -> Int {
-        var written = 0
-        for event in events {
-            let endpoints = subscribers.endpoints(for: event.type)
-            guard !endpoints.isEmpty else { continue }
-            let body = event.stored
-            let at = event.occurredAt.storeMillis
-            for endpoint in endpoints {
-                try db.run(
-                    """
-                    INSERT INTO webhook_events (event_id, endpoint_id, type, body, state, attempts, next_attempt_at,
-                                                created_at, updated_at)
-                    VALUES (?1, ?2, ?3, ?4, 'pending', 0, ?5, ?5, ?5)
-                    """, [.text(event.id), .text(endpoint), .text(event.type.rawValue), .bytes(body), .integer(at)])
-                written += 1
-            }
-        }
-        return written
-    }
-
-    /// Queues `events` for their subscribers inside the caller's transaction (reads the subscribers first).
-    static func record(_ events: [WebhookEvent], _ db: some SQLSession) throws {
-        let subscribers = try subscribers(db)
-        guard !subscribers.isEmpty else { return }
-        try record(events, subscribers: subscribers, db)
-    }
-
     /// Puts rows a crash left in flight back to pending, due at once: for a store used by one process at a
     /// time (SQLite), where the lease deadline in `next_attempt_at` means nothing after a restart.
     static func requeueInFlight(_ db: some SQLSession) throws {
@@ -57,7 +20,7 @@ struct SQLWebhookRepository<Database: SQLDatabase>: WebhookRepository {
     /// See `WebhookRepository.record`.
     @discardableResult
     func record(_ events: [WebhookEvent]) async throws -> Int {
-        try await database.inTransaction { db in try Self.record(events, subscribers: try Self.subscribers(db), db) }
+        try await database.inTransaction { db in try WebhookQueue.record(events, subscribers: try WebhookQueue.subscribers(db), db) }
     }
 
     /// See `WebhookRepository.addEndpoint`.
@@ -125,3 +88,44 @@ struct SQLWebhookRepository<Database: SQLDatabase>: WebhookRepository {
 typealias SQLiteWebhookRepository = SQLWebhookRepository<SQLiteDatabase>
 /// The webhooks of a PostgreSQL database.
 typealias PostgresWebhookRepository = SQLWebhookRepository<PostgresDatabase>
+
+/// The webhook queue as the other SQL repositories write it, inside their own transactions, on either
+/// database: who subscribes to what, and one `webhook_events` row per subscriber of each event.
+enum WebhookQueue {
+    /// The subscribers of every event type (one read of the small endpoint table).
+    static func subscribers(_ db: some SQLSession) throws -> WebhookSubscribers {
+        WebhookSubscribers(
+            try db.query("SELECT id, events FROM webhook_endpoints", []) {
+                (id: $0.string(at: 0), events: WebhookEndpoint.events(stored: $0.string(at: 1)))
+            })
+    }
+
+    /// Queues `events` for their subscribers inside the caller's transaction; returns the rows written.
+    @discardableResult
+    static func record(_ events: [WebhookEvent], subscribers: WebhookSubscribers, _ db: some SQLSession) throws -> Int {
+        var written = 0
+        for event in events {
+            let endpoints = subscribers.endpoints(for: event.type)
+            guard !endpoints.isEmpty else { continue }
+            let body = event.stored
+            let at = event.occurredAt.storeMillis
+            for endpoint in endpoints {
+                try db.run(
+                    """
+                    INSERT INTO webhook_events (event_id, endpoint_id, type, body, state, attempts, next_attempt_at,
+                                                created_at, updated_at)
+                    VALUES (?1, ?2, ?3, ?4, 'pending', 0, ?5, ?5, ?5)
+                    """, [.text(event.id), .text(endpoint), .text(event.type.rawValue), .bytes(body), .integer(at)])
+                written += 1
+            }
+        }
+        return written
+    }
+
+    /// Queues `events` for their subscribers inside the caller's transaction (reads the subscribers first).
+    static func record(_ events: [WebhookEvent], _ db: some SQLSession) throws {
+        let subscribers = try subscribers(db)
+        guard !subscribers.isEmpty else { return }
+        try record(events, subscribers: subscribers, db)
+    }
+}

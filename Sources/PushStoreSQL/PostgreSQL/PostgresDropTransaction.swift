@@ -114,7 +114,7 @@ struct PostgresDropTransaction: DropTransaction {
 
     func insert(_ requests: [MateRequestRecord]) throws {
         try Self.insertRequests(requests, db)
-        try PostgresWebhookRepository.record(
+        try WebhookQueue.record(
             requests.map { WebhookEvents.mateRequest($0, type: .mateRequestCreated) }, PostgresSession(connection: db))
     }
 

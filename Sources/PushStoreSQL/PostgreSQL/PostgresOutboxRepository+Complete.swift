@@ -71,23 +71,11 @@ extension PostgresOutboxRepository {
         return answer
     }
 
-    /// Writes the webhook events of rows that just ended rejected, failed or expired, inside the caller's
-    /// transaction: nothing is read unless an endpoint subscribes to the row's outcome.
+    /// Writes the webhook events of rows that just ended (`OutboxEnded.report`) inside the caller's transaction.
     static func reportEnded(_ ended: [OutboxEnded.Row], now: Date, _ db: PostgresConnection) throws {
-        guard !ended.isEmpty else { return }
-        let subscribers = try PostgresWebhookRepository.subscribers(PostgresSession(connection: db))
-        guard !subscribers.isEmpty else { return }
-        var events: [WebhookEvent] = []
-        for (id, result) in ended {
-            guard
-                let item = try db.query("\(PostgresOutboxColumn.select) WHERE i.id = $1", [.text(id)])
-                    .map(PostgresOutboxColumn.item).first,
-                let event = OutboxEnded.event(item, result: result, now: now),
-                subscribers.wants(event.type)
-            else { continue }
-            events.append(event)
+        try OutboxEnded.report(ended, now: now, PostgresSession(connection: db)) { id in
+            try db.query("\(PostgresOutboxColumn.select) WHERE i.id = $1", [.text(id)]).map(PostgresOutboxColumn.item).first
         }
-        try PostgresWebhookRepository.record(events, subscribers: subscribers, PostgresSession(connection: db))
     }
 
     /// The batch completion: $1 ids, $2 attempts (the fences), $3 states, $4 statuses, $5 reasons, $6

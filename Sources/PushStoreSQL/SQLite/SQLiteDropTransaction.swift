@@ -104,7 +104,7 @@ struct SQLiteDropTransaction: DropTransaction {
 
     func insert(_ requests: [MateRequestRecord]) throws {
         try Self.insertRequests(requests, db)
-        try SQLiteWebhookRepository.record(requests.map { WebhookEvents.mateRequest($0, type: .mateRequestCreated) }, SQLiteSession(connection: db))
+        try WebhookQueue.record(requests.map { WebhookEvents.mateRequest($0, type: .mateRequestCreated) }, SQLiteSession(connection: db))
     }
 
     /// Stores new mate requests on `db`, inside the caller's transaction (the drop rules' match), in one

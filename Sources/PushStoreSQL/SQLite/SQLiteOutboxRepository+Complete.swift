@@ -19,21 +19,9 @@ extension SQLiteOutboxRepository {
         }
     }
 
-    /// Writes the webhook events of rows that just ended rejected, failed or expired, inside the caller's
-    /// transaction: nothing is read unless an endpoint subscribes to the row's outcome. A row that ended
-    /// with a delivery result is reported with that result; an expired one with what the row holds.
+    /// Writes the webhook events of rows that just ended (`OutboxEnded.report`) inside the caller's transaction.
     static func reportEnded(_ ended: [OutboxEnded.Row], now: Date, _ db: SQLiteConnection) throws {
-        guard !ended.isEmpty else { return }
-        let subscribers = try SQLiteWebhookRepository.subscribers(SQLiteSession(connection: db))
-        guard !subscribers.isEmpty else { return }
-        var events: [WebhookEvent] = []
-        for (id, result) in ended {
-            guard let item = try item(id: id, db), let event = OutboxEnded.event(item, result: result, now: now),
-                subscribers.wants(event.type)
-            else { continue }
-            events.append(event)
-        }
-        try SQLiteWebhookRepository.record(events, subscribers: subscribers, SQLiteSession(connection: db))
+        try OutboxEnded.report(ended, now: now, SQLiteSession(connection: db)) { try item(id: $0, db) }
     }
 
     private static func complete(
