@@ -21,14 +21,14 @@ public struct EmbeddedMockAPNS: EmbeddedAPNSProvider {
     /// Generates the credentials under `dataDirectory/credentials` and starts both mocks on 127.0.0.1.
     public func start(dataDirectory: String, topic: String?) throws -> EmbeddedAPNSServers {
         let servers = try EmbeddedMockServers(dataDirectory: dataDirectory, bundleID: topic ?? Self.defaultTopic)
-        let mocks = [("sniffmeet", servers.mock), ("dogwalk", servers.certificateMock)]
+        let running = servers.running
         let view = ConsoleMockView(
-            controls: [("sniffmeet", servers.control.url), ("dogwalk", servers.certificateControl.url)],
+            controls: running.map { ($0.name, $0.control.url) },
             records: {
-                mocks.flatMap { app, mock in
-                    mock.records().map { record in
+                running.flatMap { app in
+                    app.mock.records().map { record in
                         ConsoleMockRecord(
-                            app: app, token: record.token, topic: record.topic, pushType: record.header("apns-push-type"),
+                            app: app.name, token: record.token, topic: record.topic, pushType: record.header("apns-push-type"),
                             status: record.rejection.map { $0.status } ?? 200, reason: record.rejection?.reason.rawValue, time: record.time)
                     }
                 }.sorted { $0.time < $1.time }
@@ -37,24 +37,42 @@ public struct EmbeddedMockAPNS: EmbeddedAPNSProvider {
             apps: servers.apps,
             banner: [
                 "push-server is running with an embedded mock APNs (credentials in \(dataDirectory)/credentials)",
-                "mock control APIs: sniffmeet \(servers.control.url), dogwalk \(servers.certificateControl.url)",
+                "mock control APIs: " + running.map { "\($0.name) \($0.control.url)" }.joined(separator: ", "),
                 "for two apps: sniffmeet (\(servers.apps[0].topic), .p8 token key) and dogwalk (\(servers.apps[1].topic), .p12 certificate).",
             ], consoleView: view, stop: { servers.stop() })
     }
 }
 
-/// The two running mocks, their channel management listeners and the apps' settings.
-struct EmbeddedMockServers: Sendable {
-    /// The main (token) app's mock.
+/// One app's running mock with its channel management listener (so channels and broadcasts work without an
+/// Apple account) and its control API (docs/mock-control.yaml, on 127.0.0.1, so tests and people can program it).
+struct EmbeddedMockApp: Sendable {
+    /// The app's name in the configuration and the console.
+    let name: String
     let mock: MockAPNSServer
-    /// The second (certificate) app's mock.
-    let certificateMock: MockAPNSServer
-    /// The mocks' channel management listeners, so channels and broadcasts work without an Apple account.
     let channels: MockAPNSChannelServer
-    let certificateChannels: MockAPNSChannelServer
-    /// The mocks' control APIs (docs/mock-control.yaml) on 127.0.0.1, so tests and people can program them.
     let control: MockAPNSControlServer
-    let certificateControl: MockAPNSControlServer
+
+    /// Starts `mock`'s channel management and control listeners on 127.0.0.1 (free ports).
+    init(name: String, mock: MockAPNSServer) throws {
+        self.name = name
+        self.mock = mock
+        channels = try mock.startChannelServer(host: "127.0.0.1")
+        control = try mock.startControlServer(host: "127.0.0.1")
+    }
+
+    /// Stops the listeners, then the mock.
+    func stop() {
+        control.stop()
+        channels.stop()
+        mock.stop()
+    }
+}
+
+/// The two running mocks (the main app's on a token key first, the second app's on a certificate) and the
+/// apps' settings.
+struct EmbeddedMockServers: Sendable {
+    /// The apps' mocks, in the order of `apps`.
+    let running: [EmbeddedMockApp]
     /// The generated certificate files (the second app's).
     let files: TestCredentialFiles
     /// The apps' settings.
@@ -70,7 +88,7 @@ struct EmbeddedMockServers: Sendable {
         configuration.environment = .development
         // The embedded mocks run as long as the service: keep their memory flat.
         configuration.maxRecords = 100
-        certificateMock = try MockAPNSServer(configuration: configuration)
+        let certificateMock = try EmbeddedMockApp(name: "dogwalk", mock: try MockAPNSServer(configuration: configuration))
         // The main app's key may push to its bundle id and every push type's topic of it.
         var topics = [bundleID]
         for type in PushType.all where !topics.contains(type.topic(forBundleID: bundleID)) {
@@ -78,47 +96,39 @@ struct EmbeddedMockServers: Sendable {
         }
         var token = try MockAPNSServer.makeForTokenTesting(topics: topics)
         token.configuration.maxRecords = 100
-        mock = try MockAPNSServer(configuration: token.configuration)
-        channels = try mock.startChannelServer(host: "127.0.0.1")
-        certificateChannels = try certificateMock.startChannelServer(host: "127.0.0.1")
-        control = try mock.startControlServer(host: "127.0.0.1")
-        certificateControl = try certificateMock.startControlServer(host: "127.0.0.1")
+        let tokenMock = try EmbeddedMockApp(name: "sniffmeet", mock: try MockAPNSServer(configuration: token.configuration))
+        running = [tokenMock, certificateMock]
         let keyPath = URL(fileURLWithPath: directory).appendingPathComponent("AuthKey_\(token.keyID).p8").path
         let tokenCAPath = URL(fileURLWithPath: directory).appendingPathComponent("token-ca.pem").path
         guard
             FileManager.default.createFile(
                 atPath: keyPath, contents: Data(token.signingKey.pkcs8PEM.utf8), attributes: [.posixPermissions: 0o600]),
-            FileManager.default.createFile(atPath: tokenCAPath, contents: Data(mock.credentials.caPEM.utf8))
+            FileManager.default.createFile(atPath: tokenCAPath, contents: Data(tokenMock.mock.credentials.caPEM.utf8))
         else {
             throw ConfigurationError("cannot write the embedded token credentials in \(directory)")
         }
 
-        var main = PushServiceConfiguration.AppSettings(topic: bundleID, name: "sniffmeet")
+        var main = PushServiceConfiguration.AppSettings(topic: bundleID, name: tokenMock.name)
         main.p8Path = keyPath
         main.keyID = token.keyID
         main.teamID = token.teamID
         main.host = "127.0.0.1"
-        main.port = mock.port
-        main.channelPort = channels.port
+        main.port = tokenMock.mock.port
+        main.channelPort = tokenMock.channels.port
         main.caPath = tokenCAPath
-        var second = PushServiceConfiguration.AppSettings(topic: secondTopic, name: "dogwalk")
+        var second = PushServiceConfiguration.AppSettings(topic: secondTopic, name: certificateMock.name)
         second.p12Path = files.clientP12Path
         second.password = files.password
         second.host = "127.0.0.1"
-        second.port = certificateMock.port
-        second.channelPort = certificateChannels.port
+        second.port = certificateMock.mock.port
+        second.channelPort = certificateMock.channels.port
         second.caPath = files.caCertificatePath
         apps = [main, second]
     }
 
     /// Stops both mocks and their channel management listeners.
     func stop() {
-        control.stop()
-        certificateControl.stop()
-        channels.stop()
-        certificateChannels.stop()
-        mock.stop()
-        certificateMock.stop()
+        for app in running { app.stop() }
     }
 
     /// `bytes` random bytes as lower-case hex (the generated .p12 password).
