@@ -29,8 +29,20 @@ extension ChaosRun {
         return leases
     }
 
+    /// The instance to kill: of the instances named in `held` (rows of owner and in-flight count, as the
+    /// outbox answers), the one holding the most rows in flight; `fallback` when none of `ids` holds any. A kill
+    /// that lands on an instance with nothing in flight tests no lease, and the verdict fails it.
+    static func victim(held rows: [[String]], ids: [String], fallback: Int) -> Int {
+        var best: (index: Int, rows: Int)?
+        for row in rows where row.count == 2 {
+            guard let index = ids.firstIndex(of: row[0]), let count = Int(row[1]), count > 0 else { continue }
+            if best == nil || count > best!.rows { best = (index, count) }
+        }
+        return best?.index ?? fallback
+    }
+
     /// `run` for `plan.instances` > 1: the instances share one throwaway PostgreSQL database behind haproxy,
-    /// the load goes through haproxy, and each SIGKILL hits the next instance, which restarts under a new id.
+    /// the load goes through haproxy, and each SIGKILL hits the instance holding the most rows in flight (the next one when none holds any), which restarts under a new id.
     static func runCluster(_ plan: ChaosPlan, progress: @escaping @Sendable (String) -> Void) async throws -> ChaosReport {
         let started = Date()
         let stage = try Stage(plan)
@@ -66,7 +78,10 @@ extension ChaosRun {
                 if let missed = await awaitKill(index, at: threshold, plan: plan, poster: poster, mock: mock) {
                     return (killed, depths, missed)
                 }
-                let victim = (index + 1) % plan.instances
+                var ids: [String] = []
+                for instance in 0..<plan.instances { ids.append(await cluster.instanceID(instance)) }
+                let held = (try? await cluster.query("SELECT owner, count(*) FROM outbox WHERE state = 'in_flight' GROUP BY owner")) ?? []
+                let victim = Self.victim(held: held, ids: ids, fallback: (index + 1) % plan.instances)
                 let (id, time) = await cluster.kill(victim)
                 // The instance is dead: what it holds in flight now stays leased to it until the lease ends.
                 var leases: [String: Date] = [:]

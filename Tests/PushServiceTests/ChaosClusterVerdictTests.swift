@@ -77,6 +77,17 @@ struct ChaosClusterVerdictTests {
         #expect(throws: ChaosClusterError.self) { try ChaosRun.heldRows([["id-1"]]) }
     }
 
+    @Test("the kill goes to the instance holding the most rows in flight; with none holding any, to the next one")
+    func victimHoldsRows() {
+        let ids = ["chaos-1-g0", "chaos-2-g1", "chaos-3-g0"]
+        #expect(ChaosRun.victim(held: [["chaos-1-g0", "12"], ["chaos-3-g0", "40"]], ids: ids, fallback: 1) == 2)
+        #expect(ChaosRun.victim(held: [["chaos-2-g1", "3"]], ids: ids, fallback: 0) == 1)
+        // A dead generation's rows (still leased to it) do not make a live instance the victim.
+        #expect(ChaosRun.victim(held: [["chaos-2-g0", "900"], ["chaos-1-g0", "1"]], ids: ids, fallback: 2) == 0)
+        #expect(ChaosRun.victim(held: [], ids: ids, fallback: 2) == 2)
+        #expect(ChaosRun.victim(held: [[""]], ids: ids, fallback: 1) == 1)
+    }
+
     @Test("judge: the held rows sent again after the kill make up the kill's resent set; a send before the lease ends is counted")
     func judgeResends() {
         var findings = Self.passing
