@@ -20,11 +20,12 @@ struct ClusterHarness: Sendable {
     static func start(
         instances: Int, mockTopics: [String] = [], configure: @Sendable (inout PushServiceConfiguration) -> Void = { _ in },
         configureMock: (inout MockAPNSServer.Configuration) -> Void = { _ in },
-        senders given: PushSenders? = nil
+        senders given: PushSenders? = nil, databaseURL: String? = nil, logger: ServiceLogger = .silent
     ) async throws -> ClusterHarness {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("push-cluster-tests-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let url = try await PostgresTestCluster.shared().createDatabase()
+        let url: String
+        if let databaseURL { url = databaseURL } else { url = try await PostgresTestCluster.shared().createDatabase() }
         var (mockConfiguration, credential) = try MockAPNSServer.makeForTesting(bundleID: ServiceHarness.topic, topics: mockTopics)
         configureMock(&mockConfiguration)
         let mock = try MockAPNSServer(configuration: mockConfiguration)
@@ -53,7 +54,7 @@ struct ClusterHarness: Sendable {
                 try await PushServer.start(
                     configuration: configuration,
                     senders: try given ?? PushSenders(production: try sender(development: false), development: try sender(development: true)),
-                    logger: .silent))
+                    logger: logger))
         }
         return ClusterHarness(
             servers: servers, clients: servers.map { TestHTTPClient(port: $0.port, apiKey: ServiceHarness.apiKey) }, mock: mock,

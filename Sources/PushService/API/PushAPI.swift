@@ -136,6 +136,10 @@ public struct PushAPI: Sendable {
         }
     }
 
+    /// How long a client is asked to wait (`Retry-After`) after a write refused for space: as long as
+    /// `/healthz` then reports the store unable to write (`StoreWriteHealth.hold`).
+    static let storageFullRetryAfter: Duration = .seconds(5)
+
     static func apiError(_ error: PushStoreError) -> APIError {
         switch error {
         case .invalidUserID, .invalidToken, .invalidField:
@@ -147,7 +151,12 @@ public struct PushAPI: Sendable {
         case .notRecipient: return APIError(status: 403, code: "not_recipient", message: error.description)
         case .alreadyAnswered: return APIError(status: 409, code: "already_answered", message: error.description)
         case .invalidTransition: return APIError(status: 409, code: "invalid_transition", message: error.description)
-        case .unavailable: return APIError(status: 503, code: "database_unavailable", message: error.description)
+        case .unavailable:
+            return APIError(status: 503, code: "database_unavailable", message: error.description, retryAfterSeconds: 1)
+        case .storageFull:
+            return APIError(
+                status: 503, code: "storage_full", message: error.description,
+                retryAfterSeconds: Int((storageFullRetryAfter / .seconds(1)).rounded(.up)))
         }
     }
 

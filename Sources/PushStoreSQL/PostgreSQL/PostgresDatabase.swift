@@ -23,6 +23,8 @@ public final class PostgresDatabase: PushDatabase {
     private let closed = PThreadLock(false)
     /// Always 0: in-flight rows are reclaimed by lease, not at open (see the type's summary).
     public let recoveredAtOpen = 0
+    /// Writes refused for space (SQLSTATE 53100), which `/healthz` and the metrics report.
+    public let writeHealth: StoreWriteHealth? = StoreWriteHealth()
 
     private init(instanceID: String, pool: PostgresPool, listener: PostgresListener) {
         self.instanceID = instanceID
@@ -84,6 +86,9 @@ public final class PostgresDatabase: PushDatabase {
             return try await pool.withConnection(body)
         } catch let error as PostgresError where error.isUnavailable {
             throw PushStoreError.unavailable(error.description)
+        } catch let error as PostgresError where error.isStorageFull {
+            writeHealth?.recordStorageFull()
+            throw PushStoreError.storageFull(error.description)
         }
     }
 
@@ -96,6 +101,9 @@ public final class PostgresDatabase: PushDatabase {
             return try await pool.transaction(isolation: isolation, body)
         } catch let error as PostgresError where error.isUnavailable {
             throw PushStoreError.unavailable(error.description)
+        } catch let error as PostgresError where error.isStorageFull {
+            writeHealth?.recordStorageFull()
+            throw PushStoreError.storageFull(error.description)
         }
     }
 

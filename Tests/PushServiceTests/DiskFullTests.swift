@@ -1,0 +1,210 @@
+import APNSMock
+import Foundation
+import JSON
+import PushService
+import Testing
+import TestSupport
+
+/// A tmpfs of a few megabytes mounted (as root, as `make test` runs) on a directory of its own: a real
+/// filesystem that fills up.
+struct SmallFilesystem {
+    struct MountFailed: Error, CustomStringConvertible {
+        var output: String
+        var description: String { "mount -t tmpfs failed: \(output)" }
+    }
+
+    let path: String
+
+    /// Mounts one of `size` (`8m`) with `options` added (`uid=…`).
+    static func mount(size: String, options: String = "mode=0777") async throws -> SmallFilesystem {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("push-small-fs-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        let result = try await ToolProcess.run("mount", ["-t", "tmpfs", "-o", "size=\(size),\(options)", "tmpfs", path])
+        guard result.status == 0 else { throw MountFailed(output: result.output) }
+        return SmallFilesystem(path: path)
+    }
+
+    /// Writes a file until the filesystem has no space left (down to the last 512 bytes); returns its path.
+    func fill() throws -> String {
+        let filler = path + "/filler"
+        _ = FileManager.default.createFile(atPath: filler, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: filler))
+        defer { try? handle.close() }
+        var size = 1 << 20
+        while size >= 512 {
+            do { try handle.write(contentsOf: Data(count: size)) } catch { size /= 2 }
+        }
+        return filler
+    }
+
+    /// Runs `body` with the filesystem mounted, and unmounts it afterwards whatever happened.
+    static func withMounted<T>(
+        size: String, options: String = "mode=0777", _ body: (SmallFilesystem) async throws -> T
+    ) async throws -> T {
+        let filesystem = try await mount(size: size, options: options)
+        do {
+            let result = try await body(filesystem)
+            await filesystem.unmount()
+            return result
+        } catch {
+            await filesystem.unmount()
+            throw error
+        }
+    }
+
+    func unmount() async {
+        _ = try? await ToolProcess.run("umount", ["-l", path])
+        try? FileManager.default.removeItem(atPath: path)
+    }
+}
+
+@Suite("a full disk")
+struct DiskFullTests {
+    static func push(_ count: Int) -> JSONValue {
+        ["tokens": .array((0..<count).map { _ in .string(ServiceHarness.randomToken()) }), "alert": "walk?", "environment": "development"]
+    }
+
+    @Test(
+        "SQLite on a full filesystem: posts get 503 storage_full with Retry-After, /healthz 503; outcomes APNs gave meanwhile are kept and written once space returns, nothing sent twice"
+    )
+    func sqliteDiskFull() async throws {
+        try await SmallFilesystem.withMounted(size: "8m") { filesystem in
+            let logs = LineWaiter()
+            let arrivals = LineWaiter()
+            let harness = try await ServiceHarness.start(
+                logger: ServiceLogger(level: .info, sink: { logs.append($0) }), directory: filesystem.path + "/data",
+                configure: { $0.waitTimeout = .seconds(30) },
+                configureMock: {
+                    // Answers come a second after the requests: the disk fills in between.
+                    $0.latency = .fixed(.seconds(1))
+                    $0.handler = { _ in
+                        arrivals.append("request")
+                        return nil
+                    }
+                })
+            let client = harness.client
+            let first = Task { try await client.send("POST", "/v1/pushes?wait=true", json: Self.push(20)) }
+            // Every notification is claimed (written in flight) and at the mock, waiting for its answer.
+            #expect(await arrivals.waitFor { $0.count >= 20 })
+            let filler = try filesystem.fill()
+
+            for _ in 0..<5 {
+                let refused = try await client.send("POST", "/v1/pushes", json: Self.push(20))
+                #expect(refused.status == 503, "\(refused.status) \(refused.text)")
+                #expect(refused.errorCode == "storage_full")
+                #expect(refused.headers["retry-after"] == "5")
+            }
+            let health = try await client.send("GET", "/healthz")
+            #expect(health.status == 503)
+            #expect(health.json?["status"]?.stringValue == "storage_full")
+            #expect(health.json?["database"]?.stringValue == "storage_full")
+            // The answers the mock gave for the first push cannot be written either: kept, tried again.
+            #expect(await logs.waitFor { $0.contains { $0.contains("outbox.complete_failed") } })
+            let metrics = try await client.send("GET", "/metrics")
+            #expect(metrics.text.contains("push_store_writable 0"))
+            #expect(!metrics.text.contains(#"push_store_write_failures_total{reason="storage_full"} 0"#))
+            #expect(!metrics.text.contains("outbox_complete_retries_total 0"))
+
+            // Space returns: the first push settles as APNs answered it, without being sent again.
+            try FileManager.default.removeItem(atPath: filler)
+            let settled = try await first.value
+            #expect(settled.status == 200)
+            let states = settled.json?["notifications"]?.arrayValue?.compactMap { $0["state"]?.stringValue }
+            #expect(states == Array(repeating: "accepted", count: 20), "\(settled.text)")
+            let records = harness.mock.records()
+            #expect(records.count == 20)
+            #expect(Set(records.map(\.apnsID)).count == 20)
+
+            // Writes succeed again, so /healthz comes back once the hold after the last refusal is over. The
+            // hold is a time, not an event: ask until it answers 200, for at most 20 s.
+            let back = await waitFor("/healthz 200 after space returned", within: .seconds(20)) {
+                while true {
+                    if (try? await client.send("GET", "/healthz"))?.status == 200 { return true }
+                    try? await Task.sleep(for: .milliseconds(200))
+                }
+            }
+            #expect(back)
+            let accepted = try await client.send("POST", "/v1/pushes?wait=true", json: Self.push(5))
+            #expect(accepted.status == 200)
+            await harness.stop()
+        }
+    }
+
+    @Test(
+        "PostgreSQL with the database in a tablespace on a full filesystem: 503 storage_full (53100) with Retry-After, /healthz 503; every accepted push settles once space returns, nothing sent twice",
+        .timeLimit(.minutes(2)))
+    func postgresDiskFull() async throws {
+        let postgres = try await PostgresTestCluster.shared()
+        // The tablespace's directory must belong to the server's user, and only this test's database lives
+        // there: the shared cluster's own files (its WAL among them) stay on a disk with room.
+        try await SmallFilesystem.withMounted(size: "8m", options: "uid=postgres,gid=postgres,mode=0700") { filesystem in
+            let name = "push_full_\(getpid())_\(UInt32.random(in: 0...UInt32.max))"
+            try await postgres.psql("CREATE TABLESPACE \(name) LOCATION '\(filesystem.path)'")
+            try await postgres.psql("CREATE DATABASE \(name) TABLESPACE \(name)")
+            do {
+                try await Self.postgresScenario(url: postgres.url(database: name), filesystem: filesystem)
+            } catch {
+                try? await postgres.psql("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+                try? await postgres.psql("DROP TABLESPACE IF EXISTS \(name)")
+                throw error
+            }
+            try await postgres.psql("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+            try await postgres.psql("DROP TABLESPACE IF EXISTS \(name)")
+        }
+    }
+
+    static func postgresScenario(url: String, filesystem: SmallFilesystem) async throws {
+        let arrivals = LineWaiter()
+        let harness = try await ClusterHarness.start(
+            instances: 1, configure: { $0.waitTimeout = .seconds(60) },
+            configureMock: {
+                $0.latency = .fixed(.seconds(1))
+                $0.handler = { _ in
+                    arrivals.append("request")
+                    return nil
+                }
+            }, databaseURL: url)
+        let client = harness.client(0)
+        let first = Task { try await client.send("POST", "/v1/pushes?wait=true", json: Self.push(20)) }
+        #expect(await arrivals.waitFor { $0.count >= 20 })
+        let filler = try filesystem.fill()
+
+        // PostgreSQL still fits rows in the free room of pages it has, so a post may be stored; one that
+        // needs a new page is refused. Every answer is one or the other, never a 500.
+        var accepted = 0
+        var refused = 0
+        var healthWhileFull: TestHTTPClient.Response?
+        for _ in 0..<8 {
+            let response = try await client.send("POST", "/v1/pushes", json: Self.push(200))
+            if response.status == 202 {
+                accepted += 200
+                continue
+            }
+            #expect(response.status == 503, "\(response.status) \(response.text)")
+            #expect(response.errorCode == "storage_full", "\(response.text)")
+            #expect(response.headers["retry-after"] == "5")
+            refused += 1
+            if healthWhileFull == nil { healthWhileFull = try await client.send("GET", "/healthz") }
+        }
+        #expect(refused > 0)
+        #expect(healthWhileFull?.status == 503)
+        #expect(healthWhileFull?.json?["status"]?.stringValue == "storage_full")
+        let metrics = try await client.send("GET", "/metrics")
+        #expect(!metrics.text.contains(#"push_store_write_failures_total{reason="storage_full"} 0"#))
+
+        try FileManager.default.removeItem(atPath: filler)
+        let settled = try await first.value
+        #expect(settled.status == 200)
+        let states = settled.json?["notifications"]?.arrayValue?.compactMap { $0["state"]?.stringValue }
+        #expect(states == Array(repeating: "accepted", count: 20), "\(settled.text)")
+        // Every notification of an accepted post reaches the mock, each once.
+        let expected = 20 + accepted
+        try await awaitEvent("\(expected) notifications accepted by the mock", within: .seconds(60)) { [mock = harness.mock] in
+            await mock.waitForAccepted(count: expected)
+        }
+        let records = harness.mock.records()
+        #expect(records.count == expected)
+        #expect(Set(records.map(\.apnsID)).count == expected)
+        await harness.stop()
+    }
+}
