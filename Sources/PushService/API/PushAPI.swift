@@ -22,6 +22,8 @@ public struct PushAPI: Sendable {
     let listenerTLS: HTTPServerTLS?
     /// Reloads TLS, API keys and APNs credentials (`POST /v1/admin/reload`, SIGHUP).
     let reloader: ServiceReloader
+    /// The bound on what the outbox holds (`POST /v1/pushes` past it: 503 `outbox_full`).
+    let admission: OutboxAdmission
     /// Turns for the memory-heavy part of `POST /v1/pushes` (parse, rows, enqueue): two at a time.
     let intake = AsyncSemaphore(permits: 2)
     /// Per-key request and notification buckets.

@@ -45,6 +45,8 @@ public struct PushServiceConfiguration: Sendable, Equatable {
     public var apps: [AppSettings] = []
     /// Most notifications handed to APNs at once.
     public var maxInFlight = 1_000
+    /// The bound on what the outbox holds: `POST /v1/pushes` past it is refused (`outbox.max_pending` …).
+    public var outboxBound = OutboxBound()
     /// Rows claimed from the outbox per transaction.
     public var claimBatch = 500
     /// Time between looks for due retries when nothing else wakes the worker.
