@@ -2,8 +2,8 @@ import APNSMock
 import Foundation
 import JSON
 import PushService
-import Testing
 import TestSupport
+import Testing
 
 /// A tmpfs of a few megabytes mounted (as root, as `make test` runs) on a directory of its own: a real
 /// filesystem that fills up.

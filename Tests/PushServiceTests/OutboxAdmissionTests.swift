@@ -4,8 +4,8 @@ import Foundation
 import JSON
 import PushStore
 import PushSync
-import Testing
 import TestSupport
+import Testing
 
 @testable import PushService
 

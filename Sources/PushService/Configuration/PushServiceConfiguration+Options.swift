@@ -20,7 +20,9 @@ extension PushServiceConfiguration {
             "SQLite file (default DATA_DIR/push.sqlite), or postgres://user@host:port/db for a PostgreSQL database several instances share (a URL with a password: PUSH_DATABASE or the configuration file)",
             passwordFrom: "PUSH_DATABASE or \"database\" in the --config file"),
         .value("instance-id", "name", "this instance's name in outbox claims (PostgreSQL; default host-pid-random)"),
-        .value("outbox-max-pending", "n", "refuse pushes (503 outbox_full) past this many notifications pending in the outbox (default 1000000; 0: no bound)"),
+        .value(
+            "outbox-max-pending", "n",
+            "refuse pushes (503 outbox_full) past this many notifications pending in the outbox (default 1000000; 0: no bound)"),
         .value("outbox-max-pending-bytes", "n", "the same for their payload bytes (default 1073741824; 0: no bound)"),
         .value(
             "api-key-file", "file",
