@@ -19,9 +19,17 @@ struct SmallFilesystem {
     static func mount(size: String, options: String = "mode=0777") async throws -> SmallFilesystem {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("push-small-fs-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        let result = try await ToolProcess.run("mount", ["-t", "tmpfs", "-o", "size=\(size),\(options)", "tmpfs", path])
+        let result = try await Self.run("/usr/bin/mount", ["-t", "tmpfs", "-o", "size=\(size),\(options)", "tmpfs", path])
         guard result.status == 0 else { throw MountFailed(output: result.output) }
         return SmallFilesystem(path: path)
+    }
+
+    /// Runs a program to completion with `posix_spawn` (`SpawnedProcess`): Foundation's `Process` notices a
+    /// child's end through a descriptor that a PostgreSQL server started meanwhile by another test inherits
+    /// and keeps, and would then wait for ever.
+    static func run(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
+        let process = try SpawnedProcess(executable, arguments)
+        return await offPool { process.waitForExit() }
     }
 
     /// Writes a file until the filesystem has no space left (down to the last 512 bytes); returns its path.
@@ -53,7 +61,7 @@ struct SmallFilesystem {
     }
 
     func unmount() async {
-        _ = try? await ToolProcess.run("umount", ["-l", path])
+        _ = try? await Self.run("/usr/bin/umount", ["-l", path])
         try? FileManager.default.removeItem(atPath: path)
     }
 }
@@ -206,5 +214,137 @@ struct DiskFullTests {
         #expect(records.count == expected)
         #expect(Set(records.map(\.apnsID)).count == expected)
         await harness.stop()
+    }
+
+    @Test(
+        "PostgreSQL whose WAL cannot be written stops (PANIC): no 500, Retry-After on every refusal; once it is back with room, every accepted push settles and nothing is sent twice",
+        .timeLimit(.minutes(3)))
+    func postgresWALFull() async throws {
+        // A server of its own, its whole data directory on the small filesystem (the shared test cluster
+        // must not be the one that stops), with 1 MB WAL segments so that recovery fits once space returns.
+        try await SmallFilesystem.withMounted(size: "48m", options: "uid=postgres,gid=postgres,mode=0700") { filesystem in
+            let server = try await PrivatePostgres.create(in: filesystem.path)
+            do {
+                try await Self.walScenario(server, filesystem: filesystem)
+            } catch {
+                await server.stop()
+                throw error
+            }
+            await server.stop()
+        }
+    }
+
+    static func walScenario(_ server: PrivatePostgres, filesystem: SmallFilesystem) async throws {
+        let arrivals = LineWaiter()
+        let harness = try await ClusterHarness.start(
+            instances: 1, configure: { $0.waitTimeout = .seconds(90) },
+            configureMock: {
+                $0.latency = .fixed(.seconds(1))
+                $0.handler = { _ in
+                    arrivals.append("request")
+                    return nil
+                }
+            }, databaseURL: server.url)
+        let client = harness.client(0)
+        let first = Task { try await client.send("POST", "/v1/pushes?wait=true", json: Self.push(20)) }
+        #expect(await arrivals.waitFor { $0.count >= 20 })
+        let filler = try filesystem.fill()
+        // WAL and nothing else, until the server cannot write it: PostgreSQL stops (PANIC) and every
+        // connection breaks. Its crash recovery then runs at once; it comes back by itself when a WAL
+        // segment fits (the partial one it was writing is gone), else it stays down.
+        var stopped = false
+        for _ in 0..<64 where !stopped {
+            stopped = await server.psql("SELECT pg_logical_emit_message(true, 'p', repeat('x', 250000))").status != 0
+        }
+        #expect(stopped)
+
+        // Whatever the server does meanwhile, each post is stored (202) or refused with 503 and Retry-After.
+        var accepted = 0
+        for _ in 0..<3 {
+            let response = try await client.send("POST", "/v1/pushes", json: Self.push(20))
+            if response.status == 202 {
+                accepted += 20
+                continue
+            }
+            #expect(response.status == 503, "\(response.status) \(response.text)")
+            #expect(["database_unavailable", "storage_full"].contains(response.errorCode ?? ""), "\(response.text)")
+            #expect(response.headers["retry-after"] != nil)
+        }
+
+        // Space returns; a server still down is started again (systemd's Restart= would): it recovers from
+        // its WAL, the instance reconnects and writes the outcomes it kept.
+        try FileManager.default.removeItem(atPath: filler)
+        if await server.psql("SELECT 1").status != 0 {
+            #expect(try await client.send("GET", "/healthz").status == 503, "/healthz while the server is down")
+            let restarted = await server.start()
+            #expect(restarted.status == 0, "\(restarted.output)")
+        }
+        let settled = try await first.value
+        #expect(settled.status == 200)
+        let states = settled.json?["notifications"]?.arrayValue?.compactMap { $0["state"]?.stringValue }
+        #expect(states == Array(repeating: "accepted", count: 20), "\(settled.text)")
+        let after = try await client.send("POST", "/v1/pushes?wait=true", json: Self.push(5))
+        #expect(after.status == 200)
+        #expect(after.json?["notifications"]?.arrayValue?.allSatisfy { $0["state"]?.stringValue == "accepted" } == true, "\(after.text)")
+        let records = harness.mock.records()
+        #expect(records.count == 25 + accepted)
+        #expect(Set(records.map(\.apnsID)).count == 25 + accepted)
+        await harness.stop()
+    }
+}
+
+/// A PostgreSQL 15 server of a test's own (initdb and pg_ctl as the `postgres` user), for a test that
+/// stops it the hard way.
+struct PrivatePostgres {
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    let directory: String
+    let port: Int
+
+    var data: String { directory + "/data" }
+    var url: String { "postgres://postgres@127.0.0.1:\(port)/postgres" }
+
+    static func create(in directory: String) async throws -> PrivatePostgres {
+        let initdb = await asPostgres(
+            "initdb", ["-D", directory + "/data", "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C", "--no-sync", "--wal-segsize=1"])
+        guard initdb.status == 0 else { throw PrivatePostgres.Failure("initdb failed: \(initdb.output)") }
+        let server = PrivatePostgres(directory: directory, port: try FreePort.pick())
+        let started = await server.start()
+        guard started.status == 0 else { throw PrivatePostgres.Failure("pg_ctl start failed: \(started.output)") }
+        return server
+    }
+
+    private static func asPostgres(_ program: String, _ arguments: [String]) async -> (status: Int32, output: String) {
+        do {
+            return try await SmallFilesystem.run(
+                "/usr/sbin/runuser", ["-u", "postgres", "--", "\(PostgresTestCluster.binaries)/\(program)"] + arguments)
+        } catch {
+            return (-1, "\(error)")
+        }
+    }
+
+    func start() async -> (status: Int32, output: String) {
+        let options = [
+            "-p \(port)", "-k \(directory)", "-c listen_addresses=127.0.0.1", "-c fsync=off", "-c max_wal_size=4MB",
+            "-c min_wal_size=2MB",
+        ].joined(separator: " ")
+        return await Self.asPostgres("pg_ctl", ["-D", data, "-o", options, "-l", "/dev/null", "-w", "-t", "60", "start"])
+    }
+
+    func stop() async {
+        _ = await Self.asPostgres("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"])
+    }
+
+    func psql(_ sql: String) async -> (status: Int32, output: String) {
+        do {
+            return try await SmallFilesystem.run(
+                "/usr/bin/psql",
+                ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-d", "postgres", "-c", sql])
+        } catch {
+            return (-1, "\(error)")
+        }
     }
 }
