@@ -29,6 +29,8 @@ public actor OutboxWorker {
     private var completed: [OutboxCompletion] = []
     private var completedBy: [Sent] = []
     private var flushing = false
+    /// Set once `stop` returned: outcomes that fail to be written then are not tried again.
+    private var stopped = false
     /// Failed attempts in a row to write the oldest outcomes waiting (0 once a write succeeds).
     private var completeFailures = 0
     private var runTask: Task<Void, Never>?
@@ -122,6 +124,10 @@ public actor OutboxWorker {
             await withCheckedContinuation { idleWaiters.append($0) }
             timer.cancel()
         }
+        // Past the deadline, outcomes that still cannot be written are given up: their rows stay in
+        // flight in the store, put back in the queue when it opens again (SQLite) or when their lease ends
+        // (PostgreSQL), as after a crash.
+        stopped = true
     }
 
     private func releaseIdleWaiters() {
@@ -223,6 +229,13 @@ public actor OutboxWorker {
                 // comes late still cannot overwrite a newer claim. Its rows are held again, so their leases
                 // are renewed meanwhile, and stay counted in flight, so no more rows are claimed than can
                 // be settled.
+                if stopped {
+                    logger.error("outbox.complete_abandoned", [("error", "\(error)"), ("rows", "\(batch.count + completed.count)")])
+                    inFlight -= batch.count + completed.count
+                    completed = []
+                    completedBy = []
+                    break
+                }
                 if renewsLeases {
                     // Held again, due for renewal in the next round (until the write is tried again).
                     for completion in batch where held[completion.id] == nil {
