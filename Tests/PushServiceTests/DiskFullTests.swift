@@ -139,25 +139,35 @@ struct DiskFullTests {
     }
 
     @Test(
-        "PostgreSQL with the database in a tablespace on a full filesystem: 503 storage_full (53100) with Retry-After, /healthz 503; every accepted push settles once space returns, nothing sent twice",
+        "PostgreSQL with the service's database in a tablespace on a full filesystem: 503 storage_full (53100) with Retry-After, /healthz 503; every accepted push settles once space returns, nothing sent twice",
         .timeLimit(.minutes(2)))
     func postgresDiskFull() async throws {
-        let postgres = try await PostgresTestCluster.shared()
-        // The tablespace's directory must belong to the server's user, and only this test's database lives
-        // there: the shared cluster's own files (its WAL among them) stay on a disk with room.
-        try await SmallFilesystem.withMounted(size: "8m", options: "uid=postgres,gid=postgres,mode=0700") { filesystem in
-            let name = "push_full_\(getpid())_\(UInt32.random(in: 0...UInt32.max))"
-            try await postgres.psql("CREATE TABLESPACE \(name) LOCATION '\(filesystem.path)'")
-            try await postgres.psql("CREATE DATABASE \(name) TABLESPACE \(name)")
-            do {
-                try await Self.postgresScenario(url: postgres.url(database: name), filesystem: filesystem)
-            } catch {
-                try? await postgres.psql("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
-                try? await postgres.psql("DROP TABLESPACE IF EXISTS \(name)")
-                throw error
+        // A server of the test's own: its data directory (and WAL) on a disk with room, the service's
+        // database in a tablespace on the small filesystem. Not the shared test cluster: its checkpoints
+        // would fail to write this database's pages while the filesystem is full, and so would every other
+        // test's CREATE DATABASE (which waits for a checkpoint).
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("push-pg-full-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try PrivatePostgres.giveToPostgres(root)
+        let server = try await PrivatePostgres.create(in: root)
+        do {
+            try await SmallFilesystem.withMounted(size: "24m", options: "uid=postgres,gid=postgres,mode=0700") { filesystem in
+                do {
+                    let created = await server.psql("CREATE TABLESPACE small LOCATION '\(filesystem.path)'")
+                    #expect(created.status == 0, "\(created.output)")
+                    let database = await server.psql("CREATE DATABASE push TABLESPACE small")
+                    #expect(database.status == 0, "\(database.output)")
+                    try await Self.postgresScenario(url: server.url(database: "push"), filesystem: filesystem)
+                } catch {
+                    await server.stop()
+                    throw error
+                }
+                await server.stop()
             }
-            try await postgres.psql("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
-            try await postgres.psql("DROP TABLESPACE IF EXISTS \(name)")
+        } catch {
+            await server.stop()
+            throw error
         }
     }
 
@@ -305,7 +315,16 @@ struct PrivatePostgres {
     let port: Int
 
     var data: String { directory + "/data" }
-    var url: String { "postgres://postgres@127.0.0.1:\(port)/postgres" }
+    var url: String { url(database: "postgres") }
+
+    func url(database: String) -> String { "postgres://postgres@127.0.0.1:\(port)/\(database)" }
+
+    /// Makes `path` the `postgres` user's (initdb refuses a directory it cannot write).
+    static func giveToPostgres(_ path: String) throws {
+        guard let account = getpwnam("postgres"), chown(path, account.pointee.pw_uid, account.pointee.pw_gid) == 0 else {
+            throw Failure("cannot give \(path) to postgres")
+        }
+    }
 
     static func create(in directory: String) async throws -> PrivatePostgres {
         let initdb = await asPostgres(
