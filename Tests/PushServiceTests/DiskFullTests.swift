@@ -336,10 +336,17 @@ struct PrivatePostgres {
         return server
     }
 
+    /// Runs a PostgreSQL program as `postgres`, with every descriptor above 2 closed first: a server
+    /// started mid-run would otherwise keep a pipe of another test's Foundation `Process` open, and that
+    /// test would wait for its end for ever.
     private static func asPostgres(_ program: String, _ arguments: [String]) async -> (status: Int32, output: String) {
         do {
             return try await SmallFilesystem.run(
-                "/usr/sbin/runuser", ["-u", "postgres", "--", "\(PostgresTestCluster.binaries)/\(program)"] + arguments)
+                "/usr/bin/python3",
+                [
+                    "-c", "import os, sys; os.closerange(3, 65536); os.execv(sys.argv[1], sys.argv[1:])",
+                    "/usr/sbin/runuser", "-u", "postgres", "--", "\(PostgresTestCluster.binaries)/\(program)",
+                ] + arguments)
         } catch {
             return (-1, "\(error)")
         }
