@@ -79,6 +79,12 @@ public struct PostgresError: Error, Equatable, Sendable, CustomStringConvertible
         sqlState == "25006" || (sqlState == nil && message.contains("in a read-only transaction"))
     }
 
+    /// True for `disk_full` (53100): the server could not extend a file (a table, an index, a temporary
+    /// file) for want of space. The repositories report it as `PushStoreError.storageFull`. A server that
+    /// cannot write its WAL does not answer this: it stops (PANIC), which reaches the client as a lost
+    /// connection (`isUnavailable`).
+    public var isStorageFull: Bool { kind == .statement && sqlState == "53100" }
+
     /// True for `unique_violation` (23505).
     public var isUniqueViolation: Bool { sqlState == "23505" }
 

@@ -4,4 +4,12 @@ public protocol PushDatabase: Sendable {
     var recoveredAtOpen: Int { get }
     /// Throws when the database does not answer (one cheap round trip).
     func ping() async throws
+    /// What its writes showed of its room to write (refusals for space); nil for a store that keeps
+    /// nothing on disk.
+    var writeHealth: StoreWriteHealth? { get }
+}
+
+extension PushDatabase {
+    /// None by default: a store in memory is never refused a write for space.
+    public var writeHealth: StoreWriteHealth? { nil }
 }

@@ -21,6 +21,11 @@ public enum PushStoreError: Error, Equatable, Sendable, CustomStringConvertible 
     /// The database cannot be reached (connection refused or lost, server shutting down); nothing was
     /// written, and the same request may succeed once it is back.
     case unavailable(String)
+    /// The database refused a write for want of space (SQLite `SQLITE_FULL`, or an I/O error whose system
+    /// error is `ENOSPC`/`EDQUOT`; PostgreSQL SQLSTATE 53100 `disk_full`): nothing was written, and the same
+    /// request may succeed once space is freed. A PostgreSQL server that cannot write its WAL stops instead
+    /// (a PANIC): that reaches callers as `unavailable`.
+    case storageFull(String)
 
     /// A human-readable explanation.
     public var description: String {
@@ -39,6 +44,7 @@ public enum PushStoreError: Error, Equatable, Sendable, CustomStringConvertible 
         case .invalidTransition(let dropID, let from, let to):
             return "drop \(dropID) cannot go from \(from) to \(to)"
         case .unavailable(let why): return "database unavailable: \(why)"
+        case .storageFull(let why): return "database storage full: \(why)"
         }
     }
 }

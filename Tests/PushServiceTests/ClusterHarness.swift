@@ -20,7 +20,7 @@ struct ClusterHarness: Sendable {
     static func start(
         instances: Int, mockTopics: [String] = [], configure: @Sendable (inout PushServiceConfiguration) -> Void = { _ in },
         configureMock: (inout MockAPNSServer.Configuration) -> Void = { _ in },
-        senders given: PushSenders? = nil, databaseURL: String? = nil
+        senders given: PushSenders? = nil, databaseURL: String? = nil, logger: ServiceLogger = .silent
     ) async throws -> ClusterHarness {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("push-cluster-tests-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -54,7 +54,7 @@ struct ClusterHarness: Sendable {
                 try await PushServer.start(
                     configuration: configuration,
                     senders: try given ?? PushSenders(production: try sender(development: false), development: try sender(development: true)),
-                    logger: .silent))
+                    logger: logger))
         }
         return ClusterHarness(
             servers: servers, clients: servers.map { TestHTTPClient(port: $0.port, apiKey: ServiceHarness.apiKey) }, mock: mock,

@@ -44,6 +44,7 @@ struct PostgresOutageTests {
         for response in during {
             #expect(response.status == 503, "\(String(decoding: response.body, as: UTF8.self))")
             #expect(response.errorCode == "database_unavailable")
+            #expect(response.headers["retry-after"] == "1")
         }
         let read = try await client.send("GET", "/v1/users/nobody")
         #expect(read.status == 503 && read.errorCode == "database_unavailable")

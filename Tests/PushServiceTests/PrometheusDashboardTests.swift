@@ -133,7 +133,7 @@ struct PrometheusDashboardTests {
         #expect(notAfter.allSatisfy { $0["value"]?[1]?.stringValue == "\(Int64(certificate.timeIntervalSince1970.rounded()))" })
         let rules = try await prometheus.get("/api/v1/rules")
         let loaded = rules["data"]?["groups"]?[0]?["rules"]?.arrayValue ?? []
-        #expect(loaded.count == 14)
+        #expect(loaded.count == 16)
         #expect(loaded.allSatisfy { $0["health"]?.stringValue != "err" }, "\(loaded.map { $0["lastError"] ?? "" })")
     }
 

@@ -20,11 +20,13 @@ struct ServiceHarness: Sendable {
 
     static func start(
         logger: ServiceLogger = .silent,
+        directory: String? = nil,
         configure: @Sendable (inout PushServiceConfiguration) -> Void = { _ in },
         configureMock: (inout MockAPNSServer.Configuration) -> Void = { _ in }
     ) async throws -> ServiceHarness {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("push-service-tests-\(UUID().uuidString)").path
+        let directory =
+            directory
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("push-service-tests-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         var (mockConfiguration, credential) = try MockAPNSServer.makeForTesting(bundleID: topic)
         configureMock(&mockConfiguration)

@@ -29,6 +29,7 @@ extension PushAPI {
                 now: Date(), ttl: Self.idempotencyTTL)
         } catch {
             logger.error("idempotency.begin_failed", [("route", route.operation), ("error", "\(error)")])
+            if let error = error as? PushStoreError, case .storageFull = error { return Self.apiError(error).response }
             return APIError(status: 503, code: "store_unavailable", message: "the store did not answer; retry later", retryAfterSeconds: 1)
                 .response
         }

@@ -18,7 +18,9 @@ extension PushAPI {
         return .json(status: 200, result.json)
     }
 
-    /// `GET /healthz`: database and APNs state, overall and per app; 503 when the database does not answer.
+    /// `GET /healthz`: database and APNs state, overall and per app; 503 when the database does not answer,
+    /// and while it refuses writes for space (`"database": "storage_full"`, status `storage_full`, for
+    /// `StoreWriteHealth.hold` after each refusal), so a balancer drains the instance.
     func health(_ request: APIRequest) async throws -> HTTPResponse {
         var databaseOK = true
         var databaseState: JSONValue = "ok"
@@ -28,6 +30,11 @@ extension PushAPI {
             databaseOK = false
             databaseState = .string("error: \(error)")
         }
+        let storageFull = databaseOK && repositories.database.writeHealth?.writable == false
+        if storageFull {
+            databaseOK = false
+            databaseState = "storage_full"
+        }
         let apns: JSONValue = [
             "production": .string(metrics.apnsHealth("production").rawValue),
             "development": .string(metrics.apnsHealth("development").rawValue),
@@ -36,7 +43,7 @@ extension PushAPI {
         let degraded =
             !databaseOK || reloadFailed
             || [metrics.apnsHealth("production"), metrics.apnsHealth("development")].contains(.unreachable)
-        let status = databaseOK ? (degraded ? "degraded" : "ok") : "unavailable"
+        let status = databaseOK ? (degraded ? "degraded" : "ok") : (storageFull ? "storage_full" : "unavailable")
         return .json(
             status: databaseOK ? 200 : 503,
             [
@@ -118,7 +125,23 @@ extension PushAPI {
             outboxCounts: Dictionary(uniqueKeysWithValues: outboxCounts.map { ($0.key.rawValue, $0.value) }),
             oldestPendingAgeSeconds: store.oldestPending.map { Date().timeIntervalSince($0) } ?? 0,
             extra: dropMetrics.prometheusText() + (await connectionMetrics()) + metrics.webhooks.prometheusText()
-                + metrics.liveActivities.prometheusText())
+                + metrics.liveActivities.prometheusText() + Self.storeWriteMetrics(repositories.database.writeHealth))
         return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: Array(text.utf8))
+    }
+}
+
+extension PushAPI {
+    /// `push_store_write_failures_total{reason="storage_full"}` and `push_store_writable` (0 while
+    /// `/healthz` reports the store unable to write for space). A store in memory is always writable.
+    static func storeWriteMetrics(_ health: StoreWriteHealth?) -> String {
+        """
+        # HELP push_store_write_failures_total Store writes refused, by reason (storage_full: no space left).
+        # TYPE push_store_write_failures_total counter
+        push_store_write_failures_total{reason="storage_full"} \(health?.storageFullFailures ?? 0)
+        # HELP push_store_writable 1 while the store takes writes; 0 for a while after a write refused for space.
+        # TYPE push_store_writable gauge
+        push_store_writable \(health?.writable == false ? 0 : 1)
+
+        """
     }
 }

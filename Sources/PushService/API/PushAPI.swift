@@ -22,6 +22,8 @@ public struct PushAPI: Sendable {
     let listenerTLS: HTTPServerTLS?
     /// Reloads TLS, API keys and APNs credentials (`POST /v1/admin/reload`, SIGHUP).
     let reloader: ServiceReloader
+    /// The bound on what the outbox holds (`POST /v1/pushes` past it: 503 `outbox_full`).
+    let admission: OutboxAdmission
     /// Turns for the memory-heavy part of `POST /v1/pushes` (parse, rows, enqueue): two at a time.
     let intake = AsyncSemaphore(permits: 2)
     /// Per-key request and notification buckets.
@@ -136,6 +138,10 @@ public struct PushAPI: Sendable {
         }
     }
 
+    /// How long a client is asked to wait (`Retry-After`) after a write refused for space: as long as
+    /// `/healthz` then reports the store unable to write (`StoreWriteHealth.hold`).
+    static let storageFullRetryAfter: Duration = .seconds(5)
+
     static func apiError(_ error: PushStoreError) -> APIError {
         switch error {
         case .invalidUserID, .invalidToken, .invalidField:
@@ -151,6 +157,10 @@ public struct PushAPI: Sendable {
             // Also a commit whose outcome is unknown (a failover, a cancelled wait for the synchronous standby):
             // the same request with its Idempotency-Key is safe to send again.
             return APIError(status: 503, code: "database_unavailable", message: error.description, retryAfterSeconds: 1)
+        case .storageFull:
+            return APIError(
+                status: 503, code: "storage_full", message: error.description,
+                retryAfterSeconds: Int((storageFullRetryAfter / .seconds(1)).rounded(.up)))
         }
     }
 

@@ -26,6 +26,10 @@ extension PushServiceConfiguration {
         if let value = environment["PUSH_DATA_DIR"] { dataDirectory = value }
         if let value = environment["PUSH_DATABASE"] { databasePath = value }
         if let value = environment["PUSH_INSTANCE_ID"] { instanceID = value }
+        if let value = environment["PUSH_OUTBOX_MAX_PENDING"] { outboxBound.maxPending = try Self.count(value, "PUSH_OUTBOX_MAX_PENDING") }
+        if let value = environment["PUSH_OUTBOX_MAX_PENDING_BYTES"] {
+            outboxBound.maxPendingBytes = try Self.count(value, "PUSH_OUTBOX_MAX_PENDING_BYTES")
+        }
         if let value = environment["PUSH_API_KEY"] {
             let secrets = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             apiKeys = []
@@ -149,8 +153,17 @@ extension PushServiceConfiguration {
         if let section = try root.object("outbox") {
             try section.checkKnown([
                 "max_in_flight", "claim_batch", "retry_base_delay_s", "retry_max_delay_s",
-                "retry_max_attempts", "retry_tick_s", "lease_s", "derive_collapse_id",
+                "retry_max_attempts", "retry_tick_s", "lease_s", "derive_collapse_id", "max_pending", "max_pending_per_app", "max_pending_bytes",
+                "max_pending_bytes_per_app", "admission_refresh_s",
             ])
+            if let value = try section.int("max_pending") { outboxBound.maxPending = max(0, value) }
+            if let value = try section.int("max_pending_per_app") { outboxBound.maxPendingPerApp = max(0, value) }
+            if let value = try section.int("max_pending_bytes") { outboxBound.maxPendingBytes = max(0, value) }
+            if let value = try section.int("max_pending_bytes_per_app") { outboxBound.maxPendingBytesPerApp = max(0, value) }
+            if let value = try section.double("admission_refresh_s") {
+                guard value >= 0, value.isFinite else { throw .invalidField("outbox.admission_refresh_s", "must be 0 or more seconds") }
+                outboxBound.refresh = .milliseconds(Int64(value * 1000))
+            }
             if let value = try section.double("lease_s") {
                 guard value >= 10, value.isFinite else { throw .invalidField("outbox.lease_s", "must be at least 10 seconds") }
                 outboxLease = .seconds(value)
@@ -174,6 +187,12 @@ extension PushServiceConfiguration {
             if let value = try section.bool("live_activity") { walkLiveActivities = value }
             if let value = try section.string("attributes_type", maxBytes: 128), !value.isEmpty { walkAttributesType = value }
         }
+    }
+
+    /// A count of 0 or more (0: no bound).
+    static func count(_ text: String, _ name: String) throws(ConfigurationError) -> Int {
+        guard let value = Int(text), value >= 0 else { throw .usage("\(name) must be a whole number, 0 or more") }
+        return value
     }
 
     static func port(_ text: String, _ name: String) throws(ConfigurationError) -> Int {

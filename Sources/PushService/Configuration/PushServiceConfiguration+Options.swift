@@ -22,6 +22,10 @@ extension PushServiceConfiguration {
                 passwordFrom: "PUSH_DATABASE or \"database\" in the --config file"),
             .value("instance-id", "name", "this instance's name in outbox claims (PostgreSQL; default host-pid-random)"),
             .value(
+                "outbox-max-pending", "n",
+                "refuse pushes (503 outbox_full) past this many notifications pending in the outbox (default 1000000; 0: no bound)"),
+            .value("outbox-max-pending-bytes", "n", "the same for their payload bytes (default 1073741824; 0: no bound)"),
+            .value(
                 "api-key-file", "file",
                 "file of accepted Bearer keys, or sha256:<hex> of them, one per line (or PUSH_API_KEY, comma-separated)", repeatable: true),
             .value("tls-cert", "path", "serve HTTPS with this certificate chain (PEM); reloaded on SIGHUP"),
@@ -58,7 +62,7 @@ extension PushServiceConfiguration {
             "",
             """
             ENVIRONMENT: PUSH_CONFIG, PUSH_HOST, PUSH_PORT, PUSH_DATA_DIR, PUSH_DATABASE, PUSH_INSTANCE_ID, PUSH_API_KEY (comma-separated),
-              PUSH_TLS_CERT, PUSH_TLS_KEY, PUSH_TLS_CLIENT_CA, PUSH_PROTECT_METRICS, PUSH_PROTECT_HEALTHZ, PUSH_TOPIC, PUSH_EMBEDDED, PUSH_APNS_P12, PUSH_APNS_PASSWORD, PUSH_APNS_P8, PUSH_APNS_KEY_ID,
+              PUSH_OUTBOX_MAX_PENDING, PUSH_OUTBOX_MAX_PENDING_BYTES, PUSH_TLS_CERT, PUSH_TLS_KEY, PUSH_TLS_CLIENT_CA, PUSH_PROTECT_METRICS, PUSH_PROTECT_HEALTHZ, PUSH_TOPIC, PUSH_EMBEDDED, PUSH_APNS_P12, PUSH_APNS_PASSWORD, PUSH_APNS_P8, PUSH_APNS_KEY_ID,
               PUSH_APNS_TEAM_ID, PUSH_APNS_HOST, PUSH_APNS_PORT, PUSH_APNS_CA, PUSH_APNS_PROXY, PUSH_CONSOLE_SESSION_SECRET,
               PUSH_LOG_LEVEL; HTTPS_PROXY and NO_PROXY when no APNs proxy is set.
             SECRETS: never option values. --api-key and --apns-password are refused; use the files or variables above.
@@ -86,6 +90,10 @@ extension PushServiceConfiguration {
         if let value = parsed.value("port") { port = try Self.port(value, "--port") }
         if let value = parsed.value("database") { databasePath = value }
         if let value = parsed.value("instance-id") { instanceID = value }
+        if let value = parsed.value("outbox-max-pending") { outboxBound.maxPending = try Self.count(value, "--outbox-max-pending") }
+        if let value = parsed.value("outbox-max-pending-bytes") {
+            outboxBound.maxPendingBytes = try Self.count(value, "--outbox-max-pending-bytes")
+        }
         for path in parsed.all("api-key-file") {
             for secret in try Self.keys(inFile: path) { apiKeys.append(try APIKey(name: "key-\(apiKeys.count + 1)", secret: secret)) }
         }

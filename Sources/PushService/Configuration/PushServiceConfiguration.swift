@@ -53,6 +53,8 @@ public struct PushServiceConfiguration: Sendable, Equatable {
     /// (about `maxInFlight` / round trip): 100 keeps a kill to at most 100 duplicates, at far less rate
     /// when APNs answers slowly.
     public var maxInFlight = 1_000
+    /// The bound on what the outbox holds: `POST /v1/pushes` past it is refused (`outbox.max_pending` …).
+    public var outboxBound = OutboxBound()
     /// Rows claimed from the outbox per transaction.
     public var claimBatch = 500
     /// Send a device notification without a collapse id of its own with one derived from its id, the same

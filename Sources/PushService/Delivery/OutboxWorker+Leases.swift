@@ -21,14 +21,20 @@ extension OutboxWorker {
         let round = renewalRound
         renewalRound += 1
         let due = held.compactMap { id, hold in hold.round < round ? OutboxHold(id: id, attempt: hold.attempt) : nil }
-        guard !due.isEmpty else { return 0 }
+        guard !due.isEmpty else {
+            leaseRenewalFailures = 0
+            return 0
+        }
         let renewed: Set<String>
         do {
             renewed = try await outbox.renewLeases(due, now: now)
         } catch {
+            // The holds stay as they are (leased in an earlier round), so the next round renews them again.
+            leaseRenewalFailures += 1
             logger.error("outbox.lease_renewal_failed", [("error", "\(error)"), ("rows", "\(due.count)")])
             return 0
         }
+        leaseRenewalFailures = 0
         var lost = 0
         for hold in due {
             if renewed.contains(hold.id) {

@@ -31,6 +31,10 @@ public actor OutboxWorker {
     private var completed: [OutboxCompletion] = []
     private var completedBy: [Sent] = []
     private var flushing = false
+    /// Set once `stop` returned: outcomes that fail to be written then are not tried again.
+    private var stopped = false
+    /// Failed attempts in a row to write the oldest outcomes waiting (0 once a write succeeds).
+    private var completeFailures = 0
     private var runTask: Task<Void, Never>?
     private var tickTask: Task<Void, Never>?
     private var consumeTask: Task<Void, Never>?
@@ -40,6 +44,9 @@ public actor OutboxWorker {
     var held: [String: (attempt: Int, round: Int)] = [:]
     /// Renewal rounds so far; a hold is renewed in the first round after the one it was leased in.
     var renewalRound = 0
+    /// Lease renewals that failed to be written, in a row (0 once one is written): their holds are kept and
+    /// renewed again after a back-off.
+    var leaseRenewalFailures = 0
     private var renewTask: Task<Void, Never>?
 
     /// Who sent a row whose outcome waits to be written (the outcome itself is the `OutboxCompletion` at the
@@ -88,9 +95,15 @@ public actor OutboxWorker {
         }
         if let interval = leaseRenewal ?? outbox.leaseRenewalInterval, renewsLeases {
             renewTask = Task { [weak self] in
+                var delay = interval
                 while !Task.isCancelled {
-                    try? await Task.sleep(for: interval)
-                    await self?.renewHeld(now: Date())
+                    try? await Task.sleep(for: delay)
+                    guard let self else { return }
+                    await self.renewHeld(now: Date())
+                    // A renewal that could not be written is tried again sooner (with back-off), before
+                    // the leases it was to extend run out.
+                    let failures = await self.leaseRenewalFailures
+                    delay = failures == 0 ? interval : min(Self.completeRetryDelay(after: failures), interval)
                 }
             }
         }
@@ -114,6 +127,10 @@ public actor OutboxWorker {
             await withCheckedContinuation { idleWaiters.append($0) }
             timer.cancel()
         }
+        // Past the deadline, outcomes that still cannot be written are given up: their rows stay in
+        // flight in the store, put back in the queue when it opens again (SQLite) or when their lease ends
+        // (PostgreSQL), as after a crash.
+        stopped = true
     }
 
     private func releaseIdleWaiters() {
@@ -203,12 +220,41 @@ public actor OutboxWorker {
             completed = []
             completedBy = []
             if renewsLeases { for completion in batch { held[completion.id] = nil } }
-            var states: [String: OutboxState] = [:]
+            let states: [String: OutboxState]
             do {
                 states = try await outbox.complete(batch, now: Date())
                 metrics.recordStaleCompletions(batch.count - states.count)  // each claimed row is sent once per claim
+                completeFailures = 0
             } catch {
-                logger.error("outbox.complete_failed", [("error", "\(error)"), ("rows", "\(batch.count)")])
+                // Kept, never dropped: a row APNs accepted whose outcome is lost would stay in flight (and be
+                // sent again after a restart). The batch goes back in front of what came in meanwhile and is
+                // written again after a back-off, under the same claims (attempt counts), so a commit that
+                // comes late still cannot overwrite a newer claim. Its rows are held again, so their leases
+                // are renewed meanwhile, and stay counted in flight, so no more rows are claimed than can
+                // be settled.
+                if stopped {
+                    logger.error("outbox.complete_abandoned", [("error", "\(error)"), ("rows", "\(batch.count + completed.count)")])
+                    inFlight -= batch.count + completed.count
+                    completed = []
+                    completedBy = []
+                    break
+                }
+                if renewsLeases {
+                    // Held again, due for renewal in the next round (until the write is tried again).
+                    for completion in batch where held[completion.id] == nil {
+                        held[completion.id] = (completion.attempt, renewalRound - 1)
+                    }
+                }
+                completeFailures += 1
+                let delay = Self.completeRetryDelay(after: completeFailures)
+                metrics.recordCompleteRetry()
+                logger.error(
+                    "outbox.complete_failed",
+                    [("error", "\(error)"), ("rows", "\(batch.count)"), ("retry_in_ms", "\(Int(delay / .milliseconds(1)))")])
+                completed = batch + completed
+                completedBy = sent + completedBy
+                try? await Task.sleep(for: delay)
+                continue
             }
             var accepted: [String: Int] = [:]
             for (completion, sent) in zip(batch, sent) {
@@ -229,6 +275,12 @@ public actor OutboxWorker {
         }
         flushing = false
         if inFlight == 0 { releaseIdleWaiters() }
+    }
+
+    /// How long to wait before writing outcomes again after `failures` failed writes in a row: 50 ms,
+    /// doubling, at most 2 s (a full disk or a database away for a while costs one write every 2 s).
+    static func completeRetryDelay(after failures: Int) -> Duration {
+        min(.milliseconds(50 << min(max(failures - 1, 0), 6)), .seconds(2))
     }
 
     private func account(_ result: APNSDeliveryResult, app: String, item: OutboxItem, state: OutboxState?) async {

@@ -113,7 +113,8 @@ public final class PushServer: Sendable {
             repositories: repositories, writer: OutboxWriter(outbox: repositories.outbox), match: match,
             waiters: waiters, metrics: metrics, logger: logger,
             authenticator: keys, configuration: configuration,
-            senders: senders, listenerTLS: tls, reloader: reloader)
+            senders: senders, listenerTLS: tls, reloader: reloader,
+            admission: OutboxAdmission(bound: configuration.outboxBound, apps: senders.apps.map(\.name)))
         let router = api.router
         let console = PushConsole(
             api: api, signer: ConsoleSessionSigner(secret: consoleSecret(configuration, logger: logger)),

@@ -34,6 +34,18 @@ extension ServiceMetrics {
         lines.append("# HELP outbox_stale_completions_total Outcomes not recorded because another claim had taken the row over.")
         lines.append("# TYPE outbox_stale_completions_total counter")
         lines.append("outbox_stale_completions_total \(snapshot.staleCompletions)")
+        lines.append(
+            "# HELP outbox_complete_retries_total Writes of send outcomes that failed and were tried again (outcomes are kept until written).")
+        lines.append("# TYPE outbox_complete_retries_total counter")
+        lines.append("outbox_complete_retries_total \(snapshot.completeRetries)")
+        lines.append(
+            "# HELP push_outbox_refused_total Pushes refused because the outbox was at its bound, by app (empty: the whole outbox) and limit (rows, bytes)."
+        )
+        lines.append("# TYPE push_outbox_refused_total counter")
+        if snapshot.outboxRefusals.isEmpty { lines.append("push_outbox_refused_total{app=\"\",limit=\"rows\"} 0") }
+        for (labels, count) in snapshot.outboxRefusals.sorted(by: { $0.key < $1.key }) {
+            lines.append("push_outbox_refused_total{\(labels)} \(count)")
+        }
         lines.append("# HELP outbox_lease_renewals_total Outbox claims still being sent whose lease this instance renewed.")
         lines.append("# TYPE outbox_lease_renewals_total counter")
         lines.append("outbox_lease_renewals_total \(snapshot.leaseRenewals)")

@@ -52,6 +52,9 @@ public final class ServiceMetrics: Sendable {
         var certificateNotAfter: [AppEnvironment: Double] = [:]
         /// Every cause starts at zero, so the series exist before the first re-send.
         var staleCompletions = 0
+        var completeRetries = 0
+        /// Pushes refused by the outbox bound, by app ("" for the whole outbox) and limit (rows, bytes).
+        var outboxRefusals: [String: Int] = [:]
         var leaseRenewals = 0
         var leasesLost = 0
         var purged: [String: Int] = Dictionary(uniqueKeysWithValues: RetentionTable.allCases.map { ($0.rawValue, 0) })
@@ -140,6 +143,16 @@ public final class ServiceMetrics: Sendable {
     public func recordStaleCompletions(_ count: Int) {
         guard count > 0 else { return }
         state.withLock { $0.staleCompletions += count }
+    }
+
+    /// Counts a push refused by the outbox bound of `app` ("" for the whole outbox's) on `limit`.
+    func recordOutboxRefusal(app: String, limit: String) {
+        state.withLock { $0.outboxRefusals["app=\"\(Self.escape(app))\",limit=\"\(limit)\"", default: 0] += 1 }
+    }
+
+    /// Counts a batch of outcomes that could not be written and will be written again after a back-off.
+    func recordCompleteRetry() {
+        state.withLock { $0.completeRetries += 1 }
     }
 
     /// Counts held claims whose lease was renewed, and held claims found taken over by another instance

@@ -25,6 +25,8 @@ public final class PostgresDatabase: PushDatabase {
     private let closed = PThreadLock(false)
     /// Always 0: in-flight rows are reclaimed by lease, not at open (see the type's summary).
     public let recoveredAtOpen = 0
+    /// Writes refused for space (SQLSTATE 53100), which `/healthz` and the metrics report.
+    public let writeHealth: StoreWriteHealth? = StoreWriteHealth()
 
     private init(instanceID: String, clock: PostgresClock, pool: PostgresPool, listener: PostgresListener) {
         self.instanceID = instanceID
@@ -111,6 +113,9 @@ public final class PostgresDatabase: PushDatabase {
             return try await pool.withConnection(body)
         } catch let error as PostgresError where error.isUnavailable {
             throw PushStoreError.unavailable(error.description)
+        } catch let error as PostgresError where error.isStorageFull {
+            writeHealth?.recordStorageFull()
+            throw PushStoreError.storageFull(error.description)
         }
     }
 
@@ -123,6 +128,9 @@ public final class PostgresDatabase: PushDatabase {
             return try await pool.transaction(isolation: isolation, body)
         } catch let error as PostgresError where error.isUnavailable {
             throw PushStoreError.unavailable(error.description)
+        } catch let error as PostgresError where error.isStorageFull {
+            writeHealth?.recordStorageFull()
+            throw PushStoreError.storageFull(error.description)
         }
     }
 

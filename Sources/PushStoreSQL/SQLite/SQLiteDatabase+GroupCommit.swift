@@ -24,6 +24,14 @@ extension SQLiteDatabase {
     /// `body` may run twice (see `commitGroup`): it must do nothing but its work on the connection, and
     /// decide only from what it reads there and what it captured.
     func writeGrouped<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
+        do {
+            return try await writeGroupedOnActor(body)
+        } catch {
+            throw storeError(error)
+        }
+    }
+
+    private func writeGroupedOnActor<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             let first = groupedWrites.add(
                 GroupedWrite(

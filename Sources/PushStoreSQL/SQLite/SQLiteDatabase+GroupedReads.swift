@@ -10,6 +10,14 @@ extension SQLiteDatabase {
     /// and devices) take them once for the group instead, and are answered together. Each read sees the
     /// database as the group's last commit left it: no write runs on the actor in between.
     func readGrouped<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
+        do {
+            return try await readGroupedOnActor(body)
+        } catch {
+            throw storeError(error)
+        }
+    }
+
+    private func readGroupedOnActor<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             let first = groupedReads.add { connection in
                 let result = Result { try body(connection) }

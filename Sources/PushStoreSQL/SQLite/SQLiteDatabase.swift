@@ -11,6 +11,8 @@ public actor SQLiteDatabase: PushDatabase {
     let connection: SQLiteConnection
     /// How many in-flight outbox rows were put back to queued when the database opened.
     public nonisolated let recoveredAtOpen: Int
+    /// Writes refused for space (`PushStoreError.storageFull`), which `/healthz` and the metrics report.
+    public nonisolated let writeHealth: StoreWriteHealth? = StoreWriteHealth()
     /// Writes waiting for the next group commit (`writeGrouped`).
     var groupedWrites = WaitingGroup<GroupedWrite>()
     /// Group commits run again write by write under savepoints, because a write threw in the first run.
@@ -65,11 +67,27 @@ public actor SQLiteDatabase: PushDatabase {
     /// Runs `body` on the connection with no transaction of its own: for reads, and for writes of one
     /// statement (atomic by itself) or whose steps need not be (nothing else runs on the actor meanwhile).
     func perform<T: Sendable>(_ body: @Sendable (SQLiteConnection) throws -> T) throws -> T {
-        try body(connection)
+        do {
+            return try body(connection)
+        } catch {
+            throw storeError(error)
+        }
     }
 
     /// Runs `body` in one `BEGIN IMMEDIATE` transaction: all of its writes or, if it throws, none.
     func write<T: Sendable>(_ body: @Sendable (SQLiteConnection) throws -> T) throws -> T {
-        try connection.transaction { try body(connection) }
+        do {
+            return try connection.transaction { try body(connection) }
+        } catch {
+            throw storeError(error)
+        }
+    }
+
+    /// `error` as the repositories report it: a write refused for space (`SQLiteError.isStorageFull`) is
+    /// `PushStoreError.storageFull` (and counted in `writeHealth`); anything else is passed on as it is.
+    nonisolated func storeError(_ error: any Error) -> any Error {
+        guard let sqlite = error as? SQLiteError, sqlite.isStorageFull else { return error }
+        writeHealth?.recordStorageFull()
+        return PushStoreError.storageFull(sqlite.description)
     }
 }
