@@ -25,6 +25,19 @@ package final class PostgresPool: Sendable {
             }
         }
 
+        /// The pool's `losses` when `connection` was opened (read and written on `thread`, like it).
+        private var openedAfter = 0
+        var openedAfterLosses: Int {
+            get {
+                thread.preconditionCurrent()
+                return openedAfter
+            }
+            set {
+                thread.preconditionCurrent()
+                openedAfter = newValue
+            }
+        }
+
         init(name: String) { thread = PostgresThread(name: name) }
     }
 
@@ -33,6 +46,11 @@ package final class PostgresPool: Sendable {
         var opened = 0
         var waiters: [CheckedContinuation<Slot, Never>] = []
         var closed = false
+        /// How many calls found their connection lost. A connection opened before the latest loss is opened
+        /// again before its next use: a server that restarted, or terminated its sessions, dropped every idle
+        /// connection at once, and a statement sent into a dropped connection fails as if it had been lost
+        /// while running (an unknown outcome the caller must answer 503), though the server never saw it.
+        var losses = 0
     }
 
     /// The connection string every connection opens with.
@@ -78,14 +96,16 @@ package final class PostgresPool: Sendable {
         }
         defer { checkin(slot) }
         let conninfo = self.conninfo
+        let losses = state.withLock { $0.losses }
         return try await slot.thread.run {
             let connection: PostgresConnection
-            if let open = slot.connection, open.isUsable {
+            if let open = slot.connection, open.isUsable, slot.openedAfterLosses == losses {
                 connection = open
             } else {
                 slot.connection = nil
                 connection = try PostgresConnection(conninfo: conninfo)
                 slot.connection = connection
+                slot.openedAfterLosses = losses
             }
             // What committed is announced even when a later statement of `body` failed.
             defer {
@@ -96,6 +116,7 @@ package final class PostgresPool: Sendable {
                 return try connection.withDeadline(timeout) { try body(connection) }
             } catch let error as PostgresError where error.isUnavailable {
                 slot.connection = nil
+                if error.kind == .connectionLost { self.state.withLock { $0.losses += 1 } }
                 throw error
             }
         }

@@ -46,8 +46,9 @@ struct OutcomeRetryTests {
     )
     func keptAndRetried() async throws {
         let url = try await PostgresTestCluster.shared().createDatabase()
-        let a = try await PushRepositories.postgres(url: url, poolSize: 2, instanceID: "a", lease: .seconds(10))
-        let b = try await PushRepositories.postgres(url: url, poolSize: 2, instanceID: "b", lease: .seconds(10))
+        // The test steps time by hand: shared times follow the callers' clocks.
+        let a = try await PushRepositories.postgres(url: url, poolSize: 2, instanceID: "a", lease: .seconds(10), clock: .caller)
+        let b = try await PushRepositories.postgres(url: url, poolSize: 2, instanceID: "b", lease: .seconds(10), clock: .caller)
         let refusing = PThreadLock(false)
         let logs = LineWaiter()
         let sender = RecordingSender()
@@ -88,8 +89,9 @@ struct OutcomeRetryTests {
     @Test("an outcome written late, after another instance claimed the row again, leaves that newer claim alone")
     func lateOutcomeIsFenced() async throws {
         let url = try await PostgresTestCluster.shared().createDatabase()
-        let a = try await PushRepositories.postgres(url: url, poolSize: 2, instanceID: "a", lease: .seconds(10))
-        let b = try await PushRepositories.postgres(url: url, poolSize: 2, instanceID: "b", lease: .seconds(10))
+        // b takes the row over by stepping its clock past a's lease: shared times follow the callers' clocks.
+        let a = try await PushRepositories.postgres(url: url, poolSize: 2, instanceID: "a", lease: .seconds(10), clock: .caller)
+        let b = try await PushRepositories.postgres(url: url, poolSize: 2, instanceID: "b", lease: .seconds(10), clock: .caller)
         let refusing = PThreadLock(true)
         let logs = LineWaiter()
         let sender = RecordingSender()
