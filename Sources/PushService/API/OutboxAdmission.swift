@@ -26,11 +26,11 @@ public struct OutboxBound: Sendable, Equatable {
 ///
 /// Counting is cheap: the pending rows per topic come from the store's grouped read of its pending rows
 /// (`OutboxRepository.pendingByTopic`, through the partial indexes that hold only pending rows), at most
-/// once per `OutboxBound.refresh` and only when a push arrives, one read shared by the pushes that arrive
-/// meanwhile. Between reads, the rows this instance stored (and the ones it is storing) are added to what
+/// once per `OutboxBound.refresh` and only when a push arrives, one read at a time and beside the pushes
+/// (only the first read is waited for). Between reads, the rows this instance stored (and the ones it is storing) are added to what
 /// was read. With several instances on one PostgreSQL database the bound is on the shared outbox: each
 /// instance reads the whole outbox's counts, so what the others stored since the last read (at most
-/// `refresh` old) is not yet counted, and the outbox may pass the bound by what they take in meanwhile.
+/// `refresh` plus one read old) is not yet counted, and the outbox may pass the bound by what they take in meanwhile.
 ///
 /// Payload bytes are not added up by the store: they are estimated as each app's pending rows times the
 /// mean payload size of the pushes this instance took for that app (since it started).
@@ -57,7 +57,7 @@ final class OutboxAdmission: Sendable {
     let bound: OutboxBound
     private let apps: [String]
     private let counts: PThreadLock<Counts>
-    private let reading = PThreadLock<Task<[OutboxTopicDepth], any Error>?>(nil)
+    private let reading = PThreadLock<Task<Void, any Error>?>(nil)
 
     init(bound: OutboxBound, apps: [String]) {
         self.bound = bound
@@ -75,25 +75,31 @@ final class OutboxAdmission: Sendable {
         bound.maxPending > 0 || bound.maxPendingPerApp > 0 || bound.maxPendingBytes > 0 || bound.maxPendingBytesPerApp > 0
     }
 
-    /// Reads the pending rows per app from the store when the last read is older than `bound.refresh`.
-    func refresh(outbox: any OutboxRepository, appIndex: @Sendable (String) -> Int?) async throws {
-        let stale = counts.withLock { counts in counts.readAt.map { ContinuousClock.now - $0 >= bound.refresh } ?? true }
+    /// Reads the pending rows per app from the store when the last read is older than `bound.refresh`, one
+    /// read at a time. Only the first read is waited for: later ones run beside the pushes, which are
+    /// admitted by the last counts (plus what this instance took since) until the new read lands, so a slow
+    /// read of a long outbox never holds a push up, and a read that fails keeps the last counts.
+    func refresh(outbox: any OutboxRepository, appIndex: @escaping @Sendable (String) -> Int?) async throws {
+        let (stale, counted) = counts.withLock { counts in
+            (counts.readAt.map { ContinuousClock.now - $0 >= bound.refresh } ?? true, counts.readAt != nil)
+        }
         guard stale else { return }
-        let task = reading.withLock { reading -> Task<[OutboxTopicDepth], any Error> in
+        let task = reading.withLock { reading -> Task<Void, any Error> in
             if let reading { return reading }
-            let task = Task { try await outbox.pendingByTopic() }
+            let task = Task { [self] in
+                defer { self.reading.withLock { $0 = nil } }
+                try await self.read(outbox: outbox, appIndex: appIndex)
+            }
             reading = task
             return task
         }
+        if !counted { try await task.value }
+    }
+
+    /// One read of the pending rows per app, taken as the counts unless a read that began later landed first.
+    private func read(outbox: any OutboxRepository, appIndex: @Sendable (String) -> Int?) async throws {
         let started = ContinuousClock.now
-        let topics: [OutboxTopicDepth]
-        do {
-            topics = try await task.value
-        } catch {
-            reading.withLock { if $0 == task { $0 = nil } }
-            throw error
-        }
-        reading.withLock { if $0 == task { $0 = nil } }
+        let topics = try await outbox.pendingByTopic()
         let unserved = apps.count
         var rows = Array(repeating: 0, count: apps.count + 1)
         for topic in topics { rows[appIndex(topic.topic) ?? unserved] += topic.depth }
