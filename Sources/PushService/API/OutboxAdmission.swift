@@ -26,8 +26,8 @@ public struct OutboxBound: Sendable, Equatable {
 ///
 /// Counting is cheap: the pending rows per topic come from the store's grouped read of its pending rows
 /// (`OutboxRepository.pendingByTopic`, through the partial indexes that hold only pending rows), at most
-/// once per `OutboxBound.refresh` and only when a push arrives, one read at a time and beside the pushes
-/// (only the first read is waited for). Between reads, the rows this instance stored (and the ones it is storing) are added to what
+/// once per `OutboxBound.refresh` (and ten times the last read's duration) and only when a push arrives,
+/// one read at a time and beside the pushes, which never wait for it. Between reads, the rows this instance stored (and the ones it is storing) are added to what
 /// was read. With several instances on one PostgreSQL database the bound is on the shared outbox: each
 /// instance reads the whole outbox's counts, so what the others stored since the last read (at most
 /// `refresh` plus one read old) is not yet counted, and the outbox may pass the bound by what they take in meanwhile.
@@ -45,6 +45,9 @@ final class OutboxAdmission: Sendable {
         /// Pending rows per app index, and of topics no app serves (last).
         var rows: [Int]
         var readAt: ContinuousClock.Instant?
+        /// How long the last read took: the next starts no sooner than ten times that after it (a read of a
+        /// long outbox then takes at most a tenth of one connection's time).
+        var readTook: Duration = .zero
         /// Rows stored by this instance since the last read.
         var added: [Int]
         /// Rows admitted and being stored.
@@ -65,7 +68,7 @@ final class OutboxAdmission: Sendable {
         let slots = apps.count + 1
         counts = PThreadLock(
             Counts(
-                rows: Array(repeating: 0, count: slots), readAt: nil, added: Array(repeating: 0, count: slots),
+                rows: Array(repeating: 0, count: slots), readAt: nil, readTook: .zero, added: Array(repeating: 0, count: slots),
                 storing: Array(repeating: 0, count: slots),
                 payloadBytes: Array(repeating: 0, count: slots), payloadRows: Array(repeating: 0, count: slots)))
     }
@@ -75,30 +78,30 @@ final class OutboxAdmission: Sendable {
         bound.maxPending > 0 || bound.maxPendingPerApp > 0 || bound.maxPendingBytes > 0 || bound.maxPendingBytesPerApp > 0
     }
 
-    /// Reads the pending rows per app from the store when the last read is older than `bound.refresh`, one
-    /// read at a time. Only the first read is waited for: later ones run beside the pushes, which are
-    /// admitted by the last counts (plus what this instance took since) until the new read lands, so a slow
-    /// read of a long outbox never holds a push up, and a read that fails keeps the last counts.
-    func refresh(outbox: any OutboxRepository, appIndex: @escaping @Sendable (String) -> Int?) async throws {
-        let (stale, counted) = counts.withLock { counts in
-            (counts.readAt.map { ContinuousClock.now - $0 >= bound.refresh } ?? true, counts.readAt != nil)
+    /// Starts a read of the pending rows per app from the store when the last one began more than
+    /// `bound.refresh` (and ten times its own duration) ago, one read at a time. No push waits for it: pushes
+    /// are admitted by the last counts plus what this instance took since (before the first read lands, by
+    /// what it took alone) until the new read lands, so a slow read of a long outbox never holds a push up,
+    /// and a read that fails keeps the last counts.
+    func refresh(outbox: any OutboxRepository, appIndex: @escaping @Sendable (String) -> Int?) {
+        let stale = counts.withLock { counts in
+            counts.readAt.map { ContinuousClock.now - $0 >= max(bound.refresh, counts.readTook * 10) } ?? true
         }
         guard stale else { return }
-        let task = reading.withLock { reading -> Task<Void, any Error> in
-            if let reading { return reading }
-            let task = Task { [self] in
+        reading.withLock { reading in
+            guard reading == nil else { return }
+            reading = Task { [self] in
                 defer { self.reading.withLock { $0 = nil } }
                 try await self.read(outbox: outbox, appIndex: appIndex)
             }
-            reading = task
-            return task
         }
-        if !counted { try await task.value }
     }
 
     /// One read of the pending rows per app, taken as the counts unless a read that began later landed first.
     private func read(outbox: any OutboxRepository, appIndex: @Sendable (String) -> Int?) async throws {
-        let started = ContinuousClock.now
+        // What this instance had stored when the read began is in it; what it stores while the read runs may
+        // not be, and stays counted (twice at worst, which errs on the side of the bound).
+        let (started, storedBefore) = counts.withLock { (ContinuousClock.now, $0.added) }
         let topics = try await outbox.pendingByTopic()
         let unserved = apps.count
         var rows = Array(repeating: 0, count: apps.count + 1)
@@ -108,8 +111,8 @@ final class OutboxAdmission: Sendable {
             if let readAt = counts.readAt, readAt > started { return }
             counts.rows = rows
             counts.readAt = started
-            // What this instance stored is in the read now; rows still being stored stay counted.
-            counts.added = counts.added.map { _ in 0 }
+            counts.readTook = ContinuousClock.now - started
+            counts.added = zip(counts.added, storedBefore).map { max(0, $0 - $1) }
         }
     }
 

@@ -104,7 +104,7 @@ extension PushAPI {
     private func admitToOutbox(_ topics: [String], payloadBytes: Int) async throws -> [(app: Int?, rows: Int)] {
         guard admission.isBounded, !topics.isEmpty else { return [] }
         let senders = self.senders
-        try await admission.refresh(outbox: outbox, appIndex: { senders.index(forTopic: $0) })
+        admission.refresh(outbox: outbox, appIndex: { senders.index(forTopic: $0) })
         var rowsByApp: [Int?: Int] = [:]
         var lastTopic: String?
         var lastApp: Int?
