@@ -41,15 +41,16 @@ struct RefusingOutbox: OutboxRepository {
 
 @Suite("outcomes and lease renewals that fail to commit")
 struct OutcomeRetryTests {
-    @Test(
-        "kept and retried: a refused renewal keeps the holds and renews them on the next try; refused outcomes are written once the store takes writes, under their claim"
-    )
-    func keptAndRetried() async throws {
+    /// Two instances on one database (a's worker writes through a store that refuses writes while
+    /// `refusing` holds), on the callers' clocks: the tests step time by hand.
+    static func fixture(refusing initially: Bool) async throws -> (
+        a: PushRepositories, b: PushRepositories, refusing: PThreadLock<Bool>, logs: LineWaiter, sender: RecordingSender,
+        metrics: ServiceMetrics, worker: OutboxWorker
+    ) {
         let url = try await PostgresTestCluster.shared().createDatabase()
-        // The test steps time by hand: shared times follow the callers' clocks.
         let a = try await PushRepositories.postgres(url: url, poolSize: 2, instanceID: "a", lease: .seconds(10), clock: .caller)
         let b = try await PushRepositories.postgres(url: url, poolSize: 2, instanceID: "b", lease: .seconds(10), clock: .caller)
-        let refusing = PThreadLock(false)
+        let refusing = PThreadLock(initially)
         let logs = LineWaiter()
         let sender = RecordingSender()
         let metrics = ServiceMetrics()
@@ -57,6 +58,14 @@ struct OutcomeRetryTests {
             outbox: RefusingOutbox(base: a.outbox, refusing: refusing), devices: a.devices,
             senders: PushSenders(production: sender, development: sender), metrics: metrics,
             logger: ServiceLogger(level: .info, sink: { logs.append($0) }), waiters: PushWaiters(), maxInFlight: 100, claimBatch: 100)
+        return (a, b, refusing, logs, sender, metrics, worker)
+    }
+
+    @Test(
+        "kept and retried: a refused renewal keeps the holds and renews them on the next try; refused outcomes are written once the store takes writes, under their claim"
+    )
+    func keptAndRetried() async throws {
+        let (a, b, refusing, logs, sender, metrics, worker) = try await Self.fixture(refusing: false)
         let t0 = Date()
         func at(_ seconds: Double) -> Date { t0.addingTimeInterval(seconds) }
         try await a.outbox.enqueue(OutboxLeaseRenewalTests.items(["x", "y", "z"]))
@@ -88,18 +97,8 @@ struct OutcomeRetryTests {
 
     @Test("an outcome written late, after another instance claimed the row again, leaves that newer claim alone")
     func lateOutcomeIsFenced() async throws {
-        let url = try await PostgresTestCluster.shared().createDatabase()
-        // b takes the row over by stepping its clock past a's lease: shared times follow the callers' clocks.
-        let a = try await PushRepositories.postgres(url: url, poolSize: 2, instanceID: "a", lease: .seconds(10), clock: .caller)
-        let b = try await PushRepositories.postgres(url: url, poolSize: 2, instanceID: "b", lease: .seconds(10), clock: .caller)
-        let refusing = PThreadLock(true)
-        let logs = LineWaiter()
-        let sender = RecordingSender()
-        let metrics = ServiceMetrics()
-        let worker = OutboxWorker(
-            outbox: RefusingOutbox(base: a.outbox, refusing: refusing), devices: a.devices,
-            senders: PushSenders(production: sender, development: sender), metrics: metrics,
-            logger: ServiceLogger(level: .info, sink: { logs.append($0) }), waiters: PushWaiters(), maxInFlight: 100, claimBatch: 100)
+        // b takes the row over by stepping its clock past a's lease.
+        let (a, b, refusing, logs, sender, metrics, worker) = try await Self.fixture(refusing: true)
         try await a.outbox.enqueue(OutboxLeaseRenewalTests.items(["p", "q"]))
         await worker.start(tick: .seconds(3_600), leaseRenewal: .seconds(3_600))
         try await sender.waitForSent(2)

@@ -11,7 +11,7 @@ import PushStore
 /// is lost across restarts.
 public actor OutboxWorker {
     let outbox: any OutboxRepository
-    private let devices: any DeviceRepository
+    let devices: any DeviceRepository
     let senders: PushSenders
     let metrics: ServiceMetrics
     let logger: ServiceLogger
@@ -281,54 +281,5 @@ public actor OutboxWorker {
     /// doubling, at most 2 s (a full disk or a database away for a while costs one write every 2 s).
     static func completeRetryDelay(after failures: Int) -> Duration {
         min(.milliseconds(50 << min(max(failures - 1, 0), 6)), .seconds(2))
-    }
-
-    private func account(_ result: APNSDeliveryResult, app: String, item: OutboxItem, state: OutboxState?) async {
-        switch result {
-        case .accepted:
-            metrics.recordPush(app: app, outcome: "accepted", reason: "")
-            logger.debug("push.accepted", [("id", item.id), ("push_id", item.pushID)])
-        case .rejected(let rejection) where !rejection.reason.isRetryable:
-            metrics.recordPush(app: app, outcome: "rejected", reason: rejection.reason.rawValue)
-            logger.info(
-                "push.rejected",
-                [
-                    ("id", item.id), ("push_id", item.pushID), ("app", app), ("status", "\(rejection.status)"),
-                    ("reason", rejection.reason.rawValue),
-                ])
-            if rejection.reason.invalidatesToken, case .device(let token) = item.target {
-                await invalidate(token, topic: item.topic, rejection: rejection)
-            }
-        case .rejected, .failed:
-            let outcome = state == .failed ? "failed" : "retry"
-            let reason = result.storedReason?.rawValue ?? ""
-            metrics.recordPush(app: app, outcome: outcome, reason: reason)
-            if outcome == "retry" {
-                switch result {
-                case .failed(let error): metrics.recordResend(cause: error.isSafeToRetry ? "not_sent" : "outcome_unknown")
-                default: metrics.recordResend(cause: "retryable_rejection")
-                }
-            }
-            var fields = [
-                ("id", item.id), ("status", result.status.map(String.init) ?? "-"),
-                ("reason", reason), ("attempts", "\(item.attempts)"),
-            ]
-            if case .failed(let error) = result { fields.append(("transport", error.kind.rawValue)) }
-            logger.log(outcome == "failed" ? .warning : .debug, "push.\(outcome)", fields)
-        }
-    }
-
-    private func invalidate(_ token: DeviceToken, topic: String, rejection: APNSRejection) async {
-        do {
-            let changed = try await devices.invalidate(
-                token: token, topic: topic,
-                reason: rejection.reason, at: rejection.timestamp ?? Date())
-            if changed {
-                metrics.recordTokenInvalidated(reason: rejection.reason.rawValue)
-                logger.info("device.invalidated", [("topic", topic), ("reason", rejection.reason.rawValue)])
-            }
-        } catch {
-            logger.error("device.invalidate_failed", [("error", "\(error)")])
-        }
     }
 }
