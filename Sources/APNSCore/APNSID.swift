@@ -19,6 +19,12 @@ public struct APNSID: Hashable, Sendable, RawRepresentable, CustomStringConverti
         self.rawValue = rawValue
     }
 
+    /// The id `rawValue`, which the caller made with ``format(high:low:)`` (the outbox's derived ids): not
+    /// checked again.
+    package init(formatted rawValue: String) {
+        self.rawValue = rawValue
+    }
+
     /// The text.
     public var description: String {
         rawValue

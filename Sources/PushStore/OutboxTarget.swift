@@ -20,6 +20,12 @@ public enum OutboxTarget: Sendable, Hashable, CustomStringConvertible {
         return nil
     }
 
+    /// Whether this is a channel (broadcast) target.
+    public var isChannel: Bool {
+        if case .channel = self { return true }
+        return false
+    }
+
     /// `device <hex>` or `channel <id>`.
     public var description: String {
         switch self {

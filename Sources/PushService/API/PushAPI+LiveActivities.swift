@@ -86,11 +86,12 @@ extension PushAPI {
         let downgraded = try await spendPriorityBudget(live, activityID: activityID, now: now)
         if downgraded { live.priority = .consideringDevicePower }
         let pushID = OutboxID.make()
-        let items = tokens.map { token in
+        var random = BulkRandom()
+        let items = zip(tokens, OutboxID.makeDerived(count: tokens.count, at: now, using: &random)).map { token, id in
             OutboxItem(
-                pushID: pushID, token: token.token, topic: Self.liveActivityTopic(token.topic),
+                id: id.id, pushID: pushID, token: token.token, topic: Self.liveActivityTopic(token.topic),
                 pushType: .liveactivity, payload: payload, environment: token.environment, priority: live.priority,
-                apnsID: APNSID.random(), now: now)
+                apnsID: id.apnsID, now: now)
         }
         let waitID = wait ? await waiters.register(rowIDs: items.map(\.id)) : nil
         do {

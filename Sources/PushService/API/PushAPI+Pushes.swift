@@ -43,15 +43,18 @@ extension PushAPI {
             let now = Date()
             var random = BulkRandom()
             let expiration = push.expiration.map { APNSExpiration.at(epochSeconds: Int64($0)) } ?? .none
+            // The notifications' ids are positions in the push (`OutboxID.makeDerived`), each sent as its
+            // own apns-id: the store writes the push once, not a row per device.
+            let ids = OutboxID.makeDerived(count: targets.count, at: now, using: &random)
             var items: [OutboxItem] = []
             items.reserveCapacity(targets.count)
-            for target in targets {
+            for (target, id) in zip(targets, ids) {
                 items.append(
                     OutboxItem(
-                        id: OutboxID.make(at: now, using: &random), pushID: pushID, token: target.token, topic: target.topic,
+                        id: id.id, pushID: pushID, token: target.token, topic: target.topic,
                         pushType: push.pushType, payload: push.payload, environment: target.environment,
                         priority: push.priority, expiration: expiration, collapseID: push.collapseID,
-                        apnsID: APNSID.random(using: &random), now: now))
+                        apnsID: id.apnsID, now: now))
             }
             let waitID = wait ? await waiters.register(rowIDs: items.map(\.id)) : nil
             do {
