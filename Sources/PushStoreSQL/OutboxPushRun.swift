@@ -39,7 +39,8 @@ struct OutboxPushRun: Equatable {
         var start = 0
         while start < items.count {
             let (base, index) = key(of: items[start].id)
-            let end = base == items[start].id && index == 0 && OutboxID.bits(of: base) == nil
+            let end =
+                base == items[start].id && index == 0 && OutboxID.bits(of: base) == nil
                 ? start + 1 : runEnd(items, from: start, index: index)
             let first = items[start]
             let column: String?
