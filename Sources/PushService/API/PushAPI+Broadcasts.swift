@@ -40,12 +40,15 @@ extension PushAPI {
                     status: 422, code: "invalid_broadcast", message: "APNs would refuse this broadcast: \(rejection.reason.rawValue)")
             }
         }
-        let waitID = wait ? await waiters.register(rowIDs: [item.id]) : nil
-        do {
-            try await writer.enqueue([item])
-        } catch {
-            if let waitID { await waiters.finish(waitID) }
-            throw error
+        let waitID = try await withOutboxRoom([channel.topic], payloadBytes: broadcast.payload.count) {
+            let waitID = wait ? await waiters.register(rowIDs: [item.id]) : nil
+            do {
+                try await writer.enqueue([item])
+            } catch {
+                if let waitID { await waiters.finish(waitID) }
+                throw error
+            }
+            return waitID
         }
         metrics.recordEnqueued(1)
         logger.info("broadcast.enqueued", [("push_id", pushID), ("channel_id", channel.id.rawValue)])

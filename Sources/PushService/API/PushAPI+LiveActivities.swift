@@ -83,22 +83,27 @@ extension PushAPI {
         }
         try requireTokenAuth(topics: tokens.map(\.topic))
         try admitNotifications(tokens.count, key: key)
-        let downgraded = try await spendPriorityBudget(live, activityID: activityID, now: now)
-        if downgraded { live.priority = .consideringDevicePower }
-        let pushID = OutboxID.make()
-        var random = BulkRandom()
-        let items = zip(tokens, OutboxID.makeDerived(count: tokens.count, at: now, using: &random)).map { token, id in
-            OutboxItem(
-                id: id.id, pushID: pushID, token: token.token, topic: Self.liveActivityTopic(token.topic),
-                pushType: .liveactivity, payload: payload, environment: token.environment, priority: live.priority,
-                apnsID: id.apnsID, now: now)
-        }
-        let waitID = wait ? await waiters.register(rowIDs: items.map(\.id)) : nil
-        do {
-            try await writer.enqueue(items)
-        } catch {
-            if let waitID { await waiters.finish(waitID) }
-            throw error
+        // Room in the outbox first: a refused event spends no priority-10 budget.
+        let topics = tokens.map { Self.liveActivityTopic($0.topic) }
+        let (pushID, items, waitID, downgraded) = try await withOutboxRoom(topics, payloadBytes: payload.count) {
+            let downgraded = try await spendPriorityBudget(live, activityID: activityID, now: now)
+            if downgraded { live.priority = .consideringDevicePower }
+            let pushID = OutboxID.make()
+            var random = BulkRandom()
+            let items = zip(tokens, OutboxID.makeDerived(count: tokens.count, at: now, using: &random)).map { token, id in
+                OutboxItem(
+                    id: id.id, pushID: pushID, token: token.token, topic: Self.liveActivityTopic(token.topic),
+                    pushType: .liveactivity, payload: payload, environment: token.environment, priority: live.priority,
+                    apnsID: id.apnsID, now: now)
+            }
+            let waitID = wait ? await waiters.register(rowIDs: items.map(\.id)) : nil
+            do {
+                try await writer.enqueue(items)
+            } catch {
+                if let waitID { await waiters.finish(waitID) }
+                throw error
+            }
+            return (pushID, items, waitID, downgraded)
         }
         metrics.recordEnqueued(items.count)
         logger.info("live_activity.enqueued", [("activity_id", activityID), ("event", live.event.rawValue), ("push_id", pushID)])

@@ -102,51 +102,6 @@ extension PushAPI {
             low: (low & 0x3fff_ffff_ffff_ffff) | 0x8000_0000_0000_0000)
     }
 
-    /// Takes room in the outbox for rows of `topics` (one per notification) of `payloadBytes` each, per app;
-    /// throws 503 `outbox_full` (nothing taken) when the outbox's bound would be passed.
-    private func admitToOutbox(_ topics: [String], payloadBytes: Int) async throws -> [(app: Int?, rows: Int)] {
-        guard admission.isBounded, !topics.isEmpty else { return [] }
-        let senders = self.senders
-        admission.refresh(outbox: outbox, appIndex: { senders.index(forTopic: $0) })
-        var rowsByApp: [Int?: Int] = [:]
-        var lastTopic: String?
-        var lastApp: Int?
-        for topic in topics {
-            if topic != lastTopic {
-                lastTopic = topic
-                lastApp = senders.index(forTopic: topic)
-            }
-            rowsByApp[lastApp, default: 0] += 1
-        }
-        var taken: [(app: Int?, rows: Int)] = []
-        for (app, rows) in rowsByApp {
-            if let refusal = admission.admit(app: app, rows: rows, payloadBytes: payloadBytes) {
-                for (app, rows) in taken { admission.finished(app: app, rows: rows, stored: false) }
-                throw outboxFull(refusal)
-            }
-            taken.append((app, rows))
-        }
-        return taken
-    }
-
-    private func outboxFull(_ refusal: OutboxAdmission.Refusal) -> APIError {
-        let (what, app, pending, limit): (String, String?, Int, Int)
-        switch refusal {
-        case .rows(let name, let count, let bound): (what, app, pending, limit) = ("rows", name, count, bound)
-        case .bytes(let name, let count, let bound): (what, app, pending, limit) = ("bytes", name, count, bound)
-        }
-        metrics.recordOutboxRefusal(app: app ?? "", limit: what)
-        let scope = app.map { "app \($0)'s notifications" } ?? "the outbox"
-        let unit = what == "rows" ? "notifications" : "payload bytes"
-        return APIError(
-            status: 503, code: "outbox_full",
-            message: "\(scope) hold \(pending) pending \(unit), and this push would pass the bound of \(limit); retry later",
-            retryAfterSeconds: Int((Self.outboxFullRetryAfter / .seconds(1)).rounded(.up)))
-    }
-
-    /// `Retry-After` of a push refused by the outbox bound.
-    static let outboxFullRetryAfter: Duration = .seconds(5)
-
     /// Pushes with at least this many rows are enqueued in their own transaction.
     static let directEnqueueRows = 1_000
 
