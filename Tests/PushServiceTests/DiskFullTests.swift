@@ -1,6 +1,7 @@
 import APNSMock
 import Foundation
 import JSON
+import PushHTTP
 import PushService
 import TestSupport
 import Testing
@@ -81,7 +82,10 @@ struct DiskFullTests {
             let arrivals = LineWaiter()
             let harness = try await ServiceHarness.start(
                 logger: ServiceLogger(level: .info, sink: { logs.append($0) }), directory: filesystem.path + "/data",
-                configure: { $0.waitTimeout = .seconds(30) },
+                configure: {
+                    $0.waitTimeout = .seconds(30)
+                    $0.consoleSessionSecret = "console-secret-for-tests-0123456789"
+                },
                 configureMock: {
                     // Answers come a second after the requests: the disk fills in between.
                     $0.latency = .fixed(.seconds(1))
@@ -102,6 +106,19 @@ struct DiskFullTests {
                 #expect(refused.errorCode == "storage_full")
                 #expect(refused.headers["retry-after"] == "5")
             }
+            // The console's send form is refused the same way, on the form, not with a 500.
+            let visit = ConsoleVisit(harness.server)
+            await visit.signIn(ServiceHarness.apiKey)
+            let form = await visit.request("GET", "/console/send")
+            let sent = await visit.request(
+                "POST", "/console/send",
+                form: [
+                    ("csrf", ConsoleVisit.csrf(form) ?? ""), ("target", "token"), ("token", ServiceHarness.randomToken()),
+                    ("title", "walk?"), ("environment", "development"),
+                ])
+            #expect(sent.status == 503, "\(sent.status) \(sent.text.prefix(300))")
+            #expect(sent.text.contains("storage_full"))
+            #expect(sent.headers.contains { $0.name == "Retry-After" && $0.value == "5" })
             let health = try await client.send("GET", "/healthz")
             #expect(health.status == 503)
             #expect(health.json?["status"]?.stringValue == "storage_full")

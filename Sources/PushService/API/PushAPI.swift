@@ -126,15 +126,22 @@ public struct PushAPI: Sendable {
     func run(_ route: APIRoute, _ request: APIRequest) async -> HTTPResponse {
         do {
             return try await route.handler(request)
-        } catch let error as APIError {
-            return error.response
-        } catch let error as PushStoreError {
-            return Self.apiError(error).response
-        } catch let error as MatchError {
-            return Self.apiError(error).response
         } catch {
+            if let known = Self.apiError(known: error) { return known.response }
             logger.error("http.internal_error", [("route", route.operation), ("error", "\(error)")])
             return APIError(status: 500, code: "internal", message: "internal error").response
+        }
+    }
+
+    /// The answer to an error a handler threw, as the REST API and the console give it: API errors as they
+    /// are, store and match errors mapped (a full disk 503 `storage_full`, an unreachable database 503
+    /// `database_unavailable`, both with `Retry-After`); nil for any other error (a 500, logged).
+    static func apiError(known error: any Error) -> APIError? {
+        switch error {
+        case let error as APIError: error
+        case let error as PushStoreError: apiError(error)
+        case let error as MatchError: apiError(error)
+        default: nil
         }
     }
 

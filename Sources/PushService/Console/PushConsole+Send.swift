@@ -64,8 +64,13 @@ extension PushConsole {
         let response: HTTPResponse
         do {
             response = try await api.createPush(request)
-        } catch let error as APIError {
-            return sendPage(visitor, fields, error: "\(error.code): \(error.message)", status: error.status).response
+        } catch {
+            // Refusals come back on the form, as the REST API gives them (a full disk: 503 storage_full with
+            // Retry-After); anything else is the console's 500 page.
+            guard let refusal = PushAPI.apiError(known: error) else { throw error }
+            var page = sendPage(visitor, fields, error: "\(refusal.code): \(refusal.message)", status: refusal.status).response
+            if let seconds = refusal.retryAfterSeconds { page.headers.append(("Retry-After", "\(seconds)")) }
+            return page
         }
         guard let pushID = (try? JSONValue.parse(response.body))?["push_id"]?.stringValue else {
             return sendPage(visitor, fields, error: "the push was not accepted (status \(response.status))", status: 500).response

@@ -153,18 +153,17 @@ struct PushConsole: Sendable {
         }
     }
 
-    /// An error thrown by a page or form as a page: API errors with their status and message, store errors
-    /// as the REST API maps them, anything else 500 (and logged).
+    /// An error thrown by a page or form as a page: API, store and match errors as the REST API answers
+    /// them (`PushAPI.apiError(known:)`: status, code, message and `Retry-After`), anything else 500 (and
+    /// logged).
     func failure(_ error: any Error, visitor: ConsoleVisitor) -> HTTPResponse {
-        let apiError: APIError
-        switch error {
-        case let error as APIError: apiError = error
-        case let error as PushStoreError: apiError = PushAPI.apiError(error)
-        default:
+        guard let apiError = PushAPI.apiError(known: error) else {
             api.logger.error("console.internal_error", [("error", "\(error)")])
-            apiError = APIError(status: 500, code: "internal", message: "internal error")
+            return message(status: 500, title: "Error", text: "internal: internal error", visitor: visitor)
         }
-        return message(status: apiError.status, title: "Error", text: "\(apiError.code): \(apiError.message)", visitor: visitor)
+        var response = message(status: apiError.status, title: "Error", text: "\(apiError.code): \(apiError.message)", visitor: visitor)
+        if let seconds = apiError.retryAfterSeconds { response.headers.append(("Retry-After", "\(seconds)")) }
+        return response
     }
 
     // MARK: Sign-in
