@@ -142,7 +142,7 @@ if a.mock_latency_ms is not None:
     answer = control.getresponse()
     knobs = json.loads(answer.read() or b"{}")
     control.close()
-    if answer.status != 200 or knobs.get("latency_ms") != a.mock_latency_ms:
+    if answer.status != 200 or knobs.get("latency_ms") != (a.mock_latency_ms or None):   # 0 turns the knob off
         fail(f"the embedded mock's latency knob was not set: PATCH /knobs answered {answer.status} {knobs}")
 
 local = threading.local()
