@@ -173,7 +173,8 @@ bench: deps
 	./bench/run.sh
 
 ## bench-profile: perf profile of B1 (our client alone) into bench/profile-B1.txt and a flame graph, bench/profile-B1.svg
-## (PROFILE_ARGS="--batch 100" for send(batch:))
+## (PROFILE_ARGS="--batch 100" for send(batch:)); PROFILE_CASE=B7: push-server during a B7 run (embedded mock
+## included), with its samples by stage, into bench/profile-B7.txt and bench/profile-B7.svg
 bench-profile: deps
 	./bench/profile.sh
 
