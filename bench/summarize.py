@@ -439,7 +439,8 @@ def budget_section():
             lines.append(f"| service total (without the mock) | {service:.1f} | {1 - share:.1%} |")
         note = f" ({STAGE_NOTES[stage]})" if stage in STAGE_NOTES else ""
         lines.append(f"| {stage}{note} | {us:.1f} | {share:.1%} |")
-    lines.append(f"| B1: the client alone (whole process) | {fmt(client, '', 1)} | |")
+    lines.append(f"| B1: the client alone (whole process) | "
+                 f"{fmt(client, '', 1) if 'B1.client' in cases else 'n/a (B1 not in this selection)'} | |")
     times = None if not client or not client["median"] else service / client["median"]
     figures["service_over_client"] = times
     lines.append(f"| service total / the client alone | {fr(times, 1)} | |")

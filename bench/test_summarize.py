@@ -174,6 +174,12 @@ class SummarizeTests(unittest.TestCase):
         names = [line[2:].split(" | ")[0].split(" (")[0] for line in table if not line.startswith("| service total")]
         self.assertEqual(names, stages.ORDER)
 
+    def test_the_b7_selection_has_its_budget_without_b1(self):
+        code, data, md = self.summarize(raw_lines("b7"), selection="b7")
+        self.assertEqual(code, 0, md)
+        self.assertIn("| B1: the client alone (whole process) | n/a (B1 not in this selection) | |", md)
+        self.assertIsNone(data["budget"]["service_over_client"])
+
     def test_a_budget_without_perf_is_skipped_and_the_run_invalid(self):
         lines = raw_lines(drop={"B7.budget"}) + ['B7.budget\tskip\t{"skipped":"perf not installed (linux-perf)"}']
         code, data, md = self.summarize(lines)
