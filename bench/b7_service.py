@@ -12,8 +12,7 @@ Latency basis: the API returns no per-notification creation time, so a notificat
 moment its POST's 202 answer arrived; its APNs accept time is the `updated_at` of its terminal row.
 
 --rate paces the posts (open loop, B7H): post k goes out at k * batch / rate seconds after the start, whatever
-the answers to the earlier ones; a run whose posts fell behind that schedule by more than a tenth of the rate
-is an error. --mock-latency-ms sets the embedded mock's latency knob (its control API, PATCH /knobs) before the
+the answers to the earlier ones; a run whose posts went out at under nine tenths of the rate is an error. --mock-latency-ms sets the embedded mock's latency knob (its control API, PATCH /knobs) before the
 start. --perf-record runs `perf record` attached to push-server from the start until every notification is
 answered (the budget case and `PROFILE_CASE=B7 make bench-profile`).
 """
@@ -412,8 +411,9 @@ if states.get("accepted", 0) != a.n:
     result["first_error"] = f"not all accepted: {states}"
 elif perf_error or pace_error:
     result["first_error"] = perf_error or pace_error
-elif a.mock_latency_ms and (pct(0.50) or 0) < a.mock_latency_ms:
-    # Every answer comes at least the knob's latency after its request: a median below it means the knob did not hold.
-    result["first_error"] = f"p50 {pct(0.50):.0f} ms is below the mock's latency of {a.mock_latency_ms:g} ms"
+elif a.mock_latency_ms and (pct(0.50) or 0) < a.mock_latency_ms / 2:
+    # Every answer comes at least the knob's latency after its request (less the time the 202 took to arrive, as
+    # the worker may send before it does): a median under half of it means the knob did not hold.
+    result["first_error"] = f"p50 {pct(0.50):.0f} ms is under half the mock's latency of {a.mock_latency_ms:g} ms"
 shutil.rmtree(data_dir, ignore_errors=True)
 print(json.dumps(result))
