@@ -10,6 +10,9 @@ TOOLS := h2load nghttpd nghttp curl openssl python3 java javac prometheus promto
 DEP_FILES := /usr/share/java/junit-platform-console-standalone.jar
 # pushctl's completion tests run zsh; its --output yaml tests read the YAML back with Python's yaml.
 DEB_PACKAGES += zsh python3-yaml
+# make bench's B7.budget and make bench-profile sample with perf (a bench without it is invalid).
+DEB_PACKAGES += linux-perf
+TOOLS += perf
 # make cluster and the cluster tests put haproxy in front of several push-server instances.
 DEB_PACKAGES += haproxy
 TOOLS += haproxy
