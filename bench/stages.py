@@ -170,7 +170,7 @@ def main(argv):
         with open(argv[2]) as f:
             print(table(f.readlines(), float(argv[3]) if len(argv) == 4 else None))
         return 0
-    print(__doc__.split("usage:")[1].strip() and "usage: see bench/stages.py", file=sys.stderr)
+    print("usage:" + __doc__.split("usage:")[1].rstrip(), file=sys.stderr)
     return 2
 
 
