@@ -10,6 +10,9 @@ TOOLS := h2load nghttpd nghttp curl openssl python3 java javac prometheus promto
 DEP_FILES := /usr/share/java/junit-platform-console-standalone.jar
 # pushctl's completion tests run zsh; its --output yaml tests read the YAML back with Python's yaml.
 DEB_PACKAGES += zsh python3-yaml
+# make bench's B7.budget and make bench-profile sample with perf (a bench without it is invalid).
+DEB_PACKAGES += linux-perf
+TOOLS += perf
 # make cluster and the cluster tests put haproxy in front of several push-server instances.
 DEB_PACKAGES += haproxy
 TOOLS += haproxy
@@ -173,7 +176,8 @@ bench: deps
 	./bench/run.sh
 
 ## bench-profile: perf profile of B1 (our client alone) into bench/profile-B1.txt and a flame graph, bench/profile-B1.svg
-## (PROFILE_ARGS="--batch 100" for send(batch:))
+## (PROFILE_ARGS="--batch 100" for send(batch:)); PROFILE_CASE=B7: push-server during a B7 run (embedded mock
+## included), with its samples by stage, into bench/profile-B7.txt and bench/profile-B7.svg
 bench-profile: deps
 	./bench/profile.sh
 

@@ -10,6 +10,11 @@ RSS and CPU sampled every --bin seconds over the run.
 
 Latency basis: the API returns no per-notification creation time, so a notification's API accept time is the
 moment its POST's 202 answer arrived; its APNs accept time is the `updated_at` of its terminal row.
+
+--rate paces the posts (open loop, B7H): post k goes out at k * batch / rate seconds after the start, whatever
+the answers to the earlier ones; a run whose posts went out at under nine tenths of the rate is an error. --mock-latency-ms sets the embedded mock's latency knob (its control API, PATCH /knobs) before the
+start. --perf-record runs `perf record` attached to push-server from the start until every notification is
+answered (the budget case and `PROFILE_CASE=B7 make bench-profile`).
 """
 import argparse
 import concurrent.futures
@@ -17,6 +22,7 @@ import datetime
 import http.client
 import json
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -43,7 +49,16 @@ p.add_argument("--complete-by", choices=["rows", "metrics"], default="rows",
 p.add_argument("--max-outstanding", type=int, default=None,
                help="with --complete-by metrics: post the next batch only while fewer notifications than this are "
                     "posted but unanswered (a steady load the service keeps up with, instead of one burst)")
+p.add_argument("--rate", type=float, default=None,
+               help="open loop: post a batch every batch/rate seconds, whatever the earlier posts' answers (B7H)")
+p.add_argument("--mock-latency-ms", type=float, default=None,
+               help="the embedded mock answers every request this late (its control API's latency_ms knob)")
+p.add_argument("--perf-record", default=None,
+               help="a `perf record ...` command (without -p): attached to push-server from the start until every "
+                    "notification is answered, then stopped with SIGINT")
 a = p.parse_args()
+if a.rate is not None and a.max_outstanding:
+    p.error("--rate and --max-outstanding pace the posts in two ways: give one")
 
 KEY = "K"
 HEADERS = {"Authorization": f"Bearer {KEY}", "Content-Type": "application/json"}
@@ -105,6 +120,30 @@ for _ in range(300):
 if not port:
     fail("push-server did not print 'listening on': " + open(err_path).read()[-300:])
 
+
+def control_url():
+    """The control API of the main app's embedded mock (the app a push without a topic goes to), from the
+    banner: `mock control APIs: sniffmeet http://127.0.0.1:N, dogwalk http://...`."""
+    for line in open(out_path).read().splitlines():
+        if line.startswith("mock control APIs: "):
+            return line.split(": ", 1)[1].split(",")[0].split()[1]
+    return None
+
+
+if a.mock_latency_ms is not None:
+    url = control_url()
+    if not url:
+        fail("push-server printed no control API of its embedded mock")
+    host, control_port = url.removeprefix("http://").rstrip("/").split(":")
+    control = http.client.HTTPConnection(host, int(control_port), timeout=10)
+    control.request("PATCH", "/knobs", body=json.dumps({"latency_ms": a.mock_latency_ms}),
+                    headers={"Content-Type": "application/json"})
+    answer = control.getresponse()
+    knobs = json.loads(answer.read() or b"{}")
+    control.close()
+    if answer.status != 200 or knobs.get("latency_ms") != (a.mock_latency_ms or None):   # 0 turns the knob off
+        fail(f"the embedded mock's latency knob was not set: PATCH /knobs answered {answer.status} {knobs}")
+
 local = threading.local()
 
 
@@ -136,7 +175,12 @@ for start in range(0, a.n, a.batch):
                               "alert": {"title": "t", "body": "b"}}).encode())
 
 
-def post(body):
+sent_at = []   # (scheduled, actual) send time of each paced post
+
+
+def post(body, scheduled=None):
+    if scheduled is not None:
+        sent_at.append((scheduled, time.time()))
     status, data = request("POST", "/v1/pushes", body)
     accepted_at = time.time()
     if status != 202:
@@ -168,6 +212,25 @@ def sample():
             return
 
 
+perf = None
+if a.perf_record:
+    perf = subprocess.Popen(shlex.split(a.perf_record) + ["-p", str(server.pid)], stdout=subprocess.DEVNULL,
+                            stderr=open(os.path.join(a.work, f"perf-{os.getpid()}.err"), "w"))
+
+
+def stop_perf():
+    """Stops perf record (SIGINT: it writes its data and exits) and waits for it; an error when it failed."""
+    if perf is None or perf.poll() is not None:
+        return None if perf is None or perf.returncode in (0, -signal.SIGINT) else f"perf record exited {perf.returncode}"
+    perf.send_signal(signal.SIGINT)
+    try:
+        code = perf.wait(120)
+    except subprocess.TimeoutExpired:
+        perf.kill()
+        return "perf record did not stop"
+    return None if code in (0, -signal.SIGINT) else f"perf record exited {code}"
+
+
 cpu0 = cpu_seconds(server.pid)
 t0 = time.time()
 sampler = threading.Thread(target=sample, daemon=True)
@@ -197,7 +260,15 @@ def wait_until_answered(deadline):
 
 try:
     with concurrent.futures.ThreadPoolExecutor(a.parallel) as pool:
-        if a.max_outstanding:
+        if a.rate:
+            # Open loop: each post at its time on the schedule, in the pool's threads, answered or not.
+            futures = []
+            for k, body in enumerate(bodies):
+                scheduled = t0 + k * a.batch / a.rate
+                time.sleep(max(0.0, scheduled - time.time()))   # pacing to a schedule, not a wait for an event
+                futures.append(pool.submit(post, body, scheduled))
+            accepted = [f.result() for f in futures]
+        elif a.max_outstanding:
             futures, posted = [], 0
             for body in bodies:
                 while posted - answered_count() > a.max_outstanding - a.batch:
@@ -211,10 +282,29 @@ except Exception as error:
     fail(f"{type(error).__name__}: {error}")
 t_posted = time.time()
 
+perf_error = None
+
+
+def pacing():
+    """With --rate: the rate the posts went out at (first to last post sent) and their worst lag behind the
+    schedule, and an error when they fell behind it (the load generator could not keep the pace)."""
+    if not a.rate or len(sent_at) < 2:
+        return {}, None
+    sent = sorted(t for _, t in sent_at)
+    offered = (len(sent) - 1) * a.batch / (sent[-1] - sent[0]) if sent[-1] > sent[0] else None
+    figures = {"target_rate": a.rate, "offered_rate": offered,
+               "max_send_lag_ms": round(max(t - s for s, t in sent_at) * 1000, 1)}
+    if offered is None or offered < 0.9 * a.rate:
+        return figures, f"the posts fell behind their schedule: {offered or 0:,.0f}/s offered of {a.rate:,.0f}/s"
+    return figures, None
+
+
 def end_of_run():
     """Stops the sampler and reads push-server's CPU since the start, peak RSS and database size, then stops it."""
     sampling.set()
     sampler.join()
+    global perf_error
+    perf_error = stop_perf()
     figures = (cpu_seconds(server.pid) - cpu0, vm(server.pid, "VmHWM"), db_mb())
     stop()
     return figures
@@ -229,8 +319,12 @@ if a.complete_by == "metrics":
     result.update(post_s=round(t_posted - t0, 3), peak_rss_mb=peak_rss, db_mb=round(size, 1),
                   retention_s=a.retention_s, batch=a.batch, parallel=a.parallel,
                   rss_mb_by_tenth=[round(s[1] or 0, 1) for s in samples[:: max(1, len(samples) // 10)]])
+    paced, pace_error = pacing()
+    result.update(paced)
     if sum(counts.values()) < a.n:
         result["error"] = f"timeout: {sum(counts.values())} of {a.n} answered after {a.timeout:.0f} s"
+    elif perf_error or pace_error:
+        result["error"] = perf_error or pace_error
     shutil.rmtree(data_dir, ignore_errors=True)
     print(json.dumps(result))
     sys.exit(0 if "error" not in result and "first_error" not in result else 1)
@@ -309,7 +403,17 @@ result = {
     "batch": a.batch, "parallel": a.parallel, "timeline": timeline,
     "latency_basis": "POST 202 arrival -> updated_at of terminal row (API has no per-notification creation time)",
 }
+paced, pace_error = pacing()
+result.update(paced)
+if a.mock_latency_ms is not None:
+    result["mock_latency_ms"] = a.mock_latency_ms
 if states.get("accepted", 0) != a.n:
     result["first_error"] = f"not all accepted: {states}"
+elif perf_error or pace_error:
+    result["first_error"] = perf_error or pace_error
+elif a.mock_latency_ms and (pct(0.50) or 0) < a.mock_latency_ms / 2:
+    # Every answer comes at least the knob's latency after its request (less the time the 202 took to arrive, as
+    # the worker may send before it does): a median under half of it means the knob did not hold.
+    result["first_error"] = f"p50 {pct(0.50):.0f} ms is under half the mock's latency of {a.mock_latency_ms:g} ms"
 shutil.rmtree(data_dir, ignore_errors=True)
 print(json.dumps(result))

@@ -3,7 +3,7 @@
 # Each case: one warm-up run, then RUNS measured runs (median, min-max). Goals are printed, never enforced.
 # Then bench/charts.py draws bench/*.svg from bench/results.json (matplotlib in bench/venv).
 # Knobs: BENCH_N (B1 notifications, 200000), BENCH_RUNS (3), BENCH_QUICK=1 (n/10 everywhere), BENCH_ONLY=cluster
-#        (B8, B9 and the PostgreSQL cases B10, B11, B9 across instances only), BENCH_ONLY=b7 (B7 and B7L only),
+#        (B8, B9 and the PostgreSQL cases B10, B11, B9 across instances only), BENCH_ONLY=b7 (B7, B7.budget, B7H, B7L only),
 #        BENCH_B7L_RUNS (measured runs of each B7L size, 1), BENCH_SCRATCH (a --scratch-path for swift build; default .build).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -123,7 +123,7 @@ h2() {  # h2 LABEL PORT N BODY [SERVER_PID]: with SERVER_PID, the server's CPU o
 }
 
 # BENCH_ONLY=cluster: only B8 (the SQLite baseline) and the PostgreSQL cases of bench/cluster.sh;
-# BENCH_ONLY=b7: only the service cases B7 and B7L. bench/bench_cases.py lists the cases of each selection.
+# BENCH_ONLY=b7: only the service cases B7, B7.budget, B7H and B7L. bench/bench_cases.py lists the cases of each selection.
 if [ -z "$ONLY" ]; then
 for size in 100 256 1024 4096; do "$BIN" payload --payload-bytes $size --out "$WORK/body$size"; done
 
@@ -256,6 +256,48 @@ if [ -n "$SERVER_BIN" ] && [ -x "$SERVER_BIN" ]; then
 else
     printf 'B7\tskip\t{"skipped":"push-server not built"}\n' >> "$RAW"
     say "B7: skipped (push-server not built)"
+fi
+
+say "== B7.budget one more B7 run under perf record: push-server's samples by stage (bench/stages.py)"
+# The same load as B7, profiled (DWARF stacks: libsqlite3, libnghttp2 and libc keep no frame pointers) from
+# the first post until /metrics counts every notification answered; each stage's share of the samples times
+# that run's server CPU per notification. Without a usable perf the case is skipped, which makes the run invalid.
+budget_run() {
+    local data=$WORK/b7-budget.perf line
+    line=$(timeout 300 python3 bench/b7_service.py --server "$SERVER_BIN" --work "$WORK" -n "$N_B7" --batch 5000 \
+        --parallel 4 --timeout 240 --complete-by metrics \
+        --perf-record "perf record -q -F 999 --call-graph dwarf,16384 -o $data" | tail -n 1)
+    [ -n "$line" ] && python3 bench/stages.py fold "$data" > "$WORK/b7-budget.folded" &&
+        python3 bench/stages.py budget "$WORK/b7-budget.folded" "$line"
+    rm -f "$data"
+}
+if [ -z "$SERVER_BIN" ] || [ ! -x "$SERVER_BIN" ]; then
+    printf 'B7.budget\tskip\t{"skipped":"push-server not built"}\n' >> "$RAW"
+elif ! command -v perf > /dev/null; then
+    printf 'B7.budget\tskip\t{"skipped":"perf not installed (linux-perf)"}\n' >> "$RAW"
+    say "   B7.budget skipped: perf not installed"
+elif ! perf record -q -g -o "$WORK/probe.perf" -- true > /dev/null 2> "$WORK/perf-probe.err"; then
+    printf 'B7.budget\tskip\t%s\n' "$(python3 -c 'import json, sys; print(json.dumps({"skipped": "perf record not permitted: " + sys.argv[1]}))' \
+        "$(tail -n 1 "$WORK/perf-probe.err")")" >> "$RAW"
+    say "   B7.budget skipped: perf record not permitted"
+else
+    record_one B7.budget run budget_run
+    say "   B7.budget done ($(( $(date +%s) - START )) s)"
+fi
+
+say "== B7H latency at half of B7's rate, open loop (posts of 100 tokens on a schedule): mock at 40 ms, and at once"
+if [ -n "$SERVER_BIN" ] && [ -x "$SERVER_BIN" ] && HALF_B7=$(python3 bench/service_metrics.py half-rate "$RAW" B7); then
+    # Posts of 100 tokens, not B7's 5,000: a post of 5,000 puts them in the queue at once, and the latency of its
+    # last would be that of draining the post. The embedded mock's latency is its control API's knob.
+    for latency in 40 0; do
+        record "B7H.${latency}ms" timeout 300 python3 bench/b7_service.py --server "$SERVER_BIN" --work "$WORK" \
+            -n "$N_B7" --batch 100 --parallel 8 --timeout 240 --rate "$HALF_B7" --mock-latency-ms "$latency"
+    done
+else
+    for latency in 40 0; do
+        printf 'B7H.%sms\tskip\t{"skipped":"B7 measured no rate (or push-server not built)"}\n' "$latency" >> "$RAW"
+    done
+    say "   B7H skipped: B7 measured no rate"
 fi
 
 say "== B7L the service over a long run: 100,000 vs 1,000,000 at a steady load, final rows purged after 1 s"

@@ -1,4 +1,8 @@
-"""What the benchmark harnesses read from push-server's /metrics (bench/b7_service.py, bench/b11_cluster.py)."""
+"""What the benchmark harnesses read from push-server's /metrics (bench/b7_service.py, bench/b11_cluster.py), and
+B7H's load: half of B7's rate in bench/raw.jsonl."""
+import json
+import statistics
+import sys
 
 # The outcomes that end a notification (push_notifications_total's `outcome` label); "retry" is not an end.
 FINAL_OUTCOMES = ("accepted", "rejected", "failed", "expired")
@@ -37,3 +41,33 @@ def metrics_result(counts, n, elapsed, cpu_seconds):
         result["first_error"] = (f"{accepted} of {n} accepted ({result['rejected']} rejected, {result['failed']} failed, "
                                  f"{result['expired']} expired)")
     return result
+
+
+def half_rate(raw_lines, case):
+    """Half the median rate of `case`'s measured runs in bench/raw.jsonl's lines (CASE<TAB>run<TAB>JSON...),
+    None when it has no measured run with a rate: the load of B7H, at half of B7's maximum."""
+    rates = []
+    for line in raw_lines:
+        parts = line.rstrip("\n").split("\t")
+        if len(parts) < 3 or parts[0] != case or parts[1] != "run":
+            continue
+        try:
+            run = json.loads(parts[2])
+        except ValueError:
+            continue
+        if isinstance(run.get("rate"), (int, float)) and run["rate"] > 0 and not run.get("error"):
+            rates.append(run["rate"])
+    return statistics.median(rates) / 2 if rates else None
+
+
+if __name__ == "__main__":
+    # service_metrics.py half-rate RAW CASE: prints half of CASE's median rate (nothing, exit 1, when none).
+    if len(sys.argv) == 4 and sys.argv[1] == "half-rate":
+        with open(sys.argv[2]) as f:
+            rate = half_rate(f.readlines(), sys.argv[3])
+        if rate is None:
+            sys.exit(1)
+        print(f"{rate:.0f}")
+    else:
+        print("usage: service_metrics.py half-rate RAW CASE", file=sys.stderr)
+        sys.exit(2)

@@ -13,6 +13,7 @@ sys.path.insert(0, HERE)
 
 import bench_cases  # noqa: E402
 import service_metrics  # noqa: E402
+import stages  # noqa: E402
 
 
 def good_run(case):
@@ -23,6 +24,13 @@ def good_run(case):
            "db_mb": 10.0, "p50_ms": 1.0, "p99_ms": 2.0}
     if case == "B4.client":
         run.update(accepted=990, rejected=10)
+    if case == "B7.budget":
+        per_stage = {stage: 0 for stage in stages.ORDER}
+        per_stage.update({"HTTP + JSON": 5, "enqueue": 10, "claim": 15, "client": 20, "completion": 15,
+                          "webhooks and metrics": 5, "other": 5, "mock": 25})
+        run["budget"] = stages.budget(per_stage, 40.0)
+    if case.startswith("B7H."):
+        run.update(target_rate=500.0, offered_rate=500.0, p50_ms=41.0, p99_ms=50.0)
     return run
 
 
@@ -148,6 +156,65 @@ class SummarizeTests(unittest.TestCase):
         row = next(r for r in data["table"] if r["case"].startswith("B5' "))
         self.assertEqual(row["verdict"], "met")
 
+    def test_the_budget_is_a_table_of_stages_beside_the_client_alone(self):
+        code, data, md = self.summarize(raw_lines())
+        self.assertEqual(code, 0, md)
+        self.assertIn("### B7 cost budget per stage", md)
+        budget = data["budget"]
+        # 40 µs per notification over 100 samples: claim 15 % = 6 µs; the service without the mock's 25 % = 30 µs.
+        self.assertAlmostEqual(budget["stages"]["claim"]["us"], 6.0)
+        self.assertAlmostEqual(budget["service_us"], 30.0)
+        self.assertAlmostEqual(budget["mock_us"], 10.0)
+        self.assertAlmostEqual(budget["service_over_client"], 30.0 / 5.0)   # B1's process CPU: 5 µs
+        self.assertIn("| claim | 6.0 | 15.0% |", md)
+        self.assertIn("| service total (without the mock) | 30.0 | 75.0% |", md)
+        self.assertIn("| service total / the client alone | 6.0× | |", md)
+        # Its stages come in this order, the mock last.
+        table = md.split("| Stage |")[1].split("| B1:")[0].splitlines()[2:]
+        names = [line[2:].split(" | ")[0].split(" (")[0] for line in table if not line.startswith("| service total")]
+        self.assertEqual(names, stages.ORDER)
+
+    def test_the_b7_selection_has_its_budget_without_b1(self):
+        code, data, md = self.summarize(raw_lines("b7"), selection="b7")
+        self.assertEqual(code, 0, md)
+        self.assertIn("| B1: the client alone (whole process) | n/a (B1 not in this selection) | |", md)
+        self.assertIsNone(data["budget"]["service_over_client"])
+
+    def test_a_budget_without_perf_is_skipped_and_the_run_invalid(self):
+        lines = raw_lines(drop={"B7.budget"}) + ['B7.budget\tskip\t{"skipped":"perf not installed (linux-perf)"}']
+        code, data, md = self.summarize(lines)
+        self.assertEqual(code, 1)
+        self.assertEqual(data["skipped_cases"], ["B7.budget"])
+        self.assertIsNone(data["budget"])
+        self.assertIn("No budget: B7.budget skipped: perf not installed (linux-perf).", md)
+
+    def test_b7h_p99_is_judged_against_the_mocks_40_ms(self):
+        for p99, verdict in ((50.0, "met"), (60.0, "met"), (61.0, "not met"), (400.0, "not met")):
+            def change(case, run, p99=p99):
+                if case == "B7H.40ms":
+                    run["p99_ms"] = p99
+            code, data, _ = self.summarize(raw_lines(change=change))
+            self.assertEqual(code, 0)
+            ratio = next(r for r in data["ratios"] if r["name"].startswith("B7H p99"))
+            self.assertEqual((ratio["value"], ratio["verdict"]), (p99 / 40, verdict))
+            row = next(r for r in data["table"] if r["case"].startswith("B7H service"))
+            self.assertEqual(row["verdict"], verdict)
+        # Its load came from B7's rate: a B7 with errors makes it invalid too.
+        def spoil_b7(case, run):
+            if case == "B7":
+                run["first_error"] = "not all accepted"
+        _, data, _ = self.summarize(raw_lines(change=spoil_b7))
+        row = next(r for r in data["table"] if r["case"].startswith("B7H service"))
+        self.assertEqual(row["verdict"], "invalid")
+
+    def test_b7h_with_a_failed_request_is_invalid(self):
+        def change(case, run):
+            if case == "B7H.0ms":
+                run["error"] = "POST /v1/pushes answered 503"
+        code, data, _ = self.summarize(raw_lines(change=change))
+        self.assertEqual(code, 1)
+        self.assertEqual(data["invalid_cases"], ["B7H.0ms"])
+
 
 METRICS = """# HELP push_notifications_total Send results by app, outcome and APNs reason.
 # TYPE push_notifications_total counter
@@ -176,6 +243,14 @@ class ServiceMetricsTests(unittest.TestCase):
         clean = service_metrics.metrics_result({"accepted": 1000}, 1000, 4.0, 1.0)
         self.assertEqual((clean["n"], clean["rate"]), (1000, 250.0))
         self.assertNotIn("first_error", clean)
+
+    def test_half_rate_is_half_of_the_median_of_the_measured_runs(self):
+        lines = ['B7\twarmup\t{"rate": 9000.0}\t0.5', 'B7\trun\t{"rate": 100.0}\t0.5', 'B7\trun\t{"rate": 300.0}',
+                 'B7\trun\t{"rate": 200.0}', 'B7\trun\t{"rate": 800.0, "error": "timeout"}', 'B8.store\trun\t{"rate": 5.0}',
+                 'B4.config\t{"reject_percent":1}']
+        self.assertEqual(service_metrics.half_rate(lines, "B7"), 100.0)
+        self.assertIsNone(service_metrics.half_rate(lines[:1], "B7"))
+        self.assertIsNone(service_metrics.half_rate(['B7\tskip\t{"skipped":"push-server not built"}'], "B7"))
 
 
 if __name__ == "__main__":

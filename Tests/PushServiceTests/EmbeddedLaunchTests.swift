@@ -44,4 +44,36 @@ struct EmbeddedLaunchTests {
         await launched.server.shutdown()
         embedded.stop()
     }
+
+    @Test("the banner names the main app's mock control API first, and its latency knob delays the service's pushes (bench B7H)")
+    func latencyKnob() async throws {
+        let directory = try StartupCheckTests.scratch()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var configuration = try PushServiceConfiguration.load(
+            arguments: ["--embedded", "--data-dir", directory, "--port", "0", "--log-level", "error"], environment: [:])
+        let launched = try await PushServerLauncher.launch(&configuration, embeddedAPNS: EmbeddedMockAPNS())
+        let embedded = try #require(launched.embedded)
+        defer { embedded.stop() }
+        // bench/b7_service.py --mock-latency-ms reads this line: `mock control APIs: sniffmeet http://127.0.0.1:N, dogwalk ...`.
+        let prefix = "mock control APIs: "
+        let line = try #require(embedded.banner.first { $0.hasPrefix(prefix) })
+        let first = line.dropFirst(prefix.count).split(separator: ",")[0].split(separator: " ")
+        #expect(first.first == "sniffmeet")
+        let port = try #require(URLComponents(string: String(first.last ?? ""))?.port)
+        let knobs = try await TestHTTPClient(port: port, apiKey: nil).send("PATCH", "/knobs", body: #"{"latency_ms":300}"#)
+        #expect(knobs.status == 200 && knobs.json?["latency_ms"]?.doubleValue == 300, "\(knobs.text)")
+
+        let key = try #require(launched.generatedKey?.key)
+        let api = TestHTTPClient(port: launched.server.port, apiKey: key)
+        let token = String(repeating: "ab", count: 32)
+        let started = ContinuousClock.now
+        let pushed = try await api.send(
+            "POST", "/v1/pushes?wait=true", body: #"{"tokens":["\#(token)"],"environment":"development","alert":{"title":"t","body":"b"}}"#)
+        let elapsed = ContinuousClock.now - started
+        #expect(pushed.status == 200, "\(pushed.text)")
+        #expect(pushed.json?["notifications"]?.arrayValue?.first?["state"] == "accepted", "\(pushed.text)")
+        // The mock answers no earlier than its latency after the request: a lower bound, whatever the machine's load.
+        #expect(elapsed >= .milliseconds(300), "answered after \(elapsed)")
+        await launched.server.shutdown()
+    }
 }
