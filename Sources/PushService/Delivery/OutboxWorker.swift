@@ -181,16 +181,18 @@ public actor OutboxWorker {
         completions.reserveCapacity(delivery.results.count)
         sent.reserveCapacity(delivery.results.count)
         var failures = 0
+        // Rows are read in place: an accepted row (most of them) gives its id, attempt and receipt, no copy.
         delivery.items.withUnsafeBufferPointer { items in
             for result in delivery.results {
-                let item = items[result.index]
-                completions.append(OutboxCompletion(item, result.delivery))
+                let index = result.index
+                completions.append(
+                    OutboxCompletion(id: items[index].id, attempt: items[index].attempts, result: result.delivery, receipt: items[index].receipt))
                 switch result.delivery {
-                case .accepted: sent.append(Sent(app: delivery.app, item: logsDebug ? item : nil))
-                case .rejected: sent.append(Sent(app: delivery.app, item: item))
+                case .accepted: sent.append(Sent(app: delivery.app, item: logsDebug ? items[index] : nil))
+                case .rejected: sent.append(Sent(app: delivery.app, item: items[index]))
                 case .failed:
                     failures += 1
-                    sent.append(Sent(app: delivery.app, item: item))
+                    sent.append(Sent(app: delivery.app, item: items[index]))
                 }
             }
         }

@@ -1,0 +1,53 @@
+import APNSCore
+import Foundation
+@testable import PushService
+import PushStore
+import Testing
+
+/// How a claim's rows are split by app and environment: a push's rows come together, so the app is looked
+/// up per run of rows, and every row still lands with the app and environment of its own topic.
+@Suite("Outbox worker routing of a claim")
+struct OutboxRoutingTests {
+    static let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    static func senders() -> PushSenders {
+        let a = RecordingSender()
+        let b = RecordingSender()
+        return PushSenders(apps: [
+            PushApp(name: "a", topics: ["com.example.a"], production: a, development: a),
+            PushApp(name: "b", topics: ["com.example.b"], production: b, development: b),
+        ])
+    }
+
+    static func row(_ number: Int, topic: String, environment: APNSEnvironment = .production) -> OutboxItem {
+        OutboxItem(
+            id: "row-\(number)", pushID: "push-\(topic)", token: try! DeviceToken(String(format: "%064x", number)), topic: topic,
+            pushType: .alert, payload: Array(#"{"aps":{}}"#.utf8), environment: environment, now: now)
+    }
+
+    @Test("interleaved pushes of two apps, two environments and an unserved topic: each row in its own group, claim order kept")
+    func interleaved() {
+        let topics = [
+            ("com.example.a", APNSEnvironment.production), ("com.example.a", .production), ("com.example.b", .production),
+            ("com.example.a", .development), ("gone.app", .production), ("com.example.b", .production),
+            ("com.example.a", .production), ("com.example.a.voip", .production), ("gone.app", .production),
+        ]
+        let items = topics.enumerated().map { Self.row($0.offset, topic: $0.element.0, environment: $0.element.1) }
+        let (keys, groups, unserved) = OutboxWorker.route(items, senders: Self.senders())
+        #expect(keys == [
+            OutboxWorker.SendGroup(app: 0, environment: .production), OutboxWorker.SendGroup(app: 1, environment: .production),
+            OutboxWorker.SendGroup(app: 0, environment: .development),
+        ])
+        #expect(groups.map { $0.map(\.id) } == [["row-0", "row-1", "row-6", "row-7"], ["row-2", "row-5"], ["row-3"]])
+        #expect(unserved.map(\.id) == ["row-4", "row-8"])
+    }
+
+    @Test("a claim that all goes to one app and environment is passed on as it is, no row copied")
+    func oneGroupUncopied() throws {
+        let items = (0..<50).map { Self.row($0, topic: "com.example.b") }
+        let (keys, groups, unserved) = OutboxWorker.route(items, senders: Self.senders())
+        #expect(keys == [OutboxWorker.SendGroup(app: 1, environment: .production)] && unserved.isEmpty)
+        let group = try #require(groups.first)
+        #expect(group.withUnsafeBufferPointer { $0.baseAddress } == items.withUnsafeBufferPointer { $0.baseAddress })
+    }
+}
