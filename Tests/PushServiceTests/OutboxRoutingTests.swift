@@ -28,17 +28,17 @@ struct OutboxRoutingTests {
     @Test("interleaved pushes of two apps, two environments and an unserved topic: each row in its own group, claim order kept")
     func interleaved() {
         let topics = [
-            ("com.example.a", APNSEnvironment.production), ("com.example.a", .production), ("com.example.b", .production),
-            ("com.example.a", .development), ("gone.app", .production), ("com.example.b", .production),
+            ("com.example.a", APNSEnvironment.production), ("com.example.a", .production), ("com.example.a", .development),
+            ("com.example.b", .production), ("gone.app", .production), ("com.example.b", .production),
             ("com.example.a", .production), ("com.example.a.voip", .production), ("gone.app", .production),
         ]
         let items = topics.enumerated().map { Self.row($0.offset, topic: $0.element.0, environment: $0.element.1) }
         let (keys, groups, unserved) = OutboxWorker.route(items, senders: Self.senders())
         #expect(keys == [
-            OutboxWorker.SendGroup(app: 0, environment: .production), OutboxWorker.SendGroup(app: 1, environment: .production),
-            OutboxWorker.SendGroup(app: 0, environment: .development),
+            OutboxWorker.SendGroup(app: 0, environment: .production), OutboxWorker.SendGroup(app: 0, environment: .development),
+            OutboxWorker.SendGroup(app: 1, environment: .production),
         ])
-        #expect(groups.map { $0.map(\.id) } == [["row-0", "row-1", "row-6", "row-7"], ["row-2", "row-5"], ["row-3"]])
+        #expect(groups.map { $0.map(\.id) } == [["row-0", "row-1", "row-6", "row-7"], ["row-2"], ["row-3", "row-5"]])
         #expect(unserved.map(\.id) == ["row-4", "row-8"])
     }
 
