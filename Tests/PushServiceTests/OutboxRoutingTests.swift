@@ -50,4 +50,20 @@ struct OutboxRoutingTests {
         let group = try #require(groups.first)
         #expect(group.withUnsafeBufferPointer { $0.baseAddress } == items.withUnsafeBufferPointer { $0.baseAddress })
     }
+
+    @Test("a push's rows that share one payload array hand that same storage to every notification sent")
+    func payloadShared() {
+        let payload = Array(#"{"aps":{"alert":"shared"}}"#.utf8)
+        let items = (0..<20).map { number in
+            OutboxItem(
+                id: "row-\(number)", pushID: "push", token: try! DeviceToken(String(format: "%064x", number + 1)),
+                topic: "com.example.a", pushType: .alert, payload: payload, environment: .production, apnsID: APNSID.random(), now: Self.now)
+        }
+        let (_, groups, _) = OutboxWorker.route(items, senders: Self.senders())
+        let notes = groups[0].map { $0.sentNotification(derivingCollapseID: true) }
+        let storage = payload.withUnsafeBufferPointer { $0.baseAddress }
+        #expect(notes.allSatisfy { note in note.payload.withUnsafeBufferPointer { $0.baseAddress } == storage })
+        #expect(notes.map(\.apnsID) == items.map(\.apnsID?.rawValue))
+        #expect(notes.map(\.collapseID) == items.map(\.id))
+    }
 }
