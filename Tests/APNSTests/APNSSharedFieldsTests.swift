@@ -1,10 +1,11 @@
-@testable import APNS
 import APNSCore
 import APNSMock
 import Foundation
 import PushHTTP2
-import Testing
 import TestSupport
+import Testing
+
+@testable import APNS
 
 /// The header fields a push's notifications share are made once per run of notifications that agree on
 /// them, and every notification still carries its own values on the wire.
@@ -28,7 +29,9 @@ struct APNSSharedFieldsTests {
         }
         add(5, topic: bundleID, type: .alert, priority: .immediately, expiration: .none, collapse: nil, payload: payloadA)
         add(4, topic: bundleID, type: .alert, priority: .consideringDevicePower, expiration: .none, collapse: "c", payload: payloadA)
-        add(3, topic: bundleID + ".voip", type: .voip, priority: .immediately, expiration: .at(epochSeconds: 1_900_000_000), collapse: nil, payload: payloadB)
+        add(
+            3, topic: bundleID + ".voip", type: .voip, priority: .immediately, expiration: .at(epochSeconds: 1_900_000_000), collapse: nil,
+            payload: payloadB)
         add(3, topic: bundleID, type: .alert, priority: .immediately, expiration: .at(epochSeconds: 1_900_000_000), collapse: nil, payload: payloadB)
         add(2, topic: bundleID, type: .alert, priority: nil, expiration: .immediately, collapse: nil, payload: payloadA)
         add(2, topic: bundleID, type: .alert, priority: .immediately, expiration: .none, collapse: nil, payload: payloadA)

@@ -1,8 +1,9 @@
 import APNSCore
 import Foundation
-@testable import PushService
 import PushStore
 import Testing
+
+@testable import PushService
 
 /// How a claim's rows are split by app and environment: a push's rows come together, so the app is looked
 /// up per run of rows, and every row still lands with the app and environment of its own topic.
@@ -34,10 +35,11 @@ struct OutboxRoutingTests {
         ]
         let items = topics.enumerated().map { Self.row($0.offset, topic: $0.element.0, environment: $0.element.1) }
         let (keys, groups, unserved) = OutboxWorker.route(items, senders: Self.senders())
-        #expect(keys == [
-            OutboxWorker.SendGroup(app: 0, environment: .production), OutboxWorker.SendGroup(app: 0, environment: .development),
-            OutboxWorker.SendGroup(app: 1, environment: .production),
-        ])
+        #expect(
+            keys == [
+                OutboxWorker.SendGroup(app: 0, environment: .production), OutboxWorker.SendGroup(app: 0, environment: .development),
+                OutboxWorker.SendGroup(app: 1, environment: .production),
+            ])
         #expect(groups.map { $0.map(\.id) } == [["row-0", "row-1", "row-6", "row-7"], ["row-2"], ["row-3", "row-5"]])
         #expect(unserved.map(\.id) == ["row-4", "row-8"])
     }
