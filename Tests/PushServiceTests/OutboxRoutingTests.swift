@@ -69,3 +69,21 @@ struct OutboxRoutingTests {
         #expect(notes.map(\.collapseID) == items.map(\.id))
     }
 }
+
+@Suite("Outbox worker acceptance counts")
+struct OutboxAcceptanceCountTests {
+    @Test("acceptances are counted by app across runs of one app, rejections and failures left out, the last run included")
+    func countedPerApp() {
+        let accepted = APNSDeliveryResult.accepted(apnsID: APNSID.generate(), uniqueID: nil)
+        let rejected = APNSDeliveryResult.rejected(APNSRejection(.badDeviceToken))
+        let failed = APNSDeliveryResult.failed(APNSTransportError(.notSent, "test"))
+        let rows: [(String, APNSDeliveryResult)] = [
+            ("a", accepted), ("a", accepted), ("b", accepted), ("a", rejected), ("a", accepted), ("b", failed), ("b", accepted),
+            ("b", accepted),
+        ]
+        let completions = rows.enumerated().map { OutboxCompletion(id: "row-\($0.offset)", attempt: 1, result: $0.element.1) }
+        let sent = rows.map { OutboxWorker.Sent(app: $0.0, item: nil) }
+        #expect(OutboxWorker.acceptedByApp(completions, sent) == ["a": 3, "b": 3])
+        #expect(OutboxWorker.acceptedByApp([], []).isEmpty)
+    }
+}

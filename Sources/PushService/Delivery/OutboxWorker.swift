@@ -258,17 +258,8 @@ public actor OutboxWorker {
                 try? await Task.sleep(for: delay)
                 continue
             }
-            // Acceptances counted per run of one app (a claim's rows mostly go to one): no hash per row.
-            var accepted: [String: Int] = [:]
-            var run: (app: String, count: Int)?
             for (completion, sent) in zip(batch, sent) {
                 if case .accepted = completion.result {
-                    if let current = run, current.app == sent.app {
-                        run = (current.app, current.count + 1)
-                    } else {
-                        if let current = run { accepted[current.app, default: 0] += current.count }
-                        run = (sent.app, 1)
-                    }
                     if logsDebug, let item = sent.item {
                         logger.debug("push.accepted", [("id", item.id), ("push_id", item.pushID)])
                     }
@@ -276,8 +267,7 @@ public actor OutboxWorker {
                     await account(completion.result, app: sent.app, item: item, state: states[completion.id])
                 }
             }
-            if let current = run { accepted[current.app, default: 0] += current.count }
-            for (app, count) in accepted { metrics.recordPushes(app: app, outcome: "accepted", reason: "", count: count) }
+            for (app, count) in Self.acceptedByApp(batch, sent) { metrics.recordPushes(app: app, outcome: "accepted", reason: "", count: count) }
             inFlight -= batch.count
             metrics.setInFlight(inFlight)
             if !(await waiters.isEmpty) { await waiters.completed(states) }
