@@ -76,9 +76,8 @@ public final class APNSClient: Sendable {
 
     /// The HTTP/2 request of `notification` for this client's environment (no `authorization` yet).
     func notificationRequest(_ notification: APNSNotification) -> HTTP2Request {
-        HTTP2Request(
-            authority: configuration.environment.host, path: notification.path,
-            headers: notification.headerFields(authorization: nil), body: notification.payload)
+        var fields = APNSRequestFields(authority: configuration.environment.host)
+        return fields.request(notification)
     }
 
     /// Sends many notifications with one hand-over to the client's loop and returns once they are handed
@@ -91,7 +90,9 @@ public final class APNSClient: Sendable {
         batch notifications: [APNSNotification],
         deliver: @escaping @Sendable ([APNSBatchResult]) -> Void
     ) async {
-        await submit(notifications, validate: { $0.validate() }, request: notificationRequest, deliver: deliver)
+        // The fields a push's notifications share are made once per run of notifications that agree on them.
+        var fields = APNSRequestFields(authority: configuration.environment.host)
+        await submit(notifications, validate: { $0.validate() }, request: { fields.request($0) }, deliver: deliver)
     }
 
     /// A snapshot of the client's connections and work.

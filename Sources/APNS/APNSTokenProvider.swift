@@ -24,8 +24,14 @@ public final class APNSTokenProvider: Sendable {
         public let jwt: String
         /// `iat`, whole seconds.
         public let issuedAt: Date
-        /// The `authorization` header value, `bearer <jwt>`.
-        public var authorization: String { APNSHeader.bearerPrefix + jwt }
+        /// The `authorization` header value, `bearer <jwt>`: made once per token, as every request carries it.
+        public let authorization: String
+
+        init(jwt: String, issuedAt: Date) {
+            self.jwt = jwt
+            self.issuedAt = issuedAt
+            authorization = APNSHeader.bearerPrefix + jwt
+        }
     }
 
     private struct State {

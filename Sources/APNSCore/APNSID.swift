@@ -7,16 +7,39 @@ import JSON
 public struct APNSID: Hashable, Sendable, RawRepresentable, CustomStringConvertible {
     /// The 36 characters as given (either case, as APNs accepts).
     public let rawValue: String
+    /// Whether `rawValue` has an uppercase hex digit, found by the check that made the value: the
+    /// lowercase text a request carries (``lowercased``) is then ready without looking at it again.
+    private let hasUppercase: Bool
 
     /// The id `rawValue`, or nil unless it is 8-4-4-4-12 hex digits with dashes (``isValid(_:)``).
     public init?(rawValue: String) {
-        guard Self.isValid(rawValue) else { return nil }
+        let form = Self.form(of: rawValue)
+        guard form != .invalid else { return nil }
         self.rawValue = rawValue
+        hasUppercase = form == .mixedCase
     }
 
-    /// The id `rawValue`, which the caller has already checked (or made with ``format(high:low:)``).
+    /// The id `rawValue`, which the caller has already checked and knows to be lowercase (or made with
+    /// ``format(high:low:)``).
     init(checked rawValue: String) {
         self.rawValue = rawValue
+        hasUppercase = false
+    }
+
+    /// The id in lowercase, as a request carries it: `rawValue` itself unless it has an uppercase digit
+    /// (no check and no copy for the ids the package makes).
+    public var lowercased: String {
+        hasUppercase ? rawValue.lowercased() : rawValue
+    }
+
+    /// Equal when the text is.
+    public static func == (lhs: APNSID, rhs: APNSID) -> Bool {
+        lhs.rawValue == rhs.rawValue
+    }
+
+    /// Hashes the text.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(rawValue)
     }
 
     /// The id `rawValue`, which the caller made with ``format(high:low:)`` (the outbox's derived ids): not
@@ -73,8 +96,18 @@ public struct APNSID: Hashable, Sendable, RawRepresentable, CustomStringConverti
     /// `id` lowercased when it is a valid id, else as given (so `validate()` can report it): how
     /// ``APNSNotification/apnsID`` and ``APNSBroadcast/requestID`` keep the id they are given.
     static func normalized(_ id: String?) -> String? {
-        guard let id, isValid(id) else { return id }
-        return id.lowercased()
+        normalizing(id).id
+    }
+
+    /// `id` as ``normalized(_:)`` keeps it, and whether it is nil or a valid id, from one look at its
+    /// bytes; a valid id already in lowercase is kept as it is (no copy).
+    static func normalizing(_ id: String?) -> (id: String?, isValid: Bool) {
+        guard let id else { return (nil, true) }
+        switch form(of: id) {
+        case .invalid: return (id, false)
+        case .lowercase: return (id, true)
+        case .mixedCase: return (id.lowercased(), true)
+        }
     }
 
     /// Writes `high`, `low` as 8-4-4-4-12 lowercase hex into the first 36 bytes of `target`.
@@ -111,28 +144,40 @@ public struct APNSID: Hashable, Sendable, RawRepresentable, CustomStringConverti
 
     /// Whether `text` is 8-4-4-4-12 hex digits with dashes; either case, as APNs accepts.
     public static func isValid(_ text: some StringProtocol) -> Bool {
-        if let result = text.utf8.withContiguousStorageIfAvailable(isValid(utf8:)) { return result }
-        return Array(text.utf8).withUnsafeBufferPointer(isValid(utf8:))
+        form(of: text) != .invalid
     }
 
     /// Whether `bytes` (UTF-8) are 8-4-4-4-12 hex digits with dashes, as ``isValid(_:)`` checks text.
     public static func isValid(bytes: UnsafeRawBufferPointer) -> Bool {
-        isValid(utf8: bytes.assumingMemoryBound(to: UInt8.self))
+        form(utf8: bytes.assumingMemoryBound(to: UInt8.self)) != .invalid
     }
 
-    private static func isValid(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    /// What a text is as an id.
+    private enum Form {
+        case invalid
+        case lowercase
+        case mixedCase
+    }
+
+    private static func form(of text: some StringProtocol) -> Form {
+        if let result = text.utf8.withContiguousStorageIfAvailable(form(utf8:)) { return result }
+        return Array(text.utf8).withUnsafeBufferPointer(form(utf8:))
+    }
+
+    private static func form(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Form {
         let dash = UInt8(ascii: "-")
         guard bytes.count == 36, bytes[8] == dash, bytes[13] == dash, bytes[18] == dash, bytes[23] == dash else {
-            return false
+            return .invalid
         }
+        var uppercase = false
         for position in 0..<36 where position != 8 && position != 13 && position != 18 && position != 23 {
             let byte = bytes[position]
-            let folded = byte | 0x20  // ASCII letters to lowercase
-            guard
-                (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
-                    || (folded >= UInt8(ascii: "a") && folded <= UInt8(ascii: "f"))
-            else { return false }
+            if byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") || byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f") {
+                continue
+            }
+            guard byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "F") else { return .invalid }
+            uppercase = true
         }
-        return true
+        return uppercase ? .mixedCase : .lowercase
     }
 }

@@ -21,7 +21,7 @@ extension APNSNotification {
     /// such a word.
     public func validate() -> APNSRejection? {
         if topic.isEmpty { return reject(.missingTopic) }
-        if let apnsID, !APNSID.isValid(apnsID) { return reject(.badMessageId) }
+        if !apnsIDIsValid { return reject(.badMessageId) }
         if let seconds = expiration.epochSeconds, seconds < 0 { return reject(.badExpirationDate) }
         if let collapseID, collapseID.utf8.count > APNSHeader.maxCollapseIDBytes { return reject(.badCollapseId) }
         if priority == .immediately && pushType == .background { return reject(.badPriority) }

@@ -17,8 +17,10 @@ public struct APNSNotification: Sendable, Hashable {
     /// `apns-id`, or `nil` to let APNs generate one. Lowercased when it is a valid UUID;
     /// anything else is kept as given, and `validate()` reports it as `BadMessageId`.
     public var apnsID: String? {
-        didSet { apnsID = APNSID.normalized(apnsID) }
+        didSet { (apnsID, apnsIDIsValid) = APNSID.normalizing(apnsID) }
     }
+    /// Whether `apnsID` is nil or a valid id: found when it is set, so `validate()` need not look again.
+    private(set) var apnsIDIsValid: Bool
     /// The request body: raw UTF-8 JSON bytes.
     public var payload: [UInt8]
     /// The request `:path`: `/3/device/<hex token>`, kept ready for the hot path.
@@ -41,7 +43,31 @@ public struct APNSNotification: Sendable, Hashable {
         self.priority = priority
         self.expiration = expiration
         self.collapseID = collapseID
-        self.apnsID = APNSID.normalized(apnsID)
+        (self.apnsID, apnsIDIsValid) = APNSID.normalizing(apnsID)
+        self.payload = payload
+        self.path = Self.path(for: token)
+    }
+
+    /// Creates a notification whose `apns-id` is an ``APNSID`` already checked (one the sender made or
+    /// read back from its own store): taken in lowercase as it is, not checked again.
+    public init(
+        token: DeviceToken,
+        topic: String,
+        pushType: PushType = .alert,
+        priority: Priority? = nil,
+        expiration: APNSExpiration = .none,
+        collapseID: String? = nil,
+        id: APNSID?,
+        payload: [UInt8]
+    ) {
+        self.token = token
+        self.topic = topic
+        self.pushType = pushType
+        self.priority = priority
+        self.expiration = expiration
+        self.collapseID = collapseID
+        self.apnsID = id?.lowercased
+        apnsIDIsValid = true
         self.payload = payload
         self.path = Self.path(for: token)
     }

@@ -14,6 +14,8 @@ struct HeaderBlock {
     }
 
     private let pseudo: Pseudo
+    /// Fields shared with other messages, written before `fields`.
+    private let shared: [(name: String, value: String)]
     private let fields: [(name: String, value: String)]
     /// Names of fields whose values change with every message (ids): sent as literals never indexed
     /// (HPACK), so they do not churn the dynamic table of either side.
@@ -21,27 +23,30 @@ struct HeaderBlock {
 
     init(_ fields: [(name: String, value: String)], unindexed: [String] = []) {
         pseudo = .none
+        shared = []
         self.fields = fields
         self.unindexed = unindexed
     }
 
     init(status: Int, fields: [(name: String, value: String)], unindexed: [String] = []) {
         pseudo = .status(status)
+        shared = []
         self.fields = fields
         self.unindexed = unindexed
     }
 
     init(
-        method: String, scheme: String, authority: String, path: String, fields: [(name: String, value: String)],
-        unindexed: [String] = []
+        method: String, scheme: String, authority: String, path: String, shared: [(name: String, value: String)] = [],
+        fields: [(name: String, value: String)], unindexed: [String] = []
     ) {
         pseudo = .request(method: method, scheme: scheme, authority: authority, path: path)
+        self.shared = shared
         self.fields = fields
         self.unindexed = unindexed
     }
 
     func withEntries<R>(_ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
-        var count = fields.count
+        var count = shared.count + fields.count
         var bytes = 0
         switch pseudo {
         case .none: break
@@ -52,6 +57,7 @@ struct HeaderBlock {
             count += 1
             bytes += 7 + 3
         }
+        for field in shared { bytes += field.name.utf8.count + field.value.utf8.count }
         for field in fields { bytes += field.name.utf8.count + field.value.utf8.count }
         return withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: max(1, count)) { entries in
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(1, bytes)) { storage in
@@ -64,6 +70,9 @@ struct HeaderBlock {
                     writer.add(":authority", authority)
                     writer.add(":path", path)
                 case .status(let status): writer.add(":status", Self.statusText(status))
+                }
+                for field in shared {
+                    writer.add(field.name, field.value, indexed: unindexed.isEmpty || !unindexed.contains(field.name))
                 }
                 for field in fields {
                     writer.add(field.name, field.value, indexed: unindexed.isEmpty || !unindexed.contains(field.name))

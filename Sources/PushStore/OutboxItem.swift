@@ -114,7 +114,7 @@ public struct OutboxItem: Sendable, Equatable {
     public var notification: APNSNotification {
         APNSNotification(
             token: target.deviceToken ?? DeviceToken(storedHex: ""), topic: topic, pushType: pushType, priority: priority,
-            expiration: expiration, collapseID: collapseID, apnsID: apnsID?.rawValue, payload: payload)
+            expiration: expiration, collapseID: collapseID, id: apnsID, payload: payload)
     }
 
     /// Throws `PushStoreError` unless the row can be stored.

@@ -25,16 +25,21 @@ extension PushAPI {
         guard admission.isBounded, !topics.isEmpty else { return [] }
         let senders = self.senders
         admission.refresh(outbox: outbox, appIndex: { senders.index(forTopic: $0) })
+        // Counted per run of rows with one topic (a push's rows share it): one lookup and one count a run.
         var rowsByApp: [Int?: Int] = [:]
         var lastTopic: String?
         var lastApp: Int?
+        var run = 0
         for topic in topics {
             if topic != lastTopic {
+                if run > 0 { rowsByApp[lastApp, default: 0] += run }
                 lastTopic = topic
                 lastApp = senders.index(forTopic: topic)
+                run = 0
             }
-            rowsByApp[lastApp, default: 0] += 1
+            run += 1
         }
+        if run > 0 { rowsByApp[lastApp, default: 0] += run }
         var taken: [(app: Int?, rows: Int)] = []
         for (app, rows) in rowsByApp {
             if let refusal = admission.admit(app: app, rows: rows, payloadBytes: payloadBytes) {

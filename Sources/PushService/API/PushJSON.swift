@@ -86,21 +86,24 @@ enum PushJSON {
         var out: [UInt8] = []
         out.reserveCapacity(64 + items.count * 128)
         out.append(contentsOf: Bytes.openNotifications)
-        for (position, item) in items.enumerated() {
-            if position > 0 { out.append(UInt8(ascii: ",")) }
-            switch item.target {
-            case .channel(let channelID):
-                out.append(contentsOf: Bytes.openChannelID)
-                JSONValue.writeString(channelID.rawValue, to: &out)
-                out.append(contentsOf: Bytes.id)
-                JSONValue.writeString(item.id, to: &out)
-            case .device(let token):
-                out.append(contentsOf: Bytes.openID)
-                JSONValue.writeString(item.id, to: &out)
-                out.append(contentsOf: Bytes.token)
-                JSONValue.writeString(token.hex, to: &out)
+        // Rows are read in place (no copy of each row), straight into the bytes.
+        items.withUnsafeBufferPointer { items in
+            for position in items.indices {
+                if position > 0 { out.append(UInt8(ascii: ",")) }
+                switch items[position].target {
+                case .channel(let channelID):
+                    out.append(contentsOf: Bytes.openChannelID)
+                    JSONValue.writeString(channelID.rawValue, to: &out)
+                    out.append(contentsOf: Bytes.id)
+                    JSONValue.writeString(items[position].id, to: &out)
+                case .device(let token):
+                    out.append(contentsOf: Bytes.openID)
+                    JSONValue.writeString(items[position].id, to: &out)
+                    out.append(contentsOf: Bytes.token)
+                    JSONValue.writeString(token.hex, to: &out)
+                }
+                out.append(UInt8(ascii: "}"))
             }
-            out.append(UInt8(ascii: "}"))
         }
         out.append(contentsOf: Bytes.pushID)
         JSONValue.writeString(pushID, to: &out)

@@ -52,7 +52,8 @@ package struct PushRequest: Sendable {
             guard list.count <= Self.maxTokens else {
                 throw .invalidField("tokens", "at most \(Self.maxTokens) tokens per push")
             }
-            var seen = Set<DeviceToken>()
+            // Room for every token up front: each is hashed once, not again at every growth of the set.
+            var seen = Set<DeviceToken>(minimumCapacity: list.count)
             var tokens: [DeviceToken] = []
             tokens.reserveCapacity(list.count)
             for (index, value) in list.enumerated() {

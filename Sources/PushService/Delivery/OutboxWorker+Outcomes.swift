@@ -4,6 +4,24 @@ import PushStore
 
 /// What one notification's outcome does besides its row: metrics, a log line, and the device's invalidation.
 extension OutboxWorker {
+    /// The acceptances among `completions` by the app that sent each (`sent`, same positions), counted per run
+    /// of one app (a claim's rows mostly go to one): no hash per row.
+    static func acceptedByApp(_ completions: [OutboxCompletion], _ sent: [Sent]) -> [String: Int] {
+        var accepted: [String: Int] = [:]
+        var run: (app: String, count: Int)?
+        for (completion, sent) in zip(completions, sent) {
+            guard case .accepted = completion.result else { continue }
+            if let current = run, current.app == sent.app {
+                run = (current.app, current.count + 1)
+            } else {
+                if let current = run { accepted[current.app, default: 0] += current.count }
+                run = (sent.app, 1)
+            }
+        }
+        if let current = run { accepted[current.app, default: 0] += current.count }
+        return accepted
+    }
+
     /// Counts and logs one notification's outcome; a rejection that invalidates its token invalidates the device.
     func account(_ result: APNSDeliveryResult, app: String, item: OutboxItem, state: OutboxState?) async {
         switch result {

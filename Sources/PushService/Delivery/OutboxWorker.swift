@@ -181,16 +181,18 @@ public actor OutboxWorker {
         completions.reserveCapacity(delivery.results.count)
         sent.reserveCapacity(delivery.results.count)
         var failures = 0
+        // Rows are read in place: an accepted row (most of them) gives its id, attempt and receipt, no copy.
         delivery.items.withUnsafeBufferPointer { items in
             for result in delivery.results {
-                let item = items[result.index]
-                completions.append(OutboxCompletion(item, result.delivery))
+                let index = result.index
+                completions.append(
+                    OutboxCompletion(id: items[index].id, attempt: items[index].attempts, result: result.delivery, receipt: items[index].receipt))
                 switch result.delivery {
-                case .accepted: sent.append(Sent(app: delivery.app, item: logsDebug ? item : nil))
-                case .rejected: sent.append(Sent(app: delivery.app, item: item))
+                case .accepted: sent.append(Sent(app: delivery.app, item: logsDebug ? items[index] : nil))
+                case .rejected: sent.append(Sent(app: delivery.app, item: items[index]))
                 case .failed:
                     failures += 1
-                    sent.append(Sent(app: delivery.app, item: item))
+                    sent.append(Sent(app: delivery.app, item: items[index]))
                 }
             }
         }
@@ -256,10 +258,8 @@ public actor OutboxWorker {
                 try? await Task.sleep(for: delay)
                 continue
             }
-            var accepted: [String: Int] = [:]
             for (completion, sent) in zip(batch, sent) {
                 if case .accepted = completion.result {
-                    accepted[sent.app, default: 0] += 1
                     if logsDebug, let item = sent.item {
                         logger.debug("push.accepted", [("id", item.id), ("push_id", item.pushID)])
                     }
@@ -267,7 +267,7 @@ public actor OutboxWorker {
                     await account(completion.result, app: sent.app, item: item, state: states[completion.id])
                 }
             }
-            for (app, count) in accepted { metrics.recordPushes(app: app, outcome: "accepted", reason: "", count: count) }
+            for (app, count) in Self.acceptedByApp(batch, sent) { metrics.recordPushes(app: app, outcome: "accepted", reason: "", count: count) }
             inFlight -= batch.count
             metrics.setInFlight(inFlight)
             if !(await waiters.isEmpty) { await waiters.completed(states) }
