@@ -20,8 +20,8 @@ public struct APNSID: Hashable, Sendable, RawRepresentable, CustomStringConverti
     }
 
     /// The id `rawValue`, which the caller has already checked and knows to be lowercase (or made with
-    /// ``format(high:low:)``).
-    init(checked rawValue: String) {
+    /// ``format(high:low:)``, as the outbox's derived ids are).
+    package init(checked rawValue: String) {
         self.rawValue = rawValue
         hasUppercase = false
     }
@@ -40,12 +40,6 @@ public struct APNSID: Hashable, Sendable, RawRepresentable, CustomStringConverti
     /// Hashes the text.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(rawValue)
-    }
-
-    /// The id `rawValue`, which the caller made with ``format(high:low:)`` (the outbox's derived ids): not
-    /// checked again.
-    package init(formatted rawValue: String) {
-        self.rawValue = rawValue
     }
 
     /// The text.

@@ -47,7 +47,7 @@ extension OutboxID {
         let (high, low) = bits(of: base)!
         return (0..<count).map { index in
             let id = index == 0 ? base : APNSID.format(high: high, low: low | UInt64(index))
-            return (id, APNSID(formatted: id))
+            return (id, APNSID(checked: id))
         }
     }
 
