@@ -130,31 +130,35 @@ struct PostgresDropTransaction: DropTransaction {
     /// Each side of an OR is its own index search (a UNION ALL), whatever the planner's statistics say about
     /// the OR (SQLite scanned every matched drop for it).
     mutating func latestMatch(between first: String, and second: String, since: Date) throws -> DropRecord? {
-        try send([(
-            """
-            SELECT \(Self.columns) FROM (
-                SELECT \(Self.columns) FROM drops
-                WHERE state = 'matched' AND initiator_id = $1 AND peer_id = $2 AND matched_at >= $3
-                UNION ALL
-                SELECT \(Self.columns) FROM drops
-                WHERE state = 'matched' AND initiator_id = $2 AND peer_id = $1 AND matched_at >= $3
-            ) d
-            ORDER BY matched_at DESC, id DESC LIMIT 1
-            """, [.text(first), .text(second), .integer(since.storeMillis)]
-        )])[0].map(DropRecord.init(row:)).first
+        try send([
+            (
+                """
+                SELECT \(Self.columns) FROM (
+                    SELECT \(Self.columns) FROM drops
+                    WHERE state = 'matched' AND initiator_id = $1 AND peer_id = $2 AND matched_at >= $3
+                    UNION ALL
+                    SELECT \(Self.columns) FROM drops
+                    WHERE state = 'matched' AND initiator_id = $2 AND peer_id = $1 AND matched_at >= $3
+                ) d
+                ORDER BY matched_at DESC, id DESC LIMIT 1
+                """, [.text(first), .text(second), .integer(since.storeMillis)]
+            )
+        ])[0].map(DropRecord.init(row:)).first
     }
 
     mutating func latestMatch(of userID: String, since: Date) throws -> DropRecord? {
-        try send([(
-            """
-            SELECT \(Self.columns) FROM (
-                SELECT \(Self.columns) FROM drops WHERE state = 'matched' AND initiator_id = $1 AND matched_at >= $2
-                UNION ALL
-                SELECT \(Self.columns) FROM drops WHERE state = 'matched' AND peer_id = $1 AND matched_at >= $2
-            ) d
-            ORDER BY matched_at DESC, id DESC LIMIT 1
-            """, [.text(userID), .integer(since.storeMillis)]
-        )])[0].map(DropRecord.init(row:)).first
+        try send([
+            (
+                """
+                SELECT \(Self.columns) FROM (
+                    SELECT \(Self.columns) FROM drops WHERE state = 'matched' AND initiator_id = $1 AND matched_at >= $2
+                    UNION ALL
+                    SELECT \(Self.columns) FROM drops WHERE state = 'matched' AND peer_id = $1 AND matched_at >= $2
+                ) d
+                ORDER BY matched_at DESC, id DESC LIMIT 1
+                """, [.text(userID), .integer(since.storeMillis)]
+            )
+        ])[0].map(DropRecord.init(row:)).first
     }
 
     mutating func requests(forDrop dropID: String) throws -> [MateRequestRecord] {
@@ -169,13 +173,15 @@ struct PostgresDropTransaction: DropTransaction {
     mutating func insertPending(_ drop: DropRecord) throws {
         do {
             _ = try send(
-                [(
-                    Self.insertPendingSQL,
-                    [
-                        .text(drop.id), .text(drop.initiatorID), .text(drop.peerID), .integer(drop.createdAt.storeMillis),
-                        .integer(drop.expiresAt.storeMillis),
-                    ]
-                )], committing: true)
+                [
+                    (
+                        Self.insertPendingSQL,
+                        [
+                            .text(drop.id), .text(drop.initiatorID), .text(drop.peerID), .integer(drop.createdAt.storeMillis),
+                            .integer(drop.expiresAt.storeMillis),
+                        ]
+                    )
+                ], committing: true)
         } catch let error as PostgresError where error.isUniqueViolation {
             if error.message.contains("drop_engagements_pkey") {
                 throw PushStoreError.invalidTransition(dropID: drop.id, from: Self.notPending, to: DropState.pending.rawValue)
@@ -194,18 +200,20 @@ struct PostgresDropTransaction: DropTransaction {
 
     /// The drop's new state and its users freed in one statement.
     mutating func close(_ drop: DropRecord) throws {
-        let changed = try send([(
-            """
-            WITH c AS (
-                UPDATE drops SET state = $2, matched_at = $3, closed_at = $4 WHERE id = $1 AND state = 'pending'
-                RETURNING id
-            ), freed AS (
-                DELETE FROM drop_engagements WHERE drop_id IN (SELECT id FROM c)
+        let changed = try send([
+            (
+                """
+                WITH c AS (
+                    UPDATE drops SET state = $2, matched_at = $3, closed_at = $4 WHERE id = $1 AND state = 'pending'
+                    RETURNING id
+                ), freed AS (
+                    DELETE FROM drop_engagements WHERE drop_id IN (SELECT id FROM c)
+                )
+                SELECT count(*) FROM c
+                """,
+                [.text(drop.id), .text(drop.state.rawValue), .integer(drop.matchedAt?.storeMillis), .integer(drop.closedAt?.storeMillis)]
             )
-            SELECT count(*) FROM c
-            """,
-            [.text(drop.id), .text(drop.state.rawValue), .integer(drop.matchedAt?.storeMillis), .integer(drop.closedAt?.storeMillis)]
-        )])[0].map { $0.int64(at: 0) }.first
+        ])[0].map { $0.int64(at: 0) }.first
         guard changed == 1 else {
             throw PushStoreError.invalidTransition(dropID: drop.id, from: Self.notPending, to: drop.state.rawValue)
         }
@@ -215,22 +223,25 @@ struct PostgresDropTransaction: DropTransaction {
     /// statement (`matchSQL`), then the requests' webhook events.
     mutating func match(_ drop: DropRecord, requests: [MateRequestRecord]) throws {
         for request in requests { try request.validate() }
-        let counts = try send([(
-            Self.matchSQL,
-            [
-                .text(drop.id), .text(drop.state.rawValue), .integer(drop.matchedAt?.storeMillis),
-                .integer(drop.closedAt?.storeMillis),
-            ] + Self.requestArrays(requests)
-        )])[0]
+        let counts = try send([
+            (
+                Self.matchSQL,
+                [
+                    .text(drop.id), .text(drop.state.rawValue), .integer(drop.matchedAt?.storeMillis),
+                    .integer(drop.closedAt?.storeMillis),
+                ] + Self.requestArrays(requests)
+            )
+        ])[0]
         guard counts.count == 1, counts[0].int64(at: 0) == 1 else {
             throw PushStoreError.invalidTransition(dropID: drop.id, from: Self.notPending, to: drop.state.rawValue)
         }
         let stored = counts[0].int64(at: 1)
         guard stored == requests.count else {
             // The drop was there (it just matched): an id was taken.
-            let ids = Set(try db.query("SELECT id FROM mate_requests WHERE id = ANY ($1::text[])", [.textArray(requests.map(\.id))]).map {
-                $0.string(at: 0)
-            })
+            let ids = Set(
+                try db.query("SELECT id FROM mate_requests WHERE id = ANY ($1::text[])", [.textArray(requests.map(\.id))]).map {
+                    $0.string(at: 0)
+                })
             throw PushStoreError.duplicateID(requests.first { ids.contains($0.id) }?.id ?? drop.id)
         }
         try WebhookQueue.record(
@@ -308,9 +319,11 @@ struct PostgresDropTransaction: DropTransaction {
     }
 
     mutating func pendingDrops(expiringBefore now: Date) throws -> [DropRecord] {
-        try send([(
-            "SELECT \(Self.columns) FROM drops WHERE state = 'pending' AND expires_at < $1 ORDER BY created_at, id",
-            [.integer(now.storeMillis)]
-        )])[0].map(DropRecord.init(row:))
+        try send([
+            (
+                "SELECT \(Self.columns) FROM drops WHERE state = 'pending' AND expires_at < $1 ORDER BY created_at, id",
+                [.integer(now.storeMillis)]
+            )
+        ])[0].map(DropRecord.init(row:))
     }
 }
