@@ -26,6 +26,8 @@ package final class PostgresConnection {
     private var cut = false
     /// The connection's cancel key, made on first use by `withDeadline`.
     private var cancelKey: PostgresWatchdog.CancelKey?
+    /// Where the round trips and statements sent are counted (the pool's), if anywhere.
+    private let traffic: PostgresTraffic?
 
     /// The notices of one connection, written by libpq's notice receiver on the connection's thread.
     private final class Notices {
@@ -34,8 +36,10 @@ package final class PostgresConnection {
         var syncReplicationCancelled = false
     }
 
-    /// Connects with `conninfo` (a `postgres://` URL or `key=value` pairs); throws a classified error.
-    package init(conninfo: String) throws(PostgresError) {
+    /// Connects with `conninfo` (a `postgres://` URL or `key=value` pairs); throws a classified error. What
+    /// it sends is counted in `traffic` when given.
+    package init(conninfo: String, traffic: PostgresTraffic? = nil) throws(PostgresError) {
+        self.traffic = traffic
         try Self.validate(conninfo)
         // Defaults first; anything the URL says overrides them (libpq expands `dbname` in place).
         let keywords = Self.defaults.map(\.key) + ["dbname"]
@@ -117,6 +121,7 @@ package final class PostgresConnection {
     package func execute(_ sql: String) throws(PostgresError) {
         checkThread()
         let text = (pending + [sql]).joined(separator: "; ")
+        traffic?.record(statements: pending.count + 1)
         pending.removeAll()
         _ = try check(PQexec(handle, text), "PQexec")
     }
@@ -133,12 +138,64 @@ package final class PostgresConnection {
     /// trip (a failed statement commits nothing, and the block rolls back).
     @discardableResult
     package func query(_ sql: String, _ parameters: [PostgresValue] = [], committing: Bool = false) throws(PostgresError) -> PostgresRows {
+        try queries([(sql, parameters)], committing: committing)[0]
+    }
+
+    /// Runs `statements` (each SQL with its parameters, as prepared statements) one after the other in one
+    /// round trip (a pipeline), after the fixed statements waiting to go with the next one (`executeWithNext`,
+    /// the open transaction's `BEGIN`); returns each one's rows. Each statement starts once the one before
+    /// it ended, so a statement after one that waited for a lock reads what was committed meanwhile. The
+    /// first failure is thrown, and the server skips what follows it. With `committing`, the last of a
+    /// `transaction` block's statements: the block commits in the same round trip (a failed statement commits
+    /// nothing, and the block rolls back).
+    package func queries(
+        _ statements: [(sql: String, parameters: [PostgresValue])], committing: Bool = false
+    ) throws(PostgresError) -> [PostgresRows] {
         checkThread()
-        let name = try statementName(sql)
+        precondition(!statements.isEmpty)
+        let names = try statements.map { (statement) throws(PostgresError) -> String in try statementName(statement.sql) }
+        let results: [OpaquePointer?]
+        if pending.isEmpty && !committing && statements.count == 1 {
+            traffic?.record(statements: 1)
+            results = [Self.withWire(statements[0].parameters) { PQexecPrepared(handle, names[0], $0, $1, $2, $3, 1) }]
+        } else {
+            let before = pending
+            pending.removeAll()
+            let sends = zip(names, statements).map { name, statement in
+                { (handle: OpaquePointer) -> Int32 in
+                    Self.withWire(statement.parameters) { PQsendQueryPrepared(handle, name, $0, $1, $2, $3, 1) }
+                }
+            }
+            results = try pipelined(before, sends, after: committing ? ["COMMIT"] : [])
+        }
+        var rows: [PostgresRows] = []
+        rows.reserveCapacity(results.count)
+        for (index, result) in results.enumerated() {
+            let checked: PostgresRows?
+            do {
+                checked = try check(result, "PQexecPrepared")
+            } catch {
+                for later in results[(index + 1)...] { PQclear(later) }
+                throw error
+            }
+            guard let checked else {
+                for later in results[(index + 1)...] { PQclear(later) }
+                throw PostgresError(kind: .statement, function: "PQexecPrepared", message: "no result")
+            }
+            rows.append(checked)
+        }
+        return rows
+    }
+
+    /// Calls `body` with `parameters` as libpq takes them: their count, values, lengths and formats. One
+    /// buffer holds every value; the pointer array points into it.
+    private static func withWire<R>(
+        _ parameters: [PostgresValue],
+        _ body: (Int32, [UnsafePointer<CChar>?], UnsafeMutablePointer<Int32>, UnsafeMutablePointer<Int32>) -> R
+    ) -> R {
         let wire = parameters.map(\.wire)
         var lengths: [Int32] = wire.map { Int32($0.bytes?.count ?? 0) }
         var formats: [Int32] = wire.map(\.format)
-        // One buffer holds every value; the pointer array points into it.
         let total = wire.reduce(0) { $0 + ($1.bytes?.count ?? 0) }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(total, 1), alignment: 1)
         defer { buffer.deallocate() }
@@ -155,20 +212,11 @@ package final class PostgresConnection {
             pointers.append(UnsafePointer(start.assumingMemoryBound(to: CChar.self)))
             offset += bytes.count
         }
-        let result: OpaquePointer?
-        if pending.isEmpty && !committing {
-            result = PQexecPrepared(handle, name, Int32(wire.count), pointers, &lengths, &formats, 1)
-        } else {
-            let before = pending
-            pending.removeAll()
-            result = try pipelined(before, after: committing ? ["COMMIT"] : []) {
-                PQsendQueryPrepared($0, name, Int32(wire.count), pointers, &lengths, &formats, 1)
+        return lengths.withUnsafeMutableBufferPointer { lengths in
+            formats.withUnsafeMutableBufferPointer { formats in
+                body(Int32(wire.count), pointers, lengths.baseAddress!, formats.baseAddress!)
             }
         }
-        guard let rows = try check(result, "PQexecPrepared") else {
-            throw PostgresError(kind: .statement, function: "PQexecPrepared", message: "no result")
-        }
-        return rows
     }
 
     /// Runs `sql` with `parameters`; returns the number of rows it changed.
@@ -240,17 +288,24 @@ package final class PostgresConnection {
         return committedAnnouncements
     }
 
-    /// Sends `before` (statements without parameters), the statement `send` queues and `after`, as one
-    /// pipeline (one round trip), and returns that statement's result; throws the first error (the server
+    /// Sends `before` (statements without parameters), the statements `sends` queue and `after`, as one
+    /// pipeline (one round trip), and returns the results of `sends`, to be checked and cleared by the
+    /// caller; throws the first error of `before` or `after` that comes before any of theirs (the server
     /// skips what follows a failed statement).
     private func pipelined(
-        _ before: [String], after: [String], _ send: (OpaquePointer) -> Int32
-    ) throws(PostgresError) -> OpaquePointer? {
+        _ before: [String], _ sends: [(OpaquePointer) -> Int32], after: [String]
+    ) throws(PostgresError) -> [OpaquePointer?] {
         guard PQenterPipelineMode(handle) == 1 else { throw failure("PQenterPipelineMode") }
-        let total = before.count + 1 + after.count
+        let total = before.count + sends.count + after.count
+        traffic?.record(statements: total)
         var sent = 0
-        for (index, sql) in (before + [""] + after).enumerated() {
-            let queued = index == before.count ? send(handle) : PQsendQueryParams(handle, sql, 0, nil, nil, nil, nil, 1)
+        for index in 0..<total {
+            let queued: Int32
+            switch index - before.count {
+            case ..<0: queued = PQsendQueryParams(handle, before[index], 0, nil, nil, nil, nil, 1)
+            case let send where send < sends.count: queued = sends[send](handle)
+            default: queued = PQsendQueryParams(handle, after[index - before.count - sends.count], 0, nil, nil, nil, nil, 1)
+            }
             guard queued == 1 else { break }
             sent += 1
         }
@@ -267,23 +322,19 @@ package final class PostgresConnection {
             for result in results { PQclear(result) }
             throw failure("PQsendQueryPrepared")
         }
-        let main = results[before.count]
+        let main = Array(results[before.count..<(before.count + sends.count)])
+        let mainFailed = main.contains { PQresultStatus($0) != PGRES_TUPLES_OK && PQresultStatus($0) != PGRES_COMMAND_OK }
         var firstError: PostgresError?
-        for (index, result) in results.enumerated() where index != before.count {
+        for (index, result) in results.enumerated() where index < before.count || index >= before.count + sends.count {
             do {
                 _ = try check(result, "PQexec")
             } catch {
-                // A failure before the statement comes first; after it, the statement's own error does.
-                if firstError == nil
-                    && (index < before.count || PQresultStatus(main) == PGRES_TUPLES_OK
-                        || PQresultStatus(main) == PGRES_COMMAND_OK)
-                {
-                    firstError = error
-                }
+                // A failure before the statements comes first; after them, their own error does.
+                if firstError == nil && (index < before.count || !mainFailed) { firstError = error }
             }
         }
         if let firstError {
-            PQclear(main)
+            for result in main { PQclear(result) }
             throw firstError
         }
         return main
@@ -298,6 +349,7 @@ package final class PostgresConnection {
     private func statementName(_ sql: String) throws(PostgresError) -> String {
         if let name = prepared[sql] { return name }
         let name = "push_\(prepared.count + 1)"
+        traffic?.record(statements: 0)
         _ = try check(PQprepare(handle, name, sql, 0, nil), "PQprepare")
         prepared[sql] = name
         return name

@@ -62,6 +62,8 @@ package final class PostgresPool: Sendable {
     package let callTimeout: Duration?
     /// The default `callTimeout`: 15 s (the connection is cut 2 s after the cancel request).
     package static let defaultCallTimeout: Duration = .seconds(15)
+    /// What the pool's connections sent: round trips and statements (`PostgresTraffic`).
+    package let traffic = PostgresTraffic()
     private let state = PThreadLock(State())
     private let announcer = PThreadLock<Announcer?>(nil)
 
@@ -96,6 +98,7 @@ package final class PostgresPool: Sendable {
         }
         defer { checkin(slot) }
         let conninfo = self.conninfo
+        let traffic = self.traffic
         let losses = state.withLock { $0.losses }
         return try await slot.thread.run {
             let connection: PostgresConnection
@@ -103,7 +106,7 @@ package final class PostgresPool: Sendable {
                 connection = open
             } else {
                 slot.connection = nil
-                connection = try PostgresConnection(conninfo: conninfo)
+                connection = try PostgresConnection(conninfo: conninfo, traffic: traffic)
                 slot.connection = connection
                 slot.openedAfterLosses = losses
             }

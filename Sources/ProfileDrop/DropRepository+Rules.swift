@@ -10,7 +10,7 @@ extension DropRepository {
     /// Also returns the drops that expired on the way. Reports that arrive together may share a transaction.
     public func report(_ request: DropReportRequest, now: Date) async throws -> (DropReportOutcome, expired: [DropRecord]) {
         try await withDropTransaction(locking: [request.reporterID, request.peerID], grouped: true) { tx in
-            try DropRules.report(request, now: tx.now(given: now), &tx)
+            try DropRules.report(request, given: now, &tx)
         }
     }
 
@@ -18,7 +18,7 @@ extension DropRepository {
     /// pending (`DropRules.cancel`); grouped with the reports around it, as `report` is.
     public func cancel(userID: String, now: Date, window: Duration) async throws -> (DropCancelOutcome, expired: [DropRecord]) {
         try await withDropTransaction(locking: [userID], grouped: true) { tx in
-            try DropRules.cancel(userID: userID, now: tx.now(given: now), window: window, &tx)
+            try DropRules.cancel(userID: userID, now: try tx.now(given: now), window: window, &tx)
         }
     }
 
@@ -26,13 +26,13 @@ extension DropRepository {
     /// (`DropRules.current`).
     public func current(userID: String, now: Date, window: Duration) async throws -> (DropRecord?, expired: [DropRecord]) {
         try await withDropTransaction(locking: [userID], grouped: false) { tx in
-            try DropRules.current(userID: userID, now: tx.now(given: now), window: window, &tx)
+            try DropRules.current(userID: userID, now: try tx.now(given: now), window: window, &tx)
         }
     }
 
     /// Expires every pending drop whose window ended before `now` and returns them (`DropRules.expireDue`);
     /// locks no users.
     public func expireDue(now: Date) async throws -> [DropRecord] {
-        try await withDropTransaction(locking: [], grouped: false) { tx in try DropRules.expireDue(now: tx.now(given: now), &tx) }
+        try await withDropTransaction(locking: [], grouped: false) { tx in try DropRules.expireDue(now: try tx.now(given: now), &tx) }
     }
 }

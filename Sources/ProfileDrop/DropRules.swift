@@ -6,14 +6,18 @@ import PushStore
 /// match, both mate requests and their outbox rows together; repeats are idempotent within the window; a
 /// cancel and a match of the same drop are decided once. Drops whose window ended expire when touched.
 enum DropRules {
-    /// Decides `request` at `now`. Returns the outcome and the drops that expired on the way.
+    /// Decides `request` at the store's time (`DropTransaction.now(given:)`, `given` by the caller): from one
+    /// read of both users' pending drops and of the pair's latest match (`DropTransaction.reportState`), then
+    /// at most one write of its own (a new pending drop, or the match with its requests and their outbox
+    /// rows) after the expiry of the drops found due. Returns the outcome and the drops that expired on the way.
     static func report(
-        _ request: DropReportRequest, now: Date, _ tx: inout some DropTransaction
+        _ request: DropReportRequest, given: Date, _ tx: inout some DropTransaction
     ) throws -> (DropReportOutcome, expired: [DropRecord]) {
         let (reporter, peer) = (request.reporterID, request.peerID)
-        let (pending, expired) = try settle([reporter, peer], now: now, &tx)
-        let since = now.addingTimeInterval(-(request.window / .seconds(1)))
-        if let match = try tx.latestMatch(between: reporter, and: peer, since: since) {
+        let state = try tx.reportState(reporter: reporter, peer: peer, window: request.window, given: given)
+        let now = state.now
+        let (pending, expired) = try settle([reporter, peer], found: state.pending, now: now, &tx)
+        if let match = state.latestMatch {
             return (.alreadyMatched(match, try tx.requests(forDrop: match.id)), expired)
         }
         if let drop = pending[reporter] {
@@ -34,7 +38,7 @@ enum DropRules {
     static func cancel(
         userID: String, now: Date, window: Duration, _ tx: inout some DropTransaction
     ) throws -> (DropCancelOutcome, expired: [DropRecord]) {
-        let (pending, expired) = try settle([userID], now: now, &tx)
+        let (pending, expired) = try settle([userID], found: try tx.pendingDrops(engaging: [userID]), now: now, &tx)
         if var drop = pending[userID] {
             try DropTransition.apply(.cancelled, at: now, to: &drop)
             try tx.close(drop)
@@ -50,7 +54,7 @@ enum DropRules {
     static func current(
         userID: String, now: Date, window: Duration, _ tx: inout some DropTransaction
     ) throws -> (DropRecord?, expired: [DropRecord]) {
-        let (pending, expired) = try settle([userID], now: now, &tx)
+        let (pending, expired) = try settle([userID], found: try tx.pendingDrops(engaging: [userID]), now: now, &tx)
         if let drop = pending[userID] { return (drop, expired) }
         return (try tx.latestMatch(of: userID, since: now.addingTimeInterval(-(window / .seconds(1)))), expired)
     }
@@ -66,14 +70,13 @@ enum DropRules {
         return expired
     }
 
-    /// Expires the pending drops of `users` whose window ended before `now`. Returns the drops still
-    /// pending by the user they engage, and the expired ones: the rules decide on these instead of reading
-    /// each user's drop again, as nothing else writes in their transaction. All of them are read at once;
-    /// a drop engaging two of `users` expires once and then engages neither.
+    /// Expires the pending drops of `users` (`found`, read at once, by the user they engage) whose window
+    /// ended before `now`. Returns the drops still pending by the user they engage, and the expired ones: the
+    /// rules decide on these instead of reading each user's drop again, as nothing else writes in their
+    /// transaction. A drop engaging two of `users` expires once and then engages neither.
     private static func settle(
-        _ users: [String], now: Date, _ tx: inout some DropTransaction
+        _ users: [String], found: [String: DropRecord], now: Date, _ tx: inout some DropTransaction
     ) throws -> (pending: [String: DropRecord], expired: [DropRecord]) {
-        let found = try tx.pendingDrops(engaging: users)
         var pending: [String: DropRecord] = [:]
         var expired: [DropRecord] = []
         for user in users {
@@ -106,8 +109,7 @@ enum DropRules {
         ]
         let items = request.pushes(drop, requests)
         for item in items { try item.validate() }  // before any write: a bad row changes nothing
-        try tx.close(drop)
-        try tx.insert(requests)
+        try tx.match(drop, requests: requests)
         try tx.enqueue(items)
         return .matched(drop, requests)
     }

@@ -86,11 +86,8 @@ public actor MatchService {
         case .notMet(let why): return .conditionNotMet(why)
         case .met: break
         }
-        // One read after the other, each one job on the store: reading both at once (`async let`) made two
-        // child tasks per report, which cost more than the second read's wait; and a report naming an
-        // unknown user reads no devices.
-        let cards = try await self.cards(userID, peerID)
-        let recipients = try await pushes.recipients([userID, peerID])
+        // Both users' cards and devices in one read (one statement where the store holds both).
+        let (cards, recipients) = try await participants(userID, peerID)
         let now = clock()
         let request = DropReportRequest(
             reporterID: userID, peerID: peerID, newDropID: makeID(), window: condition.window
@@ -121,11 +118,12 @@ public actor MatchService {
         return drop
     }
 
-    /// Both users' profile cards by user id; throws `MatchError.unknownUser` for the first one missing.
-    func cards(_ first: String, _ second: String) async throws -> [String: ProfileCard] {
-        let found = try await users.users(ids: [first, second])
-        guard let firstUser = found[first] else { throw MatchError.unknownUser(first) }
-        guard let secondUser = found[second] else { throw MatchError.unknownUser(second) }
-        return [first: try firstUser.card, second: try secondUser.card]
+    /// Both users' profile cards by user id, and where their mate requests go, in one read of the store;
+    /// throws `MatchError.unknownUser` for the first one missing.
+    func participants(_ first: String, _ second: String) async throws -> ([String: ProfileCard], MateRequestRecipients) {
+        let found = try await users.users(ids: [first, second], withDevicesIn: pushes.devices, includeInvalidated: false)
+        guard let firstUser = found.users[first] else { throw MatchError.unknownUser(first) }
+        guard let secondUser = found.users[second] else { throw MatchError.unknownUser(second) }
+        return ([first: try firstUser.card, second: try secondUser.card], pushes.recipients(among: found.devices))
     }
 }

@@ -23,8 +23,12 @@ public struct MateRequestPushes: Sendable {
     /// Reads the devices of `userIDs` now, so that the rows can be made later without I/O (inside the
     /// store's transaction that creates the requests or the answer).
     public func recipients(_ userIDs: [String]) async throws -> MateRequestRecipients {
-        let found = try await devices.devices(forUsers: userIDs, includeInvalidated: false)
-        return MateRequestRecipients(devices: found.mapValues { $0.filter(accepts) })
+        recipients(among: try await devices.devices(forUsers: userIDs, includeInvalidated: false))
+    }
+
+    /// The recipients among `found`, active devices by user read beforehand (`UserRepository.users(ids:withDevicesIn:includeInvalidated:)`).
+    public func recipients(among found: [String: [DeviceRecord]]) -> MateRequestRecipients {
+        MateRequestRecipients(devices: found.mapValues { $0.filter(accepts) })
     }
 
     private func accepts(_ device: DeviceRecord) -> Bool {

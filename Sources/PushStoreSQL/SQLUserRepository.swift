@@ -49,6 +49,41 @@ struct SQLUserRepository<Database: SQLDatabase>: UserRepository {
         }
     }
 
+    /// See `UserRepository.users(ids:withDevicesIn:includeInvalidated:)`: with the devices of the same
+    /// database, one statement (each user joined with their devices) in one read (`SQLDatabase.groupedRead`);
+    /// other devices are read on their own.
+    func users(
+        ids: [String], withDevicesIn devices: any DeviceRepository, includeInvalidated: Bool
+    ) async throws -> (users: [String: UserRecord], devices: [String: [DeviceRecord]]) {
+        guard let same = devices as? SQLDeviceRepository<Database>, same.database as AnyObject === database as AnyObject else {
+            let found = try await users(ids: ids)
+            guard !found.isEmpty else { return (found, [:]) }
+            return (found, try await devices.devices(forUsers: Array(found.keys), includeInvalidated: includeInvalidated))
+        }
+        let ids = Array(Set(ids))
+        let sql = includeInvalidated ? UsersWithDevicesSQL.all : UsersWithDevicesSQL.active
+        let rows = try await database.groupedRead { db in
+            try db.query(sql, [], inList: ids) { row in
+                (Self.record(row, at: DeviceColumn.end), row.optionalString(at: 0) == nil ? nil : DeviceRecord(row: row))
+            }
+        }
+        var users: [String: UserRecord] = [:]
+        var found: [String: [DeviceRecord]] = [:]
+        for (user, device) in rows {
+            users[user.id] = user
+            found[user.id, default: []] += device.map { [$0] } ?? []
+        }
+        return (users, found)
+    }
+
+    /// The user in the columns of `Column` starting at `offset`.
+    private static func record(_ row: some StoreRow, at offset: Int32) -> UserRecord {
+        UserRecord(
+            id: row.string(at: offset + Column.id.rawValue), cardJSON: row.string(at: offset + Column.card.rawValue),
+            createdAt: Date(storeMillis: row.int64(at: offset + Column.createdAt.rawValue)),
+            updatedAt: Date(storeMillis: row.int64(at: offset + Column.updatedAt.rawValue)))
+    }
+
     private static func user(id: String, _ db: some SQLSession) throws -> UserRecord? {
         try db.row(of: "users", id: id, columns: Column.selectList, record)
     }
@@ -58,3 +93,20 @@ struct SQLUserRepository<Database: SQLDatabase>: UserRepository {
 typealias SQLiteUserRepository = SQLUserRepository<SQLiteDatabase>
 /// The users of a PostgreSQL database.
 typealias PostgresUserRepository = SQLUserRepository<PostgresDatabase>
+
+/// The statements of `SQLUserRepository.users(ids:withDevicesIn:includeInvalidated:)`, built once.
+private enum UsersWithDevicesSQL {
+    /// Users (`u`, `WHERE u.id` and the match the list is given) each with their devices, one row a device
+    /// (`DeviceColumn.selectList`, all NULL for a user without one) followed by the user's columns.
+    static func withDevices(_ filter: String) -> @Sendable (String) -> String {
+        let head = """
+            SELECT \(DeviceColumn.selectList), u.id, u.card, u.created_at, u.updated_at
+            FROM users u LEFT JOIN devices ON devices.user_id = u.id\(filter)
+            WHERE u.id\u{20}
+            """
+        return { match in head + match + " ORDER BY u.id, registered_at, token, topic" }
+    }
+
+    static let all = withDevices("")
+    static let active = withDevices(" AND devices.invalidated_at IS NULL")
+}

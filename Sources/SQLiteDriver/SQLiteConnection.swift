@@ -73,8 +73,12 @@ package final class SQLiteConnection {
         try sqliteCheck(sqlite3_exec(handle, sql, nil, nil, nil), "sqlite3_exec", handle)
     }
 
+    /// Statements handed out to run (`statement(_:)`, which `run` and `query` use): what tests count.
+    package private(set) var statementsRun = 0
+
     /// The prepared statement for `sql`, from the cache or freshly prepared; reset and unbound.
     package func statement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        statementsRun += 1
         if let cached = statements[sql] { return cached }
         let prepared = try SQLiteStatement(db: handle, sql: sql)
         statements[sql] = prepared

@@ -27,6 +27,10 @@ public final class PostgresDatabase: PushDatabase {
     public let recoveredAtOpen = 0
     /// Writes refused for space (SQLSTATE 53100), which `/healthz` and the metrics report.
     public let writeHealth: StoreWriteHealth? = StoreWriteHealth()
+    /// Advisory locks the drop operations took (`withDropTransaction`).
+    let dropLocks = PostgresDropLocks()
+    /// Round trips and statements this instance's pool sent (`PostgresTraffic`).
+    var traffic: PostgresTraffic { pool.traffic }
 
     private init(instanceID: String, clock: PostgresClock, pool: PostgresPool, listener: PostgresListener) {
         self.instanceID = instanceID

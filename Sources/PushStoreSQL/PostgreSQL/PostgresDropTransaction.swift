@@ -2,26 +2,117 @@ import Foundation
 import PostgresDriver
 import PushStore
 
-/// `DropTransaction` on one PostgreSQL connection inside a transaction whose users are locked
-/// (`PostgresDropRepository`).
+/// `DropTransaction` on one PostgreSQL connection inside a transaction (`PostgresDatabase.withDropTransaction`)
+/// whose advisory lock goes out with its first statement, in the same round trip.
 struct PostgresDropTransaction: DropTransaction {
     let db: PostgresConnection
     /// Whose clock outbox rows are enqueued on (`PostgresClock`).
     let clock: PostgresClock
-    /// The database's time when the transaction held its locks, under the database's clock; nil under the
-    /// caller's.
-    let decidedAt: Date?
+    /// The key of the lock still to take with the next statement (its users, sorted, joined by a space);
+    /// nil once taken, or for an operation that takes none.
+    private var lockKey: String?
+    /// Where the locks taken are counted.
+    private let locks: PostgresDropLocks
+    /// The database's time once read (after the lock was granted), under the database's clock.
+    private var decidedAt: Date?
 
-    /// See `DropTransaction.now(given:)`: the database's time read once, after the users' locks were granted
-    /// (`clock_timestamp()`, not the transaction's start: a report that waited for another on the same users
-    /// decides after it, never at a time before the drop that one stored).
-    func now(given: Date) -> Date { decidedAt ?? given }
+    init(db: PostgresConnection, clock: PostgresClock, lockKey: String?, locks: PostgresDropLocks) {
+        self.db = db
+        self.clock = clock
+        self.lockKey = lockKey
+        self.locks = locks
+    }
+
+    /// Runs `statements` in one round trip, after the lock if it is still to take (`queries`); returns the
+    /// rows of each of `statements`. With `committing`, the transaction commits in the same round trip.
+    private mutating func send(
+        _ statements: [(sql: String, parameters: [PostgresValue])], committing: Bool = false
+    ) throws -> [PostgresRows] {
+        guard let key = lockKey else { return try db.queries(statements, committing: committing) }
+        lockKey = nil
+        locks.record()
+        return Array(try db.queries([(Self.lockSQL, Self.lockParameters(key))] + statements, committing: committing).dropFirst())
+    }
+
+    /// Takes the lock if it is still to take, in a round trip of its own: for steps whose statements go out
+    /// elsewhere (the mate requests', the outbox's).
+    private mutating func takeLock() throws {
+        guard let key = lockKey else { return }
+        lockKey = nil
+        locks.record()
+        try db.query(Self.lockSQL, Self.lockParameters(key))
+    }
+
+    /// The lock of the users whose key is $2 (in class $1).
+    private static let lockSQL = "SELECT pg_advisory_xact_lock($1::integer, hashtext($2))"
+    private static func lockParameters(_ key: String) -> [PostgresValue] { [.integer(PostgresDatabase.dropLockClass), .text(key)] }
+
+    /// The database's time now, in ms (`clock_timestamp()`: a statement after the lock reads it after the
+    /// lock was granted).
+    private static let clockMillis = "(extract(epoch from clock_timestamp()) * 1000)::bigint"
+
+    /// See `DropTransaction.now(given:)`: under the database's clock, its time read once, after the lock was
+    /// granted (`clock_timestamp()`, not the transaction's start: a report that waited for another on the same
+    /// users decides after it, never at a time before the drop that one stored); else `given`.
+    mutating func now(given: Date) throws -> Date {
+        guard clock == .database else { return given }
+        if let decidedAt { return decidedAt }
+        let rows = try send([("SELECT \(Self.clockMillis)", [])])
+        let now = Date(storeMillis: rows[0][0].int64(at: 0))
+        decidedAt = now
+        return now
+    }
+
+    /// See `DropTransaction.reportState`: with the lock, one round trip and one statement
+    /// (`reportStateSQL`), which also reads the database's time under its clock.
+    mutating func reportState(reporter: String, peer: String, window: Duration, given: Date) throws -> DropReportState {
+        let known: Date? = clock == .caller ? given : decidedAt
+        let windowMillis = Int64((window / .milliseconds(1)).rounded(.up))
+        let rows = try send([
+            (Self.reportStateSQL, [.text(reporter), .text(peer), .integer(known?.storeMillis), .integer(windowMillis)])
+        ])[0]
+        var pending: [String: DropRecord] = [:]
+        var latestMatch: DropRecord?
+        var now = known ?? given
+        for index in 0..<rows.count {
+            let row = rows[index]
+            now = known ?? Date(storeMillis: row.int64(at: Self.reportStateNowColumn))
+            guard row.optionalString(at: 0) != nil else { continue }
+            let drop = DropRecord(row: row)
+            if let user = row.optionalString(at: DropColumn.end) { pending[user] = drop } else { latestMatch = drop }
+        }
+        if clock == .database { decidedAt = now }
+        return DropReportState(now: now, pending: pending, latestMatch: latestMatch)
+    }
+
+    /// The drops engaging $1 or $2, each followed by the user it engages, then the latest drop matched
+    /// between them at or after the time less $4 ms, followed by NULL; every row ends with the time ($3, or
+    /// the database's when NULL), and a row of NULLs but the time stands for none. Each user's drop is found
+    /// by key from their engagement (in a transaction that joins by lookup), each side of the match by its index.
+    static let reportStateSQL = """
+        WITH t AS MATERIALIZED (SELECT coalesce($3::bigint, \(clockMillis)) AS now)
+        SELECT x.*, t.now FROM t LEFT JOIN LATERAL (
+            SELECT \(columns), e.user_id FROM drop_engagements e JOIN drops d ON d.id = e.drop_id
+            WHERE e.user_id IN ($1::text, $2::text)
+            UNION ALL
+            (SELECT \(columns), NULL FROM (
+                SELECT \(columns) FROM drops
+                WHERE state = 'matched' AND initiator_id = $1 AND peer_id = $2 AND matched_at >= t.now - $4::bigint
+                UNION ALL
+                SELECT \(columns) FROM drops
+                WHERE state = 'matched' AND initiator_id = $2 AND peer_id = $1 AND matched_at >= t.now - $4::bigint
+            ) m ORDER BY matched_at DESC, id DESC LIMIT 1)
+        ) x ON true
+        """
+
+    /// Where `reportStateSQL` puts the time: after the drop's columns and the engaged user.
+    private static let reportStateNowColumn = DropColumn.end + 1
 
     private static let columns = DropColumn.selectList
 
     /// One statement for every user's drop (a report reads its two users' in one round trip).
-    func pendingDrops(engaging userIDs: [String]) throws -> [String: DropRecord] {
-        let rows = try db.query(Self.pendingDropsSQL, [.textArray(userIDs)])
+    mutating func pendingDrops(engaging userIDs: [String]) throws -> [String: DropRecord] {
+        let rows = try send([(Self.pendingDropsSQL, [.textArray(userIDs)])])[0]
         // A user has at most one engagement (the primary key), so each user comes once.
         return Dictionary(uniqueKeysWithValues: rows.map { ($0.string(at: Self.engagedUserColumn), DropRecord(row: $0)) })
     }
@@ -38,81 +129,159 @@ struct PostgresDropTransaction: DropTransaction {
 
     /// Each side of an OR is its own index search (a UNION ALL), whatever the planner's statistics say about
     /// the OR (SQLite scanned every matched drop for it).
-    func latestMatch(between first: String, and second: String, since: Date) throws -> DropRecord? {
-        try db.query(
-            """
-            SELECT \(Self.columns) FROM (
-                SELECT \(Self.columns) FROM drops
-                WHERE state = 'matched' AND initiator_id = $1 AND peer_id = $2 AND matched_at >= $3
-                UNION ALL
-                SELECT \(Self.columns) FROM drops
-                WHERE state = 'matched' AND initiator_id = $2 AND peer_id = $1 AND matched_at >= $3
-            ) d
-            ORDER BY matched_at DESC, id DESC LIMIT 1
-            """, [.text(first), .text(second), .integer(since.storeMillis)]
-        ).map(DropRecord.init(row:)).first
-    }
-
-    func latestMatch(of userID: String, since: Date) throws -> DropRecord? {
-        try db.query(
-            """
-            SELECT \(Self.columns) FROM (
-                SELECT \(Self.columns) FROM drops WHERE state = 'matched' AND initiator_id = $1 AND matched_at >= $2
-                UNION ALL
-                SELECT \(Self.columns) FROM drops WHERE state = 'matched' AND peer_id = $1 AND matched_at >= $2
-            ) d
-            ORDER BY matched_at DESC, id DESC LIMIT 1
-            """, [.text(userID), .integer(since.storeMillis)]
-        ).map(DropRecord.init(row:)).first
-    }
-
-    func requests(forDrop dropID: String) throws -> [MateRequestRecord] {
-        try PostgresMateRequestRepository.requests(forDrop: dropID, PostgresSession(connection: db))
-    }
-
-    /// The drop and both engagements in one statement, which stores nothing when the id is taken.
-    func insertPending(_ drop: DropRecord) throws {
-        let engaged = try db.query(
-            """
-            WITH d AS (
-                INSERT INTO drops (\(Self.columns)) VALUES ($1, $2, $3, 'pending', $4, $5, NULL, NULL)
-                ON CONFLICT (id) DO NOTHING RETURNING id
+    mutating func latestMatch(between first: String, and second: String, since: Date) throws -> DropRecord? {
+        try send([
+            (
+                """
+                SELECT \(Self.columns) FROM (
+                    SELECT \(Self.columns) FROM drops
+                    WHERE state = 'matched' AND initiator_id = $1 AND peer_id = $2 AND matched_at >= $3
+                    UNION ALL
+                    SELECT \(Self.columns) FROM drops
+                    WHERE state = 'matched' AND initiator_id = $2 AND peer_id = $1 AND matched_at >= $3
+                ) d
+                ORDER BY matched_at DESC, id DESC LIMIT 1
+                """, [.text(first), .text(second), .integer(since.storeMillis)]
             )
-            INSERT INTO drop_engagements (user_id, drop_id)
-            SELECT u.user_id, d.id FROM d, (VALUES ($2::text), ($3::text)) AS u (user_id)
-            RETURNING user_id
-            """,
-            [
-                .text(drop.id), .text(drop.initiatorID), .text(drop.peerID), .integer(drop.createdAt.storeMillis),
-                .integer(drop.expiresAt.storeMillis),
-            ])
-        // The engagements' primary key is the invariant: a second pending drop for a user cannot be stored.
-        guard engaged.count == 2 else { throw PushStoreError.duplicateID(drop.id) }
+        ])[0].map(DropRecord.init(row:)).first
     }
+
+    mutating func latestMatch(of userID: String, since: Date) throws -> DropRecord? {
+        try send([
+            (
+                """
+                SELECT \(Self.columns) FROM (
+                    SELECT \(Self.columns) FROM drops WHERE state = 'matched' AND initiator_id = $1 AND matched_at >= $2
+                    UNION ALL
+                    SELECT \(Self.columns) FROM drops WHERE state = 'matched' AND peer_id = $1 AND matched_at >= $2
+                ) d
+                ORDER BY matched_at DESC, id DESC LIMIT 1
+                """, [.text(userID), .integer(since.storeMillis)]
+            )
+        ])[0].map(DropRecord.init(row:)).first
+    }
+
+    mutating func requests(forDrop dropID: String) throws -> [MateRequestRecord] {
+        try takeLock()
+        return try PostgresMateRequestRepository.requests(forDrop: dropID, PostgresSession(connection: db))
+    }
+
+    /// The drop and both engagements (in user-id order, so that two transactions engaging the same users
+    /// wait for each other in one order) in one statement, which commits the transaction in the same round
+    /// trip (`DropTransaction.insertPending` is its last write). A user engaged meanwhile by another
+    /// operation's drop makes it fail on the engagements' key: the transaction runs again on what is stored.
+    mutating func insertPending(_ drop: DropRecord) throws {
+        do {
+            _ = try send(
+                [
+                    (
+                        Self.insertPendingSQL,
+                        [
+                            .text(drop.id), .text(drop.initiatorID), .text(drop.peerID), .integer(drop.createdAt.storeMillis),
+                            .integer(drop.expiresAt.storeMillis),
+                        ]
+                    )
+                ], committing: true)
+        } catch let error as PostgresError where error.isUniqueViolation {
+            if error.message.contains("drop_engagements_pkey") {
+                throw PushStoreError.invalidTransition(dropID: drop.id, from: Self.notPending, to: DropState.pending.rawValue)
+            }
+            throw PushStoreError.duplicateID(drop.id)
+        }
+    }
+
+    static let insertPendingSQL = """
+        WITH d AS (
+            INSERT INTO drops (\(columns)) VALUES ($1, $2, $3, 'pending', $4, $5, NULL, NULL) RETURNING id
+        )
+        INSERT INTO drop_engagements (user_id, drop_id)
+        SELECT u.user_id, d.id FROM d, (VALUES ($2::text), ($3::text)) AS u (user_id) ORDER BY u.user_id
+        """
 
     /// The drop's new state and its users freed in one statement.
-    func close(_ drop: DropRecord) throws {
-        let changed = try db.query(
-            """
-            WITH c AS (
-                UPDATE drops SET state = $2, matched_at = $3, closed_at = $4 WHERE id = $1 AND state = 'pending'
-                RETURNING id
-            ), freed AS (
-                DELETE FROM drop_engagements WHERE drop_id IN (SELECT id FROM c)
+    mutating func close(_ drop: DropRecord) throws {
+        let changed = try send([
+            (
+                """
+                WITH c AS (
+                    UPDATE drops SET state = $2, matched_at = $3, closed_at = $4 WHERE id = $1 AND state = 'pending'
+                    RETURNING id
+                ), freed AS (
+                    DELETE FROM drop_engagements WHERE drop_id IN (SELECT id FROM c)
+                )
+                SELECT count(*) FROM c
+                """,
+                [.text(drop.id), .text(drop.state.rawValue), .integer(drop.matchedAt?.storeMillis), .integer(drop.closedAt?.storeMillis)]
             )
-            SELECT count(*) FROM c
-            """,
-            [.text(drop.id), .text(drop.state.rawValue), .integer(drop.matchedAt?.storeMillis), .integer(drop.closedAt?.storeMillis)]
-        ).map { $0.int64(at: 0) }.first
+        ])[0].map { $0.int64(at: 0) }.first
         guard changed == 1 else {
             throw PushStoreError.invalidTransition(dropID: drop.id, from: Self.notPending, to: drop.state.rawValue)
         }
     }
 
+    /// See `DropTransaction.match`: the drop's match, its users freed and its mate requests stored in one
+    /// statement (`matchSQL`), then the requests' webhook events.
+    mutating func match(_ drop: DropRecord, requests: [MateRequestRecord]) throws {
+        for request in requests { try request.validate() }
+        let counts = try send([
+            (
+                Self.matchSQL,
+                [
+                    .text(drop.id), .text(drop.state.rawValue), .integer(drop.matchedAt?.storeMillis),
+                    .integer(drop.closedAt?.storeMillis),
+                ] + Self.requestArrays(requests)
+            )
+        ])[0]
+        guard counts.count == 1, counts[0].int64(at: 0) == 1 else {
+            throw PushStoreError.invalidTransition(dropID: drop.id, from: Self.notPending, to: drop.state.rawValue)
+        }
+        let stored = counts[0].int64(at: 1)
+        guard stored == requests.count else {
+            // The drop was there (it just matched): an id was taken.
+            let ids = Set(
+                try db.query("SELECT id FROM mate_requests WHERE id = ANY ($1::text[])", [.textArray(requests.map(\.id))]).map {
+                    $0.string(at: 0)
+                })
+            throw PushStoreError.duplicateID(requests.first { ids.contains($0.id) }?.id ?? drop.id)
+        }
+        try WebhookQueue.record(
+            requests.map { WebhookEvents.mateRequest($0, type: .mateRequestCreated) }, PostgresSession(connection: db))
+    }
+
+    /// `close`'s statement ($1 … $4), and the mate requests given as arrays ($5 … $11, in `MateRequestColumn`'s
+    /// order) stored only with the drop it closed; returns how many drops it closed and how many requests
+    /// it stored (an id already taken is left out).
+    static let matchSQL = """
+        WITH c AS (
+            UPDATE drops SET state = $2, matched_at = $3, closed_at = $4 WHERE id = $1 AND state = 'pending'
+            RETURNING id
+        ), freed AS (
+            DELETE FROM drop_engagements WHERE drop_id IN (SELECT id FROM c)
+        ), r AS (
+            INSERT INTO mate_requests (\(MateRequestColumn.selectList))
+            SELECT r.* FROM unnest($5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::bigint[], $11::bigint[])
+                AS r (id, drop_id, sender_id, recipient_id, state, created_at, answered_at)
+            WHERE r.drop_id IN (SELECT id FROM c)
+            ON CONFLICT (id) DO NOTHING
+            RETURNING id
+        )
+        SELECT (SELECT count(*) FROM c), (SELECT count(*) FROM r)
+        """
+
+    /// The columns of `requests` as arrays, in `MateRequestColumn`'s order.
+    static func requestArrays(_ requests: [MateRequestRecord]) -> [PostgresValue] {
+        [
+            .textArray(requests.map(\.id)), .textArray(requests.map(\.dropID)), .textArray(requests.map(\.senderID)),
+            .textArray(requests.map(\.recipientID)), .textArray(requests.map(\.state.rawValue)),
+            .integerArray(requests.map { $0.createdAt.storeMillis }), .integerArray(requests.map { $0.answeredAt?.storeMillis }),
+        ]
+    }
+
     /// The `from` of the error `close` throws when another writer closed the drop first.
     static let notPending = "not pending"
 
-    func insert(_ requests: [MateRequestRecord]) throws {
+    mutating func insert(_ requests: [MateRequestRecord]) throws {
+        try takeLock()
         try Self.insertRequests(requests, db)
         try WebhookQueue.record(
             requests.map { WebhookEvents.mateRequest($0, type: .mateRequestCreated) }, PostgresSession(connection: db))
@@ -135,14 +304,7 @@ struct PostgresDropTransaction: DropTransaction {
     static func insertRequests(_ requests: [MateRequestRecord], _ db: PostgresConnection) throws {
         guard !requests.isEmpty else { return }
         for request in requests { try request.validate() }
-        let stored = try db.query(
-            insertRequestsSQL,
-            [
-                .textArray(requests.map(\.id)), .textArray(requests.map(\.dropID)), .textArray(requests.map(\.senderID)),
-                .textArray(requests.map(\.recipientID)), .textArray(requests.map(\.state.rawValue)),
-                .integerArray(requests.map { $0.createdAt.storeMillis }), .integerArray(requests.map { $0.answeredAt?.storeMillis }),
-            ]
-        ).map { $0.string(at: 0) }
+        let stored = try db.query(insertRequestsSQL, requestArrays(requests)).map { $0.string(at: 0) }
         // Any left out? Name the first, by the reason it was.
         guard let missing = requests.first(where: { !stored.contains($0.id) }) else { return }
         guard try db.query("SELECT 1 FROM drops WHERE id = $1", [.text(missing.dropID)]).count == 1 else {
@@ -151,14 +313,17 @@ struct PostgresDropTransaction: DropTransaction {
         throw PushStoreError.duplicateID(missing.id)
     }
 
-    func enqueue(_ items: [OutboxItem]) throws {
+    mutating func enqueue(_ items: [OutboxItem]) throws {
+        try takeLock()
         try PostgresOutboxRepository.insert(items, clock: clock, db)
     }
 
-    func pendingDrops(expiringBefore now: Date) throws -> [DropRecord] {
-        try db.query(
-            "SELECT \(Self.columns) FROM drops WHERE state = 'pending' AND expires_at < $1 ORDER BY created_at, id",
-            [.integer(now.storeMillis)]
-        ).map(DropRecord.init(row:))
+    mutating func pendingDrops(expiringBefore now: Date) throws -> [DropRecord] {
+        try send([
+            (
+                "SELECT \(Self.columns) FROM drops WHERE state = 'pending' AND expires_at < $1 ORDER BY created_at, id",
+                [.integer(now.storeMillis)]
+            )
+        ])[0].map(DropRecord.init(row:))
     }
 }

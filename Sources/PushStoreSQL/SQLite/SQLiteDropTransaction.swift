@@ -8,22 +8,47 @@ struct SQLiteDropTransaction: DropTransaction {
 
     private static let columns = DropColumn.selectList
 
-    /// Each user's drop by its engagement (one indexed lookup each; a report asks for two users).
-    func pendingDrops(engaging userIDs: [String]) throws -> [String: DropRecord] {
-        var found: [String: DropRecord] = [:]
-        for user in userIDs {
-            let drop = try db.query(Self.engagedSQL, [.text(user)], row: DropRecord.init(row:)).first
-            if let drop { found[user] = drop }
+    /// See `DropTransaction.reportState`: one statement (`reportStateSQL`), at the caller's time.
+    func reportState(reporter: String, peer: String, window: Duration, given now: Date) throws -> DropReportState {
+        let since = now.addingTimeInterval(-(window / .seconds(1)))
+        var pending: [String: DropRecord] = [:]
+        var latestMatch: DropRecord?
+        _ = try db.query(Self.reportStateSQL, [.text(reporter), .text(peer), .integer(since.storeMillis)]) { row in
+            let drop = DropRecord(row: row)
+            if let user = row.optionalString(at: DropColumn.end) { pending[user] = drop } else { latestMatch = drop }
         }
+        return DropReportState(now: now, pending: pending, latestMatch: latestMatch)
+    }
+
+    /// The drops engaging ?1 or ?2, each followed by the user it engages, then the latest drop matched
+    /// between them at or after ?3 (ms), followed by NULL: each part an index search (the plan test says so).
+    static let reportStateSQL = """
+        SELECT \(Self.columns), e.user_id FROM drop_engagements e JOIN drops d ON d.id = e.drop_id
+        WHERE e.user_id IN (?1, ?2)
+        UNION ALL
+        SELECT * FROM (SELECT \(Self.columns), NULL FROM (\(latestBetweenSQL)))
+        """
+
+    /// The drops engaging the users, read in one statement (`engagedSQL`).
+    func pendingDrops(engaging userIDs: [String]) throws -> [String: DropRecord] {
+        guard !userIDs.isEmpty else { return [:] }
+        var found: [String: DropRecord] = [:]
+        let sql = userIDs.count <= Self.engagedSQL.count ? Self.engagedSQL[userIDs.count - 1] : Self.engagedSQL(userIDs.count)
+        _ = try db.query(sql, userIDs.map { .text($0) }) { row in found[row.string(at: DropColumn.end)] = DropRecord(row: row) }
         return found
     }
 
-    /// The drop engaging user ?1. Like every statement here, its text is built once: the statement cache
-    /// is keyed by it, and building it per call cost a string each time.
-    static let engagedSQL = """
-        SELECT \(Self.columns) FROM drops
-        WHERE id = (SELECT drop_id FROM drop_engagements WHERE user_id = ?1)
+    /// The drops engaging any of `count` users (?1 …), each followed by the user it engages. Like every
+    /// statement here, the texts a report or a cancel uses are built once: the statement cache is keyed by
+    /// them, and building one per call cost a string each time.
+    static func engagedSQL(_ count: Int) -> String {
         """
+        SELECT \(Self.columns), e.user_id FROM drop_engagements e JOIN drops d ON d.id = e.drop_id
+        WHERE e.user_id IN (\(SQLiteConnection.placeholders(row: 0, perRow: count).joined(separator: ", ")))
+        """
+    }
+
+    static let engagedSQL = [engagedSQL(1), engagedSQL(2)]
 
     /// Each side of an OR is its own index search (a UNION ALL): written as one WHERE with an OR, SQLite
     /// scanned every matched drop in a partial index for each report.

@@ -1,0 +1,86 @@
+import APNSCore
+import Foundation
+import PostgresDriver
+import ProfileDrop
+import SQLiteDriver
+import TestSupport
+import Testing
+
+@testable import PushStore
+@testable import PushStoreSQL
+
+/// What one profile-drop report costs the store, counted: on SQLite one read transaction and one write
+/// transaction, each of a fixed handful of statements (none per user); on PostgreSQL the advisory locks,
+/// round trips and statements per report.
+@Suite("Profile-drop report cost")
+struct DropReportCostTests {
+    static let topic = "com.example.sniffmeet"
+
+    /// Users "u0" … of `pairs` pairs, each with a card and two devices.
+    static func addUsers(pairs: Int, _ repositories: PushRepositories) async throws {
+        for number in 0..<(2 * pairs) {
+            let id = "u\(number)"
+            _ = try await repositories.users.put(id: id, card: ProfileCard(name: "Owner \(id)", dogName: "Dog \(id)"), now: Date())
+            for device in 0..<2 {
+                let hex = String(number * 16 + device, radix: 16)
+                _ = try await repositories.devices.register(
+                    token: DeviceToken(stringLiteral: String(repeating: "0", count: 64 - hex.count) + hex), topic: topic,
+                    userID: id, environment: .development, now: Date())
+            }
+        }
+    }
+
+    static func report(_ service: MatchService, _ user: Int, _ peer: Int) async throws -> DropReport {
+        try await service.report(userID: "u\(user)", peerID: "u\(peer)", distance: 0.1, direction: SIMD3(0, 0, -1))
+    }
+
+    @Test("SQLite: each report is one read transaction and one write transaction of a fixed few statements")
+    func sqlite() async throws {
+        let (database, directory) = try SQLiteGroupCommitTests.database()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let repositories = PushRepositories(database: database)
+        let service = MatchService(repositories: repositories)
+        try await Self.addUsers(pairs: 3, repositories)
+        for pair in 0..<3 {
+            // Pending, then matched: one report at a time, so each read and write is a group of its own.
+            for (user, peer, matched) in [(2 * pair, 2 * pair + 1, false), (2 * pair + 1, 2 * pair, true)] {
+                let before = (await database.readGroups, await database.groupCommits, try await database.perform { $0.statementsRun })
+                let result = try await Self.report(service, user, peer)
+                let after = (await database.readGroups, await database.groupCommits, try await database.perform { $0.statementsRun })
+                #expect(matched ? result.outcome == .matched : result.outcome == .pending)
+                #expect(after.0 - before.0 == 1, "read transactions")
+                #expect(after.1 - before.1 == 1, "write transactions")
+                // Read: BEGIN, the users with their devices, COMMIT. Write: BEGIN IMMEDIATE, the drops read,
+                // then a new drop and its engagements; or the match, the freed users, the requests, the
+                // webhook subscribers and the outbox's three; COMMIT.
+                #expect(after.2 - before.2 <= (matched ? 13 : 8), "statements (matched: \(matched))")
+            }
+        }
+    }
+
+    @Test("PostgreSQL: one advisory lock, at most 4.5 round trips and 9 statements per report")
+    func postgres() async throws {
+        let url = try await PostgresTestCluster.shared().createDatabase()
+        // One connection: every statement is prepared once, in the warm-up, and what is counted is the reports'.
+        let database = try await PostgresDatabase.open(url: url, poolSize: 1, instanceID: "cost", clock: .database)
+        let repositories = PushRepositories(database: database)
+        let service = MatchService(repositories: repositories)
+        let pairs = 20
+        try await Self.addUsers(pairs: pairs + 1, repositories)
+        #expect(try await Self.report(service, 2 * pairs, 2 * pairs + 1).outcome == .pending)
+        #expect(try await Self.report(service, 2 * pairs + 1, 2 * pairs).outcome == .matched)
+        let before = (database.traffic.roundTrips, database.traffic.statements, database.dropLocks.count)
+        for pair in 0..<pairs {
+            #expect(try await Self.report(service, 2 * pair, 2 * pair + 1).outcome == .pending)
+            #expect(try await Self.report(service, 2 * pair + 1, 2 * pair).outcome == .matched)
+        }
+        let reports = Double(2 * pairs)
+        let roundTrips = Double(database.traffic.roundTrips - before.0) / reports
+        let statements = Double(database.traffic.statements - before.1) / reports
+        let locks = Double(database.dropLocks.count - before.2) / reports
+        print("per report: \(locks) advisory locks, \(roundTrips) round trips, \(statements) statements")
+        #expect(locks <= 1)
+        #expect(roundTrips <= 4.5)
+        #expect(statements <= 9)
+    }
+}
