@@ -53,6 +53,8 @@ p.add_argument("--rate", type=float, default=None,
                help="open loop: post a batch every batch/rate seconds, whatever the earlier posts' answers (B7H)")
 p.add_argument("--mock-latency-ms", type=float, default=None,
                help="the embedded mock answers every request this late (its control API's latency_ms knob)")
+p.add_argument("--outbox", default=None,
+               help='the service\'s "outbox" configuration section as JSON, e.g. \'{"max_in_flight": 4000}\'')
 p.add_argument("--perf-record", default=None,
                help="a `perf record ...` command (without -p): attached to push-server from the start until every "
                     "notification is answered, then stopped with SIGINT")
@@ -71,10 +73,15 @@ key_path = os.path.join(data_dir, "bench-api-key")
 with open(key_path, "w") as f:
     f.write(KEY + "\n")
 command = [a.server, "--embedded", "--data-dir", data_dir, "--port", "0", "--api-key-file", key_path, "--log-level", "warning"]
+config = {}
 if a.retention_s is not None:
-    config_path = os.path.join(data_dir, "retention.json")
+    config["retention"] = {"final_outbox_s": a.retention_s, "interval_s": 1, "batch_size": 5000}
+if a.outbox is not None:
+    config["outbox"] = json.loads(a.outbox)
+if config:
+    config_path = os.path.join(data_dir, "config.json")
     with open(config_path, "w") as f:
-        json.dump({"retention": {"final_outbox_s": a.retention_s, "interval_s": 1, "batch_size": 5000}}, f)
+        json.dump(config, f)
     command += ["--config", config_path]
 server = subprocess.Popen(command, stdout=open(out_path, "w"), stderr=open(err_path, "w"))
 DB_PATH = os.path.join(data_dir, "push.sqlite")
