@@ -62,7 +62,8 @@ struct SQLiteOutboxPush {
         apnsIDColumn = row.optionalString(SQLitePushColumn.apnsID)
         environment = APNSEnvironment(named: row.string(SQLitePushColumn.environment)) ?? .production
         channels = row.int64(SQLitePushColumn.channels) != 0
-        payload = previous.map { row.blob(at: SQLitePushColumn.payload.rawValue, reusing: $0.payload) } ?? row.blob(at: SQLitePushColumn.payload.rawValue)
+        payload =
+            previous.map { row.blob(at: SQLitePushColumn.payload.rawValue, reusing: $0.payload) } ?? row.blob(at: SQLitePushColumn.payload.rawValue)
         targetColumn = row.string(SQLitePushColumn.targets)
         settledAt = row.date(SQLitePushColumn.settledAt)
         acceptedAttempts = row.int(SQLitePushColumn.acceptedAttempts)

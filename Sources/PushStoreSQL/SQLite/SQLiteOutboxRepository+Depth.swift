@@ -36,9 +36,12 @@ extension SQLiteOutboxRepository {
                     ranges.string(at: 10), queued: range.inFlight ? 0 : pending, inFlight: range.inFlight ? pending : 0,
                     enqueuedAt: ranges.int64(at: 11))
             }
-            for (topic, inFlight, enqueuedAt) in try db.query(Self.pendingRowsByTopicSQL, row: {
-                ($0.string(at: 0), $0.int64(at: 1) != 0, $0.int64(at: 2))
-            }) {
+            for (topic, inFlight, enqueuedAt) in try db.query(
+                Self.pendingRowsByTopicSQL,
+                row: {
+                    ($0.string(at: 0), $0.int64(at: 1) != 0, $0.int64(at: 2))
+                })
+            {
                 add(topic, queued: inFlight ? 0 : 1, inFlight: inFlight ? 1 : 0, enqueuedAt: enqueuedAt)
             }
             return topics.values.sorted { $0.topic < $1.topic }

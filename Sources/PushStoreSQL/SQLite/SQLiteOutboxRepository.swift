@@ -28,9 +28,10 @@ public struct SQLiteOutboxRepository: OutboxRepository {
 
     /// Puts every in-flight notification back to queued (after a crash mid-send); returns how many.
     static func requeueInFlight(_ db: SQLiteConnection) throws -> Int {
-        let inRanges = try db.query("SELECT coalesce(sum(remaining), 0) FROM outbox_ranges WHERE in_flight = 1") {
-            $0.int(at: 0)
-        }.first ?? 0
+        let inRanges =
+            try db.query("SELECT coalesce(sum(remaining), 0) FROM outbox_ranges WHERE in_flight = 1") {
+                $0.int(at: 0)
+            }.first ?? 0
         try db.run("UPDATE outbox_ranges SET in_flight = 0 WHERE in_flight = 1")
         return inRanges + (try db.run("UPDATE outbox_state SET state = 'queued' WHERE state = 'in_flight'"))
     }
@@ -152,9 +153,10 @@ public struct SQLiteOutboxRepository: OutboxRepository {
                 let (lo, count) = (candidates.int64(at: 0), candidates.int(at: 1))
                 let hi = lo + Int64(count) - 1
                 // Ranges do not overlap: only the last one starting at or before `hi` can cover the push.
-                let live = try db.query("SELECT hi FROM outbox_ranges WHERE lo <= ?1 ORDER BY lo DESC LIMIT 1", [.integer(hi)]) {
-                    $0.int64(at: 0) >= lo
-                }.first ?? false
+                let live =
+                    try db.query("SELECT hi FROM outbox_ranges WHERE lo <= ?1 ORDER BY lo DESC LIMIT 1", [.integer(hi)]) {
+                        $0.int64(at: 0) >= lo
+                    }.first ?? false
                 if live { continue }
                 let (pending, changed) = try db.query(
                     """
