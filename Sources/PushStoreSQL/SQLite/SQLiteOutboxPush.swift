@@ -79,27 +79,34 @@ struct SQLiteOutboxPush {
         return APNSID.format(high: high, low: (low & ~0xffff_ffff) | UInt64(index))
     }
 
-    /// Every notification's target, in position order.
-    func targets() -> [OutboxTarget] {
-        OutboxTargetList.targets(targetColumn, channels: channels)
+    /// The targets of the notifications at `positions`, in position order: only those are decoded (a claim
+    /// of a few hundred notifications of a large push does not decode the whole list).
+    func targets(at positions: Range<Int>) -> [OutboxTarget] {
+        var targets: [OutboxTarget] = []
+        targets.reserveCapacity(positions.count)
+        var column = targetColumn
+        column.withUTF8 { bytes in
+            var part = 0
+            var start = 0
+            var index = 0
+            while part < positions.upperBound {
+                while index < bytes.count, bytes[index] != UInt8(ascii: ",") { index += 1 }
+                if part >= positions.lowerBound {
+                    let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                    targets.append(channels ? .channel(APNSChannelID(rawValue: text)) : .device(DeviceToken(storedHex: text)))
+                }
+                part += 1
+                index += 1
+                start = index
+                if start > bytes.count { break }
+            }
+        }
+        return targets
     }
 
     /// The target of notification `k` alone.
     func target(at k: Int) -> OutboxTarget {
-        var part = 0
-        var start = targetColumn.utf8.startIndex
-        var index = start
-        let utf8 = targetColumn.utf8
-        while index < utf8.endIndex {
-            if utf8[index] == UInt8(ascii: ",") {
-                if part == k { break }
-                part += 1
-                start = utf8.index(after: index)
-            }
-            index = utf8.index(after: index)
-        }
-        let text = String(Substring(utf8[start..<index]))
-        return channels ? .channel(APNSChannelID(rawValue: text)) : .device(DeviceToken(storedHex: text))
+        targets(at: k..<(k + 1)).first ?? (channels ? .channel(APNSChannelID(rawValue: "")) : .device(DeviceToken(storedHex: "")))
     }
 
     /// Notification `k` to `target`, as enqueued (queued, no attempt yet).

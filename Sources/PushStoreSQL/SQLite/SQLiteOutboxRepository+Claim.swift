@@ -125,7 +125,7 @@ extension SQLiteOutboxRepository {
             let first = max(push.lo, range.lo)
             let last = min(push.hi, range.hi)
             guard first <= last else { continue }
-            let targets = push.targets()
+            let targets = push.targets(at: Int(first - push.lo)..<Int(last - push.lo + 1))
             let expires = push.isExpired(attempts: attemptsBefore, second: second)
             var seq = first
             while seq <= last {
@@ -138,7 +138,7 @@ extension SQLiteOutboxRepository {
                     claim.expired.append(push.id(at: k))
                     continue
                 }
-                var item = push.item(at: k, target: targets[k])
+                var item = push.item(at: k, target: targets[Int(seq - first)])
                 item.state = .inFlight
                 item.attempts = range.claims
                 item.nextAttemptAt = due
@@ -162,7 +162,6 @@ extension SQLiteOutboxRepository {
                 _ = try settle.step()
                 range.markDone(seq)
             }
-            try markSettled(Set(expired.map(\.lo)).sorted().map { ($0, nil) }, millis: millis, db)
         }
         try save(range, db)
         return taken
@@ -186,7 +185,6 @@ extension SQLiteOutboxRepository {
             try db.run(
                 "UPDATE OR ROLLBACK outbox_state SET state = 'expired', last_reason = 'Expired', updated_at = ?2 WHERE seq = ?1",
                 [.integer(seq), .integer(millis)])
-            try markSettled([(push.lo, nil)], millis: millis, db)
             claim.expired.append(item.id)
             return
         }
@@ -199,8 +197,9 @@ extension SQLiteOutboxRepository {
         claim.items.append(item)
     }
 
-    /// Records that notifications of the pushes `pushes` (by `lo`, in order) ended at `millis`; those given an
-    /// attempt count were accepted without an outcome row under that many claims.
+    /// Records that notifications of the pushes `pushes` (by `lo`, in order) were accepted without an outcome
+    /// row at `millis`, under that many claims: their `updated_at` and attempts, and the clock retention reads
+    /// beside the outcome rows' (a push none of whose notifications was accepted so is dated by its enqueue).
     static func markSettled(_ pushes: [(lo: Int64, acceptedAttempts: Int?)], millis: Int64, _ db: SQLiteConnection) throws {
         let upsert = try db.statement(
             """

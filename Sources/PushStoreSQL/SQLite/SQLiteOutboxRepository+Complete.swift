@@ -33,7 +33,7 @@ extension SQLiteOutboxRepository {
         states.reserveCapacity(results.count)
         var seen = Set<String>(minimumCapacity: results.count)
         var ranges: [Int64: SQLiteOutboxRange?] = [:]
-        // Notifications that ended: `seq`, and the claims they were accepted under when they have no row.
+        // Notifications accepted without an outcome row: `seq`, and the claims they were accepted under.
         var settled: [(seq: Int64, acceptedAttempts: Int?)] = []
         let write = try db.statement(
             """
@@ -57,7 +57,6 @@ extension SQLiteOutboxRepository {
             guard let rangeKey else {
                 if let state = try completeRow(seq, completion, policy: policy, millis: millis, db) {
                     states[id] = state
-                    if state.isTerminal { settled.append((seq, nil)) }
                 }
                 continue
             }
@@ -88,7 +87,6 @@ extension SQLiteOutboxRepository {
             try write.bind(transition.apnsUniqueID, at: 7)
             try write.bind(millis, at: 8)
             _ = try write.step()
-            if transition.state.isTerminal { settled.append((seq, nil)) }
         }
         for case let range? in ranges.values { try save(range, db) }
         try markSettled(pushesOf(settled, db), millis: millis, db)

@@ -84,13 +84,13 @@ extension SQLiteOutboxRepository {
             outcomes[seq] = outcome
         }
         let ranges = try Self.ranges(from: first, to: last, db)
-        let targets = positions.count == 1 ? [push.target(at: positions.lowerBound)] : push.targets()
+        let targets = push.targets(at: positions)
         var items: [OutboxItem] = []
         items.reserveCapacity(positions.count)
         var rangeIndex = 0
         for k in positions {
             let seq = push.lo + Int64(k)
-            var item = push.item(at: k, target: targets.count == 1 ? targets[0] : targets[k])
+            var item = push.item(at: k, target: targets[k - positions.lowerBound])
             if let outcome = outcomes[seq] {
                 outcome.apply(to: &item)
             } else {

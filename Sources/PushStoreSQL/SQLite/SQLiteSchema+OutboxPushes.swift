@@ -16,9 +16,10 @@ extension SQLiteSchema {
     ///   queued again for a retry (from then on it is claimed and completed by its row), or that was accepted
     ///   with an `apns-unique-id` (the sandbox's answer). An accepted notification otherwise costs no row: a
     ///   notification with no outcome row and no live range holding it was accepted.
-    /// - `outbox_settled` holds, per push, when one of its notifications last ended (the `updated_at` of its
-    ///   accepted ones, and the clock retention reads) and the attempts of its accepted ones: a narrow row of
-    ///   its own, since SQLite rewrites a whole record (payload and targets too) on UPDATE.
+    /// - `outbox_settled` holds, per push, when one of its notifications was last accepted without an outcome
+    ///   row (their `updated_at`, and with the outcome rows' the clock retention reads) and the attempts they
+    ///   were accepted under: a narrow row of its own, since SQLite rewrites a whole record (payload and
+    ///   targets too) on UPDATE.
     ///
     /// Existing rows: each `outbox_items` row becomes a push of one (lo = its seq), its state row kept as its
     /// outcome row, queued and in-flight ones included (claimed one by one, as a retry is); accepted rows
