@@ -18,6 +18,11 @@ enum SQLitePushColumn: Int32, StoreColumn {
 
     /// `SELECT <every column> FROM <push and its settled row>`, to be followed by WHERE / ORDER BY.
     static let select = "SELECT \(selectList) FROM outbox_pushes p LEFT JOIN outbox_settled t ON t.lo = p.lo"
+
+    /// `select` with an empty target list: for reads that take the list from `SQLiteTargetCache`.
+    static let selectWithoutTargets =
+        "SELECT \(selectList.replacingOccurrences(of: "p.targets", with: "''")) FROM outbox_pushes p "
+        + "LEFT JOIN outbox_settled t ON t.lo = p.lo"
 }
 
 /// One push as stored (`outbox_pushes`): its notifications are `seq` `lo` … `lo + count - 1`, notification k

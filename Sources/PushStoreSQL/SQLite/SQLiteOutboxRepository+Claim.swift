@@ -9,6 +9,7 @@ extension SQLiteOutboxRepository {
     /// split at the limit), those with one (a retry) one by one.
     public func claim(limit: Int, now: Date) async throws -> OutboxClaim {
         guard limit > 0 else { return OutboxClaim() }
+        let cache = database.targetCache
         return try await database.write { db in
             var claim = OutboxClaim()
             claim.items.reserveCapacity(min(limit, 4_096))
@@ -16,7 +17,7 @@ extension SQLiteOutboxRepository {
             // reached or a pick finds fewer than it asked for.
             while claim.items.count < limit {
                 let page = limit - claim.items.count
-                if try Self.claimPage(page, now: now, db, into: &claim) < page { break }
+                if try Self.claimPage(page, now: now, cache: cache, db, into: &claim) < page { break }
             }
             try Self.reportEnded(claim.expired.map { ($0, nil) }, now: now, db)
             return claim
@@ -31,7 +32,9 @@ extension SQLiteOutboxRepository {
     }
 
     /// Claims up to `page` notifications into `claim`; returns how many it took (claimed and expired).
-    private static func claimPage(_ page: Int, now: Date, _ db: SQLiteConnection, into claim: inout OutboxClaim) throws -> Int {
+    private static func claimPage(
+        _ page: Int, now: Date, cache: SQLiteTargetCache, _ db: SQLiteConnection, into claim: inout OutboxClaim
+    ) throws -> Int {
         let millis = now.storeMillis
         let second = Int64(now.timeIntervalSince1970.rounded(.down))
         var candidates = try db.query(
@@ -64,7 +67,7 @@ extension SQLiteOutboxRepository {
                     let rest = range.split(keeping: wanted)
                     try insert(rest, db)
                 }
-                taken += try claimRange(range, millis: millis, second: second, db, into: &claim)
+                taken += try claimRange(range, millis: millis, second: second, cache: cache, db, into: &claim)
             } else {
                 try claimRow(candidate.key, millis: millis, second: second, db, into: &claim)
                 taken += 1
@@ -109,14 +112,15 @@ extension SQLiteOutboxRepository {
     /// (sharing its payload, topic and push id) with the range in its receipt; expired ones get their outcome
     /// row and leave the range. Returns how many it took.
     private static func claimRange(
-        _ picked: SQLiteOutboxRange, millis: Int64, second: Int64, _ db: SQLiteConnection, into claim: inout OutboxClaim
+        _ picked: SQLiteOutboxRange, millis: Int64, second: Int64, cache: SQLiteTargetCache, _ db: SQLiteConnection,
+        into claim: inout OutboxClaim
     ) throws -> Int {
         var range = picked
         let attemptsBefore = range.claims
         range.claims += 1
         range.inFlight = true
         range.updatedAt = millis
-        let pushes = try pushes(from: range.lo, to: range.hi, db)
+        let pushes = try pushes(from: range.lo, to: range.hi, withTargets: false, db)
         let updatedAt = Date(storeMillis: millis)
         let due = Date(storeMillis: range.due)
         var taken = 0
@@ -125,7 +129,7 @@ extension SQLiteOutboxRepository {
             let first = max(push.lo, range.lo)
             let last = min(push.hi, range.hi)
             guard first <= last else { continue }
-            let targets = push.targets(at: Int(first - push.lo)..<Int(last - push.lo + 1))
+            let targets = try targets(of: push, cache: cache, db)
             let expires = push.isExpired(attempts: attemptsBefore, second: second)
             var seq = first
             while seq <= last {
@@ -138,7 +142,7 @@ extension SQLiteOutboxRepository {
                     claim.expired.append(push.id(at: k))
                     continue
                 }
-                var item = push.item(at: k, target: targets[Int(seq - first)])
+                var item = push.item(at: k, target: targets[k])
                 item.state = .inFlight
                 item.attempts = range.claims
                 item.nextAttemptAt = due

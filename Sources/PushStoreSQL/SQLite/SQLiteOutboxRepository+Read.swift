@@ -124,12 +124,15 @@ extension SQLiteOutboxRepository {
         ) { SQLiteOutboxRange($0) }.filter { $0.hi >= first }
     }
 
-    /// The pushes holding any of `first` … `last`, in order.
-    static func pushes(from first: Int64, to last: Int64, _ db: SQLiteConnection) throws -> [SQLiteOutboxPush] {
+    /// The pushes holding any of `first` … `last`, in order; without their target lists (`targetColumn` empty)
+    /// unless `withTargets`.
+    static func pushes(from first: Int64, to last: Int64, withTargets: Bool = true, _ db: SQLiteConnection) throws
+        -> [SQLiteOutboxPush]
+    {
         var previous: SQLiteOutboxPush?
         return try db.query(
             """
-            \(SQLitePushColumn.select)
+            \(withTargets ? SQLitePushColumn.select : SQLitePushColumn.selectWithoutTargets)
             WHERE p.lo BETWEEN coalesce((SELECT lo FROM outbox_pushes WHERE lo <= ?1 ORDER BY lo DESC LIMIT 1), ?1) AND ?2
             ORDER BY p.lo
             """, [.integer(first), .integer(last)]
@@ -138,5 +141,17 @@ extension SQLiteOutboxRepository {
             previous = push
             return push
         }.filter { $0.hi >= first }
+    }
+}
+
+extension SQLiteOutboxRepository {
+    /// Every target of `push` (read without its list), through `cache`.
+    static func targets(of push: SQLiteOutboxPush, cache: SQLiteTargetCache, _ db: SQLiteConnection) throws -> [OutboxTarget] {
+        try cache.targets(of: push) {
+            var stored = push
+            stored.targetColumn =
+                try db.query("SELECT targets FROM outbox_pushes WHERE lo = ?1", [.integer(push.lo)]) { $0.string(at: 0) }.first ?? ""
+            return stored.targets(at: 0..<push.count)
+        }
     }
 }
