@@ -110,6 +110,27 @@ struct SQLiteOutboxPushesTests {
         #expect(try await Self.rows("outbox_settled", database) == 0)
     }
 
+    @Test("claims a few notifications at a time hand out the push's own targets, never a purged push's")
+    func claimedTargetsComeFromTheirOwnPush() async throws {
+        let database = try SQLiteDatabase(path: ":memory:")
+        let outbox = SQLiteOutboxRepository(database: database)
+        let first = Self.push(3, id: "a")
+        try await outbox.enqueue(first)
+        var claimed: [OutboxItem] = []
+        for second in 0..<3 { claimed += try await outbox.claim(limit: 1, now: at(Double(second))).items }
+        #expect(claimed.map(\.target) == first.map(\.target))
+        try await outbox.complete(claimed.map { OutboxCompletion($0, .accepted(apnsUniqueID: nil)) }, now: at(5))
+        #expect(try await outbox.purge(olderThan: at(10), limit: 10) == 3)
+        // The next push takes the freed `seq` numbers: its own targets go out.
+        let next = Self.push(3, id: "b").enumerated().map { index, item in
+            var item = item
+            item.target = .device(token(100 + index))
+            return item
+        }
+        try await outbox.enqueue(next)
+        #expect(try await outbox.claim(limit: 3, now: at(11)).map(\.target) == next.map(\.target))
+    }
+
     /// A file of the previous version (rows in `outbox_items` and `outbox_state`) with notifications queued,
     /// in flight and final: after the step, each is read back as it was, the pending ones are claimed and
     /// completed, and accepted rows without an apns-unique-id no longer keep a state row.

@@ -19,7 +19,7 @@ final class SQLiteTargetCache: Sendable {
     let capacity: Int
     private let entries = PThreadLock<(lists: [Key: [OutboxTarget]], targets: Int)>(([:], 0))
 
-    init(capacity: Int = 200_000) {
+    init(capacity: Int = 32_768) {
         self.capacity = capacity
     }
 
