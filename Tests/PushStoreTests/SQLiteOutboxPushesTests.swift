@@ -59,14 +59,26 @@ struct SQLiteOutboxPushesTests {
         #expect(try await outbox.item(id: items[2].id)?.apnsUniqueID == "u-2")
         #expect(try await outbox.item(id: items[700].id)?.state == .queued)
         #expect(try await outbox.items(pushID: "push-1").map(\.id) == items.map(\.id))
+        // A live range some of whose notifications have left it: half of a claim of 10 answered.
+        let more = try await outbox.claim(limit: 10, now: at(2))
+        try await outbox.complete(more.prefix(5).map { OutboxCompletion($0, .accepted(apnsUniqueID: nil)) }, now: at(3))
+        #expect(try await outbox.pendingCounts() == [.queued: 391, .inFlight: 5])
         // The view shows every notification as the item reads do.
         let view = try await database.perform { db in
-            try db.query("SELECT id, state, token, apns_id FROM outbox ORDER BY seq") {
-                [$0.string(at: 0), $0.string(at: 1), $0.string(at: 2), $0.string(at: 3)]
+            try db.query("SELECT id, state, token, apns_id, attempts, updated_at FROM outbox ORDER BY seq") {
+                [$0.string(at: 0), $0.string(at: 1), $0.string(at: 2), $0.string(at: 3), $0.string(at: 4), $0.string(at: 5)]
             }
         }
         let read = try await outbox.allItems()
-        #expect(view == read.map { [$0.id, $0.state.rawValue, $0.target.deviceToken?.hex ?? "", $0.apnsID?.rawValue ?? ""] })
+        #expect(Set(read.map(\.state)) == [.accepted, .rejected, .queued, .inFlight])
+        #expect(
+            view
+                == read.map {
+                    [
+                        $0.id, $0.state.rawValue, $0.target.deviceToken?.hex ?? "", $0.apnsID?.rawValue ?? "", String($0.attempts),
+                        String($0.updatedAt.storeMillis),
+                    ]
+                })
         // An id of the push is taken, even one stored only as a position.
         await #expect(throws: PushStoreError.duplicateID(items[5].id)) {
             try await outbox.enqueue([outboxItem("fresh"), items[5]])
