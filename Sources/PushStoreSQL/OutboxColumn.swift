@@ -3,9 +3,9 @@ import Foundation
 import PushStore
 
 /// The columns an outbox row is read from, over `outbox_items i` (what a row sends) and its state `s` (what
-/// claims and completions change), in SELECT order. Each backend's enum (`SQLiteOutboxColumn`,
-/// `PostgresOutboxColumn`) lists them, with what only it selects and where its state comes from; the
-/// expressions and the row-to-item rule are written here once for both.
+/// claims and completions change), in SELECT order. A backend's enum (`PostgresOutboxColumn`) lists them, with
+/// what only it selects and where its state comes from; the expressions and the row-to-item rule are written
+/// here. (SQLite stores a push once and builds its notifications from the push row: `SQLiteOutboxPush`.)
 protocol OutboxColumn: StoreColumn {
     static var id: Self { get }
     static var pushID: Self { get }

@@ -7,8 +7,9 @@ import Testing
 @testable import PushStore
 @testable import PushStoreSQL
 
-/// What every metrics scrape reads from SQLite (pending counts, depth, the oldest pending row) visits only
-/// the pending rows, through the partial indexes that hold them, never the final rows kept until retention.
+/// What every metrics scrape reads from SQLite (pending counts, depth, the oldest pending notification) visits
+/// only the ranges of pending notifications and the outcome rows still pending, through the partial indexes
+/// that hold those, never the final rows kept until retention.
 @Suite("SQLite outbox scrapes")
 struct SQLiteOutboxScrapeTests {
     @Test func scrapesReadOnlyThePendingRowsIndexes() async throws {
@@ -17,7 +18,7 @@ struct SQLiteOutboxScrapeTests {
         try await outbox.enqueue((0..<10).map { outboxItem("p\($0)", token: $0, now: at(Double($0))) })
         let first = try await outbox.claim(limit: 6, now: at(20))
         try await outbox.complete(first.prefix(2).map { OutboxCompletion($0, .accepted(apnsUniqueID: nil)) }, now: at(21))
-        for sql in [SQLiteOutboxRepository.pendingCountsSQL, SQLiteOutboxRepository.oldestPendingSQL] {
+        for sql in [SQLiteOutboxRepository.pendingCountsSQL, SQLiteOutboxRepository.oldestPendingRowSQL] {
             let plan = try await database.perform { db in
                 try db.query("EXPLAIN QUERY PLAN " + sql) { $0.string(at: 3) }
             }
@@ -33,18 +34,17 @@ struct SQLiteOutboxScrapeTests {
         #expect(try await outbox.oldestPendingEnqueuedAt() == at(6))
     }
 
-    /// A file of the previous version with a row in flight and one queued: the new index takes in the row
-    /// already in flight when the step runs.
+    /// A file of the version before "outbox-in-flight" with a row in flight and one queued: both steps after
+    /// it take in the row already in flight.
     @Test func previousVersionRowsInFlightAreCounted() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("scrape-\(OutboxID.make()).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         let previous = Array(SQLiteSchema.migrations.prefix { $0.name != "outbox-in-flight" })
-        #expect(previous.count == SQLiteSchema.migrations.count - 1)
         do {
-            let old = try SQLiteDatabase(path: path, migrations: previous, recoverInFlight: false)
-            let outbox = SQLiteOutboxRepository(database: old)
-            try await outbox.enqueue([outboxItem("sent", token: 1, now: at(0)), outboxItem("waiting", token: 2, now: at(1))])
-            #expect(try await outbox.claim(limit: 1, now: at(5)).map(\.id) == ["sent"])
+            let old = try SQLiteConnection(path: path)
+            try old.migrate(previous.map(\.step))
+            try LegacyOutboxRow(seq: 1, id: "sent", token: 1, state: "in_flight", attempts: 1, createdAt: at(0)).insert(old)
+            try LegacyOutboxRow(seq: 2, id: "waiting", token: 2, state: "queued", attempts: 0, createdAt: at(1)).insert(old)
         }
         let database = try SQLiteDatabase(path: path, migrations: SQLiteSchema.migrations, recoverInFlight: false)
         let outbox = SQLiteOutboxRepository(database: database)

@@ -113,3 +113,49 @@ extension APNSDeliveryResult {
         return .rejected(APNSRejection(status: status, reason: APNSRejectionReason(rawValue: reason)))
     }
 }
+
+/// An outbox row as SQLite schema versions before "outbox-pushes" kept it (`outbox_items` and `outbox_state`),
+/// for migration tests.
+struct LegacyOutboxRow {
+    var seq: Int64
+    var id: String
+    var push = "push-1"
+    var token: Int
+    var channel: String? = nil
+    var state: String
+    var attempts: Int
+    var expiration: Int? = nil
+    var apnsID: String? = nil
+    var lastStatus: Int? = nil
+    var lastReason: String? = nil
+    var apnsUniqueID: String? = nil
+    var createdAt: Date
+    var updatedAt: Date? = nil
+    var nextAttemptAt: Date? = nil
+
+    func insert(_ db: SQLiteConnection) throws {
+        try db.run(
+            """
+            INSERT INTO outbox_items (seq, id, push_id, token, topic, push_type, priority, collapse_id, apns_id, payload,
+                environment, created_at, channel_id)
+            VALUES (?1, ?2, ?3, ?4, ?5, 'alert', 10, NULL, ?6, ?7, 'development', ?8, ?9)
+            """,
+            [
+                .integer(seq), .text(id), .text(push), .text(channel == nil ? PushStoreTests.token(token).hex : ""),
+                .text(topic), apnsID.map { .text($0) } ?? .null, .blob(Array(#"{"aps":{"alert":"hi"}}"#.utf8)),
+                .integer(createdAt.storeMillis), channel.map { .text($0) } ?? .null,
+            ])
+        try db.run(
+            """
+            INSERT INTO outbox_state (seq, state, attempts, next_attempt_at, expiration, last_status, last_reason,
+                apns_unique_id, updated_at)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+            """,
+            [
+                .integer(seq), .text(state), .integer(Int64(attempts)), .integer((nextAttemptAt ?? createdAt).storeMillis),
+                expiration.map { .integer(Int64($0)) } ?? .null, lastStatus.map { .integer(Int64($0)) } ?? .null,
+                lastReason.map { .text($0) } ?? .null, apnsUniqueID.map { .text($0) } ?? .null,
+                .integer((updatedAt ?? createdAt).storeMillis),
+            ])
+    }
+}

@@ -13,6 +13,8 @@ public actor SQLiteDatabase: PushDatabase {
     public nonisolated let recoveredAtOpen: Int
     /// Writes refused for space (`PushStoreError.storageFull`), which `/healthz` and the metrics report.
     public nonisolated let writeHealth: StoreWriteHealth? = StoreWriteHealth()
+    /// The target lists of pushes claimed lately (`SQLiteTargetCache`).
+    nonisolated let targetCache = SQLiteTargetCache()
     /// Writes waiting for the next group commit (`writeGrouped`).
     var groupedWrites = WaitingGroup<GroupedWrite>()
     /// Group commits run again write by write under savepoints, because a write threw in the first run.

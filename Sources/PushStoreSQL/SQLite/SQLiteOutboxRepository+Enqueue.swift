@@ -3,7 +3,7 @@ public import PushStore
 import SQLiteDriver
 
 extension SQLiteOutboxRepository {
-    /// Rows per multi-row INSERT: fewer, larger statements cost less per row.
+    /// Push rows per multi-row INSERT: fewer, larger statements cost less per row.
     static let insertChunk = 64
 
     /// See `OutboxRepository.enqueue`: one transaction, all of `items` or, on any error, none.
@@ -16,107 +16,114 @@ extension SQLiteOutboxRepository {
         try await database.write { db in try Self.insert(items, db) }
     }
 
-    /// Inserts validated `items` on `db`, inside the caller's transaction (also other repositories' ones).
+    /// Inserts validated `items` on `db`, inside the caller's transaction (also other repositories' ones): one
+    /// push row per run (`OutboxPushRun`), its notifications numbered from the next free `seq` on, and one
+    /// range per stretch of runs due at the same time.
     static func insert(_ items: [OutboxItem], _ db: SQLiteConnection) throws {
-        // Both tables share `seq`; the write lock is held, so the next free one cannot be taken meanwhile.
-        let last = try db.statement("SELECT coalesce(max(seq), 0) FROM outbox_items")
-        _ = try last.step()
-        var seq = last.int64(at: 0) + 1
-        last.reset()
+        guard !items.isEmpty else { return }
+        let runs = OutboxPushRun.runs(items)
+        // The write lock is held, so the next free `seq` cannot be taken meanwhile.
+        var seq = try db.query("SELECT lo + count FROM outbox_pushes ORDER BY lo DESC LIMIT 1") { $0.int64(at: 0) }.first ?? 1
+        let overlap = try db.statement(
+            "SELECT first_index + count FROM outbox_pushes WHERE base = ?1 AND first_index < ?2 ORDER BY first_index DESC LIMIT 1")
+        var rangeStart = seq
+        var rangeDue = items[runs[0].range.lowerBound].nextAttemptAt.storeMillis
         var start = 0
-        while start < items.count {
-            let chunk = items[start..<min(start + insertChunk, items.count)]
+        while start < runs.count {
+            let chunk = runs[start..<min(start + insertChunk, runs.count)]
             start = chunk.endIndex
-            do {
-                try insert(chunk, firstSeq: seq, db)
-                seq += Int64(chunk.count)
-            } catch {
-                // Ids were unique within the batch, so a constraint failure means one exists already.
-                // OR ROLLBACK has undone the whole transaction, so only rows stored before are found.
-                if let sqlite = error as? SQLiteError, sqlite.isConstraintViolation,
-                    let taken = try chunk.first(where: { try item(id: $0.id, db) != nil })
-                {
-                    throw PushStoreError.duplicateID(taken.id)
+            for run in chunk {
+                // Pushes under one base never overlap: only the last one starting before this run's end can.
+                defer { overlap.reset() }
+                try overlap.bind(run.base, at: 1)
+                try overlap.bind(Int64(run.firstIndex + run.range.count), at: 2)
+                if try overlap.step(), overlap.int64(at: 0) > Int64(run.firstIndex) {
+                    overlap.reset()
+                    let taken = try items[run.range].first { try item(id: $0.id, db) != nil }
+                    throw PushStoreError.duplicateID(taken?.id ?? items[run.range.lowerBound].id)
                 }
-                throw error
+            }
+            try insert(chunk, of: items, firstSeq: seq, db)
+            for run in chunk {
+                let due = items[run.range.lowerBound].nextAttemptAt.storeMillis
+                if due != rangeDue {
+                    try insertRange(lo: rangeStart, hi: seq - 1, due: rangeDue, db)
+                    (rangeStart, rangeDue) = (seq, due)
+                }
+                seq += Int64(run.range.count)
             }
         }
+        try insertRange(lo: rangeStart, hi: seq - 1, due: rangeDue, db)
     }
 
-    /// Parameters per row of the `outbox_items` and `outbox_state` multi-row INSERTs.
-    private static let itemParameters: Int32 = 13
-    private static let stateParameters: Int32 = 4
+    /// A new range of queued notifications `lo` … `hi`, due at `due`.
+    private static func insertRange(lo: Int64, hi: Int64, due: Int64, _ db: SQLiteConnection) throws {
+        guard lo <= hi else { return }
+        try db.run(
+            "INSERT OR ROLLBACK INTO outbox_ranges (lo, hi, due, remaining, updated_at) VALUES (?1, ?2, ?3, ?4, ?3)",
+            [.integer(lo), .integer(hi), .integer(due), .integer(hi - lo + 1)])
+    }
 
-    /// The multi-row INSERTs for `rows` rows: immutable columns, then the initial state.
+    /// Parameters per row of the `outbox_pushes` multi-row INSERT.
+    private static let pushParameters: Int32 = 16
+
+    /// The multi-row INSERT for `rows` push rows.
     ///
     /// The outbox's writes say OR ROLLBACK: a failed constraint ends the whole transaction, which the
     /// callers do on any error anyway. With the default (ABORT), SQLite must be able to undo a single
     /// statement, so every multi-row statement first copies each page it touches to a statement journal.
-    private static func insertSQL(rows: Int) -> (items: String, state: String) {
-        let items = (0..<rows).map { row in
-            "(\(SQLiteConnection.placeholders(row: row, perRow: Int(itemParameters)).joined(separator: ", ")))"
+    private static func insertSQL(rows: Int) -> String {
+        let values = (0..<rows).map { row in
+            "(\(SQLiteConnection.placeholders(row: row, perRow: Int(pushParameters)).joined(separator: ", ")))"
         }
-        let state = (0..<rows).map { row in
-            let p = SQLiteConnection.placeholders(row: row, perRow: Int(stateParameters))
-            return "(\(p[0]), 'queued', 0, \(p[1]), \(p[2]), NULL, NULL, NULL, \(p[3]))"
-        }
-        return (
+        return """
+            INSERT OR ROLLBACK INTO outbox_pushes (lo, count, base, first_index, created_at, push_id, topic, push_type, \
+            priority, expiration, collapse_id, apns_id, environment, channels, payload, targets) VALUES \
+            \(values.joined(separator: ", "))
             """
-            INSERT OR ROLLBACK INTO outbox_items (seq, id, push_id, token, topic, push_type, priority, collapse_id, \
-            apns_id, payload, environment, created_at, channel_id) VALUES \(items.joined(separator: ", "))
-            """,
-            """
-            INSERT OR ROLLBACK INTO outbox_state (seq, state, attempts, next_attempt_at, expiration, last_status, \
-            last_reason, apns_unique_id, updated_at) VALUES \(state.joined(separator: ", "))
-            """
-        )
     }
 
     private static let fullChunkInsertSQL = insertSQL(rows: insertChunk)
-    /// The SQL for 1 to 8 rows (a match queues two, a push to one user a few), also built once.
+    /// The SQL for 1 to 8 rows (a match queues two pushes, a push to one user a few), also built once.
     private static let smallChunkInsertSQL = (1...8).map { insertSQL(rows: $0) }
 
     /// The SQL for a chunk of `rows`: a full chunk's and a small one's are built once; only other short last
     /// chunks build their own text (building it each time was 2-4% of a drop report's time).
-    private static func insertSQL(chunkOf rows: Int) -> (items: String, state: String) {
+    private static func insertSQL(chunkOf rows: Int) -> String {
         if rows == insertChunk { return fullChunkInsertSQL }
         if rows <= smallChunkInsertSQL.count { return smallChunkInsertSQL[rows - 1] }
         return insertSQL(rows: rows)
     }
 
-    private static func insert(_ chunk: ArraySlice<OutboxItem>, firstSeq: Int64, _ db: SQLiteConnection) throws {
-        let sql = insertSQL(chunkOf: chunk.count)
-        let insertItems = try db.statement(sql.items)
-        defer { insertItems.reset() }
-        // By index, reading fields in place: iterating the items would copy (retain and release) each one.
+    private static func insert(_ chunk: ArraySlice<OutboxPushRun>, of items: [OutboxItem], firstSeq: Int64, _ db: SQLiteConnection)
+        throws
+    {
+        let insert = try db.statement(insertSQL(chunkOf: chunk.count))
+        defer { insert.reset() }
+        var seq = firstSeq
         for row in 0..<chunk.count {
-            let index = chunk.startIndex + row
-            let base = Int32(row) * itemParameters
-            try insertItems.bind(firstSeq + Int64(row), at: base + 1)
-            try insertItems.bind(chunk[index].id, at: base + 2)
-            try insertItems.bind(chunk[index].pushID, at: base + 3)
-            try insertItems.bind(chunk[index].target.tokenColumn, at: base + 4)
-            try insertItems.bind(chunk[index].topic, at: base + 5)
-            try insertItems.bind(chunk[index].pushType.rawValue, at: base + 6)
-            try insertItems.bind(chunk[index].priority?.rawValue, at: base + 7)
-            try insertItems.bind(chunk[index].collapseID, at: base + 8)
-            try insertItems.bind(chunk[index].apnsID?.rawValue, at: base + 9)
-            try insertItems.bind(chunk[index].payload, at: base + 10)
-            try insertItems.bind(chunk[index].environment.name, at: base + 11)
-            try insertItems.bind(chunk[index].createdAt.storeMillis, at: base + 12)
-            try insertItems.bind(chunk[index].target.channelColumn, at: base + 13)
+            let run = chunk[chunk.startIndex + row]
+            let index = run.range.lowerBound
+            let base = Int32(row) * pushParameters
+            // By index, reading fields in place: copying the item would retain and release each field.
+            try insert.bind(seq, at: base + 1)
+            try insert.bind(Int64(run.range.count), at: base + 2)
+            try insert.bind(run.base, at: base + 3)
+            try insert.bind(Int64(run.firstIndex), at: base + 4)
+            try insert.bind(items[index].createdAt.storeMillis, at: base + 5)
+            try insert.bind(items[index].pushID, at: base + 6)
+            try insert.bind(items[index].topic, at: base + 7)
+            try insert.bind(items[index].pushType.rawValue, at: base + 8)
+            try insert.bind(items[index].priority?.rawValue, at: base + 9)
+            try insert.bind(items[index].expiration.column, at: base + 10)
+            try insert.bind(items[index].collapseID, at: base + 11)
+            try insert.bind(run.apnsIDColumn, at: base + 12)
+            try insert.bind(items[index].environment.name, at: base + 13)
+            try insert.bind(Int64(items[index].target.isChannel ? 1 : 0), at: base + 14)
+            try insert.bind(items[index].payload, at: base + 15)
+            try insert.bind(OutboxTargetList.column(items, run.range), at: base + 16)
+            seq += Int64(run.range.count)
         }
-        _ = try insertItems.step()
-        let insertState = try db.statement(sql.state)
-        defer { insertState.reset() }
-        for row in 0..<chunk.count {
-            let index = chunk.startIndex + row
-            let base = Int32(row) * stateParameters
-            try insertState.bind(firstSeq + Int64(row), at: base + 1)
-            try insertState.bind(chunk[index].nextAttemptAt.storeMillis, at: base + 2)
-            try insertState.bind(chunk[index].expiration.column, at: base + 3)
-            try insertState.bind(chunk[index].createdAt.storeMillis, at: base + 4)
-        }
-        _ = try insertState.step()
+        _ = try insert.step()
     }
 }

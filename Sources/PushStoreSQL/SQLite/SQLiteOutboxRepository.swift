@@ -2,10 +2,12 @@ public import Foundation
 public import PushStore
 import SQLiteDriver
 
-/// `OutboxRepository` on a `SQLiteDatabase`: the outbox tables `outbox_items` (what never changes after
-/// enqueue) and `outbox_state` (what claim and complete rewrite), sharing `seq`. Every outbox statement is
-/// in this type and its extensions (`+Enqueue`, `+Claim`, `+Complete`); rows are read through
-/// `SQLiteOutboxColumn`.
+/// `OutboxRepository` on a `SQLiteDatabase`. A push is stored once (`SQLiteSchema.outboxPushes`): one
+/// `outbox_pushes` row per run of enqueued items (`OutboxPushRun`), its notifications numbered `seq`
+/// `lo` … `lo + count - 1`; pending notifications are kept by the range (`outbox_ranges`); only a notification
+/// that ended otherwise than accepted, was queued again for a retry, or came back with an `apns-unique-id` has
+/// an outcome row (`outbox_state`, by `seq`). Every outbox statement is in this type and its extensions
+/// (`+Enqueue`, `+Claim`, `+Complete`, `+Depth`, `+Read`).
 public struct SQLiteOutboxRepository: OutboxRepository {
     /// The database holding the tables.
     public let database: SQLiteDatabase
@@ -21,12 +23,17 @@ public struct SQLiteOutboxRepository: OutboxRepository {
     /// See `OutboxRepository.recoverInFlight`.
     @discardableResult
     public func recoverInFlight() async throws -> Int {
-        try await database.perform { try Self.requeueInFlight($0) }
+        try await database.write { try Self.requeueInFlight($0) }
     }
 
-    /// Puts every in-flight row back to queued (after a crash mid-send); returns how many.
+    /// Puts every in-flight notification back to queued (after a crash mid-send); returns how many.
     static func requeueInFlight(_ db: SQLiteConnection) throws -> Int {
-        try db.run("UPDATE outbox_state SET state = 'queued' WHERE state = 'in_flight'")
+        let inRanges =
+            try db.query("SELECT coalesce(sum(remaining), 0) FROM outbox_ranges WHERE in_flight = 1") {
+                $0.int(at: 0)
+            }.first ?? 0
+        try db.run("UPDATE outbox_ranges SET in_flight = 0 WHERE in_flight = 1")
+        return inRanges + (try db.run("UPDATE outbox_state SET state = 'queued' WHERE state = 'in_flight'"))
     }
 
     /// See `OutboxRepository.item(id:)`.
@@ -34,53 +41,63 @@ public struct SQLiteOutboxRepository: OutboxRepository {
         try await database.perform { try Self.item(id: id, $0) }
     }
 
-    static func item(id: String, _ db: SQLiteConnection) throws -> OutboxItem? {
-        try db.query("\(SQLiteOutboxColumn.select) WHERE i.id = ?1", [.text(id)]) { SQLiteOutboxColumn.item($0) }.first
-    }
-
     /// See `OutboxRepository.items(pushID:)`.
     public func items(pushID: String) async throws -> [OutboxItem] {
         try await database.perform { db in
-            try db.query("\(SQLiteOutboxColumn.select) WHERE i.push_id = ?1 ORDER BY i.seq", [.text(pushID)]) {
-                SQLiteOutboxColumn.item($0)
+            let pushes = try db.query("\(SQLitePushColumn.select) WHERE p.push_id = ?1 ORDER BY p.lo", [.text(pushID)]) {
+                SQLiteOutboxPush($0)
             }
+            return try pushes.flatMap { try Self.notifications(of: $0, db) }
         }
     }
 
-    /// Every row, in enqueue order: for audits that reconcile the whole outbox (the chaos harness), not
-    /// for serving requests.
+    /// Every notification, in enqueue order: for audits that reconcile the whole outbox (the chaos harness),
+    /// not for serving requests.
     public func allItems() async throws -> [OutboxItem] {
         try await database.perform { db in
-            try db.query("\(SQLiteOutboxColumn.select) ORDER BY i.seq") { SQLiteOutboxColumn.item($0) }
+            let pushes = try db.query("\(SQLitePushColumn.select) ORDER BY p.lo") { SQLiteOutboxPush($0) }
+            return try pushes.flatMap { try Self.notifications(of: $0, db) }
         }
     }
 
-    /// See `OutboxRepository.counts`: one pass over the state table with a count per state. (`GROUP BY
-    /// state` sorted every row into a temporary B-tree first, which took twice as long.)
+    /// See `OutboxRepository.counts`: pending notifications from the ranges, the others from the outcome rows;
+    /// accepted ones without a row are what is left of the pushes' counts.
     public func counts() async throws -> [OutboxState: Int] {
-        let counts = try await database.perform { db in
-            try db.query(Self.countsSQL) { row in OutboxState.allCases.indices.map { row.int(at: Int32($0)) } }.first
+        try await database.perform { db in
+            let pending = try Self.pendingCounts(db)
+            let rows = try db.query(Self.outcomeCountsSQL) { row in (0..<4).map { row.int(at: Int32($0)) } }.first ?? [0, 0, 0, 0]
+            let total = try db.query("SELECT coalesce(sum(count), 0) FROM outbox_pushes") { $0.int(at: 0) }.first ?? 0
+            let (queued, inFlight) = (pending[.queued] ?? 0, pending[.inFlight] ?? 0)
+            let (rejected, failed, expired) = (rows[1], rows[2], rows[3])
+            return [
+                .queued: queued, .inFlight: inFlight, .rejected: rejected, .failed: failed, .expired: expired,
+                .accepted: total - queued - inFlight - rejected - failed - expired,
+            ]
         }
-        return Dictionary(uniqueKeysWithValues: OutboxState.allCases.enumerated().map { ($0.element, counts?[$0.offset] ?? 0) })
     }
 
-    private static let countsSQL =
+    /// Outcome rows per final state (accepted, rejected, failed, expired), in one pass.
+    private static let outcomeCountsSQL =
         "SELECT "
-        + OutboxState.allCases.map { "count(*) FILTER (WHERE state = '\($0.rawValue)')" }.joined(separator: ", ")
+        + ["accepted", "rejected", "failed", "expired"].map { "count(*) FILTER (WHERE state = '\($0)')" }.joined(separator: ", ")
         + " FROM outbox_state"
 
-    /// See `OutboxRepository.pendingCounts`: queued rows counted in `outbox_queue`, in-flight ones in
-    /// `outbox_in_flight`, the partial indexes that hold just those.
+    /// See `OutboxRepository.pendingCounts`: the ranges' remaining notifications, and the outcome rows queued
+    /// or in flight (read from `outbox_queue` and `outbox_in_flight`, the partial indexes holding just those).
     public func pendingCounts() async throws -> [OutboxState: Int] {
-        let counts = try await database.perform { db in
-            try db.query(Self.pendingCountsSQL) { [$0.int(at: 0), $0.int(at: 1)] }.first
-        }
+        try await database.perform { try Self.pendingCounts($0) }
+    }
+
+    static func pendingCounts(_ db: SQLiteConnection) throws -> [OutboxState: Int] {
+        let counts = try db.query(pendingCountsSQL) { [$0.int(at: 0), $0.int(at: 1)] }.first
         return [.queued: counts?[0] ?? 0, .inFlight: counts?[1] ?? 0]
     }
 
     static let pendingCountsSQL = """
-        SELECT (SELECT count(*) FROM outbox_state INDEXED BY outbox_queue WHERE state = 'queued'),
+        SELECT (SELECT count(*) FROM outbox_state INDEXED BY outbox_queue WHERE state = 'queued')
+                   + (SELECT coalesce(sum(remaining), 0) FROM outbox_ranges WHERE in_flight = 0),
                (SELECT count(*) FROM outbox_state INDEXED BY outbox_in_flight WHERE state = 'in_flight')
+                   + (SELECT coalesce(sum(remaining), 0) FROM outbox_ranges WHERE in_flight = 1)
         """
 
     /// See `OutboxRepository.depth`: the pending counts' sum.
@@ -88,48 +105,76 @@ public struct SQLiteOutboxRepository: OutboxRepository {
         try await pendingCounts().values.reduce(0, +)
     }
 
-    /// See `OutboxRepository.oldestPendingEnqueuedAt`. Rows are numbered in enqueue order, so the lowest
-    /// pending `seq` is the oldest one: the lowest of the queued rows (read from `outbox_queue`, whose entries
-    /// carry their `seq`) and of the in-flight rows (the first entry of `outbox_in_flight`).
+    /// See `OutboxRepository.oldestPendingEnqueuedAt`. Notifications are numbered in enqueue order, so the
+    /// lowest pending `seq` is the oldest one: the first pending one of the lowest range, or the lowest of the
+    /// outcome rows queued or in flight (from `outbox_queue` and `outbox_in_flight`).
     public func oldestPendingEnqueuedAt() async throws -> Date? {
         try await database.perform { db in
-            try db.query(Self.oldestPendingSQL) { Date(storeMillis: $0.int64(at: 0)) }.first
+            let range = try db.query("SELECT \(SQLiteOutboxRange.columns) FROM outbox_ranges ORDER BY lo LIMIT 1") {
+                SQLiteOutboxRange($0).firstPending
+            }.first
+            let row = try db.query(Self.oldestPendingRowSQL) { $0.optionalInt64(at: 0) }.first ?? nil
+            guard let seq = [range, row].compactMap({ $0 }).min() else { return nil }
+            return try db.query("SELECT created_at FROM outbox_pushes WHERE lo <= ?1 ORDER BY lo DESC LIMIT 1", [.integer(seq)]) {
+                Date(storeMillis: $0.int64(at: 0))
+            }.first
         }
     }
 
     /// (`INDEXED BY`: for `min(seq)` SQLite would otherwise walk the table in `seq` order, its rowid, through
     /// every final row older than the first pending one.)
-    static let oldestPendingSQL = """
-        SELECT i.created_at FROM outbox_items i
-        WHERE i.seq = (SELECT min(first) FROM (
+    static let oldestPendingRowSQL = """
+        SELECT min(first) FROM (
             SELECT min(seq) AS first FROM outbox_state INDEXED BY outbox_queue WHERE state = 'queued'
             UNION ALL
-            SELECT min(seq) FROM outbox_state INDEXED BY outbox_in_flight WHERE state = 'in_flight'))
+            SELECT min(seq) FROM outbox_state INDEXED BY outbox_in_flight WHERE state = 'in_flight')
         """
 
-    /// See `OutboxRepository.purge(olderThan:limit:)`: one transaction per batch. Final rows are found from
-    /// the oldest `seq` on, where they gather, so a batch reads little more than what it deletes.
+    /// See `OutboxRepository.purge(olderThan:limit:)`: one transaction per batch. Whole pushes go, oldest
+    /// first, with their outcome rows: those none of whose notifications is pending (no live range covers
+    /// them, no outcome row is queued or in flight) and that last changed (`settled_at`, their outcome rows)
+    /// before `date`. Returns the notifications deleted: at least one push's when any qualifies, and no push
+    /// is added once `limit` is reached.
     @discardableResult
     public func purge(olderThan date: Date, limit: Int) async throws -> Int {
         guard limit > 0 else { return 0 }
         return try await database.write { db in
-            let seqs = try db.query(
+            let cutoff = date.storeMillis
+            let candidates = try db.statement(
                 """
-                DELETE FROM outbox_state WHERE seq IN (SELECT seq FROM outbox_state
-                    WHERE state IN ('accepted', 'rejected', 'failed', 'expired') AND updated_at < ?1
-                    ORDER BY seq LIMIT ?2)
-                RETURNING seq
-                """, [.integer(date.storeMillis), .integer(Int64(limit))]
-            ) { $0.int64(at: 0) }
-            guard let low = seqs.min(), let high = seqs.max() else { return 0 }
-            // Their items in one statement: those in the batch's range whose state row is gone (an item
-            // has one from its enqueue until this purge). One DELETE per row took a quarter longer a row.
-            try db.run(
-                """
-                DELETE FROM outbox_items WHERE seq BETWEEN ?1 AND ?2
-                    AND NOT EXISTS (SELECT 1 FROM outbox_state s WHERE s.seq = outbox_items.seq)
-                """, [.integer(low), .integer(high)])
-            return seqs.count
+                SELECT p.lo, p.count FROM outbox_pushes p LEFT JOIN outbox_settled t ON t.lo = p.lo
+                WHERE coalesce(t.settled_at, p.created_at) < ?1 ORDER BY p.lo
+                """)
+            defer { candidates.reset() }
+            try candidates.bind(cutoff, at: 1)
+            var purged: [(lo: Int64, hi: Int64)] = []
+            var deleted = 0
+            while deleted < limit, try candidates.step() {
+                let (lo, count) = (candidates.int64(at: 0), candidates.int(at: 1))
+                let hi = lo + Int64(count) - 1
+                // Ranges do not overlap: only the last one starting at or before `hi` can cover the push.
+                let live =
+                    try db.query("SELECT hi FROM outbox_ranges WHERE lo <= ?1 ORDER BY lo DESC LIMIT 1", [.integer(hi)]) {
+                        $0.int64(at: 0) >= lo
+                    }.first ?? false
+                if live { continue }
+                let (pending, changed) = try db.query(
+                    """
+                    SELECT count(*) FILTER (WHERE state IN ('queued', 'in_flight')), coalesce(max(updated_at), 0)
+                    FROM outbox_state WHERE seq BETWEEN ?1 AND ?2
+                    """, [.integer(lo), .integer(hi)]
+                ) { ($0.int(at: 0), $0.int64(at: 1)) }[0]
+                if pending > 0 || changed >= cutoff { continue }
+                purged.append((lo, hi))
+                deleted += count
+            }
+            candidates.reset()
+            for (lo, hi) in purged {
+                try db.run("DELETE FROM outbox_state WHERE seq BETWEEN ?1 AND ?2", [.integer(lo), .integer(hi)])
+                try db.run("DELETE FROM outbox_pushes WHERE lo = ?1", [.integer(lo)])
+                try db.run("DELETE FROM outbox_settled WHERE lo = ?1", [.integer(lo)])
+            }
+            return deleted
         }
     }
 }

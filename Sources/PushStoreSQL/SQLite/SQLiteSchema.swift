@@ -12,7 +12,7 @@ enum SQLiteSchema {
     static let migrations: [SchemaMigration] =
         [initial, outboxStateSplit, SchemaMigration(name: "idempotency-keys", sql: shared.idempotencyKeys)]
         + shared.stepsInCommon(outboxChannelColumn: "ALTER TABLE outbox_items ADD COLUMN channel_id TEXT;")
-        + [outboxInFlight]
+        + [outboxInFlight, outboxPushes]
 
     /// Users, devices, the outbox in one table, drops and mate requests.
     private static let initial = SchemaMigration(
