@@ -24,24 +24,15 @@ extension SQLiteOutboxRepository {
         let runs = OutboxPushRun.runs(items)
         // The write lock is held, so the next free `seq` cannot be taken meanwhile.
         var seq = try db.query("SELECT lo + count FROM outbox_pushes ORDER BY lo DESC LIMIT 1") { $0.int64(at: 0) }.first ?? 1
-        let overlap = try db.statement(
-            "SELECT first_index + count FROM outbox_pushes WHERE base = ?1 AND first_index < ?2 ORDER BY first_index DESC LIMIT 1")
         var rangeStart = seq
         var rangeDue = items[runs[0].range.lowerBound].nextAttemptAt.storeMillis
         var start = 0
         while start < runs.count {
             let chunk = runs[start..<min(start + insertChunk, runs.count)]
             start = chunk.endIndex
-            for run in chunk {
-                // Pushes under one base never overlap: only the last one starting before this run's end can.
-                defer { overlap.reset() }
-                try overlap.bind(run.base, at: 1)
-                try overlap.bind(Int64(run.firstIndex + run.range.count), at: 2)
-                if try overlap.step(), overlap.int64(at: 0) > Int64(run.firstIndex) {
-                    overlap.reset()
-                    let taken = try items[run.range].first { try item(id: $0.id, db) != nil }
-                    throw PushStoreError.duplicateID(taken?.id ?? items[run.range.lowerBound].id)
-                }
+            if let run = try firstOverlapping(chunk, db) {
+                let taken = try items[run.range].first { try item(id: $0.id, db) != nil }
+                throw PushStoreError.duplicateID(taken?.id ?? items[run.range.lowerBound].id)
             }
             try insert(chunk, of: items, firstSeq: seq, db)
             for run in chunk {
@@ -54,6 +45,43 @@ extension SQLiteOutboxRepository {
             }
         }
         try insertRange(lo: rangeStart, hi: seq - 1, due: rangeDue, db)
+    }
+
+    /// The first run of `chunk` whose positions a stored push under the same base already holds (one statement
+    /// for the chunk, not one per run: a match's two pushes cost one), or nil.
+    private static func firstOverlapping(_ chunk: ArraySlice<OutboxPushRun>, _ db: SQLiteConnection) throws -> OutboxPushRun? {
+        let check = try db.statement(overlapSQL(chunkOf: chunk.count))
+        defer { check.reset() }
+        for row in 0..<chunk.count {
+            let run = chunk[chunk.startIndex + row]
+            try check.bind(Int64(row), at: Int32(row) * 4 + 1)
+            try check.bind(run.base, at: Int32(row) * 4 + 2)
+            try check.bind(Int64(run.firstIndex), at: Int32(row) * 4 + 3)
+            try check.bind(Int64(run.firstIndex + run.range.count), at: Int32(row) * 4 + 4)
+        }
+        guard try check.step() else { return nil }
+        return chunk[chunk.startIndex + Int(check.int64(at: 0))]
+    }
+
+    /// The overlap check for `rows` runs: each run's position in the chunk, base and positions [lo, hi).
+    private static func overlapSQL(rows: Int) -> String {
+        let values = (0..<rows).map { row in
+            "(\(SQLiteConnection.placeholders(row: row, perRow: 4).joined(separator: ", ")))"
+        }
+        return """
+            WITH v(row, base, lo, hi) AS (VALUES \(values.joined(separator: ", ")))
+            SELECT v.row FROM v JOIN outbox_pushes p ON p.base = v.base AND p.first_index < v.hi
+            WHERE p.first_index + p.count > v.lo ORDER BY v.row LIMIT 1
+            """
+    }
+
+    private static let fullChunkOverlapSQL = overlapSQL(rows: insertChunk)
+    private static let smallChunkOverlapSQL = (1...8).map { overlapSQL(rows: $0) }
+
+    private static func overlapSQL(chunkOf rows: Int) -> String {
+        if rows == insertChunk { return fullChunkOverlapSQL }
+        if rows <= smallChunkOverlapSQL.count { return smallChunkOverlapSQL[rows - 1] }
+        return overlapSQL(rows: rows)
     }
 
     /// A new range of queued notifications `lo` … `hi`, due at `due`.
