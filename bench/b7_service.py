@@ -13,7 +13,8 @@ moment its POST's 202 answer arrived; its APNs accept time is the `updated_at` o
 
 --rate paces the posts (open loop, B7H): post k goes out at k * batch / rate seconds after the start, whatever
 the answers to the earlier ones; a run whose posts went out at under nine tenths of the rate is an error. --mock-latency-ms sets the embedded mock's latency knob (its control API, PATCH /knobs) before the
-start. --perf-record runs `perf record` attached to push-server from the start until every notification is
+start; the mock answers as production APNs does (no apns-unique-id, its unique_ids knob off) unless
+--sandbox-answers. --perf-record runs `perf record` attached to push-server from the start until every notification is
 answered (the budget case and `PROFILE_CASE=B7 make bench-profile`).
 """
 import argparse
@@ -53,6 +54,9 @@ p.add_argument("--rate", type=float, default=None,
                help="open loop: post a batch every batch/rate seconds, whatever the earlier posts' answers (B7H)")
 p.add_argument("--mock-latency-ms", type=float, default=None,
                help="the embedded mock answers every request this late (its control API's latency_ms knob)")
+p.add_argument("--sandbox-answers", action="store_true",
+               help="keep the embedded mock's sandbox answers (an apns-unique-id on each accepted notification); "
+                    "by default it answers as production APNs does")
 p.add_argument("--outbox", default=None,
                help='the service\'s "outbox" configuration section as JSON, e.g. \'{"max_in_flight": 4000}\'')
 p.add_argument("--perf-record", default=None,
@@ -137,18 +141,25 @@ def control_url():
     return None
 
 
+# The embedded mock is Apple's sandbox, which answers every accepted notification with an apns-unique-id (and
+# the outbox keeps it, a row each); production APNs sends none. The service cases measure production's answers:
+# the mock's unique_ids knob is turned off (--sandbox-answers keeps them).
+patch = {} if a.sandbox_answers else {"unique_ids": False}
 if a.mock_latency_ms is not None:
+    patch["latency_ms"] = a.mock_latency_ms
+if patch:
     url = control_url()
     if not url:
         fail("push-server printed no control API of its embedded mock")
     host, control_port = url.removeprefix("http://").rstrip("/").split(":")
     control = http.client.HTTPConnection(host, int(control_port), timeout=10)
-    control.request("PATCH", "/knobs", body=json.dumps({"latency_ms": a.mock_latency_ms}),
-                    headers={"Content-Type": "application/json"})
+    control.request("PATCH", "/knobs", body=json.dumps(patch), headers={"Content-Type": "application/json"})
     answer = control.getresponse()
     knobs = json.loads(answer.read() or b"{}")
     control.close()
-    if answer.status != 200 or knobs.get("latency_ms") != (a.mock_latency_ms or None):   # 0 turns the knob off
+    if answer.status != 200 or knobs.get("unique_ids") != a.sandbox_answers:
+        fail(f"the embedded mock's knobs were not set: PATCH /knobs answered {answer.status} {knobs}")
+    if a.mock_latency_ms is not None and knobs.get("latency_ms") != (a.mock_latency_ms or None):  # 0 turns it off
         fail(f"the embedded mock's latency knob was not set: PATCH /knobs answered {answer.status} {knobs}")
 
 local = threading.local()

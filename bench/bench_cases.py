@@ -21,7 +21,7 @@ CLIENT_AND_MOCK = [
 SERVICE = ["B7", "B7.budget", "B7H.40ms", "B7H.0ms", "B7L.100000", "B7L.1000000"]
 # BENCH_ONLY empty or cluster: the stores, drops, and the PostgreSQL cases of bench/cluster.sh.
 STORES = [
-    "B8.store", "B9.drops-memory", "B9.drops-sqlite",
+    "B8.store", "B8.push", "B9.drops-memory", "B9.drops-sqlite",
     "B10.pg-w1", "B10.pg-w3",
     "B11.sqlite-1", "B11.pg-1", "B11.pg-2", "B11.pg-3",
     "B9.drops-postgres-3",

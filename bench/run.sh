@@ -319,6 +319,8 @@ fi  # BENCH_ONLY not cluster
 if [ "$ONLY" != b7 ]; then
 say "== B8 store, B9 profile drops"
 record B8.store timeout 120 "$BIN" store -n "$N_STORE"
+# The same cycle with each batch one push stored once, as the API makes it (figures beside B8's).
+record B8.push timeout 120 "$BIN" store -n "$N_STORE" --shape push
 for store in memory sqlite; do   # every store kind push-server can run on
     record "B9.drops-$store" timeout 120 "$BIN" drops --reporters 1000 --rounds 5 --store "$store"
 done

@@ -38,7 +38,6 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
     private var answerTimer: LoopTimer?
     private var idleTimer: LoopTimer?
     private var closeTimer: LoopTimer?
-    private let isDevelopment: Bool
     /// Broadcast streams not yet answered: they answer with `apns-request-id` (and `apns-unique-id`).
     private var broadcastStreams: Set<Int32> = []
     /// The header fields of the last 200 answer, kept for its capacity.
@@ -55,7 +54,6 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
         acceptAll = core.configuration.acceptAll
         idleTimeout = core.configuration.idleTimeout
         id = core.recorder.countConnectionOpened()
-        isDevelopment = core.configuration.environment == .development
         awaitingAuthentication = core.startsAtOneStream
         announcedStreams = core.configuration.maxConcurrentStreams
         if let idle = core.configuration.idleTimeout {
@@ -93,7 +91,7 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
         core.recorder.countFastAccept(concurrentStreams: connection.maxObservedOpenStreams)
         // The answer is written as bytes: the id the request gave (when valid) or a new one, and a unique
         // id, with no string made.
-        let withUniqueID = isDevelopment || broadcast
+        let withUniqueID = knobs.sendsUniqueIDs || broadcast
         fields.withValue(broadcast ? 2 : 1) { given in
             let echoed = given.flatMap { APNSID.isValid(bytes: $0) ? $0 : nil }
             connection.respond(to: fields.streamID, status: 200, maxFields: 2, valueBytes: 72) { answer in
@@ -210,7 +208,7 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
         let outcome: APNSOutcome =
             verdict.rejection.map {
                 .rejected(APNSRejection(status: $0.status, reason: $0.reason, timestamp: $0.timestamp, apnsID: apnsID))
-            } ?? .accepted(apnsID: apnsID, uniqueID: uniqueID(always: broadcastStreams.contains(request.streamID)))
+            } ?? .accepted(apnsID: apnsID, uniqueID: uniqueID(knobs, always: broadcastStreams.contains(request.streamID)))
         core.recorder.record(
             MockAPNSRecord(
                 token: mockRequest.token.map(MockAPNSRules.lowercasedToken) ?? request.path, topic: verdict.topic,
@@ -245,10 +243,10 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
         if let next { armAnswerTimer(in: next - now) }
     }
 
-    /// Apple sends `apns-unique-id` for device pushes in development only, for broadcasts always (its
-    /// broadcast page names no environment).
-    private func uniqueID(always: Bool = false) -> String? {
-        isDevelopment || always ? APNSID.generate(using: &ids.pointee) : nil
+    /// Apple sends `apns-unique-id` for device pushes in development only (`MockAPNSKnobs.sendsUniqueIDs`),
+    /// for broadcasts always (its broadcast page names no environment).
+    private func uniqueID(_ knobs: MockAPNSKnobs, always: Bool = false) -> String? {
+        knobs.sendsUniqueIDs || always ? APNSID.generate(using: &ids.pointee) : nil
     }
 
     /// Writes the answer; SETTINGS for the stream-limit throttle go out just before it.

@@ -92,6 +92,7 @@ enum BenchOptions {
         count,
         .value("batch", "n", "rows per enqueue (default 1000)"),
         .value("path", "file", "SQLite file (default a fresh temporary one)"),
+        .choice("shape", ["rows", "push"], "a row per notification (default), or each batch one push stored once"),
         .url(
             "database", "url", "postgres:// URL instead of SQLite (with a password: PUSH_DATABASE)",
             passwordFrom: "the PUSH_DATABASE environment variable"),

@@ -3,13 +3,18 @@ import PushStore
 import PushStoreBenchmark
 import PushStoreSQL
 
-/// `push-bench store -n N`: B8, outbox enqueue + claim + complete cycles per second on a SQLite file;
+/// `push-bench store -n N [--shape rows|push]`: B8, outbox enqueue + claim + complete cycles per second on a
+/// SQLite file (`OutboxBenchmark.Shape`: a row per notification, or a push stored once);
 /// with `--database postgres://...` and `--workers W`: B10, the same cycles on that PostgreSQL database from
 /// W workers at once, each an instance of its own (own pool and instance id), `n / W` cycles each.
 enum StoreCommand {
     static func run(_ arguments: Arguments) async throws {
         let total = try arguments.int("count", 200_000)
         let batch = try arguments.int("batch", 1_000)
+        let shapeName = arguments.string("shape") ?? "rows"
+        guard let shape = OutboxBenchmark.Shape(rawValue: shapeName) else {
+            throw UsageError(description: "--shape must be rows or push, got \(shapeName)")
+        }
         if let url = arguments.string("database") ?? ProcessInfo.processInfo.environment["PUSH_DATABASE"] {
             try await runPostgres(url: url, workers: max(1, try arguments.int("workers", 1)), total: total, batch: batch)
             return
@@ -19,8 +24,9 @@ enum StoreCommand {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = arguments.string("path") ?? directory.appendingPathComponent("outbox.sqlite").path
-        let result = try await OutboxBenchmark.run(path: path, total: total, batchSize: batch)
+        let result = try await OutboxBenchmark.run(path: path, total: total, batchSize: batch, shape: shape)
         var report = Report("store")
+        report.add("shape", shape.rawValue)
         report.add("n", result.cycles)
         report.add("batch", batch)
         report.add("seconds", result.seconds)

@@ -55,6 +55,20 @@ struct MockAPNSControlKnobTests {
         }
     }
 
+    @Test("unique_ids turns the sandbox's apns-unique-id off and on for accepted notifications, on a live connection")
+    func uniqueIDs() async throws {
+        try await withControl { fixture, control in
+            let connection = try fixture.connection()
+            #expect(try await respond(connection, apnsRequest()).header(APNSHeader.uniqueID) != nil)
+            let off = try await control.send("PATCH", "/knobs", body: #"{"unique_ids":false}"#)
+            #expect(off.status == 200 && off.json?["unique_ids"]?.boolValue == false)
+            let production = try await respond(connection, apnsRequest())
+            #expect(production.status == 200 && production.header(APNSHeader.uniqueID) == nil)
+            _ = try await control.send("PATCH", "/knobs", body: #"{"unique_ids":true}"#)
+            #expect(try await respond(connection, apnsRequest()).header(APNSHeader.uniqueID) != nil)
+        }
+    }
+
     @Test("close after N resets a live connection at its next request")
     func closeAfter() async throws {
         try await withControl { fixture, control in
@@ -89,9 +103,10 @@ struct MockAPNSControlKnobTests {
         ("PATCH", "/knobs", #"{"goaway_after":0}"#, "knobs.goaway_after must be a whole number in 1...9223372036854775807"),
         ("PATCH", "/knobs", #"{"max_streams":null}"#, "knobs.max_streams cannot be null"),
         ("PATCH", "/knobs", #"{"latency_ms":5,"jitter_ms":5}"#, "knobs: give latency_ms or jitter_ms, not both"),
+        ("PATCH", "/knobs", #"{"unique_ids":"no"}"#, "knobs.unique_ids must be true or false"),
         (
             "PATCH", "/knobs", #"{"rate_503":1,"speed":"fast"}"#,
-            "knobs: unknown field 'speed' (known: close_after, close_every, goaway_after, goaway_reason, jitter_ms, latency_ms, max_streams, rate_429, rate_500, rate_503)"
+            "knobs: unknown field 'speed' (known: close_after, close_every, goaway_after, goaway_reason, jitter_ms, latency_ms, max_streams, rate_429, rate_500, rate_503, unique_ids)"
         ),
         ("PATCH", "/knobs", #"{"goaway_reason":"Sleepy"}"#, "knobs.goaway_reason: 'Sleepy' is not a reason APNs documents"),
         ("POST", "/goaway", #"{"reason":"Sleepy"}"#, "goaway.reason: 'Sleepy' is not a reason APNs documents"),

@@ -64,7 +64,7 @@ enum MockAPNSControlCodec {
         let object = try MockAPNSControlObject(body: body, context: "knobs")
         try object.onlyFields([
             "goaway_after", "goaway_reason", "close_after", "close_every", "rate_429", "rate_500",
-            "rate_503", "max_streams", "latency_ms", "jitter_ms",
+            "rate_503", "max_streams", "latency_ms", "jitter_ms", "unique_ids",
         ])
         var knobs = current
         if object.has("goaway_after") { knobs.goAwayAfterStreams = try object.int("goaway_after", in: 1...Int.max) }
@@ -87,6 +87,8 @@ enum MockAPNSControlCodec {
         if let latency { knobs.latency = latency > 0 ? .fixed(.milliseconds(latency)) : .none }
         if let jitter { knobs.latency = jitter > 0 ? .jitter(min: .zero, max: .milliseconds(jitter)) : .none }
         if latency == nil, jitter == nil, object.isNull("latency_ms") || object.isNull("jitter_ms") { knobs.latency = .none }
+        if object.isNull("unique_ids") { throw .bad("knobs.unique_ids cannot be null") }
+        if let uniqueIDs = try object.bool("unique_ids") { knobs.sendsUniqueIDs = uniqueIDs }
         return knobs
     }
 
@@ -110,6 +112,7 @@ enum MockAPNSControlCodec {
             "max_streams": .int(Int64(knobs.maxConcurrentStreams)),
             "latency_ms": latency,
             "jitter_ms": jitter,
+            "unique_ids": .bool(knobs.sendsUniqueIDs),
         ]
     }
 }

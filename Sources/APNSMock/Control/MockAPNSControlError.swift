@@ -90,6 +90,13 @@ struct MockAPNSControlObject {
         return number
     }
 
+    /// A true/false field, nil when absent or null.
+    func bool(_ name: String) throws(MockAPNSControlError) -> Bool? {
+        guard let value = members[name], !value.isNull else { return nil }
+        guard let flag = value.boolValue else { throw .bad("\(context).\(name) must be true or false") }
+        return flag
+    }
+
     /// An object field, nil when absent or null.
     func object(_ name: String) throws(MockAPNSControlError) -> MockAPNSControlObject? {
         guard let value = members[name], !value.isNull else { return nil }

@@ -19,12 +19,17 @@ public struct MockAPNSKnobs: Sendable, Hashable {
     public var maxConcurrentStreams: Int
     /// Delay before each answer (a matching rule's own delay takes precedence).
     public var latency: MockLatency
+    /// Whether accepted device notifications are answered with `apns-unique-id`, as the sandbox does and
+    /// production does not (Apple's "Sending notification requests to APNs"); it starts as the server's
+    /// environment says. Broadcasts always carry one.
+    public var sendsUniqueIDs: Bool
 
     /// Knobs with the given values.
     public init(
         goAwayAfterStreams: Int? = nil, goAwayReason: APNSRejectionReason = .shutdown,
         abruptCloseAfterStreams: Int? = nil, abruptCloseEveryStreams: Int? = nil,
-        faultRates: MockFaultRates = .none, maxConcurrentStreams: Int = 1000, latency: MockLatency = .none
+        faultRates: MockFaultRates = .none, maxConcurrentStreams: Int = 1000, latency: MockLatency = .none,
+        sendsUniqueIDs: Bool = true
     ) {
         self.goAwayAfterStreams = goAwayAfterStreams
         self.goAwayReason = goAwayReason
@@ -33,6 +38,7 @@ public struct MockAPNSKnobs: Sendable, Hashable {
         self.faultRates = faultRates
         self.maxConcurrentStreams = maxConcurrentStreams
         self.latency = latency
+        self.sendsUniqueIDs = sendsUniqueIDs
     }
 
     /// The knobs a configuration starts with.
@@ -42,6 +48,6 @@ public struct MockAPNSKnobs: Sendable, Hashable {
             abruptCloseAfterStreams: configuration.abruptCloseAfterStreams,
             abruptCloseEveryStreams: configuration.abruptCloseEveryStreams,
             faultRates: configuration.faultRates, maxConcurrentStreams: configuration.maxConcurrentStreams,
-            latency: configuration.latency)
+            latency: configuration.latency, sendsUniqueIDs: configuration.environment == .development)
     }
 }
