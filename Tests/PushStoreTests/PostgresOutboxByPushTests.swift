@@ -11,8 +11,8 @@ import Testing
 /// A push's rows found by its id alone (`PostgresSchema.outboxByPush`).
 @Suite("PostgreSQL outbox rows by push")
 struct PostgresOutboxByPushTests {
-    /// Rows written under the previous version are found by push after the step, in enqueue order, through
-    /// the new index.
+    /// Rows written under the previous version are found by push after the step (and the later ones), in
+    /// enqueue order, through the index of pushes by push id.
     @Test func rowsOfThePreviousVersionAreReadByPushInEnqueueOrder() async throws {
         let (url, old, steps) = try await databaseBefore(PostgresSchema.outboxByPush)
         #expect(steps == PostgresSchema.migrations.count - 1)
@@ -35,12 +35,12 @@ struct PostgresOutboxByPushTests {
         let (definition, plan) = try await database.pool.transaction { db in
             db.executeWithNext("SET LOCAL enable_seqscan = off")
             return (
-                try db.query("SELECT indexdef FROM pg_indexes WHERE indexname = 'outbox_items_by_push'")[0].string(at: 0),
-                try db.query("EXPLAIN (COSTS OFF) \(PostgresOutboxColumn.select) WHERE i.push_id = 'b' ORDER BY i.seq")
+                try db.query("SELECT indexdef FROM pg_indexes WHERE indexname = 'outbox_pushes_by_push'")[0].string(at: 0),
+                try db.query("EXPLAIN (COSTS OFF) SELECT \(PostgresOutboxPush.columns) FROM outbox_pushes p WHERE p.push_id = 'b' ORDER BY p.lo")
                     .map { $0.string(at: 0) }.joined(separator: "\n")
             )
         }
         #expect(definition.hasSuffix("(push_id)"))
-        #expect(plan.contains("Index Scan using outbox_items_by_push on outbox_items i"), "\(plan)")
+        #expect(plan.contains("Index Scan using outbox_pushes_by_push on outbox_pushes p"), "\(plan)")
     }
 }

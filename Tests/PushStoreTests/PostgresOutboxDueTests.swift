@@ -111,7 +111,7 @@ struct PostgresOutboxDueTests {
                 SELECT pg_stat_get_xact_tuples_hot_updated('outbox_state'::regclass),
                     pg_stat_get_xact_tuples_updated('outbox_state'::regclass)
                 """
-            let seq = try db.query("SELECT seq FROM outbox_items WHERE id = 'r1'")[0].int64(at: 0)
+            let seq = try db.query("SELECT seq FROM outbox_state WHERE id = 'r1'")[0].int64(at: 0)
             let before = try db.query(counters)[0]
             let rows = try db.query(
                 PostgresOutboxRepository.claimRowsSQL,
@@ -119,10 +119,13 @@ struct PostgresOutboxDueTests {
                     .integer(retryAt.storeMillis), .integer(Int64(retryAt.timeIntervalSince1970)), .integerArray([seq]),
                     .integerArray([1]), .text("a"), .integer(at(100).storeMillis),
                 ]
-            ).map { PostgresOutboxColumn.item($0).attempts }
+            ).map { $0.int(at: 2) }
             let renewed = try db.query(
                 PostgresOutboxRepository.renewSQL,
-                [.textArray(["r1"]), .integerArray([2]), .integer(at(120).storeMillis), .text("a"), .integer(retryAt.storeMillis)]
+                [
+                    .textArray(["r1"]), .integerArray([2]), .integer(at(120).storeMillis), .text("a"), .integer(retryAt.storeMillis),
+                    .textArray(["r1"]), .integerArray([0]),
+                ]
             ).count
             let after = try db.query(counters)[0]
             return (rows + [renewed], after.int(at: 0) - before.int(at: 0), after.int(at: 1) - before.int(at: 1))

@@ -149,20 +149,20 @@ struct PostgresOutboxSplitTests {
             (claimed.map(\.receipt.sequence), claimed.map(\.receipt.range)),
             (ids.map { _ in nil }, ids.map { _ in nil }),
         ] {
-            for sql in [PostgresOutboxRepository.completeSQL, PostgresOutboxRepository.completeRepeatedSQL] {
-                let completePlan = try await plan(
-                    database, sql,
-                    [
-                        .textArray(ids), .integerArray(ids.map { _ in 1 }), .textArray(ids.map { _ in "accepted" }),
-                        .integerArray(ids.map { _ in 200 }), .textArray(ids.map { _ in nil }), .textArray(ids.map { _ in nil }),
-                        .integerArray(ids.map { _ in nil }), .integer(at(1).storeMillis), .integerArray(seqs),
-                        .integerArray(ranges),
-                    ])
-                #expect(completePlan.contains("Index Scan using outbox_items_pkey") && completePlan.contains("outbox_state_pkey"))
-                #expect(completePlan.contains("Index Scan using outbox_segments_pkey"))
-                #expect(
-                    ["Seq Scan", "Hash Join", "hashed"].allSatisfy { !completePlan.contains($0) }, "\(completePlan)")
-            }
+            let keys = ids.map { OutboxPushRun.key(of: $0!) }
+            let completePlan = try await plan(
+                database, PostgresOutcomes.sql,
+                [
+                    .textArray(ids), .integerArray(ids.map { _ in 1 }), .textArray(ids.map { _ in "accepted" }),
+                    .integerArray(ids.map { _ in 200 }), .textArray(ids.map { _ in nil }), .textArray(ids.map { _ in nil }),
+                    .integerArray(ids.map { _ in nil }), .integer(at(1).storeMillis), .integerArray(seqs),
+                    .integerArray(ranges), .textArray(keys.map(\.base)), .integerArray(keys.map { Int64($0.index) }),
+                    .integerArray(ids.map { _ in 1 }),
+                ])
+            if seqs[0] == nil { #expect(completePlan.contains("Index Scan using outbox_pushes_by_id"), "\(completePlan)") }
+            #expect(completePlan.contains("outbox_state_pkey"))
+            #expect(completePlan.contains("Index Scan using outbox_segments_pkey"))
+            #expect(["Seq Scan", "Hash Join", "hashed"].allSatisfy { !completePlan.contains($0) }, "\(completePlan)")
         }
         #expect(try await outbox.complete(claimed.map { OutboxCompletion($0, .accepted(apnsUniqueID: nil)) }, now: at(1)).count == 1_000)
     }
