@@ -1,3 +1,4 @@
+import APNSCore
 import Foundation
 import PostgresDriver
 import ProfileDrop
@@ -15,13 +16,25 @@ struct PostgresOutboxByPushTests {
     /// enqueue order, through the index of pushes by push id.
     @Test func rowsOfThePreviousVersionAreReadByPushInEnqueueOrder() async throws {
         let (url, old, steps) = try await databaseBefore(PostgresSchema.outboxByPush)
-        #expect(steps == PostgresSchema.migrations.count - 1)
-        let before = PostgresOutboxRepository(database: old)
-        // Two pushes, the second enqueued in two calls around a third push.
-        try await before.enqueue((0..<3).map { outboxItem("a\($0)", push: "a", token: $0) })
-        try await before.enqueue((0..<2).map { outboxItem("b\($0)", push: "b", token: $0) })
-        try await before.enqueue((0..<2).map { outboxItem("c\($0)", push: "c", token: $0) })
-        try await before.enqueue((2..<4).map { outboxItem("b\($0)", push: "b", token: $0) })
+        #expect(steps == PostgresSchema.migrations.count - 2)
+        // Two pushes, the second enqueued in two calls around a third push, as that version's enqueues left them:
+        // a row each in `outbox_items`, one queued range over them.
+        let ids = ["a0", "a1", "a2", "b0", "b1", "c0", "c1", "b2", "b3"]
+        try await old.pool.withConnection { db in
+            for (offset, id) in ids.enumerated() {
+                try db.run(
+                    """
+                    INSERT INTO outbox_items (id, seq, push_id, token, topic, push_type, payload, environment, created_at)
+                    VALUES ($1, $2, $3, $4, $5, 'alert', '\\x7b7d', 'development', $6)
+                    """,
+                    [
+                        .text(id), .integer(Int64(offset + 1)), .text(String(id.prefix(1))), .text(token(offset).hex), .text(topic),
+                        .integer(t0.storeMillis),
+                    ])
+            }
+            try db.run(
+                "INSERT INTO outbox_segments (lo, hi, due, remaining, updated_at) VALUES (1, 9, $1, 9, $1)", [.integer(t0.storeMillis)])
+        }
         old.close()
 
         let database = try await PostgresDatabase.open(url: url, poolSize: 1, instanceID: "new", clock: .caller)
