@@ -24,8 +24,7 @@ struct PostgresOutboxPush {
     /// When its notifications were first due, in ms.
     var due: Int64
     var createdAt: Int64
-    /// The last time any of its notifications changed, in ms: the `updatedAt` of those accepted without an
-    /// outcome row.
+    /// The last time one of its notifications was accepted without an outcome row, in ms: their `updatedAt`.
     var settledAt: Int64
 
     /// The columns `init(row:)` reads, in order, over `outbox_pushes p`.
@@ -35,14 +34,17 @@ struct PostgresOutboxPush {
         """
 
     /// `columns` of the pushes holding any of the notifications `$1[k]` … `$2[k]` (`seq`, two bigint
-    /// arrays), each push once, by `lo`: the push starting last at or before each interval's start, and
-    /// those starting inside it.
+    /// arrays): the push starting last at or before each interval's start, and those starting inside it, in
+    /// no order, a push once per interval (`PostgresOutboxPushes` sorts them and drops repeats). Neither
+    /// sorted nor made distinct here, and each interval's first `lo` found first (`x`, materialized): else,
+    /// under a claim's settings (no sort) and a generic plan, the planner walked the whole table in `lo`
+    /// order, bounded above only, instead of reading each interval's few entries.
     static let coveringSQL = """
-        SELECT DISTINCT ON (p.lo) \(columns)
-        FROM unnest($1::bigint[], $2::bigint[]) AS x(a, b)
-        CROSS JOIN LATERAL (SELECT * FROM outbox_pushes p WHERE p.lo <= x.b
-            AND p.lo >= coalesce((SELECT max(q.lo) FROM outbox_pushes q WHERE q.lo <= x.a), x.a)) p
-        ORDER BY p.lo
+        WITH x AS MATERIALIZED (
+            SELECT x.b, coalesce((SELECT max(q.lo) FROM outbox_pushes q WHERE q.lo <= x.a), x.a) AS start
+            FROM unnest($1::bigint[], $2::bigint[]) AS x(a, b)
+        )
+        SELECT \(columns) FROM x JOIN outbox_pushes p ON p.lo >= x.start AND p.lo <= x.b
         """
 
     init(row: PostgresRow) {
@@ -105,13 +107,20 @@ struct PostgresOutboxPushes {
 
     /// The pushes holding any notification of the intervals `intervals` (`seq`, inclusive).
     init(covering intervals: [(Int64, Int64)], _ db: PostgresConnection) throws {
-        pushes =
-            intervals.isEmpty
-            ? []
-            : try db.query(
-                PostgresOutboxPush.coveringSQL,
-                [.integerArray(intervals.map { Optional($0.0) }), .integerArray(intervals.map { Optional($0.1) })]
-            ).map(PostgresOutboxPush.init(row:))
+        guard !intervals.isEmpty else {
+            pushes = []
+            return
+        }
+        let rows = try db.query(
+            PostgresOutboxPush.coveringSQL,
+            [.integerArray(intervals.map { Optional($0.0) }), .integerArray(intervals.map { Optional($0.1) })])
+        // By `lo`, each once; positions are sorted, not the pushes, and rows already read are not read again.
+        var order: [(lo: Int64, row: Int)] = (0..<rows.count).map { (rows[$0].int64(at: 0), $0) }
+        order.sort { $0.lo < $1.lo }
+        var pushes: [PostgresOutboxPush] = []
+        pushes.reserveCapacity(order.count)
+        for (lo, row) in order where pushes.last?.lo != lo { pushes.append(PostgresOutboxPush(row: rows[row])) }
+        self.pushes = pushes
     }
 
     init(_ pushes: [PostgresOutboxPush]) { self.pushes = pushes }

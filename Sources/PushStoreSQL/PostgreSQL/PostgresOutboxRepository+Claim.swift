@@ -245,8 +245,7 @@ extension PostgresOutboxRepository {
     /// The claim of notifications $3 (`seq`, picked, with $4 their queued flags) at $1 (now, ms; NULL: the
     /// database's): each goes in flight for owner $5 for $6 ms from now, its attempt counted, or expires
     /// (`expiredCondition`, $2 the current epoch second; NULL: the database's). Returns each one's `seq`, its
-    /// outcome row's columns (`PostgresOutcomeRow.columns`), then its queued flag. An expired one's push
-    /// records the change (`settled_at`).
+    /// outcome row's columns (`PostgresOutcomeRow.columns`), then its queued flag.
     ///
     /// A claim writes no indexed column (`PostgresSchema.outboxDue`): `due` stays, so the update is HOT. An
     /// expiring notification leaves the index (`due` NULL): that update is not HOT, and rare.
@@ -265,11 +264,6 @@ extension PostgresOutboxRepository {
                 updated_at = \(PostgresClock.millis("$1"))
             FROM p WHERE o.seq = p.seq
             RETURNING o.*, p.queued
-        ), settled AS (
-            UPDATE outbox_pushes p SET settled_at = \(PostgresClock.millis("$1"))
-            FROM claimed s WHERE s.state = 'expired'
-                AND p.lo = (SELECT max(q.lo) FROM outbox_pushes q WHERE q.lo <= s.seq)
-                AND p.settled_at < \(PostgresClock.millis("$1"))
         )
         SELECT s.seq, \(PostgresOutcomeRow.columns), s.queued FROM claimed s
         """

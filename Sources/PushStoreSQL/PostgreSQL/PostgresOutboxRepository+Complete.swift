@@ -158,8 +158,10 @@ struct PostgresOutcomes: Sendable {
     ///   (`FOR UPDATE`, in `lo` order): the fence is read from the lock's row version, which is the newest
     ///   (a claim that took a range over committed before the lock is seen), and no claim or other
     ///   completion changes the range until this commits, so no two instances lose each other's bits.
-    /// - Each push with a notification changed records the time (`settled_at`), once per range or outcome
-    ///   row (the pushes between the first and the last notification that left a range).
+    /// - Each push with a notification accepted without an outcome row records the time (`settled_at`, that
+    ///   notification's change time), once per range (the pushes between the first and the last such
+    ///   notification of a range; the first push's `lo` found first, in `spans`, so that the update reads
+    ///   the pushes by both bounds). A notification with an outcome row keeps its time there.
     ///
     /// The fence compares with values of the batch (`t.fence` is 'in_flight' for every one), not with a
     /// constant: a constant would give the planner its estimate of in-flight rows, which lags far behind a
@@ -206,8 +208,7 @@ struct PostgresOutcomes: Sendable {
             FROM leaving c
             WHERE c.state <> 'accepted' OR c.unique_id IS NOT NULL OR c.stored <> 1
         ), counted AS MATERIALIZED (
-            SELECT lo, count(*) AS n, array_agg(seq - lo) AS positions, min(seq) AS first, max(seq) AS last
-            FROM leaving GROUP BY lo
+            SELECT lo, count(*) AS n, array_agg(seq - lo) AS positions FROM leaving GROUP BY lo
         ), counted_down AS (
             UPDATE outbox_segments g SET remaining = g.remaining - c.n,
                 done = outbox_done(g.done, g.hi - g.lo + 1, c.positions)
@@ -225,12 +226,12 @@ struct PostgresOutcomes: Sendable {
             WHERE t.lo IS NULL AND s.seq = t.seq AND s.attempts = t.attempt AND s.state = t.fence
             RETURNING t.id, s.state, s.seq
         ), spans AS MATERIALIZED (
-            SELECT first, last FROM counted UNION ALL SELECT seq, seq FROM updated
+            SELECT coalesce((SELECT max(q.lo) FROM outbox_pushes q WHERE q.lo <= x.first), x.first) AS start, x.last
+            FROM (SELECT min(seq) AS first, max(seq) AS last FROM leaving c
+                WHERE c.state = 'accepted' AND c.unique_id IS NULL AND c.stored = 1 GROUP BY lo) x
         ), settled AS (
             UPDATE outbox_pushes p SET settled_at = \(PostgresClock.millis("$8"))
-            FROM spans x
-            WHERE p.lo <= x.last AND p.lo >= (SELECT max(q.lo) FROM outbox_pushes q WHERE q.lo <= x.first)
-                AND p.settled_at < \(PostgresClock.millis("$8"))
+            FROM spans x WHERE p.lo >= x.start AND p.lo <= x.last AND p.settled_at < \(PostgresClock.millis("$8"))
         )
         SELECT id, state FROM leaving UNION ALL SELECT id, state FROM updated
         """

@@ -240,7 +240,8 @@ public struct PostgresOutboxRepository: OutboxRepository {
 
     /// See `OutboxRepository.purge(olderThan:limit:)`: whole pushes, oldest first, none of whose
     /// notifications is pending (no live range and no pending outcome row among them) and whose last change
-    /// (`settled_at`) is before `date`, with their outcome rows; returns their notifications. Pushes are
+    /// (`settled_at`, and the outcome rows' `updated_at`) is before `date`, with their outcome rows; returns
+    /// their notifications. Pushes are
     /// taken while fewer than `limit` notifications are: at least one when any qualifies, so callers that
     /// loop until fewer than `limit` come back stop only when none is left.
     @discardableResult
@@ -258,7 +259,7 @@ public struct PostgresOutboxRepository: OutboxRepository {
             WHERE p.settled_at < $1
                 AND NOT EXISTS (SELECT 1 FROM \(rangeAtOrBefore("p.lo + p.count - 1")) WHERE g.hi >= p.lo)
                 AND NOT EXISTS (SELECT 1 FROM outbox_state s
-                    WHERE s.seq BETWEEN p.lo AND p.lo + p.count - 1 AND s.due IS NOT NULL)
+                    WHERE s.seq BETWEEN p.lo AND p.lo + p.count - 1 AND (s.due IS NOT NULL OR s.updated_at >= $1))
             ORDER BY p.lo LIMIT $2
         ), chosen AS MATERIALIZED (
             SELECT lo, count FROM (SELECT lo, count, sum(count) OVER (ORDER BY lo) - count AS before FROM c) x

@@ -21,7 +21,8 @@ extension PostgresSchema {
     /// only): an accepted notification of a production push, sent once, costs no row. A notification's state
     /// is its outcome row if it has one; else, while a live range holds it with its bit unset, queued (the
     /// range has no owner) or in flight; else it was accepted at its first attempt, at the push's
-    /// `settled_at` (the last time any of its notifications changed: what retention reads).
+    /// `settled_at` (the last time one of its notifications was accepted without an outcome row; with the
+    /// outcome rows' `updated_at`, what retention reads).
     ///
     /// The migration makes each `outbox_items` row a push of one; accepted state rows without an
     /// `apns-unique-id` sent once become row-free, and each pending notification without a state row gets
