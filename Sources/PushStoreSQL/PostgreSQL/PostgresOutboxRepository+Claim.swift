@@ -7,9 +7,12 @@ extension PostgresOutboxRepository {
     /// See `OutboxRepository.claim`: in one transaction, first in-flight rows whose lease has run out (their
     /// owner died) and queued rows due at `now` (earliest due first), up to `limit` in all, go in flight
     /// under this instance's lease, counting the attempt; rows whose expiration has passed become `expired`
-    /// instead. Rows are claimed one by one when they have a state row and by the range when they do not
-    /// (`PostgresSchema.outboxSegments`); both are picked with `FOR UPDATE SKIP LOCKED`, so instances
-    /// claiming at once never take the same row: each skips the rows and ranges another is taking.
+    /// instead. Notifications are claimed one by one when they have an outcome row and by the range when
+    /// they do not (`PostgresSchema.outboxSegments`, `PostgresSchema.outboxPushes`); both are picked with
+    /// `FOR UPDATE SKIP LOCKED`, so instances claiming at once never take the same one: each skips the rows
+    /// and ranges another is taking. The items are built from their pushes, read once per claimed range:
+    /// the items of one push share its payload, topic and push id. An expired notification of a range gets
+    /// its outcome row in the same transaction (`PostgresOutcomes`).
     /// Due times, leases and expirations are compared, and leases written, on the database's clock
     /// (`PostgresClock`; `now` only under `.caller`).
     public func claim(limit: Int, now: Date) async throws -> OutboxClaim {
