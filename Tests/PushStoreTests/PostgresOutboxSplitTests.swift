@@ -140,11 +140,16 @@ struct PostgresOutboxSplitTests {
             ])
         #expect(claimPlan.contains("Index Scan using outbox_segments_pkey"))
         #expect(["Seq Scan", "Sort", "Hash", "hashed"].allSatisfy { !claimPlan.contains($0) }, "\(claimPlan)")
-        // The claimed ranges' pushes, each found from its range's first notification.
-        let pushesPlan = try await plan(
-            database, PostgresOutboxPush.coveringSQL, [.integerArray([1 << 16 + 1]), .integerArray([1 << 16 + 1_000])])
-        #expect(pushesPlan.contains("Index Scan using outbox_pushes_pkey"), "\(pushesPlan)")
-        #expect(["Seq Scan", "Hash", "hashed"].allSatisfy { !pushesPlan.contains($0) }, "\(pushesPlan)")
+        // The claimed ranges' pushes, each range's read between both its bounds, also in the generic plan a
+        // prepared statement switches to (which, bounded above only, walked every push below the range).
+        for generic in [false, true] {
+            let pushesPlan = try await plan(
+                database, PostgresOutboxPush.coveringSQL, [.integerArray([1 << 16 + 1]), .integerArray([1 << 16 + 1_000])],
+                generic: generic)
+            #expect(pushesPlan.contains("Index Scan using outbox_pushes_pkey on outbox_pushes p"), "\(pushesPlan)")
+            #expect(pushesPlan.contains("Index Cond: ((lo >= x.start) AND (lo <= x.b))"), "\(pushesPlan)")
+            #expect(["Seq Scan", "Hash", "hashed", "Join Filter"].allSatisfy { !pushesPlan.contains($0) }, "\(pushesPlan)")
+        }
         let claimed = try await outbox.claim(limit: 1_000, now: t0)
         #expect(claimed.count == 1_000)
         let ids = claimed.map { Optional($0.id) }
@@ -186,7 +191,7 @@ struct PostgresOutboxSplitTests {
         _ = try await outbox.claim(limit: 4, now: at(20))
         for sql in [
             PostgresOutboxRepository.pendingCountsSQL, PostgresOutboxRepository.oldestPendingSQL,
-            PostgresWebhookRepository.pendingCountsSQL,
+            PostgresOutboxRepository.pendingByTopicSQL, PostgresWebhookRepository.pendingCountsSQL,
         ] {
             let plan = try await database.pool.transaction { db in
                 db.readPendingRowsByIndex()
@@ -214,8 +219,11 @@ struct PostgresOutboxSplitTests {
     }
 
     /// The plan of `sql` with `parameters` under the settings the repository runs it with, one line per node.
-    private func plan(_ database: PostgresDatabase, _ sql: String, _ parameters: [PostgresValue]) async throws -> String {
+    private func plan(_ database: PostgresDatabase, _ sql: String, _ parameters: [PostgresValue], generic: Bool = false)
+        async throws -> String
+    {
         try await database.pool.transaction { db in
+            if generic { db.executeWithNext("SET LOCAL plan_cache_mode = force_generic_plan") }
             db.executeWithNext("SET LOCAL enable_sort = off")
             db.executeWithNext("SET LOCAL enable_bitmapscan = off")
             // As the claim and the completion plan them (`PostgresConnection.lookUpByKey`).
