@@ -133,8 +133,7 @@ extension ChaosRun {
                             OR (state IN ('queued', 'in_flight')) = (ended_at IS NOT NULL))
                         + (SELECT count(*) FROM outbox_segments WHERE (owner IS NULL) <> (lease_until IS NULL))
                         + (\(PostgresOutboxRepository.miscountedRangesSQL))
-                        + (SELECT count(*) FROM outbox_items i WHERE NOT EXISTS (SELECT 1 FROM outbox_state r WHERE r.seq = i.seq)
-                            AND NOT EXISTS (SELECT 1 FROM outbox_segments g WHERE i.seq BETWEEN g.lo AND g.hi))
+                        + (\(PostgresOutboxRepository.strayRowsSQL))
                     """
                 ).first?.first ?? "") ?? -1
         findings.indexCheck = await checkIndexes(cluster)
@@ -218,7 +217,7 @@ extension ChaosRun {
             let checked = try await cluster.query(
                 """
                 SELECT count(bt_index_check(i.indexrelid, true)) FROM pg_index i
-                WHERE i.indrelid IN ('outbox_items'::regclass, 'outbox_state'::regclass, 'outbox_segments'::regclass)
+                WHERE i.indrelid IN ('outbox_pushes'::regclass, 'outbox_state'::regclass, 'outbox_segments'::regclass)
                 """)
             return (Int(checked.first?.first ?? "") ?? 0) > 0 ? "ok" : "no index checked"
         } catch {

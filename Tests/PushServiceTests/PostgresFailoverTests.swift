@@ -79,7 +79,7 @@ struct PostgresFailoverTests {
         // Each post is one push: a retry after an unknown outcome got the original push, never a second one.
         let pushIDs = await ledger.pushIDs
         #expect(Set(pushIDs).count == 40)
-        let rows = try await pair.query("SELECT count(*), count(DISTINCT push_id) FROM outbox_items", port: pair.standbyPort)
+        let rows = try await pair.query("SELECT count(*), count(DISTINCT push_id) FROM outbox", port: pair.standbyPort)
         #expect(rows == ["\(40 * 10)|40"], "outbox rows and pushes on the new primary: \(rows)")
         let duplicates = accepted.count - Set(accepted).count
         let refusals = await ledger.refusals
@@ -105,7 +105,7 @@ struct PostgresFailoverTests {
         #expect(first.status == 503 && first.errorCode == "database_unavailable", "\(first.status) \(first.text)")
         #expect(first.headers["retry-after"] != nil)
         // Yet the rows are committed on the primary: "not stored" would have been wrong.
-        let stored = try await pair.query("SELECT count(*), count(DISTINCT push_id) FROM outbox_items", port: pair.primaryPort)
+        let stored = try await pair.query("SELECT count(*), count(DISTINCT push_id) FROM outbox", port: pair.primaryPort)
         #expect(stored == ["5|1"], "rows on the primary after the 503: \(stored)")
         // A retry while the standby is still away cannot be confirmed either: 503 again, nothing added.
         let second = try await harness.client(0).send("POST", "/v1/pushes", json: body, headers: key)
@@ -118,7 +118,7 @@ struct PostgresFailoverTests {
         #expect(third.status == 202, "\(third.status) \(third.text)")
         #expect(third.headers["idempotent-replayed"] == "true")
         let pushID = try #require(third.json?["push_id"]?.stringValue)
-        let after = try await pair.query("SELECT count(*), min(push_id::text) FROM outbox_items", port: pair.primaryPort)
+        let after = try await pair.query("SELECT count(*), min(push_id::text) FROM outbox", port: pair.primaryPort)
         #expect(after == ["5|\(pushID)"], "rows after the retry: \(after), answered \(pushID)")
         let delivered = await waitFor("the push delivered", within: .seconds(30)) { [mock = harness.mock] in
             await mock.waitForAccepted(count: 5)

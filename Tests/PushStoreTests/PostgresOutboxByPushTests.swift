@@ -1,3 +1,4 @@
+import APNSCore
 import Foundation
 import PostgresDriver
 import ProfileDrop
@@ -11,17 +12,29 @@ import Testing
 /// A push's rows found by its id alone (`PostgresSchema.outboxByPush`).
 @Suite("PostgreSQL outbox rows by push")
 struct PostgresOutboxByPushTests {
-    /// Rows written under the previous version are found by push after the step, in enqueue order, through
-    /// the new index.
+    /// Rows written under the previous version are found by push after the step (and the later ones), in
+    /// enqueue order, through the index of pushes by push id.
     @Test func rowsOfThePreviousVersionAreReadByPushInEnqueueOrder() async throws {
         let (url, old, steps) = try await databaseBefore(PostgresSchema.outboxByPush)
-        #expect(steps == PostgresSchema.migrations.count - 1)
-        let before = PostgresOutboxRepository(database: old)
-        // Two pushes, the second enqueued in two calls around a third push.
-        try await before.enqueue((0..<3).map { outboxItem("a\($0)", push: "a", token: $0) })
-        try await before.enqueue((0..<2).map { outboxItem("b\($0)", push: "b", token: $0) })
-        try await before.enqueue((0..<2).map { outboxItem("c\($0)", push: "c", token: $0) })
-        try await before.enqueue((2..<4).map { outboxItem("b\($0)", push: "b", token: $0) })
+        #expect(steps == PostgresSchema.migrations.count - 2)
+        // Two pushes, the second enqueued in two calls around a third push, as that version's enqueues left them:
+        // a row each in `outbox_items`, one queued range over them.
+        let ids = ["a0", "a1", "a2", "b0", "b1", "c0", "c1", "b2", "b3"]
+        try await old.pool.withConnection { db in
+            for (offset, id) in ids.enumerated() {
+                try db.run(
+                    """
+                    INSERT INTO outbox_items (id, seq, push_id, token, topic, push_type, payload, environment, created_at)
+                    VALUES ($1, $2, $3, $4, $5, 'alert', '\\x7b7d', 'development', $6)
+                    """,
+                    [
+                        .text(id), .integer(Int64(offset + 1)), .text(String(id.prefix(1))), .text(token(offset).hex), .text(topic),
+                        .integer(t0.storeMillis),
+                    ])
+            }
+            try db.run(
+                "INSERT INTO outbox_segments (lo, hi, due, remaining, updated_at) VALUES (1, 9, $1, 9, $1)", [.integer(t0.storeMillis)])
+        }
         old.close()
 
         let database = try await PostgresDatabase.open(url: url, poolSize: 1, instanceID: "new", clock: .caller)
@@ -35,12 +48,12 @@ struct PostgresOutboxByPushTests {
         let (definition, plan) = try await database.pool.transaction { db in
             db.executeWithNext("SET LOCAL enable_seqscan = off")
             return (
-                try db.query("SELECT indexdef FROM pg_indexes WHERE indexname = 'outbox_items_by_push'")[0].string(at: 0),
-                try db.query("EXPLAIN (COSTS OFF) \(PostgresOutboxColumn.select) WHERE i.push_id = 'b' ORDER BY i.seq")
+                try db.query("SELECT indexdef FROM pg_indexes WHERE indexname = 'outbox_pushes_by_push'")[0].string(at: 0),
+                try db.query("EXPLAIN (COSTS OFF) SELECT \(PostgresOutboxPush.columns) FROM outbox_pushes p WHERE p.push_id = 'b' ORDER BY p.lo")
                     .map { $0.string(at: 0) }.joined(separator: "\n")
             )
         }
         #expect(definition.hasSuffix("(push_id)"))
-        #expect(plan.contains("Index Scan using outbox_items_by_push on outbox_items i"), "\(plan)")
+        #expect(plan.contains("Index Scan using outbox_pushes_by_push on outbox_pushes p"), "\(plan)")
     }
 }

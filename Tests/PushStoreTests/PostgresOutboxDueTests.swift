@@ -17,7 +17,7 @@ struct PostgresOutboxDueTests {
     /// claims, take-overs, completions and the purge go on from them.
     @Test func rowsOfThePreviousVersionGetTheirDueTimeAndEnd() async throws {
         let (url, old, steps) = try await databaseBefore(PostgresSchema.outboxDue)
-        #expect(steps == PostgresSchema.migrations.count - 3)
+        #expect(steps == PostgresSchema.migrations.count - 4)
         // As the previous version's statements left them: "q" retried (due again in a second), "f" in flight
         // under the old instance's lease, "a" accepted, "late" queued.
         let t = t0.storeMillis
@@ -95,23 +95,23 @@ struct PostgresOutboxDueTests {
             [done("r0", .accepted(apnsUniqueID: nil)), done("r1", .retry(status: 503, reason: "ServiceUnavailable"))], now: at(40))
         #expect(results == ["r0": .accepted, "r1": .queued])
         let tables3 = try await tables().joined(separator: ", ")
-        #expect(tables3 == "2 state rows, 1 ranges 1 18 a")
+        // "r0", accepted at its first attempt without an apns-unique-id, costs no row (`PostgresSchema.outboxPushes`).
+        #expect(tables3 == "1 state rows, 1 ranges 1 18 a")
         let due = try await database.pool.withConnection { db in
-            try db.query("SELECT id, due, next_attempt_at, ended_at FROM outbox_state WHERE id IN ('r0', 'r1') ORDER BY id").map {
+            try db.query("SELECT id, due, next_attempt_at, ended_at FROM outbox_state WHERE id = 'r1'").map {
                 [$0.isNull(at: 1) ? nil : $0.int64(at: 1), $0.int64(at: 2), $0.isNull(at: 3) ? nil : $0.int64(at: 3)]
             }
         }
-        #expect(due[0][0] == nil && due[0][2] == at(40).storeMillis)
-        #expect(due[1][0] == due[1][1] && due[1][0]! > at(40).storeMillis && due[1][2] == nil)
+        #expect(due.count == 1 && due[0][0] == due[0][1] && due[0][0]! > at(40).storeMillis && due[0][2] == nil)
         // The retried row comes back at its next attempt, not before; the rest stay held.
         #expect(try await outbox.claim(limit: 20, now: at(40.5)).isEmpty)
-        let retryAt = Date(storeMillis: due[1][1]!)
+        let retryAt = Date(storeMillis: due[0][1]!)
         let (claimed, hot, updated) = try await database.pool.transaction { db in
             let counters = """
                 SELECT pg_stat_get_xact_tuples_hot_updated('outbox_state'::regclass),
                     pg_stat_get_xact_tuples_updated('outbox_state'::regclass)
                 """
-            let seq = try db.query("SELECT seq FROM outbox_items WHERE id = 'r1'")[0].int64(at: 0)
+            let seq = try db.query("SELECT seq FROM outbox_state WHERE id = 'r1'")[0].int64(at: 0)
             let before = try db.query(counters)[0]
             let rows = try db.query(
                 PostgresOutboxRepository.claimRowsSQL,
@@ -119,10 +119,13 @@ struct PostgresOutboxDueTests {
                     .integer(retryAt.storeMillis), .integer(Int64(retryAt.timeIntervalSince1970)), .integerArray([seq]),
                     .integerArray([1]), .text("a"), .integer(at(100).storeMillis),
                 ]
-            ).map { PostgresOutboxColumn.item($0).attempts }
+            ).map { $0.int(at: 2) }
             let renewed = try db.query(
                 PostgresOutboxRepository.renewSQL,
-                [.textArray(["r1"]), .integerArray([2]), .integer(at(120).storeMillis), .text("a"), .integer(retryAt.storeMillis)]
+                [
+                    .textArray(["r1"]), .integerArray([2]), .integer(at(120).storeMillis), .text("a"), .integer(retryAt.storeMillis),
+                    .textArray(["r1"]), .integerArray([0]),
+                ]
             ).count
             let after = try db.query(counters)[0]
             return (rows + [renewed], after.int(at: 0) - before.int(at: 0), after.int(at: 1) - before.int(at: 1))
@@ -132,7 +135,7 @@ struct PostgresOutboxDueTests {
         let rest = (2..<20).map { done("r\($0)", .accepted(apnsUniqueID: nil)) }
         #expect(try await outbox.complete(rest, now: at(41)).count == 18)
         let tables4 = try await tables().joined(separator: ", ")
-        #expect(tables4 == "20 state rows, 0 ranges - - -")
+        #expect(tables4 == "1 state rows, 0 ranges - - -")
         #expect(try await outbox.counts()[.accepted] == 19)
     }
 }

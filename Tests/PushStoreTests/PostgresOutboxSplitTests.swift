@@ -106,7 +106,7 @@ struct PostgresOutboxSplitTests {
         #expect(try await outbox.item(id: "a") == nil)
         #expect(try await outbox.item(id: "r") == nil)
         let left = try await database.pool.withConnection { db in
-            [try db.query("SELECT count(*) FROM outbox_items")[0].int(at: 0), try db.query("SELECT count(*) FROM outbox_state")[0].int(at: 0)]
+            [try db.query("SELECT count(*) FROM outbox_pushes")[0].int(at: 0), try db.query("SELECT count(*) FROM outbox_state")[0].int(at: 0)]
         }
         // "n", in flight, has no state row yet.
         #expect(left == [5, 4])
@@ -119,7 +119,7 @@ struct PostgresOutboxSplitTests {
         let database = try await PostgresDatabase.open(url: url, poolSize: 1, instanceID: "a", clock: .caller)
         let outbox = PostgresOutboxRepository(database: database)
         _ = try await OutboxBenchmark.run(outbox: outbox, total: 3_000, batchSize: 1_000)
-        try await database.pool.withConnection { db in try db.execute("ANALYZE outbox_items; ANALYZE outbox_state") }
+        try await database.pool.withConnection { db in try db.execute("ANALYZE outbox_pushes; ANALYZE outbox_state") }
         try await outbox.enqueue((0..<1_000).map { outboxItem("x\($0)", push: "later", token: $0) })
         let pickPlan = try await plan(database, PostgresOutboxRepository.pickSQL, [.integer(t0.storeMillis), .integer(1_000)])
         #expect(pickPlan.contains("Index Scan using outbox_due") && pickPlan.contains("Function Scan on outbox_claimable_segments"))
@@ -139,8 +139,17 @@ struct PostgresOutboxSplitTests {
                 .text("a"), .integer(at(60).storeMillis),
             ])
         #expect(claimPlan.contains("Index Scan using outbox_segments_pkey"))
-        #expect(claimPlan.contains("Index Scan using outbox_items_by_seq"))
         #expect(["Seq Scan", "Sort", "Hash", "hashed"].allSatisfy { !claimPlan.contains($0) }, "\(claimPlan)")
+        // The claimed ranges' pushes, each range's read between both its bounds, also in the generic plan a
+        // prepared statement switches to (which, bounded above only, walked every push below the range).
+        for generic in [false, true] {
+            let pushesPlan = try await plan(
+                database, PostgresOutboxPush.coveringSQL, [.integerArray([1 << 16 + 1]), .integerArray([1 << 16 + 1_000])],
+                generic: generic)
+            #expect(pushesPlan.contains("Index Scan using outbox_pushes_pkey on outbox_pushes p"), "\(pushesPlan)")
+            #expect(pushesPlan.contains("Index Cond: ((lo >= x.start) AND (lo <= x.b))"), "\(pushesPlan)")
+            #expect(["Seq Scan", "Hash", "hashed", "Join Filter"].allSatisfy { !pushesPlan.contains($0) }, "\(pushesPlan)")
+        }
         let claimed = try await outbox.claim(limit: 1_000, now: t0)
         #expect(claimed.count == 1_000)
         let ids = claimed.map { Optional($0.id) }
@@ -149,20 +158,20 @@ struct PostgresOutboxSplitTests {
             (claimed.map(\.receipt.sequence), claimed.map(\.receipt.range)),
             (ids.map { _ in nil }, ids.map { _ in nil }),
         ] {
-            for sql in [PostgresOutboxRepository.completeSQL, PostgresOutboxRepository.completeRepeatedSQL] {
-                let completePlan = try await plan(
-                    database, sql,
-                    [
-                        .textArray(ids), .integerArray(ids.map { _ in 1 }), .textArray(ids.map { _ in "accepted" }),
-                        .integerArray(ids.map { _ in 200 }), .textArray(ids.map { _ in nil }), .textArray(ids.map { _ in nil }),
-                        .integerArray(ids.map { _ in nil }), .integer(at(1).storeMillis), .integerArray(seqs),
-                        .integerArray(ranges),
-                    ])
-                #expect(completePlan.contains("Index Scan using outbox_items_pkey") && completePlan.contains("outbox_state_pkey"))
-                #expect(completePlan.contains("Index Scan using outbox_segments_pkey"))
-                #expect(
-                    ["Seq Scan", "Hash Join", "hashed"].allSatisfy { !completePlan.contains($0) }, "\(completePlan)")
-            }
+            let keys = ids.map { OutboxPushRun.key(of: $0!) }
+            let completePlan = try await plan(
+                database, PostgresOutcomes.sql,
+                [
+                    .textArray(ids), .integerArray(ids.map { _ in 1 }), .textArray(ids.map { _ in "accepted" }),
+                    .integerArray(ids.map { _ in 200 }), .textArray(ids.map { _ in nil }), .textArray(ids.map { _ in nil }),
+                    .integerArray(ids.map { _ in nil }), .integer(at(1).storeMillis), .integerArray(seqs),
+                    .integerArray(ranges), .textArray(keys.map(\.base)), .integerArray(keys.map { Int64($0.index) }),
+                    .integerArray(ids.map { _ in 1 }),
+                ])
+            if seqs[0] == nil { #expect(completePlan.contains("using outbox_pushes_by_id"), "\(completePlan)") }
+            #expect(completePlan.contains("outbox_state_pkey"))
+            #expect(completePlan.contains("Index Scan using outbox_segments_pkey"))
+            #expect(["Seq Scan", "Hash Join", "hashed"].allSatisfy { !completePlan.contains($0) }, "\(completePlan)")
         }
         #expect(try await outbox.complete(claimed.map { OutboxCompletion($0, .accepted(apnsUniqueID: nil)) }, now: at(1)).count == 1_000)
     }
@@ -175,14 +184,14 @@ struct PostgresOutboxSplitTests {
         let database = try await PostgresDatabase.open(url: url, poolSize: 1, instanceID: "a", clock: .caller)
         let outbox = PostgresOutboxRepository(database: database)
         try await outbox.enqueue((0..<3_000).map { outboxItem("f\($0)", push: "first", token: $0) })
-        try await database.pool.withConnection { db in try db.execute("ANALYZE outbox_items; ANALYZE outbox_state") }
+        try await database.pool.withConnection { db in try db.execute("ANALYZE outbox_pushes; ANALYZE outbox_state") }
         let first = try await outbox.claim(limit: 3_000, now: t0)
         try await outbox.complete(first.map { OutboxCompletion($0, .accepted(apnsUniqueID: nil)) }, now: at(1))
         try await outbox.enqueue((0..<10).map { outboxItem("p\($0)", push: "later", token: $0, now: at(Double($0))) })
         _ = try await outbox.claim(limit: 4, now: at(20))
         for sql in [
             PostgresOutboxRepository.pendingCountsSQL, PostgresOutboxRepository.oldestPendingSQL,
-            PostgresWebhookRepository.pendingCountsSQL,
+            PostgresOutboxRepository.pendingByTopicSQL, PostgresWebhookRepository.pendingCountsSQL,
         ] {
             let plan = try await database.pool.transaction { db in
                 db.readPendingRowsByIndex()
@@ -210,11 +219,15 @@ struct PostgresOutboxSplitTests {
     }
 
     /// The plan of `sql` with `parameters` under the settings the repository runs it with, one line per node.
-    private func plan(_ database: PostgresDatabase, _ sql: String, _ parameters: [PostgresValue]) async throws -> String {
+    private func plan(_ database: PostgresDatabase, _ sql: String, _ parameters: [PostgresValue], generic: Bool = false)
+        async throws -> String
+    {
         try await database.pool.transaction { db in
+            if generic { db.executeWithNext("SET LOCAL plan_cache_mode = force_generic_plan") }
             db.executeWithNext("SET LOCAL enable_sort = off")
             db.executeWithNext("SET LOCAL enable_bitmapscan = off")
-            db.joinByLookup()
+            // As the claim and the completion plan them (`PostgresConnection.lookUpByKey`).
+            db.lookUpByKey()
             return try db.query("EXPLAIN (COSTS OFF) " + sql, parameters).map { $0.string(at: 0) }.joined(separator: "\n")
         }
     }

@@ -157,7 +157,7 @@ public final class PostgresDatabase: PushDatabase {
     /// Rows in one of the tables (for tests and diagnostics).
     func rowCount(_ table: String) async throws -> Int {
         precondition(
-            ["users", "devices", "outbox", "outbox_items", "outbox_state", "outbox_segments", "drops", "mate_requests", "idempotency_keys"]
+            ["users", "devices", "outbox", "outbox_pushes", "outbox_state", "outbox_segments", "drops", "mate_requests", "idempotency_keys"]
                 .contains(table))
         return try await pool.withConnection { try $0.query("SELECT count(*) FROM \(table)")[0].int(at: 0) }
     }

@@ -3,147 +3,219 @@ import PostgresDriver
 public import PushStore
 
 extension PostgresOutboxRepository {
-    /// See `OutboxRepository.complete`: one statement for the whole batch, each row's new values passed as
-    /// arrays. Only rows still in flight under the outcome's claim (`attempts` equal to the completion's
-    /// `attempt`) change; stale outcomes and rows not in flight are left alone and left out of the answer;
-    /// when an id is listed twice, its first outcome counts. The fence also makes the retry schedule exact:
-    /// the transition is computed from the completion's attempt, which is the row's. Rows whose outcome
-    /// carries its claim's receipt (`OutboxReceipt`) are reached by its keys, the others by their id.
-    /// A retry's due time is its back-off after now on the database's clock, like the row's change times
-    /// (`PostgresClock`; `now` only under `.caller`).
+    /// See `OutboxRepository.complete`: one statement for the whole batch (`PostgresOutcomes`), each
+    /// notification's new values passed as arrays. Only notifications still in flight under the outcome's
+    /// claim (attempts equal to the completion's `attempt`) change; stale outcomes and notifications not in
+    /// flight are left alone and left out of the answer; when an id is listed twice, its first outcome
+    /// counts. The fence also makes the retry schedule exact: the transition is computed from the
+    /// completion's attempt, which is the notification's. Outcomes that carry their claim's receipt
+    /// (`OutboxReceipt`) are reached by its keys, the others by their id. A retry's due time is its back-off
+    /// after now on the database's clock, like the change times (`PostgresClock`; `now` only under `.caller`).
     @discardableResult
     public func complete(_ results: [OutboxCompletion], now: Date) async throws -> [String: OutboxState] {
         let millis = now.storeMillis
         var seen = Set<String>(minimumCapacity: results.count)
-        var ids: [String?] = []
-        var attempts: [Int64?] = []
-        var states: [String?] = []
-        var statuses: [Int64?] = []
-        var reasons: [String?] = []
-        var uniqueIDs: [String?] = []
-        var nextAttempts: [Int64?] = []
-        var seqs: [Int64?] = []
-        var ranges: [Int64?] = []
+        var outcomes = PostgresOutcomes()
+        outcomes.reserveCapacity(results.count)
         for completion in results where seen.insert(completion.id).inserted {
             let next = OutboxTransition(
                 completion.result, id: completion.id, attempts: completion.attempt, policy: retryPolicy, nowMillis: millis)
-            ids.append(completion.id)
-            attempts.append(Int64(completion.attempt))
-            states.append(next.state.rawValue)
-            statuses.append(next.status.map(Int64.init))
-            reasons.append(next.reason?.rawValue)
-            uniqueIDs.append(next.apnsUniqueID)
-            nextAttempts.append(next.nextAttemptMillis.map { $0 - millis })
-            seqs.append(completion.receipt.sequence)
-            ranges.append(completion.receipt.range)
+            outcomes.append(
+                id: completion.id, fence: completion.attempt, attempts: completion.attempt, state: next.state,
+                status: next.status, reason: next.reason?.rawValue, uniqueID: next.apnsUniqueID,
+                backOff: next.nextAttemptMillis.map { $0 - millis }, seq: completion.receipt.sequence,
+                range: completion.receipt.range)
         }
-        guard !ids.isEmpty else { return [:] }
-        let parameters: [PostgresValue] = [
-            .textArray(ids), .integerArray(attempts), .textArray(states), .integerArray(statuses), .textArray(reasons),
-            .textArray(uniqueIDs), .integerArray(nextAttempts), database.clock.millis(now), .integerArray(seqs),
-            .integerArray(ranges),
-        ]
-        // Only a batch that may end rows rejected or failed writes more (their events) before it commits;
-        // any other is one round trip: the transaction's start, the UPDATE and the commit go out together.
-        let mayEnd = states.contains { $0 == OutboxState.rejected.rawValue || $0 == OutboxState.failed.rawValue }
-        func complete(_ sql: String) async throws -> [(String, String)] {
-            try await database.transaction { db in
-                db.lookUpByKey()
-                db.commitWithoutFlush()
-                let rows = try db.query(sql, parameters, committing: !mayEnd).map { ($0.string(at: 0), $0.string(at: 1)) }
-                guard mayEnd else { return rows }
-                var states: [String: OutboxState] = [:]
-                for (id, state) in rows { states[id] = OutboxState(rawValue: state) }
-                try Self.reportEnded(OutboxEnded.rows(results, states: states), now: now, db)
-                return rows
-            }
-        }
-        // A row's outcome arriving again under the same claim (its range still live) is the one case where
-        // a state row exists already: the batch rolls back whole and goes again, stepping over such rows.
-        let rows: [(String, String)]
-        do {
-            rows = try await complete(Self.completeSQL)
-        } catch let error as PostgresError where error.isUniqueViolation {
-            rows = try await complete(Self.completeRepeatedSQL)
+        guard !outcomes.isEmpty else { return [:] }
+        // Only a batch that may end notifications rejected or failed writes more (their events) before it
+        // commits; any other is one round trip: the transaction's start, the statement and the commit go out
+        // together.
+        let mayEnd = outcomes.mayEnd
+        let clockNow = database.clock.millis(now)
+        let batch = outcomes
+        let rows = try await database.transaction { db in
+            db.lookUpByKey()
+            db.commitWithoutFlush()
+            let rows = try batch.record(now: clockNow, committing: !mayEnd, db)
+            guard mayEnd else { return rows }
+            var states: [String: OutboxState] = [:]
+            for (id, state) in rows { states[id] = state }
+            try Self.reportEnded(OutboxEnded.rows(results, states: states), now: now, db)
+            return rows
         }
         var answer: [String: OutboxState] = [:]
-        for (id, state) in rows { answer[id] = OutboxState(rawValue: state) }
+        for (id, state) in rows { answer[id] = state }
         return answer
     }
 
-    /// Writes the webhook events of rows that just ended (`OutboxEnded.report`) inside the caller's transaction.
+    /// Writes the webhook events of notifications that just ended (`OutboxEnded.report`) inside the
+    /// caller's transaction.
     static func reportEnded(_ ended: [OutboxEnded.Row], now: Date, _ db: PostgresConnection) throws {
-        try OutboxEnded.report(ended, now: now, PostgresSession(connection: db)) { id in
-            try db.query("\(PostgresOutboxColumn.select) WHERE i.id = $1", [.text(id)]).map(PostgresOutboxColumn.item).first
-        }
+        try OutboxEnded.report(ended, now: now, PostgresSession(connection: db)) { id in try Self.item(id: id, db) }
+    }
+}
+
+/// The columns of an outcome row (`outbox_state s`) that an item takes, in order.
+enum PostgresOutcomeRow {
+    static let columns = "s.state, s.attempts, s.next_attempt_at, s.last_status, s.last_reason, s.apns_unique_id, s.updated_at"
+
+    /// Sets `item`'s state from `columns` read at `offset` of `row`.
+    static func read(_ row: PostgresRow, at offset: Int32, into item: inout OutboxItem) {
+        item.state = OutboxState(rawValue: row.string(at: offset)) ?? .failed
+        item.attempts = row.int(at: offset + 1)
+        item.nextAttemptAt = Date(storeMillis: row.int64(at: offset + 2))
+        item.lastStatus = row.optionalInt(at: offset + 3)
+        item.lastReason = OutboxItem.lastReason(column: row.optionalString(at: offset + 4))
+        item.apnsUniqueID = row.optionalString(at: offset + 5)
+        item.updatedAt = Date(storeMillis: row.int64(at: offset + 6))
+    }
+}
+
+/// Outcomes of in-flight notifications (completions, or expiries found by a claim), written by one
+/// statement (`sql`).
+struct PostgresOutcomes: Sendable {
+    private var ids: [String?] = []
+    private var fences: [Int64?] = []
+    private var attempts: [Int64?] = []
+    private var states: [String?] = []
+    private var statuses: [Int64?] = []
+    private var reasons: [String?] = []
+    private var uniqueIDs: [String?] = []
+    private var backOffs: [Int64?] = []
+    private var seqs: [Int64?] = []
+    private var ranges: [Int64?] = []
+    private var bases: [String?] = []
+    private var positions: [Int64?] = []
+
+    var isEmpty: Bool { ids.isEmpty }
+
+    /// Whether any ends a notification rejected or failed.
+    var mayEnd: Bool { states.contains { $0 == OutboxState.rejected.rawValue || $0 == OutboxState.failed.rawValue } }
+
+    mutating func reserveCapacity(_ count: Int) {
+        ids.reserveCapacity(count)
+        fences.reserveCapacity(count)
+        attempts.reserveCapacity(count)
+        states.reserveCapacity(count)
+        statuses.reserveCapacity(count)
+        reasons.reserveCapacity(count)
+        uniqueIDs.reserveCapacity(count)
+        backOffs.reserveCapacity(count)
+        seqs.reserveCapacity(count)
+        ranges.reserveCapacity(count)
     }
 
-    /// The batch completion: $1 ids, $2 attempts (the fences), $3 states, $4 statuses, $5 reasons, $6
-    /// apns-unique-ids (NULL keeps the stored one), $7 back-offs, the next attempt times in ms after now (NULL
-    /// keeps the stored one), $8 now (ms; NULL: the database's, `PostgresClock`),
-    /// $9 and $10 the receipts' `seq` and range (NULL without a receipt; a NULL range with a `seq`: claimed on
-    /// its own). Returns the id and new state of each row changed.
+    /// The outcome of notification `id` in flight under attempt `fence`: it becomes `state` with `attempts`,
+    /// due again `backOff` ms after now (a retry); `seq` and `range` are its receipt's (nil: found by `id`).
+    mutating func append(
+        id: String, fence: Int, attempts: Int, state: OutboxState, status: Int?, reason: String?, uniqueID: String?,
+        backOff: Int64?, seq: Int64?, range: Int64?
+    ) {
+        ids.append(id)
+        fences.append(Int64(fence))
+        self.attempts.append(Int64(attempts))
+        states.append(state.rawValue)
+        statuses.append(status.map(Int64.init))
+        reasons.append(reason)
+        uniqueIDs.append(uniqueID)
+        backOffs.append(backOff)
+        seqs.append(seq)
+        ranges.append(range)
+        let key = seq == nil ? OutboxPushRun.key(of: id) : nil
+        bases.append(key?.base)
+        positions.append(key.map { Int64($0.index) })
+    }
+
+    /// Writes the outcomes at `now` (a `PostgresClock.millis` value) in the caller's transaction; returns
+    /// the id and new state of each notification changed.
+    func record(now: PostgresValue, committing: Bool = false, _ db: PostgresConnection) throws -> [(String, OutboxState)] {
+        try db.query(
+            Self.sql,
+            [
+                .textArray(ids), .integerArray(fences), .textArray(states), .integerArray(statuses), .textArray(reasons),
+                .textArray(uniqueIDs), .integerArray(backOffs), now, .integerArray(seqs), .integerArray(ranges),
+                .textArray(bases), .integerArray(positions), .integerArray(attempts),
+            ], committing: committing
+        ).map { ($0.string(at: 0), OutboxState(rawValue: $0.string(at: 1)) ?? .failed) }
+    }
+
+    /// The outcomes: $1 ids, $2 attempts they were claimed under (the fences), $3 states, $4 statuses, $5
+    /// reasons, $6 apns-unique-ids (NULL keeps the stored one), $7 back-offs, the next attempt times in ms
+    /// after now (NULL keeps the stored one), $8 now (ms; NULL: the database's, `PostgresClock`), $9 and $10
+    /// the receipts' `seq` and range (NULL without a receipt; a NULL range with a `seq`: claimed on its own),
+    /// $11 and $12 the base and position of each id without a receipt (`OutboxPushRun.key(of:)`), $13 the
+    /// attempts each outcome records. Returns the id and new state of each notification changed.
     ///
-    /// - Each row's claim is found first (`t`): from its receipt, or from its id (its `seq`, its state row if
-    ///   it has one, else the live range covering it). Looking the row up costs twice what writing its outcome
-    ///   does (an index probe by a random text id, one for its state row, one for its range: 12 µs of 22 per
-    ///   row in a batch of 1,000), which is why claims hand out receipts.
-    /// - A row claimed on its own changes its state row (`UPDATE`) while it is in flight under the outcome's
-    ///   attempt. A finished or re-queued row gives up its lease; a re-queued one is due again at its next
-    ///   attempt, a finished one leaves `outbox_due` for `outbox_ended`.
-    /// - A row claimed with a range gets its state row (`INSERT`) while the range still holds it (a range cut
-    ///   since, after its lease ran out, no longer does) and is in flight under the outcome's attempt; the
-    ///   range is counted down (`countDownSQL`). The ranges are locked first (`FOR UPDATE`, in `lo` order): the
-    ///   fence is read from the lock's row version, which is the newest (a claim that took a range over
-    ///   committed before the lock is seen), and no claim takes the range until this commits. A row that has
-    ///   its state row already (its outcome came before) breaks the statement on the state table's key, and
-    ///   `completeRepeatedSQL` runs instead. A final row's state row leaves `expiration` empty: only claims
-    ///   read it, and they read pending rows.
+    /// - Each one's claim is found first (`t`): from its receipt, or from its id (its push by base and
+    ///   position, then its outcome row if it has one, else the live range covering it).
+    /// - One claimed on its own changes its outcome row (`UPDATE`) while it is in flight under the outcome's
+    ///   attempt. A finished or re-queued one gives up its lease; a re-queued one is due again at its next
+    ///   attempt.
+    /// - One claimed with a range leaves the range while the range still holds it (its `done` bit unset; a
+    ///   range cut since, after its lease ran out, no longer does) and is in flight under the outcome's
+    ///   attempt: its bit is set and the range counted down, deleted at 0. It gets an outcome row (`INSERT`)
+    ///   unless it was accepted at its first attempt without an apns-unique-id. The ranges are locked first
+    ///   (`FOR UPDATE`, in `lo` order): the fence is read from the lock's row version, which is the newest
+    ///   (a claim that took a range over committed before the lock is seen), and no claim or other
+    ///   completion changes the range until this commits, so no two instances lose each other's bits.
+    /// - Each push with a notification accepted without an outcome row records the time (`settled_at`, that
+    ///   notification's change time), once per range (the pushes between the first and the last such
+    ///   notification of a range; the first push's `lo` found first, in `spans`, so that the update reads
+    ///   the pushes by both bounds). A notification with an outcome row keeps its time there.
     ///
-    /// The fence compares with values of the batch (`t.fence` is 'in_flight' for every row), not with a
+    /// The fence compares with values of the batch (`t.fence` is 'in_flight' for every one), not with a
     /// constant: a constant would give the planner its estimate of in-flight rows, which lags far behind a
-    /// queue (often 1 row when thousands are in flight), and with it the planner chose to scan the in-flight
-    /// rows once per completed row (380 ms for 1,000).
-    static let completeSQL = completeSQL(onConflict: "")
-
-    /// `completeSQL` for a batch with outcomes that came before under the same claim: a row that has its state
-    /// row keeps it and is not counted (`ON CONFLICT DO NOTHING`, a speculative insertion, which costs a third
-    /// more per row than a plain one: 3-4 µs).
-    static let completeRepeatedSQL = completeSQL(onConflict: "ON CONFLICT (seq) DO NOTHING")
-
-    private static func completeSQL(onConflict: String) -> String {
-        """
+    /// queue, and with it the planner chose to scan the in-flight rows once per completed one.
+    static let sql = """
         WITH v AS MATERIALIZED (
             SELECT v.id, v.attempt, v.state, v.status, v.reason, v.unique_id,
-                \(PostgresClock.millis("$8")) + v.next_attempt AS next_attempt, v.seq, v.lo, 'in_flight'::text AS fence
+                \(PostgresClock.millis("$8")) + v.next_attempt AS next_attempt, v.seq, v.lo, v.base, v.pos, v.stored,
+                'in_flight'::text AS fence
             FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::bigint[],
-                $9::bigint[], $10::bigint[]) AS v(id, attempt, state, status, reason, unique_id, next_attempt, seq, lo)
+                $9::bigint[], $10::bigint[], $11::text[], $12::bigint[], $13::bigint[])
+                AS v(id, attempt, state, status, reason, unique_id, next_attempt, seq, lo, base, pos, stored)
         ), t AS MATERIALIZED (
-            SELECT * FROM v WHERE v.seq IS NOT NULL
+            SELECT v.id, v.attempt, v.stored, v.state, v.status, v.reason, v.unique_id, v.next_attempt, v.seq, v.lo, v.fence
+            FROM v WHERE v.seq IS NOT NULL
             UNION ALL
-            SELECT v.id, v.attempt, v.state, v.status, v.reason, v.unique_id, v.next_attempt, i.seq,
+            SELECT v.id, v.attempt, v.stored, v.state, v.status, v.reason, v.unique_id, v.next_attempt, x.seq,
                 CASE WHEN r.seq IS NULL THEN g.lo END, v.fence
-            FROM v JOIN outbox_items i ON i.id = v.id
-            LEFT JOIN outbox_state r ON r.seq = i.seq
-            LEFT JOIN LATERAL \(PostgresOutboxColumn.rangeAtOrBefore("i.seq", if: "r.seq IS NULL")) ON g.hi >= i.seq
-            WHERE v.seq IS NULL
+            FROM v
+            CROSS JOIN LATERAL (SELECT p.lo + v.pos - p.first_index AS seq, p.first_index + p.count > v.pos AS held
+                FROM outbox_pushes p WHERE p.base = v.base AND p.first_index <= v.pos
+                ORDER BY p.first_index DESC LIMIT 1) x
+            LEFT JOIN outbox_state r ON r.seq = x.seq
+            LEFT JOIN LATERAL (SELECT g.* FROM outbox_segments g WHERE r.seq IS NULL AND g.lo <= x.seq
+                ORDER BY g.lo DESC LIMIT 1) g ON g.hi >= x.seq
+            WHERE v.seq IS NULL AND x.held
         ), locked AS MATERIALIZED (
-            SELECT lo, hi, claims, owner, due FROM outbox_segments
+            SELECT lo, hi, claims, owner, due, done FROM outbox_segments
             WHERE lo = ANY (ARRAY(SELECT DISTINCT lo FROM t WHERE lo IS NOT NULL))
             ORDER BY lo FOR UPDATE
+        ), leaving AS MATERIALIZED (
+            SELECT c.*, l.due AS range_due FROM t c JOIN locked l ON l.lo = c.lo
+            WHERE c.seq BETWEEN l.lo AND l.hi AND l.owner IS NOT NULL AND l.claims = c.attempt
+                AND (l.done IS NULL OR get_bit(l.done, (c.seq - l.lo)::integer) = 0)
         ), inserted AS (
             INSERT INTO outbox_state (id, seq, state, attempts, next_attempt_at, expiration, last_status, last_reason,
                 apns_unique_id, updated_at, due, ended_at)
-            SELECT c.id, c.seq, c.state, c.attempt, coalesce(c.next_attempt, l.due),
-                CASE WHEN c.state = 'queued' THEN (SELECT i.expiration FROM outbox_items i WHERE i.seq = c.seq) END,
+            SELECT c.id, c.seq, c.state, c.stored, coalesce(c.next_attempt, c.range_due),
+                CASE WHEN c.state = 'queued' THEN
+                    (SELECT p.expiration FROM outbox_pushes p WHERE p.lo <= c.seq ORDER BY p.lo DESC LIMIT 1) END,
                 c.status, c.reason, c.unique_id, \(PostgresClock.millis("$8")),
-                CASE WHEN c.state = 'queued' THEN coalesce(c.next_attempt, l.due) END,
+                CASE WHEN c.state = 'queued' THEN coalesce(c.next_attempt, c.range_due) END,
                 CASE WHEN c.state = 'queued' THEN NULL ELSE \(PostgresClock.millis("$8")) END
-            FROM t c JOIN locked l ON l.lo = c.lo
-            WHERE c.seq BETWEEN l.lo AND l.hi AND l.owner IS NOT NULL AND l.claims = c.attempt
-            \(onConflict)
-            RETURNING id, state, seq
-        )\(countDownSQL(settled: "SELECT l.lo FROM inserted JOIN locked l ON inserted.seq BETWEEN l.lo AND l.hi")), updated AS (
+            FROM leaving c
+            WHERE c.state <> 'accepted' OR c.unique_id IS NOT NULL OR c.stored <> 1
+        ), counted AS MATERIALIZED (
+            SELECT lo, count(*) AS n, array_agg(seq - lo) AS positions FROM leaving GROUP BY lo
+        ), counted_down AS (
+            UPDATE outbox_segments g SET remaining = g.remaining - c.n,
+                done = outbox_done(g.done, g.hi - g.lo + 1, c.positions)
+            FROM counted c WHERE g.lo = c.lo AND g.remaining > c.n
+        ), finished AS (
+            DELETE FROM outbox_segments g USING counted c WHERE g.lo = c.lo AND g.remaining = c.n
+        ), updated AS (
             UPDATE outbox_state s SET state = t.state, last_status = t.status, last_reason = t.reason,
                 apns_unique_id = coalesce(t.unique_id, s.apns_unique_id),
                 next_attempt_at = coalesce(t.next_attempt, s.next_attempt_at),
@@ -152,9 +224,15 @@ extension PostgresOutboxRepository {
                 ended_at = CASE WHEN t.state = 'queued' THEN NULL ELSE \(PostgresClock.millis("$8")) END
             FROM t
             WHERE t.lo IS NULL AND s.seq = t.seq AND s.attempts = t.attempt AND s.state = t.fence
-            RETURNING t.id, s.state
+            RETURNING t.id, s.state, s.seq
+        ), spans AS MATERIALIZED (
+            SELECT coalesce((SELECT max(q.lo) FROM outbox_pushes q WHERE q.lo <= x.first), x.first) AS start, x.last
+            FROM (SELECT min(seq) AS first, max(seq) AS last FROM leaving c
+                WHERE c.state = 'accepted' AND c.unique_id IS NULL AND c.stored = 1 GROUP BY lo) x
+        ), settled AS (
+            UPDATE outbox_pushes p SET settled_at = \(PostgresClock.millis("$8"))
+            FROM spans x WHERE p.lo >= x.start AND p.lo <= x.last AND p.settled_at < \(PostgresClock.millis("$8"))
         )
-        SELECT id, state FROM inserted UNION ALL SELECT id, state FROM updated
+        SELECT id, state FROM leaving UNION ALL SELECT id, state FROM updated
         """
-    }
 }

@@ -12,9 +12,11 @@ extension PostgresOutboxRepository {
     /// lease from now on the database's clock (`PostgresClock`; from `now` only under `.caller`).
     public func renewLeases(_ holds: [OutboxHold], now: Date) async throws -> Set<String> {
         guard !holds.isEmpty else { return [] }
+        let keys = holds.map { OutboxPushRun.key(of: $0.id) }
         let parameters: [PostgresValue] = [
             .textArray(holds.map(\.id)), .integerArray(holds.map { Int64($0.attempt) }),
             .integer(Int64((lease / .milliseconds(1)).rounded())), .text(database.instanceID), database.clock.millis(now),
+            .textArray(keys.map(\.base)), .integerArray(keys.map { Int64($0.index) }),
         ]
         let renewed = try await database.transaction { db in
             db.lookUpByKey()
@@ -24,17 +26,22 @@ extension PostgresOutboxRepository {
         return Set(renewed)
     }
 
-    /// Moves the lease of rows $1 (ids) under attempts $2 to $3 ms after now where owner $4 still holds them
-    /// in flight; $5 is now (ms; NULL: the database's, `PostgresClock`). A row with a state row moves its own lease, a row without one the lease of the range
-    /// covering it (once per range). Returns the ids whose lease moved.
+    /// Moves the lease of notifications $1 (ids, with $6 and $7 their bases and positions) under attempts $2
+    /// to $3 ms after now where owner $4 still holds them in flight; $5 is now (ms; NULL: the database's,
+    /// `PostgresClock`). One with an outcome row moves its own lease, one without the lease of the range
+    /// holding it (once per range). Returns the ids whose lease moved.
     static let renewSQL = """
         WITH h AS MATERIALIZED (
-            SELECT v.*, 'in_flight'::text AS fence, i.seq, r.seq IS NOT NULL AS has_state
-            FROM unnest($1::text[], $2::bigint[]) AS v(id, attempt) JOIN outbox_items i ON i.id = v.id
-            LEFT JOIN outbox_state r ON r.seq = i.seq
+            SELECT v.id, v.attempt, 'in_flight'::text AS fence, x.seq, r.seq IS NOT NULL AS has_state
+            FROM unnest($1::text[], $2::bigint[], $6::text[], $7::bigint[]) AS v(id, attempt, base, pos)
+            CROSS JOIN LATERAL (SELECT p.lo + v.pos - p.first_index AS seq, p.first_index + p.count > v.pos AS held
+                FROM outbox_pushes p WHERE p.base = v.base AND p.first_index <= v.pos
+                ORDER BY p.first_index DESC LIMIT 1) x
+            LEFT JOIN outbox_state r ON r.seq = x.seq
+            WHERE x.held
         ), covered AS MATERIALIZED (
-            SELECT h.id, h.attempt, g.lo FROM h CROSS JOIN LATERAL \(PostgresOutboxColumn.rangeAtOrBefore("h.seq"))
-            WHERE NOT h.has_state AND g.hi >= h.seq
+            SELECT h.id, h.attempt, g.lo FROM h CROSS JOIN LATERAL \(PostgresOutboxRepository.rangeAtOrBefore("h.seq"))
+            WHERE NOT h.has_state AND g.hi >= h.seq AND (g.done IS NULL OR get_bit(g.done, (h.seq - g.lo)::integer) = 0)
         ), ranges AS (
             UPDATE outbox_segments g SET lease_until = \(PostgresClock.millis("$5")) + $3::bigint,
                 updated_at = \(PostgresClock.millis("$5"))

@@ -28,7 +28,7 @@ extension PostgresSchema {
     /// State rows are keyed by `seq` now (a completion reaches them from `outbox_items` by `seq`, which it
     /// reads there anyway): a state row's key entry is a growing 8-byte number instead of a random 36-byte id.
     ///
-    /// The view spells out the join of `PostgresOutboxColumn.from` rather than reading it: a migration's text
+    /// The view spells out the join the repository then read rows with rather than reading it: a migration's text
     /// stays as it ran, and a later `from` may name columns this step does not have yet.
     static let outboxSegments = SchemaMigration(
         name: "outbox-segments",
