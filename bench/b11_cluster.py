@@ -21,6 +21,7 @@ import sys
 import threading
 import time
 
+import embedded_mock
 import service_metrics
 
 p = argparse.ArgumentParser()
@@ -86,6 +87,11 @@ for server, out in servers:
     if not port:
         fail("push-server did not print 'listening on': " + open(out + ".err").read()[-300:])
     ports.append(port)
+    # Each instance's embedded mock answers as production APNs does (no apns-unique-id, no outcome row each).
+    url = embedded_mock.control_url(open(out).read())
+    status, knobs = embedded_mock.patch_knobs(url, embedded_mock.PRODUCTION_ANSWERS) if url else (None, {})
+    if status != 200 or knobs.get("unique_ids") is not False:
+        fail(f"the embedded mock's unique_ids knob was not set: {status} {knobs}")
 
 local = threading.local()
 

@@ -31,6 +31,7 @@ import sys
 import threading
 import time
 
+import embedded_mock
 import service_metrics
 
 p = argparse.ArgumentParser()
@@ -132,35 +133,19 @@ if not port:
     fail("push-server did not print 'listening on': " + open(err_path).read()[-300:])
 
 
-def control_url():
-    """The control API of the main app's embedded mock (the app a push without a topic goes to), from the
-    banner: `mock control APIs: sniffmeet http://127.0.0.1:N, dogwalk http://...`."""
-    for line in open(out_path).read().splitlines():
-        if line.startswith("mock control APIs: "):
-            return line.split(": ", 1)[1].split(",")[0].split()[1]
-    return None
-
-
-# The embedded mock is Apple's sandbox, which answers every accepted notification with an apns-unique-id (and
-# the outbox keeps it, a row each); production APNs sends none. The service cases measure production's answers:
-# the mock's unique_ids knob is turned off (--sandbox-answers keeps them).
-patch = {} if a.sandbox_answers else {"unique_ids": False}
+# The mock answers as production APNs does (embedded_mock.PRODUCTION_ANSWERS) unless --sandbox-answers.
+patch = {} if a.sandbox_answers else dict(embedded_mock.PRODUCTION_ANSWERS)
 if a.mock_latency_ms is not None:
     patch["latency_ms"] = a.mock_latency_ms
 if patch:
-    url = control_url()
+    url = embedded_mock.control_url(open(out_path).read())
     if not url:
         fail("push-server printed no control API of its embedded mock")
-    host, control_port = url.removeprefix("http://").rstrip("/").split(":")
-    control = http.client.HTTPConnection(host, int(control_port), timeout=10)
-    control.request("PATCH", "/knobs", body=json.dumps(patch), headers={"Content-Type": "application/json"})
-    answer = control.getresponse()
-    knobs = json.loads(answer.read() or b"{}")
-    control.close()
-    if answer.status != 200 or knobs.get("unique_ids") != a.sandbox_answers:
-        fail(f"the embedded mock's knobs were not set: PATCH /knobs answered {answer.status} {knobs}")
+    status, knobs = embedded_mock.patch_knobs(url, patch)
+    if status != 200 or knobs.get("unique_ids") != a.sandbox_answers:
+        fail(f"the embedded mock's knobs were not set: PATCH /knobs answered {status} {knobs}")
     if a.mock_latency_ms is not None and knobs.get("latency_ms") != (a.mock_latency_ms or None):  # 0 turns it off
-        fail(f"the embedded mock's latency knob was not set: PATCH /knobs answered {answer.status} {knobs}")
+        fail(f"the embedded mock's latency knob was not set: PATCH /knobs answered {status} {knobs}")
 
 local = threading.local()
 
