@@ -58,8 +58,8 @@ p.add_argument("--mock-latency-ms", type=float, default=None,
 p.add_argument("--sandbox-answers", action="store_true",
                help="keep the embedded mock's sandbox answers (an apns-unique-id on each accepted notification); "
                     "by default it answers as production APNs does")
-p.add_argument("--outbox", default=None,
-               help='the service\'s "outbox" configuration section as JSON, e.g. \'{"max_in_flight": 4000}\'')
+p.add_argument("--service-config", default=None,
+               help='sections of the service\'s configuration as JSON, e.g. \'{"outbox": {"max_in_flight": 4000}}\'')
 p.add_argument("--perf-record", default=None,
                help="a `perf record ...` command (without -p): attached to push-server from the start until every "
                     "notification is answered, then stopped with SIGINT")
@@ -81,8 +81,8 @@ command = [a.server, "--embedded", "--data-dir", data_dir, "--port", "0", "--api
 config = {}
 if a.retention_s is not None:
     config["retention"] = {"final_outbox_s": a.retention_s, "interval_s": 1, "batch_size": 5000}
-if a.outbox is not None:
-    config["outbox"] = json.loads(a.outbox)
+if a.service_config is not None:
+    config.update(json.loads(a.service_config))
 if config:
     config_path = os.path.join(data_dir, "config.json")
     with open(config_path, "w") as f:

@@ -332,13 +332,17 @@ row(f"B7H service at half of B7's rate, open loop (posts of 100 tokens), embedde
     met(r7h, goal(f"B7H p99 / {B7H_MOCK_MS} ms mock latency, half of B7's rate", r7h, 1.5, at_least=False,
                   sources=("B7H.40ms", "B7"))), sources=("B7H.40ms", "B7"))
 row("B7H the same against the zero-latency mock", b7h_figures("B7H.0ms"), "", sources=("B7H.0ms", "B7"))
+# B8: the SQLite store alone. The service stores a push once (B8.push), so the store's headroom over the service
+# is that cycle's; B8.store, a row per notification as the store was before, is the baseline of B9 and B10.
 b8 = stat("B8.store", "rate")
-r8 = ratio(b8, b7)
-row("B8 outbox enqueue+claim+complete (SQLite)", f"{fmt(b8, ' cycles/s')} = {fr(r8)} B7's rate", "≥ 2.5× B7",
-    met(r8, goal("B8 outbox / B7 service", r8, 2.5, sources=("B8.store", "B7"))), sources=("B8.store", "B7"))
 b8p = stat("B8.push", "rate")
-row("B8 the same, each batch one push stored once (derived ids, production answers)",
-    f"{fmt(b8p, ' cycles/s')} = {fr(ratio(b8p, b8))} B8's row-per-notification cycle", "", sources=("B8.push", "B8.store"))
+r8p = ratio(b8p, b7)
+row("B8 outbox enqueue+claim+complete (SQLite), each batch one push stored once (derived ids, production answers)",
+    f"{fmt(b8p, ' cycles/s')} = {fr(r8p)} B7's rate", "≥ 2.5× B7",
+    met(r8p, goal("B8 outbox (a push stored once) / B7 service", r8p, 2.5, sources=("B8.push", "B7"))),
+    sources=("B8.push", "B7"))
+row("B8 the same with a row per notification (ids of their own, sandbox answers): the baseline of B9 and B10",
+    f"{fmt(b8, ' cycles/s')} = {fr(ratio(b8, b8p))} the push cycle's", "", sources=("B8.store", "B8.push"))
 # B7L: the long run against the short one in the same run, both paced and purging (retention 1 s): throughput
 # holds, memory stays flat, and the database file stays no larger than after B7's 100,000 without purging.
 l1, l10 = stat("B7L.100000", "rate"), stat("B7L.1000000", "rate")
