@@ -11,7 +11,7 @@
 /// A receipt names where a row's claim is kept, not what the row is: receipts compare equal, so a claimed
 /// row equals the same row read back (`OutboxItem` is `Equatable` by its values), empty receipt or not.
 public struct OutboxReceipt: Sendable, Equatable, CustomStringConvertible {
-    /// The row's key in the store (PostgreSQL: `outbox_items.seq`), or nil in the empty receipt.
+    /// The row's key in the store (the notification's `seq`: its push's `lo` plus its position), or nil in the empty receipt.
     public var sequence: Int64?
     /// The key of the range the row was claimed with, or nil when it was claimed on its own.
     public var range: Int64?
