@@ -175,4 +175,32 @@ struct PostgresOutboxPushesTests {
         // A push with a pending notification is kept whole by retention.
         #expect(try await outbox.purge(olderThan: at(100), limit: 10) == 0)
     }
+
+    /// Outcomes of one range arriving in separate batches, in either order (as a busy worker can see them):
+    /// each counts, and the range ends once both have.
+    @Test(arguments: [false, true]) func aRangesOutcomesInSeparateBatchesEachCount(rejectedFirst: Bool) async throws {
+        let url = try await PostgresTestCluster.shared().createDatabase()
+        let database = try await PostgresDatabase.open(url: url, poolSize: 2, instanceID: "a", clock: .caller)
+        let outbox = PostgresOutboxRepository(database: database, lease: .seconds(60))
+        var random = SystemRandomNumberGenerator()
+        let ids = OutboxID.makeDerived(count: 2, at: t0, using: &random)
+        let items = ids.enumerated().map { offset, id in
+            OutboxItem(
+                id: id.id, pushID: "two", token: token(offset), topic: topic, pushType: .alert, payload: Array("{}".utf8),
+                environment: .production, apnsID: id.apnsID, now: t0)
+        }
+        try await outbox.enqueue(items)
+        let claimed = try await outbox.claim(limit: 10, now: t0)
+        #expect(claimed.count == 2)
+        let accepted = OutboxCompletion(claimed[1], .accepted(apnsUniqueID: nil))
+        let rejected = OutboxCompletion(claimed[0], .rejected(status: 400, reason: "BadDeviceToken"))
+        let order = rejectedFirst ? [rejected, accepted] : [accepted, rejected]
+        for step in order.indices {
+            let expected: OutboxState = order[step].id == ids[0].id ? .rejected : .accepted
+            let states = try await outbox.complete([order[step]], now: at(Double(1 + step)))
+            #expect(states == [order[step].id: expected])
+        }
+        #expect(try await outbox.items(pushID: "two").map(\.state) == [.rejected, .accepted])
+        #expect(try await Self.tables(database).ranges == 0)
+    }
 }
