@@ -37,15 +37,10 @@ public struct APNSNotification: Sendable, Hashable {
         apnsID: String? = nil,
         payload: [UInt8]
     ) {
-        self.token = token
-        self.topic = topic
-        self.pushType = pushType
-        self.priority = priority
-        self.expiration = expiration
-        self.collapseID = collapseID
-        (self.apnsID, apnsIDIsValid) = APNSID.normalizing(apnsID)
-        self.payload = payload
-        self.path = Self.path(for: token)
+        let (id, valid) = APNSID.normalizing(apnsID)
+        self.init(
+            token: token, topic: topic, pushType: pushType, priority: priority, expiration: expiration,
+            collapseID: collapseID, normalizedID: id, idIsValid: valid, payload: payload)
     }
 
     /// Creates a notification whose `apns-id` is an ``APNSID`` already checked (one the sender made or
@@ -60,14 +55,25 @@ public struct APNSNotification: Sendable, Hashable {
         id: APNSID?,
         payload: [UInt8]
     ) {
+        self.init(
+            token: token, topic: topic, pushType: pushType, priority: priority, expiration: expiration,
+            collapseID: collapseID, normalizedID: id?.lowercased, idIsValid: true, payload: payload)
+    }
+
+    /// The one initializer that sets the fields: `normalizedID` as the request carries it, and whether it was
+    /// a valid apns-id (kept for `validate()`).
+    private init(
+        token: DeviceToken, topic: String, pushType: PushType, priority: Priority?, expiration: APNSExpiration,
+        collapseID: String?, normalizedID: String?, idIsValid: Bool, payload: [UInt8]
+    ) {
         self.token = token
         self.topic = topic
         self.pushType = pushType
         self.priority = priority
         self.expiration = expiration
         self.collapseID = collapseID
-        self.apnsID = id?.lowercased
-        apnsIDIsValid = true
+        self.apnsID = normalizedID
+        apnsIDIsValid = idIsValid
         self.payload = payload
         self.path = Self.path(for: token)
     }

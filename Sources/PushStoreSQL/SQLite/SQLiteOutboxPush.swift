@@ -77,11 +77,10 @@ struct SQLiteOutboxPush {
     /// The last notification's `seq`.
     var hi: Int64 { lo + Int64(count) - 1 }
 
-    /// The id of notification `k` (`OutboxPushRun.key(of:)` read backwards).
+    /// The id of notification `k` (`OutboxPushRun.key(of:)` read backwards): a base that is not a UUID is
+    /// the id of its only notification.
     func id(at k: Int) -> String {
-        let index = firstIndex + k
-        guard index != 0, let (high, low) = OutboxID.bits(of: base) else { return base }
-        return APNSID.format(high: high, low: (low & ~0xffff_ffff) | UInt64(index))
+        OutboxID.derived(from: base, index: firstIndex + k) ?? base
     }
 
     /// The targets of the notifications at `positions`, in position order: only those are decoded (a claim
