@@ -9,7 +9,18 @@ or `Type+Topic.swift` for an extension of `Type`), and no two top-level types sh
 package.
 
 The push path table: every file a row names exists under Sources/, and every function it names is declared
-(`func name`) in one of the row's files. Run by `make test-tools` (and so by `make test`).
+(`func name`) in one of the row's files.
+
+House rules that can be checked by reading the files:
+- every `@unchecked Sendable` under Sources/ has, on its line or in the comment lines right above it (at most
+  three), a comment `@unchecked Sendable`: followed by what makes it safe, naming a lock, mutex, semaphore,
+  queue, thread or loop, or saying the state is immutable;
+- no Swift file under Sources/ or Tests/ is longer than 300 lines, but for the ones in LONG_FILES_ALLOWED;
+- no test sleeps (Task.sleep, Thread.sleep, sleep, usleep, nanosleep, time.sleep) outside SLEEPS_ALLOWED: a
+  test waits on the event (Tests/TestSupport/Deadline.swift's awaitEvent, a stream, a continuation,
+  LineWaiter) or, for something that cannot notify, polls through Deadline.swift's `poll`.
+
+Run by `make test-tools` (and so by `make test`).
 """
 
 import re
@@ -22,6 +33,31 @@ ALIASES = {"server": "push-server"}
 # Files under Sources/ named after no type they declare or extend, each with the reason.
 UNNAMED_ALLOWED = {
     "PushHTTP2/HTTP2Session+Callbacks.swift": "nghttp2's C callbacks of HTTP2Session: C function pointers are free functions",
+}
+# `@unchecked Sendable` must be explained in a comment saying `@unchecked Sendable`: and naming one of these.
+UNCHECKED_SENDABLE_REASONS = ("lock", "mutex", "semaphore", "queue", "thread", "loop", "immutable")
+# How many comment lines above an `@unchecked Sendable` may hold its explanation.
+UNCHECKED_SENDABLE_COMMENT_LINES = 3
+# The most lines a Swift file under Sources/ or Tests/ may have (one job per file).
+MAX_FILE_LINES = 300
+# Swift files allowed more than MAX_FILE_LINES for now, each with the reason; an entry for a file that is no
+# longer too long fails, so the list shrinks as files are split.
+LONG_FILES_ALLOWED = {
+    "Sources/PushStoreSQL/PostgreSQL/PostgresDropTransaction.swift": "being split",
+    "Sources/PostgresDriver/PostgresConnection.swift": "being split",
+}
+# A sleep: Task.sleep(, Thread.sleep(, sleep(, usleep(, nanosleep(, time.sleep(; in a shell script also `sleep 1`.
+SLEEP = re.compile(r"\b(?:u|nano)?sleep\s*\(|(?:^|[;&|(]|\bdo|\bthen|\belse)\s*sleep\s+[\d.$]", re.M)
+# Files under Tests/ that may sleep: {path: (how many sleeps, why each is not a wait for an event)}.
+SLEEPS_ALLOWED = {
+    "Tests/TestSupport/Deadline.swift": (
+        3,
+        "the deadline of awaitEvent (a timer, not a wait for the event), the interval between two asks of "
+        "`poll` (for what cannot notify: PostgreSQL rows, Prometheus scrapes, a hold that is a time) and the "
+        "pace of `repeatEvery` (a test about what happens over a stretch of time)",
+    ),
+    "Tests/PushIOTests/EventLoopTests.swift": (1, "the subject: a loop turn kept busy, so a timer fires late"),
+    "Tests/test_deadline.py": (1, "the subject: a stand-in for swift test that hangs, for deadline.py to stop"),
 }
 # A top-level declaration: attributes and modifiers, then the kind and the (possibly dotted) name.
 DECLARATION = re.compile(
@@ -175,6 +211,77 @@ def check_push_path(markdown, files):
     return problems
 
 
+def check_unchecked_sendable(files):
+    """The `@unchecked Sendable`s among `files` ({path: Swift source}) without their explanation, as sentences."""
+    problems = []
+    for path, source in sorted(files.items()):
+        lines = source.splitlines()
+        for index, line in enumerate(lines):
+            if "@unchecked Sendable" not in line or line.lstrip().startswith("//"):
+                continue
+            comments = [line.split("//", 1)[1]] if "//" in line else []
+            above = index - 1
+            while above >= 0 and index - above <= UNCHECKED_SENDABLE_COMMENT_LINES and lines[above].lstrip().startswith("//"):
+                comments.insert(0, lines[above].lstrip().lstrip("/"))
+                above -= 1
+            text = " ".join(comments)
+            if "`@unchecked Sendable`:" not in text:
+                problems.append(f"{path}:{index + 1}: @unchecked Sendable without a comment `@unchecked Sendable`: <why> right above it")
+            elif not any(reason in text.lower() for reason in UNCHECKED_SENDABLE_REASONS):
+                problems.append(
+                    f"{path}:{index + 1}: the comment on @unchecked Sendable names no lock, mutex, semaphore, queue, thread, "
+                    "loop, nor immutability"
+                )
+    return problems
+
+
+def check_file_lengths(lengths, allowed=LONG_FILES_ALLOWED, limit=MAX_FILE_LINES):
+    """The files among `lengths` ({path: line count}) over `limit` lines and not allowed, and the allowed ones
+    that are missing or no longer too long, as sentences."""
+    problems = [
+        f"{path} has {count} lines, more than {limit}: split it along its jobs"
+        for path, count in sorted(lengths.items())
+        if count > limit and path not in allowed
+    ]
+    for path in sorted(allowed):
+        if path not in lengths:
+            problems.append(f"{path} is allowed more than {limit} lines but does not exist")
+        elif lengths[path] <= limit:
+            problems.append(f"{path} is allowed more than {limit} lines but has {lengths[path]}: drop its exemption")
+    return problems
+
+
+def check_sleeps(files, allowed=SLEEPS_ALLOWED):
+    """The sleeps in `files` ({path under the root: text}) beyond what `allowed` grants each file, and the
+    allowances that no longer match, as sentences."""
+    problems = []
+    for path, text in sorted(files.items()):
+        found = [text.count("\n", 0, match.start()) + 1 for match in SLEEP.finditer(text)]
+        granted = allowed.get(path, (0, ""))[0]
+        if len(found) > granted:
+            places = ", ".join(str(line) for line in found)
+            problems.append(
+                f"{path} sleeps {len(found)} times (lines {places}), {granted} allowed: wait on the event (awaitEvent, "
+                "LineWaiter) or poll what cannot notify with Deadline.swift's poll"
+            )
+        elif path in allowed and len(found) < granted:
+            problems.append(f"{path} is allowed {granted} sleeps but has {len(found)}: update SLEEPS_ALLOWED")
+    problems += [f"{path} is allowed sleeps but does not exist" for path in sorted(set(allowed) - set(files))]
+    return problems
+
+
+def swift_line_counts():
+    """{path under the root: line count} of every Swift file under Sources/ and Tests/."""
+    paths = sorted((ROOT / "Sources").rglob("*.swift")) + sorted((ROOT / "Tests").rglob("*.swift"))
+    return {str(path.relative_to(ROOT)): len(path.read_text().splitlines()) for path in paths}
+
+
+def test_files():
+    """{path under the root: text} of the Swift, Python and shell files under Tests/ but this checker."""
+    paths = [path for path in sorted((ROOT / "Tests").rglob("*")) if path.suffix in (".swift", ".py", ".sh")]
+    return {str(path.relative_to(ROOT)): path.read_text() for path in paths if path != Path(__file__).resolve()}
+
+
 def source_files():
     return {str(path.relative_to(ROOT / "Sources")): path.read_text() for path in sorted((ROOT / "Sources").rglob("*.swift"))}
 
@@ -241,6 +348,83 @@ class FileNameTests(unittest.TestCase):
         twice = good | {"B/Thing.swift": "struct Thing {}\n"}
         self.assertEqual(check_names(twice, allowed={}), ["Thing is declared more than once: A (A/Thing.swift); B (B/Thing.swift)"])
         self.assertEqual(check_names(good, allowed={"A/Gone.swift": "why"}), ["A/Gone.swift is allowed an unnamed file but does not exist"])
+
+class HouseRuleTests(unittest.TestCase):
+    def test_every_unchecked_sendable_says_why(self):
+        files = {f"Sources/{path}": source for path, source in source_files().items()}
+        problems = check_unchecked_sendable(files)
+        self.assertEqual(problems, [], "\n".join(problems))
+
+    def test_unchecked_sendable_check_sees_a_missing_or_empty_reason(self):
+        good = {
+            "A.swift": "/// A box.\n///\n/// `@unchecked Sendable`: `value` is read and written under `lock`.\nfinal class A: @unchecked Sendable {}\n",
+            "B.swift": "final class B: @unchecked Sendable {}  // `@unchecked Sendable`: immutable after init\n",
+            "C.swift": "/// `@unchecked Sendable`: it is never misused\n/// (its loop thread checks each call).\n/// More.\nclass C: P, @unchecked Sendable {}\n",
+        }
+        self.assertEqual(check_unchecked_sendable(good), [])
+        bare = {"D.swift": "/// A box.\nfinal class D: @unchecked Sendable {}\n"}
+        self.assertEqual(
+            check_unchecked_sendable(bare), ["D.swift:2: @unchecked Sendable without a comment `@unchecked Sendable`: <why> right above it"]
+        )
+        far = {"E.swift": "/// `@unchecked Sendable`: under `lock`.\n/// 1\n/// 2\n/// 3\nfinal class E: @unchecked Sendable {}\n"}
+        self.assertEqual(len(check_unchecked_sendable(far)), 1)
+        vague = {"F.swift": "/// `@unchecked Sendable`: it is safe.\nfinal class F: @unchecked Sendable {}\n"}
+        self.assertEqual(
+            check_unchecked_sendable(vague),
+            ["F.swift:2: the comment on @unchecked Sendable names no lock, mutex, semaphore, queue, thread, loop, nor immutability"],
+        )
+        gap = {"G.swift": "/// `@unchecked Sendable`: under `lock`.\n\nfinal class G: @unchecked Sendable {}\n"}
+        self.assertEqual(len(check_unchecked_sendable(gap)), 1)
+
+    def test_no_swift_file_is_too_long(self):
+        problems = check_file_lengths(swift_line_counts())
+        self.assertEqual(problems, [], "\n".join(problems))
+
+    def test_length_check_sees_a_long_file_and_a_stale_exemption(self):
+        allowed = {"Sources/Big.swift": "being split"}
+        self.assertEqual(check_file_lengths({"Sources/A.swift": 300, "Sources/Big.swift": 400}, allowed), [])
+        self.assertEqual(
+            check_file_lengths({"Tests/A.swift": 301, "Sources/Big.swift": 400}, allowed),
+            ["Tests/A.swift has 301 lines, more than 300: split it along its jobs"],
+        )
+        self.assertEqual(
+            check_file_lengths({"Sources/Big.swift": 250}, allowed),
+            ["Sources/Big.swift is allowed more than 300 lines but has 250: drop its exemption"],
+        )
+        self.assertEqual(check_file_lengths({}, allowed), ["Sources/Big.swift is allowed more than 300 lines but does not exist"])
+
+    def test_the_long_file_exemptions_are_exactly_the_files_being_split(self):
+        self.assertEqual(
+            set(LONG_FILES_ALLOWED),
+            {"Sources/PushStoreSQL/PostgreSQL/PostgresDropTransaction.swift", "Sources/PostgresDriver/PostgresConnection.swift"},
+        )
+
+    def test_tests_do_not_sleep_for_events(self):
+        problems = check_sleeps(test_files())
+        self.assertEqual(problems, [], "\n".join(problems))
+
+    def test_sleep_check_sees_each_kind_of_sleep(self):
+        allowed = {"Tests/Wait.swift": (1, "its deadline")}
+        wait = "try? await Task.sleep(for: timeout)\n"
+        self.assertEqual(check_sleeps({"Tests/Wait.swift": wait}, allowed), [])
+        for line in (
+            "try await Task.sleep(for: .milliseconds(50))",
+            "try await Task.sleep(nanoseconds: 1_000)",
+            "Thread.sleep(forTimeInterval: 0.1)",
+            "usleep(1000)",
+            "sleep(1)",
+            "time.sleep(0.5)",
+            "until ready; do sleep 0.1; done",
+        ):
+            problems = check_sleeps({"Tests/Wait.swift": wait, "Tests/A.swift": f"x\n{line}\n"}, allowed)
+            self.assertEqual(len(problems), 1, line)
+            self.assertTrue(problems[0].startswith("Tests/A.swift sleeps 1 times (lines 2), 0 allowed"), problems)
+        self.assertEqual(len(check_sleeps({"Tests/Wait.swift": wait * 2}, allowed)), 1)
+        self.assertEqual(
+            check_sleeps({"Tests/Wait.swift": "done\n"}, allowed), ["Tests/Wait.swift is allowed 1 sleeps but has 0: update SLEEPS_ALLOWED"]
+        )
+        self.assertEqual(check_sleeps({}, allowed), ["Tests/Wait.swift is allowed sleeps but does not exist"])
+        self.assertEqual(check_sleeps({"Tests/A.swift": "let asleep = true\nsleepers(2)\n"}, {}), [])
 
 
 if __name__ == "__main__":

@@ -5,46 +5,46 @@ import PushIO
 import PushSync
 import PushTLS
 
-/// Serves one client connection of a mock server: decides, records, answers (maybe late) and applies
-/// the connection knobs. Confined to the server loop's thread: `HTTP2ServerConnection` calls it there
+/// Serves one client connection of a mock server: decides, records and answers (maybe late) each request;
+/// applies the connection knobs (`MockAPNSConnectionHandler+Knobs.swift`). Confined to the server loop's thread: `HTTP2ServerConnection` calls it there
 /// and its timers fire there.
 final class MockAPNSConnectionHandler: HTTP2ServerHandler {
-    private let core: MockAPNSCore
+    let core: MockAPNSCore
     /// The connection that owns this handler (it holds the handler until it closes): not retained and not
     /// weak (a weak reference gave the connection a side table, a slow retain and release on every use),
     /// set to nil when it closes.
-    private unowned(unsafe) var connection: HTTP2ServerConnection?
-    private let loop: EventLoop
+    unowned(unsafe) var connection: HTTP2ServerConnection?
+    let loop: EventLoop
     /// `acceptAll`: requests arrive as three captured fields (``requestFields``), never whole.
     private let acceptAll: Bool
-    private let idleTimeout: Duration?
-    private let id: Int
+    let idleTimeout: Duration?
+    let id: Int
     private var context: MockAPNSConnectionContext?
-    private var requestCount = 0
+    var requestCount = 0
     /// The highest stream id handed over so far: a GOAWAY names it, so no request it decided lies above.
-    private var highestStreamID: Int32 = 0
-    private var streamLimitDropped = false
+    var highestStreamID: Int32 = 0
+    var streamLimitDropped = false
     /// The MAX_CONCURRENT_STREAMS this connection was last told (outside the two throttles).
-    private var announcedStreams: Int
-    private var goAwaySent = false
+    var announcedStreams: Int
+    var goAwaySent = false
     /// Token auth: the connection still runs at one stream until its first valid token.
-    private var awaitingAuthentication: Bool
+    var awaitingAuthentication: Bool
     /// The generator of the ids this connection makes up, out of line so that drawing from it (an
     /// `inout` use, twice per answer) costs no runtime exclusivity check.
     private let ids = UnsafeMutablePointer<MockRandom>.allocate(capacity: 1)
     /// Answers waiting for their latency, by stream: the timer and what it will answer.
-    private var delayed = MockAPNSDelayedAnswers()
+    var delayed = MockAPNSDelayedAnswers()
     /// The one timer of the delayed answers, armed for the earliest.
-    private var answerTimer: LoopTimer?
-    private var idleTimer: LoopTimer?
-    private var closeTimer: LoopTimer?
+    var answerTimer: LoopTimer?
+    var idleTimer: LoopTimer?
+    var closeTimer: LoopTimer?
     /// Broadcast streams not yet answered: they answer with `apns-request-id` (and `apns-unique-id`).
     private var broadcastStreams: Set<Int32> = []
     /// The header fields of the last 200 answer, kept for its capacity.
     private var acceptedFields: [(name: String, value: String)] = []
     /// Answers given that the client may not have received yet, for the record of a reset (not kept on
     /// the `acceptAll` path, which records nothing).
-    private var undelivered = MockAPNSUndeliveredAnswers()
+    var undelivered = MockAPNSUndeliveredAnswers()
 
     init(core: MockAPNSCore, connection: HTTP2ServerConnection) {
         self.core = core
@@ -110,62 +110,12 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
         goAwayIfDue(knobs)
     }
 
-    /// Counts a request and applies the connection knobs that cut it off; the knobs in force, or nil
-    /// when the connection was dropped.
-    private func admit(_ streamID: Int32, on connection: HTTP2ServerConnection) -> MockAPNSKnobs? {
-        let knobs = core.knobs.withLock { $0 }
-        requestCount += 1
-        highestStreamID = max(highestStreamID, streamID)
-        let cutOff = core.countRequestAndCheckAbruptClose(knobs)
-        if cutOff || knobs.abruptCloseAfterStreams.map({ requestCount > $0 }) == true {
-            core.recorder.countStream(concurrentStreams: connection.maxObservedOpenStreams)
-            core.recorder.countAbort(resetRecord(connection))
-            connection.abort()
-            return nil
-        }
-        if let idleTimeout { idleTimer?.schedule(after: idleTimeout) }
-        return knobs
-    }
-
-    /// The record of a reset about to happen: the decided requests whose answers the client has not
-    /// received (waiting for their latency, given but unwritten, or written but not yet acknowledged by the
-    /// client's TCP; ``MockAPNSReset`` says why that is the line).
-    private func resetRecord(_ connection: HTTP2ServerConnection) -> MockAPNSReset {
-        let kernel = connection.kernelOutputQueue
-        let total = connection.bytesWritten
-        let undeliveredBytes = connection.undeliveredBytes
-        let owed = (undelivered.owed(total: total, undelivered: undeliveredBytes) + delayed.streamIDs).map(Int.init).sorted()
-        return MockAPNSReset(
-            connectionID: id, time: Date(), owedStreamIDs: owed, unacknowledgedBytes: kernel?.unacknowledged,
-            unsentBytes: kernel?.unsent, queuedBytes: max(0, undeliveredBytes - (kernel?.unacknowledged ?? 0)))
-    }
 
     func connection(_ connection: HTTP2ServerConnection, didWrite total: Int) {
         guard !acceptAll else { return }
         undelivered.wrote(upTo: total, undelivered: connection.undeliveredBytes)
     }
 
-    private func goAwayIfDue(_ knobs: MockAPNSKnobs) {
-        if let limit = knobs.goAwayAfterStreams, requestCount >= limit, !goAwaySent {
-            sendGoAway(knobs.goAwayReason, lastStreamID: highestStreamID)
-        }
-    }
-
-    /// Announces a changed stream-limit knob, unless a throttle (token auth, rejection) holds the limit.
-    func applyStreamLimit(_ knobs: MockAPNSKnobs) {
-        loop.preconditionInEventLoop()
-        guard let connection, !connection.isClosed, !awaitingAuthentication, !streamLimitDropped,
-            knobs.maxConcurrentStreams != announcedStreams
-        else { return }
-        announcedStreams = knobs.maxConcurrentStreams
-        connection.updateSettings(maxConcurrentStreams: announcedStreams)
-    }
-
-    /// Sends GOAWAY with `reason` now; the requests already received are still answered.
-    func goAwayNow(_ reason: APNSRejectionReason) {
-        loop.preconditionInEventLoop()
-        sendGoAway(reason, lastStreamID: nil)
-    }
 
     func connectionDidClose(_ connection: HTTP2ServerConnection) {
         self.connection = nil
@@ -250,7 +200,7 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
     }
 
     /// Writes the answer; SETTINGS for the stream-limit throttle go out just before it.
-    private func answer(streamID: Int32, outcome: APNSOutcome) {
+    func answer(streamID: Int32, outcome: APNSOutcome) {
         guard let connection, !connection.isClosed else { return }
         let broadcast = !broadcastStreams.isEmpty && broadcastStreams.remove(streamID) != nil
         let idHeader = broadcast ? APNSHeader.requestID : APNSHeader.id
@@ -280,35 +230,4 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
         if let idleTimeout { idleTimer?.schedule(after: idleTimeout) }
     }
 
-    private func sendGoAway(_ reason: APNSRejectionReason, lastStreamID: Int32?) {
-        guard let connection, !connection.isClosed, !goAwaySent else { return }
-        goAwaySent = true
-        core.recorder.countGoAways()
-        connection.goAway(debugData: APNSRejection(reason).jsonBody(), lastStreamID: lastStreamID)
-        if let delay = core.configuration.closeAfterGoAway {
-            // Answered or not: the streams still open then end without an answer.
-            let timer = LoopTimer(loop: loop) { [unowned self] in self.closeAfterGoAway() }
-            timer.schedule(after: delay)
-            closeTimer = timer
-        }
-    }
-
-    /// The close that follows a GOAWAY after `closeAfterGoAway`: answers still waiting for their latency
-    /// go out now, right before the close (their bytes and the FIN reach the client together), and
-    /// streams not received whole by then get no answer.
-    private func closeAfterGoAway() {
-        guard let connection, !connection.isClosed else { return }
-        answerTimer?.cancel()
-        for (streamID, outcome) in delayed.takeAll() { answer(streamID: streamID, outcome: outcome) }
-        connection.close()
-    }
-
-    private func idleTimerFired() {
-        guard let connection, !connection.isClosed, let idle = core.configuration.idleTimeout else { return }
-        if connection.openStreamCount > 0 || !delayed.isEmpty {
-            idleTimer?.schedule(after: idle)
-            return
-        }
-        sendGoAway(.idleTimeout, lastStreamID: nil)
-    }
 }

@@ -9,8 +9,8 @@ import PushSync
 package final class PostgresPool: Sendable {
     /// One connection slot: the thread and, touched only on that thread, the connection.
     ///
-    /// `@unchecked Sendable`: `connection` is read and written only by jobs running on `thread`, which
-    /// each access checks.
+    /// `@unchecked Sendable`: `connection` and `openedAfterLosses` are read and written only by jobs running
+    /// on `thread`, which each access checks (`PostgresThread.preconditionCurrent`); `thread` is immutable.
     private final class Slot: @unchecked Sendable {
         let thread: PostgresThread
         private var held: PostgresConnection?

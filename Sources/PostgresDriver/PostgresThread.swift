@@ -52,7 +52,8 @@ package final class PostgresThread: Sendable {
 
     /// A job's body, released as soon as it has run.
     ///
-    /// `@unchecked Sendable`: `body` is taken once, on the thread that runs the job.
+    /// `@unchecked Sendable`: `body` is written by `init` and taken once by the job on the thread; the
+    /// `jobs` lock (`execute` appends under it, the thread removes under it) orders the write before the take.
     private final class Held<T>: @unchecked Sendable {
         private var body: (@Sendable () throws -> T)?
 

@@ -26,9 +26,9 @@ package final class PostgresWatchdog: Sendable {
     /// A connection's cancel key (`PQgetCancel`), freed when the last holder lets go: the watchdog's cancel
     /// thread may still use it after the connection closed.
     ///
-    /// `@unchecked Sendable`: `handle` is set once and never changed, and the only call on it from another
-    /// thread, `PQcancel`, is the one libpq documents as safe from any thread (it works on its own copy of
-    /// the cancel key, not on the connection); `PQfreeCancel` runs in `deinit`, after the last holder.
+    /// `@unchecked Sendable`: `handle` is immutable (a `let`), and the only call on it from another thread,
+    /// `PQcancel`, is the one libpq documents as safe from any thread (it uses its own copy of the cancel key,
+    /// not the connection); `PQfreeCancel` runs in `deinit`, after the last holder.
     package final class CancelKey: @unchecked Sendable {
         fileprivate let handle: OpaquePointer?
         package init(connection: OpaquePointer) { handle = PQgetCancel(connection) }

@@ -5,9 +5,9 @@ import Foundation
 /// Its standard output is read to the end on a thread of its own (so the child never blocks on a full
 /// pipe); standard error goes to `logPath` when given, otherwise nowhere.
 ///
-/// `@unchecked Sendable`: not confined to a loop; `process` (Foundation's `Process`, not `Sendable`) and
-/// `port` are set in `start` before the object is shared, and afterwards only read (signals, waiting).
-public final class PushServerProcess: @unchecked Sendable {
+/// `Sendable` as checked by the compiler: its state is two `let`s, Foundation's `Process` (itself `Sendable`)
+/// and the port.
+public final class PushServerProcess: Sendable {
     private let process: Process
     /// The port the server listens on.
     public let port: Int

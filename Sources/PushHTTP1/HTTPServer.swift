@@ -6,8 +6,8 @@ public import PushIO
 /// read/write timeouts come from evhttp. Each request goes to `handler` on the loop thread with a
 /// responder that may answer later from any thread.
 ///
-/// `@unchecked Sendable`: the evhttp handle is used only on `loop`'s thread; `port` and `host` are
-/// immutable after `init`, and `isClosed` is written and read only on the loop thread.
+/// `@unchecked Sendable`: the evhttp handle and `isClosed` are used only on `loop`'s thread (`init` and
+/// ``close()`` hop there; `HTTPResponder` checks `preconditionInEventLoop`); `port` is fixed once `init` returns.
 public final class HTTPServer: @unchecked Sendable {
     /// Receives each request on the loop thread; must answer it exactly once through the responder.
     public typealias Handler = @Sendable (HTTPServerRequest, HTTPResponder) -> Void

@@ -3,6 +3,7 @@ import PushIO
 extension HTTP2ClientConnection {
     /// Sends a PING now; the keep-alive timer watches for its answer.
     public func ping() {
+        loop.preconditionInEventLoop()
         guard let session = currentSession, state == .ready || state == .draining else { return }
         try? session.submitPing()
         pingDeadline = ContinuousClock.now + configuration.pingTimeout

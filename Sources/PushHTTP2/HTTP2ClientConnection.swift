@@ -7,7 +7,8 @@ public import PushTLS
 /// requests queued while the server's MAX_CONCURRENT_STREAMS is reached, keep-alive PING, GOAWAY handling.
 ///
 /// `@unchecked Sendable`: confined to `loop`'s thread, which every public entry point checks
-/// (`preconditionInEventLoop`); the type is Sendable only so that loop jobs can carry it.
+/// (`preconditionInEventLoop`; the `IOStreamDelegate` callbacks come from its stream on that thread); the
+/// type is Sendable only so that loop jobs can carry it.
 public final class HTTP2ClientConnection: @unchecked Sendable {
     /// Lifecycle.
     public enum State: Sendable, Equatable {

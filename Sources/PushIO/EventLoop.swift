@@ -7,8 +7,9 @@ import PushTLS
 /// only from its thread; other threads hand work over with ``execute(_:)``. The loop is also a
 /// `TaskExecutor` (see `EventLoop+TaskExecutor.swift`): tasks that prefer it run their jobs on its thread.
 ///
-/// `@unchecked Sendable`: the event base is used only on the loop thread, except `event_active` on the
-/// wake-up event, which libevent makes thread-safe once `evthread_use_pthreads` has run.
+/// `@unchecked Sendable`: the base and loop-only fields are used on the loop thread (`dnsBase`, `withReadBuffer`
+/// check it), `jobs` and `stopped` behind `PThreadLock`s, `threadID` set before the `started` semaphore; the
+/// one cross-thread base call, `event_active` on the wake-up event, is thread-safe after `evthread_use_pthreads`.
 public final class EventLoop: @unchecked Sendable {
     /// A name for logs and the thread.
     public let name: String
@@ -221,7 +222,7 @@ enum LibeventThreading {
 }
 
 /// A slot written on the loop thread before a semaphore signal and read after the wait.
-/// `@unchecked Sendable`: the semaphore orders the one write before the one read.
+/// `@unchecked Sendable`: the semaphore orders the one write (loop thread) before the one read (waiter).
 private final class ResultSlot<T>: @unchecked Sendable {
     var value: Result<T, any Error>?
 }

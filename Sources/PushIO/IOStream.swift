@@ -4,10 +4,11 @@ public import PushTLS
 
 /// A TCP connection, optionally TLS, driven by a libevent bufferevent on one loop.
 ///
+/// An open stream keeps itself and its delegate alive until it closes (by ``close()``, ``abort()`` or the peer).
+///
 /// `@unchecked Sendable`: confined to `loop`'s thread, which every public entry point checks
-/// (`preconditionInEventLoop`; libevent's callbacks run there by construction); the type is Sendable only
-/// so that jobs handed to the loop can carry it. An open stream keeps itself and its delegate alive until it
-/// closes (by ``close()``, ``abort()`` or the peer).
+/// (`preconditionInEventLoop`; libevent's callbacks run there by construction); Sendable only so that jobs
+/// handed to the loop can carry it.
 public final class IOStream: @unchecked Sendable {
     /// The loop this stream lives on.
     public let loop: EventLoop

@@ -2,8 +2,8 @@ internal import COpenSSL
 
 /// Owns one OpenSSL `EVP_PKEY*`, freed in `deinit`.
 ///
-/// `@unchecked Sendable`: the key is never changed after it is wrapped, and OpenSSL 3 lets many
-/// threads sign or verify with one `EVP_PKEY` at once (each operation gets its own context).
+/// `@unchecked Sendable`: immutable once wrapped (`raw` is a `let` and nothing changes the key), and
+/// OpenSSL 3 lets many threads sign or verify with one `EVP_PKEY` at once (each operation has its own context).
 package final class PrivateKeyHandle: @unchecked Sendable {
     /// The `EVP_PKEY*`.
     package let raw: OpaquePointer

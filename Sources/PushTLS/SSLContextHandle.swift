@@ -2,8 +2,8 @@ internal import COpenSSL
 
 /// Owns one OpenSSL `SSL_CTX*`, freed in `deinit` (SSLs made from it keep their own reference).
 ///
-/// `@unchecked Sendable`: the context is configured completely by `TLSContext`'s factory before it
-/// is shared; afterwards only `SSL_new` reads it, which OpenSSL allows from any thread.
+/// `@unchecked Sendable`: immutable once `TLSContext`'s factory has configured it (its setters are internal
+/// and called only there, before it is shared); then only `SSL_new` reads it, which any thread may call.
 final class SSLContextHandle: @unchecked Sendable {
     /// The `SSL_CTX*`.
     let raw: OpaquePointer

@@ -3,8 +3,8 @@ import Foundation
 
 /// Owns one OpenSSL `X509*`, freed in `deinit`.
 ///
-/// `@unchecked Sendable`: nothing mutates the certificate after it is wrapped, and OpenSSL 3
-/// allows concurrent reads of an `X509` (its lazily cached extension data is lock-protected).
+/// `@unchecked Sendable`: immutable once wrapped (`raw` is a `let` and nothing mutates the certificate),
+/// and OpenSSL 3 allows concurrent reads of an `X509` from any thread (its cached extension data is locked).
 package final class X509Handle: @unchecked Sendable {
     /// The `X509*`.
     package let raw: OpaquePointer

@@ -6,67 +6,6 @@ import PushService
 import TestSupport
 import Testing
 
-/// A tmpfs of a few megabytes mounted (as root, as `make test` runs) on a directory of its own: a real
-/// filesystem that fills up.
-struct SmallFilesystem {
-    struct MountFailed: Error, CustomStringConvertible {
-        var output: String
-        var description: String { "mount -t tmpfs failed: \(output)" }
-    }
-
-    let path: String
-
-    /// Mounts one of `size` (`8m`) with `options` added (`uid=…`).
-    static func mount(size: String, options: String = "mode=0777") async throws -> SmallFilesystem {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("push-small-fs-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        let result = try await Self.run("/usr/bin/mount", ["-t", "tmpfs", "-o", "size=\(size),\(options)", "tmpfs", path])
-        guard result.status == 0 else { throw MountFailed(output: result.output) }
-        return SmallFilesystem(path: path)
-    }
-
-    /// Runs a program to completion with `posix_spawn` (`SpawnedProcess`): Foundation's `Process` notices a
-    /// child's end through a descriptor that a PostgreSQL server started meanwhile by another test inherits
-    /// and keeps, and would then wait for ever.
-    static func run(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
-        let process = try SpawnedProcess(executable, arguments)
-        return await offPool { process.waitForExit() }
-    }
-
-    /// Writes a file until the filesystem has no space left (down to the last 512 bytes); returns its path.
-    func fill() throws -> String {
-        let filler = path + "/filler"
-        _ = FileManager.default.createFile(atPath: filler, contents: nil)
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: filler))
-        defer { try? handle.close() }
-        var size = 1 << 20
-        while size >= 512 {
-            do { try handle.write(contentsOf: Data(count: size)) } catch { size /= 2 }
-        }
-        return filler
-    }
-
-    /// Runs `body` with the filesystem mounted, and unmounts it afterwards whatever happened.
-    static func withMounted<T>(
-        size: String, options: String = "mode=0777", _ body: (SmallFilesystem) async throws -> T
-    ) async throws -> T {
-        let filesystem = try await mount(size: size, options: options)
-        do {
-            let result = try await body(filesystem)
-            await filesystem.unmount()
-            return result
-        } catch {
-            await filesystem.unmount()
-            throw error
-        }
-    }
-
-    func unmount() async {
-        _ = try? await Self.run("/usr/bin/umount", ["-l", path])
-        try? FileManager.default.removeItem(atPath: path)
-    }
-}
-
 @Suite("a full disk")
 struct DiskFullTests {
     static func push(_ count: Int) -> JSONValue {
@@ -142,13 +81,9 @@ struct DiskFullTests {
 
             // Writes succeed again, so /healthz comes back once the hold after the last refusal is over. The
             // hold is a time, not an event: ask until it answers 200, for at most 20 s.
-            let back = await waitFor("/healthz 200 after space returned", within: .seconds(20)) {
-                while true {
-                    if (try? await client.send("GET", "/healthz"))?.status == 200 { return true }
-                    try? await Task.sleep(for: .milliseconds(200))
-                }
+            _ = try await poll("/healthz 200 after space returned", within: .seconds(20), every: .milliseconds(200)) {
+                (try? await client.send("GET", "/healthz"))?.status == 200 ? true : nil
             }
-            #expect(back)
             let accepted = try await client.send("POST", "/v1/pushes?wait=true", json: Self.push(5))
             #expect(accepted.status == 200)
             await harness.stop()
@@ -320,74 +255,3 @@ struct DiskFullTests {
     }
 }
 
-/// A PostgreSQL 15 server of a test's own (initdb and pg_ctl as the `postgres` user), for a test that
-/// stops it the hard way.
-struct PrivatePostgres {
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-        init(_ description: String) { self.description = description }
-    }
-
-    let directory: String
-    let port: Int
-
-    var data: String { directory + "/data" }
-    var url: String { url(database: "postgres") }
-
-    func url(database: String) -> String { "postgres://postgres@127.0.0.1:\(port)/\(database)" }
-
-    /// Makes `path` the `postgres` user's (initdb refuses a directory it cannot write).
-    static func giveToPostgres(_ path: String) throws {
-        guard let account = getpwnam("postgres"), chown(path, account.pointee.pw_uid, account.pointee.pw_gid) == 0 else {
-            throw Failure("cannot give \(path) to postgres")
-        }
-    }
-
-    static func create(in directory: String) async throws -> PrivatePostgres {
-        let initdb = await asPostgres(
-            "initdb", ["-D", directory + "/data", "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C", "--no-sync", "--wal-segsize=1"])
-        guard initdb.status == 0 else { throw PrivatePostgres.Failure("initdb failed: \(initdb.output)") }
-        let server = PrivatePostgres(directory: directory, port: try FreePort.pick())
-        let started = await server.start()
-        guard started.status == 0 else { throw PrivatePostgres.Failure("pg_ctl start failed: \(started.output)") }
-        return server
-    }
-
-    /// Runs a PostgreSQL program as `postgres`, with every descriptor above 2 closed first: a server
-    /// started mid-run would otherwise keep a pipe of another test's Foundation `Process` open, and that
-    /// test would wait for its end for ever.
-    private static func asPostgres(_ program: String, _ arguments: [String]) async -> (status: Int32, output: String) {
-        do {
-            return try await SmallFilesystem.run(
-                "/usr/bin/python3",
-                [
-                    "-c", "import os, sys; os.closerange(3, 65536); os.execv(sys.argv[1], sys.argv[1:])",
-                    "/usr/sbin/runuser", "-u", "postgres", "--", "\(PostgresTestCluster.binaries)/\(program)",
-                ] + arguments)
-        } catch {
-            return (-1, "\(error)")
-        }
-    }
-
-    func start() async -> (status: Int32, output: String) {
-        let options = [
-            "-p \(port)", "-k \(directory)", "-c listen_addresses=127.0.0.1", "-c fsync=off", "-c max_wal_size=4MB",
-            "-c min_wal_size=2MB",
-        ].joined(separator: " ")
-        return await Self.asPostgres("pg_ctl", ["-D", data, "-o", options, "-l", "/dev/null", "-w", "-t", "60", "start"])
-    }
-
-    func stop() async {
-        _ = await Self.asPostgres("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"])
-    }
-
-    func psql(_ sql: String) async -> (status: Int32, output: String) {
-        do {
-            return try await SmallFilesystem.run(
-                "/usr/bin/psql",
-                ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-d", "postgres", "-c", sql])
-        } catch {
-            return (-1, "\(error)")
-        }
-    }
-}

@@ -1,4 +1,5 @@
 import PushSync
+import TestSupport
 
 /// Lines from a child process or a logger, and tasks waiting for a condition on them: each waiter is
 /// resumed by the line that makes its condition true, not by polling.
@@ -35,29 +36,34 @@ final class LineWaiter: Sendable {
         for continuation in ready { continuation.resume(returning: true) }
     }
 
-    /// Waits until `predicate` holds for the lines; false after `timeout` seconds (a guard against a hung
-    /// test, not a way of waiting).
+    /// Waits until `predicate` holds for the lines; false after `timeout` seconds (`awaitEvent`'s deadline, a
+    /// guard against a hung test, not a way of waiting).
     func waitFor(timeout: Double = 60, _ predicate: @escaping @Sendable ([String]) -> Bool) async -> Bool {
         let id = state.withLock { state -> Int in
             state.nextID += 1
             return state.nextID
         }
-        let guardTask = Task { [state] in
-            try? await Task.sleep(for: .seconds(timeout))
-            let waiter = state.withLock { state -> Waiter? in
-                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
-                return state.waiters.remove(at: index)
+        let met = try? await awaitEvent("a line that makes the condition true", within: .seconds(timeout)) { [state] in
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { continuation in
+                    // Cancelled already (the deadline passed before this task got here): its handler found
+                    // no waiter to resume, so none is added.
+                    let now = state.withLock { state -> Bool? in
+                        if predicate(state.lines) { return true }
+                        if Task.isCancelled { return false }
+                        state.waiters.append(Waiter(id: id, predicate: predicate, continuation: continuation))
+                        return nil
+                    }
+                    if let now { continuation.resume(returning: now) }
+                }
+            } onCancel: {
+                let waiter = state.withLock { state -> Waiter? in
+                    guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                    return state.waiters.remove(at: index)
+                }
+                waiter?.continuation.resume(returning: false)
             }
-            waiter?.continuation.resume(returning: false)
         }
-        defer { guardTask.cancel() }
-        return await withCheckedContinuation { continuation in
-            let now = state.withLock { state -> Bool in
-                if predicate(state.lines) { return true }
-                state.waiters.append(Waiter(id: id, predicate: predicate, continuation: continuation))
-                return false
-            }
-            if now { continuation.resume(returning: true) }
-        }
+        return met ?? false
     }
 }

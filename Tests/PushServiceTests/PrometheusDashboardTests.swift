@@ -6,6 +6,7 @@ import PushChaos
 import PushSync
 import PushTLS
 import PushTLSTesting
+import TestSupport
 import Testing
 
 /// The Grafana dashboard and the alert rules against real data: Debian's Prometheus scrapes a `push-server`
@@ -87,13 +88,12 @@ struct PrometheusDashboardTests {
         // FoundationNetworking can crash the process when a cancel races the request's completion
         // ("Trying to access a behaviour for a task that in not in the registry").
         let stopLoad = PThreadLock(false)
+        // A few sends a second keep every rate above zero.
         _ = Task {
-            while !stopLoad.withLock({ $0 }) {
+            try? await repeatEvery(.milliseconds(100), until: { stopLoad.withLock { $0 } }) {
                 _ = try? await client.send(
                     "POST", "/v1/pushes?wait=true",
                     json: ["tokens": .array(tokens), "alert": "walk?", "environment": "development"])
-                // Pacing the load (a few sends a second keeps every rate above zero), not waiting for anything.
-                try? await Task.sleep(for: .milliseconds(100))
             }
         }
         defer { stopLoad.withLock { $0 = true } }
@@ -110,15 +110,17 @@ struct PrometheusDashboardTests {
 
         // Prometheus announces nothing when it scrapes, so there is no event to wait on: ask until each query
         // has data (rates need two scrapes), for at most 60 s in all.
-        let deadline = Date().addingTimeInterval(60)
+        let deadline = ContinuousClock.now + .seconds(60)
         let queries = try Self.panelQueries() + Self.alertMetrics().sorted().map { ("alert metric", "count(\($0))") }
         for (panel, expression) in queries {
-            var result = try await prometheus.query(expression)
-            while result.isEmpty && Date() < deadline {
-                try await Task.sleep(for: .milliseconds(250))
-                result = try await prometheus.query(expression)
+            let left = max(deadline - ContinuousClock.now, .milliseconds(1))
+            do {
+                _ = try await poll("data for \(expression)", within: left, every: .milliseconds(250)) {
+                    try await prometheus.query(expression).isEmpty ? nil : true
+                }
+            } catch let error as DeadlineExceeded {
+                Issue.record("\(panel): no data for \(expression) (\(error))")
             }
-            #expect(!result.isEmpty, "\(panel): no data for \(expression)")
         }
 
         // The numbers behind the panels are the ones the load produced.

@@ -59,13 +59,12 @@ struct PostgresSkewedClockTests {
         let end = clock.now + Self.lease * 3
         var nextRenewal = clock.now + Self.lease / 3
         var stolen: [String] = []
-        while clock.now < end {
+        try await repeatEvery(.milliseconds(50), until: { clock.now >= end }) {
             stolen += try await t.outbox.claim(limit: 10, now: t.now).map(\.id)
             if clock.now >= nextRenewal {
                 #expect(try await h.outbox.renewLeases(holds, now: h.now).count == 5)
                 nextRenewal = clock.now + Self.lease / 3
             }
-            try await Task.sleep(for: .milliseconds(50))
         }
         #expect(stolen.isEmpty)
         // The holder's outcomes all land: no other claim came between.
@@ -80,12 +79,9 @@ struct PostgresSkewedClockTests {
         let claimed = Date()  // the real time, before the claim's transaction started
         #expect(try await h.outbox.claim(limit: 10, now: h.now).count == 5)
         // The holder dies: no renewal. The other instance claims until it gets the rows.
-        let takenOver = try await awaitEvent("the dead holder's rows taken over", within: Self.lease + .seconds(20)) {
-            while true {
-                let claim = try await t.outbox.claim(limit: 10, now: t.now)
-                if !claim.isEmpty { return (ids: claim.map(\.id), at: Date(), attempts: claim.map(\.attempts)) }
-                try await Task.sleep(for: .milliseconds(50))
-            }
+        let takenOver = try await poll("the dead holder's rows taken over", within: Self.lease + .seconds(20)) {
+            let claim = try await t.outbox.claim(limit: 10, now: t.now)
+            return claim.isEmpty ? nil : (ids: claim.map(\.id), at: Date(), attempts: claim.map(\.attempts))
         }
         #expect(takenOver.ids.count == 5 && takenOver.attempts.allSatisfy { $0 == 2 })
         // Not before the lease ended (the database runs on this machine's clock).
@@ -106,24 +102,18 @@ struct PostgresSkewedClockTests {
         let states = try await normal.outbox.complete(
             first.map { OutboxCompletion($0, .retry(status: 503, reason: "ServiceUnavailable")) }, now: normal.now)
         #expect(states.values.allSatisfy { $0 == .queued })
-        let retried = try await awaitEvent("the rows due again for the skewed instance", within: .seconds(20)) {
-            while true {
-                let claim = try await skewed.outbox.claim(limit: 10, now: skewed.now)
-                if !claim.isEmpty { return claim }
-                try await Task.sleep(for: .milliseconds(50))
-            }
+        let retried = try await poll("the rows due again for the skewed instance", within: .seconds(20)) {
+            let claim = try await skewed.outbox.claim(limit: 10, now: skewed.now)
+            return claim.isEmpty ? nil : claim
         }
         #expect(retried.count == 5)
         let completed = Date()
         let again = try await skewed.outbox.complete(
             retried.map { OutboxCompletion($0, .retry(status: 503, reason: "ServiceUnavailable")) }, now: skewed.now)
         #expect(again.values.allSatisfy { $0 == .queued })
-        let third = try await awaitEvent("the skewed instance's retry due for the normal one", within: .seconds(20)) {
-            while true {
-                let claim = try await normal.outbox.claim(limit: 10, now: normal.now)
-                if !claim.isEmpty { return (count: claim.count, at: Date()) }
-                try await Task.sleep(for: .milliseconds(50))
-            }
+        let third = try await poll("the skewed instance's retry due for the normal one", within: .seconds(20)) {
+            let claim = try await normal.outbox.claim(limit: 10, now: normal.now)
+            return claim.isEmpty ? nil : (count: claim.count, at: Date())
         }
         #expect(third.count == 5)
         // Not before its back-off (the second retry waits 2 s under the default policy, from the completion).
@@ -211,13 +201,10 @@ struct PostgresSkewedClockTests {
         let claimed = Date()
         #expect(try await holder.webhooks.claim(endpointID: "ops", limit: 10, lease: Self.lease, now: Date()).count == 3)
         // The holder dies; the skewed instance claims until it gets them.
-        let takenOver = try await awaitEvent("the dead holder's deliveries taken over", within: Self.lease + .seconds(20)) {
-            while true {
-                let claim = try await taker.webhooks.claim(
-                    endpointID: "ops", limit: 10, lease: Self.lease, now: Date().addingTimeInterval(offset))
-                if !claim.isEmpty { return (count: claim.count, at: Date()) }
-                try await Task.sleep(for: .milliseconds(50))
-            }
+        let takenOver = try await poll("the dead holder's deliveries taken over", within: Self.lease + .seconds(20)) {
+            let claim = try await taker.webhooks.claim(
+                endpointID: "ops", limit: 10, lease: Self.lease, now: Date().addingTimeInterval(offset))
+            return claim.isEmpty ? nil : (count: claim.count, at: Date())
         }
         #expect(takenOver.count == 3)
         #expect(takenOver.at.timeIntervalSince(claimed) >= Self.lease / .seconds(1))

@@ -58,3 +58,33 @@ public func waitFor(
         return false
     }
 }
+
+/// Asks `body` every `interval` until it returns a value, and returns that value; throws `DeadlineExceeded`
+/// naming `what` when `timeout` passes first.
+///
+/// Only for a condition on something that cannot tell the test it changed (rows in PostgreSQL, a scrape by
+/// Prometheus, a hold that is a time rather than an event): anything that can notify (a stream, a
+/// continuation, a printed line) is awaited with ``awaitEvent(_:within:_:)`` instead.
+public func poll<T: Sendable>(
+    _ what: String, within timeout: Duration = .seconds(60), every interval: Duration = .milliseconds(50),
+    _ body: @escaping @Sendable () async throws -> T?
+) async throws -> T {
+    try await awaitEvent(what, within: timeout) {
+        while true {
+            if let value = try await body() { return value }
+            try await Task.sleep(for: interval)
+        }
+    }
+}
+
+/// Runs `body` every `interval` until `done` says to stop (checked before each run): for a test whose subject
+/// is what happens over a stretch of time (a holder renewing its lease while another instance tries to
+/// claim, a steady load while Prometheus scrapes), not a wait for an event.
+public func repeatEvery(
+    _ interval: Duration, until done: () -> Bool, _ body: () async throws -> Void
+) async throws {
+    while !done() {
+        try await body()
+        try await Task.sleep(for: interval)
+    }
+}
