@@ -110,12 +110,10 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
         goAwayIfDue(knobs)
     }
 
-
     func connection(_ connection: HTTP2ServerConnection, didWrite total: Int) {
         guard !acceptAll else { return }
         undelivered.wrote(upTo: total, undelivered: connection.undeliveredBytes)
     }
-
 
     func connectionDidClose(_ connection: HTTP2ServerConnection) {
         self.connection = nil

@@ -254,4 +254,3 @@ struct DiskFullTests {
         await harness.stop()
     }
 }
-
