@@ -30,6 +30,32 @@ import Testing
         never.withLock { $0?.resume() }
     }
 
+    @Test func pollAsksUntilItGetsAValue() async throws {
+        let asks = PThreadLock(0)
+        let value = try await poll("the third answer", within: .seconds(30), every: .milliseconds(1)) { () -> String? in
+            asks.withLock { count in
+                count += 1
+                return count == 3 ? "three" : nil
+            }
+        }
+        #expect(value == "three")
+        #expect(asks.withLock { $0 } == 3)
+    }
+
+    @Test func pollThatNeverGetsAValueEndsAtItsDeadlineNamingWhatItAskedFor() async {
+        await #expect {
+            try await poll("rows that never come", within: .milliseconds(50), every: .milliseconds(5)) { () -> Int? in nil }
+        } throws: { error in
+            (error as? DeadlineExceeded)?.description.contains("rows that never come") == true
+        }
+    }
+
+    @Test func repeatEveryRunsUntilDone() async throws {
+        var runs = 0
+        try await repeatEvery(.milliseconds(1), until: { runs == 4 }) { runs += 1 }
+        #expect(runs == 4)
+    }
+
     @Test func errorsOfTheBodyComeThrough() async {
         struct Refused: Error {}
         await #expect(throws: Refused.self) {
