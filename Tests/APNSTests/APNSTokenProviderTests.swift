@@ -1,11 +1,8 @@
 import APNS
 import APNSCore
-import APNSMock
 import Foundation
 import JSON
-import PushSync
 import PushTLS
-import PushTLSTesting
 import Testing
 
 @Suite("APNs token provider and credentials")
