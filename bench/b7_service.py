@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""B7 service end to end: POST /v1/pushes batches -> outbox -> APNs client -> embedded mock.
+"""B7 service end to end: POST /v1/pushes batches -> outbox -> APNs client -> mock APNs in its own process.
 
-Starts `push-server --embedded` on a fresh data dir, sends N notifications in POST /v1/pushes requests of
+Starts the mock (`push-bench mock`, bench/own_mock.py) and `push-server` on a fresh data dir, pointed at the mock
+by an app's host, port and CA (not `--embedded`: push-server's process holds the service alone, as B1's holds
+the client alone), sends N notifications in POST /v1/pushes requests of
 --batch tokens (--parallel requests in flight), polls /metrics until every notification is answered, reads
 GET /v1/pushes/{id} of each push (again until complete, should a row lag its count), then prints one JSON
-line: rate (notifications/s, first POST sent -> last notification terminal), p50/p99 latency (API accept -> APNs answer), peak RSS (VmHWM) and CPU of push-server, and a timeline for
+line: rate (notifications/s, first POST sent -> last notification terminal), p50/p99 latency (API accept -> APNs answer), peak RSS (VmHWM) and CPU of push-server, the mock's CPU over the same time beside it (not in push-server's), and a timeline for
 bench/charts.py: notifications accepted by the API and answered by APNs per --bin seconds, and push-server's
 RSS and CPU sampled every --bin seconds over the run.
 
@@ -12,9 +14,11 @@ Latency basis: the API returns no per-notification creation time, so a notificat
 moment its POST's 202 answer arrived; its APNs accept time is the `updated_at` of its terminal row.
 
 --rate paces the posts (open loop, B7H): post k goes out at k * batch / rate seconds after the start, whatever
-the answers to the earlier ones; a run whose posts went out at under nine tenths of the rate is an error. --mock-latency-ms sets the embedded mock's latency knob (its control API, PATCH /knobs) before the
-start; the mock answers as production APNs does (no apns-unique-id, its unique_ids knob off) unless
---sandbox-answers. --perf-record runs `perf record` attached to push-server from the start until every notification is
+the answers to the earlier ones; a run whose posts went out at under nine tenths of the rate is an error.
+--mock-path fast is the mock's `--accept-all` path (B1's); rules its validating path, which --mock-latency-ms
+needs (the mock's `--latency-ms`). The mock answers as production APNs does (`--no-unique-ids`) unless
+--sandbox-answers; a run is an error when the mock's report says otherwise, when a row of the pushes carries an
+apns_unique_id, or when the mock counts fewer accepted notifications than the service. --perf-record runs `perf record` attached to push-server from the start until every notification is
 answered (the budget case and `PROFILE_CASE=B7 make bench-profile`).
 """
 import argparse
@@ -31,11 +35,15 @@ import sys
 import threading
 import time
 
-import embedded_mock
+import own_mock
 import service_metrics
 
 p = argparse.ArgumentParser()
 p.add_argument("--server", required=True, help="path of the release push-server")
+p.add_argument("--mock", required=True, help="path of the release push-bench (its `mock` command is the mock APNs)")
+p.add_argument("--mock-path", choices=own_mock.PATHS, default="fast",
+               help="fast: the mock's --accept-all path (no validation, rules or records: B1's mock); "
+                    "rules: its validating path (which a latency needs)")
 p.add_argument("--work", required=True, help="scratch directory (a fresh data dir is made below it)")
 p.add_argument("-n", type=int, default=100000)
 p.add_argument("--batch", type=int, default=5000)
@@ -54,9 +62,9 @@ p.add_argument("--max-outstanding", type=int, default=None,
 p.add_argument("--rate", type=float, default=None,
                help="open loop: post a batch every batch/rate seconds, whatever the earlier posts' answers (B7H)")
 p.add_argument("--mock-latency-ms", type=float, default=None,
-               help="the embedded mock answers every request this late (its control API's latency_ms knob)")
+               help="the mock answers every request this late (its --latency-ms; needs --mock-path rules)")
 p.add_argument("--sandbox-answers", action="store_true",
-               help="keep the embedded mock's sandbox answers (an apns-unique-id on each accepted notification); "
+               help="keep the mock's sandbox answers (an apns-unique-id on each accepted notification); "
                     "by default it answers as production APNs does")
 p.add_argument("--service-config", default=None,
                help='sections of the service\'s configuration as JSON, e.g. \'{"outbox": {"max_in_flight": 4000}}\'')
@@ -66,6 +74,8 @@ p.add_argument("--perf-record", default=None,
 a = p.parse_args()
 if a.rate is not None and a.max_outstanding:
     p.error("--rate and --max-outstanding pace the posts in two ways: give one")
+if a.mock_latency_ms and a.mock_path == "fast":
+    p.error("--mock-latency-ms needs --mock-path rules: the mock's fast path answers at once")
 
 KEY = "K"
 HEADERS = {"Authorization": f"Bearer {KEY}", "Content-Type": "application/json"}
@@ -77,17 +87,22 @@ err_path = os.path.join(data_dir, "server.err")
 key_path = os.path.join(data_dir, "bench-api-key")
 with open(key_path, "w") as f:
     f.write(KEY + "\n")
-command = [a.server, "--embedded", "--data-dir", data_dir, "--port", "0", "--api-key-file", key_path, "--log-level", "warning"]
-config = {}
+mock = own_mock.OwnMock(a.mock, data_dir, a.mock_path, a.mock_latency_ms, production_answers=not a.sandbox_answers)
+if mock.port is None:
+    mock.stop()
+    print(json.dumps({"error": "the mock did not print 'listening': " + mock.error_text()}))
+    sys.exit(1)
+command = [a.server, "--data-dir", data_dir, "--port", "0", "--api-key-file", key_path, "--log-level", "warning"]
+# The one app, sending to the mock; the service's other settings (--service-config) come beside it.
+config = {"apps": [own_mock.app_config(mock.port, mock.credentials)]}
 if a.retention_s is not None:
     config["retention"] = {"final_outbox_s": a.retention_s, "interval_s": 1, "batch_size": 5000}
 if a.service_config is not None:
     config.update(json.loads(a.service_config))
-if config:
-    config_path = os.path.join(data_dir, "config.json")
-    with open(config_path, "w") as f:
-        json.dump(config, f)
-    command += ["--config", config_path]
+config_path = os.path.join(data_dir, "config.json")
+with open(config_path, "w") as f:
+    json.dump(config, f)
+command += ["--config", config_path]
 server = subprocess.Popen(command, stdout=open(out_path, "w"), stderr=open(err_path, "w"))
 DB_PATH = os.path.join(data_dir, "push.sqlite")
 
@@ -103,7 +118,12 @@ def fail(message):
     sys.exit(1)
 
 
+mock_report = None
+
+
 def stop():
+    """Stops push-server, then the mock (keeping the mock's report: its counters)."""
+    global mock_report
     if server.poll() is None:
         server.send_signal(signal.SIGTERM)
         try:
@@ -111,6 +131,8 @@ def stop():
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait()
+    if mock_report is None:
+        mock_report = mock.stop() or {}
 
 
 def on_signal(signum, frame):
@@ -132,20 +154,6 @@ for _ in range(300):
 if not port:
     fail("push-server did not print 'listening on': " + open(err_path).read()[-300:])
 
-
-# The mock answers as production APNs does (embedded_mock.PRODUCTION_ANSWERS) unless --sandbox-answers.
-patch = {} if a.sandbox_answers else dict(embedded_mock.PRODUCTION_ANSWERS)
-if a.mock_latency_ms is not None:
-    patch["latency_ms"] = a.mock_latency_ms
-if patch:
-    url = embedded_mock.control_url(open(out_path).read())
-    if not url:
-        fail("push-server printed no control API of its embedded mock")
-    status, knobs = embedded_mock.patch_knobs(url, patch)
-    if status != 200 or knobs.get("unique_ids") != a.sandbox_answers:
-        fail(f"the embedded mock's knobs were not set: PATCH /knobs answered {status} {knobs}")
-    if a.mock_latency_ms is not None and knobs.get("latency_ms") != (a.mock_latency_ms or None):  # 0 turns it off
-        fail(f"the embedded mock's latency knob was not set: PATCH /knobs answered {status} {knobs}")
 
 local = threading.local()
 
@@ -191,9 +199,7 @@ def post(body, scheduled=None):
     return json.loads(data)["push_id"], accepted_at
 
 
-def cpu_seconds(pid):
-    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+cpu_seconds = own_mock.cpu_seconds
 
 
 def vm(pid, key):
@@ -234,7 +240,7 @@ def stop_perf():
     return None if code in (0, -signal.SIGINT) else f"perf record exited {code}"
 
 
-cpu0 = cpu_seconds(server.pid)
+cpu0, mock_cpu0 = cpu_seconds(server.pid), cpu_seconds(mock.pid)
 t0 = time.time()
 sampler = threading.Thread(target=sample, daemon=True)
 sampler.start()
@@ -302,15 +308,34 @@ def pacing():
     return figures, None
 
 
+mock_cpu = None
+
+
 def end_of_run():
-    """Stops the sampler and reads push-server's CPU since the start, peak RSS and database size, then stops it."""
+    """Stops the sampler and reads push-server's CPU since the start, peak RSS and database size (and the mock's
+    CPU over the same time), then stops both."""
     sampling.set()
     sampler.join()
-    global perf_error
+    global perf_error, mock_cpu
     perf_error = stop_perf()
     figures = (cpu_seconds(server.pid) - cpu0, vm(server.pid, "VmHWM"), db_mb())
+    mock_cpu = cpu_seconds(mock.pid) - mock_cpu0
     stop()
     return figures
+
+
+def mock_figures(accepted):
+    """The mock's figures beside push-server's (its CPU per accepted notification over the same time, what it
+    counted), and the error they show, if any: answers not as asked (production or sandbox), or fewer
+    notifications accepted by the mock than the service counts as accepted."""
+    report = mock_report or {}
+    figures = {"mock_path": a.mock_path, "mock_accepted": report.get("accepted"),
+               "mock_cpu_us_per_notification": mock_cpu * 1e6 / accepted if accepted and mock_cpu is not None else None}
+    if report.get("unique_ids") != a.sandbox_answers:
+        return figures, f"the mock's report says unique_ids {report.get('unique_ids')}, not {a.sandbox_answers}: {report}"
+    if not isinstance(report.get("accepted"), int) or report["accepted"] < accepted:
+        return figures, f"the mock accepted {report.get('accepted')} notifications, the service counts {accepted}"
+    return figures, None
 
 
 if a.complete_by == "metrics":
@@ -324,10 +349,12 @@ if a.complete_by == "metrics":
                   rss_mb_by_tenth=[round(s[1] or 0, 1) for s in samples[:: max(1, len(samples) // 10)]])
     paced, pace_error = pacing()
     result.update(paced)
+    mocked, mock_error = mock_figures(counts.get("accepted", 0))
+    result.update(mocked)
     if sum(counts.values()) < a.n:
         result["error"] = f"timeout: {sum(counts.values())} of {a.n} answered after {a.timeout:.0f} s"
-    elif perf_error or pace_error:
-        result["error"] = perf_error or pace_error
+    elif perf_error or pace_error or mock_error:
+        result["error"] = perf_error or pace_error or mock_error
     shutil.rmtree(data_dir, ignore_errors=True)
     print(json.dumps(result))
     sys.exit(0 if "error" not in result and "first_error" not in result else 1)
@@ -359,10 +386,11 @@ if pending:
 
 # Only notifications APNs accepted count for the rate and the latencies; rejected or failed ones are
 # reported apart (and make the run invalid: this case sends nothing the mock should refuse).
-latencies, states, last_terminal, answered_at = [], {}, 0.0, []
+latencies, states, last_terminal, answered_at, unique_ids = [], {}, 0.0, [], 0
 for accepted_at, doc in done.values():
     for row in doc["notifications"]:
         states[row["state"]] = states.get(row["state"], 0) + 1
+        unique_ids += row.get("apns_unique_id") is not None
         if row["state"] != "accepted":
             continue
         t = datetime.datetime.fromisoformat(row["updated_at"].replace("Z", "+00:00")).timestamp()
@@ -408,12 +436,17 @@ result = {
 }
 paced, pace_error = pacing()
 result.update(paced)
+mocked, mock_error = mock_figures(states.get("accepted", 0))
+result.update(mocked, rows_with_unique_id=unique_ids)
 if a.mock_latency_ms is not None:
     result["mock_latency_ms"] = a.mock_latency_ms
+if not a.sandbox_answers and unique_ids and not mock_error:
+    # Production APNs sends no apns-unique-id: a row that keeps one got a sandbox answer.
+    mock_error = f"{unique_ids} rows carry an apns_unique_id: the mock did not answer as production APNs does"
 if states.get("accepted", 0) != a.n:
     result["first_error"] = f"not all accepted: {states}"
-elif perf_error or pace_error:
-    result["first_error"] = perf_error or pace_error
+elif perf_error or pace_error or mock_error:
+    result["first_error"] = perf_error or pace_error or mock_error
 elif a.mock_latency_ms and (pct(0.50) or 0) < a.mock_latency_ms / 2:
     # Every answer comes at least the knob's latency after its request (less the time the 202 took to arrive, as
     # the worker may send before it does): a median under half of it means the knob did not hold.

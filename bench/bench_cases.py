@@ -27,10 +27,14 @@ STORES = [
     "B9.drops-postgres-3",
 ]
 
+# BENCH_ONLY main: B1's alternating rounds, then B7 and its budget (the service beside the client alone).
+MAIN = ["B1.client", "B1.client-batch", "B1.h2load-mock", "B7", "B7.budget"]
+
 SELECTIONS = {
     "": CLIENT_AND_MOCK + SERVICE + STORES,
     "b7": SERVICE,
     "cluster": STORES,
+    "main": MAIN,
 }
 
 

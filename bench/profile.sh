@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # make bench-profile: perf profile of B1 (our client, one connection, 1,000 callers of send, against the
 # mock's --accept-all fast path), client process only; with PROFILE_CASE=B7, of push-server during a B7 run
-# (bench/b7_service.py: POST /v1/pushes of 5,000 tokens, 4 in flight, embedded mock; perf attached to the
-# push-server process from the first post until every notification is answered; the embedded mock runs in that
-# process and is in the profile). Writes bench/profile-<case>.txt (the share of each shared object, then the top
+# (bench/b7_service.py: POST /v1/pushes of 5,000 tokens, 4 in flight, the mock in its own process as in B7; perf
+# attached to the push-server process from the first post until every notification is answered, so the mock is
+# not in the profile). Writes bench/profile-<case>.txt (the share of each shared object, then the top
 # symbols by shared object and function, self time; for B7 also the samples by stage, bench/stages.py) and
 # bench/profile-<case>.svg (a flame graph: perf's own stackcollapse script folds the stacks, `swift demangle`
 # names the Swift frames, and inferno, through the pinned PyPI package pyinferno in bench/venv, draws the SVG).
@@ -37,11 +37,13 @@ TITLE="B1 profile: push-bench client, n=$N, 1 connection, m=1000 ${PROFILE_ARGS:
 B7)
 N=${PROFILE_N:-100000}
 swift build -c release --product push-server >&2
+swift build -c release --product push-bench >&2
 SERVER="$(swift build -c release --show-bin-path)/push-server"
-python3 bench/b7_service.py --server "$SERVER" --work "$WORK" -n "$N" --batch 5000 --parallel 4 --timeout 240 \
+python3 bench/b7_service.py --server "$SERVER" --mock "$(dirname "$SERVER")/push-bench" --work "$WORK" -n "$N" \
+    --batch 5000 --parallel 4 --timeout 240 \
     --complete-by metrics --perf-record "perf record -q -F 499 --call-graph dwarf,16384 -o $WORK/perf.data" \
     > "$WORK/client.json" || { echo "the B7 run failed: $(tail -n 1 "$WORK/client.json")" >&2; exit 1; }
-TITLE="B7 profile: push-server --embedded (the mock APNs in the same process), n=$N, POST /v1/pushes of 5,000 tokens, 4 in flight"
+TITLE="B7 profile: push-server (the mock APNs in its own process, not profiled), n=$N, POST /v1/pushes of 5,000 tokens, 4 in flight"
 ;;
 *) echo "PROFILE_CASE must be B1 or B7, not $CASE" >&2; exit 2 ;;
 esac

@@ -4,14 +4,15 @@
 # Then bench/charts.py draws bench/*.svg from bench/results.json (matplotlib in bench/venv).
 # Knobs: BENCH_N (B1 notifications, 200000), BENCH_RUNS (3), BENCH_QUICK=1 (n/10 everywhere), BENCH_ONLY=cluster
 #        (B8, B9 and the PostgreSQL cases B10, B11, B9 across instances only), BENCH_ONLY=b7 (B7, B7.budget, B7H, B7L only),
+#        BENCH_ONLY=main (B1's alternating rounds, then B7 and B7.budget: the service beside the client alone),
 #        BENCH_B7L_RUNS (measured runs of each B7L size, 1), BENCH_SCRATCH (a --scratch-path for swift build; default .build).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 ONLY=${BENCH_ONLY:-}
 case "$ONLY" in
-    "" | b7 | cluster) ;;
-    *) printf 'BENCH_ONLY must be empty, b7 or cluster, not %s\n' "$ONLY" >&2; exit 2 ;;
+    "" | b7 | cluster | main) ;;
+    *) printf 'BENCH_ONLY must be empty, b7, cluster or main, not %s\n' "$ONLY" >&2; exit 2 ;;
 esac
 RUNS=${BENCH_RUNS:-3}
 N=${BENCH_N:-200000}
@@ -123,8 +124,9 @@ h2() {  # h2 LABEL PORT N BODY [SERVER_PID]: with SERVER_PID, the server's CPU o
 }
 
 # BENCH_ONLY=cluster: only B8 (the SQLite baseline) and the PostgreSQL cases of bench/cluster.sh;
-# BENCH_ONLY=b7: only the service cases B7, B7.budget, B7H and B7L. bench/bench_cases.py lists the cases of each selection.
-if [ -z "$ONLY" ]; then
+# BENCH_ONLY=b7: only the service cases B7, B7.budget, B7H and B7L; BENCH_ONLY=main: only B1's alternating rounds,
+# B7 and B7.budget. bench/bench_cases.py lists the cases of each selection.
+if [ -z "$ONLY" ] || [ "$ONLY" = main ]; then
 for size in 100 256 1024 4096; do "$BIN" payload --payload-bytes $size --out "$WORK/body$size"; done
 
 say "== B1/B2/B3/B6 against the mock (accept-all)"
@@ -148,6 +150,8 @@ for i in $(seq 0 "$RUNS"); do
     [ -n "${B5_MOCK:-}" ] && record_one B1.h2load-mock "$kind" h2 h2load-mock "$MOCK_PORT" "$N" "$WORK/body256"
 done
 say "   B1 alternating rounds done ($(( $(date +%s) - START )) s)"
+fi  # BENCH_ONLY empty or main
+if [ -z "$ONLY" ]; then
 for c in 2 4; do record "B2.c$c" client "$MOCK_PORT" -n "$N_SMALL" --connections $c --payload-bytes 256; done
 for size in 100 1024 4096; do record "B3.p$size" client "$MOCK_PORT" -n "$N_SMALL" --payload-bytes $size; done
 # B6: each client as its users run it: ours with its defaults (1 connection), aioapns with its default
@@ -192,7 +196,9 @@ else
     printf 'B12.tinyproxy\tskip\t{"skipped":"tinyproxy not installed (make deps)"}\n' >> "$RAW"
     say "   B12 skipped: tinyproxy not installed"
 fi
-stop_mock mock-accept
+fi  # BENCH_ONLY empty
+if [ -z "$ONLY" ] || [ "$ONLY" = main ]; then stop_mock mock-accept; fi
+if [ -z "$ONLY" ]; then
 
 say "== B1 (same server) / B5 against nghttpd"
 mkdir -p "$WORK/htdocs/3/device" && : > "$WORK/htdocs/3/device/$TOKEN"   # POST to a file answers 200, empty
@@ -250,8 +256,10 @@ fi  # BENCH_ONLY empty
 if [ "$ONLY" != cluster ]; then
 say "== B7 service end to end"
 if [ -n "$SERVER_BIN" ] && [ -x "$SERVER_BIN" ]; then
-    # POST /v1/pushes of 5,000 tokens, 4 in flight -> outbox -> APNs client -> embedded mock; fresh server per run.
-    record B7 timeout 300 python3 bench/b7_service.py --server "$SERVER_BIN" --work "$WORK" -n "$N_B7" \
+    # POST /v1/pushes of 5,000 tokens, 4 in flight -> outbox -> APNs client -> the mock in its own process (B1's
+    # --accept-all path, answering as production APNs does), so push-server's CPU is the service's alone, as B1's
+    # client process is the client's alone; the mock's CPU is reported beside it. Fresh server and mock per run.
+    record B7 timeout 300 python3 bench/b7_service.py --server "$SERVER_BIN" --mock "$BIN" --work "$WORK" -n "$N_B7" \
         --batch 5000 --parallel 4 --timeout 240
 else
     printf 'B7\tskip\t{"skipped":"push-server not built"}\n' >> "$RAW"
@@ -261,10 +269,11 @@ fi
 say "== B7.budget one more B7 run under perf record: push-server's samples by stage (bench/stages.py)"
 # The same load as B7, profiled (DWARF stacks: libsqlite3, libnghttp2 and libc keep no frame pointers) from
 # the first post until /metrics counts every notification answered; each stage's share of the samples times
-# that run's server CPU per notification. Without a usable perf the case is skipped, which makes the run invalid.
+# that run's server CPU per notification (the mock runs apart, as in B7: its stage is none of push-server's
+# samples). Without a usable perf the case is skipped, which makes the run invalid.
 budget_run() {
     local data=$WORK/b7-budget.perf line
-    line=$(timeout 300 python3 bench/b7_service.py --server "$SERVER_BIN" --work "$WORK" -n "$N_B7" --batch 5000 \
+    line=$(timeout 300 python3 bench/b7_service.py --server "$SERVER_BIN" --mock "$BIN" --work "$WORK" -n "$N_B7" --batch 5000 \
         --parallel 4 --timeout 240 --complete-by metrics \
         --perf-record "perf record -q -F 999 --call-graph dwarf,16384 -o $data" | tail -n 1)
     [ -n "$line" ] && python3 bench/stages.py fold "$data" > "$WORK/b7-budget.folded" &&
@@ -285,16 +294,19 @@ else
     say "   B7.budget done ($(( $(date +%s) - START )) s)"
 fi
 
+if [ "$ONLY" != main ]; then
 say "== B7H latency at half of B7's rate, open loop (posts of 100 tokens on a schedule): mock at 40 ms, and at once"
 if [ -n "$SERVER_BIN" ] && [ -x "$SERVER_BIN" ] && HALF_B7=$(python3 bench/service_metrics.py half-rate "$RAW" B7); then
     # Posts of 100 tokens, not B7's 5,000: a post of 5,000 puts them in the queue at once, and the latency of its
-    # last would be that of draining the post. The embedded mock's latency is its control API's knob.
+    # last would be that of draining the post. The mock runs in its own process as in B7, on its validating path
+    # (its --latency-ms: the --accept-all path answers at once), at 40 ms and at once alike.
     # The service sized for a 40 ms round trip at that rate (Little's law: rate × round trip in flight, about
     # 2,000 at 50,000/s): four connections of 1,000 streams and 4,000 notifications in flight, not one connection
     # and 1,000 (25,000/s at most over 40 ms). Both latencies run with the same settings.
     B7H_CONFIG='{"apns": {"connections": 4}, "outbox": {"max_in_flight": 4000}}'
     for latency in 40 0; do
-        record "B7H.${latency}ms" timeout 300 python3 bench/b7_service.py --server "$SERVER_BIN" --work "$WORK" \
+        record "B7H.${latency}ms" timeout 300 python3 bench/b7_service.py --server "$SERVER_BIN" --mock "$BIN" \
+            --mock-path rules --work "$WORK" \
             -n "$N_B7" --batch 100 --parallel 8 --timeout 240 --rate "$HALF_B7" --mock-latency-ms "$latency" \
             --service-config "$B7H_CONFIG"
     done
@@ -308,20 +320,22 @@ fi
 say "== B7L the service over a long run: 100,000 vs 1,000,000 at a steady load, final rows purged after 1 s"
 if [ -n "$SERVER_BIN" ] && [ -x "$SERVER_BIN" ]; then
     # Paced: the next POST goes out while fewer than 20,000 notifications are posted but unanswered, so the
-    # service runs at the rate it sustains; retention deletes final rows 1 s old every second.
+    # service runs at the rate it sustains; retention deletes final rows 1 s old every second. The mock runs in its
+    # own process as in B7, so peak RSS is push-server's alone (the embedded mock's memory was in it).
     # BENCH_B7L_RUNS measured runs of each size (default 1).
     saved_runs=$RUNS; RUNS=${BENCH_B7L_RUNS:-1}
     for n in 100000 1000000; do
-        record "B7L.$n" timeout 1200 python3 bench/b7_service.py --server "$SERVER_BIN" --work "$WORK" -n "$n" \
+        record "B7L.$n" timeout 1200 python3 bench/b7_service.py --server "$SERVER_BIN" --mock "$BIN" --work "$WORK" -n "$n" \
             --batch 5000 --parallel 4 --timeout 1100 --retention-s 1 --complete-by metrics --poll-interval 0.5 \
             --max-outstanding 20000
     done
     RUNS=$saved_runs
 fi
+fi  # BENCH_ONLY not main
 
 fi  # BENCH_ONLY not cluster
 
-if [ "$ONLY" != b7 ]; then
+if [ -z "$ONLY" ] || [ "$ONLY" = cluster ]; then
 say "== B8 store, B9 profile drops"
 record B8.store timeout 120 "$BIN" store -n "$N_STORE"
 # The same cycle with each batch one push stored once, as the API makes it (figures beside B8's).

@@ -8,8 +8,9 @@ claim, metrics recorded during a completion as metrics, and a libsqlite3, libngh
 as whatever called it. A stack with no recognized frame is "other". Within one frame, the stages are tried in
 the order of STAGES.
 
-The embedded mock runs in push-server's process (`--embedded`), so its work is in the profile: it is the
-"mock" stage, reported apart, since a real deployment does not pay it.
+The benches run the mock APNs in its own process (bench/own_mock.py), so none of its work should be in
+push-server's profile; the "mock" stage recognizes its code all the same (a profile of `push-server --embedded`
+has it) and is reported apart, since a real deployment does not pay it.
 
 usage: stages.py fold PERF_DATA > FOLDED           perf script's stackcollapse, demangled
        stages.py budget FOLDED RESULT_LINE        one JSON line: RESULT_LINE (b7_service.py's) with the budget

@@ -24,6 +24,10 @@ def good_run(case):
            "db_mb": 10.0, "p50_ms": 1.0, "p99_ms": 2.0}
     if case == "B4.client":
         run.update(accepted=990, rejected=10)
+    if case in ("B7", "B7.budget") or case.startswith(("B7H.", "B7L.")):
+        run["mock_cpu_us_per_notification"] = 2.0   # the mock in its own process, beside push-server's CPU
+    if case == "B7":
+        run["cpu_us_per_notification"] = 12.5
     if case == "B7.budget":
         per_stage = {stage: 0 for stage in stages.ORDER}
         per_stage.update({"HTTP + JSON": 5, "enqueue": 10, "claim": 15, "client": 20, "completion": 15,
@@ -171,8 +175,50 @@ class SummarizeTests(unittest.TestCase):
         self.assertIn("| service total / the client alone | 6.0× | |", md)
         # Its stages come in this order, the mock last.
         table = md.split("| Stage |")[1].split("| B1:")[0].splitlines()[2:]
-        names = [line[2:].split(" | ")[0].split(" (")[0] for line in table if not line.startswith("| service total")]
+        names = [line[2:].split(" | ")[0].split(" (")[0] for line in table
+                 if not line.startswith(("| service total", "| the mock in its own process"))]
         self.assertEqual(names, stages.ORDER)
+        # The mock runs apart: its CPU over the profiled run stands beside the stages, not in them.
+        self.assertIn("| the mock in its own process, over the same run (not in push-server's CPU) | 2.0 | |", md)
+        self.assertAlmostEqual(budget["mock_apart_us"], 2.0)
+
+    def test_the_main_ratio_is_b7_server_cpu_over_b1_client_cpu(self):
+        # B7: 12.5 µs of push-server's CPU per notification, B1's client 5 µs: 2.5× (goal ≤ 3×), the mock's 2 µs beside.
+        for b7_cpu, verdict in ((12.5, "met"), (15.0, "met"), (15.5, "not met")):
+            def change(case, run, b7_cpu=b7_cpu):
+                if case == "B7":
+                    run["cpu_us_per_notification"] = b7_cpu
+            code, data, md = self.summarize(raw_lines(change=change))
+            self.assertEqual(code, 0, md)
+            ratio = next(r for r in data["ratios"] if r["name"] == "B7 server CPU / B1 client CPU per notification")
+            self.assertEqual((ratio["value"], ratio["verdict"]), (b7_cpu / 5.0, verdict))
+            row = next(r for r in data["table"] if r["case"].startswith("B7 server CPU per notification"))
+            self.assertEqual(row["verdict"], verdict)
+            self.assertTrue(row["figure"].startswith(f"{b7_cpu / 5.0:.1f}× ({b7_cpu:.1f} µs"), row["figure"])
+        b7 = next(r for r in data["table"] if r["case"].startswith("B7 service"))
+        self.assertIn("mock in its own process", b7["case"])
+        self.assertIn("server CPU (push-server's process), the mock beside it 2.0 µs/notif (2.0–2.0) (its own process)",
+                      b7["figure"])
+        # A B7 run with a failure (the mock's report not as asked, say) makes the ratio invalid.
+        def spoil(case, run):
+            if case == "B7":
+                run["first_error"] = "the mock's report says unique_ids True, not False"
+        code, data, _ = self.summarize(raw_lines(change=spoil))
+        self.assertEqual(code, 1)
+        ratio = next(r for r in data["ratios"] if r["name"] == "B7 server CPU / B1 client CPU per notification")
+        self.assertEqual(ratio["verdict"], "invalid")
+
+    def test_the_main_selection_is_b1_beside_b7(self):
+        self.assertEqual(bench_cases.expected("main"), ["B1.client", "B1.client-batch", "B1.h2load-mock", "B7", "B7.budget"])
+        code, data, md = self.summarize(raw_lines("main"), selection="main")
+        self.assertEqual(code, 0, md)
+        self.assertIn("every run valid", md)
+        ratio = next(r for r in data["ratios"] if r["name"] == "B7 server CPU / B1 client CPU per notification")
+        self.assertEqual((ratio["value"], ratio["verdict"]), (2.5, "met"))
+        self.assertAlmostEqual(data["budget"]["service_over_client"], 30.0 / 5.0)
+        code, data, _ = self.summarize(raw_lines("main", drop={"B1.client"}), selection="main")
+        self.assertEqual(code, 1)
+        self.assertEqual(data["missing_cases"], ["B1.client"])
 
     def test_the_b7_selection_has_its_budget_without_b1(self):
         code, data, md = self.summarize(raw_lines("b7"), selection="b7")

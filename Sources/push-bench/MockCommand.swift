@@ -26,7 +26,13 @@ enum MockCommand {
         configuration.maxConcurrentStreams = try arguments.int("max-streams", 1000)
         configuration.dropStreamLimitAfterRejection = arguments.flag("drop-limit-after-rejection")
         let latencyMS = try arguments.double("latency-ms", 0)
-        if latencyMS > 0 { configuration.latency = .fixed(.milliseconds(latencyMS)) }
+        if latencyMS > 0 {
+            // The fast path answers at once, whatever the latency: a latency with it would not hold.
+            guard !configuration.acceptAll else {
+                throw UsageError(description: "--latency-ms needs the rule path: drop --accept-all")
+            }
+            configuration.latency = .fixed(.milliseconds(latencyMS))
+        }
         let rejectPercent = try arguments.double("reject-percent", 0)
         if rejectPercent > 0 {
             guard !configuration.acceptAll else {
@@ -36,6 +42,9 @@ enum MockCommand {
         }
 
         let mock = try MockAPNSServer(configuration: configuration)
+        // The mock is the sandbox, which adds an `apns-unique-id` to every accepted notification; production
+        // APNs sends none (on the fast path and the rule path alike).
+        if arguments.flag("no-unique-ids") { mock.updateKnobs { $0.sendsUniqueIDs = false } }
         Output.line("listening \(mock.port)")
         waitForStop(watchStdin: !arguments.flag("ignore-stdin"))
         let counters = mock.counters()
@@ -46,6 +55,7 @@ enum MockCommand {
         report.add("streams", counters.streams)
         report.add("connections", counters.connections)
         report.add("max_concurrent_streams_seen", counters.maxObservedConcurrentStreams)
+        report.add("unique_ids", mock.knobs.sendsUniqueIDs)
         report.add("cpu_us", ProcessCPU.microseconds())
         report.add("peak_rss_kib", ProcessCPU.peakRSSKiB())
         report.print()

@@ -3,7 +3,7 @@ import Foundation
 
 let usage = """
     usage: push-bench <command> [options]    (each command prints one JSON line; <command> --help lists its options)
-      mock    --write-credentials DIR [--port 0] [--accept-all] [--latency-ms N] [--max-streams N]
+      mock    --write-credentials DIR [--port 0] [--accept-all] [--latency-ms N] [--no-unique-ids] [--max-streams N]
               [--reject-percent P] [--drop-limit-after-rejection] [--ignore-stdin]
               prints `listening PORT`; runs until stdin closes (unless --ignore-stdin) or SIGTERM/SIGINT
       client  --port P --ca F --cert F --key F [-n 200000] [-m 1000] [--connections 1] [--payload-bytes 256]
