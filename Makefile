@@ -91,8 +91,9 @@ KALYKE_VERSION := 1.5.0
 TEST_DEADLINE ?= 300
 RUN_DEADLINE ?= 1200
 EXAMPLES_DEADLINE ?= 600
-test: deps conformance-tools client-tools console-tools lint test-tools
+test: deps conformance-tools client-tools console-tools lint
 	$(SWIFT) build --build-tests
+	@$(MAKE) --no-print-directory test-tools
 	python3 Tests/deadline.py --per-test $(TEST_DEADLINE) --total $(RUN_DEADLINE) --report .build/slowest-tests.txt -- \
 	  $(SWIFT) test --skip-build --no-parallel
 	@timeout --foreground -k 10 $(EXAMPLES_DEADLINE) $(MAKE) --no-print-directory test-examples || \
@@ -176,8 +177,8 @@ bench: deps
 	./bench/run.sh
 
 ## bench-profile: perf profile of B1 (our client alone) into bench/profile-B1.txt and a flame graph, bench/profile-B1.svg
-## (PROFILE_ARGS="--batch 100" for send(batch:)); PROFILE_CASE=B7: push-server during a B7 run (embedded mock
-## included), with its samples by stage, into bench/profile-B7.txt and bench/profile-B7.svg
+## (PROFILE_ARGS="--batch 100" for send(batch:)); PROFILE_CASE=B7: push-server during a B7 run (the mock in
+## its own process, as B1's), with its samples by stage, into bench/profile-B7.txt and bench/profile-B7.svg
 bench-profile: deps
 	./bench/profile.sh
 

@@ -136,11 +136,11 @@ say "== B1/B2/B3/B6 against the mock (accept-all)"
 if "$BIN" mock --accept-all --no-client-auth --write-credentials "$WORK/probe" < /dev/null > /dev/null 2>&1; then
     say "   (mock --no-client-auth works: h2load targets the mock)"
     B5_MOCK=1
-    start_mock mock-accept --accept-all --no-client-auth
+    start_mock mock-accept --accept-all --no-client-auth --no-unique-ids
 else
     printf 'B1.h2load-mock\tskip\t{"skipped":"mock requires client certificates; h2load cannot send one"}\n' >> "$RAW"
     say "   h2load vs mock skipped: the mock requires client certificates"
-    start_mock mock-accept --accept-all
+    start_mock mock-accept --accept-all --no-unique-ids
 fi
 MOCK_CREDS=$CREDS
 for i in $(seq 0 "$RUNS"); do
