@@ -109,5 +109,9 @@ enum BenchOptions {
             passwordFrom: "the PUSH_DATABASE environment variable"),
         .value("instances", "n", "match services sharing the database (default 1)"),
         .value("pool", "n", "connections per instance (default 8)"),
+        .value(
+            "perf-control", "fifo",
+            "perf record's --control fifo: `enable` is written to it after the setup, `disable` after the rounds"),
+        .value("perf-ack", "fifo", "perf record's ack fifo, read after each command (with --perf-control)"),
     ]
 }

@@ -11,6 +11,9 @@ import PushStoreSQL
 ///
 /// Each round registers `reporters` new users in pairs; every user then reports its partner at the same
 /// moment, so each pair makes one pending and one matched report.
+///
+/// With `--perf-control FIFO` (and `--perf-ack FIFO`), a `perf record --control fifo:FIFO,ACK -D -1` of this
+/// process samples only the measured rounds: the setup (registering every user and device) is left out.
 enum DropsCommand {
     static let topic = "com.example.sniffmeet"
 
@@ -57,9 +60,12 @@ enum DropsCommand {
                 topic: topic, userID: id, environment: .development, now: now)
         }
 
+        let perf = try PerfControl(control: arguments.string("perf-control"), ack: arguments.string("perf-ack"))
         var latencies: [Double] = []
         var outcomes: [String: Int] = [:]
         var errors = 0
+        try perf?.send("enable")
+        let cpuStart = ProcessCPU.microseconds()
         let clock = ContinuousClock()
         let start = clock.now
         for round in 0..<rounds {
@@ -87,6 +93,8 @@ enum DropsCommand {
             }
         }
         let seconds = (clock.now - start).seconds
+        let cpu = ProcessCPU.microseconds() - cpuStart
+        try perf?.send("disable")
         latencies.sort()
         var report = Report("drops")
         report.add("store", storeKind)
@@ -98,8 +106,40 @@ enum DropsCommand {
         report.add("rate", Double(latencies.count) / seconds)
         report.add("p50_ms", quantile(latencies, 0.50) * 1000)
         report.add("p99_ms", quantile(latencies, 0.99) * 1000)
+        // The process's CPU over the measured rounds (not the setup), per report: steadier than the rate
+        // on a machine shared with other work.
+        report.add("cpu_us_per_report", cpu / Double(max(1, latencies.count)))
         for (outcome, count) in outcomes.sorted(by: { $0.key < $1.key }) { report.add("outcome_\(outcome)", count) }
         report.add("errors", errors)
         report.print()
+    }
+}
+
+/// The control fifo of a `perf record --control fifo:CONTROL,ACK` (and its ack fifo): turns sampling on and off.
+struct PerfControl {
+    let control: FileHandle
+    let ack: FileHandle?
+
+    /// Opens the fifos (blocking until perf has them open too); nil without `control`.
+    init?(control: String?, ack: String?) throws {
+        guard let control else { return nil }
+        guard let handle = FileHandle(forWritingAtPath: control) else {
+            throw UsageError(description: "--perf-control: cannot open \(control)")
+        }
+        self.control = handle
+        guard let ack else {
+            self.ack = nil
+            return
+        }
+        guard let ackHandle = FileHandle(forReadingAtPath: ack) else { throw UsageError(description: "--perf-ack: cannot open \(ack)") }
+        self.ack = ackHandle
+    }
+
+    /// Writes `command` and, with an ack fifo, waits for perf's answer.
+    func send(_ command: String) throws {
+        try control.write(contentsOf: Array((command + "\n").utf8))
+        guard let ack else { return }
+        var answer: [UInt8] = []
+        while answer.last != UInt8(ascii: "\n"), let byte = try ack.read(upToCount: 1)?.first { answer.append(byte) }
     }
 }

@@ -51,10 +51,12 @@ struct DropReportCostTests {
                 #expect(after.0 - before.0 == 1, "read transactions")
                 #expect(after.1 - before.1 == 1, "write transactions")
                 // Read: BEGIN, the users with their devices, COMMIT. Write: BEGIN IMMEDIATE, the drops read,
-                // then a new drop and its engagements; or the match, the freed users, the requests, the
-                // webhook subscribers and the outbox's four (the next seq, one overlap check of the ids, one
-                // insert of the two pushes, one of their range); COMMIT.
-                #expect(after.2 - before.2 <= (matched ? 14 : 8), "statements (matched: \(matched))")
+                // then a new drop and its two engagements; or the match, the freed users, the two requests,
+                // the webhook subscribers and the outbox's four (the next seq, one overlap check of the ids,
+                // one insert of the two pushes, one of their range); COMMIT. The engagements and the requests
+                // are one row a statement: a two-row statement under a foreign key costs SQLite a statement
+                // journal (SQLiteDropPlanTests), more than a second statement does.
+                #expect(after.2 - before.2 <= (matched ? 15 : 9), "statements (matched: \(matched))")
             }
         }
     }

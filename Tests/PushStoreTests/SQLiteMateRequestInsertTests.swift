@@ -7,7 +7,7 @@ import Testing
 @testable import PushStore
 @testable import PushStoreSQL
 
-/// A match's mate requests go into SQLite in one INSERT; the constraints decide, and a refusal still names
+/// A match's mate requests go into SQLite one INSERT each; the constraints decide, and a refusal still names
 /// its reason (as the PostgreSQL store's one-statement insert does) and stores nothing.
 @Suite("SQLite mate request inserts")
 struct SQLiteMateRequestInsertTests {
@@ -18,7 +18,7 @@ struct SQLiteMateRequestInsertTests {
         ]
     }
 
-    @Test("both requests are stored by one statement; a missing drop or a taken id is named, and nothing is stored")
+    @Test("both requests are stored; a missing drop or a taken id is named, and nothing is stored")
     func refusalsNameTheirReason() async throws {
         let (database, directory) = try SQLiteGroupCommitTests.database()
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -8,25 +8,46 @@ struct SQLiteDropTransaction: DropTransaction {
 
     private static let columns = DropColumn.selectList
 
-    /// See `DropTransaction.reportState`: one statement (`reportStateSQL`), at the caller's time.
+    /// See `DropTransaction.reportState`: one statement (`reportStateSQL`), at the caller's time; of the pair's
+    /// matches it returns (one per direction at most, in practice), the latest is taken here.
     func reportState(reporter: String, peer: String, window: Duration, given now: Date) throws -> DropReportState {
         let since = now.addingTimeInterval(-(window / .seconds(1)))
         var pending: [String: DropRecord] = [:]
         var latestMatch: DropRecord?
         _ = try db.query(Self.reportStateSQL, [.text(reporter), .text(peer), .integer(since.storeMillis)]) { row in
             let drop = DropRecord(row: row)
-            if let user = row.optionalString(at: DropColumn.end) { pending[user] = drop } else { latestMatch = drop }
+            if let user = row.optionalString(at: DropColumn.end) {
+                pending[user] = drop
+            } else if latestMatch.map({ Self.isLater(drop, than: $0) }) ?? true {
+                latestMatch = drop
+            }
         }
         return DropReportState(now: now, pending: pending, latestMatch: latestMatch)
     }
 
-    /// The drops engaging ?1 or ?2, each followed by the user it engages, then the latest drop matched
-    /// between them at or after ?3 (ms), followed by NULL: each part an index search (the plan test says so).
+    /// Whether matched `drop` is later than `other` in `latestBetweenSQL`'s order (matched_at, then id).
+    private static func isLater(_ drop: DropRecord, than other: DropRecord) -> Bool {
+        let (mine, theirs) = (drop.matchedAt?.storeMillis ?? .min, other.matchedAt?.storeMillis ?? .min)
+        return mine != theirs ? mine > theirs : drop.id > other.id
+    }
+
+    /// The drop engaging ?1, then the one engaging ?2, each followed by the user it engages; then every drop
+    /// matched between them at or after ?3 (ms), each followed by NULL. Each of the four parts is one index
+    /// search, with no temporary b-tree: an `IN (?1, ?2)` list and an `ORDER BY matched_at, id … LIMIT 1`
+    /// per direction made SQLite build and drop one for each report (the plan test says so), which cost
+    /// more than the searches themselves.
     static let reportStateSQL = """
         SELECT \(Self.columns), e.user_id FROM drop_engagements e JOIN drops d ON d.id = e.drop_id
-        WHERE e.user_id IN (?1, ?2)
+        WHERE e.user_id = ?1
         UNION ALL
-        SELECT * FROM (SELECT \(Self.columns), NULL FROM (\(latestBetweenSQL)))
+        SELECT \(Self.columns), e.user_id FROM drop_engagements e JOIN drops d ON d.id = e.drop_id
+        WHERE e.user_id = ?2
+        UNION ALL
+        SELECT \(Self.columns), NULL FROM drops
+        WHERE state = 'matched' AND initiator_id = ?1 AND peer_id = ?2 AND matched_at >= ?3
+        UNION ALL
+        SELECT \(Self.columns), NULL FROM drops
+        WHERE state = 'matched' AND initiator_id = ?2 AND peer_id = ?1 AND matched_at >= ?3
         """
 
     /// The drops engaging the users, read in one statement (`engagedSQL`).
@@ -104,12 +125,16 @@ struct SQLiteDropTransaction: DropTransaction {
             guard try SQLiteDropRepository.drop(id: drop.id, SQLiteSession(connection: db)) == nil else { throw PushStoreError.duplicateID(drop.id) }
             throw error
         }
-        // The primary key is the invariant: a second pending drop for a user cannot be stored.
-        try db.run(Self.engageSQL, [.text(drop.initiatorID), .text(drop.peerID), .text(drop.id)])
+        // The primary key is the invariant: a second pending drop for a user cannot be stored. One row a
+        // statement: a statement writing two rows under a foreign key must be undoable alone, so SQLite
+        // would copy each page it touches (16 KB) into a statement journal first; one writing a single row
+        // needs none.
+        try db.run(Self.engageSQL, [.text(drop.initiatorID), .text(drop.id)])
+        try db.run(Self.engageSQL, [.text(drop.peerID), .text(drop.id)])
     }
 
     static let insertPendingSQL = "INSERT INTO drops (\(columns)) VALUES (?1, ?2, ?3, 'pending', ?4, ?5, NULL, NULL)"
-    static let engageSQL = "INSERT INTO drop_engagements (user_id, drop_id) VALUES (?1, ?3), (?2, ?3)"
+    static let engageSQL = "INSERT INTO drop_engagements (user_id, drop_id) VALUES (?1, ?2)"
 
     func close(_ drop: DropRecord) throws {
         let changed = try db.run(
@@ -132,52 +157,52 @@ struct SQLiteDropTransaction: DropTransaction {
         try WebhookQueue.record(requests.map { WebhookEvents.mateRequest($0, type: .mateRequestCreated) }, SQLiteSession(connection: db))
     }
 
-    /// Stores new mate requests on `db`, inside the caller's transaction (the drop rules' match), in one
-    /// INSERT. The primary key and the drop's foreign key decide; only when one refuses are the requests
-    /// looked up, to name the first one refused and why (`notFound` for a missing drop, `duplicateID`).
+    /// Stores new mate requests on `db`, inside the caller's transaction (the drop rules' match), one INSERT
+    /// of one row each: a statement writing several rows under a foreign key must be undoable alone, so
+    /// SQLite would first copy each page it touches (16 KB, four b-trees here) into a statement journal;
+    /// one writing a single row needs none. The primary key and the drop's foreign key decide; only when
+    /// one refuses are the requests looked up, to name the first one refused and why (`notFound` for a
+    /// missing drop, `duplicateID`), and the requests stored before it are deleted again.
     static func insertRequests(_ requests: [MateRequestRecord], _ db: SQLiteConnection) throws {
         guard !requests.isEmpty else { return }
         for request in requests { try request.validate() }
-        var bindings: [SQLiteValue] = []
-        bindings.reserveCapacity(requests.count * requestParameters)
-        for request in requests {
-            bindings += [
-                .text(request.id), .text(request.dropID), .text(request.senderID), .text(request.recipientID),
-                .text(request.state.rawValue), .integer(request.createdAt.storeMillis),
-                request.answeredAt.map { .integer($0.storeMillis) } ?? .null,
-            ]
-        }
-        do {
-            try db.run(requests.count == 2 ? insertRequestPairSQL : insertRequestsSQL(rows: requests.count), bindings)
-        } catch {
-            guard error.isConstraintViolation else { throw error }
-            // The statement alone was undone (the default conflict resolution), so this reads what was there.
-            var seen = Set<String>()
-            for request in requests {
-                guard try SQLiteDropRepository.drop(id: request.dropID, SQLiteSession(connection: db)) != nil else {
-                    throw PushStoreError.notFound("drop \(request.dropID)")
-                }
-                guard try SQLiteMateRequestRepository.request(id: request.id, SQLiteSession(connection: db)) == nil, seen.insert(request.id).inserted
-                else {
-                    throw PushStoreError.duplicateID(request.id)
-                }
+        for (index, request) in requests.enumerated() {
+            do {
+                try db.run(
+                    insertRequestSQL,
+                    [
+                        .text(request.id), .text(request.dropID), .text(request.senderID), .text(request.recipientID),
+                        .text(request.state.rawValue), .integer(request.createdAt.storeMillis),
+                        request.answeredAt.map { .integer($0.storeMillis) } ?? .null,
+                    ])
+            } catch {
+                guard error.isConstraintViolation else { throw error }
+                // The statement alone was undone (the default conflict resolution); the ones before it are
+                // undone here, so that a refused call stores none of its requests.
+                for stored in requests[..<index] { try db.run(deleteRequestSQL, [.text(stored.id)]) }
+                try diagnose(requests, db)
+                throw error
             }
-            throw error
         }
     }
 
-    private static let requestParameters = 7
-
-    /// The INSERT of `rows` requests, `requestParameters` placeholders each.
-    private static func insertRequestsSQL(rows: Int) -> String {
-        let values = (0..<rows).map { row in
-            "(" + SQLiteConnection.placeholders(row: row, perRow: requestParameters).joined(separator: ", ") + ")"
+    /// Throws why `requests` could not be stored: the first one whose drop is missing or whose id is taken.
+    private static func diagnose(_ requests: [MateRequestRecord], _ db: SQLiteConnection) throws {
+        var seen = Set<String>()
+        for request in requests {
+            guard try SQLiteDropRepository.drop(id: request.dropID, SQLiteSession(connection: db)) != nil else {
+                throw PushStoreError.notFound("drop \(request.dropID)")
+            }
+            guard try SQLiteMateRequestRepository.request(id: request.id, SQLiteSession(connection: db)) == nil, seen.insert(request.id).inserted
+            else {
+                throw PushStoreError.duplicateID(request.id)
+            }
         }
-        return "INSERT INTO mate_requests (\(MateRequestColumn.selectList)) VALUES \(values.joined(separator: ", "))"
     }
 
-    /// A match's two requests: the text is built once.
-    private static let insertRequestPairSQL = insertRequestsSQL(rows: 2)
+    static let insertRequestSQL =
+        "INSERT INTO mate_requests (\(MateRequestColumn.selectList)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+    private static let deleteRequestSQL = "DELETE FROM mate_requests WHERE id = ?1"
 
     func enqueue(_ items: [OutboxItem]) throws {
         guard !items.isEmpty else { return }
