@@ -44,8 +44,8 @@ public struct SQLiteOutboxRepository: OutboxRepository {
     /// See `OutboxRepository.items(pushID:)`.
     public func items(pushID: String) async throws -> [OutboxItem] {
         try await database.perform { db in
-            let pushes = try db.query("\(SQLitePushColumn.select) WHERE p.push_id = ?1 ORDER BY p.lo", [.text(pushID)]) {
-                SQLiteOutboxPush($0)
+            let pushes = try db.query("\(SQLitePushSelect.all) WHERE p.push_id = ?1 ORDER BY p.lo", [.text(pushID)]) {
+                OutboxPushRecord($0)
             }
             return try pushes.flatMap { try Self.notifications(of: $0, db) }
         }
@@ -55,7 +55,7 @@ public struct SQLiteOutboxRepository: OutboxRepository {
     /// not for serving requests.
     public func allItems() async throws -> [OutboxItem] {
         try await database.perform { db in
-            let pushes = try db.query("\(SQLitePushColumn.select) ORDER BY p.lo") { SQLiteOutboxPush($0) }
+            let pushes = try db.query("\(SQLitePushSelect.all) ORDER BY p.lo") { OutboxPushRecord($0) }
             return try pushes.flatMap { try Self.notifications(of: $0, db) }
         }
     }
