@@ -174,6 +174,7 @@ public struct SQLiteOutboxRepository: OutboxRepository {
                 try db.run("DELETE FROM outbox_pushes WHERE lo = ?1", [.integer(lo)])
                 try db.run("DELETE FROM outbox_settled WHERE lo = ?1", [.integer(lo)])
             }
+            if !purged.isEmpty { try db.releaseFreePages() }
             return deleted
         }
     }
