@@ -39,12 +39,17 @@ struct SQLiteSpaceTests {
         }
     }
 
+    /// A new database at `path`, checkpointed after `idle` without changes, and its outbox.
+    private static func open(_ path: String, idle: Duration) throws -> (SQLiteDatabase, SQLiteOutboxRepository) {
+        let database = try SQLiteDatabase(
+            path: path, migrations: SQLiteSchema.migrations, recoverInFlight: true, idleCheckpointDelay: idle)
+        return (database, SQLiteOutboxRepository(database: database))
+    }
+
     @Test func aRetentionPurgeGivesTheOutboxsPagesBack() async throws {
         let path = Self.path("purge-space")
         defer { Self.remove(path) }
-        let database = try SQLiteDatabase(
-            path: path, migrations: SQLiteSchema.migrations, recoverInFlight: true, idleCheckpointDelay: .seconds(3_600))
-        let outbox = SQLiteOutboxRepository(database: database)
+        let (database, outbox) = try Self.open(path, idle: .seconds(3_600))
         try await Self.fill(outbox)
         #expect(try await database.perform { try $0.checkpointTruncating() })
         let full = Self.bytes(path)
@@ -62,9 +67,7 @@ struct SQLiteSpaceTests {
     @Test func theWriteAheadLogIsEmptiedOnceWritesStop() async throws {
         let path = Self.path("idle-wal")
         defer { Self.remove(path) }
-        let database = try SQLiteDatabase(
-            path: path, migrations: SQLiteSchema.migrations, recoverInFlight: true, idleCheckpointDelay: .milliseconds(100))
-        let outbox = SQLiteOutboxRepository(database: database)
+        let (database, outbox) = try Self.open(path, idle: .milliseconds(100))
         try await outbox.enqueue((0..<500).map { outboxItem("idle-\($0)", token: $0) })
         #expect(Self.bytes(path + "-wal") > 0)
         try await awaitEvent("the WAL file to be emptied after the writes stopped", within: .seconds(20)) {

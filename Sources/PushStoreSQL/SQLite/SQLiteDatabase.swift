@@ -68,15 +68,20 @@ public actor SQLiteDatabase: PushDatabase {
     /// so that the pages retention frees are given back from then on: a `VACUUM`, which rewrites the whole
     /// file (taking about its size again on disk meanwhile, through the WAL), so only for files of at most
     /// `vacuumAtOpenLimit` (seconds at most). A larger file stays as it is, reusing its free pages without
-    /// shrinking (an operator may run `VACUUM` on it with the service stopped). Returns whether it rewrote.
+    /// shrinking (an operator may run `VACUUM` on it with the service stopped), and so does one that could not
+    /// be rewritten (no room for the copy). Returns whether it rewrote.
     @discardableResult
     static func giveBackFreePages(_ connection: SQLiteConnection, limit: Int = vacuumAtOpenLimit) throws -> Bool {
         guard try connection.autoVacuumMode() == .none else { return false }
         let (pages, _) = try connection.pageCounts()
         guard pages > 0, pages * (try connection.pageSizeInUse()) <= limit else { return false }
         try connection.execute("PRAGMA auto_vacuum = INCREMENTAL")
-        try connection.execute("VACUUM")
-        _ = try connection.checkpointTruncating()
+        do {
+            try connection.execute("VACUUM")
+        } catch {
+            return false  // e.g. no room for the copy: the file is left as it was, and opens as before
+        }
+        _ = try? connection.checkpointTruncating()
         return true
     }
 

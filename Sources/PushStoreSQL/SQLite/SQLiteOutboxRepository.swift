@@ -138,7 +138,7 @@ public struct SQLiteOutboxRepository: OutboxRepository {
     @discardableResult
     public func purge(olderThan date: Date, limit: Int) async throws -> Int {
         guard limit > 0 else { return 0 }
-        return try await database.write { db in
+        let deleted = try await database.write { db in
             let cutoff = date.storeMillis
             let candidates = try db.statement(
                 """
@@ -174,8 +174,11 @@ public struct SQLiteOutboxRepository: OutboxRepository {
                 try db.run("DELETE FROM outbox_pushes WHERE lo = ?1", [.integer(lo)])
                 try db.run("DELETE FROM outbox_settled WHERE lo = ?1", [.integer(lo)])
             }
-            if !purged.isEmpty { try db.releaseFreePages() }
             return deleted
         }
+        // The pages they held go back to the file system, after the purge committed and at best: a full disk
+        // must not cost the purge that frees it.
+        if deleted > 0 { try? await database.perform { try $0.releaseFreePages() } }
+        return deleted
     }
 }
