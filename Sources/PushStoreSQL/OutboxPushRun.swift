@@ -107,12 +107,30 @@ enum OutboxTargetList {
         return text
     }
 
-    /// The targets of a push's `targets` column, in position order; channel targets when `channels`.
-    static func targets(_ column: String, channels: Bool) -> [OutboxTarget] {
-        column.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false).map { part in
-            let text = String(Substring(part))
-            return channels ? .channel(APNSChannelID(rawValue: text)) : .device(DeviceToken(storedHex: text))
+    /// The targets at `positions` of a push's `targets` column, in position order; channel targets when
+    /// `channels`. Only those are decoded (a claim of a few hundred notifications of a large push does not
+    /// decode the whole list).
+    static func targets(_ column: String, channels: Bool, at positions: Range<Int>) -> [OutboxTarget] {
+        var targets: [OutboxTarget] = []
+        targets.reserveCapacity(positions.count)
+        var column = column
+        column.withUTF8 { bytes in
+            var part = 0
+            var start = 0
+            var index = 0
+            while part < positions.upperBound {
+                while index < bytes.count, bytes[index] != UInt8(ascii: ",") { index += 1 }
+                if part >= positions.lowerBound {
+                    let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                    targets.append(channels ? .channel(APNSChannelID(rawValue: text)) : .device(DeviceToken(storedHex: text)))
+                }
+                part += 1
+                index += 1
+                start = index
+                if start > bytes.count { break }
+            }
         }
+        return targets
     }
 
     /// The `apns-id` of notification `id` in a push whose `apns_id` column is `column` (`OutboxPushRun`).

@@ -51,6 +51,10 @@ package final class SQLiteConnection {
         try sqliteCheck(sqlite3_busy_timeout(db, busyTimeoutMilliseconds), "sqlite3_busy_timeout", db)
         // Only takes effect on a new, empty file, and must come before WAL mode (which fixes the page size).
         try execute("PRAGMA page_size = \(pageSize)")
+        // New files can give the pages their deletes free back to the file system (`releaseFreePages`): an
+        // outbox that retention purges would otherwise keep the size of its fullest moment for good. Like
+        // the page size, only a new, empty file takes it; an existing file keeps its mode (`autoVacuumMode`).
+        try execute("PRAGMA auto_vacuum = INCREMENTAL")
         try execute("PRAGMA journal_mode = WAL")
         try execute("PRAGMA synchronous = \(synchronous.rawValue)")
         try execute("PRAGMA foreign_keys = ON")
@@ -151,6 +155,45 @@ package final class SQLiteConnection {
         defer { stmt.reset() }
         return try stmt.step() ? stmt.int(at: 0) : 0
     }
+
+    /// How the file gives free pages back (`PRAGMA auto_vacuum`).
+    package enum AutoVacuum: Int, Sendable {
+        /// Never: free pages are reused, the file does not shrink (files created before incremental mode).
+        case none = 0
+        /// At every commit.
+        case full = 1
+        /// When asked (`releaseFreePages`).
+        case incremental = 2
+    }
+
+    /// The file's auto-vacuum mode.
+    package func autoVacuumMode() throws -> AutoVacuum {
+        AutoVacuum(rawValue: try query("PRAGMA auto_vacuum") { $0.int(at: 0) }.first ?? 0) ?? .none
+    }
+
+    /// Pages the file holds (`PRAGMA page_count`) and how many of them are free (`PRAGMA freelist_count`).
+    package func pageCounts() throws -> (pages: Int, free: Int) {
+        (
+            try query("PRAGMA page_count") { $0.int(at: 0) }.first ?? 0,
+            try query("PRAGMA freelist_count") { $0.int(at: 0) }.first ?? 0
+        )
+    }
+
+    /// Gives every free page back to the file system (`PRAGMA incremental_vacuum`; the file shrinks at the
+    /// next checkpoint): in the open transaction if there is one, else in its own. Nothing on a file not in
+    /// incremental mode.
+    package func releaseFreePages() throws(SQLiteError) {
+        try execute("PRAGMA incremental_vacuum")
+    }
+
+    /// Copies the whole WAL into the database and cuts its file to nothing (`PRAGMA wal_checkpoint(TRUNCATE)`);
+    /// false when a reader or writer kept it from finishing (nothing is lost: the WAL stays as it was).
+    package func checkpointTruncating() throws -> Bool {
+        try query("PRAGMA wal_checkpoint(TRUNCATE)") { $0.int(at: 0) }.first == 0
+    }
+
+    /// Rows changed by INSERT, UPDATE and DELETE since the connection opened (`sqlite3_total_changes64`).
+    package var totalChanges: Int64 { sqlite3_total_changes64(handle) }
 
     /// The schema version kept in `PRAGMA user_version`.
     package var userVersion: Int {

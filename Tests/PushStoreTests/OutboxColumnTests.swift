@@ -8,16 +8,16 @@ import Testing
 @testable import PushStore
 @testable import PushStoreSQL
 
-/// Outbox rows are read by named column (`SQLitePushColumn`), never by a bare index.
+/// Outbox rows are read by named column (`OutboxPushColumn`), never by a bare index.
 @Suite("Outbox columns by name")
 struct OutboxColumnTests {
     @Test("each case's offset is the result column of the same name")
     func offsetsMatchNames() throws {
         let database = try SQLiteConnection(path: ":memory:")
         try database.migrate(SQLiteSchema.migrations.map(\.step))
-        let select = try database.statement(SQLitePushColumn.select)
-        #expect(select.columnCount == SQLitePushColumn.end)
-        for column in SQLitePushColumn.allCases where ![.settledAt, .acceptedAttempts].contains(column) {
+        let select = try database.statement(SQLitePushSelect.all)
+        #expect(select.columnCount == OutboxPushColumn.end)
+        for column in OutboxPushColumn.allCases where ![.settledAt, .acceptedAttempts, .due].contains(column) {
             let name = try #require(column.expression.split(separator: ".").last)
             #expect(select.columnName(at: column.rawValue) == String(name), "\(column)")
         }
@@ -26,10 +26,10 @@ struct OutboxColumnTests {
     @Test("SQLite selects the push columns it always selected, from its tables")
     func selectLists() {
         #expect(
-            SQLitePushColumn.selectList
+            SQLitePushSelect.columns
                 == "p.lo, p.count, p.base, p.first_index, p.created_at, p.push_id, p.topic, p.push_type, p.priority, "
                 + "p.expiration, p.collapse_id, p.apns_id, p.environment, p.channels, p.payload, p.targets, "
-                + "coalesce(t.settled_at, p.created_at), coalesce(t.attempts, 1)")
+                + "coalesce(t.settled_at, p.created_at), coalesce(t.attempts, 1), NULL")
     }
 
     @Test("a later migration that adds columns to the outbox tables leaves every field where it was")

@@ -96,12 +96,13 @@ struct OutboxPushRunTests {
     func targetList() {
         let items = Self.fanOut(4)
         let column = OutboxTargetList.column(items, 1..<4)
-        #expect(OutboxTargetList.targets(column, channels: false) == items[1..<4].map(\.target))
+        #expect(OutboxTargetList.targets(column, channels: false, at: 0..<3) == items[1..<4].map(\.target))
+        #expect(OutboxTargetList.targets(column, channels: false, at: 1..<3) == items[2..<4].map(\.target))
         let channel = OutboxItem.broadcast(
             pushID: "b", channelID: APNSChannelID(rawValue: "dHdvIGNoYW5uZWxz"), bundleID: "app",
             payload: Array("{}".utf8), environment: .production, priority: .immediately, expiration: .immediately,
             now: Self.now)
-        #expect(OutboxTargetList.targets(OutboxTargetList.column([channel], 0..<1), channels: true) == [channel.target])
+        #expect(OutboxTargetList.targets(OutboxTargetList.column([channel], 0..<1), channels: true, at: 0..<1) == [channel.target])
         #expect(OutboxTargetList.apnsID(column: "", id: items[2].id)?.rawValue == items[2].id)
         #expect(OutboxTargetList.apnsID(column: nil, id: items[2].id) == nil)
     }

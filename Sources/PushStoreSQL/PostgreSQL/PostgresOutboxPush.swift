@@ -1,37 +1,18 @@
-import APNSCore
 import Foundation
 import PostgresDriver
 import PushStore
 
-/// A row of `outbox_pushes` as read (`PostgresSchema.outboxPushes`): what its notifications send, written
-/// once, and the notifications themselves as positions `lo` … `lo + count - 1`. Every item built from one
-/// push shares its push id, topic and payload (one copy each, not one per notification).
+/// A row of `outbox_pushes` as read (`PostgresSchema.outboxPushes`, `OutboxPushRecord`), its target list
+/// decoded once: a claim builds every notification of the push it takes. Its notifications are addressed
+/// by `seq`.
+@dynamicMemberLookup
 struct PostgresOutboxPush {
-    var lo: Int64
-    var count: Int
-    var base: String
-    var firstIndex: Int
-    var pushID: String
-    var topic: String
-    var pushType: PushType
-    var priority: Priority?
-    var expiration: APNSExpiration
-    var collapseID: String?
-    var apnsIDColumn: String?
-    var payload: [UInt8]
-    var environment: APNSEnvironment
+    var record: OutboxPushRecord
     var targets: [OutboxTarget]
-    /// When its notifications were first due, in ms.
-    var due: Int64
-    var createdAt: Int64
-    /// The last time one of its notifications was accepted without an outcome row, in ms: their `updatedAt`.
-    var settledAt: Int64
 
-    /// The columns `init(row:)` reads, in order, over `outbox_pushes p`.
-    static let columns = """
-        p.lo, p.count, p.base, p.first_index, p.push_id, p.topic, p.push_type, p.priority, p.expiration, p.collapse_id,
-        p.apns_id, p.payload, p.environment, p.channels, p.targets, p.due, p.created_at, p.settled_at
-        """
+    /// The columns `init(row:)` reads, in order, over `outbox_pushes p`: the table keeps each field, and a
+    /// notification accepted without an outcome row was accepted at its first attempt.
+    static let columns = OutboxPushColumn.selectList(settledAt: "p.settled_at", acceptedAttempts: "1", due: "p.due")
 
     /// `columns` of the pushes holding any of the notifications `$1[k]` … `$2[k]` (`seq`, two bigint
     /// arrays): the push starting last at or before each interval's start, and those starting inside it, in
@@ -48,55 +29,28 @@ struct PostgresOutboxPush {
         """
 
     init(row: PostgresRow) {
-        lo = row.int64(at: 0)
-        count = row.int(at: 1)
-        base = row.string(at: 2)
-        firstIndex = row.int(at: 3)
-        pushID = row.string(at: 4)
-        topic = row.string(at: 5)
-        pushType = PushType(rawValue: row.string(at: 6))
-        priority = row.optionalInt(at: 7).flatMap(Priority.init(rawValue:))
-        expiration = APNSExpiration(column: row.optionalInt(at: 8))
-        collapseID = row.optionalString(at: 9)
-        apnsIDColumn = row.optionalString(at: 10)
-        payload = row.bytes(at: 11)
-        environment = APNSEnvironment(named: row.string(at: 12)) ?? .production
-        targets = OutboxTargetList.targets(row.string(at: 14), channels: row.bool(at: 13))
-        due = row.int64(at: 15)
-        createdAt = row.int64(at: 16)
-        settledAt = row.int64(at: 17)
+        record = OutboxPushRecord(row)
+        targets = record.targets(at: 0..<record.count)
+        record.targetColumn = ""  // decoded: the text is not kept beside the list
     }
 
-    /// The last notification's `seq`.
-    var hi: Int64 { lo + Int64(count) - 1 }
+    subscript<Value>(dynamicMember field: KeyPath<OutboxPushRecord, Value>) -> Value { record[keyPath: field] }
 
     /// The id of the notification at `seq` (one of this push's).
-    func id(at seq: Int64) -> String {
-        OutboxID.derived(from: base, index: firstIndex + Int(seq - lo)) ?? base
-    }
+    func id(at seq: Int64) -> String { record.id(at: Int(seq - record.lo)) }
 
     /// The notification at `seq` (one of this push's), as enqueued: queued, no attempt yet. The caller sets
     /// its state.
     func item(at seq: Int64) -> OutboxItem {
-        let k = Int(seq - lo)
-        let id = self.id(at: seq)
-        var item = OutboxItem(
-            id: id, pushID: pushID, target: k < targets.count ? targets[k] : .device(DeviceToken(storedHex: "")),
-            topic: topic, pushType: pushType, payload: payload, environment: environment, priority: priority,
-            expiration: expiration, collapseID: collapseID,
-            apnsID: OutboxTargetList.apnsID(column: apnsIDColumn, id: id), now: Date(storeMillis: createdAt))
-        item.nextAttemptAt = Date(storeMillis: due)
-        return item
+        let k = Int(seq - record.lo)
+        return record.item(at: k, target: k < targets.count ? targets[k] : record.missingTarget)
     }
 
     /// The notification at `seq` accepted at its first attempt without an outcome row: what a notification
     /// no outcome row and no live range names is.
     func acceptedItem(at seq: Int64) -> OutboxItem {
         var item = item(at: seq)
-        item.state = .accepted
-        item.attempts = 1
-        item.lastStatus = 200
-        item.updatedAt = Date(storeMillis: settledAt)
+        record.settleAccepted(&item)
         return item
     }
 }

@@ -52,7 +52,7 @@ public struct PostgresOutboxRepository: OutboxRepository {
 
     /// See `OutboxRepository.item(id:)`.
     public func item(id: String) async throws -> OutboxItem? {
-        try await database.withConnection { db in try Self.item(id: id, db) }
+        try await database.transaction(isolation: .repeatableRead) { db in try Self.item(id: id, db) }
     }
 
     /// The notification `id`: its push found by base and position (`OutboxPushRun.key(of:)`), then its state.
@@ -73,7 +73,7 @@ public struct PostgresOutboxRepository: OutboxRepository {
 
     /// See `OutboxRepository.items(pushID:)`.
     public func items(pushID: String) async throws -> [OutboxItem] {
-        try await database.withConnection { db in
+        try await database.transaction(isolation: .repeatableRead) { db in
             let pushes = try db.query(
                 "SELECT \(PostgresOutboxPush.columns) FROM outbox_pushes p WHERE p.push_id = $1 ORDER BY p.lo", [.text(pushID)]
             ).map(PostgresOutboxPush.init(row:))
@@ -84,7 +84,7 @@ public struct PostgresOutboxRepository: OutboxRepository {
     /// Every notification, in enqueue order: for audits that reconcile the whole outbox, not for serving
     /// requests.
     public func allItems() async throws -> [OutboxItem] {
-        try await database.withConnection { db in
+        try await database.transaction(isolation: .repeatableRead) { db in
             let pushes = try db.query("SELECT \(PostgresOutboxPush.columns) FROM outbox_pushes p ORDER BY p.lo")
                 .map(PostgresOutboxPush.init(row:))
             return try Self.items(of: PostgresOutboxPushes(pushes), in: pushes.map { ($0.lo, $0.hi) }, db)
@@ -94,7 +94,9 @@ public struct PostgresOutboxRepository: OutboxRepository {
     /// The notifications of `pushes` in `intervals` (`seq`, inclusive, ascending, each within one push),
     /// each with its state (`PostgresSchema.outboxPushes`): its outcome row if it has one; else, while a
     /// live range holds it (its `done` bit unset), queued or in flight under the range; else accepted at its
-    /// first attempt, at its push's `settled_at`.
+    /// first attempt, at its push's `settled_at`. `db` must be in a REPEATABLE READ transaction: outcomes and
+    /// ranges are read by two statements, and a completion committed between them (an outcome row written
+    /// after the first, its range gone before the second) would read as accepted.
     static func items(of pushes: PostgresOutboxPushes, in intervals: [(Int64, Int64)], _ db: PostgresConnection) throws
         -> [OutboxItem]
     {

@@ -58,6 +58,7 @@ extension SQLiteDatabase {
     /// from the start, each write under its own savepoint, in the same order: each write then sees what it
     /// saw the first time, and the one that threw is undone alone.
     private func commitGroup() {
+        defer { noteWrites() }
         let writes = groupedWrites.take()
         let answers: [() -> Void]
         do {

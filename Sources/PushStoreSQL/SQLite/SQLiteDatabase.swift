@@ -22,6 +22,17 @@ public actor SQLiteDatabase: PushDatabase {
     /// Reads waiting for the next read group (`readGrouped`), each answering its caller once run.
     var groupedReads = WaitingGroup<(SQLiteConnection) -> () -> Void>()
 
+    /// How long the connection must change nothing before the WAL is checkpointed and its file emptied
+    /// (`noteWrites`): the 8 MB it otherwise keeps between autocheckpoints are given back once writes stop.
+    nonisolated let idleCheckpointDelay: Duration
+    /// The timer of the idle checkpoint, while changes are not checkpointed yet.
+    var idleCheckpoint: Task<Void, Never>?
+    /// `totalChanges` at the idle timer's last tick, and at the last idle checkpoint.
+    var changesAtTick: Int64 = 0
+    var changesCheckpointed: Int64 = 0
+    /// Idle checkpoints run so far.
+    var idleCheckpoints = 0
+
     /// Group commits so far (`writeGrouped`): fewer than grouped writes when they shared transactions.
     var groupCommits: Int { groupedWrites.groupsTaken }
     /// Read groups so far (`readGrouped`).
@@ -33,9 +44,13 @@ public actor SQLiteDatabase: PushDatabase {
         try self.init(path: path, migrations: SQLiteSchema.migrations, recoverInFlight: recoverInFlight)
     }
 
-    /// Opens the database at `path` migrated by `migrations` (tests pass later steps than this build's).
-    init(path: String, migrations: [SchemaMigration], recoverInFlight: Bool) throws {
+    /// Opens the database at `path` migrated by `migrations` (tests pass later steps than this build's),
+    /// checkpointing after `idleCheckpointDelay` without changes.
+    init(
+        path: String, migrations: [SchemaMigration], recoverInFlight: Bool, idleCheckpointDelay: Duration = .seconds(1)
+    ) throws {
         let connection = try SQLiteConnection(path: path)
+        try Self.giveBackFreePages(connection)
         try connection.migrate(migrations.map(\.step))
         self.recoveredAtOpen = recoverInFlight ? try SQLiteOutboxRepository.requeueInFlight(connection) : 0
         if recoverInFlight {
@@ -43,6 +58,64 @@ public actor SQLiteDatabase: PushDatabase {
             try SQLiteWebhookRepository.requeueInFlight(SQLiteSession(connection: connection))
         }
         self.connection = connection
+        self.idleCheckpointDelay = idleCheckpointDelay
+    }
+
+    /// Files up to this size created before incremental auto-vacuum are rewritten in that mode when opened.
+    static let vacuumAtOpenLimit = 64 * 1_024 * 1_024
+
+    /// Puts a file created before incremental auto-vacuum (`SQLiteConnection.AutoVacuum.none`) in that mode,
+    /// so that the pages retention frees are given back from then on: a `VACUUM`, which rewrites the whole
+    /// file (taking about its size again on disk meanwhile, through the WAL), so only for files of at most
+    /// `vacuumAtOpenLimit` (seconds at most). A larger file stays as it is, reusing its free pages without
+    /// shrinking (an operator may run `VACUUM` on it with the service stopped), and so does one that could not
+    /// be rewritten (no room for the copy). Returns whether it rewrote.
+    @discardableResult
+    static func giveBackFreePages(_ connection: SQLiteConnection, limit: Int = vacuumAtOpenLimit) throws -> Bool {
+        guard try connection.autoVacuumMode() == .none else { return false }
+        let (pages, _) = try connection.pageCounts()
+        guard pages > 0, pages * (try connection.pageSizeInUse()) <= limit else { return false }
+        try connection.execute("PRAGMA auto_vacuum = INCREMENTAL")
+        do {
+            try connection.execute("VACUUM")
+        } catch {
+            return false  // e.g. no room for the copy: the file is left as it was, and opens as before
+        }
+        _ = try? connection.checkpointTruncating()
+        return true
+    }
+
+    /// Starts the idle checkpoint's timer if the connection changed rows since the last one: called after
+    /// each call on the connection. The timer ticks every `idleCheckpointDelay`; at the first tick that
+    /// finds no change since the one before, it checkpoints the WAL and empties its file.
+    func noteWrites() {
+        guard idleCheckpoint == nil else { return }
+        let changes = connection.totalChanges
+        guard changes != changesCheckpointed else { return }
+        changesAtTick = changes
+        let delay = idleCheckpointDelay
+        idleCheckpoint = Task { [weak self] in
+            while true {
+                try? await Task.sleep(for: delay)
+                guard let database = self else { return }
+                if await database.checkpointIfIdle() { return }
+            }
+        }
+    }
+
+    /// The idle timer's tick: checkpoints (true) when nothing changed since the last tick and no
+    /// transaction is open.
+    func checkpointIfIdle() -> Bool {
+        let changes = connection.totalChanges
+        guard changes == changesAtTick, !connection.inTransaction else {
+            changesAtTick = changes
+            return false
+        }
+        _ = try? connection.checkpointTruncating()
+        changesCheckpointed = changes
+        idleCheckpoint = nil
+        idleCheckpoints += 1
+        return true
     }
 
     /// Throws unless the database answers a query (the schema version is read).
@@ -69,6 +142,7 @@ public actor SQLiteDatabase: PushDatabase {
     /// Runs `body` on the connection with no transaction of its own: for reads, and for writes of one
     /// statement (atomic by itself) or whose steps need not be (nothing else runs on the actor meanwhile).
     func perform<T: Sendable>(_ body: @Sendable (SQLiteConnection) throws -> T) throws -> T {
+        defer { noteWrites() }
         do {
             return try body(connection)
         } catch {
@@ -78,6 +152,7 @@ public actor SQLiteDatabase: PushDatabase {
 
     /// Runs `body` in one `BEGIN IMMEDIATE` transaction: all of its writes or, if it throws, none.
     func write<T: Sendable>(_ body: @Sendable (SQLiteConnection) throws -> T) throws -> T {
+        defer { noteWrites() }
         do {
             return try connection.transaction { try body(connection) }
         } catch {

@@ -10,12 +10,12 @@ extension SQLiteOutboxRepository {
     }
 
     /// The push holding notification `id` and its position in it, or nil when none does.
-    static func push(of id: String, _ db: SQLiteConnection) throws -> (SQLiteOutboxPush, Int)? {
+    static func push(of id: String, _ db: SQLiteConnection) throws -> (OutboxPushRecord, Int)? {
         let (base, index) = OutboxPushRun.key(of: id)
         guard
             let push = try db.query(
-                "\(SQLitePushColumn.select) WHERE p.base = ?1 AND p.first_index <= ?2 ORDER BY p.first_index DESC LIMIT 1",
-                [.text(base), .integer(Int64(index))], row: { SQLiteOutboxPush($0) }
+                "\(SQLitePushSelect.all) WHERE p.base = ?1 AND p.first_index <= ?2 ORDER BY p.first_index DESC LIMIT 1",
+                [.text(base), .integer(Int64(index))], row: { OutboxPushRecord($0) }
             ).first, index < push.firstIndex + push.count
         else { return nil }
         let k = index - push.firstIndex
@@ -70,7 +70,7 @@ extension SQLiteOutboxRepository {
     /// The notifications of `push` at `positions` (all by default), each in its state: its outcome row's when
     /// it has one, else queued or in flight while a live range holds it, else accepted (at the push's
     /// `settled_at`).
-    static func notifications(of push: SQLiteOutboxPush, positions: Range<Int>? = nil, _ db: SQLiteConnection) throws
+    static func notifications(of push: OutboxPushRecord, positions: Range<Int>? = nil, _ db: SQLiteConnection) throws
         -> [OutboxItem]
     {
         let positions = positions ?? 0..<push.count
@@ -102,10 +102,7 @@ extension SQLiteOutboxRepository {
                     item.nextAttemptAt = Date(storeMillis: range.due)
                     item.updatedAt = range.claims == 0 ? push.createdAt : Date(storeMillis: range.updatedAt)
                 } else {
-                    item.state = .accepted
-                    item.attempts = push.acceptedAttempts
-                    item.lastStatus = 200
-                    item.updatedAt = push.settledAt
+                    push.settleAccepted(&item)
                 }
             }
             items.append(item)
@@ -127,17 +124,17 @@ extension SQLiteOutboxRepository {
     /// The pushes holding any of `first` … `last`, in order; without their target lists (`targetColumn` empty)
     /// unless `withTargets`.
     static func pushes(from first: Int64, to last: Int64, withTargets: Bool = true, _ db: SQLiteConnection) throws
-        -> [SQLiteOutboxPush]
+        -> [OutboxPushRecord]
     {
-        var previous: SQLiteOutboxPush?
+        var previous: OutboxPushRecord?
         return try db.query(
             """
-            \(withTargets ? SQLitePushColumn.select : SQLitePushColumn.selectWithoutTargets)
+            \(withTargets ? SQLitePushSelect.all : SQLitePushSelect.withoutTargets)
             WHERE p.lo BETWEEN coalesce((SELECT lo FROM outbox_pushes WHERE lo <= ?1 ORDER BY lo DESC LIMIT 1), ?1) AND ?2
             ORDER BY p.lo
             """, [.integer(first), .integer(last)]
         ) { row in
-            let push = SQLiteOutboxPush(row, previous: previous)
+            let push = OutboxPushRecord(row, previous: previous)
             previous = push
             return push
         }.filter { $0.hi >= first }
@@ -146,7 +143,7 @@ extension SQLiteOutboxRepository {
 
 extension SQLiteOutboxRepository {
     /// Every target of `push` (read without its list), through `cache`.
-    static func targets(of push: SQLiteOutboxPush, cache: SQLiteTargetCache, _ db: SQLiteConnection) throws -> [OutboxTarget] {
+    static func targets(of push: OutboxPushRecord, cache: SQLiteTargetCache, _ db: SQLiteConnection) throws -> [OutboxTarget] {
         try cache.targets(of: push) {
             var stored = push
             stored.targetColumn =

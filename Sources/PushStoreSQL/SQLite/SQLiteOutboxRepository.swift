@@ -44,8 +44,8 @@ public struct SQLiteOutboxRepository: OutboxRepository {
     /// See `OutboxRepository.items(pushID:)`.
     public func items(pushID: String) async throws -> [OutboxItem] {
         try await database.perform { db in
-            let pushes = try db.query("\(SQLitePushColumn.select) WHERE p.push_id = ?1 ORDER BY p.lo", [.text(pushID)]) {
-                SQLiteOutboxPush($0)
+            let pushes = try db.query("\(SQLitePushSelect.all) WHERE p.push_id = ?1 ORDER BY p.lo", [.text(pushID)]) {
+                OutboxPushRecord($0)
             }
             return try pushes.flatMap { try Self.notifications(of: $0, db) }
         }
@@ -55,7 +55,7 @@ public struct SQLiteOutboxRepository: OutboxRepository {
     /// not for serving requests.
     public func allItems() async throws -> [OutboxItem] {
         try await database.perform { db in
-            let pushes = try db.query("\(SQLitePushColumn.select) ORDER BY p.lo") { SQLiteOutboxPush($0) }
+            let pushes = try db.query("\(SQLitePushSelect.all) ORDER BY p.lo") { OutboxPushRecord($0) }
             return try pushes.flatMap { try Self.notifications(of: $0, db) }
         }
     }
@@ -138,7 +138,7 @@ public struct SQLiteOutboxRepository: OutboxRepository {
     @discardableResult
     public func purge(olderThan date: Date, limit: Int) async throws -> Int {
         guard limit > 0 else { return 0 }
-        return try await database.write { db in
+        let deleted = try await database.write { db in
             let cutoff = date.storeMillis
             let candidates = try db.statement(
                 """
@@ -176,5 +176,9 @@ public struct SQLiteOutboxRepository: OutboxRepository {
             }
             return deleted
         }
+        // The pages they held go back to the file system, after the purge committed and at best: a full disk
+        // must not cost the purge that frees it.
+        if deleted > 0 { try? await database.perform { try $0.releaseFreePages() } }
+        return deleted
     }
 }

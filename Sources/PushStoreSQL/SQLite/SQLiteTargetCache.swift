@@ -24,7 +24,7 @@ final class SQLiteTargetCache: Sendable {
     }
 
     /// The targets of `push`, from the cache or from `load` (then kept).
-    func targets(of push: SQLiteOutboxPush, load: () throws -> [OutboxTarget]) rethrows -> [OutboxTarget] {
+    func targets(of push: OutboxPushRecord, load: () throws -> [OutboxTarget]) rethrows -> [OutboxTarget] {
         let key = Key(lo: push.lo, base: push.base, firstIndex: push.firstIndex, count: push.count)
         if let cached = entries.withLock({ $0.lists[key] }) { return cached }
         let targets = try load()
