@@ -92,10 +92,13 @@ typealias PostgresWebhookRepository = SQLWebhookRepository<PostgresDatabase>
 /// The webhook queue as the other SQL repositories write it, inside their own transactions, on either
 /// database: who subscribes to what, and one `webhook_events` row per subscriber of each event.
 enum WebhookQueue {
+    /// The endpoints with the event types each subscribes to (stored as `WebhookEndpoint.events(stored:)` reads).
+    static let subscribersSQL = "SELECT id, events FROM webhook_endpoints"
+
     /// The subscribers of every event type (one read of the small endpoint table).
     static func subscribers(_ db: some SQLSession) throws -> WebhookSubscribers {
         WebhookSubscribers(
-            try db.query("SELECT id, events FROM webhook_endpoints", []) {
+            try db.query(subscribersSQL, []) {
                 (id: $0.string(at: 0), events: WebhookEndpoint.events(stored: $0.string(at: 1)))
             })
     }

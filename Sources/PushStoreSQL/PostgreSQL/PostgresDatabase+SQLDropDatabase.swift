@@ -44,7 +44,9 @@ extension PostgresDatabase: SQLDropDatabase {
                 return try await transaction { db in
                     db.joinByLookup()
                     var tx = PostgresDropTransaction(db: db, clock: clock, lockKey: lockKey, locks: dropLocks)
-                    return try body(&tx)
+                    let result = try body(&tx)
+                    try tx.finish()
+                    return result
                 }
             } catch PushStoreError.invalidTransition(_, PostgresDropTransaction.notPending, _) where attempt < attempts {
                 attempt += 1

@@ -15,6 +15,14 @@ struct PostgresDropTransaction: DropTransaction {
     private let locks: PostgresDropLocks
     /// The database's time once read (after the lock was granted), under the database's clock.
     private var decidedAt: Date?
+    /// A match not yet sent: it goes out with the outbox rows of its pushes (`match`, `enqueue`).
+    var heldMatch: HeldMatch?
+
+    /// A drop's match with its mate requests, held for the round trip of their outbox rows.
+    struct HeldMatch {
+        let drop: DropRecord
+        let requests: [MateRequestRecord]
+    }
 
     init(db: PostgresConnection, clock: PostgresClock, lockKey: String?, locks: PostgresDropLocks) {
         self.db = db
@@ -25,9 +33,11 @@ struct PostgresDropTransaction: DropTransaction {
 
     /// Runs `statements` in one round trip, after the lock if it is still to take (`queries`); returns the
     /// rows of each of `statements`. With `committing`, the transaction commits in the same round trip.
-    private mutating func send(
+    /// A held match goes out first (`finish`): what follows it sees it written.
+    mutating func send(
         _ statements: [(sql: String, parameters: [PostgresValue])], committing: Bool = false
     ) throws -> [PostgresRows] {
+        try finish()
         guard let key = lockKey else { return try db.queries(statements, committing: committing) }
         lockKey = nil
         locks.record()
@@ -36,7 +46,8 @@ struct PostgresDropTransaction: DropTransaction {
 
     /// Takes the lock if it is still to take, in a round trip of its own: for steps whose statements go out
     /// elsewhere (the mate requests', the outbox's).
-    private mutating func takeLock() throws {
+    mutating func takeLock() throws {
+        try finish()
         guard let key = lockKey else { return }
         lockKey = nil
         locks.record()
@@ -108,7 +119,7 @@ struct PostgresDropTransaction: DropTransaction {
     /// Where `reportStateSQL` puts the time: after the drop's columns and the engaged user.
     private static let reportStateNowColumn = DropColumn.end + 1
 
-    private static let columns = DropColumn.selectList
+    static let columns = DropColumn.selectList
 
     /// One statement for every user's drop (a report reads its two users' in one round trip).
     mutating func pendingDrops(engaging userIDs: [String]) throws -> [String: DropRecord] {
@@ -217,105 +228,6 @@ struct PostgresDropTransaction: DropTransaction {
         guard changed == 1 else {
             throw PushStoreError.invalidTransition(dropID: drop.id, from: Self.notPending, to: drop.state.rawValue)
         }
-    }
-
-    /// See `DropTransaction.match`: the drop's match, its users freed and its mate requests stored in one
-    /// statement (`matchSQL`), then the requests' webhook events.
-    mutating func match(_ drop: DropRecord, requests: [MateRequestRecord]) throws {
-        for request in requests { try request.validate() }
-        let counts = try send([
-            (
-                Self.matchSQL,
-                [
-                    .text(drop.id), .text(drop.state.rawValue), .integer(drop.matchedAt?.storeMillis),
-                    .integer(drop.closedAt?.storeMillis),
-                ] + Self.requestArrays(requests)
-            )
-        ])[0]
-        guard counts.count == 1, counts[0].int64(at: 0) == 1 else {
-            throw PushStoreError.invalidTransition(dropID: drop.id, from: Self.notPending, to: drop.state.rawValue)
-        }
-        let stored = counts[0].int64(at: 1)
-        guard stored == requests.count else {
-            // The drop was there (it just matched): an id was taken.
-            let ids = Set(
-                try db.query("SELECT id FROM mate_requests WHERE id = ANY ($1::text[])", [.textArray(requests.map(\.id))]).map {
-                    $0.string(at: 0)
-                })
-            throw PushStoreError.duplicateID(requests.first { ids.contains($0.id) }?.id ?? drop.id)
-        }
-        try WebhookQueue.record(
-            requests.map { WebhookEvents.mateRequest($0, type: .mateRequestCreated) }, PostgresSession(connection: db))
-    }
-
-    /// `close`'s statement ($1 … $4), and the mate requests given as arrays ($5 … $11, in `MateRequestColumn`'s
-    /// order) stored only with the drop it closed; returns how many drops it closed and how many requests
-    /// it stored (an id already taken is left out).
-    static let matchSQL = """
-        WITH c AS (
-            UPDATE drops SET state = $2, matched_at = $3, closed_at = $4 WHERE id = $1 AND state = 'pending'
-            RETURNING id
-        ), freed AS (
-            DELETE FROM drop_engagements WHERE drop_id IN (SELECT id FROM c)
-        ), r AS (
-            INSERT INTO mate_requests (\(MateRequestColumn.selectList))
-            SELECT r.* FROM unnest($5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::bigint[], $11::bigint[])
-                AS r (id, drop_id, sender_id, recipient_id, state, created_at, answered_at)
-            WHERE r.drop_id IN (SELECT id FROM c)
-            ON CONFLICT (id) DO NOTHING
-            RETURNING id
-        )
-        SELECT (SELECT count(*) FROM c), (SELECT count(*) FROM r)
-        """
-
-    /// The columns of `requests` as arrays, in `MateRequestColumn`'s order.
-    static func requestArrays(_ requests: [MateRequestRecord]) -> [PostgresValue] {
-        [
-            .textArray(requests.map(\.id)), .textArray(requests.map(\.dropID)), .textArray(requests.map(\.senderID)),
-            .textArray(requests.map(\.recipientID)), .textArray(requests.map(\.state.rawValue)),
-            .integerArray(requests.map { $0.createdAt.storeMillis }), .integerArray(requests.map { $0.answeredAt?.storeMillis }),
-        ]
-    }
-
-    /// The `from` of the error `close` throws when another writer closed the drop first.
-    static let notPending = "not pending"
-
-    mutating func insert(_ requests: [MateRequestRecord]) throws {
-        try takeLock()
-        try Self.insertRequests(requests, db)
-        try WebhookQueue.record(
-            requests.map { WebhookEvents.mateRequest($0, type: .mateRequestCreated) }, PostgresSession(connection: db))
-    }
-
-    /// The insert of mate requests given as arrays ($1 … $7, in `MateRequestColumn`'s order), each only if its drop
-    /// exists (found by key, in a transaction that joins by lookup) and its id is new; returns the ids stored.
-    static let insertRequestsSQL = """
-        INSERT INTO mate_requests (\(MateRequestColumn.selectList))
-        SELECT r.* FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[])
-            AS r (id, drop_id, sender_id, recipient_id, state, created_at, answered_at)
-        WHERE EXISTS (SELECT 1 FROM drops d WHERE d.id = r.drop_id)
-        ON CONFLICT (id) DO NOTHING
-        RETURNING id
-        """
-
-    /// Stores new mate requests on `db` in one statement, inside the caller's transaction (the drop rules'
-    /// match): each one's drop must exist (`notFound`), its id must be new (`duplicateID`). Throws when
-    /// either fails, which undoes the caller's transaction with whatever it wrote.
-    static func insertRequests(_ requests: [MateRequestRecord], _ db: PostgresConnection) throws {
-        guard !requests.isEmpty else { return }
-        for request in requests { try request.validate() }
-        let stored = try db.query(insertRequestsSQL, requestArrays(requests)).map { $0.string(at: 0) }
-        // Any left out? Name the first, by the reason it was.
-        guard let missing = requests.first(where: { !stored.contains($0.id) }) else { return }
-        guard try db.query("SELECT 1 FROM drops WHERE id = $1", [.text(missing.dropID)]).count == 1 else {
-            throw PushStoreError.notFound("drop \(missing.dropID)")
-        }
-        throw PushStoreError.duplicateID(missing.id)
-    }
-
-    mutating func enqueue(_ items: [OutboxItem]) throws {
-        try takeLock()
-        try PostgresOutboxRepository.insert(items, clock: clock, db)
     }
 
     mutating func pendingDrops(expiringBefore now: Date) throws -> [DropRecord] {

@@ -43,14 +43,25 @@ extension PostgresOutboxRepository {
         while start < items.endIndex {
             let chunk = Array(items[start..<min(start + insertChunk, items.endIndex)])
             start += chunk.count
-            let reference = Date(storeMillis: chunk.map(\.createdAt.storeMillis).max() ?? 0)
-            let clashes = try db.query(insertSQL, parameters(chunk) + [.integer(reference.storeMillis), clock.millis(reference)])
-            if clashes[0].int(at: 0) > 0 {
-                let taken = try storedIDs(chunk.map(\.id), db)
-                throw PushStoreError.duplicateID(chunk.first { taken.contains($0.id) }?.id ?? chunk[0].id)
-            }
+            let statement = insertStatement(chunk, clock: clock)
+            try checkInserted(chunk, db.query(statement.sql, statement.parameters), db)
         }
         if !items.isEmpty { db.announce(PostgresDatabase.outboxChannel) }
+    }
+
+    /// The one statement that inserts `chunk` (up to `insertChunk` items, validated, ids unique among them),
+    /// for a caller that sends it in a round trip of its own making; `checkInserted` reads its answer.
+    static func insertStatement(_ chunk: [OutboxItem], clock: PostgresClock) -> (sql: String, parameters: [PostgresValue]) {
+        let reference = Date(storeMillis: chunk.map(\.createdAt.storeMillis).max() ?? 0)
+        return (insertSQL, parameters(chunk) + [.integer(reference.storeMillis), clock.millis(reference)])
+    }
+
+    /// Throws `PushStoreError.duplicateID` when `answer`, that of `insertStatement(chunk)`, says it stored
+    /// nothing because one of the ids is stored already (which the caller's transaction then undoes).
+    static func checkInserted(_ chunk: [OutboxItem], _ answer: PostgresRows, _ db: PostgresConnection) throws {
+        guard answer[0].int(at: 0) > 0 else { return }
+        let taken = try storedIDs(chunk.map(\.id), db)
+        throw PushStoreError.duplicateID(chunk.first { taken.contains($0.id) }?.id ?? chunk[0].id)
     }
 
     /// Which of `ids` are stored (each found by its base and position, `OutboxPushRun.key(of:)`).
