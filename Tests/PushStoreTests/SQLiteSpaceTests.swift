@@ -70,8 +70,8 @@ struct SQLiteSpaceTests {
         let (database, outbox) = try Self.open(path, idle: .milliseconds(100))
         try await outbox.enqueue((0..<500).map { outboxItem("idle-\($0)", token: $0) })
         #expect(Self.bytes(path + "-wal") > 0)
-        try await awaitEvent("the WAL file to be emptied after the writes stopped", within: .seconds(20)) {
-            while Self.bytes(path + "-wal") > 0 { try await Task.sleep(for: .milliseconds(20)) }
+        _ = try await poll("the WAL file to be emptied after the writes stopped", within: .seconds(20), every: .milliseconds(20)) {
+            Self.bytes(path + "-wal") == 0 ? true : nil
         }
         #expect(await database.idleCheckpoints == 1)
         // Reads change nothing: no further checkpoint; the next write starts the timer again.
@@ -79,8 +79,8 @@ struct SQLiteSpaceTests {
         #expect(await database.idleCheckpoint == nil)
         try await outbox.enqueue([outboxItem("idle-after", token: 1_000)])
         #expect(Self.bytes(path + "-wal") > 0)
-        try await awaitEvent("the WAL file to be emptied again", within: .seconds(20)) {
-            while Self.bytes(path + "-wal") > 0 { try await Task.sleep(for: .milliseconds(20)) }
+        _ = try await poll("the WAL file to be emptied again", within: .seconds(20), every: .milliseconds(20)) {
+            Self.bytes(path + "-wal") == 0 ? true : nil
         }
         #expect(await database.idleCheckpoints == 2)
     }
