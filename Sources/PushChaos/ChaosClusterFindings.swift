@@ -34,12 +34,38 @@ public struct ChaosClusterFindings: Sendable {
         }
     }
 
+    /// Where a killed instance's in-flight rows stood when it died, from the mock's records of them: not yet
+    /// seen by APNs (claimed, not sent), seen within the mock's longest answer delay before the kill (sent,
+    /// answer possibly still owed), or seen earlier (answered, outcome not committed). Only answered rows
+    /// can become duplicates.
+    public struct Stages: Sendable, Equatable {
+        /// Held rows the mock had not seen before the kill.
+        public var unsent = 0
+        /// Held rows the mock saw within its longest answer delay before the kill.
+        public var awaitingAnswer = 0
+        /// Held rows the mock had answered before the kill (saw them earlier than its longest answer delay).
+        public var answered = 0
+        /// Of the answered rows, the median time from the mock's decision to the kill, in seconds: how long an
+        /// answered row waited for its outcome to be committed (at least), nil when none was answered.
+        public var answeredAgeMedian: Double?
+
+        /// Stages with these counts.
+        public init(unsent: Int = 0, awaitingAnswer: Int = 0, answered: Int = 0, answeredAgeMedian: Double? = nil) {
+            self.unsent = unsent
+            self.awaitingAnswer = awaitingAnswer
+            self.answered = answered
+            self.answeredAgeMedian = answeredAgeMedian
+        }
+    }
+
     /// push-server instances sharing the database.
     public var instances = 0
     /// The outbox lease of the run, in seconds.
     public var leaseSeconds = 0.0
     /// One entry per SIGKILL, in order.
     public var kills: [Kill] = []
+    /// Where the rows each SIGKILL left in flight stood (same order as `kills`).
+    public var stagesAtKills: [Stages] = []
     /// Duplicates (extra acceptances) of the rows each SIGKILL left in flight.
     public var duplicatesAtKills: [Int] { kills.map(\.duplicates) }
     /// Rows the killed instance held in flight at each SIGKILL.
@@ -122,6 +148,11 @@ public struct ChaosClusterFindings: Sendable {
             + "\(inFlightAtKills.map(String.init).joined(separator: ", ")); resent after the lease \(resentAfterLease) "
             + "(earliest \(earliest) after its kill), before it \(resentBeforeLease); read after the kill but sent before it \(lastSendsOfTheDead); duplicates: \(duplicatesOfKilledInFlight) of "
             + "killed in-flight rows (per kill: \(duplicatesAtKills.map(String.init).joined(separator: ", "))), \(duplicatesAfterReset) cut off by resets, \(unexplainedDuplicates) unexplained; "
+            + "in flight at each kill (unsent/awaiting answer/answered, answered median age): "
+            + stagesAtKills.map { stage in
+                "\(stage.unsent)/\(stage.awaitingAnswer)/\(stage.answered) "
+                    + (stage.answeredAgeMedian.map { String(format: "%.0f ms", $0 * 1000) } ?? "-")
+            }.joined(separator: ", ") + "; "
             + "lease inconsistencies \(leaseInconsistencies); index check \(indexCheck)"
             + unexplainedExamples.map { "\n    unexplained duplicate \($0)" }.joined()
     }
@@ -139,6 +170,14 @@ public struct ChaosClusterFindings: Sendable {
             "duplicates_of_killed_in_flight": .int(Int64(duplicatesOfKilledInFlight)),
             "duplicates_at_kills": .array(duplicatesAtKills.map { .int(Int64($0)) }),
             "duplicates_after_reset": .int(Int64(duplicatesAfterReset)),
+            "in_flight_stages_at_kills": .array(
+                stagesAtKills.map { stage in
+                    [
+                        "unsent": .int(Int64(stage.unsent)), "awaiting_answer": .int(Int64(stage.awaitingAnswer)),
+                        "answered": .int(Int64(stage.answered)),
+                        "answered_age_median_s": stage.answeredAgeMedian.map { .double($0) } ?? .null,
+                    ]
+                }),
             "unexplained_duplicates": .int(Int64(unexplainedDuplicates)),
             "unexplained_examples": .array(unexplainedExamples.map { .string($0) }),
             "lease_inconsistencies": .int(Int64(leaseInconsistencies)), "index_check": .string(indexCheck),

@@ -122,7 +122,9 @@ extension ChaosRun {
 
         let items = try await observer.allItems()
         reconcile(&report, load: load, mock: mock, batchSize: plan.batchSize, rows: items)
-        judge(&findings, killed: killed, records: mock.records(), resets: mock.resets())
+        judge(
+            &findings, killed: killed, records: mock.records(), resets: mock.resets(),
+            answerWithin: Double(plan.maxJitter.components.seconds) + Double(plan.maxJitter.components.attoseconds) / 1e18)
         findings.leaseInconsistencies =
             Int(
                 try await cluster.query(
@@ -145,7 +147,12 @@ extension ChaosRun {
 
     /// Compares the sends of every killed instance's in-flight rows with their leases, and sorts the
     /// duplicates by cause: a kill, a reset that cut off an answer still owed, or nothing (a failure).
-    static func judge(_ findings: inout ChaosClusterFindings, killed: [KilledRows], records: [MockAPNSRecord], resets: [MockAPNSReset]) {
+    /// `answerWithin`: the mock's longest answer delay, in seconds (a row it saw longer ago than that before a
+    /// kill had been answered).
+    static func judge(
+        _ findings: inout ChaosClusterFindings, killed: [KilledRows], records: [MockAPNSRecord], resets: [MockAPNSReset],
+        answerWithin: TimeInterval = 0
+    ) {
         var byID: [String: [MockAPNSRecord]] = [:]
         var lastOnConnection: [Int: Date] = [:]
         for record in records {
@@ -153,8 +160,10 @@ extension ChaosRun {
             lastOnConnection[record.connectionID] = max(lastOnConnection[record.connectionID] ?? record.time, record.time)
         }
         findings.kills = []
+        findings.stagesAtKills = []
         for kill in killed {
             var finding = ChaosClusterFindings.Kill(held: Set(kill.leases.keys), heldUnknown: kill.unknown)
+            findings.stagesAtKills.append(Self.stages(of: kill, records: byID, answerWithin: answerWithin))
             // What the dead instance wrote just before it died is still in the socket and reaches the mock
             // after the kill: records within a second of it, on a connection that falls silent then, are
             // the dead instance's own last sends, not resends.
@@ -208,6 +217,27 @@ extension ChaosRun {
                 }
             }
         }
+    }
+
+    /// Where `kill`'s held rows stood when it came, from the mock's records (by apns-id) up to the kill.
+    static func stages(of kill: KilledRows, records byID: [String: [MockAPNSRecord]], answerWithin: TimeInterval) -> ChaosClusterFindings.Stages {
+        var stages = ChaosClusterFindings.Stages()
+        var ages: [TimeInterval] = []
+        for apnsID in kill.leases.keys {
+            guard let last = (byID[apnsID] ?? []).filter({ $0.time <= kill.time }).max(by: { $0.time < $1.time }) else {
+                stages.unsent += 1
+                continue
+            }
+            let age = kill.time.timeIntervalSince(last.time)
+            if age <= answerWithin {
+                stages.awaitingAnswer += 1
+            } else {
+                stages.answered += 1
+                ages.append(age)
+            }
+        }
+        if !ages.isEmpty { stages.answeredAgeMedian = ages.sorted()[ages.count / 2] }
+        return stages
     }
 
     /// `amcheck`'s B-tree check (with every heap tuple looked up) over the indexes of the outbox tables.

@@ -137,6 +137,23 @@ struct ChaosClusterVerdictTests {
         #expect(findings.failures.isEmpty, "\(findings.failures)")
     }
 
+    @Test("judge: a kill's held rows split into unsent, awaiting an answer (seen within the mock's longest delay) and answered")
+    func inFlightStages() {
+        let kill = ChaosRun.KilledRows(
+            time: Self.start.addingTimeInterval(10),
+            leases: ["u": Self.start.addingTimeInterval(20), "w": Self.start.addingTimeInterval(20), "a": Self.start.addingTimeInterval(20), "b": Self.start.addingTimeInterval(20)])
+        let records = [
+            Self.record("w", at: 9.98, connection: 1, stream: 1), Self.record("a", at: 9.8, connection: 1, stream: 3),
+            Self.record("b", at: 9.6, connection: 1, stream: 5), Self.record("u", at: 25, connection: 2, stream: 1),
+        ]
+        var findings = Self.passing
+        ChaosRun.judge(&findings, killed: [kill], records: records, resets: [], answerWithin: 0.05)
+        #expect(findings.stagesAtKills.count == 1)
+        let stages = findings.stagesAtKills[0]
+        #expect(stages.unsent == 1 && stages.awaitingAnswer == 1 && stages.answered == 2)
+        #expect(abs((stages.answeredAgeMedian ?? 0) - 0.4) < 1e-6)
+    }
+
     @Test("a 502-504 behind the balancer is its retry, unless it is the service's own JSON error (503 database_unavailable)")
     func balancerAnswers() {
         let serviceError = Array(#"{"error":{"code":"database_unavailable","message":"the database is unreachable"}}"#.utf8)
