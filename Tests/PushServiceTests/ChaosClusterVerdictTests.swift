@@ -141,7 +141,10 @@ struct ChaosClusterVerdictTests {
     func inFlightStages() {
         let kill = ChaosRun.KilledRows(
             time: Self.start.addingTimeInterval(10),
-            leases: ["u": Self.start.addingTimeInterval(20), "w": Self.start.addingTimeInterval(20), "a": Self.start.addingTimeInterval(20), "b": Self.start.addingTimeInterval(20)])
+            leases: [
+                "u": Self.start.addingTimeInterval(20), "w": Self.start.addingTimeInterval(20), "a": Self.start.addingTimeInterval(20),
+                "b": Self.start.addingTimeInterval(20),
+            ])
         let records = [
             Self.record("w", at: 9.98, connection: 1, stream: 1), Self.record("a", at: 9.8, connection: 1, stream: 3),
             Self.record("b", at: 9.6, connection: 1, stream: 5), Self.record("u", at: 25, connection: 2, stream: 1),
