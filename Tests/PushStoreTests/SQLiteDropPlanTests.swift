@@ -74,6 +74,22 @@ struct SQLiteDropPlanTests {
         }
     }
 
+    @Test("no insert or update of a drop or a mate request builds a temporary b-tree to check its state")
+    func writesCheckStatesInPlace() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("drop-plans-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let database = try SQLiteDatabase(path: directory + "/push.sqlite")
+        for sql in [
+            SQLiteDropTransaction.insertPendingSQL, SQLiteDropTransaction.closeSQL, SQLiteDropTransaction.insertRequestSQL,
+            "UPDATE mate_requests SET state = ?2, answered_at = ?3 WHERE id = ?1",
+        ] {
+            // A CHECK of `state IN (…)` with three values or more opens a b-tree of them on every run.
+            let opened = try await Self.program(sql, database).filter { $0.name == "OpenEphemeral" }
+            #expect(opened.isEmpty, "\(sql): \(opened)")
+        }
+    }
+
     @Test("a report's read of both users with their devices: no temporary b-tree, each user's devices in order")
     func reportUsersRead() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("drop-plans-\(UUID().uuidString)").path
