@@ -18,9 +18,12 @@ public struct DropReportRequest: Sendable {
     /// (`DropRepository.readsUsersInDropTransaction`): `pushes` made from what it read, called before the
     /// rules read or write anything else; what it throws (an unknown user) undoes the report. nil: `pushes`
     /// was made from a read before the transaction.
-    public var pushesFromUsers:
-        (@Sendable (_ users: [String: UserRecord], _ devices: [String: [DeviceRecord]]) throws
-            -> @Sendable (_ drop: DropRecord, _ requests: [MateRequestRecord]) -> [OutboxItem])?
+    public var pushesFromUsers: PushesFromUsers?
+
+    /// What `pushesFromUsers` is: the users found by id, with their active devices by user id.
+    public typealias PushesFromUsers =
+        @Sendable (_ users: [String: UserRecord], _ devices: [String: [DeviceRecord]]) throws
+        -> @Sendable (_ drop: DropRecord, _ requests: [MateRequestRecord]) -> [OutboxItem]
 
     /// A report of `peerID` by `reporterID`.
     public init(
@@ -39,8 +42,7 @@ public struct DropReportRequest: Sendable {
     /// (`pushesFromUsers`).
     public init(
         reporterID: String, peerID: String, newDropID: String, window: Duration,
-        pushesFromUsers: @escaping @Sendable (_ users: [String: UserRecord], _ devices: [String: [DeviceRecord]]) throws
-            -> @Sendable (_ drop: DropRecord, _ requests: [MateRequestRecord]) -> [OutboxItem]
+        pushesFromUsers: @escaping PushesFromUsers
     ) {
         self.init(reporterID: reporterID, peerID: peerID, newDropID: newDropID, window: window) { _, _ in [] }
         self.pushesFromUsers = pushesFromUsers

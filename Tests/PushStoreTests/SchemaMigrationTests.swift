@@ -229,7 +229,11 @@ struct DropEngagementMigrationTests {
             try db.run("UPDATE mate_requests SET state = 'lost' WHERE id = 'm.b'")
         }
         #expect(throws: (any Error).self) {
-            try db.run("INSERT INTO mate_requests (id, drop_id, sender_id, recipient_id, state, created_at) VALUES ('x', 'nope', 'a', 'b', 'pending', 0)")
+            try db.run(
+                """
+                INSERT INTO mate_requests (id, drop_id, sender_id, recipient_id, state, created_at)
+                VALUES ('x', 'nope', 'a', 'b', 'pending', 0)
+                """)
         }
     }
 }
