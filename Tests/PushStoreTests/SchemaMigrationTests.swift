@@ -175,7 +175,7 @@ struct DropEngagementMigrationTests {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("migrate-\(OutboxID.make()).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         let previous = Array(SQLiteSchema.migrations.prefix { $0.name != "drop-states-checked" })
-        #expect(previous.count == SQLiteSchema.migrations.count - 1)
+        #expect(SQLiteSchema.migrations[previous.count].name == "drop-states-checked")
         let t = t0.storeMillis
         let tables = ["drops", "mate_requests", "drop_engagements"]
         let dump = { (db: SQLiteConnection) throws -> [String] in
