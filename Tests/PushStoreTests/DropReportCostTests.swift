@@ -51,7 +51,7 @@ struct DropReportCostTests {
                 #expect(after.0 - before.0 == 0, "read transactions")
                 #expect(after.1 - before.1 == 1, "write transactions")
                 // BEGIN IMMEDIATE, the users with their devices, the drops read, then a new drop and its two engagements; or the match, the freed users, the two requests,
-                // the webhook subscribers and the outbox's four (the next seq, one overlap check of the ids,
+                // the webhook subscribers and the outbox's four (the next seq, one overlap check of the ids, an index search each,
                 // one insert of the two pushes, one of their range); COMMIT. The engagements and the requests
                 // are one row a statement: a two-row statement under a foreign key costs SQLite a statement
                 // journal (SQLiteDropPlanTests), more than a second statement does.

@@ -90,6 +90,21 @@ struct SQLiteDropPlanTests {
         }
     }
 
+    @Test("the overlap check of a match's pushes (a few runs) builds no temporary b-tree")
+    func enqueueOverlapCheckInPlace() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("drop-plans-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let database = try SQLiteDatabase(path: directory + "/push.sqlite")
+        for runs in 1...8 {
+            let sql = SQLiteOutboxRepository.overlapSQL(chunkOf: runs)
+            let opened = try await Self.program(sql, database).filter { ["OpenEphemeral", "SorterOpen"].contains($0.name) }
+            #expect(opened.isEmpty, "\(runs) runs: \(opened)")
+            let plan = try await database.perform { db in try db.query("EXPLAIN QUERY PLAN " + sql) { $0.string(at: 3) } }
+            #expect(plan.filter { $0.hasPrefix("SEARCH outbox_pushes USING INDEX outbox_pushes_by_base") }.count == runs, "\(plan)")
+        }
+    }
+
     @Test("a report's read of both users with their devices: no temporary b-tree, each user's devices in order")
     func reportUsersRead() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("drop-plans-\(UUID().uuidString)").path
