@@ -14,6 +14,13 @@ enum DropRules {
         _ request: DropReportRequest, given: Date, _ tx: inout some DropTransaction
     ) throws -> (DropReportOutcome, expired: [DropRecord]) {
         let (reporter, peer) = (request.reporterID, request.peerID)
+        var request = request
+        if let pushesFromUsers = request.pushesFromUsers {
+            guard let found = try tx.usersWithActiveDevices([reporter, peer]) else {
+                throw PushStoreError.invalidField(field: "pushesFromUsers", reason: "this store reads no users in its transaction")
+            }
+            request.pushes = try pushesFromUsers(found.users, found.devices)
+        }
         let state = try tx.reportState(reporter: reporter, peer: peer, window: request.window, given: given)
         let now = state.now
         let (pending, expired) = try settle([reporter, peer], found: state.pending, now: now, &tx)

@@ -7,7 +7,7 @@ public import PushStore
 /// and a match are decided once) are enforced by the store (`DropRepository`, `DropRules`): each operation
 /// is one transaction with its users locked, so they hold across every service instance sharing the store,
 /// and a match is stored together with both mate requests and their outbox rows. This actor checks input,
-/// reads what the pushes need beforehand and counts outcomes; it keeps no engagement state of its own.
+/// reads what the pushes need beforehand (or has the store read it in the report's transaction) and counts outcomes; it keeps no engagement state of its own.
 ///
 /// Users must have a profile (`UserRepository`) to report or be reported: the mate request carries the card,
 /// so a drop with a card-less user could never be delivered; such reports throw `MatchError.unknownUser`.
@@ -22,6 +22,9 @@ public actor MatchService {
     let makeID: @Sendable () -> String
     /// Called after a match or an answer queued outbox rows (e.g. to wake the outbox worker).
     let queued: @Sendable () -> Void
+    /// Whether a report's users and devices are read in its drop transaction
+    /// (`DropRepository.readsUsersInDropTransaction`, with `users` and `pushes.devices` of the same store).
+    let usersInDropTransaction: Bool
 
     /// Counters for `/metrics` (this instance's operations).
     public internal(set) var metrics = MatchMetrics()
@@ -34,6 +37,17 @@ public actor MatchService {
         makeID: @escaping @Sendable () -> String = { OutboxID.make() },
         queued: @escaping @Sendable () -> Void = {}
     ) {
+        self.init(
+            drops: drops, mateRequests: mateRequests, users: users, pushes: pushes, condition: condition, clock: clock,
+            makeID: makeID, queued: queued, usersInDropTransaction: false)
+    }
+
+    private init(
+        drops: any DropRepository, mateRequests: any MateRequestRepository, users: any UserRepository,
+        pushes: MateRequestPushes, condition: DropCondition, clock: @escaping @Sendable () -> Date,
+        makeID: @escaping @Sendable () -> String, queued: @escaping @Sendable () -> Void, usersInDropTransaction: Bool
+    ) {
+        self.usersInDropTransaction = usersInDropTransaction
         self.drops = drops
         self.mateRequests = mateRequests
         self.users = users
@@ -52,7 +66,8 @@ public actor MatchService {
         self.init(
             drops: repositories.drops, mateRequests: repositories.mateRequests, users: repositories.users,
             pushes: MateRequestPushes(devices: repositories.devices, topic: topic), condition: condition,
-            clock: clock, queued: queued)
+            clock: clock, makeID: { OutboxID.make() }, queued: queued,
+            usersInDropTransaction: repositories.drops.readsUsersInDropTransaction)
     }
 
     /// Handles `userID`'s phone seeing `peerID` at `distance` meters and, if measured, `direction`
@@ -86,16 +101,25 @@ public actor MatchService {
         case .notMet(let why): return .conditionNotMet(why)
         case .met: break
         }
-        // Both users' cards and devices in one read (one statement where the store holds both).
-        let (cards, recipients) = try await participants(userID, peerID)
-        let now = clock()
-        let request = DropReportRequest(
-            reporterID: userID, peerID: peerID, newDropID: makeID(), window: condition.window
-        ) { _, requests in
-            recipients.rows(
-                for: requests.compactMap { request in
-                    cards[request.senderID].map { MateRequestNotice(request: request, senderCard: $0) }
-                }, at: now)
+        let request: DropReportRequest
+        let now: Date
+        if usersInDropTransaction {
+            // Both users' cards and devices read by the store in the report's transaction: one trip to it.
+            now = clock()
+            let pushes = pushes
+            request = DropReportRequest(
+                reporterID: userID, peerID: peerID, newDropID: makeID(), window: condition.window
+            ) { users, devices in
+                let (cards, recipients) = try Self.participants(userID, peerID, found: (users, devices), pushes)
+                return Self.pushes(cards, recipients, at: now)
+            }
+        } else {
+            // Both users' cards and devices in one read (one statement where the store holds both).
+            let (cards, recipients) = try await participants(userID, peerID)
+            now = clock()
+            request = DropReportRequest(
+                reporterID: userID, peerID: peerID, newDropID: makeID(), window: condition.window,
+                pushes: Self.pushes(cards, recipients, at: now))
         }
         let (outcome, expired) = try await drops.report(request, now: now)
         metrics.expiries += expired.count
@@ -122,8 +146,29 @@ public actor MatchService {
     /// throws `MatchError.unknownUser` for the first one missing.
     func participants(_ first: String, _ second: String) async throws -> ([String: ProfileCard], MateRequestRecipients) {
         let found = try await users.users(ids: [first, second], withDevicesIn: pushes.devices, includeInvalidated: false)
+        return try Self.participants(first, second, found: found, pushes)
+    }
+
+    /// Both users' profile cards and where their mate requests go, from `found`; throws
+    /// `MatchError.unknownUser` for the first one missing.
+    private static func participants(
+        _ first: String, _ second: String, found: (users: [String: UserRecord], devices: [String: [DeviceRecord]]),
+        _ pushes: MateRequestPushes
+    ) throws -> ([String: ProfileCard], MateRequestRecipients) {
         guard let firstUser = found.users[first] else { throw MatchError.unknownUser(first) }
         guard let secondUser = found.users[second] else { throw MatchError.unknownUser(second) }
         return ([first: try firstUser.card, second: try secondUser.card], pushes.recipients(among: found.devices))
+    }
+
+    /// The rows pushing a match's mate requests, each with its sender's card, made at `now`.
+    private static func pushes(
+        _ cards: [String: ProfileCard], _ recipients: MateRequestRecipients, at now: Date
+    ) -> @Sendable (DropRecord, [MateRequestRecord]) -> [OutboxItem] {
+        { _, requests in
+            recipients.rows(
+                for: requests.compactMap { request in
+                    cards[request.senderID].map { MateRequestNotice(request: request, senderCard: $0) }
+                }, at: now)
+        }
     }
 }

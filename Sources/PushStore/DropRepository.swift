@@ -20,4 +20,13 @@ public protocol DropRepository: Sendable {
     /// Deletes up to `limit` drops that ended (matched, cancelled or expired) before `date` and have no mate
     /// request left; returns how many.
     func purgeEnded(olderThan date: Date, limit: Int) async throws -> Int
+    /// Whether this store's drop transactions read users with their devices
+    /// (`DropTransaction.usersWithActiveDevices` is not nil), from the tables the store's own user and
+    /// device repositories keep.
+    var readsUsersInDropTransaction: Bool { get }
+}
+
+extension DropRepository {
+    /// false: the users are read before the transaction.
+    public var readsUsersInDropTransaction: Bool { false }
 }

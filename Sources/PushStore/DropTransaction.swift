@@ -38,6 +38,12 @@ public protocol DropTransaction {
     /// the transaction, after its users are held), or `given` (the caller's) for a store used by one
     /// process or told to take it.
     mutating func now(given: Date) throws -> Date
+    /// The users among `ids` with their active devices (each user's in registration order, then by token
+    /// and topic), read inside this transaction, or nil for a store that reads them on its own before it
+    /// (`UserRepository.users(ids:withDevicesIn:includeInvalidated:)`), as the default does: where the
+    /// store says so (`DropRepository.readsUsersInDropTransaction`), a profile-drop report is then one
+    /// transaction and one trip to the store.
+    mutating func usersWithActiveDevices(_ ids: [String]) throws -> (users: [String: UserRecord], devices: [String: [DeviceRecord]])?
 }
 
 /// What a report is decided on (`DropTransaction.reportState`).
@@ -60,6 +66,9 @@ public struct DropReportState: Sendable, Equatable {
 extension DropTransaction {
     /// `given`: a store used by one process at a time has no other clock to agree with.
     public func now(given: Date) -> Date { given }
+
+    /// nil: the users are read before the transaction.
+    public func usersWithActiveDevices(_ ids: [String]) -> (users: [String: UserRecord], devices: [String: [DeviceRecord]])? { nil }
 
     /// The time, then both users' pending drops and the pair's latest match, each read on its own.
     public mutating func reportState(reporter: String, peer: String, window: Duration, given: Date) throws -> DropReportState {

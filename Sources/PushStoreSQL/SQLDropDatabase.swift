@@ -10,4 +10,12 @@ protocol SQLDropDatabase: SQLDatabase {
 
     /// Stores `items` (validated) in the outbox inside the transaction `db` is in.
     func enqueue(_ items: [OutboxItem], _ db: Session) throws
+
+    /// See `DropRepository.readsUsersInDropTransaction`.
+    var readsUsersInDropTransaction: Bool { get }
+}
+
+extension SQLDropDatabase {
+    /// false: the users are read before the transaction.
+    var readsUsersInDropTransaction: Bool { false }
 }

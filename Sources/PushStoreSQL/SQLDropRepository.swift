@@ -32,6 +32,9 @@ struct SQLDropRepository<Database: SQLDropDatabase>: DropRepository {
         try db.row(of: "drops", id: id, columns: DropColumn.selectList, DropRecord.init(row:))
     }
 
+    /// See `DropRepository.readsUsersInDropTransaction`.
+    var readsUsersInDropTransaction: Bool { database.readsUsersInDropTransaction }
+
     /// See `DropRepository.purgeEnded`.
     func purgeEnded(olderThan date: Date, limit: Int) async throws -> Int {
         try await database.purge(

@@ -61,17 +61,21 @@ struct SQLUserRepository<Database: SQLDatabase>: UserRepository {
             guard !found.isEmpty else { return (found, [:]) }
             return (found, try await devices.devices(forUsers: Array(found.keys), includeInvalidated: includeInvalidated))
         }
+        return try await database.groupedRead { db in
+            try Self.users(ids: ids, withDevicesIncludingInvalidated: includeInvalidated, db)
+        }
+    }
+
+    /// The users among `ids` with their devices, read through `db` (one statement; on SQLite, for one or two
+    /// users, one index search each, sorted here): see `UserRepository.users(ids:withDevicesIn:includeInvalidated:)`.
+    static func users(
+        ids: [String], withDevicesIncludingInvalidated includeInvalidated: Bool, _ db: some SQLSession
+    ) throws -> (users: [String: UserRecord], devices: [String: [DeviceRecord]]) {
         let ids = Array(Set(ids))
+        guard !ids.isEmpty else { return ([:], [:]) }
         let sql = includeInvalidated ? UsersWithDevicesSQL.all : UsersWithDevicesSQL.active
         let pair = includeInvalidated ? UsersWithDevicesSQL.pairAll : UsersWithDevicesSQL.pairActive
-        let rows = try await database.groupedRead { db in
-            let row = { (row: Database.Session.Row) in
-                (Self.record(row, at: DeviceColumn.end), row.optionalString(at: 0) == nil ? nil : DeviceRecord(row: row))
-            }
-            // A profile-drop report's two users on SQLite: one index search each (`pair`), sorted here.
-            guard db.dialect == .sqlite, ids.count <= 2 else { return try db.query(sql, [], inList: ids, row: row) }
-            return try db.query(pair, [.text(ids[0]), .text(ids[ids.count - 1])], row: row)
-        }
+        let rows = try Self.rows(ids: ids, sql: sql, pair: pair, db)
         var users: [String: UserRecord] = [:]
         var found: [String: [DeviceRecord]] = [:]
         for (user, device) in rows {
@@ -82,6 +86,17 @@ struct SQLUserRepository<Database: SQLDatabase>: UserRepository {
             found[user] = devices.sorted { ($0.registeredAt, $0.token.hex, $0.topic) < ($1.registeredAt, $1.token.hex, $1.topic) }
         }
         return (users, found)
+    }
+
+    private static func rows<Session: SQLSession>(
+        ids: [String], sql: @Sendable (String) -> String, pair: String, _ db: Session
+    ) throws -> [(UserRecord, DeviceRecord?)] {
+        let row = { (row: Session.Row) in
+            (Self.record(row, at: DeviceColumn.end), row.optionalString(at: 0) == nil ? nil : DeviceRecord(row: row))
+        }
+        // A profile-drop report's two users on SQLite: one index search each (`pair`), sorted by the caller.
+        guard db.dialect == .sqlite, ids.count <= 2 else { return try db.query(sql, [], inList: ids, row: row) }
+        return try db.query(pair, [.text(ids[0]), .text(ids[ids.count - 1])], row: row)
     }
 
     /// The user in the columns of `Column` starting at `offset`.

@@ -10,7 +10,9 @@ import Testing
 struct DropRouteTests {
     @Test("pending → matched → mate requests listed and pushed; busy 409; condition 422; answers; cancel")
     func dropFlow() async throws {
-        let harness = try await ServiceHarness.start()
+        // A window far longer than the test: its matched drop must still be in it when it is cancelled, however
+        // slowly a loaded machine runs the steps between (the window's end is ProfileDropTests' subject).
+        let harness = try await ServiceHarness.start(configure: { $0.dropWindow = .seconds(600) })
         let client = harness.client
         let annaToken = try await harness.addUser("anna", dog: "Bello")
         let benToken = try await harness.addUser("ben", dog: "Fido")

@@ -74,6 +74,37 @@ struct SQLiteDropPlanTests {
         }
     }
 
+    @Test("no insert or update of a drop or a mate request builds a temporary b-tree to check its state")
+    func writesCheckStatesInPlace() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("drop-plans-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let database = try SQLiteDatabase(path: directory + "/push.sqlite")
+        for sql in [
+            SQLiteDropTransaction.insertPendingSQL, SQLiteDropTransaction.closeSQL, SQLiteDropTransaction.insertRequestSQL,
+            "UPDATE mate_requests SET state = ?2, answered_at = ?3 WHERE id = ?1",
+        ] {
+            // A CHECK of `state IN (…)` with three values or more opens a b-tree of them on every run.
+            let opened = try await Self.program(sql, database).filter { $0.name == "OpenEphemeral" }
+            #expect(opened.isEmpty, "\(sql): \(opened)")
+        }
+    }
+
+    @Test("the overlap check of a match's pushes (a few runs) builds no temporary b-tree")
+    func enqueueOverlapCheckInPlace() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("drop-plans-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let database = try SQLiteDatabase(path: directory + "/push.sqlite")
+        for runs in 1...8 {
+            let sql = SQLiteOutboxRepository.overlapSQL(chunkOf: runs)
+            let opened = try await Self.program(sql, database).filter { ["OpenEphemeral", "SorterOpen"].contains($0.name) }
+            #expect(opened.isEmpty, "\(runs) runs: \(opened)")
+            let plan = try await database.perform { db in try db.query("EXPLAIN QUERY PLAN " + sql) { $0.string(at: 3) } }
+            #expect(plan.filter { $0.hasPrefix("SEARCH outbox_pushes USING INDEX outbox_pushes_by_base") }.count == runs, "\(plan)")
+        }
+    }
+
     @Test("a report's read of both users with their devices: no temporary b-tree, each user's devices in order")
     func reportUsersRead() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("drop-plans-\(UUID().uuidString)").path

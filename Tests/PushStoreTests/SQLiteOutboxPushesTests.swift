@@ -150,7 +150,7 @@ struct SQLiteOutboxPushesTests {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("pushes-\(OutboxID.make()).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         let previous = Array(SQLiteSchema.migrations.prefix { $0.name != "outbox-pushes" })
-        #expect(previous.count == SQLiteSchema.migrations.count - 1)
+        #expect(SQLiteSchema.migrations[previous.count].name == "outbox-pushes")
         var random = SystemRandomNumberGenerator()
         let derived = OutboxID.makeDerived(count: 3, at: t0, using: &random)
         let channel = "dGVzdC1jaGFubmVs"

@@ -167,4 +167,73 @@ struct DropEngagementMigrationTests {
         }
         #expect(drop.id == "p")
     }
+
+    /// A file of the version before `drop-states-checked`, with drops, mate requests and engagements in
+    /// place, keeps every row and index through the rebuild of the three tables, foreign keys sound, and the
+    /// checks still refuse a state that is none of the listed ones.
+    @Test func dropStateChecksRebuildKeepsEveryRow() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("migrate-\(OutboxID.make()).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let previous = Array(SQLiteSchema.migrations.prefix { $0.name != "drop-states-checked" })
+        #expect(SQLiteSchema.migrations[previous.count].name == "drop-states-checked")
+        let t = t0.storeMillis
+        let tables = ["drops", "mate_requests", "drop_engagements"]
+        let dump = { (db: SQLiteConnection) throws -> [String] in
+            try tables.flatMap { table in
+                try db.query("SELECT * FROM \(table) ORDER BY 1") { row in
+                    table + ": " + (0..<row.columnCount).map { row.isNull(at: $0) ? "NULL" : row.string(at: $0) }.joined(separator: "|")
+                }
+            }
+        }
+        let indexes = { (db: SQLiteConnection) throws -> [String] in
+            try db.query(
+                "SELECT tbl_name || ' ' || name || ' ' || sql FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL ORDER BY name"
+            ) { $0.string(at: 0) }
+        }
+        var before: [String] = []
+        var indexesBefore: [String] = []
+        do {
+            let db = try SQLiteConnection(path: path)
+            try db.migrate(previous.map(\.step))
+            for (id, initiator, peer, state) in [("p", "ana", "bob", "pending"), ("m", "cy", "dee", "matched"), ("c", "eve", "fay", "cancelled")] {
+                try db.run(
+                    "INSERT INTO drops (id, initiator_id, peer_id, state, created_at, expires_at, matched_at, closed_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                    [
+                        .text(id), .text(initiator), .text(peer), .text(state), .integer(t), .integer(t + 10_000),
+                        state == "matched" ? .integer(t + 1) : .null, state == "pending" ? .null : .integer(t + 1),
+                    ])
+            }
+            try db.run("INSERT INTO drop_engagements (user_id, drop_id) VALUES ('ana', 'p'), ('bob', 'p')")
+            try db.run(
+                "INSERT INTO mate_requests (id, drop_id, sender_id, recipient_id, state, created_at, answered_at) VALUES ('m.a', 'm', 'dee', 'cy', 'accepted', ?1, ?2), ('m.b', 'm', 'cy', 'dee', 'pending', ?1, NULL)",
+                [.integer(t + 1), .integer(t + 2)])
+            before = try dump(db)
+            indexesBefore = try indexes(db)
+            #expect(before.count == 7)
+        }
+        let db = try SQLiteConnection(path: path)
+        try db.migrate(SQLiteSchema.migrations.map(\.step))
+        #expect(try db.userVersion == SQLiteSchema.migrations.count)
+        #expect(try dump(db) == before)
+        #expect(try indexes(db) == indexesBefore)
+        #expect(try db.query("PRAGMA foreign_key_check") { $0.string(at: 0) }.isEmpty)
+        #expect(try db.integrityCheck() == "ok")
+        let schema = try db.query("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name IN ('drops', 'mate_requests', 'drop_engagements')") {
+            $0.string(at: 0)
+        }
+        #expect(schema.count == 3 && !schema.contains { $0.contains("rebuilt") || $0.contains(" IN (") }, "\(schema)")
+        #expect(throws: (any Error).self) {
+            try db.run("UPDATE drops SET state = 'lost' WHERE id = 'p'")
+        }
+        #expect(throws: (any Error).self) {
+            try db.run("UPDATE mate_requests SET state = 'lost' WHERE id = 'm.b'")
+        }
+        #expect(throws: (any Error).self) {
+            try db.run(
+                """
+                INSERT INTO mate_requests (id, drop_id, sender_id, recipient_id, state, created_at)
+                VALUES ('x', 'nope', 'a', 'b', 'pending', 0)
+                """)
+        }
+    }
 }

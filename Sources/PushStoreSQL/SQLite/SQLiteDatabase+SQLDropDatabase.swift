@@ -18,6 +18,10 @@ extension SQLiteDatabase: SQLDropDatabase {
         return grouped ? try await writeGrouped(run) : try write(run)
     }
 
+    /// true: a report's users and their devices are read in its write transaction
+    /// (`SQLiteDropTransaction.usersWithActiveDevices`), which saves the report a read of its own.
+    nonisolated var readsUsersInDropTransaction: Bool { true }
+
     nonisolated func enqueue(_ items: [OutboxItem], _ db: SQLiteSession) throws {
         try SQLiteOutboxRepository.insert(items, db.connection)
     }

@@ -25,6 +25,12 @@ struct SQLiteDropTransaction: DropTransaction {
         return DropReportState(now: now, pending: pending, latestMatch: latestMatch)
     }
 
+    /// See `DropTransaction.usersWithActiveDevices`: the statement `SQLUserRepository.users(ids:withDevicesIn:includeInvalidated:)`
+    /// runs (for a report's two users, one index search each), in this transaction.
+    func usersWithActiveDevices(_ ids: [String]) throws -> (users: [String: UserRecord], devices: [String: [DeviceRecord]])? {
+        try SQLiteUserRepository.users(ids: ids, withDevicesIncludingInvalidated: false, SQLiteSession(connection: db))
+    }
+
     /// Whether matched `drop` is later than `other` in `latestBetweenSQL`'s order (matched_at, then id).
     private static func isLater(_ drop: DropRecord, than other: DropRecord) -> Bool {
         let (mine, theirs) = (drop.matchedAt?.storeMillis ?? .min, other.matchedAt?.storeMillis ?? .min)

@@ -12,7 +12,7 @@ enum SQLiteSchema {
     static let migrations: [SchemaMigration] =
         [initial, outboxStateSplit, SchemaMigration(name: "idempotency-keys", sql: shared.idempotencyKeys)]
         + shared.stepsInCommon(outboxChannelColumn: "ALTER TABLE outbox_items ADD COLUMN channel_id TEXT;")
-        + [outboxInFlight, outboxPushes]
+        + [outboxInFlight, outboxPushes, dropStatesChecked]
 
     /// Users, devices, the outbox in one table, drops and mate requests.
     private static let initial = SchemaMigration(
@@ -84,5 +84,59 @@ enum SQLiteSchema {
         name: "outbox-in-flight",
         sql: """
             CREATE INDEX outbox_in_flight ON outbox_state (seq) WHERE state = 'in_flight';
+            """)
+
+    /// `state IN (…)` of three values or more, checked on every insert and update of a drop or a mate
+    /// request, made SQLite build a temporary b-tree of the values each time a statement ran: the same checks
+    /// as chains of `=`, which compare in place. A changed CHECK needs the table rebuilt; `mate_requests` and
+    /// `drop_engagements` refer to `drops`, so the three are rebuilt together, children after their new
+    /// parent (foreign keys stay on: no row is ever without its drop), the old ones dropped children first,
+    /// and the new ones renamed, which points their references at `drops` again. Every row is kept, with
+    /// the same indexes.
+    static let dropStatesChecked = SchemaMigration(
+        name: "drop-states-checked",
+        sql: """
+            CREATE TABLE drops_rebuilt (
+                id           TEXT PRIMARY KEY NOT NULL,
+                initiator_id TEXT NOT NULL,
+                peer_id      TEXT NOT NULL,
+                state        TEXT NOT NULL CHECK (state = 'pending' OR state = 'matched' OR state = 'cancelled'
+                                                  OR state = 'expired'),
+                created_at   INTEGER NOT NULL,
+                expires_at   INTEGER NOT NULL,
+                matched_at   INTEGER,
+                closed_at    INTEGER
+            );
+            INSERT INTO drops_rebuilt (id, initiator_id, peer_id, state, created_at, expires_at, matched_at, closed_at)
+                SELECT id, initiator_id, peer_id, state, created_at, expires_at, matched_at, closed_at FROM drops;
+            CREATE TABLE mate_requests_rebuilt (
+                id           TEXT PRIMARY KEY NOT NULL,
+                drop_id      TEXT NOT NULL REFERENCES drops_rebuilt (id),
+                sender_id    TEXT NOT NULL,
+                recipient_id TEXT NOT NULL,
+                state        TEXT NOT NULL CHECK (state = 'pending' OR state = 'accepted' OR state = 'declined'),
+                created_at   INTEGER NOT NULL,
+                answered_at  INTEGER
+            );
+            INSERT INTO mate_requests_rebuilt (id, drop_id, sender_id, recipient_id, state, created_at, answered_at)
+                SELECT id, drop_id, sender_id, recipient_id, state, created_at, answered_at FROM mate_requests;
+            CREATE TABLE drop_engagements_rebuilt (
+                user_id TEXT PRIMARY KEY NOT NULL,
+                drop_id TEXT NOT NULL REFERENCES drops_rebuilt (id)
+            );
+            INSERT INTO drop_engagements_rebuilt (user_id, drop_id) SELECT user_id, drop_id FROM drop_engagements;
+            DROP TABLE drop_engagements;
+            DROP TABLE mate_requests;
+            DROP TABLE drops;
+            ALTER TABLE drops_rebuilt RENAME TO drops;
+            ALTER TABLE mate_requests_rebuilt RENAME TO mate_requests;
+            ALTER TABLE drop_engagements_rebuilt RENAME TO drop_engagements;
+            CREATE INDEX drops_pending ON drops (created_at) WHERE state = 'pending';
+            CREATE INDEX drops_matched_by_initiator ON drops (initiator_id, matched_at) WHERE state = 'matched';
+            CREATE INDEX drops_matched_by_peer ON drops (peer_id, matched_at) WHERE state = 'matched';
+            CREATE INDEX mate_requests_by_recipient ON mate_requests (recipient_id);
+            CREATE INDEX mate_requests_by_sender ON mate_requests (sender_id);
+            CREATE INDEX mate_requests_by_drop ON mate_requests (drop_id);
+            CREATE INDEX drop_engagements_by_drop ON drop_engagements (drop_id);
             """)
 }
