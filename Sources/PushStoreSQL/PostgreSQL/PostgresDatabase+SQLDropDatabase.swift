@@ -15,9 +15,9 @@ import Synchronization
 /// times) on what is now stored, and decides busy, a match or "already matched" from it.
 ///
 /// Grouped operations (reports, cancels) that arrive together share one transaction (`PostgresDropGroups`):
-/// it takes all their locks in one statement, in the order of their keys, so that two groups never wait for
-/// each other's locks in a cycle; each operation runs under a savepoint of its own (one that fails, or runs
-/// again, undoes only its own writes); the group commits once, and only then is each caller answered.
+/// it tries all their locks in one statement (those held elsewhere wait for a later group, see `runGroup`);
+/// each operation runs under a savepoint of its own (one that fails, or runs again, undoes only its own
+/// writes); the group commits once, and only then is each caller answered.
 extension PostgresDatabase: SQLDropDatabase {
     /// The advisory-lock class of drop operations (the second key is `hashtext` of their users, sorted and
     /// joined by a space, which no user id contains).
@@ -132,7 +132,7 @@ extension PostgresDatabase: SQLDropDatabase {
                 let answers = try await withConnection { db in
                     let group = groups.take()
                     taken.operations.withLock { $0 = group }
-                    return try Self.runGroup(group, db, locks)
+                    return try Self.runGroup(group, db, groups, locks)
                 }
                 for answer in answers { answer() }
             } catch {
@@ -149,31 +149,45 @@ extension PostgresDatabase: SQLDropDatabase {
         let operations = Mutex<[PostgresDropGroups.Waiting]>([])
     }
 
-    /// One transaction for `group`: one alone as it would run ungrouped; several under one BEGIN, their locks
-    /// taken in one statement (`groupLockSQL`), each under its savepoint, and one COMMIT. Returns how to
-    /// answer each caller.
+    /// One transaction for `group`: one alone as it would run ungrouped; several under one BEGIN, and one
+    /// COMMIT. Their locks are tried in one statement (`groupLockSQL`), never waited for: the operations
+    /// whose lock another transaction holds wait for a later group, and the others run, each under its
+    /// savepoint. A group whose every lock is held elsewhere waits for its first operation's lock, holding
+    /// none: a group never waits for a lock while holding one, so no two groups wait for each other's
+    /// locks, and none holds its locks while waiting for a group that took one of its operations' first.
+    /// Returns how to answer each caller of the operations that ran.
     private static func runGroup(
-        _ group: [PostgresDropGroups.Waiting], _ db: PostgresConnection, _ locks: PostgresDropLocks
+        _ group: [PostgresDropGroups.Waiting], _ db: PostgresConnection, _ groups: PostgresDropGroups,
+        _ locks: PostgresDropLocks
     ) throws -> [@Sendable () -> Void] {
         guard group.count > 1 else { return try group.map { try $0.run(db, true) } }
         let keys = Array(Set(group.map(\.lockKey)))
+        var held: Set<String> = []
+        var later: [PostgresDropGroups.Waiting] = []
         let answers = try db.transaction { db in
             db.joinByLookup()
-            try db.query(groupLockSQL, [.integer(dropLockClass), .textArray(keys)])
-            return try group.map { try $0.run(db, false) }
+            held = Set(try db.query(groupLockSQL, [.integer(dropLockClass), .textArray(keys)]).map { $0.string(at: 0) })
+            if held.isEmpty {
+                try db.query(waitLockSQL, [.integer(dropLockClass), .text(group[0].lockKey)])
+                held = [group[0].lockKey]
+            }
+            later = group.filter { !held.contains($0.lockKey) }
+            return try group.filter { held.contains($0.lockKey) }.map { try $0.run(db, false) }
         }
-        locks.record(keys.count)
+        groups.putBack(later)
+        locks.record(held.count)
         locks.recordCommit()
         return answers
     }
 
-    /// The locks of the keys in $2 (in class $1), one at a time in the order of their hashes: every group
-    /// takes the locks it shares with another in the same order, so neither holds one the other waits for
-    /// while waiting for one the other holds. (The sorted subquery is not merged into the outer query.)
+    /// The keys in $2 whose locks (in class $1) this transaction took, of those it tried: one held by
+    /// another transaction is not waited for.
     static let groupLockSQL = """
-        SELECT pg_advisory_xact_lock($1::integer, s.h)
-        FROM (SELECT DISTINCT hashtext(k) AS h FROM unnest($2::text[]) AS k ORDER BY h) AS s
+        SELECT k FROM unnest($2::text[]) AS k WHERE pg_try_advisory_xact_lock($1::integer, hashtext(k))
         """
+
+    /// The lock of the key $2 (in class $1), waited for.
+    static let waitLockSQL = "SELECT pg_advisory_xact_lock($1::integer, hashtext($2))"
 
     func enqueue(_ items: [OutboxItem], _ db: PostgresSession) throws {
         try PostgresOutboxRepository.insert(items, clock: clock, db.connection)

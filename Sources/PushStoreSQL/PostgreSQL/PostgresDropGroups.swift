@@ -58,6 +58,12 @@ final class PostgresDropGroups: Sendable {
         }
     }
 
+    /// Puts `operations` back at the head of the queue, for the next group (their locks were held elsewhere).
+    func putBack(_ operations: [Waiting]) {
+        guard !operations.isEmpty else { return }
+        state.withLock { $0.waiting.insert(contentsOf: operations, at: 0) }
+    }
+
     /// True when operations wait for the runner that just ran a group; else the runner ends.
     func runAgain() -> Bool {
         state.withLock { state in
