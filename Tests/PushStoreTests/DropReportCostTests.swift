@@ -113,4 +113,35 @@ struct DropReportCostTests {
             #expect(each.statements <= (matched ? 10 : 8) * pairs, "statements (matched: \(matched))")
         }
     }
+
+    @Test("PostgreSQL: concurrent reports of one instance share transactions, one commit a group")
+    func postgresGroups() async throws {
+        let url = try await PostgresTestCluster.shared().createDatabase()
+        let database = try await PostgresDatabase.open(url: url, poolSize: 4, instanceID: "groups", clock: .database)
+        let repositories = PushRepositories(database: database)
+        let service = MatchService(repositories: repositories)
+        let pairs = 32
+        try await Self.addUsers(pairs: pairs, repositories)
+        let before = (database.dropLocks.commits, database.dropLocks.count)
+        // Both phones of every pair at once: 64 reports.
+        let outcomes = try await withThrowingTaskGroup(of: (Int, ReportOutcome).self) { group in
+            for pair in 0..<pairs {
+                for (user, peer) in [(2 * pair, 2 * pair + 1), (2 * pair + 1, 2 * pair)] {
+                    group.addTask { (pair, try await Self.report(service, user, peer).outcome) }
+                }
+            }
+            var outcomes: [Int: [ReportOutcome]] = [:]
+            for try await (pair, outcome) in group { outcomes[pair, default: []].append(outcome) }
+            return outcomes
+        }
+        let commits = database.dropLocks.commits - before.0
+        print("\(2 * pairs) concurrent reports: \(commits) commits, \(database.dropLocks.count - before.1) advisory locks")
+        // One peer at a time: each pair's two reports make one pending drop, then its match.
+        for pair in 0..<pairs {
+            #expect(Set(outcomes[pair] ?? []) == [.pending, .matched], "pair \(pair): \(outcomes[pair] ?? [])")
+        }
+        #expect(try await repositories.drops.pending().isEmpty)
+        #expect(commits >= 1 && commits <= pairs, "commits for \(2 * pairs) reports: \(commits)")
+        #expect(database.dropLocks.count - before.1 <= 2 * pairs, "at most one advisory lock a report")
+    }
 }

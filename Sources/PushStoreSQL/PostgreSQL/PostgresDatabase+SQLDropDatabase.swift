@@ -1,58 +1,193 @@
 import Foundation
 import PostgresDriver
 import PushStore
+import Synchronization
 
 /// The drop rules' transaction on PostgreSQL, whose tables any number of instances share.
 ///
-/// Each operation runs the drop rules in one transaction that takes one transaction-scoped advisory lock,
-/// keyed by the set of users it is about (a report: its pair), with its first statement and in the same
-/// round trip: two reports of one pair (the two phones of a drop, a repeated report) run one after the
-/// other, whichever instance runs them. Operations on sets that only overlap (reports of A→B and C→B, a
-/// cancel by A and a report of B→A) are settled by the rows: the primary key of `drop_engagements` backs
-/// the rule "at most one pending drop per user" (the second pending drop waits for the first to commit,
-/// then fails on the key), and a drop closes only while pending (the second close waits, then finds it
-/// closed). Either way the transaction that came second runs again (a bounded number of times) on what is
-/// now stored, and decides busy, a match or "already matched" from it.
+/// Each operation runs the drop rules holding one transaction-scoped advisory lock, keyed by the set of
+/// users it is about (a report: its pair): two reports of one pair (the two phones of a drop, a repeated
+/// report) run one after the other, whichever instance runs them. Operations on sets that only overlap
+/// (reports of A→B and C→B, a cancel by A and a report of B→A) are settled by the rows: the primary key of
+/// `drop_engagements` backs the rule "at most one pending drop per user" (the second pending drop waits for
+/// the first to commit, then fails on the key), and a drop closes only while pending (the second close
+/// waits, then finds it closed). Either way the operation that came second runs again (a bounded number of
+/// times) on what is now stored, and decides busy, a match or "already matched" from it.
+///
+/// Grouped operations (reports, cancels) that arrive together share one transaction (`PostgresDropGroups`):
+/// it tries all their locks in one statement (those held elsewhere wait for a later group, see `runGroup`);
+/// each operation runs under a savepoint of its own (one that fails, or runs again, undoes only its own
+/// writes); the group commits once, and only then is each caller answered.
 extension PostgresDatabase: SQLDropDatabase {
     /// The advisory-lock class of drop operations (the second key is `hashtext` of their users, sorted and
     /// joined by a space, which no user id contains).
     static let dropLockClass: Int64 = 0x4452  // "DR"
 
+    /// How many times an operation runs at most when a drop it closes was closed, or a user it engages was
+    /// engaged, meanwhile by another writer.
+    static let dropAttempts = 5
+
     /// See `DropRepository.withDropTransaction`: one advisory lock for the set `users` (none for an expiry
-    /// sweep; a drop closed meanwhile makes the transaction run again); `grouped` changes nothing here.
+    /// sweep; a drop closed meanwhile makes the transaction run again); `grouped`, the transaction may be
+    /// shared with other grouped operations of this instance.
     func withDropTransaction<T: Sendable>(
         locking users: [String], grouped: Bool, _ body: @escaping @Sendable (inout any DropTransaction) throws -> T
     ) async throws -> T {
-        try await runDropTransaction(locking: users) { tx in
-            var transaction: any DropTransaction = tx
-            return try body(&transaction)
+        let lockKey = users.isEmpty ? nil : Array(Set(users)).sorted().joined(separator: " ")
+        let clock = self.clock
+        let locks = self.dropLocks
+        guard grouped, let lockKey else {
+            return try await withConnection { db in
+                try Self.runAlone(db, lockKey: lockKey, clock: clock, locks: locks, body)
+            }
+        }
+        return try await withCheckedThrowingContinuation { continuation in
+            let operation = PostgresDropGroups.Waiting(
+                lockKey: lockKey,
+                run: { db, alone in
+                    do {
+                        let result =
+                            alone
+                            ? try Self.runAlone(db, lockKey: lockKey, clock: clock, locks: locks, body)
+                            : try Self.runInGroup(db, clock: clock, locks: locks, body)
+                        return { continuation.resume(returning: result) }
+                    } catch let error as PostgresError where Self.failsGroup(error) {
+                        throw error
+                    } catch {
+                        return { continuation.resume(throwing: error) }
+                    }
+                },
+                fail: { continuation.resume(throwing: $0) })
+            if dropGroups.add(operation) { Task { await self.runDropGroups() } }
         }
     }
 
-    /// Runs `body` in a transaction holding the lock of `users`, again if a drop it closes was closed, or a
-    /// user it engages was engaged, meanwhile by another writer (up to `attempts` runs).
-    private func runDropTransaction<T: Sendable>(
-        locking users: [String], attempts: Int = 5,
-        _ body: @escaping @Sendable (inout PostgresDropTransaction) throws -> T
-    ) async throws -> T {
-        let lockKey = users.isEmpty ? nil : Array(Set(users)).sorted().joined(separator: " ")
-        let clock = self.clock
-        let dropLocks = self.dropLocks
+    /// True for an error that undoes a group's whole transaction: a serialization failure or a deadlock
+    /// (the group runs again), a connection lost or a server refusing writes.
+    private static func failsGroup(_ error: PostgresError) -> Bool {
+        error.isRetryable || error.isUnavailable || error.isStorageFull
+    }
+
+    /// Runs `body` in a transaction of its own holding the lock of `lockKey` (taken with its first statement),
+    /// again if a drop it closes was closed, or a user it engages was engaged, meanwhile.
+    private static func runAlone<T>(
+        _ db: PostgresConnection, lockKey: String?, clock: PostgresClock, locks: PostgresDropLocks,
+        _ body: (inout any DropTransaction) throws -> T
+    ) throws -> T {
         var attempt = 1
         while true {
             do {
-                return try await transaction { db in
+                let result = try db.transaction { db in
                     db.joinByLookup()
-                    var tx = PostgresDropTransaction(db: db, clock: clock, lockKey: lockKey, locks: dropLocks)
-                    let result = try body(&tx)
-                    try tx.finish()
-                    return result
+                    return try run(body, PostgresDropTransaction(db: db, clock: clock, lockKey: lockKey, locks: locks))
                 }
-            } catch PushStoreError.invalidTransition(_, PostgresDropTransaction.notPending, _) where attempt < attempts {
+                locks.recordCommit()
+                return result
+            } catch PushStoreError.invalidTransition(_, PostgresDropTransaction.notPending, _) where attempt < dropAttempts {
                 attempt += 1
             }
         }
     }
+
+    /// Runs `body` in the group's transaction (its lock already held) under a savepoint of its own, which
+    /// the next statement sent takes with it: released when it succeeds, rolled back to when it throws
+    /// (and run again when a drop it closes was closed, or a user it engages was engaged, meanwhile).
+    private static func runInGroup<T>(
+        _ db: PostgresConnection, clock: PostgresClock, locks: PostgresDropLocks, _ body: (inout any DropTransaction) throws -> T
+    ) throws -> T {
+        var attempt = 1
+        while true {
+            db.executeWithNext("SAVEPOINT drop")
+            do {
+                let result = try run(body, PostgresDropTransaction(db: db, clock: clock, lockKey: nil, locks: locks, grouped: true))
+                db.executeWithNext("RELEASE SAVEPOINT drop")
+                return result
+            } catch let error as PostgresError where failsGroup(error) {
+                throw error
+            } catch {
+                db.executeWithNext("ROLLBACK TO SAVEPOINT drop")
+                db.executeWithNext("RELEASE SAVEPOINT drop")
+                guard case PushStoreError.invalidTransition(_, PostgresDropTransaction.notPending, _) = error, attempt < dropAttempts
+                else { throw error }
+                attempt += 1
+            }
+        }
+    }
+
+    /// Runs `body` on `tx`, then sends the match it holds, if any (`PostgresDropTransaction.finish`).
+    private static func run<T>(_ body: (inout any DropTransaction) throws -> T, _ tx: PostgresDropTransaction) throws -> T {
+        var transaction: any DropTransaction = tx
+        let result = try body(&transaction)
+        if var tx = transaction as? PostgresDropTransaction { try tx.finish() }
+        return result
+    }
+
+    /// Runs groups of the waiting operations, one after the other, until none waits.
+    private func runDropGroups() async {
+        let groups = dropGroups
+        let locks = dropLocks
+        repeat {
+            let taken = TakenGroup()
+            do {
+                let answers = try await withConnection { db in
+                    let group = groups.take()
+                    taken.operations.withLock { $0 = group }
+                    return try Self.runGroup(group, db, groups, locks)
+                }
+                for answer in answers { answer() }
+            } catch {
+                var group = taken.operations.withLock { $0 }
+                // The pool failed before the group was taken: fail the one that would have been.
+                if group.isEmpty { group = groups.take() }
+                for operation in group { operation.fail(error) }
+            }
+        } while groups.runAgain()
+    }
+
+    /// The operations of the group a runner took, for failing them when its transaction fails.
+    private final class TakenGroup: Sendable {
+        let operations = Mutex<[PostgresDropGroups.Waiting]>([])
+    }
+
+    /// One transaction for `group`: one alone as it would run ungrouped; several under one BEGIN, and one
+    /// COMMIT. Their locks are tried in one statement (`groupLockSQL`), never waited for: the operations
+    /// whose lock another transaction holds wait for a later group, and the others run, each under its
+    /// savepoint. A group whose every lock is held elsewhere waits for its first operation's lock, holding
+    /// none: a group never waits for a lock while holding one, so no two groups wait for each other's
+    /// locks, and none holds its locks while waiting for a group that took one of its operations' first.
+    /// Returns how to answer each caller of the operations that ran.
+    private static func runGroup(
+        _ group: [PostgresDropGroups.Waiting], _ db: PostgresConnection, _ groups: PostgresDropGroups,
+        _ locks: PostgresDropLocks
+    ) throws -> [@Sendable () -> Void] {
+        guard group.count > 1 else { return try group.map { try $0.run(db, true) } }
+        let keys = Array(Set(group.map(\.lockKey)))
+        var held: Set<String> = []
+        var later: [PostgresDropGroups.Waiting] = []
+        let answers = try db.transaction { db in
+            db.joinByLookup()
+            held = Set(try db.query(groupLockSQL, [.integer(dropLockClass), .textArray(keys)]).map { $0.string(at: 0) })
+            if held.isEmpty {
+                try db.query(waitLockSQL, [.integer(dropLockClass), .text(group[0].lockKey)])
+                held = [group[0].lockKey]
+            }
+            later = group.filter { !held.contains($0.lockKey) }
+            return try group.filter { held.contains($0.lockKey) }.map { try $0.run(db, false) }
+        }
+        groups.putBack(later)
+        locks.record(held.count)
+        locks.recordCommit()
+        return answers
+    }
+
+    /// The keys in $2 whose locks (in class $1) this transaction took, of those it tried: one held by
+    /// another transaction is not waited for.
+    static let groupLockSQL = """
+        SELECT k FROM unnest($2::text[]) AS k WHERE pg_try_advisory_xact_lock($1::integer, hashtext(k))
+        """
+
+    /// The lock of the key $2 (in class $1), waited for.
+    static let waitLockSQL = "SELECT pg_advisory_xact_lock($1::integer, hashtext($2))"
 
     func enqueue(_ items: [OutboxItem], _ db: PostgresSession) throws {
         try PostgresOutboxRepository.insert(items, clock: clock, db.connection)

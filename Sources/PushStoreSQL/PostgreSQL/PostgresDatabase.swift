@@ -29,6 +29,8 @@ public final class PostgresDatabase: PushDatabase {
     public let writeHealth: StoreWriteHealth? = StoreWriteHealth()
     /// Advisory locks the drop operations took (`withDropTransaction`).
     let dropLocks = PostgresDropLocks()
+    /// The grouped drop operations waiting for a transaction (`withDropTransaction`).
+    let dropGroups: PostgresDropGroups
     /// Round trips and statements this instance's pool sent (`PostgresTraffic`).
     var traffic: PostgresTraffic { pool.traffic }
 
@@ -37,6 +39,7 @@ public final class PostgresDatabase: PushDatabase {
         self.clock = clock
         self.pool = pool
         self.listener = listener
+        self.dropGroups = PostgresDropGroups(runnerLimit: pool.size / 2)
     }
 
     /// Connects to `url` (`postgres://user:password@host:port/database?…`, or libpq `key=value` pairs)

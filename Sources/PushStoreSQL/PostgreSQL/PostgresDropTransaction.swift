@@ -17,6 +17,8 @@ struct PostgresDropTransaction: DropTransaction {
     private var decidedAt: Date?
     /// A match not yet sent: it goes out with the outbox rows of its pushes (`match`, `enqueue`).
     var heldMatch: HeldMatch?
+    /// True in a group's transaction (`PostgresDropGroups`), which its last write does not commit.
+    let grouped: Bool
 
     /// A drop's match with its mate requests, held for the round trip of their outbox rows.
     struct HeldMatch {
@@ -24,11 +26,12 @@ struct PostgresDropTransaction: DropTransaction {
         let requests: [MateRequestRecord]
     }
 
-    init(db: PostgresConnection, clock: PostgresClock, lockKey: String?, locks: PostgresDropLocks) {
+    init(db: PostgresConnection, clock: PostgresClock, lockKey: String?, locks: PostgresDropLocks, grouped: Bool = false) {
         self.db = db
         self.clock = clock
         self.lockKey = lockKey
         self.locks = locks
+        self.grouped = grouped
     }
 
     /// Runs `statements` in one round trip, after the lock if it is still to take (`queries`); returns the
@@ -179,7 +182,8 @@ struct PostgresDropTransaction: DropTransaction {
 
     /// The drop and both engagements (in user-id order, so that two transactions engaging the same users
     /// wait for each other in one order) in one statement, which commits the transaction in the same round
-    /// trip (`DropTransaction.insertPending` is its last write). A user engaged meanwhile by another
+    /// trip (`DropTransaction.insertPending` is its last write), unless it runs in a group's transaction,
+    /// which commits once for all its operations. A user engaged meanwhile by another
     /// operation's drop makes it fail on the engagements' key: the transaction runs again on what is stored.
     mutating func insertPending(_ drop: DropRecord) throws {
         do {
@@ -192,7 +196,7 @@ struct PostgresDropTransaction: DropTransaction {
                             .integer(drop.expiresAt.storeMillis),
                         ]
                     )
-                ], committing: true)
+                ], committing: !grouped)
         } catch let error as PostgresError where error.isUniqueViolation {
             if error.message.contains("drop_engagements_pkey") {
                 throw PushStoreError.invalidTransition(dropID: drop.id, from: Self.notPending, to: DropState.pending.rawValue)

@@ -1,0 +1,75 @@
+import PostgresDriver
+import Synchronization
+
+/// The grouped drop operations of one instance (reports and cancels) waiting for a transaction, and the
+/// runners that take them (`PostgresDatabase.withDropTransaction`).
+///
+/// Up to `runnerLimit` runners at a time each take a connection, then every operation waiting then (up to
+/// `groupLimit`) into one transaction: one COMMIT, and one WAL flush, for the whole group instead of one
+/// each. An operation that finds a runner free and none waiting is a group of its own, run as it would be
+/// alone; those that arrive while every runner is busy wait for the next group.
+final class PostgresDropGroups: Sendable {
+    /// One operation waiting for a group.
+    struct Waiting: Sendable {
+        /// The key of its advisory lock: its users, sorted and joined by a space.
+        let lockKey: String
+        /// Runs the operation on the group's connection, `alone` in a transaction of its own, else in the
+        /// group's, under a savepoint of its own. Returns how to answer its caller once its transaction
+        /// committed; throws only what fails the whole transaction (a serialization failure or a deadlock,
+        /// which runs the group again; a connection lost).
+        let run: @Sendable (PostgresConnection, _ alone: Bool) throws -> @Sendable () -> Void
+        /// Answers its caller with the error that failed its group.
+        let fail: @Sendable (any Error) -> Void
+    }
+
+    private struct State {
+        var waiting: [Waiting] = []
+        var runners = 0
+    }
+
+    private let state = Mutex(State())
+    /// The most operations in one transaction. Each that writes takes a subtransaction id (its savepoint),
+    /// and PostgreSQL keeps up to 64 per transaction in shared memory: more would slow every snapshot.
+    let groupLimit: Int
+    /// The most groups running at a time (the rest of the pool is left to the other repositories).
+    let runnerLimit: Int
+
+    init(groupLimit: Int = 48, runnerLimit: Int) {
+        self.groupLimit = groupLimit
+        self.runnerLimit = max(1, runnerLimit)
+    }
+
+    /// Queues `operation`; true when the caller is to start a runner.
+    func add(_ operation: Waiting) -> Bool {
+        state.withLock { state in
+            state.waiting.append(operation)
+            guard state.runners < runnerLimit else { return false }
+            state.runners += 1
+            return true
+        }
+    }
+
+    /// The operations of the next group (oldest first; none when none waits).
+    func take() -> [Waiting] {
+        state.withLock { state in
+            let group = Array(state.waiting.prefix(groupLimit))
+            state.waiting.removeFirst(group.count)
+            return group
+        }
+    }
+
+    /// Puts `operations` back at the head of the queue, for the next group (their locks were held elsewhere).
+    func putBack(_ operations: [Waiting]) {
+        guard !operations.isEmpty else { return }
+        state.withLock { $0.waiting.insert(contentsOf: operations, at: 0) }
+    }
+
+    /// True when operations wait for the runner that just ran a group; else the runner ends.
+    func runAgain() -> Bool {
+        state.withLock { state in
+            if !state.waiting.isEmpty { return true }
+            state.runners -= 1
+            return false
+        }
+    }
+}
