@@ -30,11 +30,7 @@ public actor OutboxWorker {
     /// Outcomes not yet written, and beside each (same position) who sent it.
     private var completed: [OutboxCompletion] = []
     private var completedBy: [Sent] = []
-    /// Writes of outcomes running: at most `maxFlushes`. A second one starts while the first commits, so
-    /// answers that come meanwhile do not wait for that commit (each batch holds other rows). While writes
-    /// fail, one runs alone and retries with back-off.
-    private var flushes = 0
-    static let maxFlushes = 2
+    private var flushing = false
     /// Set once `stop` returned: outcomes that fail to be written then are not tried again.
     private var stopped = false
     /// Failed attempts in a row to write the oldest outcomes waiting (0 once a write succeeds).
@@ -121,9 +117,9 @@ public actor OutboxWorker {
         await runTask?.value
         defer {
             renewTask?.cancel()
-            if inFlight == 0 && flushes == 0 { deliveryInput.finish() }
+            if inFlight == 0 && !flushing { deliveryInput.finish() }
         }
-        if inFlight > 0 || flushes > 0 {
+        if inFlight > 0 || flushing {
             let timer = Task { [weak self] in
                 try? await Task.sleep(for: deadline)
                 await self?.releaseIdleWaiters()
@@ -214,16 +210,13 @@ public actor OutboxWorker {
     func finished(_ completions: [OutboxCompletion], _ sent: [Sent]) {
         completed.append(contentsOf: completions)
         completedBy.append(contentsOf: sent)
-        // A second write starts while one commits, unless writes fail (the failing one retries alone).
-        guard flushes == 0 || (flushes < Self.maxFlushes && completeFailures == 0) else { return }
-        flushes += 1
+        guard !flushing else { return }
+        flushing = true
         Task { await self.flush() }
     }
 
     private func flush() async {
         while !completed.isEmpty {
-            // While writes fail, only one retries (after its back-off); another running leaves it the rows.
-            if completeFailures > 0 && flushes > 1 { break }
             let batch = completed
             let sent = completedBy
             completed = []
@@ -283,8 +276,8 @@ public actor OutboxWorker {
             if !(await waiters.isEmpty) { await waiters.completed(states) }
             signal.signal()
         }
-        flushes -= 1
-        if inFlight == 0 && flushes == 0 { releaseIdleWaiters() }
+        flushing = false
+        if inFlight == 0 { releaseIdleWaiters() }
     }
 
     /// How long to wait before writing outcomes again after `failures` failed writes in a row: 50 ms,
