@@ -92,7 +92,11 @@ struct OutcomeRetryTests {
         #expect(try await b.outbox.claim(limit: 10, now: at(20)).isEmpty)
         await worker.stop(deadline: .seconds(30))
         for id in ["x", "y", "z"] { #expect(try await a.outbox.item(id: id)?.state == .accepted) }
-        #expect(metrics.prometheusText(outboxCounts: [:], extra: "").contains("outbox_stale_completions_total 0\n"))
+        let text = metrics.prometheusText(outboxCounts: [:], extra: "")
+        #expect(text.contains("outbox_stale_completions_total 0\n"))
+        // Each write of outcomes is timed, the refused ones too: at least one refused and the one that committed.
+        let writes = text.split(separator: "\n").first { $0.hasPrefix("push_outbox_complete_seconds_count ") }
+        #expect((writes.flatMap { Int($0.split(separator: " ")[1]) } ?? 0) >= 2)
     }
 
     @Test("an outcome written late, after another instance claimed the row again, leaves that newer claim alone")

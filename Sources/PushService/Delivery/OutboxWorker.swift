@@ -223,11 +223,14 @@ public actor OutboxWorker {
             completedBy = []
             if renewsLeases { for completion in batch { held[completion.id] = nil } }
             let states: [String: OutboxState]
+            let started = ContinuousClock.now
             do {
                 states = try await outbox.complete(batch, now: Date())
+                metrics.recordComplete(seconds: Self.seconds(since: started))
                 metrics.recordStaleCompletions(batch.count - states.count)  // each claimed row is sent once per claim
                 completeFailures = 0
             } catch {
+                metrics.recordComplete(seconds: Self.seconds(since: started))
                 // Kept, never dropped: a row APNs accepted whose outcome is lost would stay in flight (and be
                 // sent again after a restart). The batch goes back in front of what came in meanwhile and is
                 // written again after a back-off, under the same claims (attempt counts), so a commit that

@@ -38,6 +38,16 @@ extension ServiceMetrics {
             "# HELP outbox_complete_retries_total Writes of send outcomes that failed and were tried again (outcomes are kept until written).")
         lines.append("# TYPE outbox_complete_retries_total counter")
         lines.append("outbox_complete_retries_total \(snapshot.completeRetries)")
+        lines.append("# HELP push_outbox_complete_seconds Time each write of send outcomes to the outbox took (one batch, committed or failed).")
+        lines.append("# TYPE push_outbox_complete_seconds histogram")
+        var completeCumulative = 0
+        for (bound, count) in zip(Self.latencyBuckets, snapshot.completeLatency.counts) {
+            completeCumulative += count
+            lines.append("push_outbox_complete_seconds_bucket{le=\"\(bound)\"} \(completeCumulative)")
+        }
+        lines.append("push_outbox_complete_seconds_bucket{le=\"+Inf\"} \(snapshot.completeLatency.count)")
+        lines.append("push_outbox_complete_seconds_sum \(snapshot.completeLatency.sum)")
+        lines.append("push_outbox_complete_seconds_count \(snapshot.completeLatency.count)")
         lines.append(
             "# HELP push_outbox_refused_total Pushes refused because the outbox was at its bound, by app (empty: the whole outbox) and limit (rows, bytes)."
         )

@@ -53,6 +53,8 @@ public final class ServiceMetrics: Sendable {
         /// Every cause starts at zero, so the series exist before the first re-send.
         var staleCompletions = 0
         var completeRetries = 0
+        /// How long each write of send outcomes took (successful or not).
+        var completeLatency = Latency()
         /// Pushes refused by the outbox bound, by app ("" for the whole outbox) and limit (rows, bytes).
         var outboxRefusals: [String: Int] = [:]
         var leaseRenewals = 0
@@ -151,6 +153,10 @@ public final class ServiceMetrics: Sendable {
     }
 
     /// Counts a batch of outcomes that could not be written and will be written again after a back-off.
+    func recordComplete(seconds: Double) {
+        state.withLock { $0.completeLatency.observe(seconds, times: 1) }
+    }
+
     func recordCompleteRetry() {
         state.withLock { $0.completeRetries += 1 }
     }
