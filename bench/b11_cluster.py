@@ -126,9 +126,7 @@ def post(item):
     return json.loads(data)["push_id"]
 
 
-def cpu_seconds(pid):
-    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+cpu_seconds = service_metrics.cpu_seconds
 
 
 cpu0 = sum(cpu_seconds(s.pid) for s, _ in servers)

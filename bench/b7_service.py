@@ -199,7 +199,7 @@ def post(body, scheduled=None):
     return json.loads(data)["push_id"], accepted_at
 
 
-cpu_seconds = own_mock.cpu_seconds
+cpu_seconds = service_metrics.cpu_seconds
 
 
 def vm(pid, key):

@@ -44,12 +44,6 @@ def read(path):
         return f.read()
 
 
-def cpu_seconds(pid):
-    """User and system CPU of process `pid` so far, in seconds."""
-    fields = read(f"/proc/{pid}/stat").rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 class OwnMock:
     """`push-bench mock` started in `directory` (its credentials in `directory`/credentials); `port` once it
     listens, None if it did not within `wait_s`."""

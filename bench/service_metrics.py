@@ -1,11 +1,19 @@
 """What the benchmark harnesses read from push-server's /metrics (bench/b7_service.py, bench/b11_cluster.py), and
 B7H's load: half of B7's rate in bench/raw.jsonl."""
 import json
+import os
 import statistics
 import sys
 
 # The outcomes that end a notification (push_notifications_total's `outcome` label); "retry" is not an end.
 FINAL_OUTCOMES = ("accepted", "rejected", "failed", "expired")
+
+
+def cpu_seconds(pid):
+    """User and system CPU of process `pid` so far, in seconds (from /proc)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def outcomes(text):
