@@ -85,6 +85,36 @@ struct SQLiteSpaceTests {
         #expect(await database.idleCheckpoints == 2)
     }
 
+    /// A burst of writes (8 MB of payloads in transactions of about 200 KB, claimed and completed) keeps the
+    /// WAL file, measured on disk after every transaction, within its limit and one transaction's pages: it is
+    /// checkpointed and cut back while writes go on, not only once they stop (the idle timer is off here).
+    @Test func theWriteAheadLogStaysBoundedThroughABurst() async throws {
+        let path = Self.path("burst-wal")
+        defer { Self.remove(path) }
+        let (database, outbox) = try Self.open(path, idle: .seconds(3_600))
+        let payload = Array(#"{"aps":{"alert":""#.utf8) + [UInt8](repeating: UInt8(ascii: "x"), count: 4_000) + Array(#""}}"#.utf8)
+        let bound = SQLiteConnection.walLimitBytes + 512 * 1_024
+        var largest = 0
+        for batch in 0..<40 {
+            let items = (0..<50).map { n in
+                var item = outboxItem("burst-\(batch)-\(n)", push: "p-\(batch)-\(n)", token: n)
+                item.payload = payload
+                return item
+            }
+            try await outbox.enqueue(items)
+            largest = max(largest, Self.bytes(path + "-wal"))
+            let claimed = try await outbox.claim(limit: 50, now: t0)
+            #expect(claimed.count == 50)
+            largest = max(largest, Self.bytes(path + "-wal"))
+            _ = try await outbox.complete(claimed.map { done($0.id, .accepted(apnsUniqueID: nil)) }, now: at(1))
+            largest = max(largest, Self.bytes(path + "-wal"))
+        }
+        #expect(Self.bytes(path) > 6 * 1_024 * 1_024, "the payloads reached the database file")
+        #expect(largest > 0 && largest <= bound, "the WAL file reached \(largest) bytes (bound \(bound))")
+        #expect(await database.idleCheckpoints == 0)
+        #expect(try await database.integrityCheck() == "ok")
+    }
+
     /// A file of the previous versions (no auto-vacuum) is rewritten in incremental mode when opened, keeping
     /// its rows; a file above the limit is left as it is.
     @Test func aSmallFileOfThePreviousVersionIsPutInIncrementalMode() async throws {

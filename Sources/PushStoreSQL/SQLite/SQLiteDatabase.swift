@@ -23,7 +23,8 @@ public actor SQLiteDatabase: PushDatabase {
     var groupedReads = WaitingGroup<(SQLiteConnection) -> () -> Void>()
 
     /// How long the connection must change nothing before the WAL is checkpointed and its file emptied
-    /// (`noteWrites`): the 8 MB it otherwise keeps between autocheckpoints are given back once writes stop.
+    /// (`noteWrites`): the up to `SQLiteConnection.walLimitBytes` it otherwise keeps between autocheckpoints
+    /// are given back once writes stop.
     nonisolated let idleCheckpointDelay: Duration
     /// The timer of the idle checkpoint, while changes are not checkpointed yet.
     var idleCheckpoint: Task<Void, Never>?
