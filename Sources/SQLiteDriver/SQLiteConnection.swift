@@ -17,7 +17,7 @@ package final class SQLiteConnection {
     }
 
     private let handle: OpaquePointer
-    private var statements: [String: SQLiteStatement] = [:]
+    private var statements: [StatementKey: SQLiteStatement] = [:]
     /// The path the connection was opened with (":memory:" for a private in-memory database).
     package let path: String
 
@@ -92,10 +92,35 @@ package final class SQLiteConnection {
     /// The prepared statement for `sql`, from the cache or freshly prepared; reset and unbound.
     package func statement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
         statementsRun += 1
-        if let cached = statements[sql] { return cached }
+        let key = StatementKey(sql: sql)
+        if let cached = statements[key] { return cached }
         let prepared = try SQLiteStatement(db: handle, sql: sql)
-        statements[sql] = prepared
+        statements[key] = prepared
         return prepared
+    }
+
+    /// A statement's SQL as the cache's key, hashed by its length and its first and last `sampled` bytes
+    /// only: a report's statements run to a kilobyte or more, and hashing all of it at every call (for a
+    /// dictionary of a few dozen statements) cost more than the lookup needs. Equal keys are equal texts, so
+    /// two statements whose samples agree only share a bucket; the comparison of a statement with itself (the
+    /// same `static let` text) is one of the strings' storage, not of their bytes.
+    package struct StatementKey: Hashable {
+        package let sql: String
+        package static let sampled = 48
+
+        package init(sql: String) { self.sql = sql }
+
+        package func hash(into hasher: inout Hasher) {
+            let utf8 = sql.utf8
+            hasher.combine(utf8.count)
+            let done: Void? = utf8.withContiguousStorageIfAvailable { bytes in
+                let raw = UnsafeRawBufferPointer(bytes)
+                guard raw.count > 2 * Self.sampled else { return hasher.combine(bytes: raw) }
+                hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: raw.prefix(Self.sampled)))
+                hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: raw.suffix(Self.sampled)))
+            }
+            if done == nil { hasher.combine(sql) }
+        }
     }
 
     /// Number of statements in the cache.

@@ -30,6 +30,25 @@ struct SQLiteConnectionTests {
         #expect(try db.statement("SELECT ?1") === db.statement("SELECT ?1"))
     }
 
+    /// The cache's key hashes a statement's length and its first and last bytes only, so a long statement
+    /// costs no more to look up than a short one; statements that differ only in between share a hash and
+    /// are still two statements, each answering its own.
+    @Test func longStatementsAreHashedBySamples() throws {
+        let padding = String(repeating: " ", count: 2 * SQLiteConnection.StatementKey.sampled)
+        let one = "SELECT 1 AS v" + padding + "UNION ALL SELECT 2" + padding + "LIMIT 1"
+        let two = "SELECT 1 AS v" + padding + "UNION ALL SELECT 3" + padding + "LIMIT 1"
+        let (a, b) = (SQLiteConnection.StatementKey(sql: one), SQLiteConnection.StatementKey(sql: two))
+        #expect(a.hashValue == b.hashValue)
+        #expect(a != b)
+        #expect(SQLiteConnection.StatementKey(sql: "SELECT 1").hashValue != SQLiteConnection.StatementKey(sql: "SELECT 2").hashValue)
+        let db = try SQLiteConnection(path: ":memory:")
+        let before = db.cachedStatementCount
+        #expect(try db.query(one + " OFFSET 1") { $0.int(at: 0) } == [2])
+        #expect(try db.query(two + " OFFSET 1") { $0.int(at: 0) } == [3])
+        #expect(db.cachedStatementCount == before + 2)
+        #expect(try db.statement(one) !== db.statement(two))
+    }
+
     @Test func errorsNameTheFunctionAndCarrySQLiteMessage() throws {
         let db = try SQLiteConnection(path: ":memory:")
         #expect {
