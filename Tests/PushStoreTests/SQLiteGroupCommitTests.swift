@@ -1,7 +1,9 @@
 import Foundation
 import PostgresDriver
 import ProfileDrop
+import PushSync
 import SQLiteDriver
+import TestSupport
 import Testing
 
 @testable import PushStore
@@ -68,6 +70,41 @@ struct SQLiteGroupCommitTests {
         // Each group that held a failing write ran again under savepoints; none ran more than twice.
         let replays = await database.groupReplays
         #expect(replays >= 1 && replays <= commits)
+    }
+
+    /// A grouped write joins the waiting group under its lock, not on the actor: while a group's commit holds
+    /// the actor, the writes that arrive meanwhile are all waiting in the next group (a write that needed a job
+    /// on the actor to join would still be queued behind the commit), and they share one commit after it.
+    @Test("grouped writes join the next group while a commit holds the actor, with no job on it of their own")
+    func writesJoinWithoutTheActor() async throws {
+        let (database, directory) = try Self.database()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        _ = try await database.perform { try $0.run("CREATE TABLE t (x INTEGER PRIMARY KEY)") }
+        let others = 50
+        let running = PThreadLock(false)
+        let before = await database.groupCommits
+        let first = Task {
+            try await database.writeGrouped { db -> Int in
+                _ = try db.run("INSERT INTO t (x) VALUES (-1)", [])
+                running.withLock { $0 = true }
+                // Holds the actor until the other writes wait in the next group, or a deadline passes.
+                let deadline = ContinuousClock.now + .seconds(10)
+                while database.writesWaiting < others, ContinuousClock.now < deadline { sched_yield() }
+                return database.writesWaiting
+            }
+        }
+        _ = try await poll("the first group's commit to hold the actor", within: .seconds(20), every: .milliseconds(5)) {
+            running.withLock { $0 } ? true : nil
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for value in 0..<others {
+                group.addTask { _ = try await database.writeGrouped { try $0.run("INSERT INTO t (x) VALUES (?1)", [.integer(Int64(value))]) } }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try await first.value == others, "writes waiting in the next group while the commit held the actor")
+        #expect(await database.groupCommits - before == 2)
+        #expect(try await database.perform { try $0.query("SELECT count(*) FROM t") { $0.int(at: 0) } } == [others + 1])
     }
 
     @Test("a group whose writes all succeed commits in one run, with no replay")

@@ -1,5 +1,6 @@
 import Foundation
 public import PushStore
+import PushSync
 import SQLiteDriver
 
 /// One SQLite database file and the one connection every SQLite repository shares.
@@ -15,8 +16,9 @@ public actor SQLiteDatabase: PushDatabase {
     public nonisolated let writeHealth: StoreWriteHealth? = StoreWriteHealth()
     /// The target lists of pushes claimed lately (`SQLiteTargetCache`).
     nonisolated let targetCache = SQLiteTargetCache()
-    /// Writes waiting for the next group commit (`writeGrouped`).
-    var groupedWrites = WaitingGroup<GroupedWrite>()
+    /// Writes waiting for the next group commit (`writeGrouped`), behind a lock rather than the actor: a
+    /// write joins the group without a job on the actor of its own.
+    nonisolated let groupedWrites = PThreadLock(WaitingGroup<GroupedWrite>())
     /// Group commits run again write by write under savepoints, because a write threw in the first run.
     var groupReplays = 0
     /// Reads waiting for the next read group (`readGrouped`), each answering its caller once run.
@@ -35,7 +37,7 @@ public actor SQLiteDatabase: PushDatabase {
     var idleCheckpoints = 0
 
     /// Group commits so far (`writeGrouped`): fewer than grouped writes when they shared transactions.
-    var groupCommits: Int { groupedWrites.groupsTaken }
+    var groupCommits: Int { groupedWrites.withLock { $0.groupsTaken } }
     /// Read groups so far (`readGrouped`).
     var readGroups: Int { groupedReads.groupsTaken }
 

@@ -4,6 +4,8 @@ struct WaitingGroup<Call> {
     private var calls: [Call] = []
     /// Groups taken to run so far.
     private(set) var groupsTaken = 0
+    /// Calls waiting for the next group.
+    var waiting: Int { calls.count }
 
     /// Adds `call` to the next group; true when it is the group's first, whose run is yet to be scheduled.
     mutating func add(_ call: Call) -> Bool {
