@@ -268,8 +268,8 @@ def wait_until_answered(deadline, total=None):
 if a.rate:
     # Open loop (B7H) measures latency under a steady load, the state of a service that has been running: one
     # post of --batch tokens (others than the measured ones) goes through first and is answered, so the APNs
-    # connections are open before the schedule starts. Their handshakes otherwise fall on the first tenth of a
-    # second of the schedule (more than 1 % of a B7H run's notifications). It is not measured.
+    # connections are open before the schedule starts (else the schedule's first posts wait for their TLS
+    # handshakes). It is not measured.
     warm_body = json.dumps({"tokens": [f"{i:064x}" for i in range(a.n, a.n + a.batch)], "environment": "development",
                             "alert": {"title": "t", "body": "b"}}).encode()
     try:
