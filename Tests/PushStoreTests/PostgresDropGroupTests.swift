@@ -191,4 +191,76 @@ struct PostgresDropGroupTests {
         #expect(database.dropLocks.fallbacks == 1)
         #expect(Set(try await drops.pending().map(\.id)) == ["d-other", "d-second"])
     }
+
+    /// One outcome of an operation in `everyRuleInOneGroup`.
+    enum Outcome: Sendable {
+        case report(DropReportOutcome, expired: [DropRecord])
+        case cancel(DropCancelOutcome)
+    }
+
+    @Test("every drop rule holds for operations decided together in one group, each on what those before it wrote")
+    func everyRuleInOneGroup() async throws {
+        let url = try await PostgresTestCluster.shared().createDatabase()
+        let database = try await PostgresDatabase.open(url: url, poolSize: 1, instanceID: "rules", clock: .database)
+        let drops = PushRepositories(database: database).drops
+        let outbox = PushRepositories(database: database).outbox
+        // Before the group: c and d pending; e and f matched; j engaged with h; k's drop pending, its window
+        // ending at once.
+        _ = try await drops.report(dropReport("c", "d", id: "d-c"), now: Date())
+        _ = try await drops.report(dropReport("e", "f", id: "d-e"), now: Date())
+        _ = try await drops.report(dropReport("f", "e"), now: Date())
+        _ = try await drops.report(dropReport("j", "h", id: "d-j"), now: Date())
+        _ = try await drops.report(dropReport("k", "l", id: "d-k", window: .milliseconds(1)), now: Date())
+        let depth = try await outbox.depth()
+        let commits = database.dropLocks.commits
+        let holder = Holder(database, users: ["h0", "h1"])
+        try await holder.waitStarted()
+        // Queued one after the other, so that the group holds them in this order.
+        let operations: [@Sendable () async throws -> Outcome] = [
+            { let (outcome, expired) = try await drops.report(dropReport("a", "b", id: "d-a"), now: Date()); return .report(outcome, expired: expired) },
+            { let (outcome, expired) = try await drops.report(dropReport("b", "a", id: "d-b"), now: Date()); return .report(outcome, expired: expired) },
+            { .cancel(try await drops.cancel(userID: "c", now: Date(), window: .seconds(10)).0) },
+            { let (outcome, expired) = try await drops.report(dropReport("e", "f"), now: Date()); return .report(outcome, expired: expired) },
+            { let (outcome, expired) = try await drops.report(dropReport("g", "h"), now: Date()); return .report(outcome, expired: expired) },
+            { let (outcome, expired) = try await drops.report(dropReport("k", "m", id: "d-k2"), now: Date()); return .report(outcome, expired: expired) },
+            { let (outcome, expired) = try await drops.report(dropReport("d", "c", id: "d-d"), now: Date()); return .report(outcome, expired: expired) },
+        ]
+        var tasks: [Task<Outcome, any Error>] = []
+        for (index, operation) in operations.enumerated() {
+            tasks.append(Task { try await operation() })
+            _ = try await poll("operation \(index) queued") { database.dropGroups.waitingCount == index + 1 ? true : nil }
+        }
+        holder.release.signal()
+        try await holder.task.value
+        var outcomes: [Outcome] = []
+        for task in tasks { outcomes.append(try await task.value) }
+        #expect(database.dropLocks.commits - commits == 2, "the holding group's and this one's")
+        #expect(database.dropLocks.fallbacks == 0)
+        // a, then b: a drop, then its match with both mate requests (the drop stored matched at once).
+        guard case .report(.pending(let first), []) = outcomes[0], case .report(.matched(let match, let requests), []) = outcomes[1] else {
+            Issue.record("a and b: \(outcomes[0]), \(outcomes[1])")
+            return
+        }
+        #expect(first.id == "d-a" && match.id == "d-a" && match.state == .matched && requests.count == 2)
+        // c cancels its drop, freeing d.
+        guard case .cancel(.cancelled(let cancelled)) = outcomes[2] else { throw Refused() }
+        #expect(cancelled.id == "d-c" && cancelled.state == .cancelled)
+        // e repeats its match: the same drop and requests (read on its own, after the group's writes).
+        guard case .report(.alreadyMatched(let repeated, let again), []) = outcomes[3] else { throw Refused() }
+        #expect(repeated.id == "d-e" && again.count == 2)
+        // g meets h engaged with j.
+        guard case .report(.busy, []) = outcomes[4] else { throw Refused() }
+        // k's drop expired on the way; k is free for m.
+        guard case .report(.pending(let renewed), let expired) = outcomes[5] else { throw Refused() }
+        #expect(renewed.id == "d-k2" && expired.map(\.id) == ["d-k"] && expired.first?.state == .expired)
+        // d, freed by c's cancel in the same group, starts a drop of its own.
+        guard case .report(.pending(let fresh), []) = outcomes[6] else { throw Refused() }
+        #expect(fresh.id == "d-d" && fresh.initiatorID == "d")
+        #expect(Set(try await drops.pending().map(\.id)) == ["d-j", "d-k2", "d-d"])
+        let stored = try #require(try await drops.drop(id: "d-a"))
+        #expect(stored == match)
+        let (closedC, closedK) = (try await drops.drop(id: "d-c"), try await drops.drop(id: "d-k"))
+        #expect(closedC?.state == .cancelled && closedK?.state == .expired)
+        #expect(try await outbox.depth() == depth + 2, "a row for each of a and b's mate requests")
+    }
 }
