@@ -216,14 +216,18 @@ struct PostgresDropGroupTests {
         let holder = Holder(database, users: ["h0", "h1"])
         try await holder.waitStarted()
         // Queued one after the other, so that the group holds them in this order.
+        let report: @Sendable (String, String, String) async throws -> Outcome = { reporter, peer, id in
+            let (outcome, expired) = try await drops.report(dropReport(reporter, peer, id: id), now: Date())
+            return .report(outcome, expired: expired)
+        }
         let operations: [@Sendable () async throws -> Outcome] = [
-            { let (outcome, expired) = try await drops.report(dropReport("a", "b", id: "d-a"), now: Date()); return .report(outcome, expired: expired) },
-            { let (outcome, expired) = try await drops.report(dropReport("b", "a", id: "d-b"), now: Date()); return .report(outcome, expired: expired) },
+            { try await report("a", "b", "d-a") },
+            { try await report("b", "a", "d-b") },
             { .cancel(try await drops.cancel(userID: "c", now: Date(), window: .seconds(10)).0) },
-            { let (outcome, expired) = try await drops.report(dropReport("e", "f"), now: Date()); return .report(outcome, expired: expired) },
-            { let (outcome, expired) = try await drops.report(dropReport("g", "h"), now: Date()); return .report(outcome, expired: expired) },
-            { let (outcome, expired) = try await drops.report(dropReport("k", "m", id: "d-k2"), now: Date()); return .report(outcome, expired: expired) },
-            { let (outcome, expired) = try await drops.report(dropReport("d", "c", id: "d-d"), now: Date()); return .report(outcome, expired: expired) },
+            { try await report("e", "f", "d-e2") },
+            { try await report("g", "h", "d-g") },
+            { try await report("k", "m", "d-k2") },
+            { try await report("d", "c", "d-d") },
         ]
         var tasks: [Task<Outcome, any Error>] = []
         for (index, operation) in operations.enumerated() {
