@@ -36,26 +36,34 @@ struct PostgresConcurrentCompleteTests {
 
         // A third session holds the range's lock, so that both writes take their snapshots and then wait
         // for it: the one that gets it second sees the range as the first left it only through the lock.
-        let locked = AsyncSemaphore(permits: 0)
+        let (locked, lockTaken) = AsyncStream.makeStream(of: Void.self)
         let letGo = DispatchSemaphore(value: 0)
         let holding = Task {
             try await session.transaction { db in
                 _ = try db.query("SELECT lo FROM outbox_segments FOR UPDATE")
-                locked.release()
+                lockTaken.yield()
                 letGo.wait()
             }
         }
-        try await awaitEvent("the session's lock on the range") { await locked.acquireUninterruptibly() }
+        try await awaitEvent("the session's lock on the range") { for await _ in locked { return } }
         let writes = [first, second].map { batch in Task { try await outbox.complete(batch, now: at(1)) } }
-        _ = try await poll("both writes waiting for the range's lock", within: .seconds(30)) {
-            let waiting = try await observer.withConnection { db in
-                try db.query(
-                    """
-                    SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
-                        AND wait_event_type = 'Lock' AND query LIKE 'WITH v AS MATERIALIZED%'
-                    """)[0].int64(at: 0)
+        let sessions = PThreadLock<[String]>([])
+        do {
+            _ = try await poll("both writes waiting for the range's lock", within: .seconds(30)) {
+                let activity = try await observer.withConnection { db in
+                    try db.query(
+                        """
+                        SELECT pid || ' ' || coalesce(wait_event_type, '-') || ' ' || state || ' ' || left(query, 40) FROM pg_stat_activity
+                        WHERE datname = current_database() AND pid <> pg_backend_pid()
+                        """
+                    ).map { $0.string(at: 0) }
+                }
+                sessions.withLock { if $0.last != activity.joined(separator: " | ") { $0.append(activity.joined(separator: " | ")) } }
+                return activity.filter { $0.contains(" Lock active WITH v AS MATERIALIZED") }.count == 2 ? true : nil
             }
-            return waiting == 2 ? true : nil
+        } catch {
+            Issue.record("sessions: \(sessions.withLock { $0 })")
+            throw error
         }
         letGo.signal()
         try await holding.value
@@ -79,5 +87,27 @@ struct PostgresConcurrentCompleteTests {
         if let retried = again.first {
             #expect(try await outbox.complete([OutboxCompletion(retried, .accepted(apnsUniqueID: nil))], now: at(3_601)) == ["r9": .accepted])
         }
+    }
+
+    @Test(
+        "on every store, eight completes at once on rows of one range (a retry among them) settle every row once",
+        .timeLimit(.minutes(2)), arguments: StoreKind.allCases)
+    func manyCompletesOnOneRange(kind: StoreKind) async throws {
+        let outbox = try await kind.make().outbox
+        try await outbox.enqueue((0..<400).map { outboxItem("m\($0)", token: $0) })
+        let claimed = try await outbox.claim(limit: 400, now: t0).items
+        #expect(claimed.count == 400)
+        let answers = try await withThrowingTaskGroup(of: [String: OutboxState].self) { group in
+            for part in 0..<8 {
+                let batch = claimed.enumerated().filter { $0.offset % 8 == part }.map { offset, item in
+                    OutboxCompletion(item, offset == 7 ? .retry(status: 503, reason: "ServiceUnavailable") : .accepted(apnsUniqueID: nil))
+                }
+                group.addTask { try await outbox.complete(batch, now: at(1)) }
+            }
+            return try await group.reduce(into: [String: OutboxState]()) { $0.merge($1) { old, _ in old } }
+        }
+        #expect(answers.count == 400 && answers["m7"] == .queued && answers.values.filter { $0 == .accepted }.count == 399)
+        #expect(try await outbox.pendingCounts() == [.queued: 1, .inFlight: 0])
+        #expect(try await outbox.claim(limit: 400, now: at(3_600)).items.map(\.id) == ["m7"])
     }
 }
