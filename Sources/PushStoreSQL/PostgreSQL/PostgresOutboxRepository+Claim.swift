@@ -18,6 +18,7 @@ extension PostgresOutboxRepository {
     public func claim(limit: Int, now: Date) async throws -> OutboxClaim {
         guard limit > 0 else { return OutboxClaim() }
         let clock = database.clock
+        let targetCache = database.targetCache
         let moment = ClaimMoment(
             millis: clock.millis(now), second: clock.seconds(now), owner: database.instanceID,
             lease: Int64((lease / .milliseconds(1)).rounded()))
@@ -35,7 +36,7 @@ extension PostgresOutboxRepository {
             // or a pick finds fewer rows than it asked for.
             while claim.items.count < limit {
                 let page = limit - claim.items.count
-                if try Self.claimPage(page, moment, db, into: &claim) < page { break }
+                if try Self.claimPage(page, moment, targetCache: targetCache, db, into: &claim) < page { break }
             }
             try Self.reportEnded(claim.expired.map { ($0, nil) }, now: now, db)
             return claim
@@ -73,9 +74,9 @@ extension PostgresOutboxRepository {
 
     /// Claims up to `page` notifications into `claim` and returns how many it took (claimed and expired):
     /// fewer than `page` when no more are due.
-    private static func claimPage(_ page: Int, _ moment: ClaimMoment, _ db: PostgresConnection, into claim: inout OutboxClaim)
-        throws -> Int
-    {
+    private static func claimPage(
+        _ page: Int, _ moment: ClaimMoment, targetCache: PostgresTargetCache, _ db: PostgresConnection, into claim: inout OutboxClaim
+    ) throws -> Int {
         let candidates = try db.query(pickSQL, [moment.millis, .integer(Int64(page))]).map { row in
             Candidate(
                 isRow: row.bool(at: 0), key: row.int64(at: 1), hi: row.int64(at: 2), due: row.int64(at: 3),
@@ -118,7 +119,7 @@ extension PostgresOutboxRepository {
         }
         var intervals = claimedRanges.map { ($0.lo, $0.hi) }
         for rows in states { intervals += rows.map { ($0.int64(at: 0), $0.int64(at: 0)) } }
-        let pushes = try PostgresOutboxPushes(covering: intervals, db)
+        let pushes = try PostgresOutboxPushes(covering: intervals, cache: targetCache, db)
         var items: [OutboxItem] = []
         var keys: [(queued: Int64, due: Int64, seq: Int64)] = []
         var expired = PostgresOutcomes()
