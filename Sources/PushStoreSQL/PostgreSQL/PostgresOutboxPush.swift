@@ -70,21 +70,25 @@ struct PostgresOutboxPush {
 struct PostgresOutboxPushes {
     var pushes: [PostgresOutboxPush]
 
-    /// The pushes holding any notification of the intervals `intervals` (`seq`, inclusive), their target
-    /// lists taken from `cache` where it holds them (the server sends none for those), else read, decoded
-    /// and kept there.
-    init(covering intervals: [(Int64, Int64)], cache: PostgresTargetCache, _ db: PostgresConnection) throws {
-        guard !intervals.isEmpty else {
-            pushes = []
-            return
-        }
+    /// The read of the pushes holding any notification of the intervals `intervals` (`seq`, inclusive, not
+    /// empty), for a caller that sends it in a round trip of its own making: the statement, leaving out the
+    /// target lists `cache` holds, and those lists (`cached`, by `lo`), which `init(rows:cached:cache:_:)` takes.
+    static func covering(_ intervals: [(Int64, Int64)], cache: PostgresTargetCache)
+        -> (sql: String, parameters: [PostgresValue], cached: [Int64: PostgresTargetCache.Entry])
+    {
         let cached = cache.entries
-        let rows = try db.query(
+        return (
             PostgresOutboxPush.coveringSQL,
             [
                 .integerArray(intervals.map { Optional($0.0) }), .integerArray(intervals.map { Optional($0.1) }),
                 .integerArray(cached.keys.map { Optional($0) }),
-            ])
+            ], cached
+        )
+    }
+
+    /// The pushes in `rows`, the answer to a `covering` read, their target lists taken from `cached` (that
+    /// read's) where the server left them out, else decoded and kept in `cache`.
+    init(rows: PostgresRows, cached: [Int64: PostgresTargetCache.Entry], cache: PostgresTargetCache, _ db: PostgresConnection) throws {
         // By `lo`, each once; positions are sorted, not the pushes, and rows already read are not read again.
         var order: [(lo: Int64, row: Int)] = (0..<rows.count).map { (rows[$0].int64(at: 0), $0) }
         order.sort { $0.lo < $1.lo }

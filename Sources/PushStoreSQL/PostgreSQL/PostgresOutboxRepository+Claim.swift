@@ -83,43 +83,63 @@ extension PostgresOutboxRepository {
                 count: row.int(at: 4), done: PostgresDoneBits(bytes: row.isNull(at: 5) ? nil : row.bytes(at: 5)),
                 queued: row.int64(at: 6))
         }.sorted { ($0.due, $0.key) < ($1.due, $1.key) }
+        // The cuts, the claims and the read of the claimed notifications' pushes go in one round trip: what
+        // each range keeps after its cut is known here, and the pick has locked every row and range taken.
+        var statements: [(sql: String, parameters: [PostgresValue])] = []
         var rows: [(seq: Int64?, queued: Int64)] = []
         var ranges: [(lo: Int64, queued: Int64)] = []
+        var intervals: [(Int64, Int64)] = []
         var taken = 0
         for candidate in candidates where taken < page {
             if candidate.isRow {
                 rows.append((candidate.key, candidate.queued))
+                intervals.append((candidate.key, candidate.key))
                 taken += 1
                 continue
             }
             let wanted = page - taken
-            if candidate.count > wanted { try split(candidate, keeping: wanted, db) }
+            var hi = candidate.hi
+            if candidate.count > wanted {
+                let cut = split(candidate, keeping: wanted)
+                statements.append(cut.statement)
+                hi = cut.hi
+            }
             ranges.append((candidate.key, candidate.queued))
+            intervals.append((candidate.key, hi))
             taken += min(candidate.count, wanted)
         }
-        var states: [PostgresRows] = []
+        guard !intervals.isEmpty else { return taken }
         if !rows.isEmpty {
-            states.append(
-                try db.query(
+            statements.append(
+                (
                     claimRowsSQL,
                     [
                         moment.millis, moment.second, .integerArray(rows.map(\.seq)),
                         .integerArray(rows.map(\.queued)), .text(moment.owner), .integer(moment.lease),
-                    ]))
+                    ]
+                ))
         }
-        var claimedRanges: [ClaimedRange] = []
         if !ranges.isEmpty {
-            claimedRanges = try db.query(
-                claimRangesSQL,
-                [
-                    moment.millis, moment.second, .integerArray(ranges.map(\.lo)),
-                    .integerArray(ranges.map(\.queued)), .text(moment.owner), .integer(moment.lease),
-                ]
-            ).map(ClaimedRange.init(row:))
+            statements.append(
+                (
+                    claimRangesSQL,
+                    [
+                        moment.millis, moment.second, .integerArray(ranges.map(\.lo)),
+                        .integerArray(ranges.map(\.queued)), .text(moment.owner), .integer(moment.lease),
+                    ]
+                ))
         }
-        var intervals = claimedRanges.map { ($0.lo, $0.hi) }
-        for rows in states { intervals += rows.map { ($0.int64(at: 0), $0.int64(at: 0)) } }
-        let pushes = try PostgresOutboxPushes(covering: intervals, cache: targetCache, db)
+        let covering = PostgresOutboxPushes.covering(intervals, cache: targetCache)
+        statements.append((covering.sql, covering.parameters))
+        let answers = try db.queries(statements)
+        var next = answers.count - 1 - (rows.isEmpty ? 0 : 1) - (ranges.isEmpty ? 0 : 1)
+        var states: [PostgresRows] = []
+        if !rows.isEmpty {
+            states.append(answers[next])
+            next += 1
+        }
+        let claimedRanges = ranges.isEmpty ? [] : answers[next].map(ClaimedRange.init(row:))
+        let pushes = try PostgresOutboxPushes(rows: answers[answers.count - 1], cached: covering.cached, cache: targetCache, db)
         var items: [OutboxItem] = []
         var keys: [(queued: Int64, due: Int64, seq: Int64)] = []
         var expired = PostgresOutcomes()
@@ -201,27 +221,30 @@ extension PostgresOutboxRepository {
         }
     }
 
-    /// Cuts `range` after its first `count` pending notifications: the range keeps those, a new range (the
-    /// same due time, attempts and lease) takes the rest, still waiting to be claimed; each keeps its part of
-    /// the `done` bits. The range is locked by the pick.
-    private static func split(_ range: Candidate, keeping count: Int, _ db: PostgresConnection) throws {
+    /// The statement that cuts `range` after its first `count` pending notifications: the range keeps those,
+    /// a new range (the same due time, attempts and lease) takes the rest, still waiting to be claimed; each
+    /// keeps its part of the `done` bits. The range is locked by the pick. `hi`: the kept part's last `seq`.
+    private static func split(_ range: Candidate, keeping count: Int)
+        -> (statement: (sql: String, parameters: [PostgresValue]), hi: Int64)
+    {
         let size = Int(range.hi - range.key) + 1
         let cut = range.done.pending(size: size)[count - 1] + 1
         let kept = range.done.slice(0..<cut)
         let rest = range.done.slice(cut..<size)
-        try db.run(
-            """
+        let hi = range.key + Int64(cut) - 1
+        let sql = """
             WITH kept AS (
                 UPDATE outbox_segments SET hi = $2, remaining = $3, done = $6 WHERE lo = $1
                 RETURNING due, claims, owner, lease_until, updated_at
             )
             INSERT INTO outbox_segments (lo, hi, due, claims, remaining, owner, lease_until, updated_at, done)
             SELECT $2 + 1, $4, due, claims, $5, owner, lease_until, updated_at, $7 FROM kept
-            """,
-            [
-                .integer(range.key), .integer(range.key + Int64(cut) - 1), .integer(Int64(count)), .integer(range.hi),
-                .integer(Int64(range.count - count)), kept.map { .bytes($0) } ?? .null, rest.map { .bytes($0) } ?? .null,
-            ])
+            """
+        let parameters: [PostgresValue] = [
+            .integer(range.key), .integer(hi), .integer(Int64(count)), .integer(range.hi),
+            .integer(Int64(range.count - count)), kept.map { .bytes($0) } ?? .null, rest.map { .bytes($0) } ?? .null,
+        ]
+        return ((sql, parameters), hi)
     }
 
     /// The pick of at most $2 due notifications with an outcome row (index `outbox_due`) and due ranges
