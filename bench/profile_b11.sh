@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # B11 under perf: runs bench/b11_cluster.py once (1 instance on SQLite, or INSTANCES on a throwaway PostgreSQL
-# cluster as bench/cluster.sh makes it), each push-server under `perf record --call-graph dwarf` from half a
-# second after its start, and prints b11_cluster.py's result line, then each instance's folded profile's path
-# (bench/stages.py fold). The CPU per notification of a profiled run includes perf's sampling cost: compare
-# profiles by their shares, and rates by unprofiled runs.
+# cluster as bench/cluster.sh makes it), each push-server under `perf record --call-graph dwarf` from its
+# start, and prints b11_cluster.py's result line (its CPU figure is perf's, not the instances'), then each
+# instance's folded profile's path (bench/stages.py fold). Samples at 999 Hz: an instance's samples / 999 are
+# its CPU seconds, to be divided by the notifications. Compare rates by unprofiled runs.
 #
 # usage: bench/profile_b11.sh sqlite|postgres [INSTANCES] [N]    (SERVER_BIN, default the release push-server; OUT=dir for the profiles)
 set -euo pipefail
@@ -25,24 +25,15 @@ cleanup() {
     rm -rf "$WORK/pg" "$WORK"/b11-*
 }
 trap cleanup EXIT
-# Each instance is a copy of push-server under $WORK (its path names its processes apart from any other
-# push-server on the machine): a watcher attaches perf to each one as soon as it runs.
-cp "$SERVER_BIN" "$WORK/push-server"
-watch_instances() {
-    local seen=" " pid
-    while [ ! -e "$WORK/done" ]; do
-        for pid in $(pgrep -f "^$WORK/push-server " || true); do
-            case "$seen" in *" $pid "*) continue ;; esac
-            seen="$seen$pid "
-            # Attached once its threads run (attached at its exec, perf missed the threads started later).
-            (sleep 0.5; perf record -q -F 999 --call-graph dwarf,16384 -o "$OUT/perf-$pid.data" -p "$pid" >/dev/null 2>"$OUT/perf-$pid.err") &
-        done
-        sleep 0.02
-    done
-    wait
-}
-watch_instances &
-WATCHER=$!
+# Each instance runs under `perf record -- push-server …` (a wrapper b11_cluster.py starts as its server):
+# perf follows every thread the instance starts, from its start (attached to a running process with -p, it
+# missed the threads started after, such as the PostgreSQL pool's). The
+# pid b11_cluster.py reads CPU from is then perf's: its CPU figure is not the instances'.
+cat > "$WORK/server.sh" <<EOF
+#!/bin/sh
+exec perf record -q -F 999 --call-graph dwarf,16384 -o "$OUT/perf-\$\$.data" -- "$SERVER_BIN" "\$@" 2>>"$OUT/perf-\$\$.err"
+EOF
+chmod +x "$WORK/server.sh"
 database=()
 if [ "$STORE" = postgres ]; then
     PG_PORT=$(free_port)
@@ -56,11 +47,10 @@ if [ "$STORE" = postgres ]; then
 else
     INSTANCES=1
 fi
-python3 "$ROOT/bench/b11_cluster.py" --server "$WORK/push-server" --work "$WORK" -n "$N" --batch 5000 --parallel 4 \
+python3 "$ROOT/bench/b11_cluster.py" --server "$WORK/server.sh" --work "$WORK" -n "$N" --batch 5000 --parallel 4 \
     --instances "$INSTANCES" "${database[@]}"
-# perf ends once its process did, then writes what it holds: the watcher waits for it.
-touch "$WORK/done"
-wait "$WATCHER"
+# perf writes what it holds once its instance ended.
+while pgrep -f "^perf record .*-o $OUT/perf-" > /dev/null; do sleep 0.5; done
 for data in "$OUT"/perf-*.data; do
     python3 "$ROOT/bench/stages.py" fold "$data" > "${data%.data}.folded"
     echo "${data%.data}.folded"
