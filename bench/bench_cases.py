@@ -29,12 +29,15 @@ STORES = [
 
 # BENCH_ONLY main: B1's alternating rounds, then B7 and its budget (the service beside the client alone).
 MAIN = ["B1.client", "B1.client-batch", "B1.h2load-mock", "B7", "B7.budget"]
+# BENCH_ONLY b7h: B7, then B7H at half its rate (latency under normal load).
+B7H = ["B7", "B7H.40ms", "B7H.0ms"]
 
 SELECTIONS = {
     "": CLIENT_AND_MOCK + SERVICE + STORES,
     "b7": SERVICE,
     "cluster": STORES,
     "main": MAIN,
+    "b7h": B7H,
 }
 
 

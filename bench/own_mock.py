@@ -4,8 +4,9 @@ wrote), so push-server's process holds the service alone and the mock's CPU is m
 the client alone against the same mock.
 
 Two paths, as `push-bench mock` has them: "fast" (`--accept-all`: no validation, rules or records, B1's mock)
-and "rules" (the validating path, which a latency needs: the fast path answers at once). Either answers as
-production APNs does (`--no-unique-ids`) unless sandbox answers are asked for."""
+and "rules" (the validating path). Either answers after a latency when one is asked (`--latency-ms`), and as
+production APNs does (`--no-unique-ids`) unless sandbox answers are asked for. The mock's report (`stop`) says
+which path, latency and answers it ran with: `report_error` checks them against what was asked."""
 import json
 import os
 import signal
@@ -17,17 +18,28 @@ PATHS = ("fast", "rules")
 
 
 def mock_args(path="fast", latency_ms=None, production_answers=True):
-    """The options of `push-bench mock` for a path, a latency (ms; rules path only) and the answers' kind."""
+    """The options of `push-bench mock` for a path, a latency (ms; none or 0: at once) and the answers' kind."""
     if path not in PATHS:
         raise ValueError(f"mock path must be one of {', '.join(PATHS)}, not {path!r}")
-    if latency_ms and path == "fast":
-        raise ValueError("a mock latency needs the rules path: the fast path answers at once")
     args = ["--accept-all"] if path == "fast" else []
     if latency_ms:
         args += ["--latency-ms", f"{latency_ms:g}"]
     if production_answers:
         args.append("--no-unique-ids")
     return args
+
+
+def report_error(report, path="fast", latency_ms=None, production_answers=True):
+    """What the mock's report (`OwnMock.stop`) shows it ran otherwise than asked, or None: its path, its latency
+    and whether it sent sandbox answers (an `apns-unique-id`)."""
+    report = report or {}
+    if report.get("unique_ids") is not (not production_answers):
+        return f"the mock's report says unique_ids {report.get('unique_ids')}, not {not production_answers}: {report}"
+    if report.get("accept_all") is not (path == "fast"):
+        return f"the mock's report says accept_all {report.get('accept_all')}, not {path == 'fast'} (the {path} path)"
+    if report.get("latency_ms") != float(latency_ms or 0):
+        return f"the mock's report says latency_ms {report.get('latency_ms')}, not {float(latency_ms or 0):g}"
+    return None
 
 
 def app_config(port, credentials, name="sniffmeet"):

@@ -5,14 +5,15 @@
 # Knobs: BENCH_N (B1 notifications, 200000), BENCH_RUNS (3), BENCH_QUICK=1 (n/10 everywhere), BENCH_ONLY=cluster
 #        (B8, B9 and the PostgreSQL cases B10, B11, B9 across instances only), BENCH_ONLY=b7 (B7, B7.budget, B7H, B7L only),
 #        BENCH_ONLY=main (B1's alternating rounds, then B7 and B7.budget: the service beside the client alone),
+#        BENCH_ONLY=b7h (B7, then B7H at half its rate: latency under normal load),
 #        BENCH_B7L_RUNS (measured runs of each B7L size, 1), BENCH_SCRATCH (a --scratch-path for swift build; default .build).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 ONLY=${BENCH_ONLY:-}
 case "$ONLY" in
-    "" | b7 | cluster | main) ;;
-    *) printf 'BENCH_ONLY must be empty, b7, cluster or main, not %s\n' "$ONLY" >&2; exit 2 ;;
+    "" | b7 | b7h | cluster | main) ;;
+    *) printf 'BENCH_ONLY must be empty, b7, b7h, cluster or main, not %s\n' "$ONLY" >&2; exit 2 ;;
 esac
 RUNS=${BENCH_RUNS:-3}
 N=${BENCH_N:-200000}
@@ -125,7 +126,7 @@ h2() {  # h2 LABEL PORT N BODY [SERVER_PID]: with SERVER_PID, the server's CPU o
 
 # BENCH_ONLY=cluster: only B8 (the SQLite baseline) and the PostgreSQL cases of bench/cluster.sh;
 # BENCH_ONLY=b7: only the service cases B7, B7.budget, B7H and B7L; BENCH_ONLY=main: only B1's alternating rounds,
-# B7 and B7.budget. bench/bench_cases.py lists the cases of each selection.
+# B7 and B7.budget; BENCH_ONLY=b7h: only B7 and B7H. bench/bench_cases.py lists the cases of each selection.
 if [ -z "$ONLY" ] || [ "$ONLY" = main ]; then
 for size in 100 256 1024 4096; do "$BIN" payload --payload-bytes $size --out "$WORK/body$size"; done
 
@@ -266,6 +267,7 @@ else
     say "B7: skipped (push-server not built)"
 fi
 
+if [ "$ONLY" != b7h ]; then
 say "== B7.budget one more B7 run under perf record: push-server's samples by stage (bench/stages.py)"
 # The same load as B7, profiled (DWARF stacks: libsqlite3, libnghttp2 and libc keep no frame pointers) from
 # the first post until /metrics counts every notification answered; each stage's share of the samples times
@@ -293,20 +295,22 @@ else
     record_one B7.budget run budget_run
     say "   B7.budget done ($(( $(date +%s) - START )) s)"
 fi
+fi  # BENCH_ONLY not b7h
 
 if [ "$ONLY" != main ]; then
 say "== B7H latency at half of B7's rate, open loop (posts of 100 tokens on a schedule): mock at 40 ms, and at once"
 if [ -n "$SERVER_BIN" ] && [ -x "$SERVER_BIN" ] && HALF_B7=$(python3 bench/service_metrics.py half-rate "$RAW" B7); then
     # Posts of 100 tokens, not B7's 5,000: a post of 5,000 puts them in the queue at once, and the latency of its
-    # last would be that of draining the post. The mock runs in its own process as in B7, on its validating path
-    # (its --latency-ms: the --accept-all path answers at once), at 40 ms and at once alike.
+    # last would be that of draining the post. The mock runs in its own process on B7's path (--accept-all), so
+    # the rate it carries is the one B7's rate was measured on; its --latency-ms holds there too (the answers due
+    # within a millisecond go out on one timer wake-up), at 40 ms and at once alike.
     # The service sized for a 40 ms round trip at that rate (Little's law: rate × round trip in flight, about
     # 2,000 at 50,000/s): four connections of 1,000 streams and 4,000 notifications in flight, not one connection
     # and 1,000 (25,000/s at most over 40 ms). Both latencies run with the same settings.
     B7H_CONFIG='{"apns": {"connections": 4}, "outbox": {"max_in_flight": 4000}}'
     for latency in 40 0; do
         record "B7H.${latency}ms" timeout 300 python3 bench/b7_service.py --server "$SERVER_BIN" --mock "$BIN" \
-            --mock-path rules --work "$WORK" \
+            --mock-path fast --work "$WORK" \
             -n "$N_B7" --batch 100 --parallel 8 --timeout 240 --rate "$HALF_B7" --mock-latency-ms "$latency" \
             --service-config "$B7H_CONFIG"
     done
@@ -317,6 +321,7 @@ else
     say "   B7H skipped: B7 measured no rate"
 fi
 
+if [ "$ONLY" != b7h ]; then
 say "== B7L the service over a long run: 100,000 vs 1,000,000 at a steady load, final rows purged after 1 s"
 if [ -n "$SERVER_BIN" ] && [ -x "$SERVER_BIN" ]; then
     # Paced: the next POST goes out while fewer than 20,000 notifications are posted but unanswered, so the
@@ -331,6 +336,7 @@ if [ -n "$SERVER_BIN" ] && [ -x "$SERVER_BIN" ]; then
     done
     RUNS=$saved_runs
 fi
+fi  # BENCH_ONLY not b7h
 fi  # BENCH_ONLY not main
 
 fi  # BENCH_ONLY not cluster

@@ -33,13 +33,23 @@ class OptionsTests(unittest.TestCase):
         self.assertEqual(own_mock.mock_args(), ["--accept-all", "--no-unique-ids"])
         self.assertEqual(own_mock.mock_args("fast", production_answers=False), ["--accept-all"])
 
-    def test_a_latency_takes_the_rules_path(self):
+    def test_a_latency_on_either_path(self):
         self.assertEqual(own_mock.mock_args("rules", 40), ["--latency-ms", "40", "--no-unique-ids"])
+        self.assertEqual(own_mock.mock_args("fast", 40), ["--accept-all", "--latency-ms", "40", "--no-unique-ids"])
         self.assertEqual(own_mock.mock_args("rules", 0), ["--no-unique-ids"])   # 0: no latency
         with self.assertRaises(ValueError):
-            own_mock.mock_args("fast", 40)   # the fast path answers at once
-        with self.assertRaises(ValueError):
             own_mock.mock_args("embedded")
+
+    def test_the_report_must_show_the_mock_ran_as_asked(self):
+        report = {"accepted": 1, "unique_ids": False, "accept_all": True, "latency_ms": 40.0}
+        self.assertIsNone(own_mock.report_error(report, "fast", 40))
+        self.assertIn("latency_ms 40", own_mock.report_error(report, "fast", None))
+        self.assertIn("latency_ms 0", own_mock.report_error(dict(report, latency_ms=0.0), "fast", 40))
+        self.assertIn("accept_all True", own_mock.report_error(report, "rules", 40))
+        self.assertIn("unique_ids False", own_mock.report_error(report, "fast", 40, production_answers=False))
+        # A report without the fields (a mock that predates them, or none at all) is not taken as right.
+        self.assertIsNotNone(own_mock.report_error({"accepted": 1, "unique_ids": False}, "fast"))
+        self.assertIsNotNone(own_mock.report_error(None))
 
     def test_the_app_sends_to_the_mock_with_its_credentials(self):
         with tempfile.TemporaryDirectory() as directory:
@@ -64,19 +74,23 @@ class RealMockTests(unittest.TestCase):
         self.assertIsNotNone(mock.port, mock.error_text())
         return mock
 
-    def post(self, mock):
-        """One notification to the mock over HTTP/2 with its client certificate: (status, lowercased headers)."""
+    def post(self, mock, timed=False):
+        """One notification to the mock over HTTP/2 with its client certificate: (status, lowercased headers),
+        and with `timed` curl's time from the request sent to the answer received (s)."""
         creds = mock.credentials
         password = own_mock.read(os.path.join(creds, "client.p12.password")).strip()
         done = subprocess.run(
             ["curl", "--http2", "--silent", "--show-error", "--cert-type", "P12",
              "--cert", f"{os.path.join(creds, 'client.p12')}:{password}", "--cacert", os.path.join(creds, "ca.pem"),
              "-H", f"apns-topic: {own_mock.BUNDLE_ID}", "-H", "apns-push-type: alert", "--data", '{"aps":{"alert":"x"}}',
-             "--dump-header", "-", "--output", "/dev/null", f"https://127.0.0.1:{mock.port}/3/device/{TOKEN}"],
+             "--dump-header", "-", "--output", "/dev/null", "--write-out", "\n%{time_pretransfer} %{time_total}",
+             f"https://127.0.0.1:{mock.port}/3/device/{TOKEN}"],
             capture_output=True, text=True, timeout=30)
         self.assertEqual(done.returncode, 0, done.stderr)
         lines = done.stdout.lower().splitlines()
-        return int(lines[0].split()[1]), {line.split(":", 1)[0] for line in lines[1:] if ":" in line}
+        pretransfer, total = (float(t) for t in lines[-1].split())
+        answer = int(lines[0].split()[1]), {line.split(":", 1)[0] for line in lines[1:-1] if ":" in line}
+        return answer + (total - pretransfer,) if timed else answer
 
     def test_production_answers_carry_no_unique_id_on_either_path(self):
         for path in own_mock.PATHS:
@@ -95,15 +109,16 @@ class RealMockTests(unittest.TestCase):
         self.assertIn("apns-unique-id", headers)
         self.assertIs(mock.stop()["unique_ids"], True)
 
-    def test_the_fast_path_refuses_a_latency_it_would_not_hold(self):
-        directory = tempfile.mkdtemp(prefix="own-mock-")
-        self.addCleanup(shutil.rmtree, directory, True)
-        done = subprocess.run([built_push_bench(), "mock", "--port", "0", "--write-credentials", directory,
-                               "--accept-all", "--latency-ms", "40"], stdin=subprocess.DEVNULL,
-                              capture_output=True, text=True, timeout=30)
-        self.assertNotEqual(done.returncode, 0)
-        self.assertIn("--latency-ms needs the rule path", done.stdout + done.stderr)
-        self.assertNotIn("listening", done.stdout)
+    def test_either_path_answers_no_earlier_than_its_latency_and_reports_it(self):
+        for path in own_mock.PATHS:
+            mock = self.start(path, latency_ms=300)
+            status, headers, waited = self.post(mock, timed=True)
+            self.assertEqual(status, 200, path)
+            self.assertIn("apns-id", headers, path)
+            self.assertGreaterEqual(waited, 0.3, path)
+            report = mock.stop()
+            self.assertIsNone(own_mock.report_error(report, path, 300), report)
+            self.assertEqual(report["accepted"], 1, report)
 
 
 if __name__ == "__main__":

@@ -135,6 +135,16 @@ class SummarizeTests(unittest.TestCase):
         self.assertEqual(code, 1)
         self.assertIn("B1.client", data["missing_cases"])
 
+    def test_the_b7h_selection_is_b7_and_b7h(self):
+        code, data, _ = self.summarize(raw_lines("b7h"), selection="b7h")
+        self.assertEqual(code, 0)
+        self.assertEqual(data["invalid_cases"], [])
+        row = next(r for r in data["table"] if r["case"].startswith("B7H service"))
+        self.assertEqual(row["verdict"], "met")
+        code, data, _ = self.summarize(raw_lines("b7h", drop={"B7H.0ms"}), selection="b7h")
+        self.assertEqual(code, 1)
+        self.assertIn("B7H.0ms", data["invalid_cases"])
+
     def test_an_unknown_selection_is_refused(self):
         with tempfile.TemporaryDirectory() as directory:
             raw = os.path.join(directory, "raw.jsonl")

@@ -32,7 +32,8 @@ extension MockAPNSConnectionHandler {
         let kernel = connection.kernelOutputQueue
         let total = connection.bytesWritten
         let undeliveredBytes = connection.undeliveredBytes
-        let owed = (undelivered.owed(total: total, undelivered: undeliveredBytes) + delayed.streamIDs).map(Int.init).sorted()
+        let waiting = delayed.streamIDs + fastDelayed.streamIDs
+        let owed = (undelivered.owed(total: total, undelivered: undeliveredBytes) + waiting).map(Int.init).sorted()
         return MockAPNSReset(
             connectionID: id, time: Date(), owedStreamIDs: owed, unacknowledgedBytes: kernel?.unacknowledged,
             unsentBytes: kernel?.unsent, queuedBytes: max(0, undeliveredBytes - (kernel?.unacknowledged ?? 0)))
@@ -80,12 +81,13 @@ extension MockAPNSConnectionHandler {
         guard let connection, !connection.isClosed else { return }
         answerTimer?.cancel()
         for (streamID, outcome) in delayed.takeAll() { answer(streamID: streamID, outcome: outcome) }
+        answerFastDelayedNow()
         connection.close()
     }
 
     func idleTimerFired() {
         guard let connection, !connection.isClosed, let idle = core.configuration.idleTimeout else { return }
-        if connection.openStreamCount > 0 || !delayed.isEmpty {
+        if connection.openStreamCount > 0 || !delayed.isEmpty || !fastDelayed.isEmpty {
             idleTimer?.schedule(after: idle)
             return
         }

@@ -34,7 +34,9 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
     private let ids = UnsafeMutablePointer<MockRandom>.allocate(capacity: 1)
     /// Answers waiting for their latency, by stream: the timer and what it will answer.
     var delayed = MockAPNSDelayedAnswers()
-    /// The one timer of the delayed answers, armed for the earliest.
+    /// The fast path's (`acceptAll`) answers waiting for their latency.
+    var fastDelayed = MockAPNSFastDelayedAnswers()
+    /// The one timer of the delayed answers (of either path: a connection takes one), armed for the earliest.
     var answerTimer: LoopTimer?
     var idleTimer: LoopTimer?
     var closeTimer: LoopTimer?
@@ -84,30 +86,86 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
     }
 
     /// The `acceptAll` fast path: every request is accepted from its captured fields; no request is
-    /// built, checked or recorded, only counted.
+    /// built, checked or recorded, only counted. With a latency (the knob) the answer waits in
+    /// ``fastDelayed``; without one it goes out at once, and the latency costs this path one enum check.
     func connection(_ connection: HTTP2ServerConnection, didReceiveFields fields: HTTP2ServerRequestFields) {
         guard let knobs = admit(fields.streamID, on: connection) else { return }
         let broadcast = fields.value(0, hasPrefix: "/4/broadcasts/apps/")
         core.recorder.countFastAccept(concurrentStreams: connection.maxObservedOpenStreams)
-        // The answer is written as bytes: the id the request gave (when valid) or a new one, and a unique
-        // id, with no string made.
         let withUniqueID = knobs.sendsUniqueIDs || broadcast
+        // No latency (the benchmarks' usual case): the answer goes out here, with no delay drawn.
+        let delay: Duration
+        if case .none = knobs.latency { delay = .zero } else { delay = core.nextDelay(knobs) }
         fields.withValue(broadcast ? 2 : 1) { given in
             let echoed = given.flatMap { APNSID.isValid(bytes: $0) ? $0 : nil }
-            connection.respond(to: fields.streamID, status: 200, maxFields: 2, valueBytes: 72) { answer in
-                let name: StaticString = broadcast ? "apns-request-id" : "apns-id"
-                if let echoed {
-                    answer.add(name, echoed, indexed: false)
-                } else {
-                    answer.add(name, length: 36, indexed: false) { APNSID.generate(using: &ids.pointee, into: $0) }
-                }
-                if withUniqueID {
-                    answer.add("apns-unique-id", length: 36, indexed: false) { APNSID.generate(using: &ids.pointee, into: $0) }
-                }
+            guard delay > .zero else {
+                respondFast(to: fields.streamID, broadcast: broadcast, withUniqueID: withUniqueID, echoed: echoed, on: connection)
+                return
+            }
+            // As on the validating path, the latency runs from the read that brought the request.
+            let due = connection.receivedAt + delay
+            if fastDelayed.add(streamID: fields.streamID, due: due, broadcast: broadcast, withUniqueID: withUniqueID, echoed: echoed) {
+                armFastAnswerTimer(for: due)
             }
         }
         if let idleTimeout { idleTimer?.schedule(after: idleTimeout) }
         goAwayIfDue(knobs)
+    }
+
+    /// The fast path's answer, written as bytes: the id the request gave (when valid) or a new one, and a
+    /// unique id, with no string made.
+    @inline(__always)
+    private func respondFast(
+        to streamID: Int32, broadcast: Bool, withUniqueID: Bool, echoed: UnsafeRawBufferPointer?,
+        on connection: HTTP2ServerConnection
+    ) {
+        connection.respond(to: streamID, status: 200, maxFields: 2, valueBytes: 72) { answer in
+            let name: StaticString = broadcast ? "apns-request-id" : "apns-id"
+            if let echoed {
+                answer.add(name, echoed, indexed: false)
+            } else {
+                answer.add(name, length: 36, indexed: false) { APNSID.generate(using: &ids.pointee, into: $0) }
+            }
+            if withUniqueID {
+                answer.add("apns-unique-id", length: 36, indexed: false) { APNSID.generate(using: &ids.pointee, into: $0) }
+            }
+        }
+    }
+
+    /// Arms the fast path's answer timer for `due`, rounded up to a whole millisecond from now: one
+    /// wake-up answers every request that fell due within that millisecond, never one before its time.
+    private func armFastAnswerTimer(for due: ContinuousClock.Instant) {
+        let timer = answerTimer ?? LoopTimer(loop: loop) { [unowned self] in self.fastAnswersDue() }
+        answerTimer = timer
+        let wait = max(.zero, due - ContinuousClock.now)
+        let milliseconds = (wait / .milliseconds(1)).rounded(.up)
+        timer.schedule(after: .milliseconds(milliseconds))
+    }
+
+    /// The fast path's answer timer fired: every answer due goes out (in one write: the connection flushes
+    /// after this loop iteration's events), and the timer is armed for the next.
+    private func fastAnswersDue() {
+        let now = ContinuousClock.now
+        if let connection, !connection.isClosed {
+            while let due = fastDelayed.takeDue(now: now) {
+                due.withEchoedID { echoed in
+                    respondFast(to: due.streamID, broadcast: due.broadcast, withUniqueID: due.withUniqueID, echoed: echoed, on: connection)
+                }
+            }
+        } else {
+            _ = fastDelayed.takeAll()
+        }
+        if let next = fastDelayed.nextDue { armFastAnswerTimer(for: next) }
+    }
+
+    /// The fast path's answers still waiting go out now (the close after a GOAWAY).
+    func answerFastDelayedNow() {
+        guard let connection, !connection.isClosed else { return }
+        for due in fastDelayed.takeAll() {
+            due.withEchoedID { echoed in
+                respondFast(to: due.streamID, broadcast: due.broadcast, withUniqueID: due.withUniqueID, echoed: echoed, on: connection)
+            }
+        }
     }
 
     func connection(_ connection: HTTP2ServerConnection, didWrite total: Int) {
@@ -121,6 +179,7 @@ final class MockAPNSConnectionHandler: HTTP2ServerHandler {
         // Timers may be the ones firing right now: free them on a later loop turn.
         let timers = [answerTimer, idleTimer, closeTimer].compactMap { $0 }
         _ = delayed.takeAll()
+        _ = fastDelayed.takeAll()
         answerTimer = nil
         idleTimer = nil
         closeTimer = nil

@@ -86,8 +86,11 @@ final class MockAPNSCore: Sendable {
 
     /// The next answer delay.
     func nextDelay(_ knobs: MockAPNSKnobs) -> Duration {
-        if case .none = knobs.latency { return .zero }
-        return random.withLock { knobs.latency.delay(using: &$0) }
+        switch knobs.latency {
+        case .none: return .zero
+        case .fixed(let delay): return max(.zero, delay)  // no draw: no lock to take
+        case .jitter: return random.withLock { knobs.latency.delay(using: &$0) }
+        }
     }
 }
 

@@ -54,8 +54,9 @@ extension MockAPNSServer {
         public var faultRates: MockFaultRates = .none
         /// Close connections idle this long with GOAWAY `{"reason":"IdleTimeout"}`.
         public var idleTimeout: Duration?
-        /// Benchmark fast path: no handler, rules, latency, faults or records; 200 with `apns-id` at once,
-        /// counters still kept. Connection knobs (GOAWAY/abrupt close/idle) still apply.
+        /// Benchmark fast path: no handler, rules, faults or records; 200 with `apns-id`, at once or after
+        /// the latency knob's delay (answers due within the same millisecond go out on one timer wake-up,
+        /// none before its time), counters still kept. Connection knobs (GOAWAY/abrupt close/idle) still apply.
         public var acceptAll = false
         /// Keep at most this many records (oldest dropped first; counters keep counting); nil keeps all.
         /// A long-running mock (push-server's embedded default) sets it so memory stays flat.

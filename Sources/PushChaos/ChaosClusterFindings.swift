@@ -39,9 +39,11 @@ public struct ChaosClusterFindings: Sendable {
     /// answer possibly still owed), or seen earlier (answered, outcome not committed). Only answered rows
     /// can become duplicates.
     public struct Stages: Sendable, Equatable {
-        /// Held rows the mock had not seen before the kill.
+        /// Held rows the mock had not seen before the kill (nor read from the dead instance's connection
+        /// just after it).
         public var unsent = 0
-        /// Held rows the mock saw within its longest answer delay before the kill.
+        /// Held rows the mock saw within its longest answer delay before the kill, or read after it from what
+        /// the dead instance had written just before (`ChaosRun.stages`).
         public var awaitingAnswer = 0
         /// Held rows the mock had answered before the kill (saw them earlier than its longest answer delay).
         public var answered = 0

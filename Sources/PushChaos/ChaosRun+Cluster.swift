@@ -163,7 +163,8 @@ extension ChaosRun {
         findings.stagesAtKills = []
         for kill in killed {
             var finding = ChaosClusterFindings.Kill(held: Set(kill.leases.keys), heldUnknown: kill.unknown)
-            findings.stagesAtKills.append(Self.stages(of: kill, records: byID, answerWithin: answerWithin))
+            findings.stagesAtKills.append(
+                Self.stages(of: kill, records: byID, answerWithin: answerWithin, lastOnConnection: lastOnConnection))
             // What the dead instance wrote just before it died is still in the socket and reaches the mock
             // after the kill: records within a second of it, on a connection that falls silent then, are
             // the dead instance's own last sends, not resends.
@@ -220,12 +221,25 @@ extension ChaosRun {
     }
 
     /// Where `kill`'s held rows stood when it came, from the mock's records (by apns-id) up to the kill.
-    static func stages(of kill: KilledRows, records byID: [String: [MockAPNSRecord]], answerWithin: TimeInterval) -> ChaosClusterFindings.Stages {
+    ///
+    /// A record's time is when the mock decided the request, which is after the instance sent it: a busy
+    /// mock reads what the instance wrote just before it died after the kill. Such a record (within a
+    /// second of the kill, on a connection that falls silent then: `judge`'s last sends of the dead) is a
+    /// row that was sent and awaited its answer, not an unsent one. `lastOnConnection`: the time of each
+    /// connection's last record.
+    static func stages(
+        of kill: KilledRows, records byID: [String: [MockAPNSRecord]], answerWithin: TimeInterval, lastOnConnection: [Int: Date] = [:]
+    ) -> ChaosClusterFindings.Stages {
         var stages = ChaosClusterFindings.Stages()
         var ages: [TimeInterval] = []
+        let grace = kill.time.addingTimeInterval(1)
         for apnsID in kill.leases.keys {
-            guard let last = (byID[apnsID] ?? []).filter({ $0.time <= kill.time }).max(by: { $0.time < $1.time }) else {
-                stages.unsent += 1
+            let records = byID[apnsID] ?? []
+            guard let last = records.filter({ $0.time <= kill.time }).max(by: { $0.time < $1.time }) else {
+                let sentByTheDead = records.contains {
+                    $0.time > kill.time && $0.time < grace && (lastOnConnection[$0.connectionID] ?? $0.time) < grace
+                }
+                if sentByTheDead { stages.awaitingAnswer += 1 } else { stages.unsent += 1 }
                 continue
             }
             let age = kill.time.timeIntervalSince(last.time)

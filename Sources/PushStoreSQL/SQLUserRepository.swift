@@ -75,7 +75,12 @@ struct SQLUserRepository<Database: SQLDatabase>: UserRepository {
         guard !ids.isEmpty else { return ([:], [:]) }
         let sql = includeInvalidated ? UsersWithDevicesSQL.all : UsersWithDevicesSQL.active
         let pair = includeInvalidated ? UsersWithDevicesSQL.pairAll : UsersWithDevicesSQL.pairActive
-        let rows = try Self.rows(ids: ids, sql: sql, pair: pair, db)
+        return collect(try Self.rows(ids: ids, sql: sql, pair: pair, db))
+    }
+
+    /// The users of `rows` (a user with each of their devices, or with none) by id, with their devices in
+    /// registration order (then by token and topic).
+    static func collect(_ rows: [(UserRecord, DeviceRecord?)]) -> (users: [String: UserRecord], devices: [String: [DeviceRecord]]) {
         var users: [String: UserRecord] = [:]
         var found: [String: [DeviceRecord]] = [:]
         for (user, device) in rows {
@@ -91,12 +96,15 @@ struct SQLUserRepository<Database: SQLDatabase>: UserRepository {
     private static func rows<Session: SQLSession>(
         ids: [String], sql: @Sendable (String) -> String, pair: String, _ db: Session
     ) throws -> [(UserRecord, DeviceRecord?)] {
-        let row = { (row: Session.Row) in
-            (Self.record(row, at: DeviceColumn.end), row.optionalString(at: 0) == nil ? nil : DeviceRecord(row: row))
-        }
+        let row = { (row: Session.Row) in userWithDevice(row) }
         // A profile-drop report's two users on SQLite: one index search each (`pair`), sorted by the caller.
         guard db.dialect == .sqlite, ids.count <= 2 else { return try db.query(sql, [], inList: ids, row: row) }
         return try db.query(pair, [.text(ids[0]), .text(ids[ids.count - 1])], row: row)
+    }
+
+    /// A row of `UsersWithDevicesSQL`: the user, with the device (none when its columns are NULL).
+    static func userWithDevice(_ row: some StoreRow) -> (UserRecord, DeviceRecord?) {
+        (record(row, at: DeviceColumn.end), row.optionalString(at: 0) == nil ? nil : DeviceRecord(row: row))
     }
 
     /// The user in the columns of `Column` starting at `offset`.

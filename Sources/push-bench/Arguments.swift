@@ -57,7 +57,7 @@ enum BenchOptions {
         .value("port", "n", "listen port (default 0: pick one)"),
         .flag("accept-all", "answer 200 without checking anything"),
         .flag("no-client-auth", "ask no client certificate (needs --accept-all)"),
-        .value("latency-ms", "ms", "answer after this long (rule path)"),
+        .value("latency-ms", "ms", "answer after this long (either path)"),
         .flag("no-unique-ids", "answer as production APNs does: no apns-unique-id (the sandbox sends one)"),
         .value("max-streams", "n", "MAX_CONCURRENT_STREAMS (default 1000)"),
         .value("reject-percent", "p", "reject this share of notifications (rule path)"),

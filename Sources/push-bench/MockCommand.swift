@@ -26,13 +26,8 @@ enum MockCommand {
         configuration.maxConcurrentStreams = try arguments.int("max-streams", 1000)
         configuration.dropStreamLimitAfterRejection = arguments.flag("drop-limit-after-rejection")
         let latencyMS = try arguments.double("latency-ms", 0)
-        if latencyMS > 0 {
-            // The fast path answers at once, whatever the latency: a latency with it would not hold.
-            guard !configuration.acceptAll else {
-                throw UsageError(description: "--latency-ms needs the rule path: drop --accept-all")
-            }
-            configuration.latency = .fixed(.milliseconds(latencyMS))
-        }
+        // Either path answers this late (the fast path too: its answers wait on one timer per millisecond).
+        if latencyMS > 0 { configuration.latency = .fixed(.milliseconds(latencyMS)) }
         let rejectPercent = try arguments.double("reject-percent", 0)
         if rejectPercent > 0 {
             guard !configuration.acceptAll else {
@@ -56,6 +51,8 @@ enum MockCommand {
         report.add("connections", counters.connections)
         report.add("max_concurrent_streams_seen", counters.maxObservedConcurrentStreams)
         report.add("unique_ids", mock.knobs.sendsUniqueIDs)
+        report.add("accept_all", configuration.acceptAll)
+        report.add("latency_ms", latencyMS)
         report.add("cpu_us", ProcessCPU.microseconds())
         report.add("peak_rss_kib", ProcessCPU.peakRSSKiB())
         report.print()

@@ -157,6 +157,24 @@ struct ChaosClusterVerdictTests {
         #expect(abs((stages.answeredAgeMedian ?? 0) - 0.4) < 1e-6)
     }
 
+    @Test(
+        "judge: a held row the mock decided only after the kill, on a connection that falls silent then, was sent (awaiting its answer), not unsent"
+    )
+    func stagesCountTheLastSendsOfTheDead() {
+        let kill = ChaosRun.KilledRows(
+            time: Self.start.addingTimeInterval(10), leases: ["s": Self.start.addingTimeInterval(20), "u": Self.start.addingTimeInterval(20)])
+        // "s" was in the dead instance's socket: decided 0.3 s after the kill on its connection 1, then sent
+        // again after the lease on connection 2 (a duplicate); "u" was sent first after the lease.
+        let records = [
+            Self.record("s", at: 10.3, connection: 1, stream: 1), Self.record("s", at: 21, connection: 2, stream: 1),
+            Self.record("u", at: 21, connection: 2, stream: 3), Self.record("x", at: 25, connection: 2, stream: 5),
+        ]
+        var findings = Self.passing
+        ChaosRun.judge(&findings, killed: [kill], records: records, resets: [], answerWithin: 0.05)
+        #expect(findings.kills.first?.duplicates == 1)
+        #expect(findings.stagesAtKills == [.init(unsent: 1, awaitingAnswer: 1, answered: 0)])
+    }
+
     @Test("a 502-504 behind the balancer is its retry, unless it is the service's own JSON error (503 database_unavailable)")
     func balancerAnswers() {
         let serviceError = Array(#"{"error":{"code":"database_unavailable","message":"the database is unreachable"}}"#.utf8)

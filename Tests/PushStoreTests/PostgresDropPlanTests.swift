@@ -44,6 +44,17 @@ struct PostgresDropPlanTests {
             #expect(guarded.contains("using drops_pkey on drops"), "\(guarded)")
             #expect(!guarded.contains("Seq Scan") && !guarded.contains("Hash"), "\(guarded)")
         }
+        // A group's read and its closes (`PostgresDropBatch`), under the same statistics.
+        let batch = [
+            ("group_state", PostgresDropBatch.stateSQL, "'{u1,p1,u2}', '{p1}', '{u1}', NULL, 3600000"),
+            ("group_close", PostgresDropBatch.closeSQL, "'{d1,d2}', '{expired,cancelled}', '{NULL,NULL}', '{5,5}'"),
+        ]
+        for (name, sql, arguments) in batch {
+            // (The closes' engagements are found by drop for the ids closed, gathered in a hash of their own.)
+            let plan = try await genericPlan(database, name: name, sql, arguments, lookups: true)
+            #expect(plan.contains("using drops_pkey on drops"), "\(plan)")
+            #expect(!plan.contains("Seq Scan") && !plan.contains("Hash Join"), "\(plan)")
+        }
     }
 
     /// The generic plan of `sql`, prepared as `name`, in a transaction that joins by lookup when `lookups`

@@ -15,26 +15,38 @@ public actor OutboxWorker {
     let senders: PushSenders
     let metrics: ServiceMetrics
     let logger: ServiceLogger
-    private let waiters: PushWaiters
+    let waiters: PushWaiters
     private let maxInFlight: Int
-    private let logsDebug: Bool
+    let logsDebug: Bool
     private let claimBatch: Int
     /// Whether device rows without a collapse id are sent with one derived from their id.
     let derivesCollapseID: Bool
-    private let signal = WakeSignal()
+    let signal = WakeSignal()
     private let deliveries: AsyncStream<Delivery>
     let deliveryInput: AsyncStream<Delivery>.Continuation
 
     var inFlight = 0
     private var stopping = false
     /// Outcomes not yet written, and beside each (same position) who sent it.
-    private var completed: [OutboxCompletion] = []
-    private var completedBy: [Sent] = []
-    private var flushing = false
+    var completed: [OutboxCompletion] = []
+    var completedBy: [Sent] = []
+    /// Writes of outcomes running: at most `maxFlushes`. A second one starts while the first commits, so
+    /// answers that come meanwhile do not wait for that commit. While writes fail, one runs alone and
+    /// retries with back-off.
+    private var flushes = 0
+    static let maxFlushes = 2
+    /// Rows whose outcome the store refused on its own for good (`keepUnwritable`), held until written;
+    /// `retrying`: those handed to a write again; `unwritableRows`: how many of either, and in writes.
+    var unwritable = Outcomes()
+    var retrying = Outcomes()
+    var unwritableRows = 0
+    var unwritableRetry: Task<Void, Never>?
+    /// How long rows refused for good wait before they are written again.
+    let unwritableRetryDelay: Duration
     /// Set once `stop` returned: outcomes that fail to be written then are not tried again.
-    private var stopped = false
+    var stopped = false
     /// Failed attempts in a row to write the oldest outcomes waiting (0 once a write succeeds).
-    private var completeFailures = 0
+    var completeFailures = 0
     private var runTask: Task<Void, Never>?
     private var tickTask: Task<Void, Never>?
     private var consumeTask: Task<Void, Never>?
@@ -55,11 +67,14 @@ public actor OutboxWorker {
     struct Sent {
         var app: String
         var item: OutboxItem?
+        /// Whether the store refused this row's outcome on its own for good (logged and counted once).
+        var unwritable = false
     }
 
     init(
         outbox: any OutboxRepository, devices: any DeviceRepository, senders: PushSenders, metrics: ServiceMetrics,
-        logger: ServiceLogger, waiters: PushWaiters, maxInFlight: Int, claimBatch: Int, derivesCollapseID: Bool = true
+        logger: ServiceLogger, waiters: PushWaiters, maxInFlight: Int, claimBatch: Int, derivesCollapseID: Bool = true,
+        unwritableRetryDelay: Duration = .seconds(30)
     ) {
         self.outbox = outbox
         self.devices = devices
@@ -71,6 +86,7 @@ public actor OutboxWorker {
         logsDebug = logger.level <= .debug
         self.claimBatch = max(1, claimBatch)
         self.derivesCollapseID = derivesCollapseID
+        self.unwritableRetryDelay = unwritableRetryDelay
         (deliveries, deliveryInput) = AsyncStream.makeStream(of: Delivery.self)
     }
 
@@ -117,9 +133,9 @@ public actor OutboxWorker {
         await runTask?.value
         defer {
             renewTask?.cancel()
-            if inFlight == 0 && !flushing { deliveryInput.finish() }
+            if inFlight == 0 && flushes == 0 { deliveryInput.finish() }
         }
-        if inFlight > 0 || flushing {
+        if !isIdle {
             let timer = Task { [weak self] in
                 try? await Task.sleep(for: deadline)
                 await self?.releaseIdleWaiters()
@@ -127,13 +143,16 @@ public actor OutboxWorker {
             await withCheckedContinuation { idleWaiters.append($0) }
             timer.cancel()
         }
-        // Past the deadline, outcomes that still cannot be written are given up: their rows stay in
-        // flight in the store, put back in the queue when it opens again (SQLite) or when their lease ends
-        // (PostgreSQL), as after a crash.
+        // Past the deadline, outcomes that still cannot be written are given up (`abandon`), and so are
+        // rows refused for good.
         stopped = true
+        abandonUnwritable()
     }
 
-    private func releaseIdleWaiters() {
+    /// Nothing left to do but rows refused for good: no sends out, no outcomes waiting or being written.
+    private var isIdle: Bool { inFlight == unwritable.count && flushes == 0 }
+
+    func releaseIdleWaiters() {
         let waiting = idleWaiters
         idleWaiters = []
         for waiter in waiting { waiter.resume() }
@@ -202,7 +221,7 @@ public actor OutboxWorker {
         finished(completions, sent)
     }
 
-    private static func seconds(since start: ContinuousClock.Instant) -> Double {
+    static func seconds(since start: ContinuousClock.Instant) -> Double {
         let elapsed = ContinuousClock.now - start
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     }
@@ -210,74 +229,35 @@ public actor OutboxWorker {
     func finished(_ completions: [OutboxCompletion], _ sent: [Sent]) {
         completed.append(contentsOf: completions)
         completedBy.append(contentsOf: sent)
-        guard !flushing else { return }
-        flushing = true
+        startFlush()
+    }
+
+    /// Starts a write of the outcomes waiting unless `maxFlushes` run, or one runs while writes fail (it
+    /// retries alone).
+    func startFlush() {
+        guard flushes == 0 || (flushes < Self.maxFlushes && completeFailures == 0) else { return }
+        flushes += 1
         Task { await self.flush() }
     }
 
+    /// Writes what waits, one batch at a time (`write`): all outcomes waiting, and apart from them the
+    /// rows refused for good that are due again. Another write may run beside this one; each takes what
+    /// waits when it starts, so a row's outcome is in one write at a time.
     private func flush() async {
-        while !completed.isEmpty {
-            let batch = completed
-            let sent = completedBy
+        while !completed.isEmpty || !retrying.isEmpty {
+            // While writes fail, only one retries (after its back-off); another running leaves it the rows.
+            if completeFailures > 0 && flushes > 1 { break }
+            var pieces: [Outcomes] = []
+            if !completed.isEmpty { pieces.append(Outcomes(completions: completed, sent: completedBy)) }
+            if !retrying.isEmpty { pieces.append(retrying) }
             completed = []
             completedBy = []
-            if renewsLeases { for completion in batch { held[completion.id] = nil } }
-            let states: [String: OutboxState]
-            let started = ContinuousClock.now
-            do {
-                states = try await outbox.complete(batch, now: Date())
-                metrics.recordComplete(seconds: Self.seconds(since: started))
-                metrics.recordStaleCompletions(batch.count - states.count)  // each claimed row is sent once per claim
-                completeFailures = 0
-            } catch {
-                metrics.recordComplete(seconds: Self.seconds(since: started))
-                // Kept, never dropped: a row APNs accepted whose outcome is lost would stay in flight (and be
-                // sent again after a restart). The batch goes back in front of what came in meanwhile and is
-                // written again after a back-off, under the same claims (attempt counts), so a commit that
-                // comes late still cannot overwrite a newer claim. Its rows are held again, so their leases
-                // are renewed meanwhile, and stay counted in flight, so no more rows are claimed than can
-                // be settled.
-                if stopped {
-                    logger.error("outbox.complete_abandoned", [("error", "\(error)"), ("rows", "\(batch.count + completed.count)")])
-                    inFlight -= batch.count + completed.count
-                    completed = []
-                    completedBy = []
-                    break
-                }
-                if renewsLeases {
-                    // Held again, due for renewal in the next round (until the write is tried again).
-                    for completion in batch where held[completion.id] == nil {
-                        held[completion.id] = (completion.attempt, renewalRound - 1)
-                    }
-                }
-                completeFailures += 1
-                let delay = Self.completeRetryDelay(after: completeFailures)
-                metrics.recordCompleteRetry()
-                logger.error(
-                    "outbox.complete_failed",
-                    [("error", "\(error)"), ("rows", "\(batch.count)"), ("retry_in_ms", "\(Int(delay / .milliseconds(1)))")])
-                completed = batch + completed
-                completedBy = sent + completedBy
-                try? await Task.sleep(for: delay)
-                continue
-            }
-            for (completion, sent) in zip(batch, sent) {
-                if case .accepted = completion.result {
-                    if logsDebug, let item = sent.item {
-                        logger.debug("push.accepted", [("id", item.id), ("push_id", item.pushID)])
-                    }
-                } else if let item = sent.item {
-                    await account(completion.result, app: sent.app, item: item, state: states[completion.id])
-                }
-            }
-            for (app, count) in Self.acceptedByApp(batch, sent) { metrics.recordPushes(app: app, outcome: "accepted", reason: "", count: count) }
-            inFlight -= batch.count
-            metrics.setInFlight(inFlight)
-            if !(await waiters.isEmpty) { await waiters.completed(states) }
-            signal.signal()
+            retrying = Outcomes()
+            if renewsLeases { for piece in pieces { for completion in piece.completions { held[completion.id] = nil } } }
+            await write(pieces)
         }
-        flushing = false
-        if inFlight == 0 { releaseIdleWaiters() }
+        flushes -= 1
+        if isIdle { releaseIdleWaiters() }
     }
 
     /// How long to wait before writing outcomes again after `failures` failed writes in a row: 50 ms,

@@ -38,6 +38,18 @@ extension ServiceMetrics {
             "# HELP outbox_complete_retries_total Writes of send outcomes that failed and were tried again (outcomes are kept until written).")
         lines.append("# TYPE outbox_complete_retries_total counter")
         lines.append("outbox_complete_retries_total \(snapshot.completeRetries)")
+        lines.append(
+            "# HELP push_outbox_complete_failures_total Failed writes of send outcomes by kind: transient (per write, retried after a back-off), permanent (per row refused on its own; the others commit)."
+        )
+        lines.append("# TYPE push_outbox_complete_failures_total counter")
+        for (kind, count) in snapshot.completeFailures.sorted(by: { $0.key < $1.key }) {
+            lines.append("push_outbox_complete_failures_total{kind=\"\(kind)\"} \(count)")
+        }
+        lines.append(
+            "# HELP push_outbox_outcomes_unwritable Rows whose outcome the store refuses for good: held (not sent again) and written again every 30 s."
+        )
+        lines.append("# TYPE push_outbox_outcomes_unwritable gauge")
+        lines.append("push_outbox_outcomes_unwritable \(snapshot.unwritableOutcomes)")
         lines.append("# HELP push_outbox_complete_seconds Time each write of send outcomes to the outbox took (one batch, committed or failed).")
         lines.append("# TYPE push_outbox_complete_seconds histogram")
         var completeCumulative = 0

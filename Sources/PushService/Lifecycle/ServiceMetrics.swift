@@ -53,6 +53,11 @@ public final class ServiceMetrics: Sendable {
         /// Every cause starts at zero, so the series exist before the first re-send.
         var staleCompletions = 0
         var completeRetries = 0
+        /// Failed writes of outcomes by kind (`OutboxCompleteFailure`): transient, per write; permanent, per
+        /// row refused on its own. Both start at zero.
+        var completeFailures = ["transient": 0, "permanent": 0]
+        /// Rows whose outcome the store refused on its own for good, held until written.
+        var unwritableOutcomes = 0
         /// How long each write of send outcomes took (successful or not).
         var completeLatency = Latency()
         /// Pushes refused by the outbox bound, by app ("" for the whole outbox) and limit (rows, bytes).
@@ -152,11 +157,23 @@ public final class ServiceMetrics: Sendable {
         state.withLock { $0.outboxRefusals["app=\"\(Self.escape(app))\",limit=\"\(limit)\"", default: 0] += 1 }
     }
 
-    /// Counts a batch of outcomes that could not be written and will be written again after a back-off.
+    /// Records how long one write of outcomes took (committed or failed).
     func recordComplete(seconds: Double) {
         state.withLock { $0.completeLatency.observe(seconds, times: 1) }
     }
 
+    /// Counts a failed write of outcomes that will be made again after a back-off (transient), or a row
+    /// whose outcome was refused on its own for good (permanent).
+    func recordCompleteFailure(permanent: Bool) {
+        state.withLock { $0.completeFailures[permanent ? "permanent" : "transient", default: 0] += 1 }
+    }
+
+    /// Sets how many rows' outcomes are held after the store refused them for good.
+    func setUnwritableOutcomes(_ count: Int) {
+        state.withLock { $0.unwritableOutcomes = count }
+    }
+
+    /// Counts a batch of outcomes that could not be written and will be written again after a back-off.
     func recordCompleteRetry() {
         state.withLock { $0.completeRetries += 1 }
     }

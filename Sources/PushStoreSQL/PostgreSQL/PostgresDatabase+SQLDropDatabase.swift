@@ -43,15 +43,19 @@ extension PostgresDatabase: SQLDropDatabase {
         }
         return try await withCheckedThrowingContinuation { continuation in
             let operation = PostgresDropGroups.Waiting(
-                lockKey: lockKey,
-                run: { db, alone in
+                users: Array(Set(users)).sorted(), lockKey: lockKey,
+                run: { db, mode in
                     do {
-                        let result =
-                            alone
-                            ? try Self.runAlone(db, lockKey: lockKey, clock: clock, locks: locks, body)
-                            : try Self.runInGroup(db, clock: clock, locks: locks, body)
+                        let result: T
+                        switch mode {
+                        case .alone: result = try Self.runAlone(db, lockKey: lockKey, clock: clock, locks: locks, body)
+                        case .savepoint: result = try Self.runInGroup(db, clock: clock, locks: locks, body)
+                        case .batch(let batch): result = try Self.runInBatch(batch, db, clock: clock, locks: locks, body)
+                        }
                         return { continuation.resume(returning: result) }
                     } catch let error as PostgresError where Self.failsGroup(error) {
+                        throw error
+                    } catch let error as PostgresDropBatch.Unbatchable {
                         throw error
                     } catch {
                         return { continuation.resume(throwing: error) }
@@ -114,6 +118,23 @@ extension PostgresDatabase: SQLDropDatabase {
         }
     }
 
+    /// Runs `body` on what `batch` read, as the operations before it in the group changed it: its reads
+    /// answered from that, its writes staged with the group's (`PostgresDropBatch`), which become the
+    /// group's only when it returns. Throws `PostgresDropBatch.Unbatchable` for a step the read does not
+    /// answer, and what the rules throw (which stages nothing).
+    private static func runInBatch<T>(
+        _ batch: PostgresDropBatch, _ db: PostgresConnection, clock: PostgresClock, locks: PostgresDropLocks,
+        _ body: (inout any DropTransaction) throws -> T
+    ) throws -> T {
+        var tx = PostgresDropTransaction(db: db, clock: clock, lockKey: nil, locks: locks, grouped: true)
+        tx.staged = batch.staged
+        var transaction: any DropTransaction = tx
+        let result = try body(&transaction)
+        guard let done = transaction as? PostgresDropTransaction, let staged = done.staged else { throw PostgresDropBatch.Unbatchable() }
+        batch.staged = staged
+        return result
+    }
+
     /// Runs `body` on `tx`, then sends the match it holds, if any (`PostgresDropTransaction.finish`).
     private static func run<T>(_ body: (inout any DropTransaction) throws -> T, _ tx: PostgresDropTransaction) throws -> T {
         var transaction: any DropTransaction = tx
@@ -126,13 +147,14 @@ extension PostgresDatabase: SQLDropDatabase {
     private func runDropGroups() async {
         let groups = dropGroups
         let locks = dropLocks
+        let clock = self.clock
         repeat {
             let taken = TakenGroup()
             do {
                 let answers = try await withConnection { db in
                     let group = groups.take()
                     taken.operations.withLock { $0 = group }
-                    return try Self.runGroup(group, db, groups, locks)
+                    return try Self.runGroup(group, db, groups, locks, clock)
                 }
                 for answer in answers { answer() }
             } catch {
@@ -149,18 +171,96 @@ extension PostgresDatabase: SQLDropDatabase {
         let operations = Mutex<[PostgresDropGroups.Waiting]>([])
     }
 
-    /// One transaction for `group`: one alone as it would run ungrouped; several under one BEGIN, and one
-    /// COMMIT. Their locks are tried in one statement (`groupLockSQL`), never waited for: the operations
-    /// whose lock another transaction holds wait for a later group, and the others run, each under its
-    /// savepoint. A group whose every lock is held elsewhere waits for its first operation's lock, holding
-    /// none: a group never waits for a lock while holding one, so no two groups wait for each other's
-    /// locks, and none holds its locks while waiting for a group that took one of its operations' first.
+    /// One transaction for `group`, its operations decided together (`runBatch`); when the batch's writes
+    /// find what another transaction changed meanwhile, they are undone with the transaction, and the group
+    /// runs again with each operation on its own (`runEach`), so that one that fails undoes only its own writes.
     /// Returns how to answer each caller of the operations that ran.
     private static func runGroup(
         _ group: [PostgresDropGroups.Waiting], _ db: PostgresConnection, _ groups: PostgresDropGroups,
+        _ locks: PostgresDropLocks, _ clock: PostgresClock
+    ) throws -> [@Sendable () -> Void] {
+        // None waited when the runner took its group (another runner took them first).
+        guard !group.isEmpty else { return [] }
+        do {
+            return try runBatch(group, db, groups, locks, clock)
+        } catch let error as PostgresError where failsGroup(error) {
+            throw error
+        } catch {
+            locks.recordFallback()
+            return try runEach(group, db, groups, locks)
+        }
+    }
+
+    /// One transaction for `group` in three round trips at most, however many operations it holds: BEGIN,
+    /// their locks (tried, never waited for, but for a group of one) and the read of what they are decided on
+    /// (`PostgresDropBatch.readStatements`); then each operation's rules on that, and the writes of all in
+    /// one round trip (`PostgresDropBatch.write`); then COMMIT (in the writes' round trip when they are
+    /// new drops only). The operations whose lock another transaction holds wait for a later group; one
+    /// that needs a read the group's does not give (`PostgresDropBatch.Unbatchable`) runs after the writes,
+    /// under its own savepoint. A group whose every lock is held elsewhere waits for its first operation's
+    /// lock, holding none (see `runEach`), and runs that one under its savepoint.
+    private static func runBatch(
+        _ group: [PostgresDropGroups.Waiting], _ db: PostgresConnection, _ groups: PostgresDropGroups,
+        _ locks: PostgresDropLocks, _ clock: PostgresClock
+    ) throws -> [@Sendable () -> Void] {
+        let keys = Array(Set(group.map(\.lockKey)))
+        let users = Array(Set(group.flatMap(\.users)))
+        var pairs: [PostgresDropBatch.Pair] = []
+        var people: Set<String> = []
+        for operation in group where operation.users.count == 2 {
+            let pair = PostgresDropBatch.Pair(operation.users[0], operation.users[1])
+            if !pairs.contains(pair) { pairs.append(pair) }
+            people.formUnion(operation.users)
+        }
+        let lock: (sql: String, parameters: [PostgresValue]) =
+            group.count == 1
+            ? (waitLockSQL, [.integer(dropLockClass), .text(group[0].lockKey)])
+            : (groupLockSQL, [.integer(dropLockClass), .textArray(keys)])
+        var held: Set<String> = []
+        var later: [PostgresDropGroups.Waiting] = []
+        let answers = try db.transaction { db in
+            db.joinByLookup()
+            let read = try db.queries([lock] + PostgresDropBatch.readStatements(users: users, pairs: pairs, people: Array(people), clock: clock))
+            held = group.count == 1 ? [group[0].lockKey] : Set(read[0].map { $0.string(at: 0) })
+            if held.isEmpty {
+                try db.query(waitLockSQL, [.integer(dropLockClass), .text(group[0].lockKey)])
+                held = [group[0].lockKey]
+                later = Array(group.dropFirst())
+                return [try group[0].run(db, .savepoint)]
+            }
+            later = group.filter { !held.contains($0.lockKey) }
+            let batch = PostgresDropBatch(read: read.dropFirst(), users: users, pairs: pairs, people: Array(people), clock: clock)
+            var answers: [@Sendable () -> Void] = []
+            var alone: [PostgresDropGroups.Waiting] = []
+            for operation in group where held.contains(operation.lockKey) {
+                do {
+                    answers.append(try operation.run(db, .batch(batch)))
+                } catch is PostgresDropBatch.Unbatchable {
+                    alone.append(operation)
+                }
+            }
+            try batch.write(db, committing: alone.isEmpty)
+            for operation in alone { answers.append(try operation.run(db, .savepoint)) }
+            return answers
+        }
+        groups.putBack(later)
+        locks.record(held.count)
+        locks.recordCommit()
+        return answers
+    }
+
+    /// One transaction for `group`, each operation on its own: one alone as it would run ungrouped; several
+    /// under one BEGIN, and one COMMIT. Their locks are tried in one statement (`groupLockSQL`), never waited
+    /// for: the operations whose lock another transaction holds wait for a later group, and the others run,
+    /// each under its savepoint. A group whose every lock is held elsewhere waits for its first operation's
+    /// lock, holding none: a group never waits for a lock while holding one, so no two groups wait for each
+    /// other's locks, and none holds its locks while waiting for a group that took one of its operations'
+    /// first. Returns how to answer each caller of the operations that ran.
+    private static func runEach(
+        _ group: [PostgresDropGroups.Waiting], _ db: PostgresConnection, _ groups: PostgresDropGroups,
         _ locks: PostgresDropLocks
     ) throws -> [@Sendable () -> Void] {
-        guard group.count > 1 else { return try group.map { try $0.run(db, true) } }
+        guard group.count > 1 else { return try group.map { try $0.run(db, .alone) } }
         let keys = Array(Set(group.map(\.lockKey)))
         var held: Set<String> = []
         var later: [PostgresDropGroups.Waiting] = []
@@ -172,7 +272,7 @@ extension PostgresDatabase: SQLDropDatabase {
                 held = [group[0].lockKey]
             }
             later = group.filter { !held.contains($0.lockKey) }
-            return try group.filter { held.contains($0.lockKey) }.map { try $0.run(db, false) }
+            return try group.filter { held.contains($0.lockKey) }.map { try $0.run(db, .savepoint) }
         }
         groups.putBack(later)
         locks.record(held.count)
@@ -188,6 +288,10 @@ extension PostgresDatabase: SQLDropDatabase {
 
     /// The lock of the key $2 (in class $1), waited for.
     static let waitLockSQL = "SELECT pg_advisory_xact_lock($1::integer, hashtext($2))"
+
+    /// true: a report reads its two users with their active devices in its transaction, with what it is
+    /// decided on (`PostgresDropBatch.readStatements`), instead of in a round trip of its own before it.
+    var readsUsersInDropTransaction: Bool { true }
 
     func enqueue(_ items: [OutboxItem], _ db: PostgresSession) throws {
         try PostgresOutboxRepository.insert(items, clock: clock, db.connection)

@@ -9,15 +9,28 @@ import Synchronization
 /// each. An operation that finds a runner free and none waiting is a group of its own, run as it would be
 /// alone; those that arrive while every runner is busy wait for the next group.
 final class PostgresDropGroups: Sendable {
+    /// How an operation runs on its group's connection.
+    enum Mode {
+        /// In a transaction of its own.
+        case alone
+        /// In the group's transaction, under a savepoint of its own, on what is stored.
+        case savepoint
+        /// In the group's transaction, on what the group read, its writes staged with the group's
+        /// (`PostgresDropBatch`).
+        case batch(PostgresDropBatch)
+    }
+
     /// One operation waiting for a group.
     struct Waiting: Sendable {
-        /// The key of its advisory lock: its users, sorted and joined by a space.
+        /// The users it is about (a report: its two), and the key of its advisory lock: they, sorted and
+        /// joined by a space.
+        let users: [String]
         let lockKey: String
-        /// Runs the operation on the group's connection, `alone` in a transaction of its own, else in the
-        /// group's, under a savepoint of its own. Returns how to answer its caller once its transaction
-        /// committed; throws only what fails the whole transaction (a serialization failure or a deadlock,
-        /// which runs the group again; a connection lost).
-        let run: @Sendable (PostgresConnection, _ alone: Bool) throws -> @Sendable () -> Void
+        /// Runs the operation on the group's connection as `Mode` says. Returns how to answer its caller
+        /// once its transaction committed; throws only what fails the whole transaction (a serialization
+        /// failure or a deadlock, which runs the group again; a connection lost), or, in a batch,
+        /// `PostgresDropBatch.Unbatchable` (it then runs under a savepoint of its own).
+        let run: @Sendable (PostgresConnection, Mode) throws -> @Sendable () -> Void
         /// Answers its caller with the error that failed its group.
         let fail: @Sendable (any Error) -> Void
     }
@@ -48,6 +61,9 @@ final class PostgresDropGroups: Sendable {
             return true
         }
     }
+
+    /// How many operations wait for a group.
+    var waitingCount: Int { state.withLock { $0.waiting.count } }
 
     /// The operations of the next group (oldest first; none when none waits).
     func take() -> [Waiting] {

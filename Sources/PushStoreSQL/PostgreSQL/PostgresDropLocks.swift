@@ -6,6 +6,14 @@ import Synchronization
 final class PostgresDropLocks: Sendable {
     private let taken = Atomic<Int>(0)
     private let committed = Atomic<Int>(0)
+    private let undone = Atomic<Int>(0)
+
+    /// Groups whose batch found what another transaction changed meanwhile, and ran again with each
+    /// operation on its own (`PostgresDatabase.runGroup`).
+    var fallbacks: Int { undone.load(ordering: .relaxed) }
+
+    /// Counts one group run again with each operation on its own.
+    func recordFallback() { undone.add(1, ordering: .relaxed) }
 
     /// Transactions committed so far.
     var commits: Int { committed.load(ordering: .relaxed) }

@@ -9,6 +9,7 @@ extension PostgresDropTransaction {
     /// See `DropTransaction.match`: held until the outbox rows of its pushes come (`enqueue`), or until the
     /// body ends (`finish`); the checks of `sendMatch` then throw what this threw when it ran at once.
     mutating func match(_ drop: DropRecord, requests: [MateRequestRecord]) throws {
+        if staged != nil { return try batchMatch(drop, requests: requests) }
         for request in requests { try request.validate() }
         try finish()
         heldMatch = HeldMatch(drop: drop, requests: requests)
@@ -25,6 +26,7 @@ extension PostgresDropTransaction {
     /// The held match's round trip when there is one (for up to one outbox chunk); else the outbox rows in a
     /// round trip of their own.
     mutating func enqueue(_ items: [OutboxItem]) throws {
+        if staged != nil { return batchEnqueue(items) }
         if let held = heldMatch, items.count <= PostgresOutboxRepository.insertChunk {
             heldMatch = nil
             try sendMatch(held, with: items)
@@ -111,6 +113,7 @@ extension PostgresDropTransaction {
     static let notPending = "not pending"
 
     mutating func insert(_ requests: [MateRequestRecord]) throws {
+        if staged != nil { throw PostgresDropBatch.Unbatchable() }
         try takeLock()
         try Self.insertRequests(requests, db)
         try WebhookQueue.record(

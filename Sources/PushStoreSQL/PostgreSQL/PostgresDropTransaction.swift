@@ -19,6 +19,9 @@ struct PostgresDropTransaction: DropTransaction {
     var heldMatch: HeldMatch?
     /// True in a group's transaction (`PostgresDropGroups`), which its last write does not commit.
     let grouped: Bool
+    /// In a group's batch (`PostgresDropBatch`): what the group read, as the operation changed it so far,
+    /// and what it writes; each step then sends nothing (`PostgresDropTransaction+Batch`).
+    var staged: PostgresDropBatch.Staged?
 
     /// A drop's match with its mate requests, held for the round trip of their outbox rows.
     struct HeldMatch {
@@ -69,6 +72,7 @@ struct PostgresDropTransaction: DropTransaction {
     /// granted (`clock_timestamp()`, not the transaction's start: a report that waited for another on the same
     /// users decides after it, never at a time before the drop that one stored); else `given`.
     mutating func now(given: Date) throws -> Date {
+        if staged != nil { return batchNow(given: given) }
         guard clock == .database else { return given }
         if let decidedAt { return decidedAt }
         let rows = try send([("SELECT \(Self.clockMillis)", [])])
@@ -80,6 +84,7 @@ struct PostgresDropTransaction: DropTransaction {
     /// See `DropTransaction.reportState`: with the lock, one round trip and one statement
     /// (`reportStateSQL`), which also reads the database's time under its clock.
     mutating func reportState(reporter: String, peer: String, window: Duration, given: Date) throws -> DropReportState {
+        if staged != nil { return try batchReportState(reporter: reporter, peer: peer, window: window, given: given) }
         let known: Date? = clock == .caller ? given : decidedAt
         let windowMillis = Int64((window / .milliseconds(1)).rounded(.up))
         let rows = try send([
@@ -124,8 +129,17 @@ struct PostgresDropTransaction: DropTransaction {
 
     static let columns = DropColumn.selectList
 
+    /// See `DropTransaction.usersWithActiveDevices`: in a batch, from the group's read; else one statement
+    /// (`PostgresDropBatch.peopleSQL`), with the lock when it is still to take.
+    mutating func usersWithActiveDevices(_ ids: [String]) throws -> (users: [String: UserRecord], devices: [String: [DeviceRecord]])? {
+        if staged != nil { return try batchUsersWithActiveDevices(ids) }
+        let rows = try send([(PostgresDropBatch.peopleSQL, [.textArray(Array(Set(ids)))])])[0]
+        return PostgresUserRepository.collect((0..<rows.count).map { PostgresUserRepository.userWithDevice(rows[$0]) })
+    }
+
     /// One statement for every user's drop (a report reads its two users' in one round trip).
     mutating func pendingDrops(engaging userIDs: [String]) throws -> [String: DropRecord] {
+        if staged != nil { return try batchPendingDrops(engaging: userIDs) }
         let rows = try send([(Self.pendingDropsSQL, [.textArray(userIDs)])])[0]
         // A user has at most one engagement (the primary key), so each user comes once.
         return Dictionary(uniqueKeysWithValues: rows.map { ($0.string(at: Self.engagedUserColumn), DropRecord(row: $0)) })
@@ -144,7 +158,8 @@ struct PostgresDropTransaction: DropTransaction {
     /// Each side of an OR is its own index search (a UNION ALL), whatever the planner's statistics say about
     /// the OR (SQLite scanned every matched drop for it).
     mutating func latestMatch(between first: String, and second: String, since: Date) throws -> DropRecord? {
-        try send([
+        if staged != nil { return try batchLatestMatch(between: first, and: second, since: since) }
+        return try send([
             (
                 """
                 SELECT \(Self.columns) FROM (
@@ -161,7 +176,8 @@ struct PostgresDropTransaction: DropTransaction {
     }
 
     mutating func latestMatch(of userID: String, since: Date) throws -> DropRecord? {
-        try send([
+        if staged != nil { throw PostgresDropBatch.Unbatchable() }
+        return try send([
             (
                 """
                 SELECT \(Self.columns) FROM (
@@ -176,6 +192,7 @@ struct PostgresDropTransaction: DropTransaction {
     }
 
     mutating func requests(forDrop dropID: String) throws -> [MateRequestRecord] {
+        if staged != nil { return try batchRequests(forDrop: dropID) }
         try takeLock()
         return try PostgresMateRequestRepository.requests(forDrop: dropID, PostgresSession(connection: db))
     }
@@ -186,6 +203,7 @@ struct PostgresDropTransaction: DropTransaction {
     /// which commits once for all its operations. A user engaged meanwhile by another
     /// operation's drop makes it fail on the engagements' key: the transaction runs again on what is stored.
     mutating func insertPending(_ drop: DropRecord) throws {
+        if staged != nil { return try batchInsertPending(drop) }
         do {
             _ = try send(
                 [
@@ -215,6 +233,7 @@ struct PostgresDropTransaction: DropTransaction {
 
     /// The drop's new state and its users freed in one statement.
     mutating func close(_ drop: DropRecord) throws {
+        if staged != nil { return try batchClose(drop) }
         let changed = try send([
             (
                 """
@@ -235,7 +254,8 @@ struct PostgresDropTransaction: DropTransaction {
     }
 
     mutating func pendingDrops(expiringBefore now: Date) throws -> [DropRecord] {
-        try send([
+        if staged != nil { throw PostgresDropBatch.Unbatchable() }
+        return try send([
             (
                 "SELECT \(Self.columns) FROM drops WHERE state = 'pending' AND expires_at < $1 ORDER BY created_at, id",
                 [.integer(now.storeMillis)]

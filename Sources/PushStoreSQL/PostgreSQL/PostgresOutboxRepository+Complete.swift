@@ -157,7 +157,12 @@ struct PostgresOutcomes: Sendable {
     ///   unless it was accepted at its first attempt without an apns-unique-id. The ranges are locked first
     ///   (`FOR UPDATE`, in `lo` order): the fence is read from the lock's row version, which is the newest
     ///   (a claim that took a range over committed before the lock is seen), and no claim or other
-    ///   completion changes the range until this commits, so no two instances lose each other's bits.
+    ///   completion changes the range until this commits, so no two instances lose each other's bits. The
+    ///   count-down and the deletion decide from the locked version too (`counted`), never from the range
+    ///   as the statement's snapshot saw it: a completion that waited for the lock while another one of the
+    ///   same range committed sees that one's bits and count only through the lock (an `UPDATE`/`DELETE`
+    ///   tests its condition on the snapshot's version first, so `remaining` there is the old count: the
+    ///   range would neither be counted down nor deleted, and its rows would be claimed and sent again).
     /// - Each push with a notification accepted without an outcome row records the time (`settled_at`, that
     ///   notification's change time), once per range (the pushes between the first and the last such
     ///   notification of a range; the first push's `lo` found first, in `spans`, so that the update reads
@@ -189,7 +194,7 @@ struct PostgresOutcomes: Sendable {
                 ORDER BY g.lo DESC LIMIT 1) g ON g.hi >= x.seq
             WHERE v.seq IS NULL AND x.held
         ), locked AS MATERIALIZED (
-            SELECT lo, hi, claims, owner, due, done FROM outbox_segments
+            SELECT lo, hi, claims, owner, due, done, remaining FROM outbox_segments
             WHERE lo = ANY (ARRAY(SELECT DISTINCT lo FROM t WHERE lo IS NOT NULL))
             ORDER BY lo FOR UPDATE
         ), leaving AS MATERIALIZED (
@@ -208,13 +213,13 @@ struct PostgresOutcomes: Sendable {
             FROM leaving c
             WHERE c.state <> 'accepted' OR c.unique_id IS NOT NULL OR c.stored <> 1
         ), counted AS MATERIALIZED (
-            SELECT lo, count(*) AS n, array_agg(seq - lo) AS positions FROM leaving GROUP BY lo
+            SELECT c.lo, count(*) AS n, array_agg(c.seq - c.lo) AS positions, l.remaining, l.hi, l.done
+            FROM leaving c JOIN locked l ON l.lo = c.lo GROUP BY c.lo, l.remaining, l.hi, l.done
         ), counted_down AS (
-            UPDATE outbox_segments g SET remaining = g.remaining - c.n,
-                done = outbox_done(g.done, g.hi - g.lo + 1, c.positions)
-            FROM counted c WHERE g.lo = c.lo AND g.remaining > c.n
+            UPDATE outbox_segments g SET remaining = c.remaining - c.n, done = outbox_done(c.done, c.hi - c.lo + 1, c.positions)
+            FROM counted c WHERE g.lo = c.lo AND c.remaining > c.n
         ), finished AS (
-            DELETE FROM outbox_segments g USING counted c WHERE g.lo = c.lo AND g.remaining = c.n
+            DELETE FROM outbox_segments g USING counted c WHERE g.lo = c.lo AND c.remaining = c.n
         ), updated AS (
             UPDATE outbox_state s SET state = t.state, last_status = t.status, last_reason = t.reason,
                 apns_unique_id = coalesce(t.unique_id, s.apns_unique_id),

@@ -46,7 +46,7 @@ struct MockAPNSCommand: Command {
                 "max-records", "n",
                 "Keep only the newest n records (oldest dropped first; counters keep counting), so a long run's memory stays flat (default: keep all)."
             ),
-            .flag("accept-all", "Benchmark mode: accept everything at once, no rules or records."),
+            .flag("accept-all", "Benchmark mode: accept everything (after --latency-ms, if given), no rules or records."),
             .value(
                 "control-port", "port",
                 "Serve the JSON control API (rules, records, waits, knobs, reset; docs/mock-control.yaml) on 127.0.0.1:port; 0 picks a free one. Its URL goes into credentials.json as control_url."
