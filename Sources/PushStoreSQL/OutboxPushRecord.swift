@@ -12,13 +12,15 @@ enum OutboxPushColumn: Int32, StoreColumn {
 
     var expression: String { "p.\(Self.snakeCase(String(describing: self)))" }
 
-    /// Every column's expression in offset order, with the backend's expressions for the last three.
-    static func selectList(settledAt: String, acceptedAttempts: String, due: String) -> String {
+    /// Every column's expression in offset order, with the backend's expressions for the last three (and for
+    /// the target list, when a read may leave it out: NULL reads as an empty list).
+    static func selectList(settledAt: String, acceptedAttempts: String, due: String, targets: String = "p.targets") -> String {
         allCases.map { column in
             switch column {
             case .settledAt: settledAt
             case .acceptedAttempts: acceptedAttempts
             case .due: due
+            case .targets: targets
             default: column.expression
             }
         }.joined(separator: ", ")

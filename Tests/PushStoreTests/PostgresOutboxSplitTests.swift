@@ -141,10 +141,12 @@ struct PostgresOutboxSplitTests {
         #expect(claimPlan.contains("Index Scan using outbox_segments_pkey"))
         #expect(["Seq Scan", "Sort", "Hash", "hashed"].allSatisfy { !claimPlan.contains($0) }, "\(claimPlan)")
         // The claimed ranges' pushes, each range's read between both its bounds, also in the generic plan a
-        // prepared statement switches to (which, bounded above only, walked every push below the range).
+        // prepared statement switches to (which, bounded above only, walked every push below the range); with
+        // pushes whose target lists the instance holds.
         for generic in [false, true] {
             let pushesPlan = try await plan(
-                database, PostgresOutboxPush.coveringSQL, [.integerArray([1 << 16 + 1]), .integerArray([1 << 16 + 1_000])],
+                database, PostgresOutboxPush.coveringSQL,
+                [.integerArray([1 << 16 + 1]), .integerArray([1 << 16 + 1_000]), .integerArray([1 << 16 + 1, 2 << 16])],
                 generic: generic)
             #expect(pushesPlan.contains("Index Scan using outbox_pushes_pkey on outbox_pushes p"), "\(pushesPlan)")
             #expect(pushesPlan.contains("Index Cond: ((lo >= x.start) AND (lo <= x.b))"), "\(pushesPlan)")

@@ -16,22 +16,33 @@ struct PostgresOutboxPush {
 
     /// `columns` of the pushes holding any of the notifications `$1[k]` … `$2[k]` (`seq`, two bigint
     /// arrays): the push starting last at or before each interval's start, and those starting inside it, in
-    /// no order, a push once per interval (`PostgresOutboxPushes` sorts them and drops repeats). Neither
-    /// sorted nor made distinct here, and each interval's first `lo` found first (`x`, materialized): else,
-    /// under a claim's settings (no sort) and a generic plan, the planner walked the whole table in `lo`
-    /// order, bounded above only, instead of reading each interval's few entries.
+    /// no order, a push once per interval (`PostgresOutboxPushes` sorts them and drops repeats); the target
+    /// list NULL for the pushes starting at one of $3 (`lo`, a bigint array: those whose list the reader
+    /// holds, `PostgresTargetCache`), which the server then neither reads whole nor sends. Neither sorted
+    /// nor made distinct here, and each interval's first `lo` found first (`x`, materialized): else, under a
+    /// claim's settings (no sort) and a generic plan, the planner walked the whole table in `lo` order,
+    /// bounded above only, instead of reading each interval's few entries.
     static let coveringSQL = """
         WITH x AS MATERIALIZED (
             SELECT x.b, coalesce((SELECT max(q.lo) FROM outbox_pushes q WHERE q.lo <= x.a), x.a) AS start
             FROM unnest($1::bigint[], $2::bigint[]) AS x(a, b)
         )
-        SELECT \(columns) FROM x JOIN outbox_pushes p ON p.lo >= x.start AND p.lo <= x.b
+        SELECT \(OutboxPushColumn.selectList(
+            settledAt: "p.settled_at", acceptedAttempts: "1", due: "p.due",
+            targets: "CASE WHEN p.lo = ANY ($3::bigint[]) THEN NULL ELSE p.targets END"))
+        FROM x JOIN outbox_pushes p ON p.lo >= x.start AND p.lo <= x.b
         """
 
     init(row: PostgresRow) {
         record = OutboxPushRecord(row)
         targets = record.targets(at: 0..<record.count)
         record.targetColumn = ""  // decoded: the text is not kept beside the list
+    }
+
+    /// The push `record` (read without its list) sending to `targets`.
+    init(record: OutboxPushRecord, targets: [OutboxTarget]) {
+        self.record = record
+        self.targets = targets
     }
 
     subscript<Value>(dynamicMember field: KeyPath<OutboxPushRecord, Value>) -> Value { record[keyPath: field] }
@@ -59,21 +70,48 @@ struct PostgresOutboxPush {
 struct PostgresOutboxPushes {
     var pushes: [PostgresOutboxPush]
 
-    /// The pushes holding any notification of the intervals `intervals` (`seq`, inclusive).
-    init(covering intervals: [(Int64, Int64)], _ db: PostgresConnection) throws {
-        guard !intervals.isEmpty else {
-            pushes = []
-            return
-        }
-        let rows = try db.query(
+    /// The read of the pushes holding any notification of the intervals `intervals` (`seq`, inclusive, not
+    /// empty), for a caller that sends it in a round trip of its own making: the statement, leaving out the
+    /// target lists `cache` holds, and those lists (`cached`, by `lo`), which `init(rows:cached:cache:_:)` takes.
+    static func covering(_ intervals: [(Int64, Int64)], cache: PostgresTargetCache)
+        -> (sql: String, parameters: [PostgresValue], cached: [Int64: PostgresTargetCache.Entry])
+    {
+        let cached = cache.entries
+        return (
             PostgresOutboxPush.coveringSQL,
-            [.integerArray(intervals.map { Optional($0.0) }), .integerArray(intervals.map { Optional($0.1) })])
+            [
+                .integerArray(intervals.map { Optional($0.0) }), .integerArray(intervals.map { Optional($0.1) }),
+                .integerArray(cached.keys.map { Optional($0) }),
+            ], cached
+        )
+    }
+
+    /// The pushes in `rows`, the answer to a `covering` read, their target lists taken from `cached` (that
+    /// read's) where the server left them out, else decoded and kept in `cache`.
+    init(rows: PostgresRows, cached: [Int64: PostgresTargetCache.Entry], cache: PostgresTargetCache, _ db: PostgresConnection) throws {
         // By `lo`, each once; positions are sorted, not the pushes, and rows already read are not read again.
         var order: [(lo: Int64, row: Int)] = (0..<rows.count).map { (rows[$0].int64(at: 0), $0) }
         order.sort { $0.lo < $1.lo }
         var pushes: [PostgresOutboxPush] = []
         pushes.reserveCapacity(order.count)
-        for (lo, row) in order where pushes.last?.lo != lo { pushes.append(PostgresOutboxPush(row: rows[row])) }
+        let targetsColumn = OutboxPushColumn.targets.rawValue
+        for (lo, row) in order where pushes.last?.lo != lo {
+            var record = OutboxPushRecord(rows[row])
+            let key = PostgresTargetCache.Key(base: record.base, firstIndex: record.firstIndex, count: record.count)
+            if rows[row].isNull(at: targetsColumn), let entry = cached[lo], entry.key == key {
+                pushes.append(PostgresOutboxPush(record: record, targets: entry.targets))
+                continue
+            }
+            if rows[row].isNull(at: targetsColumn) {
+                // The list left out for a cached push of another key (`lo` taken again after a purge): read it.
+                record.targetColumn =
+                    try db.query("SELECT targets FROM outbox_pushes WHERE lo = $1", [.integer(lo)]).map { $0.string(at: 0) }.first ?? ""
+            }
+            let targets = record.targets(at: 0..<record.count)
+            record.targetColumn = ""  // decoded: the text is not kept beside the list
+            cache.store(lo: lo, key: key, targets: targets)
+            pushes.append(PostgresOutboxPush(record: record, targets: targets))
+        }
         self.pushes = pushes
     }
 

@@ -18,6 +18,7 @@ extension PostgresOutboxRepository {
     public func claim(limit: Int, now: Date) async throws -> OutboxClaim {
         guard limit > 0 else { return OutboxClaim() }
         let clock = database.clock
+        let targetCache = database.targetCache
         let moment = ClaimMoment(
             millis: clock.millis(now), second: clock.seconds(now), owner: database.instanceID,
             lease: Int64((lease / .milliseconds(1)).rounded()))
@@ -35,7 +36,7 @@ extension PostgresOutboxRepository {
             // or a pick finds fewer rows than it asked for.
             while claim.items.count < limit {
                 let page = limit - claim.items.count
-                if try Self.claimPage(page, moment, db, into: &claim) < page { break }
+                if try Self.claimPage(page, moment, targetCache: targetCache, db, into: &claim) < page { break }
             }
             try Self.reportEnded(claim.expired.map { ($0, nil) }, now: now, db)
             return claim
@@ -73,52 +74,72 @@ extension PostgresOutboxRepository {
 
     /// Claims up to `page` notifications into `claim` and returns how many it took (claimed and expired):
     /// fewer than `page` when no more are due.
-    private static func claimPage(_ page: Int, _ moment: ClaimMoment, _ db: PostgresConnection, into claim: inout OutboxClaim)
-        throws -> Int
-    {
+    private static func claimPage(
+        _ page: Int, _ moment: ClaimMoment, targetCache: PostgresTargetCache, _ db: PostgresConnection, into claim: inout OutboxClaim
+    ) throws -> Int {
         let candidates = try db.query(pickSQL, [moment.millis, .integer(Int64(page))]).map { row in
             Candidate(
                 isRow: row.bool(at: 0), key: row.int64(at: 1), hi: row.int64(at: 2), due: row.int64(at: 3),
                 count: row.int(at: 4), done: PostgresDoneBits(bytes: row.isNull(at: 5) ? nil : row.bytes(at: 5)),
                 queued: row.int64(at: 6))
         }.sorted { ($0.due, $0.key) < ($1.due, $1.key) }
+        // The cuts, the claims and the read of the claimed notifications' pushes go in one round trip: what
+        // each range keeps after its cut is known here, and the pick has locked every row and range taken.
+        var statements: [(sql: String, parameters: [PostgresValue])] = []
         var rows: [(seq: Int64?, queued: Int64)] = []
         var ranges: [(lo: Int64, queued: Int64)] = []
+        var intervals: [(Int64, Int64)] = []
         var taken = 0
         for candidate in candidates where taken < page {
             if candidate.isRow {
                 rows.append((candidate.key, candidate.queued))
+                intervals.append((candidate.key, candidate.key))
                 taken += 1
                 continue
             }
             let wanted = page - taken
-            if candidate.count > wanted { try split(candidate, keeping: wanted, db) }
+            var hi = candidate.hi
+            if candidate.count > wanted {
+                let cut = split(candidate, keeping: wanted)
+                statements.append(cut.statement)
+                hi = cut.hi
+            }
             ranges.append((candidate.key, candidate.queued))
+            intervals.append((candidate.key, hi))
             taken += min(candidate.count, wanted)
         }
-        var states: [PostgresRows] = []
+        guard !intervals.isEmpty else { return taken }
         if !rows.isEmpty {
-            states.append(
-                try db.query(
+            statements.append(
+                (
                     claimRowsSQL,
                     [
                         moment.millis, moment.second, .integerArray(rows.map(\.seq)),
                         .integerArray(rows.map(\.queued)), .text(moment.owner), .integer(moment.lease),
-                    ]))
+                    ]
+                ))
         }
-        var claimedRanges: [ClaimedRange] = []
         if !ranges.isEmpty {
-            claimedRanges = try db.query(
-                claimRangesSQL,
-                [
-                    moment.millis, moment.second, .integerArray(ranges.map(\.lo)),
-                    .integerArray(ranges.map(\.queued)), .text(moment.owner), .integer(moment.lease),
-                ]
-            ).map(ClaimedRange.init(row:))
+            statements.append(
+                (
+                    claimRangesSQL,
+                    [
+                        moment.millis, moment.second, .integerArray(ranges.map(\.lo)),
+                        .integerArray(ranges.map(\.queued)), .text(moment.owner), .integer(moment.lease),
+                    ]
+                ))
         }
-        var intervals = claimedRanges.map { ($0.lo, $0.hi) }
-        for rows in states { intervals += rows.map { ($0.int64(at: 0), $0.int64(at: 0)) } }
-        let pushes = try PostgresOutboxPushes(covering: intervals, db)
+        let covering = PostgresOutboxPushes.covering(intervals, cache: targetCache)
+        statements.append((covering.sql, covering.parameters))
+        let answers = try db.queries(statements)
+        var next = answers.count - 1 - (rows.isEmpty ? 0 : 1) - (ranges.isEmpty ? 0 : 1)
+        var states: [PostgresRows] = []
+        if !rows.isEmpty {
+            states.append(answers[next])
+            next += 1
+        }
+        let claimedRanges = ranges.isEmpty ? [] : answers[next].map(ClaimedRange.init(row:))
+        let pushes = try PostgresOutboxPushes(rows: answers[answers.count - 1], cached: covering.cached, cache: targetCache, db)
         var items: [OutboxItem] = []
         var keys: [(queued: Int64, due: Int64, seq: Int64)] = []
         var expired = PostgresOutcomes()
@@ -200,96 +221,29 @@ extension PostgresOutboxRepository {
         }
     }
 
-    /// Cuts `range` after its first `count` pending notifications: the range keeps those, a new range (the
-    /// same due time, attempts and lease) takes the rest, still waiting to be claimed; each keeps its part of
-    /// the `done` bits. The range is locked by the pick.
-    private static func split(_ range: Candidate, keeping count: Int, _ db: PostgresConnection) throws {
+    /// The statement that cuts `range` after its first `count` pending notifications: the range keeps those,
+    /// a new range (the same due time, attempts and lease) takes the rest, still waiting to be claimed; each
+    /// keeps its part of the `done` bits. The range is locked by the pick. `hi`: the kept part's last `seq`.
+    private static func split(_ range: Candidate, keeping count: Int)
+        -> (statement: (sql: String, parameters: [PostgresValue]), hi: Int64)
+    {
         let size = Int(range.hi - range.key) + 1
         let cut = range.done.pending(size: size)[count - 1] + 1
         let kept = range.done.slice(0..<cut)
         let rest = range.done.slice(cut..<size)
-        try db.run(
-            """
+        let hi = range.key + Int64(cut) - 1
+        let sql = """
             WITH kept AS (
                 UPDATE outbox_segments SET hi = $2, remaining = $3, done = $6 WHERE lo = $1
                 RETURNING due, claims, owner, lease_until, updated_at
             )
             INSERT INTO outbox_segments (lo, hi, due, claims, remaining, owner, lease_until, updated_at, done)
             SELECT $2 + 1, $4, due, claims, $5, owner, lease_until, updated_at, $7 FROM kept
-            """,
-            [
-                .integer(range.key), .integer(range.key + Int64(cut) - 1), .integer(Int64(count)), .integer(range.hi),
-                .integer(Int64(range.count - count)), kept.map { .bytes($0) } ?? .null, rest.map { .bytes($0) } ?? .null,
-            ])
+            """
+        let parameters: [PostgresValue] = [
+            .integer(range.key), .integer(hi), .integer(Int64(count)), .integer(range.hi),
+            .integer(Int64(range.count - count)), kept.map { .bytes($0) } ?? .null, rest.map { .bytes($0) } ?? .null,
+        ]
+        return ((sql, parameters), hi)
     }
-
-    /// The pick of at most $2 due notifications with an outcome row (index `outbox_due`) and due ranges
-    /// holding at least $2 notifications if there are (index `outbox_segments_due`) at $1 (now, ms; NULL: the
-    /// database's, `PostgresClock`): queued, or in flight under a lease that ended before now.
-    /// Returns for each: 1 for a notification (0 for a range), its `seq` or `lo`, `hi`, due time, count, the
-    /// range's `done` bits, and 1 when queued (0 when taken over). Ranges are locked only until their
-    /// notifications reach $2 (`outbox_claimable_segments`). What the claim does not take stays locked until
-    /// it commits.
-    static let pickSQL = """
-        WITH r AS (
-            SELECT seq, due, CASE WHEN state = 'queued' THEN 1 ELSE 0 END AS queued FROM outbox_state
-            WHERE due <= \(PostgresClock.millis("$1"))
-                AND (state = 'queued' OR (state = 'in_flight' AND lease_until < \(PostgresClock.millis("$1"))))
-            ORDER BY due, seq LIMIT $2 FOR UPDATE SKIP LOCKED
-        ), g AS (
-            SELECT lo, hi, due, remaining, done, CASE WHEN owner IS NULL THEN 1 ELSE 0 END AS queued
-            FROM outbox_claimable_segments(\(PostgresClock.millis("$1")), $2)
-        )
-        SELECT 1, seq, seq, due, 1, NULL::bytea, queued FROM r
-        UNION ALL
-        SELECT 0, lo, hi, due, remaining, done, queued FROM g
-        """
-
-    /// The claim of notifications $3 (`seq`, picked, with $4 their queued flags) at $1 (now, ms; NULL: the
-    /// database's): each goes in flight for owner $5 for $6 ms from now, its attempt counted, or expires
-    /// (`expiredCondition`, $2 the current epoch second; NULL: the database's). Returns each one's `seq`, its
-    /// outcome row's columns (`PostgresOutcomeRow.columns`), then its queued flag.
-    ///
-    /// A claim writes no indexed column (`PostgresSchema.outboxDue`): `due` stays, so the update is HOT. An
-    /// expiring notification leaves the index (`due` NULL): that update is not HOT, and rare.
-    static let claimRowsSQL = """
-        WITH p AS MATERIALIZED (
-            SELECT * FROM unnest($3::bigint[], $4::bigint[]) AS p(seq, queued)
-        ), claimed AS (
-            UPDATE outbox_state o SET
-                state = CASE WHEN \(expiredCondition) THEN 'expired' ELSE 'in_flight' END,
-                last_reason = CASE WHEN \(expiredCondition) THEN 'Expired' ELSE o.last_reason END,
-                attempts = CASE WHEN \(expiredCondition) THEN o.attempts ELSE o.attempts + 1 END,
-                owner = CASE WHEN \(expiredCondition) THEN NULL ELSE $5::text END,
-                lease_until = CASE WHEN \(expiredCondition) THEN NULL ELSE \(PostgresClock.millis("$1")) + $6::bigint END,
-                due = CASE WHEN \(expiredCondition) THEN NULL ELSE o.due END,
-                ended_at = CASE WHEN \(expiredCondition) THEN \(PostgresClock.millis("$1")) ELSE NULL END,
-                updated_at = \(PostgresClock.millis("$1"))
-            FROM p WHERE o.seq = p.seq
-            RETURNING o.*, p.queued
-        )
-        SELECT s.seq, \(PostgresOutcomeRow.columns), s.queued FROM claimed s
-        """
-
-    /// SQL twin of `OutboxItem.isExpired(at:)` over `outbox_state o`, with $2 the current epoch second (NULL:
-    /// the database's). Attempts are the count before this claim. A notification expiring at second E is
-    /// still sent during second E.
-    private static let expiredCondition =
-        "((o.expiration > 0 AND o.expiration < \(PostgresClock.seconds("$2"))) OR (o.expiration = 0 AND o.attempts > 0))"
-
-    /// The claim of ranges $3 (`lo`, picked, with $4 their queued flags) at $1: each goes in flight for owner
-    /// $5 for $6 ms from now, its attempts counted, one row version per range. Returns each range's `lo`,
-    /// `hi`, attempts (`claims`, counting this claim), due time, `done` bits, queued flag, change time (now),
-    /// and now in whole epoch seconds ($2; NULL: the database's), which the caller compares the
-    /// notifications' expirations with: a notification whose expiration passed (or that has expiration 0
-    /// and was attempted before, `claims > 1`) gets its `expired` outcome row (`PostgresOutcomes`).
-    static let claimRangesSQL = """
-        WITH p AS MATERIALIZED (
-            SELECT * FROM unnest($3::bigint[], $4::bigint[]) AS p(lo, queued)
-        )
-        UPDATE outbox_segments g SET owner = $5, lease_until = \(PostgresClock.millis("$1")) + $6::bigint,
-            claims = g.claims + 1, updated_at = \(PostgresClock.millis("$1"))
-        FROM p WHERE g.lo = p.lo
-        RETURNING g.lo, g.hi, g.claims, g.due, g.done, p.queued, g.updated_at, \(PostgresClock.seconds("$2"))
-        """
 }

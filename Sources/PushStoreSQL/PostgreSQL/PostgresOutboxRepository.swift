@@ -11,7 +11,7 @@ public import PushStore
 /// never before. Every claim counts an attempt, and `complete` writes an outcome only while the row is
 /// still in flight under that attempt (the fence). Enqueues `NOTIFY` every instance's listener
 /// (`PostgresDatabase.waitForOutbox`). Enqueue and completion are one statement per batch each; a claim picks,
-/// claims, then reads the claimed ranges' pushes once each (`PostgresOutboxPush.coveringSQL`).
+/// then, in one round trip, cuts, claims and reads the claimed ranges' pushes once each (`PostgresOutboxPush.coveringSQL`).
 /// Statements are in this type and its extensions (`+Enqueue`, `+Claim`, `+Complete`); notifications are
 /// built from their push (`PostgresOutboxPush`).
 public struct PostgresOutboxRepository: OutboxRepository {
