@@ -38,7 +38,7 @@ public final class APNSClient: Sendable {
         dispatcher = LoopBound(
             handingOver: APNSDispatcher(loop: loop, configuration: configuration, tls: tls, tokenProvider: tokenProvider), to: loop)
         inbox = APNSSendInbox(loop: loop, dispatcher: dispatcher)
-        permits = AsyncSemaphore(permits: configuration.maxPendingRequests)
+        permits = AsyncSemaphore(permits: max(1, configuration.maxPendingRequests))
     }
 
     deinit {

@@ -38,9 +38,10 @@ public final class AsyncSemaphore: Sendable {
 
     private let state: PThreadLock<State>
 
-    /// A semaphore with `permits` permits (at least 1).
+    /// A semaphore with `permits` permits; 0 makes a signal: `acquire` waits for the first `release`.
     public init(permits: Int) {
-        state = PThreadLock(State(available: max(1, permits)))
+        precondition(permits >= 0, "AsyncSemaphore needs 0 or more permits, not \(permits)")
+        state = PThreadLock(State(available: permits))
     }
 
     /// Takes a permit, waiting for one if needed; false when the task was cancelled while waiting.

@@ -1,5 +1,6 @@
 import PushSync
 import Synchronization
+import TestSupport
 import Testing
 
 @Suite("AsyncSemaphore")
@@ -71,5 +72,22 @@ struct AsyncSemaphoreTests {
         #expect(semaphore.inUse(of: 4) == 3)  // now only the second holder's three
         semaphore.release(count: 3)
         #expect(semaphore.inUse(of: 4) == 0)
+    }
+
+    @Test("with no permits it is a signal: the first acquire waits for a release")
+    func zeroPermitsWait() async throws {
+        let semaphore = AsyncSemaphore(permits: 0)
+        let order = Order()
+        let waiter = Task {
+            await semaphore.acquireUninterruptibly()
+            order.add(1)
+        }
+        // Queued, not admitted: there was nothing to take (a semaphore that made 0 into 1 never queues it).
+        try await awaitEvent("the acquire to queue", within: .seconds(30)) { await Self.untilWaiting(1, on: semaphore) }
+        #expect(order.values.isEmpty)
+        semaphore.release()
+        await waiter.value
+        #expect(order.values == [1])
+        #expect(semaphore.waitingCount == 0)
     }
 }
