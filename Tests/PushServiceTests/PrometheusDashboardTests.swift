@@ -38,6 +38,15 @@ struct PrometheusDashboardTests {
         return Set(expressions.matches(of: pattern).map { String(expressions[$0.range]) })
     }
 
+    /// The names of the alert rules in `deploy/prometheus/alerts.yml`, as written there.
+    static func alertNames() throws -> [String] {
+        let rules = try String(contentsOf: DeployDirectory.url.appendingPathComponent("prometheus/alerts.yml"), encoding: .utf8)
+        return rules.split(separator: "\n").compactMap { line in
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            return trimmed.hasPrefix("- alert:") ? String(trimmed.dropFirst("- alert:".count)).trimmingCharacters(in: .whitespaces) : nil
+        }
+    }
+
     @Test("the dashboard's panels have unique ids, a position and at least one query each")
     func dashboardShape() throws {
         let data = try Data(contentsOf: DeployDirectory.url.appendingPathComponent("grafana/push-service.json"))
@@ -135,7 +144,9 @@ struct PrometheusDashboardTests {
         #expect(notAfter.allSatisfy { $0["value"]?[1]?.stringValue == "\(Int64(certificate.timeIntervalSince1970.rounded()))" })
         let rules = try await prometheus.get("/api/v1/rules")
         let loaded = rules["data"]?["groups"]?[0]?["rules"]?.arrayValue ?? []
-        #expect(loaded.count == 16)
+        let written = try Self.alertNames()
+        #expect(loaded.count == written.count)
+        #expect(Set(loaded.compactMap { $0["name"]?.stringValue }) == Set(written))
         #expect(loaded.allSatisfy { $0["health"]?.stringValue != "err" }, "\(loaded.map { $0["lastError"] ?? "" })")
     }
 
