@@ -10,29 +10,17 @@ import Testing
 
 /// The real PostgreSQL outbox, with its writes of outcomes and lease renewals refused while `refusing`
 /// (as a full disk refuses them): everything else passes through.
-struct RefusingOutbox: OutboxRepository {
+struct RefusingOutbox: ForwardingOutboxRepository {
     let base: any OutboxRepository
     let refusing: PThreadLock<Bool>
 
     func refuse() throws {
         if refusing.withLock({ $0 }) { throw PushStoreError.storageFull("refused by the test") }
     }
-
-    func enqueue(_ items: [OutboxItem]) async throws { try await base.enqueue(items) }
-    func claim(limit: Int, now: Date) async throws -> OutboxClaim { try await base.claim(limit: limit, now: now) }
     func complete(_ results: [OutboxCompletion], now: Date) async throws -> [String: OutboxState] {
         try refuse()
         return try await base.complete(results, now: now)
     }
-    func recoverInFlight() async throws -> Int { try await base.recoverInFlight() }
-    func item(id: String) async throws -> OutboxItem? { try await base.item(id: id) }
-    func items(pushID: String) async throws -> [OutboxItem] { try await base.items(pushID: pushID) }
-    func counts() async throws -> [OutboxState: Int] { try await base.counts() }
-    func depth() async throws -> Int { try await base.depth() }
-    func oldestPendingEnqueuedAt() async throws -> Date? { try await base.oldestPendingEnqueuedAt() }
-    func pendingByTopic() async throws -> [OutboxTopicDepth] { try await base.pendingByTopic() }
-    func purge(olderThan date: Date, limit: Int) async throws -> Int { try await base.purge(olderThan: date, limit: limit) }
-    var leaseRenewalInterval: Duration? { base.leaseRenewalInterval }
     func renewLeases(_ holds: [OutboxHold], now: Date) async throws -> Set<String> {
         try refuse()
         return try await base.renewLeases(holds, now: now)

@@ -64,29 +64,22 @@ struct DropReportCostTests {
     func sqliteUnknownUser() async throws {
         let (database, directory) = try SQLiteGroupCommitTests.database()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let repositories = PushRepositories(database: database)
-        #expect(repositories.drops.readsUsersInDropTransaction)
-        let service = MatchService(repositories: repositories)
-        try await Self.addUsers(pairs: 1, repositories)
-        await #expect(throws: MatchError.unknownUser("ghost")) {
-            try await service.report(userID: "u0", peerID: "ghost", distance: 0.1, direction: SIMD3(0, 0, -1))
-        }
-        await #expect(throws: MatchError.unknownUser("ghost")) {
-            try await service.report(userID: "ghost", peerID: "u1", distance: 0.1, direction: SIMD3(0, 0, -1))
-        }
-        #expect(try await repositories.drops.pending().isEmpty)
-        #expect(try await Self.report(service, 0, 1).outcome == .pending)
-        #expect(try await Self.report(service, 1, 0).outcome == .matched)
+        try await Self.unknownUserStoresNothing(PushRepositories(database: database))
     }
 
     @Test("PostgreSQL: a report naming an unknown user, read in its transaction, throws and stores nothing")
     func postgresUnknownUser() async throws {
         let url = try await PostgresTestCluster.shared().createDatabase()
         let database = try await PostgresDatabase.open(url: url, poolSize: 2, instanceID: "users", clock: .database)
-        let repositories = PushRepositories(database: database)
+        try await Self.unknownUserStoresNothing(PushRepositories(database: database))
+    }
+
+    /// A report naming a user the store does not have, either side, throws `unknownUser` and stores nothing;
+    /// the same two users then pair as usual.
+    static func unknownUserStoresNothing(_ repositories: PushRepositories) async throws {
         #expect(repositories.drops.readsUsersInDropTransaction)
         let service = MatchService(repositories: repositories)
-        try await Self.addUsers(pairs: 1, repositories)
+        try await addUsers(pairs: 1, repositories)
         await #expect(throws: MatchError.unknownUser("ghost")) {
             try await service.report(userID: "u0", peerID: "ghost", distance: 0.1, direction: SIMD3(0, 0, -1))
         }
@@ -94,8 +87,8 @@ struct DropReportCostTests {
             try await service.report(userID: "ghost", peerID: "u1", distance: 0.1, direction: SIMD3(0, 0, -1))
         }
         #expect(try await repositories.drops.pending().isEmpty)
-        #expect(try await Self.report(service, 0, 1).outcome == .pending)
-        #expect(try await Self.report(service, 1, 0).outcome == .matched)
+        #expect(try await report(service, 0, 1).outcome == .pending)
+        #expect(try await report(service, 1, 0).outcome == .matched)
     }
 
     @Test("PostgreSQL: one advisory lock per report; a pending report 2 round trips, a match 3")

@@ -71,8 +71,8 @@ struct OutboxWriterTests {
 
 /// A real outbox whose first `enqueue` through it waits until `release()`: the writer's first round then
 /// stays "being written" for as long as the test needs. Everything else goes straight through.
-actor HeldOutbox: OutboxRepository {
-    private let base: any OutboxRepository
+actor HeldOutbox: ForwardingOutboxRepository {
+    let base: any OutboxRepository
     private var state = Gate.idle
     private var holdWatchers: [CheckedContinuation<Void, Never>] = []
 
@@ -108,17 +108,4 @@ actor HeldOutbox: OutboxRepository {
         }
         try await base.enqueue(items)
     }
-
-    func claim(limit: Int, now: Date) async throws -> OutboxClaim { try await base.claim(limit: limit, now: now) }
-    func complete(_ results: [OutboxCompletion], now: Date) async throws -> [String: OutboxState] {
-        try await base.complete(results, now: now)
-    }
-    func recoverInFlight() async throws -> Int { try await base.recoverInFlight() }
-    func item(id: String) async throws -> OutboxItem? { try await base.item(id: id) }
-    func items(pushID: String) async throws -> [OutboxItem] { try await base.items(pushID: pushID) }
-    func counts() async throws -> [OutboxState: Int] { try await base.counts() }
-    func depth() async throws -> Int { try await base.depth() }
-    func oldestPendingEnqueuedAt() async throws -> Date? { try await base.oldestPendingEnqueuedAt() }
-    func pendingByTopic() async throws -> [OutboxTopicDepth] { try await base.pendingByTopic() }
-    func purge(olderThan date: Date, limit: Int) async throws -> Int { try await base.purge(olderThan: date, limit: limit) }
 }
