@@ -36,16 +36,16 @@ struct PostgresConcurrentCompleteTests {
 
         // A third session holds the range's lock, so that both writes take their snapshots and then wait
         // for it: the one that gets it second sees the range as the first left it only through the lock.
-        let (locked, lockTaken) = AsyncStream.makeStream(of: Void.self)
+        let locked = AsyncSemaphore(permits: 0)
         let letGo = DispatchSemaphore(value: 0)
         let holding = Task {
             try await session.transaction { db in
                 _ = try db.query("SELECT lo FROM outbox_segments FOR UPDATE")
-                lockTaken.yield()
+                locked.release()
                 letGo.wait()
             }
         }
-        try await awaitEvent("the session's lock on the range") { for await _ in locked { return } }
+        try await awaitEvent("the session's lock on the range") { await locked.acquireUninterruptibly() }
         let writes = [first, second].map { batch in Task { try await outbox.complete(batch, now: at(1)) } }
         let sessions = PThreadLock<[String]>([])
         do {

@@ -86,9 +86,8 @@ extension OutboxWorker {
             "outbox.complete_failed",
             [("error", "\(error)"), ("rows", "\(unwritten.count)"), ("retry_in_ms", "\(Int(delay / .milliseconds(1)))")])
         var waiting = unwritten
-        waiting.append(Outcomes(completions: completed, sent: completedBy))
-        completed = waiting.completions
-        completedBy = waiting.sent
+        waiting.append(completed)
+        completed = waiting
         try? await Task.sleep(for: delay)
     }
 
@@ -140,8 +139,7 @@ extension OutboxWorker {
         let given = rows + completed.count + retrying.count
         logger.error("outbox.complete_abandoned", [("error", "\(error)"), ("rows", "\(given)")])
         inFlight -= given
-        completed = []
-        completedBy = []
+        completed = Outcomes()
         retrying = Outcomes()
         metrics.setInFlight(inFlight)
         abandonUnwritable()

@@ -27,9 +27,8 @@ public actor OutboxWorker {
 
     var inFlight = 0
     private var stopping = false
-    /// Outcomes not yet written, and beside each (same position) who sent it.
-    var completed: [OutboxCompletion] = []
-    var completedBy: [Sent] = []
+    /// Outcomes not yet written, each beside who sent it.
+    var completed = Outcomes()
     /// Writes of outcomes running: at most `maxFlushes`. A second one starts while the first commits, so
     /// answers that come meanwhile do not wait for that commit. While writes fail, one runs alone and
     /// retries with back-off.
@@ -227,8 +226,7 @@ public actor OutboxWorker {
     }
 
     func finished(_ completions: [OutboxCompletion], _ sent: [Sent]) {
-        completed.append(contentsOf: completions)
-        completedBy.append(contentsOf: sent)
+        completed.append(Outcomes(completions: completions, sent: sent))
         startFlush()
     }
 
@@ -248,10 +246,9 @@ public actor OutboxWorker {
             // While writes fail, only one retries (after its back-off); another running leaves it the rows.
             if completeFailures > 0 && flushes > 1 { break }
             var pieces: [Outcomes] = []
-            if !completed.isEmpty { pieces.append(Outcomes(completions: completed, sent: completedBy)) }
+            if !completed.isEmpty { pieces.append(completed) }
             if !retrying.isEmpty { pieces.append(retrying) }
-            completed = []
-            completedBy = []
+            completed = Outcomes()
             retrying = Outcomes()
             if renewsLeases { for piece in pieces { for completion in piece.completions { held[completion.id] = nil } } }
             await write(pieces)
