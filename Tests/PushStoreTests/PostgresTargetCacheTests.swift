@@ -7,7 +7,7 @@ import Testing
 @testable import PushStore
 @testable import PushStoreSQL
 
-/// The target lists of claimed pushes kept by each instance (`PostgresTargetCache`): a large push handed out
+/// The target lists of claimed pushes kept by each instance (`OutboxTargetCache` on PostgreSQL): a large push handed out
 /// in several claims has its list sent by the server, and decoded, once per instance.
 @Suite("PostgreSQL claimed pushes' target lists")
 struct PostgresTargetCacheTests {

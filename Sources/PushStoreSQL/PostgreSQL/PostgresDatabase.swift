@@ -31,8 +31,8 @@ public final class PostgresDatabase: PushDatabase {
     let dropLocks = PostgresDropLocks()
     /// The grouped drop operations waiting for a transaction (`withDropTransaction`).
     let dropGroups: PostgresDropGroups
-    /// The target lists of pushes this instance claimed lately (`PostgresTargetCache`).
-    let targetCache = PostgresTargetCache()
+    /// The target lists of pushes this instance claimed lately (`OutboxTargetCache`).
+    let targetCache = OutboxTargetCache()
     /// Round trips and statements this instance's pool sent (`PostgresTraffic`).
     var traffic: PostgresTraffic { pool.traffic }
 

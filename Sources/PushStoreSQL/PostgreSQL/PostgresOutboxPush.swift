@@ -18,7 +18,7 @@ struct PostgresOutboxPush {
     /// arrays): the push starting last at or before each interval's start, and those starting inside it, in
     /// no order, a push once per interval (`PostgresOutboxPushes` sorts them and drops repeats); the target
     /// list NULL for the pushes starting at one of $3 (`lo`, a bigint array: those whose list the reader
-    /// holds, `PostgresTargetCache`), which the server then neither reads whole nor sends. Neither sorted
+    /// holds, `OutboxTargetCache`), which the server then neither reads whole nor sends. Neither sorted
     /// nor made distinct here, and each interval's first `lo` found first (`x`, materialized): else, under a
     /// claim's settings (no sort) and a generic plan, the planner walked the whole table in `lo` order,
     /// bounded above only, instead of reading each interval's few entries.
@@ -73,8 +73,8 @@ struct PostgresOutboxPushes {
     /// The read of the pushes holding any notification of the intervals `intervals` (`seq`, inclusive, not
     /// empty), for a caller that sends it in a round trip of its own making: the statement, leaving out the
     /// target lists `cache` holds, and those lists (`cached`, by `lo`), which `init(rows:cached:cache:_:)` takes.
-    static func covering(_ intervals: [(Int64, Int64)], cache: PostgresTargetCache)
-        -> (sql: String, parameters: [PostgresValue], cached: [Int64: PostgresTargetCache.Entry])
+    static func covering(_ intervals: [(Int64, Int64)], cache: OutboxTargetCache)
+        -> (sql: String, parameters: [PostgresValue], cached: [Int64: OutboxTargetCache.Entry])
     {
         let cached = cache.entries
         return (
@@ -88,7 +88,7 @@ struct PostgresOutboxPushes {
 
     /// The pushes in `rows`, the answer to a `covering` read, their target lists taken from `cached` (that
     /// read's) where the server left them out, else decoded and kept in `cache`.
-    init(rows: PostgresRows, cached: [Int64: PostgresTargetCache.Entry], cache: PostgresTargetCache, _ db: PostgresConnection) throws {
+    init(rows: PostgresRows, cached: [Int64: OutboxTargetCache.Entry], cache: OutboxTargetCache, _ db: PostgresConnection) throws {
         // By `lo`, each once; positions are sorted, not the pushes, and rows already read are not read again.
         var order: [(lo: Int64, row: Int)] = (0..<rows.count).map { (rows[$0].int64(at: 0), $0) }
         order.sort { $0.lo < $1.lo }
@@ -97,7 +97,7 @@ struct PostgresOutboxPushes {
         let targetsColumn = OutboxPushColumn.targets.rawValue
         for (lo, row) in order where pushes.last?.lo != lo {
             var record = OutboxPushRecord(rows[row])
-            let key = PostgresTargetCache.Key(base: record.base, firstIndex: record.firstIndex, count: record.count)
+            let key = OutboxTargetCache.Key(record)
             if rows[row].isNull(at: targetsColumn), let entry = cached[lo], entry.key == key {
                 pushes.append(PostgresOutboxPush(record: record, targets: entry.targets))
                 continue

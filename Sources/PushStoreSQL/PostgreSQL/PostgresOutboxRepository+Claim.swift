@@ -75,7 +75,7 @@ extension PostgresOutboxRepository {
     /// Claims up to `page` notifications into `claim` and returns how many it took (claimed and expired):
     /// fewer than `page` when no more are due.
     private static func claimPage(
-        _ page: Int, _ moment: ClaimMoment, targetCache: PostgresTargetCache, _ db: PostgresConnection, into claim: inout OutboxClaim
+        _ page: Int, _ moment: ClaimMoment, targetCache: OutboxTargetCache, _ db: PostgresConnection, into claim: inout OutboxClaim
     ) throws -> Int {
         let candidates = try db.query(pickSQL, [moment.millis, .integer(Int64(page))]).map { row in
             Candidate(

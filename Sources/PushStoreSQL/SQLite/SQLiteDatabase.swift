@@ -14,8 +14,8 @@ public actor SQLiteDatabase: PushDatabase {
     public nonisolated let recoveredAtOpen: Int
     /// Writes refused for space (`PushStoreError.storageFull`), which `/healthz` and the metrics report.
     public nonisolated let writeHealth: StoreWriteHealth? = StoreWriteHealth()
-    /// The target lists of pushes claimed lately (`SQLiteTargetCache`).
-    nonisolated let targetCache = SQLiteTargetCache()
+    /// The target lists of pushes claimed lately (`OutboxTargetCache`).
+    nonisolated let targetCache = OutboxTargetCache()
     /// Writes waiting for the next group commit (`writeGrouped`), behind a lock rather than the actor: a
     /// write joins the group without a job on the actor of its own.
     nonisolated let groupedWrites = PThreadLock(WaitingGroup<GroupedWrite>())

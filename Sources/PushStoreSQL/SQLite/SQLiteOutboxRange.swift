@@ -13,7 +13,7 @@ enum SQLitePushSelect {
     /// `SELECT <every column> FROM <push and its settled row>`, to be followed by WHERE / ORDER BY.
     static let all = "SELECT \(columns) FROM outbox_pushes p LEFT JOIN outbox_settled t ON t.lo = p.lo"
 
-    /// `all` with an empty target list: for reads that take the list from `SQLiteTargetCache`.
+    /// `all` with an empty target list: for reads that take the list from `OutboxTargetCache`.
     static let withoutTargets =
         "SELECT \(columns.replacingOccurrences(of: "p.targets", with: "''")) FROM outbox_pushes p "
         + "LEFT JOIN outbox_settled t ON t.lo = p.lo"

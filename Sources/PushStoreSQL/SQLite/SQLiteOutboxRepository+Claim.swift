@@ -33,7 +33,7 @@ extension SQLiteOutboxRepository {
 
     /// Claims up to `page` notifications into `claim`; returns how many it took (claimed and expired).
     private static func claimPage(
-        _ page: Int, now: Date, cache: SQLiteTargetCache, _ db: SQLiteConnection, into claim: inout OutboxClaim
+        _ page: Int, now: Date, cache: OutboxTargetCache, _ db: SQLiteConnection, into claim: inout OutboxClaim
     ) throws -> Int {
         let millis = now.storeMillis
         let second = Int64(now.timeIntervalSince1970.rounded(.down))
@@ -112,7 +112,7 @@ extension SQLiteOutboxRepository {
     /// (sharing its payload, topic and push id) with the range in its receipt; expired ones get their outcome
     /// row and leave the range. Returns how many it took.
     private static func claimRange(
-        _ picked: SQLiteOutboxRange, millis: Int64, second: Int64, cache: SQLiteTargetCache, _ db: SQLiteConnection,
+        _ picked: SQLiteOutboxRange, millis: Int64, second: Int64, cache: OutboxTargetCache, _ db: SQLiteConnection,
         into claim: inout OutboxClaim
     ) throws -> Int {
         var range = picked

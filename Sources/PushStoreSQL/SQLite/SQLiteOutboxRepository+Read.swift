@@ -143,7 +143,7 @@ extension SQLiteOutboxRepository {
 
 extension SQLiteOutboxRepository {
     /// Every target of `push` (read without its list), through `cache`.
-    static func targets(of push: OutboxPushRecord, cache: SQLiteTargetCache, _ db: SQLiteConnection) throws -> [OutboxTarget] {
+    static func targets(of push: OutboxPushRecord, cache: OutboxTargetCache, _ db: SQLiteConnection) throws -> [OutboxTarget] {
         try cache.targets(of: push) {
             var stored = push
             stored.targetColumn =

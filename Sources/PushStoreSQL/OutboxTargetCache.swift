@@ -2,20 +2,31 @@ import PushStore
 import PushSync
 
 /// The decoded target lists of the pushes this instance claimed lately, so that the claims that hand out a
-/// large push a few hundred notifications at a time have the server send its list, and decode it, once: a
-/// claim names the pushes whose lists it holds (`PostgresOutboxPush.coveringSQL`), and the server sends no
-/// list for those.
+/// large push a few hundred notifications at a time read and decode its list once, not once a claim. SQLite
+/// looks a list up as it reads a push (`targets(of:load:)`); on PostgreSQL a claim names the pushes whose
+/// lists it holds (`entries`, `PostgresOutboxPush.coveringSQL`), the server sends no list for those, and the
+/// lists it does send are kept (`store`).
 ///
 /// A push's list never changes once stored; an entry is found by the push's first `seq` and used only for the
 /// push stored under the same base, first position and count (else the list is read again), so a push stored
 /// later under a `seq` that retention freed is never mistaken for the one cached. The cache keeps at most
 /// `capacity` targets in all and forgets everything when full.
-final class PostgresTargetCache: Sendable {
+final class OutboxTargetCache: Sendable {
     /// What names a push beside its `lo`.
     struct Key: Equatable {
         var base: String
         var firstIndex: Int
         var count: Int
+
+        init(base: String, firstIndex: Int, count: Int) {
+            self.base = base
+            self.firstIndex = firstIndex
+            self.count = count
+        }
+
+        init(_ push: OutboxPushRecord) {
+            self.init(base: push.base, firstIndex: push.firstIndex, count: push.count)
+        }
     }
 
     /// A cached list and the push it belongs to.
@@ -36,7 +47,16 @@ final class PostgresTargetCache: Sendable {
     /// so an entry named is still there when its push's row comes back).
     var entries: [Int64: Entry] { state.withLock { $0.entries } }
 
-    /// Keeps `targets`, the list of the push at `lo` named by `key`, just read from the server.
+    /// The targets of `push`, from the cache or from `load` (then kept).
+    func targets(of push: OutboxPushRecord, load: () throws -> [OutboxTarget]) rethrows -> [OutboxTarget] {
+        let key = Key(push)
+        if let entry = state.withLock({ $0.entries[push.lo] }), entry.key == key { return entry.targets }
+        let targets = try load()
+        store(lo: push.lo, key: key, targets: targets)
+        return targets
+    }
+
+    /// Keeps `targets`, the list of the push at `lo` named by `key`, just read.
     func store(lo: Int64, key: Key, targets: [OutboxTarget]) {
         state.withLock { state in
             state.listsRead += 1
@@ -49,6 +69,6 @@ final class PostgresTargetCache: Sendable {
         }
     }
 
-    /// How many lists were read from the server and decoded so far (for tests).
+    /// How many lists were read and decoded so far (for tests).
     var listsRead: Int { state.withLock { $0.listsRead } }
 }
