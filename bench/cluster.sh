@@ -2,7 +2,7 @@
 # PostgreSQL, on a throwaway cluster (initdb + pg_ctl on a free port under $WORK, as the postgres user when
 # run as root, fsync on as in production), each case on a fresh database.
 #   B10 outbox enqueue+claim+complete with 1 and 3 workers (instances) vs B8 (SQLite)
-#   B11 POST /v1/pushes -> mock with 1, 2 and 3 instances on PostgreSQL vs 1 on SQLite
+#   B11 POST /v1/pushes -> mock with 1, 2 and 3 instances on PostgreSQL vs 1 on SQLite (one mock process in each run)
 #   B9  drops with 1,000 concurrent reporters over 3 instances on PostgreSQL
 PG_BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 if [ -z "$PG_BIN" ] || ! command -v psql >/dev/null; then
@@ -39,7 +39,7 @@ pg_store() { "$BIN" store -n "$N_STORE" --database "$(fresh_db)" --workers "$1";
 b11() {  # b11 INSTANCES [postgres]
     local database=()
     [ "${2:-}" = postgres ] && database=(--database "$(fresh_db)")
-    timeout 300 python3 "$ROOT/bench/b11_cluster.py" --server "$SERVER_BIN" --work "$WORK" -n "$N_B11" \
+    timeout 300 python3 "$ROOT/bench/b11_cluster.py" --server "$SERVER_BIN" --mock "$BIN" --work "$WORK" -n "$N_B11" \
         --batch 5000 --parallel 4 --instances "$1" "${database[@]}"
 }
 pg_drops() { timeout 120 "$BIN" drops --reporters 1000 --rounds 5 --store postgres --database "$(fresh_db)" --instances "$1"; }

@@ -5,13 +5,18 @@
 # instance's folded profile's path (bench/stages.py fold). Samples at 999 Hz: an instance's samples / 999 are
 # its CPU seconds, to be divided by the notifications. Compare rates by unprofiled runs.
 #
-# usage: bench/profile_b11.sh sqlite|postgres [INSTANCES] [N]    (SERVER_BIN, default the release push-server; OUT=dir for the profiles)
+# The mock APNs runs in its own process (push-bench mock, not profiled), as in B11: the instances' profiles
+# hold the service alone.
+#
+# usage: bench/profile_b11.sh sqlite|postgres [INSTANCES] [N]    (SERVER_BIN, default the release push-server;
+#        MOCK_BIN, default the release push-bench; OUT=dir for the profiles)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 STORE=${1:?sqlite or postgres}
 INSTANCES=${2:-2}
 N=${3:-50000}
 SERVER_BIN=${SERVER_BIN:-"$(swift build -c release --show-bin-path)/push-server"}
+MOCK_BIN=${MOCK_BIN:-"$(dirname "$SERVER_BIN")/push-bench"}
 WORK=$(mktemp -d /tmp/profile-b11.XXXXXX)
 OUT=${OUT:-$WORK/out}
 mkdir -p "$OUT"
@@ -47,7 +52,7 @@ if [ "$STORE" = postgres ]; then
 else
     INSTANCES=1
 fi
-python3 "$ROOT/bench/b11_cluster.py" --server "$WORK/server.sh" --work "$WORK" -n "$N" --batch 5000 --parallel 4 \
+python3 "$ROOT/bench/b11_cluster.py" --server "$WORK/server.sh" --mock "$MOCK_BIN" --work "$WORK" -n "$N" --batch 5000 --parallel 4 \
     --instances "$INSTANCES" "${database[@]}"
 # perf writes what it holds once its instance ended.
 while pgrep -f "^perf record .*-o $OUT/perf-" > /dev/null; do sleep 0.5; done
