@@ -27,13 +27,13 @@ extension PostgresConnection {
         let results: [OpaquePointer?]
         if pending.isEmpty && !committing && statements.count == 1 {
             traffic?.record(statements: 1)
-            results = [Self.withWire(statements[0].parameters) { PQexecPrepared(handle, names[0], $0, $1, $2, $3, 1) }]
+            results = [Self.withWire(statements[0].parameters, traffic) { PQexecPrepared(handle, names[0], $0, $1, $2, $3, 1) }]
         } else {
             let before = pending
             pending.removeAll()
-            let sends = zip(names, statements).map { name, statement in
+            let sends = zip(names, statements).map { [traffic] name, statement in
                 { (handle: OpaquePointer) -> Int32 in
-                    Self.withWire(statement.parameters) { PQsendQueryPrepared(handle, name, $0, $1, $2, $3, 1) }
+                    Self.withWire(statement.parameters, traffic) { PQsendQueryPrepared(handle, name, $0, $1, $2, $3, 1) }
                 }
             }
             results = try pipelined(before, sends, after: committing ? ["COMMIT"] : [])
@@ -58,15 +58,16 @@ extension PostgresConnection {
     }
 
     /// Calls `body` with `parameters` as libpq takes them: their count, values, lengths and formats. One
-    /// buffer holds every value; the pointer array points into it.
+    /// buffer holds every value; the pointer array points into it. Their bytes are counted in `traffic`.
     private static func withWire<R>(
-        _ parameters: [PostgresValue],
+        _ parameters: [PostgresValue], _ traffic: PostgresTraffic?,
         _ body: (Int32, [UnsafePointer<CChar>?], UnsafeMutablePointer<Int32>, UnsafeMutablePointer<Int32>) -> R
     ) -> R {
         let wire = parameters.map(\.wire)
         var lengths: [Int32] = wire.map { Int32($0.bytes?.count ?? 0) }
         var formats: [Int32] = wire.map(\.format)
         let total = wire.reduce(0) { $0 + ($1.bytes?.count ?? 0) }
+        traffic?.record(parameterBytes: total)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(total, 1), alignment: 1)
         defer { buffer.deallocate() }
         var pointers: [UnsafePointer<CChar>?] = []

@@ -169,12 +169,22 @@ struct PostgresOutboxSplitTests {
                     .integerArray(ids.map { _ in nil }), .integer(at(1).storeMillis), .integerArray(seqs),
                     .integerArray(ranges), .textArray(keys.map(\.base)), .integerArray(keys.map { Int64($0.index) }),
                     .integerArray(ids.map { _ in 1 }),
-                ])
+                ] + PostgresOutcomes().leavingParameters)
             if seqs[0] == nil { #expect(completePlan.contains("using outbox_pushes_by_id"), "\(completePlan)") }
             #expect(completePlan.contains("outbox_state_pkey"))
             #expect(completePlan.contains("Index Scan using outbox_segments_pkey"))
             #expect(["Seq Scan", "Hash Join", "hashed"].allSatisfy { !completePlan.contains($0) }, "\(completePlan)")
         }
+        // The same outcomes by their ranges and positions (accepted at the first attempt: no row each).
+        var leaving = PostgresOutcomes()
+        for item in claimed {
+            leaving.append(
+                id: item.id, fence: 1, attempts: 1, state: .accepted, status: 200, reason: nil, uniqueID: nil, backOff: nil,
+                seq: item.receipt.sequence, range: item.receipt.range)
+        }
+        let leavingPlan = try await plan(database, PostgresOutcomes.sql, leaving.parameters(now: .integer(at(1).storeMillis)))
+        #expect(leavingPlan.contains("Index Scan using outbox_segments_pkey"))
+        #expect(["Seq Scan", "Hash Join", "hashed"].allSatisfy { !leavingPlan.contains($0) }, "\(leavingPlan)")
         #expect(try await outbox.complete(claimed.map { OutboxCompletion($0, .accepted(apnsUniqueID: nil)) }, now: at(1)).count == 1_000)
     }
 
