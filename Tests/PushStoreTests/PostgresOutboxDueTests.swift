@@ -17,7 +17,7 @@ struct PostgresOutboxDueTests {
     /// claims, take-overs, completions and the purge go on from them.
     @Test func rowsOfThePreviousVersionGetTheirDueTimeAndEnd() async throws {
         let (url, old, steps) = try await databaseBefore(PostgresSchema.outboxDue)
-        #expect(steps == PostgresSchema.migrations.count - 4)
+        #expect(steps == PostgresSchema.migrations.count - 5)
         // As the previous version's statements left them: "q" retried (due again in a second), "f" in flight
         // under the old instance's lease, "a" accepted, "late" queued.
         let t = t0.storeMillis

@@ -29,7 +29,7 @@ struct PostgresOutboxPushesTests {
     /// channel row) read back alike after the step, and are claimed, fenced, completed and purged.
     @Test func rowsOfThePreviousVersionAreClaimedCompletedAndRead() async throws {
         let (url, old, steps) = try await databaseBefore(PostgresSchema.outboxPushes)
-        #expect(steps == PostgresSchema.migrations.count - 1)
+        #expect(steps == PostgresSchema.migrations.count - 2)
         let t = t0.storeMillis
         let derived = "0192e7e0-0000-7000-8000-0000000a0005"
         try await old.pool.withConnection { db in

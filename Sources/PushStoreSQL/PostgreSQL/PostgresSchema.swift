@@ -12,7 +12,7 @@ enum PostgresSchema {
     static let migrations: [SchemaMigration] =
         [initial, outbox]
         + shared.stepsInCommon(outboxChannelColumn: "ALTER TABLE outbox ADD COLUMN channel_id text;")
-        + [outboxSplit, outboxDue, outboxSegments, outboxByPush, outboxPushes]
+        + [outboxSplit, outboxDue, outboxSegments, outboxByPush, outboxPushes, outboxTargetsLZ4]
 
     /// Users, devices, drops, mate requests and Idempotency-Key records.
     private static let initial = SchemaMigration(
