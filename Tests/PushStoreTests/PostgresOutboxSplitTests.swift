@@ -185,6 +185,30 @@ struct PostgresOutboxSplitTests {
         let leavingPlan = try await plan(database, PostgresOutcomes.sql, leaving.parameters(now: .integer(at(1).storeMillis)))
         #expect(leavingPlan.contains("Index Scan using outbox_segments_pkey"))
         #expect(["Seq Scan", "Hash Join", "hashed"].allSatisfy { !leavingPlan.contains($0) }, "\(leavingPlan)")
+        // The generic plans the claims and completions run on (`PostgresConnection.planOnce`): lookups by key too.
+        let genericPick = try await plan(database, PostgresOutboxRepository.pickSQL, [.integer(t0.storeMillis), .integer(1_000)], generic: true)
+        #expect(genericPick.contains("Index Scan using outbox_due") && genericPick.contains("Function Scan on outbox_claimable_segments"))
+        #expect(!genericPick.contains("Seq Scan") && !genericPick.contains("Sort") && !genericPick.contains("Hash"), "\(genericPick)")
+        let genericClaim = try await plan(
+            database, PostgresOutboxRepository.claimRangesSQL,
+            [
+                .integer(t0.storeMillis), .integer(Int64(t0.timeIntervalSince1970)), .integerArray([1 << 16 + 1]), .integerArray([1]),
+                .text("a"), .integer(at(60).storeMillis),
+            ], generic: true)
+        #expect(genericClaim.contains("Index Scan using outbox_segments_pkey"))
+        #expect(["Seq Scan", "Sort", "Hash", "hashed"].allSatisfy { !genericClaim.contains($0) }, "\(genericClaim)")
+        var rows = PostgresOutcomes()
+        for item in claimed {
+            rows.append(
+                id: item.id, fence: 1, attempts: 1, state: .rejected, status: 400, reason: "BadDeviceToken", uniqueID: nil,
+                backOff: nil, seq: item.receipt.sequence, range: item.receipt.range)
+        }
+        for outcomes in [rows, leaving] {
+            let genericComplete = try await plan(
+                database, PostgresOutcomes.sql, outcomes.parameters(now: .integer(at(1).storeMillis)), generic: true)
+            #expect(genericComplete.contains("Index Scan using outbox_segments_pkey"))
+            #expect(["Seq Scan", "Hash Join", "hashed"].allSatisfy { !genericComplete.contains($0) }, "\(genericComplete)")
+        }
         #expect(try await outbox.complete(claimed.map { OutboxCompletion($0, .accepted(apnsUniqueID: nil)) }, now: at(1)).count == 1_000)
     }
 
