@@ -218,12 +218,15 @@ extension PostgresDatabase: SQLDropDatabase {
             : (groupLockSQL, [.integer(dropLockClass), .textArray(keys)])
         var held: Set<String> = []
         var later: [PostgresDropGroups.Waiting] = []
+        let started = ContinuousClock.now
         let answers = try db.transaction { db in
             db.joinByLookup()
             let read = try db.queries([lock] + PostgresDropBatch.readStatements(users: users, pairs: pairs, people: Array(people), clock: clock))
             held = group.count == 1 ? [group[0].lockKey] : Set(read[0].map { $0.string(at: 0) })
             if held.isEmpty {
+                let waiting = ContinuousClock.now
                 try db.query(waitLockSQL, [.integer(dropLockClass), .text(group[0].lockKey)])
+                locks.recordLockWait(ContinuousClock.now - waiting)
                 held = [group[0].lockKey]
                 later = Array(group.dropFirst())
                 return [try group[0].run(db, .savepoint)]
@@ -246,7 +249,18 @@ extension PostgresDatabase: SQLDropDatabase {
         groups.putBack(later)
         locks.record(held.count)
         locks.recordCommit()
+        recordGroup(group, later: later, started: started, locks)
         return answers
+    }
+
+    /// Counts a group's transaction that began at `started` and just committed (`PostgresDropStatistics`).
+    private static func recordGroup(
+        _ group: [PostgresDropGroups.Waiting], later: [PostgresDropGroups.Waiting], started: ContinuousClock.Instant,
+        _ locks: PostgresDropLocks
+    ) {
+        let waited = { (operations: [PostgresDropGroups.Waiting]) in operations.reduce(Duration.zero) { $0 + (started - $1.queued) } }
+        locks.recordGroup(
+            ran: group.count - later.count, putBack: later.count, held: .now - started, queued: waited(group) - waited(later))
     }
 
     /// One transaction for `group`, each operation on its own: one alone as it would run ungrouped; several
@@ -264,11 +278,14 @@ extension PostgresDatabase: SQLDropDatabase {
         let keys = Array(Set(group.map(\.lockKey)))
         var held: Set<String> = []
         var later: [PostgresDropGroups.Waiting] = []
+        let started = ContinuousClock.now
         let answers = try db.transaction { db in
             db.joinByLookup()
             held = Set(try db.query(groupLockSQL, [.integer(dropLockClass), .textArray(keys)]).map { $0.string(at: 0) })
             if held.isEmpty {
+                let waiting = ContinuousClock.now
                 try db.query(waitLockSQL, [.integer(dropLockClass), .text(group[0].lockKey)])
+                locks.recordLockWait(ContinuousClock.now - waiting)
                 held = [group[0].lockKey]
             }
             later = group.filter { !held.contains($0.lockKey) }
@@ -277,6 +294,7 @@ extension PostgresDatabase: SQLDropDatabase {
         groups.putBack(later)
         locks.record(held.count)
         locks.recordCommit()
+        recordGroup(group, later: later, started: started, locks)
         return answers
     }
 
@@ -292,6 +310,14 @@ extension PostgresDatabase: SQLDropDatabase {
     /// true: a report reads its two users with their active devices in its transaction, with what it is
     /// decided on (`PostgresDropBatch.readStatements`), instead of in a round trip of its own before it.
     var readsUsersInDropTransaction: Bool { true }
+
+    /// What this instance's grouped drop operations cost so far, with its pool's round trips and statements.
+    public var dropStatistics: PostgresDropStatistics {
+        var statistics = dropLocks.statistics
+        statistics.roundTrips = traffic.roundTrips
+        statistics.statements = traffic.statements
+        return statistics
+    }
 
     func enqueue(_ items: [OutboxItem], _ db: PostgresSession) throws {
         try PostgresOutboxRepository.insert(items, clock: clock, db.connection)

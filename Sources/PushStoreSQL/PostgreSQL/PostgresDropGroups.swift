@@ -33,6 +33,8 @@ final class PostgresDropGroups: Sendable {
         let run: @Sendable (PostgresConnection, Mode) throws -> @Sendable () -> Void
         /// Answers its caller with the error that failed its group.
         let fail: @Sendable (any Error) -> Void
+        /// When it was queued (for `PostgresDropStatistics.queueSeconds`).
+        let queued = ContinuousClock.now
     }
 
     private struct State {
