@@ -212,17 +212,25 @@ extension PostgresDatabase: SQLDropDatabase {
             if !pairs.contains(pair) { pairs.append(pair) }
             people.formUnion(operation.users)
         }
-        let lock: (sql: String, parameters: [PostgresValue]) =
-            group.count == 1
-            ? (waitLockSQL, [.integer(dropLockClass), .text(group[0].lockKey)])
-            : (groupLockSQL, [.integer(dropLockClass), .textArray(keys)])
+        // The locks a group put back for (held elsewhere then) are waited for, in one order, before the
+        // others are tried: see `orderedLockSQL`.
+        let awaited = Array(Set(group.filter(\.contended).map(\.lockKey)))
+        var statements: [(sql: String, parameters: [PostgresValue])] = []
+        if group.count == 1 {
+            statements.append((waitLockSQL, [.integer(dropLockClass), .text(group[0].lockKey)]))
+        } else {
+            if !awaited.isEmpty { statements.append((orderedLockSQL, [.integer(dropLockClass), .textArray(awaited)])) }
+            statements.append((groupLockSQL, [.integer(dropLockClass), .textArray(keys.filter { !awaited.contains($0) })]))
+        }
+        let lockStatements = statements.count
         var held: Set<String> = []
         var later: [PostgresDropGroups.Waiting] = []
         let started = ContinuousClock.now
         let answers = try db.transaction { db in
             db.joinByLookup()
-            let read = try db.queries([lock] + PostgresDropBatch.readStatements(users: users, pairs: pairs, people: Array(people), clock: clock))
-            held = group.count == 1 ? [group[0].lockKey] : Set(read[0].map { $0.string(at: 0) })
+            let read = try db.queries(
+                statements + PostgresDropBatch.readStatements(users: users, pairs: pairs, people: Array(people), clock: clock))
+            held = group.count == 1 ? [group[0].lockKey] : Set(awaited).union(read[lockStatements - 1].map { $0.string(at: 0) })
             if held.isEmpty {
                 let waiting = ContinuousClock.now
                 try db.query(waitLockSQL, [.integer(dropLockClass), .text(group[0].lockKey)])
@@ -232,7 +240,7 @@ extension PostgresDatabase: SQLDropDatabase {
                 return [try group[0].run(db, .savepoint)]
             }
             later = group.filter { !held.contains($0.lockKey) }
-            let batch = PostgresDropBatch(read: read.dropFirst(), users: users, pairs: pairs, people: Array(people), clock: clock)
+            let batch = PostgresDropBatch(read: read.dropFirst(lockStatements), users: users, pairs: pairs, people: Array(people), clock: clock)
             var answers: [@Sendable () -> Void] = []
             var alone: [PostgresDropGroups.Waiting] = []
             for operation in group where held.contains(operation.lockKey) {
@@ -302,6 +310,17 @@ extension PostgresDatabase: SQLDropDatabase {
     /// another transaction is not waited for.
     static let groupLockSQL = """
         SELECT k FROM unnest($2::text[]) AS k WHERE pg_try_advisory_xact_lock($1::integer, hashtext(k))
+        """
+
+    /// The locks of the keys in $2 (in class $1), each waited for, one after the other in the order of their
+    /// lock ids. A group waits for these (the locks it put operations back for) holding no other lock of
+    /// its own and no row it wrote (the statement comes first in its transaction), and every group that waits
+    /// for more than one lock takes them in this one order: no two groups wait for each other. The groups
+    /// that hold the locks waited for wait for no advisory lock themselves (theirs were tried, or taken
+    /// in this order before).
+    static let orderedLockSQL = """
+        SELECT pg_advisory_xact_lock($1::integer, h)
+        FROM (SELECT DISTINCT hashtext(k) AS h FROM unnest($2::text[]) AS k ORDER BY h OFFSET 0) s
         """
 
     /// The lock of the key $2 (in class $1), waited for.

@@ -35,6 +35,9 @@ final class PostgresDropGroups: Sendable {
         let fail: @Sendable (any Error) -> Void
         /// When it was queued (for `PostgresDropStatistics.queueSeconds`).
         let queued = ContinuousClock.now
+        /// True once a group put it back, its lock held by another transaction: the next group waits for
+        /// that lock (`PostgresDatabase.runBatch`) instead of trying it again.
+        var contended = false
     }
 
     private struct State {
@@ -76,10 +79,16 @@ final class PostgresDropGroups: Sendable {
         }
     }
 
-    /// Puts `operations` back at the head of the queue, for the next group (their locks were held elsewhere).
+    /// Puts `operations` back at the head of the queue, for the next group (their locks were held
+    /// elsewhere), marked contended: that group waits for their locks.
     func putBack(_ operations: [Waiting]) {
         guard !operations.isEmpty else { return }
-        state.withLock { $0.waiting.insert(contentsOf: operations, at: 0) }
+        let contended = operations.map { operation in
+            var operation = operation
+            operation.contended = true
+            return operation
+        }
+        state.withLock { $0.waiting.insert(contentsOf: contended, at: 0) }
     }
 
     /// True when operations wait for the runner that just ran a group; else the runner ends.
