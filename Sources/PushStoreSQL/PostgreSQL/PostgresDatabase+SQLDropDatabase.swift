@@ -152,7 +152,8 @@ extension PostgresDatabase: SQLDropDatabase {
             let taken = TakenGroup()
             do {
                 let answers = try await withConnection { db in
-                    let group = groups.take()
+                    let (group, startRunner) = groups.take()
+                    if startRunner { Task { await self.runDropGroups() } }
                     taken.operations.withLock { $0 = group }
                     return try Self.runGroup(group, db, groups, locks, clock)
                 }
@@ -160,7 +161,7 @@ extension PostgresDatabase: SQLDropDatabase {
             } catch {
                 var group = taken.operations.withLock { $0 }
                 // The pool failed before the group was taken: fail the one that would have been.
-                if group.isEmpty { group = groups.take() }
+                if group.isEmpty { group = groups.take().group }
                 for operation in group { operation.fail(error) }
             }
         } while groups.runAgain()

@@ -70,12 +70,18 @@ final class PostgresDropGroups: Sendable {
     /// How many operations wait for a group.
     var waitingCount: Int { state.withLock { $0.waiting.count } }
 
-    /// The operations of the next group (oldest first; none when none waits).
-    func take() -> [Waiting] {
+    /// The operations of the next group (oldest first; none when none waits), and whether the caller is to
+    /// start another runner. Those put back (`contended`, at the head of the queue) make a group of their
+    /// own, which waits for their locks, so that the others are not held up by that wait: they go to
+    /// another runner, started for them when one is free.
+    func take() -> (group: [Waiting], startRunner: Bool) {
         state.withLock { state in
-            let group = Array(state.waiting.prefix(groupLimit))
+            let contended = state.waiting.prefix { $0.contended }.count
+            let group = Array(state.waiting.prefix(min(contended > 0 ? contended : groupLimit, groupLimit)))
             state.waiting.removeFirst(group.count)
-            return group
+            guard contended > 0, !state.waiting.isEmpty, state.runners < runnerLimit else { return (group, false) }
+            state.runners += 1
+            return (group, true)
         }
     }
 
