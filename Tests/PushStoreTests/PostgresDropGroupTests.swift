@@ -281,7 +281,7 @@ struct PostgresDropGroupTests {
         try await elsewhere.waitStarted()
         // Here u1's report toward u0 and y's operation queue behind a holding group, to run in one group:
         // u1's report is put back (its lock held elsewhere); y's body, run in that group, waits until z's
-        // report has queued, so that the next group holds u1's report and z's.
+        // report has queued, so that both wait when that group ends: u1's report at the head of the queue.
         let holder = Holder(database, users: ["h0", "h1"])
         try await holder.waitStarted()
         let before = database.dropStatistics
@@ -296,7 +296,8 @@ struct PostgresDropGroupTests {
         _ = try await poll("z's report queued") { database.dropGroups.waitingCount == 1 ? true : nil }
         y.release.signal()
         try await y.task.value
-        // The next group waits for u0 and u1's lock (no other advisory lock is waited for meanwhile).
+        // The next group (u1's report alone: z's waits for the next runner) waits for u0 and u1's lock, no
+        // other advisory lock being waited for meanwhile; tried again, u1's report would be put back again.
         _ = try await poll("a group waits for u0 and u1's lock") {
             try await other.pool.withConnection { db in
                 try db.query("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")[0].int64(at: 0)
