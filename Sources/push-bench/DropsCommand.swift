@@ -23,6 +23,7 @@ enum DropsCommand {
         let storeKind = arguments.string("store") ?? "memory"
         let repositories: PushRepositories
         var services: [MatchService] = []
+        var databases: [PostgresDatabase] = []
         var scratch: String?
         switch storeKind {
         case "memory":
@@ -43,6 +44,7 @@ enum DropsCommand {
             }
             repositories = sets[0]
             services = sets.map { MatchService(repositories: $0) }
+            databases = sets.compactMap { $0.database as? PostgresDatabase }
         default:
             throw UsageError(description: "--store must be memory, sqlite or postgres, got \(storeKind)")
         }
@@ -65,6 +67,7 @@ enum DropsCommand {
         var outcomes: [String: Int] = [:]
         var errors = 0
         try perf?.send("enable")
+        let statisticsStart = databases.map(\.dropStatistics)
         let cpuStart = ProcessCPU.microseconds()
         let clock = ContinuousClock()
         let start = clock.now
@@ -111,7 +114,33 @@ enum DropsCommand {
         report.add("cpu_us_per_report", cpu / Double(max(1, latencies.count)))
         for (outcome, count) in outcomes.sorted(by: { $0.key < $1.key }) { report.add("outcome_\(outcome)", count) }
         report.add("errors", errors)
+        for (number, database) in databases.enumerated() {
+            Self.addStatistics(&report, "i\(number + 1)_", from: statisticsStart[number], to: database.dropStatistics, seconds: seconds)
+        }
         report.print()
+    }
+}
+
+extension DropsCommand {
+    /// What one PostgreSQL instance's drop groups did over the measured rounds, per report and per group.
+    static func addStatistics(
+        _ report: inout Report, _ prefix: String, from start: PostgresDropStatistics, to end: PostgresDropStatistics, seconds: Double
+    ) {
+        let groups = Double(max(1, end.groups - start.groups))
+        let operations = Double(max(1, end.operations - start.operations))
+        report.add(prefix + "reports", end.operations - start.operations)
+        report.add(prefix + "groups", end.groups - start.groups)
+        report.add(prefix + "reports_per_group", operations / groups)
+        report.add(prefix + "put_backs_per_report", Double(end.putBacks - start.putBacks) / operations)
+        report.add(prefix + "lock_waits", end.lockWaits - start.lockWaits)
+        let waits = Double(max(1, end.lockWaits - start.lockWaits))
+        report.add(prefix + "lock_wait_ms_per_wait", (end.lockWaitSeconds - start.lockWaitSeconds) * 1000 / waits)
+        report.add(prefix + "hold_ms_per_group", (end.holdSeconds - start.holdSeconds) * 1000 / groups)
+        report.add(prefix + "queue_ms_per_report", (end.queueSeconds - start.queueSeconds) * 1000 / operations)
+        report.add(prefix + "round_trips_per_report", Double(end.roundTrips - start.roundTrips) / operations)
+        report.add(prefix + "statements_per_report", Double(end.statements - start.statements) / operations)
+        report.add(prefix + "commits_per_s", Double(end.commits - start.commits) / seconds)
+        report.add(prefix + "fallbacks", end.fallbacks - start.fallbacks)
     }
 }
 

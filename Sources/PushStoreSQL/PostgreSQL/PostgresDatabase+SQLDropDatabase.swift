@@ -152,7 +152,8 @@ extension PostgresDatabase: SQLDropDatabase {
             let taken = TakenGroup()
             do {
                 let answers = try await withConnection { db in
-                    let group = groups.take()
+                    let (group, startRunner) = groups.take()
+                    if startRunner { Task { await self.runDropGroups() } }
                     taken.operations.withLock { $0 = group }
                     return try Self.runGroup(group, db, groups, locks, clock)
                 }
@@ -160,7 +161,7 @@ extension PostgresDatabase: SQLDropDatabase {
             } catch {
                 var group = taken.operations.withLock { $0 }
                 // The pool failed before the group was taken: fail the one that would have been.
-                if group.isEmpty { group = groups.take() }
+                if group.isEmpty { group = groups.take().group }
                 for operation in group { operation.fail(error) }
             }
         } while groups.runAgain()
@@ -212,24 +213,35 @@ extension PostgresDatabase: SQLDropDatabase {
             if !pairs.contains(pair) { pairs.append(pair) }
             people.formUnion(operation.users)
         }
-        let lock: (sql: String, parameters: [PostgresValue]) =
-            group.count == 1
-            ? (waitLockSQL, [.integer(dropLockClass), .text(group[0].lockKey)])
-            : (groupLockSQL, [.integer(dropLockClass), .textArray(keys)])
+        // The locks a group put back for (held elsewhere then) are waited for, in one order, before the
+        // others are tried: see `orderedLockSQL`.
+        let awaited = Array(Set(group.filter(\.contended).map(\.lockKey)))
+        var statements: [(sql: String, parameters: [PostgresValue])] = []
+        if group.count == 1 {
+            statements.append((waitLockSQL, [.integer(dropLockClass), .text(group[0].lockKey)]))
+        } else {
+            if !awaited.isEmpty { statements.append((orderedLockSQL, [.integer(dropLockClass), .textArray(awaited)])) }
+            statements.append((groupLockSQL, [.integer(dropLockClass), .textArray(keys.filter { !awaited.contains($0) })]))
+        }
+        let lockStatements = statements.count
         var held: Set<String> = []
         var later: [PostgresDropGroups.Waiting] = []
+        let started = ContinuousClock.now
         let answers = try db.transaction { db in
             db.joinByLookup()
-            let read = try db.queries([lock] + PostgresDropBatch.readStatements(users: users, pairs: pairs, people: Array(people), clock: clock))
-            held = group.count == 1 ? [group[0].lockKey] : Set(read[0].map { $0.string(at: 0) })
+            let read = try db.queries(
+                statements + PostgresDropBatch.readStatements(users: users, pairs: pairs, people: Array(people), clock: clock))
+            held = group.count == 1 ? [group[0].lockKey] : Set(awaited).union(read[lockStatements - 1].map { $0.string(at: 0) })
             if held.isEmpty {
+                let waiting = ContinuousClock.now
                 try db.query(waitLockSQL, [.integer(dropLockClass), .text(group[0].lockKey)])
+                locks.recordLockWait(ContinuousClock.now - waiting)
                 held = [group[0].lockKey]
                 later = Array(group.dropFirst())
                 return [try group[0].run(db, .savepoint)]
             }
             later = group.filter { !held.contains($0.lockKey) }
-            let batch = PostgresDropBatch(read: read.dropFirst(), users: users, pairs: pairs, people: Array(people), clock: clock)
+            let batch = PostgresDropBatch(read: read.dropFirst(lockStatements), users: users, pairs: pairs, people: Array(people), clock: clock)
             var answers: [@Sendable () -> Void] = []
             var alone: [PostgresDropGroups.Waiting] = []
             for operation in group where held.contains(operation.lockKey) {
@@ -246,7 +258,18 @@ extension PostgresDatabase: SQLDropDatabase {
         groups.putBack(later)
         locks.record(held.count)
         locks.recordCommit()
+        recordGroup(group, later: later, started: started, locks)
         return answers
+    }
+
+    /// Counts a group's transaction that began at `started` and just committed (`PostgresDropStatistics`).
+    private static func recordGroup(
+        _ group: [PostgresDropGroups.Waiting], later: [PostgresDropGroups.Waiting], started: ContinuousClock.Instant,
+        _ locks: PostgresDropLocks
+    ) {
+        let waited = { (operations: [PostgresDropGroups.Waiting]) in operations.reduce(Duration.zero) { $0 + (started - $1.queued) } }
+        locks.recordGroup(
+            ran: group.count - later.count, putBack: later.count, held: .now - started, queued: waited(group) - waited(later))
     }
 
     /// One transaction for `group`, each operation on its own: one alone as it would run ungrouped; several
@@ -264,11 +287,14 @@ extension PostgresDatabase: SQLDropDatabase {
         let keys = Array(Set(group.map(\.lockKey)))
         var held: Set<String> = []
         var later: [PostgresDropGroups.Waiting] = []
+        let started = ContinuousClock.now
         let answers = try db.transaction { db in
             db.joinByLookup()
             held = Set(try db.query(groupLockSQL, [.integer(dropLockClass), .textArray(keys)]).map { $0.string(at: 0) })
             if held.isEmpty {
+                let waiting = ContinuousClock.now
                 try db.query(waitLockSQL, [.integer(dropLockClass), .text(group[0].lockKey)])
+                locks.recordLockWait(ContinuousClock.now - waiting)
                 held = [group[0].lockKey]
             }
             later = group.filter { !held.contains($0.lockKey) }
@@ -277,6 +303,7 @@ extension PostgresDatabase: SQLDropDatabase {
         groups.putBack(later)
         locks.record(held.count)
         locks.recordCommit()
+        recordGroup(group, later: later, started: started, locks)
         return answers
     }
 
@@ -286,12 +313,31 @@ extension PostgresDatabase: SQLDropDatabase {
         SELECT k FROM unnest($2::text[]) AS k WHERE pg_try_advisory_xact_lock($1::integer, hashtext(k))
         """
 
+    /// The locks of the keys in $2 (in class $1), each waited for, one after the other in the order of their
+    /// lock ids. A group waits for these (the locks it put operations back for) holding no other lock of
+    /// its own and no row it wrote (the statement comes first in its transaction), and every group that waits
+    /// for more than one lock takes them in this one order: no two groups wait for each other. The groups
+    /// that hold the locks waited for wait for no advisory lock themselves (theirs were tried, or taken
+    /// in this order before).
+    static let orderedLockSQL = """
+        SELECT pg_advisory_xact_lock($1::integer, h)
+        FROM (SELECT DISTINCT hashtext(k) AS h FROM unnest($2::text[]) AS k ORDER BY h OFFSET 0) s
+        """
+
     /// The lock of the key $2 (in class $1), waited for.
     static let waitLockSQL = "SELECT pg_advisory_xact_lock($1::integer, hashtext($2))"
 
     /// true: a report reads its two users with their active devices in its transaction, with what it is
     /// decided on (`PostgresDropBatch.readStatements`), instead of in a round trip of its own before it.
     var readsUsersInDropTransaction: Bool { true }
+
+    /// What this instance's grouped drop operations cost so far, with its pool's round trips and statements.
+    public var dropStatistics: PostgresDropStatistics {
+        var statistics = dropLocks.statistics
+        statistics.roundTrips = traffic.roundTrips
+        statistics.statements = traffic.statements
+        return statistics
+    }
 
     func enqueue(_ items: [OutboxItem], _ db: PostgresSession) throws {
         try PostgresOutboxRepository.insert(items, clock: clock, db.connection)

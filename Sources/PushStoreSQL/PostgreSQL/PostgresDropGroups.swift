@@ -33,6 +33,11 @@ final class PostgresDropGroups: Sendable {
         let run: @Sendable (PostgresConnection, Mode) throws -> @Sendable () -> Void
         /// Answers its caller with the error that failed its group.
         let fail: @Sendable (any Error) -> Void
+        /// When it was queued (for `PostgresDropStatistics.queueSeconds`).
+        let queued = ContinuousClock.now
+        /// True once a group put it back, its lock held by another transaction: the next group waits for
+        /// that lock (`PostgresDatabase.runBatch`) instead of trying it again.
+        var contended = false
     }
 
     private struct State {
@@ -65,19 +70,31 @@ final class PostgresDropGroups: Sendable {
     /// How many operations wait for a group.
     var waitingCount: Int { state.withLock { $0.waiting.count } }
 
-    /// The operations of the next group (oldest first; none when none waits).
-    func take() -> [Waiting] {
+    /// The operations of the next group (oldest first; none when none waits), and whether the caller is to
+    /// start another runner. Those put back (`contended`, at the head of the queue) make a group of their
+    /// own, which waits for their locks, so that the others are not held up by that wait: they go to
+    /// another runner, started for them when one is free.
+    func take() -> (group: [Waiting], startRunner: Bool) {
         state.withLock { state in
-            let group = Array(state.waiting.prefix(groupLimit))
+            let contended = state.waiting.prefix { $0.contended }.count
+            let group = Array(state.waiting.prefix(min(contended > 0 ? contended : groupLimit, groupLimit)))
             state.waiting.removeFirst(group.count)
-            return group
+            guard contended > 0, !state.waiting.isEmpty, state.runners < runnerLimit else { return (group, false) }
+            state.runners += 1
+            return (group, true)
         }
     }
 
-    /// Puts `operations` back at the head of the queue, for the next group (their locks were held elsewhere).
+    /// Puts `operations` back at the head of the queue, for the next group (their locks were held
+    /// elsewhere), marked contended: that group waits for their locks.
     func putBack(_ operations: [Waiting]) {
         guard !operations.isEmpty else { return }
-        state.withLock { $0.waiting.insert(contentsOf: operations, at: 0) }
+        let contended = operations.map { operation in
+            var operation = operation
+            operation.contended = true
+            return operation
+        }
+        state.withLock { $0.waiting.insert(contentsOf: contended, at: 0) }
     }
 
     /// True when operations wait for the runner that just ran a group; else the runner ends.
