@@ -20,6 +20,7 @@ import Darwin
 public final class SerialThread: SerialExecutor {
     private enum Job {
         case task(UnownedJob)
+        case closure(@Sendable () -> Void)
         case stop
     }
 
@@ -59,6 +60,13 @@ public final class SerialThread: SerialExecutor {
     /// Queues `job` (of an actor that runs on this thread) after the jobs handed over before it.
     public func enqueue(_ job: consuming ExecutorJob) {
         hand(.task(UnownedJob(job)))
+    }
+
+    /// Runs `body` on the thread after the jobs handed over before it: for work of an actor on this thread
+    /// started from outside it without a hop through the concurrency pool (a `Task` would start there), the
+    /// body entering the actor with `assumeIsolated`, which this thread's `checkIsolated` lets through.
+    public func execute(_ body: @escaping @Sendable () -> Void) {
+        hand(.closure(body))
     }
 
     /// Called by `preconditionIsolated`/`assumeIsolated` when the runtime cannot tell the current executor:
@@ -117,6 +125,7 @@ public final class SerialThread: SerialExecutor {
             for job in batch {
                 switch job {
                 case .task(let task): task.runSynchronously(on: executor)
+                case .closure(let body): body()
                 case .stop: return
                 }
             }

@@ -46,6 +46,26 @@ struct SerialThreadTests {
         await recorder.checkIsolation()
     }
 
+    @Test("a closure handed to the thread runs there, after the jobs before it, and may enter the actor")
+    func closureEntersTheActor() async throws {
+        let thread = SerialThread(name: "serial-closure")
+        defer { thread.stop() }
+        let recorder = Recorder(thread: thread)
+        await recorder.add(1)
+        let entered = try await awaitEvent("the closure ran on the thread") {
+            await withCheckedContinuation { continuation in
+                thread.execute {
+                    // `assumeIsolated` asks the thread (`checkIsolated`): a closure is no job of the actor.
+                    recorder.assumeIsolated { $0.add(2) }
+                    continuation.resume(returning: thread.isCurrent)
+                }
+            }
+        }
+        #expect(entered)
+        #expect(await recorder.values == [1, 2])
+        #expect(await recorder.offThread == 0)
+    }
+
     @Test("a job runs on the thread that carries the given name")
     func threadIsNamed() async {
         let thread = SerialThread(name: "serial-named")
