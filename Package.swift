@@ -39,7 +39,8 @@ let package = Package(
             name: "CLibPQ", pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]),
 
-        // The package's one lock type, visible to ThreadSanitizer; no dependencies.
+        // The package's one lock type, visible to ThreadSanitizer, its async semaphore and its serial thread (an
+        // executor of its own for actors that block); no dependencies.
         .target(name: "PushSync", swiftSettings: strict),
         // The one command-line grammar and secret policy of every executable; no dependencies.
         .target(name: "ArgumentParsing", swiftSettings: strict),
@@ -57,7 +58,7 @@ let package = Package(
         .target(name: "PushProcess", dependencies: ["CEvent", "CMalloc", "PushIO", "PushSync"], swiftSettings: strict),
         // Database drivers, with no domain knowledge: SQLite (connection, statements, values, errors,
         // migrations by `user_version`) and libpq (connection, pool, listener, thread, values, rows, errors).
-        .target(name: "SQLiteDriver", dependencies: ["CSQLite"], swiftSettings: strict),
+        .target(name: "SQLiteDriver", dependencies: ["CSQLite", "PushSync"], swiftSettings: strict),
         .target(name: "PostgresDriver", dependencies: ["CLibPQ", "PushSync"], swiftSettings: strict),
         // The store's repository protocols, records and in-memory twins: no SQL, no driver.
         .target(name: "PushStore", dependencies: ["APNSCore", "JSON", "PushSync"], swiftSettings: strict),

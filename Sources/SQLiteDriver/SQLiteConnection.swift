@@ -1,9 +1,11 @@
 internal import CSQLite
+package import PushSync
 
 /// Owns one `sqlite3*` connection, closed in `deinit`, plus its cache of prepared statements.
 ///
 /// Not thread-safe on purpose (opened with `SQLITE_OPEN_NOMUTEX`): exactly one owner uses it at a
-/// time. In this module that owner is the `SQLiteDatabase` actor.
+/// time. In the store that owner is the `SQLiteDatabase` actor, which runs on a thread of its own and
+/// confines the connection to it (`confine(to:)`): from then on every statement checks it runs there.
 ///
 /// Durability: WAL with `synchronous=NORMAL`. A commit is appended to the WAL with `write(2)` before
 /// `COMMIT` returns, so it survives the process being killed (the kernel keeps the page cache); only a
@@ -18,6 +20,8 @@ package final class SQLiteConnection {
 
     private let handle: OpaquePointer
     private var statements: [StatementKey: SQLiteStatement] = [:]
+    /// The thread the connection is confined to (`confine(to:)`), if any.
+    private var thread: SerialThread?
     /// The path the connection was opened with (":memory:" for a private in-memory database).
     package let path: String
 
@@ -81,8 +85,21 @@ package final class SQLiteConnection {
         sqlite3_close_v2(handle)
     }
 
+    /// Confines the connection to `thread`: from now on every statement (`execute`, `statement`) and every
+    /// read of its state (`inTransaction`, `totalChanges`) stops the process unless it runs there.
+    package func confine(to thread: SerialThread) {
+        self.thread = thread
+    }
+
+    /// Stops the process when the connection is confined to a thread and this is not it.
+    @inline(__always)
+    private func checkThread() {
+        if let thread { thread.preconditionCurrent("an SQLite connection") }
+    }
+
     /// Runs one or more SQL statements that take no parameters, discarding any rows.
     package func execute(_ sql: String) throws(SQLiteError) {
+        checkThread()
         try sqliteCheck(sqlite3_exec(handle, sql, nil, nil, nil), "sqlite3_exec", handle)
     }
 
@@ -91,6 +108,7 @@ package final class SQLiteConnection {
 
     /// The prepared statement for `sql`, from the cache or freshly prepared; reset and unbound.
     package func statement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        checkThread()
         statementsRun += 1
         let key = StatementKey(sql: sql)
         if let cached = statements[key] { return cached }
@@ -153,7 +171,10 @@ package final class SQLiteConnection {
     package var changes: Int { Int(sqlite3_changes64(handle)) }
 
     /// True while a transaction is open.
-    package var inTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+    package var inTransaction: Bool {
+        checkThread()
+        return sqlite3_get_autocommit(handle) == 0
+    }
 
     /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`, rolling back if it throws or the commit fails.
     package func transaction<T>(_ body: () throws -> T) throws -> T {
@@ -225,7 +246,10 @@ package final class SQLiteConnection {
     }
 
     /// Rows changed by INSERT, UPDATE and DELETE since the connection opened (`sqlite3_total_changes64`).
-    package var totalChanges: Int64 { sqlite3_total_changes64(handle) }
+    package var totalChanges: Int64 {
+        checkThread()
+        return sqlite3_total_changes64(handle)
+    }
 
     /// The schema version kept in `PRAGMA user_version`.
     package var userVersion: Int {

@@ -49,9 +49,10 @@ extension SQLiteDatabase {
                     }
                 },
                 fail: { continuation.resume(throwing: $0) })
-            // The group's first write has its commit scheduled on the actor; the writes that join before the
-            // commit starts share it.
-            if groupedWrites.withLock({ $0.add(write) }) { Task { await self.commitGroup() } }
+            // The group's first write has its commit scheduled on the actor's thread (straight there: a `Task`
+            // would start on the concurrency pool and only then hop); the writes that join before the commit
+            // starts share it.
+            if groupedWrites.withLock({ $0.add(write) }) { thread.execute { self.assumeIsolated { $0.commitGroup() } } }
         }
     }
 

@@ -8,8 +8,17 @@ import SQLiteDriver
 /// The actor owns the connection, so any number of tasks may use the repositories over it: each
 /// repository hands its SQL to `perform` or `write`, which run it on the actor, one call at a time. Opening
 /// migrates the schema (`SQLiteSchema`) and puts outbox rows a crash left in flight back in the queue.
+///
+/// The actor runs on a thread of its own (`thread`, its executor), not on Swift's concurrency pool: its
+/// calls block (a commit appends to the WAL, a checkpoint syncs the files, for milliseconds at times), and
+/// the pool has one thread per core for all the service's async work. The connection is confined to that
+/// thread (`SQLiteConnection.confine(to:)`), so a statement run anywhere else stops the process.
 public actor SQLiteDatabase: PushDatabase {
     let connection: SQLiteConnection
+    /// The thread every job of the actor runs on, and so every statement on `connection`.
+    nonisolated let thread: SerialThread
+    /// The actor's executor: `thread`.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { thread.asUnownedSerialExecutor() }
     /// How many in-flight outbox rows were put back to queued when the database opened.
     public nonisolated let recoveredAtOpen: Int
     /// Writes refused for space (`PushStoreError.storageFull`), which `/healthz` and the metrics report.
@@ -60,8 +69,19 @@ public actor SQLiteDatabase: PushDatabase {
             try SQLiteIdempotencyRepository.dropUnanswered(SQLiteSession(connection: connection))
             try SQLiteWebhookRepository.requeueInFlight(SQLiteSession(connection: connection))
         }
+        let thread = SerialThread(name: Self.threadName)
+        connection.confine(to: thread)
         self.connection = connection
+        self.thread = thread
         self.idleCheckpointDelay = idleCheckpointDelay
+    }
+
+    /// The name of the actor's thread (`thread`), as `top -H`, `perf` and debuggers show it.
+    static let threadName = "push-sqlite"
+
+    /// No job of the actor is queued once it is gone (each holds it): its thread ends.
+    deinit {
+        thread.stop()
     }
 
     /// Files up to this size created before incremental auto-vacuum are rewritten in that mode when opened.
