@@ -729,3 +729,11 @@ CREATE VIEW outbox AS
 ANALYZE outbox_pushes;
 ANALYZE outbox_segments;
 ANALYZE outbox_state;
+==== postgres 13 outbox-targets-lz4
+DO $body$
+BEGIN
+    ALTER TABLE outbox_pushes ALTER COLUMN targets SET COMPRESSION lz4;
+EXCEPTION WHEN feature_not_supported THEN
+    NULL;
+END
+$body$;
