@@ -134,18 +134,6 @@ extension PostgresConnection {
         executeWithNext("SET LOCAL synchronous_commit = off")
     }
 
-    /// Runs the open transaction's prepared statements on their generic plan (`plan_cache_mode =
-    /// force_generic_plan`): planned once per connection, not at every execution as the plan cache's custom
-    /// plans are (always for a statement's first five runs, and for good where its parameters make a custom
-    /// plan look cheaper). For the outbox's claims and completions: large statements run hundreds of times a
-    /// second with arrays as parameters, whose plans the settings of `lookUpByKey` keep to lookups by key
-    /// whatever the parameters; planning each run was a large part of the database's CPU per notification.
-    ///
-    /// Sent with the transaction's next statement, in the same round trip.
-    package func planOnce() {
-        executeWithNext("SET LOCAL plan_cache_mode = force_generic_plan")
-    }
-
     /// No JIT compilation in the open transaction. A plan method turned off still runs where nothing else can
     /// (a table with no index for the scan, a sort no index gives), at a cost raised by 10^10, which puts the
     /// plan over `jit_above_cost`: a pending-counts read with the live ranges' table read whole spent 326 ms

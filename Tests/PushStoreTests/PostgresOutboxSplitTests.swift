@@ -185,7 +185,7 @@ struct PostgresOutboxSplitTests {
         let leavingPlan = try await plan(database, PostgresOutcomes.sql, leaving.parameters(now: .integer(at(1).storeMillis)))
         #expect(leavingPlan.contains("Index Scan using outbox_segments_pkey"))
         #expect(["Seq Scan", "Hash Join", "hashed"].allSatisfy { !leavingPlan.contains($0) }, "\(leavingPlan)")
-        // The generic plans the claims and completions run on (`PostgresConnection.planOnce`): lookups by key too.
+        // The generic plans the plan cache may settle on after a statement's first runs: lookups by key too.
         let genericPick = try await plan(database, PostgresOutboxRepository.pickSQL, [.integer(t0.storeMillis), .integer(1_000)], generic: true)
         #expect(genericPick.contains("Index Scan using outbox_due") && genericPick.contains("Function Scan on outbox_claimable_segments"))
         #expect(!genericPick.contains("Seq Scan") && !genericPick.contains("Sort") && !genericPick.contains("Hash"), "\(genericPick)")

@@ -30,7 +30,6 @@ extension PostgresOutboxRepository {
             db.executeWithNext("SET LOCAL enable_sort = off")
             db.executeWithNext("SET LOCAL enable_bitmapscan = off")
             db.lookUpByKey()
-            db.planOnce()
             db.commitWithoutFlush()
             var claim = OutboxClaim()
             // Expired rows are reported but do not count against `limit`: pick again until it is reached

@@ -35,7 +35,6 @@ extension PostgresOutboxRepository {
         let batch = outcomes
         let rows = try await database.transaction { db in
             db.lookUpByKey()
-            db.planOnce()
             db.commitWithoutFlush()
             let rows = try batch.record(now: clockNow, committing: !mayEnd, db)
             guard mayEnd else { return rows }
