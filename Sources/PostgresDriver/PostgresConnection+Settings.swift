@@ -134,6 +134,17 @@ extension PostgresConnection {
         executeWithNext("SET LOCAL synchronous_commit = off")
     }
 
+    /// Runs the open transaction's prepared statements on their generic plan (`plan_cache_mode =
+    /// force_generic_plan`): planned once per connection, not at every execution as the plan cache's custom
+    /// plans are. Only for statements whose generic plan is known to be as good as a custom one for the
+    /// parameters at hand (tests read the plans): forced on a statement whose generic plan is worse it costs
+    /// far more than the planning it saves.
+    ///
+    /// Sent with the transaction's next statement, in the same round trip.
+    package func planOnce() {
+        executeWithNext("SET LOCAL plan_cache_mode = force_generic_plan")
+    }
+
     /// No JIT compilation in the open transaction. A plan method turned off still runs where nothing else can
     /// (a table with no index for the scan, a sort no index gives), at a cost raised by 10^10, which puts the
     /// plan over `jit_above_cost`: a pending-counts read with the live ranges' table read whole spent 326 ms

@@ -29,6 +29,28 @@ struct PostgresCompleteCostTests {
         #expect(sent < 16 * 1_000, "\(sent) bytes of parameters for 1,000 notifications")
         #expect(try await outbox.counts()[.accepted] == 2_000)
         #expect(try await outbox.depth() == 0)
+        // Both batches left no row: run on the statement's generic plan, planned once (`planOnce`).
+        #expect(try await Self.plans(database) == Plans(custom: 0, generic: 2))
+        // A batch with rows of its own (a rejection) is planned as the plan cache chooses: custom at first.
+        try await outbox.enqueue(Self.push(count: 1))
+        let rejected = try await outbox.claim(limit: 1, now: t0).items
+        _ = try await outbox.complete(rejected.map { OutboxCompletion($0, .rejected(APNSRejection(status: 400, reason: "BadDeviceToken", timestamp: nil))) }, now: t0)
+        #expect(try await Self.plans(database) == Plans(custom: 1, generic: 2))
+    }
+
+    struct Plans: Equatable {
+        var custom: Int
+        var generic: Int
+    }
+
+    /// How often the completion statement was planned, custom and generic, on the pool's connection.
+    static func plans(_ database: PostgresDatabase) async throws -> Plans {
+        try await database.withConnection { db in
+            try db.query(
+                "SELECT coalesce(sum(custom_plans), 0), coalesce(sum(generic_plans), 0) FROM pg_prepared_statements WHERE statement = $1",
+                [.text(PostgresOutcomes.sql)]
+            ).map { Plans(custom: $0.int(at: 0), generic: $0.int(at: 1)) }[0]
+        }
     }
 
     /// The positions' way keeps what the rows' way did: a notification completed twice leaves once, a range

@@ -35,6 +35,7 @@ extension PostgresOutboxRepository {
         let batch = outcomes
         let rows = try await database.transaction { db in
             db.lookUpByKey()
+            if batch.leavesOnly { db.planOnce() }
             db.commitWithoutFlush()
             let rows = try batch.record(now: clockNow, committing: !mayEnd, db)
             guard mayEnd else { return rows }

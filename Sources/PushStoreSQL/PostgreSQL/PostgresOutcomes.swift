@@ -78,6 +78,9 @@ struct PostgresOutcomes: Sendable {
     private var positions: [Int64?] = []
 
     var isEmpty: Bool { ids.isEmpty && leaving.isEmpty }
+    /// Whether every outcome leaves no row (`Leaving`): the statement's generic plan serves them as well as a
+    /// custom one (`PostgresOutboxSplitTests`), so such a batch skips planning (`planOnce`).
+    var leavesOnly: Bool { ids.isEmpty }
 
     /// Whether any ends a notification rejected or failed.
     var mayEnd: Bool { states.contains { $0 == OutboxState.rejected.rawValue || $0 == OutboxState.failed.rawValue } }
