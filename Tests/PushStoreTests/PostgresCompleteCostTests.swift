@@ -34,7 +34,8 @@ struct PostgresCompleteCostTests {
         // A batch with rows of its own (a rejection) is planned as the plan cache chooses: custom at first.
         try await outbox.enqueue(Self.push(count: 1))
         let rejected = try await outbox.claim(limit: 1, now: t0).items
-        _ = try await outbox.complete(rejected.map { OutboxCompletion($0, .rejected(APNSRejection(status: 400, reason: "BadDeviceToken", timestamp: nil))) }, now: t0)
+        let rejection = APNSRejection(status: 400, reason: "BadDeviceToken", timestamp: nil)
+        _ = try await outbox.complete(rejected.map { OutboxCompletion($0, .rejected(rejection)) }, now: t0)
         #expect(try await Self.plans(database) == Plans(custom: 1, generic: 2))
     }
 
