@@ -162,7 +162,7 @@ final class PostgresDropBatch {
 
     /// The users in $1 with their active devices, as `SQLUserRepository.users(ids:withDevicesIn:includeInvalidated:)`
     /// reads them.
-    static let peopleSQL = UsersWithDevicesSQL.active("= ANY ($1::text[])")
+    static let peopleSQL = UsersWithDevicesSQL.lookupsActive
 
     // MARK: The group's writes
 
