@@ -211,10 +211,11 @@ samples, sampling = [], threading.Event()
 
 
 def sample():
-    """push-server's RSS (MB) and CPU (s) every --bin seconds until the run ends: a sampler, not a wait."""
+    """push-server's RSS (MB), CPU (s) and database size (MB, `db_mb`) every --bin seconds until the run ends:
+    a sampler, not a wait."""
     while not sampling.wait(a.bin):
         try:
-            samples.append((time.time(), vm(server.pid, "VmRSS"), cpu_seconds(server.pid)))
+            samples.append((time.time(), vm(server.pid, "VmRSS"), cpu_seconds(server.pid), db_mb()))
         except OSError:
             return
 
@@ -329,17 +330,30 @@ def pacing():
 mock_cpu = None
 
 
-def end_of_run():
+def end_of_run(before_stop=None):
     """Stops the sampler and reads push-server's CPU since the start, peak RSS and database size (and the mock's
-    CPU over the same time), then stops both."""
+    CPU over the same time), runs `before_stop` (its result is the last figure), then stops both."""
     sampling.set()
     sampler.join()
     global perf_error, mock_cpu
     perf_error = stop_perf()
     figures = (cpu_seconds(server.pid) - cpu0, vm(server.pid, "VmHWM"), db_mb())
     mock_cpu = cpu_seconds(mock.pid) - mock_cpu0
+    later = before_stop() if before_stop else None
     stop()
-    return figures
+    return figures + (later,)
+
+
+def purged_db_mb(deadline):
+    """With --retention-s: polls /metrics until the retention job counts every notification of the run (and of
+    the warm-up) purged, then the database's size (MB); None when `deadline` passes first."""
+    total = a.n + sum(warm_counts.values())
+    while time.time() < deadline:
+        status, data = request("GET", "/metrics")
+        if service_metrics.purged(data.decode(), "outbox") >= total:
+            return db_mb()
+        time.sleep(0.1)   # a poll of /metrics, as wait_until_answered
+    return None
 
 
 def mock_figures(accepted):
@@ -361,11 +375,18 @@ if a.complete_by == "metrics":
     deadline = t0 + a.timeout
     counts = wait_until_answered(deadline)
     t_done = time.time()
-    cpu, peak_rss, size = end_of_run()
+    cpu, peak_rss, size, purged_size = end_of_run(
+        (lambda: purged_db_mb(time.time() + 10 * a.retention_s + 10)) if a.retention_s else None)
     result = service_metrics.metrics_result(counts, a.n, t_done - t0, cpu)
+    tenth = max(1, len(samples) // 10)
     result.update(post_s=round(t_posted - t0, 3), peak_rss_mb=peak_rss, db_mb=round(size, 1),
                   retention_s=a.retention_s, batch=a.batch, parallel=a.parallel,
-                  rss_mb_by_tenth=[round(s[1] or 0, 1) for s in samples[:: max(1, len(samples) // 10)]])
+                  rss_mb_by_tenth=[round(s[1] or 0, 1) for s in samples[::tenth]],
+                  db_mb_peak=round(max([s[3] for s in samples] + [size]), 1),
+                  db_mb_peak_by_tenth=[round(max(s[3] for s in samples[k:k + tenth]), 1)
+                                       for k in range(0, len(samples), tenth)])
+    if a.retention_s:
+        result["db_mb_purged"] = round(purged_size, 1) if purged_size is not None else None
     paced, pace_error = pacing()
     result.update(paced)
     mocked, mock_error = mock_figures(counts.get("accepted", 0))
@@ -397,7 +418,7 @@ while pending and time.time() < deadline:
     if pending:
         time.sleep(a.poll_interval)
 t_polled = time.time()
-cpu, peak_rss, size = end_of_run()
+cpu, peak_rss, size, _ = end_of_run()
 if pending:
     print(json.dumps({"error": f"timeout: {len(pending)} of {len(accepted)} pushes not complete after {a.timeout:.0f} s",
                       "peak_rss_mb": peak_rss}))
@@ -440,7 +461,7 @@ timeline = {
     "bin_s": a.bin,
     "api_accepted": per_bin([(at, len(doc["notifications"])) for at, doc in done.values()]),
     "apns_answered": per_bin([(t, 1) for t in answered_at]),
-    "samples": [{"t": round(t - t0, 3), "rss_mb": rss, "cpu_s": round(cpu_s - cpu0, 3)} for t, rss, cpu_s in samples],
+    "samples": [{"t": round(t - t0, 3), "rss_mb": rss, "cpu_s": round(cpu_s - cpu0, 3)} for t, rss, cpu_s, _ in samples],
 }
 result = {
     "n": n, "rate": n / elapsed if elapsed > 0 else None, "elapsed_s": round(elapsed, 3),

@@ -36,6 +36,13 @@ def answered(text):
     return sum(outcomes(text).values())
 
 
+def purged(text, table):
+    """The rows a /metrics page counts as deleted by the retention job from `table` (for the outbox: its
+    notifications)."""
+    return sum(int(float(line.rsplit(" ", 1)[1])) for line in text.splitlines()
+               if line.startswith(f'push_store_purged_rows_total{{table="{table}"}}'))
+
+
 def metrics_result(counts, n, elapsed, cpu_seconds):
     """The figures of a run judged by /metrics alone (B7L): `counts` per outcome when the run ended, `n` the
     notifications posted. Rate and CPU per notification count only the accepted ones; rejected, failed and

@@ -356,18 +356,29 @@ row("B8 outbox enqueue+claim+complete (SQLite), each batch one push stored once 
 row("B8 the same with a row per notification (ids of their own, sandbox answers): the baseline of B9 and B10",
     f"{fmt(b8, ' cycles/s')} = {fr(ratio(b8, b8p))} the push cycle's", "", sources=("B8.store", "B8.push"))
 # B7L: the long run against the short one in the same run, both paced and purging (retention 1 s): throughput
-# holds, memory stays flat, and the database file stays no larger than after B7's 100,000 without purging.
+# holds, memory stays flat, and the database does not grow with the count: once the retention job has purged
+# every notification it is no larger after 1,000,000 than after 100,000, and over the long run its peak in the
+# second half is no higher than in the first. (While it runs, it holds rate × (retention + the purge's
+# interval) notifications, more than B7's 100,000 unpurged above 100,000/s: its size at the end is reported
+# beside B7's, not judged against it.)
 l1, l10 = stat("B7L.100000", "rate"), stat("B7L.1000000", "rate")
 if l1 and l10:
     rl = ratio(l10, l1)
     rss1, rss10 = stat("B7L.100000", "peak_rss_mb"), stat("B7L.1000000", "peak_rss_mb")
     db7, db10 = stat("B7", "db_mb"), stat("B7L.1000000", "db_mb")
-    rss_ratio = ratio(rss10, rss1)
-    db_ok = db7 is not None and db10 is not None and db10["median"] <= db7["median"]
+    purged1, purged10 = stat("B7L.100000", "db_mb_purged"), stat("B7L.1000000", "db_mb_purged")
+    rss_ratio, purged_ratio = ratio(rss10, rss1), ratio(purged10, purged1)
+    tenths = [r.get("db_mb_peak_by_tenth") or [] for r in cases.get("B7L.1000000", {}).get("runs", [])]
+    halves = [(max(t[: len(t) // 2]), max(t[len(t) // 2:])) for t in tenths if len(t) >= 2]
+    flat = bool(halves) and all(late <= 1.1 * early for early, late in halves)
+    db_ok = purged_ratio is not None and purged_ratio <= 1.1 and flat
+    peak = "; ".join(f"peak {early:.1f} MB in the first half, {late:.1f} MB in the second" for early, late in halves)
     row("B7L service over 1,000,000 notifications vs 100,000 (steady load, final rows purged after 1 s)",
         f"{fmt(l10, '/s')} = {fr(rl)} the 100,000 run's {fmt(l1, '/s')}; peak RSS {fmt(rss10, ' MB')} vs "
-        f"{fmt(rss1, ' MB')} ({fr(rss_ratio)}); database {fmt(db10, ' MB', 1)} vs {fmt(db7, ' MB', 1)} after B7's "
-        f"100,000 unpurged", "rate ≥ 0.85×, RSS ≤ 1.1×, database ≤ B7's",
+        f"{fmt(rss1, ' MB')} ({fr(rss_ratio)}); database once purged {fmt(purged10, ' MB', 1)} vs "
+        f"{fmt(purged1, ' MB', 1)} ({fr(purged_ratio)}), {peak or 'no samples'}; at the end "
+        f"{fmt(db10, ' MB', 1)} (B7's 100,000 unpurged: {fmt(db7, ' MB', 1)})",
+        "rate ≥ 0.85×, RSS ≤ 1.1×, database once purged ≤ 1.1× and its peak flat",
         met(rl, goal("B7L 1M / 100k rate", rl, 0.85, sources=("B7L.1000000", "B7L.100000"))
             and rss_ratio is not None and rss_ratio <= 1.1 and db_ok),
         sources=("B7L.1000000", "B7L.100000", "B7"))

@@ -35,6 +35,8 @@ def good_run(case):
         run["budget"] = stages.budget(per_stage, 40.0)
     if case.startswith("B7H."):
         run.update(target_rate=500.0, offered_rate=500.0, p50_ms=41.0, p99_ms=50.0)
+    if case.startswith("B7L."):
+        run.update(db_mb_purged=5.0, db_mb_peak_by_tenth=[8.0, 20.0, 21.0, 20.0, 21.0, 20.0, 21.0, 20.0, 19.0, 12.0])
     return run
 
 
@@ -144,6 +146,22 @@ class SummarizeTests(unittest.TestCase):
         code, data, _ = self.summarize(raw_lines("b7h", drop={"B7H.0ms"}), selection="b7h")
         self.assertEqual(code, 1)
         self.assertIn("B7H.0ms", data["invalid_cases"])
+
+    def test_b7l_judges_the_database_once_purged_and_its_peak_over_the_run(self):
+        def verdict(change=None):
+            _, data, _ = self.summarize(raw_lines("b7", change=change), selection="b7")
+            return next(r for r in data["table"] if r["case"].startswith("B7L service"))["verdict"]
+        # Larger at the end than B7's 100,000 unpurged (db_mb 12 vs 10) is reported, not judged.
+        self.assertEqual(verdict(lambda case, run: run.update(db_mb=12.0) if case == "B7L.1000000" else None), "met")
+        # Grown with the count: more left once everything is purged, or a peak that climbs through the run.
+        self.assertEqual(verdict(lambda case, run: run.update(db_mb_purged=5.6) if case == "B7L.1000000" else None),
+                         "not met")
+        climbing = [8.0, 10.0, 12.0, 14.0, 16.0, 18.0, 20.0, 22.0, 24.0, 26.0]
+        self.assertEqual(verdict(lambda case, run: run.update(db_mb_peak_by_tenth=climbing)
+                                 if case == "B7L.1000000" else None), "not met")
+        # Not measured (the purge never came): not met.
+        self.assertEqual(verdict(lambda case, run: run.update(db_mb_purged=None) if case == "B7L.1000000" else None),
+                         "not met")
 
     def test_an_unknown_selection_is_refused(self):
         with tempfile.TemporaryDirectory() as directory:
@@ -288,6 +306,12 @@ class ServiceMetricsTests(unittest.TestCase):
         self.assertEqual(service_metrics.outcomes(METRICS), {"accepted": 990, "rejected": 4, "failed": 2, "expired": 1})
         # Finished, whatever the outcome: what a harness waits for (retries are not answers).
         self.assertEqual(service_metrics.answered(METRICS), 997)
+
+    def test_purged_rows_are_read_per_table(self):
+        page = METRICS + 'push_store_purged_rows_total{table="outbox"} 12000\npush_store_purged_rows_total{table="drops"} 3\n'
+        self.assertEqual(service_metrics.purged(page, "outbox"), 12000)
+        self.assertEqual(service_metrics.purged(page, "drops"), 3)
+        self.assertEqual(service_metrics.purged(METRICS, "outbox"), 0)
 
     def test_b7l_counts_only_accepted_notifications(self):
         result = service_metrics.metrics_result(service_metrics.outcomes(METRICS), 997, 10.0, 2.0)
