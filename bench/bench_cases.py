@@ -17,8 +17,8 @@ CLIENT_AND_MOCK = [
     "B4.client",
 ]
 # BENCH_ONLY empty or b7: the service end to end (B7.budget: one B7 run under perf, by stage; B7H: half of
-# B7's rate, the mock at 40 ms and at once).
-SERVICE = ["B7", "B7.budget", "B7H.40ms", "B7H.0ms", "B7L.100000", "B7L.1000000"]
+# B7's rate, the mock at 40 ms and at once; B7.inflight-100: B7 at the in-flight bound of make chaos-kills).
+SERVICE = ["B7", "B7.budget", "B7H.40ms", "B7H.0ms", "B7.inflight-100", "B7L.100000", "B7L.1000000"]
 # BENCH_ONLY empty or cluster: the stores, drops, and the PostgreSQL cases of bench/cluster.sh.
 STORES = [
     "B8.store", "B8.push", "B9.drops-memory", "B9.drops-sqlite",

@@ -322,6 +322,16 @@ else
 fi
 
 if [ "$ONLY" != b7h ]; then
+say "== B7.inflight-100 B7 with outbox.max_in_flight 100 (the bound make chaos-kills runs at)"
+# What that bound costs in rate where APNs answers at once: a killed instance leaves at most max_in_flight
+# duplicates (docs/CHAOS.md), and the rate it keeps is about max_in_flight / (round trip + commit).
+if [ -n "$SERVER_BIN" ] && [ -x "$SERVER_BIN" ]; then
+    record B7.inflight-100 timeout 300 python3 bench/b7_service.py --server "$SERVER_BIN" --mock "$BIN" --work "$WORK" \
+        -n "$N_B7" --batch 5000 --parallel 4 --timeout 240 --service-config '{"outbox": {"max_in_flight": 100}}'
+else
+    printf 'B7.inflight-100\tskip\t{"skipped":"push-server not built"}\n' >> "$RAW"
+fi
+
 say "== B7L the service over a long run: 100,000 vs 1,000,000 at a steady load, final rows purged after 1 s"
 if [ -n "$SERVER_BIN" ] && [ -x "$SERVER_BIN" ]; then
     # Paced: the next POST goes out while fewer than 20,000 notifications are posted but unanswered, so the

@@ -344,6 +344,12 @@ row(f"B7H service at half of B7's rate, open loop (posts of 100 tokens), mock in
     met(r7h, goal(f"B7H p99 / {B7H_MOCK_MS} ms mock latency, half of B7's rate", r7h, 1.5, at_least=False,
                   sources=("B7H.40ms", "B7"))), sources=("B7H.40ms", "B7"))
 row("B7H the same against the zero-latency mock", b7h_figures("B7H.0ms"), "", sources=("B7H.0ms", "B7"))
+# B7 at the in-flight bound make chaos-kills runs at (a kill leaves at most that many duplicates): its cost in rate.
+b7i = stat("B7.inflight-100", "rate")
+row("B7 with outbox.max_in_flight 100 (the bound of make chaos-kills) / B7 at the default 1,000",
+    f"{fmt(b7i, '/s')} = {fr(ratio(b7i, stat('B7', 'rate')))} B7's; "
+    f"{fmt(stat('B7.inflight-100', 'cpu_us_per_notification'), ' µs/notif', 1)} server CPU", "",
+    sources=("B7.inflight-100", "B7"))
 # B8: the SQLite store alone. The service stores a push once (B8.push), so the store's headroom over the service
 # is that cycle's; B8.store, a row per notification as the store was before, is the baseline of B9 and B10.
 b8 = stat("B8.store", "rate")

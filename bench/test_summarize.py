@@ -24,7 +24,7 @@ def good_run(case):
            "db_mb": 10.0, "p50_ms": 1.0, "p99_ms": 2.0}
     if case == "B4.client":
         run.update(accepted=990, rejected=10)
-    if case in ("B7", "B7.budget") or case.startswith(("B7H.", "B7L.")):
+    if case in ("B7", "B7.budget", "B7.inflight-100") or case.startswith(("B7H.", "B7L.")):
         run["mock_cpu_us_per_notification"] = 2.0   # the mock in its own process, beside push-server's CPU
     if case == "B7":
         run["cpu_us_per_notification"] = 12.5
