@@ -168,9 +168,10 @@ enum UsersWithDevicesSQL {
     /// PostgreSQL: the users of the array $1 (no id twice), each with their devices as `withDevices` gives
     /// them, in no particular order, by one primary-key lookup per user and one `devices_by_user` search per
     /// found user whatever the tables' statistics say. With `users` and `devices` freshly filled and not yet
-    /// analyzed, the planner took `invalidated_at IS NULL` for rare and scanned and hashed the whole of
-    /// `devices` (and of `users`) for each profile-drop group: 100–150 ms a group, with every group doing
-    /// it at once. `OFFSET 0` keeps each lateral subquery from being merged into a join it could hash.
+    /// analyzed, the planner took `invalidated_at IS NULL` for rare and read the whole of `devices` for
+    /// each user of each profile-drop group (hash joins are off there, `joinByLookup`): 100–150 ms a group,
+    /// with every group doing it at once. `OFFSET 0` keeps each lateral subquery from being merged into a
+    /// join planned by the same misleading estimates.
     static func lookups(_ filter: String) -> String {
         """
         SELECT \(DeviceColumn.selectList), u.id, u.card, u.created_at, u.updated_at
