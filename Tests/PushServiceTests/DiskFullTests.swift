@@ -211,9 +211,8 @@ struct DiskFullTests {
         let first = Task { try await client.send("POST", "/v1/pushes?wait=true", json: Self.push(20)) }
         #expect(await arrivals.waitFor { $0.count >= 20 })
         let filler = try filesystem.fill()
-        // WAL and nothing else, until the server cannot write it: PostgreSQL stops (PANIC) and every
-        // connection breaks. Its crash recovery then runs at once; it comes back by itself when a WAL
-        // segment fits (the partial one it was writing is gone), else it stays down.
+        // WAL and nothing else, until the server cannot write it: PostgreSQL stops (PANIC), every
+        // connection breaks, and the server stays down (`restart_after_crash` off, `PrivatePostgres`).
         var stopped = false
         for _ in 0..<64 where !stopped {
             stopped = await server.psql("SELECT pg_logical_emit_message(true, 'p', repeat('x', 250000))").status != 0
@@ -233,14 +232,13 @@ struct DiskFullTests {
             #expect(response.headers["retry-after"] != nil)
         }
 
-        // Space returns; a server still down is started again (systemd's Restart= would): it recovers from
-        // its WAL, the instance reconnects and writes the outcomes it kept.
+        // While it is down the instance reports it; space returns and the server is started again (systemd's
+        // Restart= would): it recovers from its WAL, the instance reconnects and writes the outcomes it kept.
+        _ = try await poll("the postmaster gone after its PANIC", within: .seconds(60)) { await server.isStopped() ? true : nil }
+        #expect(try await client.send("GET", "/healthz").status == 503, "/healthz while the server is down")
         try FileManager.default.removeItem(atPath: filler)
-        if await server.psql("SELECT 1").status != 0 {
-            #expect(try await client.send("GET", "/healthz").status == 503, "/healthz while the server is down")
-            let restarted = await server.start()
-            #expect(restarted.status == 0, "\(restarted.output)")
-        }
+        let restarted = await server.start()
+        #expect(restarted.status == 0, "\(restarted.output)")
         let settled = try await first.value
         #expect(settled.status == 200)
         let states = settled.json?["notifications"]?.arrayValue?.compactMap { $0["state"]?.stringValue }

@@ -50,12 +50,19 @@ struct PrivatePostgres {
         }
     }
 
+    /// Starts the server. After a crash (a PANIC) it stays down until started again, as under a supervisor
+    /// that restarts it (`restart_after_crash` off): with the default, its own restart raced the test's.
     func start() async -> (status: Int32, output: String) {
         let options = [
             "-p \(port)", "-k \(directory)", "-c listen_addresses=127.0.0.1", "-c fsync=off", "-c max_wal_size=4MB",
-            "-c min_wal_size=2MB",
+            "-c min_wal_size=2MB", "-c restart_after_crash=off",
         ].joined(separator: " ")
         return await Self.asPostgres("pg_ctl", ["-D", data, "-o", options, "-l", "/dev/null", "-w", "-t", "60", "start"])
+    }
+
+    /// Whether the postmaster is gone (`pg_ctl status` says no server is running: exit status 3).
+    func isStopped() async -> Bool {
+        await Self.asPostgres("pg_ctl", ["-D", data, "status"]).status == 3
     }
 
     func stop() async {
