@@ -16,7 +16,6 @@ extension PostgresOutboxRepository {
         let millis = now.storeMillis
         var seen = Set<String>(minimumCapacity: results.count)
         var outcomes = PostgresOutcomes()
-        outcomes.reserveCapacity(results.count)
         for completion in results where seen.insert(completion.id).inserted {
             let next = OutboxTransition(
                 completion.result, id: completion.id, attempts: completion.attempt, policy: retryPolicy, nowMillis: millis)

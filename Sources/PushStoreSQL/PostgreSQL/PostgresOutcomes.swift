@@ -85,19 +85,6 @@ struct PostgresOutcomes: Sendable {
     /// Whether any ends a notification rejected or failed.
     var mayEnd: Bool { states.contains { $0 == OutboxState.rejected.rawValue || $0 == OutboxState.failed.rawValue } }
 
-    mutating func reserveCapacity(_ count: Int) {
-        ids.reserveCapacity(count)
-        fences.reserveCapacity(count)
-        attempts.reserveCapacity(count)
-        states.reserveCapacity(count)
-        statuses.reserveCapacity(count)
-        reasons.reserveCapacity(count)
-        uniqueIDs.reserveCapacity(count)
-        backOffs.reserveCapacity(count)
-        seqs.reserveCapacity(count)
-        ranges.reserveCapacity(count)
-    }
-
     /// The outcome of notification `id` in flight under attempt `fence`: it becomes `state` with `attempts`,
     /// due again `backOff` ms after now (a retry); `seq` and `range` are its receipt's (nil: found by `id`).
     mutating func append(
